@@ -1,0 +1,97 @@
+# Makefile: builds build/gate, its unit tests and the end-to-end suite.
+#
+#   make               build/gate
+#   make test          every test: cmocka units, then end-to-end runs on real BEAM nodes
+#   make demo          gate on the bundled example project (examples/demo)
+#   make asan [test]   the same with AddressSanitizer + UBSan, in build/asan
+#   make bench         overhead figures (ratios within one run)
+#   make deps          install the Debian 12 packages gate needs (idempotent)
+#   make install PREFIX=/usr/local
+
+PREFIX ?= /usr/local
+CC ?= cc
+PKGS := libgit2 libxml-2.0 jansson
+OPT ?= -O2
+
+ifneq ($(filter asan,$(MAKECMDGOALS)),)
+BUILD := build/asan
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT := -O1
+else
+BUILD := build
+SAN :=
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -pthread -D_DEFAULT_SOURCE -D_GNU_SOURCE \
+	-g $(OPT) $(SAN) -I. -I$(BUILD) $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -lei -pthread $(SAN) $(LDLIBS)
+
+SRC := $(wildcard rules/*.c ci/*.c gate/*.c)
+LIB_SRC := $(filter-out gate/main.c,$(SRC))
+LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/probe_blob.o
+PROBE_ERL := $(wildcard gate/probe/*.erl)
+PROBE_BEAM := $(patsubst gate/probe/%.erl,$(BUILD)/probe/%.beam,$(PROBE_ERL))
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+
+.PHONY: all test unit e2e demo asan bench clean install deps format
+.DEFAULT_GOAL := all
+
+all: $(BUILD)/gate
+asan: $(BUILD)/gate $(TEST_BIN)
+
+$(BUILD)/gate: $(BUILD)/obj/gate/main.o $(LIB_OBJ)
+	$(CC) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+# The probe: Erlang sources compiled by erlc, then embedded as byte arrays so that gate
+# needs no files beside it at run time.
+$(BUILD)/probe/%.beam: gate/probe/%.erl
+	@mkdir -p $(dir $@)
+	erlc +deterministic +warnings_as_errors -o $(dir $@) $<
+
+$(BUILD)/probe_blob.c: $(PROBE_BEAM) gate/probe/embed.sh
+	sh gate/probe/embed.sh $@ $(PROBE_BEAM)
+
+$(BUILD)/obj/probe_blob.o: $(BUILD)/probe_blob.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) -lcmocka
+
+unit: $(TEST_BIN)
+	GATE_BUILD=$(BUILD) sh tests/run.sh unit
+
+e2e: $(BUILD)/gate
+	GATE_BUILD=$(BUILD) sh tests/run.sh e2e
+
+test: $(BUILD)/gate $(TEST_BIN)
+	GATE_BUILD=$(BUILD) sh tests/run.sh all
+
+demo: $(BUILD)/gate
+	GATE_BUILD=$(BUILD) sh examples/demo.sh
+
+bench: $(BUILD)/gate
+	GATE_BUILD=$(BUILD) sh tests/bench/run.sh
+
+deps:
+	sh ci/deps.sh
+
+install: $(BUILD)/gate
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BUILD)/gate $(DESTDIR)$(PREFIX)/bin/gate
+
+format:
+	clang-format -i $(SRC) $(wildcard rules/*.h ci/*.h gate/*.h) $(TEST_SRC)
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,16 @@
+/* gate/probe_blob.h: the compiled probe modules embedded in the binary at build time. */
+#ifndef GATE_PROBE_BLOB_H
+#define GATE_PROBE_BLOB_H
+
+#include <stddef.h>
+
+struct probe_blob {
+	const char *module; /* the module's name, e.g. "gate_probe" */
+	const unsigned char *beam;
+	size_t size;
+};
+
+/* Terminated by an entry whose module is NULL. */
+extern const struct probe_blob probe_blobs[];
+
+#endif

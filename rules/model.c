@@ -1,0 +1,168 @@
+/* rules/model.c: names, lists and formatting for the shared data model. */
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const mem_cat_names[MEM_CAT_COUNT] = {
+	"total", "processes", "processes_used", "system", "atom",
+	"atom_used", "binary", "code", "ets",
+};
+
+const char *mem_cat_name(enum mem_cat cat)
+{
+	if ((int)cat < 0 || cat >= MEM_CAT_COUNT)
+		return NULL;
+	return mem_cat_names[cat];
+}
+
+int mem_cat_from_name(const char *name)
+{
+	if (!name)
+		return -1;
+	for (int i = 0; i < MEM_CAT_COUNT; i++)
+		if (strcmp(mem_cat_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *test_state_name(enum test_state state)
+{
+	switch (state) {
+	case TEST_PASSED: return "passed";
+	case TEST_FAILED: return "failed";
+	case TEST_SKIPPED: return "skipped";
+	case TEST_EXCLUDED: return "excluded";
+	case TEST_INVALID: return "invalid";
+	}
+	return "unknown";
+}
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_PASS: return "pass";
+	case VERDICT_FAIL: return "FAIL";
+	case VERDICT_SKIP: return "skip";
+	}
+	return "unknown";
+}
+
+struct test_result *test_run_add(struct test_run *run)
+{
+	if (run->count == run->cap) {
+		size_t cap = run->cap ? run->cap * 2 : 64;
+		struct test_result *t = realloc(run->tests, cap * sizeof(*t));
+		if (!t)
+			return NULL;
+		run->tests = t;
+		run->cap = cap;
+	}
+	struct test_result *r = &run->tests[run->count++];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+void test_run_clear(struct test_run *run)
+{
+	if (!run)
+		return;
+	for (size_t i = 0; i < run->count; i++) {
+		free(run->tests[i].module);
+		free(run->tests[i].name);
+		free(run->tests[i].file);
+		free(run->tests[i].message);
+	}
+	free(run->tests);
+	memset(run, 0, sizeof(*run));
+}
+
+struct test_counts test_run_count(const struct test_run *run)
+{
+	struct test_counts c = { 0 };
+	for (size_t i = 0; i < run->count; i++) {
+		c.total++;
+		switch (run->tests[i].state) {
+		case TEST_PASSED: c.passed++; break;
+		case TEST_FAILED: c.failed++; break;
+		case TEST_SKIPPED:
+		case TEST_EXCLUDED: c.skipped++; break;
+		case TEST_INVALID: c.invalid++; break;
+		}
+	}
+	return c;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int findings_add(struct findings *list, const char *rule, const char *subject,
+		 enum verdict verdict, int64_t before, int64_t after, int64_t floor,
+		 double max_pct, const char *message)
+{
+	if (list->count == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 16;
+		struct finding *f = realloc(list->items, cap * sizeof(*f));
+		if (!f)
+			return -1;
+		list->items = f;
+		list->cap = cap;
+	}
+	struct finding *f = &list->items[list->count];
+	f->rule = dup_or_null(rule);
+	f->subject = dup_or_null(subject);
+	f->message = dup_or_null(message);
+	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
+		free(f->rule);
+		free(f->subject);
+		free(f->message);
+		return -1;
+	}
+	f->verdict = verdict;
+	f->before = before;
+	f->after = after;
+	f->floor = floor;
+	f->max_pct = max_pct;
+	list->count++;
+	return 0;
+}
+
+void findings_clear(struct findings *list)
+{
+	if (!list)
+		return;
+	for (size_t i = 0; i < list->count; i++) {
+		free(list->items[i].rule);
+		free(list->items[i].subject);
+		free(list->items[i].message);
+	}
+	free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+size_t findings_failed(const struct findings *list)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < list->count; i++)
+		if (list->items[i].verdict == VERDICT_FAIL)
+			n++;
+	return n;
+}
+
+void model_bytes_format(char *buf, size_t len, int64_t bytes)
+{
+	const char *sign = bytes < 0 ? "-" : "";
+	/* the magnitude as unsigned so INT64_MIN cannot overflow */
+	uint64_t mag = bytes < 0 ? (uint64_t)0 - (uint64_t)bytes : (uint64_t)bytes;
+	if (mag < 1000)
+		snprintf(buf, len, "%s%llu B", sign, (unsigned long long)mag);
+	else if (mag < 1000000)
+		snprintf(buf, len, "%s%.1f kB", sign, (double)mag / 1e3);
+	else if (mag < 1000000000)
+		snprintf(buf, len, "%s%.1f MB", sign, (double)mag / 1e6);
+	else
+		snprintf(buf, len, "%s%.2f GB", sign, (double)mag / 1e9);
+}

@@ -1,0 +1,119 @@
+/* rules/model.h: the data every floor shares: snapshots, test results and findings.
+ *
+ * Ownership: every char * in these structs is owned by the struct that holds it and
+ * freed by the matching *_free / *_clear function. *_free(NULL) and *_clear on a zeroed
+ * struct are no-ops. Nothing here does I/O.
+ */
+#ifndef GATE_RULES_MODEL_H
+#define GATE_RULES_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* erlang:memory/0 categories, in the order erlang:memory/0 reports them on OTP 25. */
+enum mem_cat {
+	MEM_TOTAL,
+	MEM_PROCESSES,
+	MEM_PROCESSES_USED,
+	MEM_SYSTEM,
+	MEM_ATOM,
+	MEM_ATOM_USED,
+	MEM_BINARY,
+	MEM_CODE,
+	MEM_ETS,
+	MEM_CAT_COUNT
+};
+
+/* "total", "processes", ...; NULL for an out-of-range value. */
+const char *mem_cat_name(enum mem_cat cat);
+/* The category named name, or -1 when there is none. */
+int mem_cat_from_name(const char *name);
+
+/* One snapshot of a node, taken by the probe. */
+struct snapshot {
+	int64_t mem[MEM_CAT_COUNT]; /* bytes */
+	bool have[MEM_CAT_COUNT];   /* the node reported this category */
+	int64_t process_count;
+	int64_t atom_count;
+	int64_t ets_count;
+	int64_t port_count;
+	int64_t gc_us;      /* how long the forced GC before it took; 0 when none */
+	int64_t taken_at_ms; /* node's os:system_time(millisecond) */
+	char otp_release[16];
+};
+
+enum test_state {
+	TEST_PASSED,
+	TEST_FAILED,
+	TEST_SKIPPED,  /* @tag :skip */
+	TEST_EXCLUDED, /* filtered out by --exclude / --only */
+	TEST_INVALID   /* setup_all failed: the test never ran */
+};
+
+const char *test_state_name(enum test_state state);
+
+struct test_result {
+	char *module;  /* "Elixir.Foo.BarTest" as ExUnit names it, shown as Foo.BarTest */
+	char *name;    /* "test adds numbers" */
+	char *file;    /* may be NULL */
+	int line;      /* 0 when unknown */
+	int64_t time_us;
+	enum test_state state;
+	char *message; /* failure or skip reason; may be NULL */
+};
+
+struct test_run {
+	struct test_result *tests;
+	size_t count;
+	size_t cap;
+	bool finished;      /* ExUnit reported suite_finished */
+	int64_t run_us;     /* ExUnit's own figures from suite_finished */
+	int64_t load_us;    /* -1 when ExUnit did not report it */
+	int64_t wall_us;    /* measured by the probe around Mix.Task.rerun */
+	int64_t seed;
+};
+
+/* Appends a zeroed result and returns it (NULL on allocation failure). */
+struct test_result *test_run_add(struct test_run *run);
+void test_run_clear(struct test_run *run);
+
+struct test_counts {
+	size_t total, passed, failed, skipped, invalid;
+};
+/* skipped counts both skipped and excluded tests. */
+struct test_counts test_run_count(const struct test_run *run);
+
+enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_SKIP };
+
+const char *verdict_name(enum verdict v);
+
+/* One rule applied to one subject (e.g. rule "growth", subject "binary"). */
+struct finding {
+	char *rule;    /* "growth" */
+	char *subject; /* "binary" */
+	enum verdict verdict;
+	int64_t before;
+	int64_t after;
+	int64_t floor;   /* growth below this many bytes never fails */
+	double max_pct;  /* allowed growth in percent; < 0 when the rule has none */
+	char *message;   /* one line: what was measured against what */
+};
+
+struct findings {
+	struct finding *items;
+	size_t count;
+	size_t cap;
+};
+
+/* Appends a finding, copying the strings. Returns 0, or -1 on allocation failure. */
+int findings_add(struct findings *list, const char *rule, const char *subject,
+		 enum verdict verdict, int64_t before, int64_t after, int64_t floor,
+		 double max_pct, const char *message);
+void findings_clear(struct findings *list);
+size_t findings_failed(const struct findings *list);
+
+/* Formats a byte count for people: "812 B", "13.7 MB", "-1.2 MB" (SI units). */
+void model_bytes_format(char *buf, size_t len, int64_t bytes);
+
+#endif
