@@ -24,7 +24,8 @@ endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -pthread -D_DEFAULT_SOURCE -D_GNU_SOURCE \
+# -Wno-format-truncation: messages are built with snprintf precisely so that they may be cut
+CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -D_DEFAULT_SOURCE -D_GNU_SOURCE \
 	-g $(OPT) $(SAN) -I. -I$(BUILD) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -lei -pthread $(SAN) $(LDLIBS)
 

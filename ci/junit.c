@@ -1,0 +1,801 @@
+/* ci/junit.c: writes the JUnit XML report with libxml2's xmlTextWriter, atomically. */
+#include "junit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libxml/xmlerror.h>
+#include <libxml/xmlIO.h>
+#include <libxml/xmlwriter.h>
+
+/* ---- making outside text safe for XML 1.0 ---- */
+
+struct sbuf {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+static void sbuf_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->buf, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->buf = p;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+	b->buf[b->len] = '\0';
+}
+
+/* Decodes one UTF-8 sequence strictly (no overlongs, surrogates or values past U+10FFFF).
+ * Returns the bytes it takes, and *cp = U+FFFD with length 1 for a byte that starts no
+ * valid sequence. */
+static size_t utf8_next(const unsigned char *s, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	size_t n;
+	uint32_t v, min;
+	if (c >= 0xC2 && c <= 0xDF) {
+		n = 2, v = c & 0x1F, min = 0x80;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3, v = c & 0x0F, min = 0x800;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4, v = c & 0x07, min = 0x10000;
+	} else {
+		*cp = 0xFFFD;
+		return 1;
+	}
+	for (size_t i = 1; i < n; i++) {
+		/* a NUL terminator is not a continuation byte, so this never reads past it */
+		if ((s[i] & 0xC0) != 0x80) {
+			*cp = 0xFFFD;
+			return 1;
+		}
+		v = (v << 6) | (s[i] & 0x3F);
+	}
+	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
+		*cp = 0xFFFD;
+		return 1;
+	}
+	*cp = v;
+	return n;
+}
+
+/* Length of the ANSI escape sequence at s (s[0] is ESC), 0 when it starts none: CSI
+ * ("\e[31m"), the string sequences OSC/DCS/SOS/PM/APC ("\e]8;;url\e\\") ended by ST or BEL,
+ * and the short ones ("\e7", "\e(B"). An ESC that starts none is kept, written visibly. */
+static size_t ansi_len(const unsigned char *s)
+{
+	size_t i;
+	if (s[1] == '[') {
+		for (i = 2; s[i] >= 0x20 && s[i] <= 0x3F; i++)
+			;
+		return s[i] >= 0x40 && s[i] <= 0x7E ? i + 1 : 0;
+	}
+	if (s[1] == ']' || s[1] == 'P' || s[1] == 'X' || s[1] == '^' || s[1] == '_') {
+		for (i = 2; s[i]; i++) {
+			if (s[i] == 0x07)
+				return i + 1;
+			if (s[i] == 0x1B && s[i + 1] == '\\')
+				return i + 2;
+		}
+		return 0;
+	}
+	/* intermediates, then a final byte; a space after ESC is taken as text */
+	for (i = 1; s[i] >= 0x21 && s[i] <= 0x2F; i++)
+		;
+	return s[i] >= 0x30 && s[i] <= 0x7E ? i + 1 : 0;
+}
+
+enum safe_mode {
+	SAFE_ALL,       /* the whole text, newlines kept */
+	SAFE_FIRST_LINE /* the first non-blank line, trimmed: for message="..." */
+};
+
+/* Returns a malloc'd copy of in (NULL is taken as "") that is valid UTF-8 holding only
+ * characters XML 1.0 allows, at most max bytes long plus a note when cut ("…" in
+ * SAFE_FIRST_LINE mode). Returns NULL on allocation failure. */
+static char *xml_safe(const char *in, size_t max, enum safe_mode mode)
+{
+	const unsigned char *s = (const unsigned char *)(in ? in : "");
+	struct sbuf b = { 0 };
+	bool cut = false;
+	size_t cut_at = 0; /* offset in s where output stopped for the cap */
+
+	if (mode == SAFE_FIRST_LINE)
+		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+			s++;
+	sbuf_put(&b, "", 0);
+	for (size_t i = 0; s[i];) {
+		char piece[8];
+		size_t plen, used;
+		uint32_t cp;
+
+		if (s[i] == 0x1B && (used = ansi_len(s + i)) > 0) {
+			i += used;
+			continue;
+		}
+		used = utf8_next(s + i, &cp);
+		if (mode == SAFE_FIRST_LINE && (cp == '\n' || cp == '\r'))
+			break;
+		if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F) {
+			plen = (size_t)snprintf(piece, sizeof(piece), "\\x%02x", (unsigned)cp);
+		} else {
+			if (cp == 0xFFFE || cp == 0xFFFF)
+				cp = 0xFFFD;
+			if (cp == 0xFFFD) {
+				memcpy(piece, "\xEF\xBF\xBD", 3);
+				plen = 3;
+			} else {
+				memcpy(piece, s + i, used);
+				plen = used;
+			}
+		}
+		if (b.len + plen > max) {
+			cut = true;
+			cut_at = i;
+			break;
+		}
+		sbuf_put(&b, piece, plen);
+		i += used;
+	}
+	if (mode == SAFE_FIRST_LINE)
+		while (b.len > 0 && (b.buf[b.len - 1] == ' ' || b.buf[b.len - 1] == '\t'))
+			b.buf[--b.len] = '\0';
+	if (cut) {
+		if (mode == SAFE_FIRST_LINE) {
+			sbuf_put(&b, "\xE2\x80\xA6", 3);
+		} else {
+			char note[96];
+			int n = snprintf(note, sizeof(note),
+					 "\n[gate: truncated here, %zu more bytes not shown]",
+					 strlen((const char *)s + cut_at));
+			sbuf_put(&b, note, (size_t)n);
+		}
+	}
+	if (b.oom) {
+		free(b.buf);
+		return NULL;
+	}
+	return b.buf;
+}
+
+/* ---- the writer, with sticky errors ---- */
+
+struct jw {
+	xmlTextWriterPtr w;
+	bool failed; /* a writer call failed: libxml2's text or the sink's errno says why */
+	bool oom;
+};
+
+static void jw_start(struct jw *j, const char *name)
+{
+	if (!j->failed && xmlTextWriterStartElement(j->w, BAD_CAST name) < 0)
+		j->failed = true;
+}
+
+static void jw_end(struct jw *j)
+{
+	if (!j->failed && xmlTextWriterEndElement(j->w) < 0)
+		j->failed = true;
+}
+
+/* value must already be safe (see xml_safe) or produced by us */
+static void jw_attr(struct jw *j, const char *name, const char *value)
+{
+	if (!j->failed && xmlTextWriterWriteAttribute(j->w, BAD_CAST name, BAD_CAST value) < 0)
+		j->failed = true;
+}
+
+__attribute__((format(printf, 3, 4)))
+static void jw_attrf(struct jw *j, const char *name, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	jw_attr(j, name, buf);
+}
+
+static void jw_text(struct jw *j, const char *text)
+{
+	if (!j->failed && xmlTextWriterWriteString(j->w, BAD_CAST text) < 0)
+		j->failed = true;
+}
+
+/* An attribute from outside text: made safe, capped at max. */
+static void jw_attr_safe(struct jw *j, const char *name, const char *value, size_t max,
+			 enum safe_mode mode)
+{
+	char *v = xml_safe(value, max, mode);
+	if (!v) {
+		j->oom = j->failed = true;
+		return;
+	}
+	jw_attr(j, name, v);
+	free(v);
+}
+
+static void jw_text_safe(struct jw *j, const char *text)
+{
+	char *v = xml_safe(text, JUNIT_BODY_MAX, SAFE_ALL);
+	if (!v) {
+		j->oom = j->failed = true;
+		return;
+	}
+	jw_text(j, v);
+	free(v);
+}
+
+/* Seconds for a time attribute: at most 6 decimals, no trailing zeros, never negative,
+ * nothing the schema's SUREFIRE_TIME pattern rejects (no sign, exponent or "nan"). */
+static void format_seconds(char *buf, size_t len, double s)
+{
+	if (!isfinite(s) || s < 0)
+		s = 0;
+	if (s > 1e12)
+		s = 1e12;
+	snprintf(buf, len, "%.6f", s);
+	char *e = buf + strlen(buf);
+	while (e > buf && e[-1] == '0')
+		*--e = '\0';
+	if (e > buf && e[-1] == '.')
+		*--e = '\0';
+}
+
+static void jw_time(struct jw *j, double s)
+{
+	char buf[64];
+	format_seconds(buf, sizeof(buf), s);
+	jw_attr(j, "time", buf);
+}
+
+/* ---- the report ---- */
+
+struct suite_common {
+	const char *hostname;
+	char timestamp[32];
+};
+
+/* "Elixir.Foo.BarTest" -> "Foo.BarTest"; Erlang module names stay as they are. */
+static const char *module_shown(const char *module)
+{
+	if (!module || !*module)
+		return "(unknown module)";
+	if (strncmp(module, "Elixir.", 7) == 0 && module[7])
+		return module + 7;
+	return module;
+}
+
+static void suite_start(struct jw *j, const struct suite_common *c, const char *name,
+			size_t tests, size_t failures, size_t errors, size_t skipped, double time_s)
+{
+	jw_start(j, "testsuite");
+	jw_attr_safe(j, "name", name, JUNIT_ATTR_MAX * 4, SAFE_ALL);
+	jw_attrf(j, "tests", "%zu", tests);
+	jw_attrf(j, "failures", "%zu", failures);
+	jw_attrf(j, "errors", "%zu", errors);
+	jw_attrf(j, "skipped", "%zu", skipped);
+	jw_time(j, time_s);
+	jw_attr(j, "timestamp", c->timestamp);
+	jw_attr_safe(j, "hostname", c->hostname, 256, SAFE_FIRST_LINE);
+}
+
+static void property(struct jw *j, const char *name, const char *value)
+{
+	jw_start(j, "property");
+	jw_attr(j, "name", name);
+	jw_attr_safe(j, "value", value, JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_end(j);
+}
+
+static void write_memory_suite(struct jw *j, const struct suite_common *c,
+			       const struct findings *findings, const struct test_run *run,
+			       const struct junit_meta *meta)
+{
+	size_t n = findings ? findings->count : 0, failures = 0, skipped = 0;
+	for (size_t i = 0; i < n; i++) {
+		failures += findings->items[i].verdict == VERDICT_FAIL;
+		skipped += findings->items[i].verdict == VERDICT_SKIP;
+	}
+	suite_start(j, c, "gate.memory", n, failures, 0, skipped, meta ? meta->memory_time_s : 0);
+
+	if ((meta && (meta->node || meta->project)) || run) {
+		jw_start(j, "properties");
+		if (meta && meta->node)
+			property(j, "node", meta->node);
+		if (meta && meta->project)
+			property(j, "project", meta->project);
+		if (run) {
+			char seed[32];
+			snprintf(seed, sizeof(seed), "%lld", (long long)run->seed);
+			property(j, "exunit.seed", seed);
+		}
+		jw_end(j);
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		const struct finding *f = &findings->items[i];
+		const char *rule = f->rule ? f->rule : "rule";
+		char *classname = malloc(strlen(rule) + sizeof("gate.memory."));
+		char *type = malloc(strlen(rule) + sizeof("gate."));
+		if (!classname || !type) {
+			free(classname);
+			free(type);
+			j->oom = j->failed = true;
+			return;
+		}
+		sprintf(classname, "gate.memory.%s", rule);
+		sprintf(type, "gate.%s", rule);
+
+		jw_start(j, "testcase");
+		jw_attr_safe(j, "classname", classname, JUNIT_ATTR_MAX, SAFE_ALL);
+		jw_attr_safe(j, "name", f->subject ? f->subject : "(none)", JUNIT_ATTR_MAX,
+			     SAFE_ALL);
+		jw_attr(j, "time", "0");
+		if (f->verdict == VERDICT_FAIL) {
+			char b[32], a[32], d[32], fl[32], body[512], pct[48];
+			int64_t delta = f->after - f->before;
+			model_bytes_format(b, sizeof(b), f->before);
+			model_bytes_format(a, sizeof(a), f->after);
+			model_bytes_format(d, sizeof(d), delta);
+			model_bytes_format(fl, sizeof(fl), f->floor);
+			if (f->before > 0)
+				snprintf(pct, sizeof(pct), ", %+.1f %%",
+					 100.0 * (double)delta / (double)f->before);
+			else
+				pct[0] = '\0';
+			int len = snprintf(body, sizeof(body),
+					   "before: %s (%lld bytes)\n"
+					   "after:  %s (%lld bytes)\n"
+					   "delta:  %s%s (%+lld bytes%s)\n",
+					   b, (long long)f->before, a, (long long)f->after,
+					   delta > 0 ? "+" : "", d, (long long)delta, pct);
+			if (f->max_pct >= 0)
+				snprintf(body + len, sizeof(body) - (size_t)len,
+					 "limit:  +%g %% above a floor of %s\n", f->max_pct, fl);
+			else
+				snprintf(body + len, sizeof(body) - (size_t)len,
+					 "limit:  a floor of %s\n", fl);
+			jw_start(j, "failure");
+			jw_attr_safe(j, "message", f->message ? f->message : "memory rule failed",
+				     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+			jw_attr_safe(j, "type", type, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+			jw_text(j, body);
+			jw_end(j);
+		} else if (f->verdict == VERDICT_SKIP) {
+			jw_start(j, "skipped");
+			jw_attr_safe(j, "message", f->message ? f->message : "skipped",
+				     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+			jw_end(j);
+		} else if (f->message) {
+			jw_start(j, "system-out");
+			jw_text_safe(j, f->message);
+			jw_end(j);
+		}
+		jw_end(j);
+		free(classname);
+		free(type);
+	}
+	jw_end(j);
+}
+
+static void write_error_suite(struct jw *j, const struct suite_common *c, const char *error)
+{
+	suite_start(j, c, "gate.run", 1, 0, 1, 0, 0);
+	jw_start(j, "testcase");
+	jw_attr(j, "classname", "gate.run");
+	jw_attr(j, "name", "gate");
+	jw_attr(j, "time", "0");
+	jw_start(j, "error");
+	jw_attr_safe(j, "message", error, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+	jw_attr(j, "type", "gate.error");
+	jw_text_safe(j, error);
+	jw_end(j);
+	jw_end(j);
+	jw_end(j);
+}
+
+struct ordered {
+	const char *module; /* as shown */
+	const struct test_result *t;
+	size_t index;
+};
+
+static int ordered_cmp(const void *pa, const void *pb)
+{
+	const struct ordered *a = pa, *b = pb;
+	int c = strcmp(a->module, b->module);
+	if (c)
+		return c;
+	if (a->t->line != b->t->line)
+		return a->t->line < b->t->line ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static void write_testcase(struct jw *j, const char *module, const struct test_result *t)
+{
+	char line[24];
+
+	jw_start(j, "testcase");
+	jw_attr_safe(j, "classname", module, JUNIT_ATTR_MAX * 4, SAFE_ALL);
+	jw_attr_safe(j, "name", t->name ? t->name : "(unnamed test)", JUNIT_ATTR_MAX * 4,
+		     SAFE_ALL);
+	if (t->file)
+		jw_attr_safe(j, "file", t->file, JUNIT_ATTR_MAX * 4, SAFE_ALL);
+	if (t->line > 0) {
+		snprintf(line, sizeof(line), "%d", t->line);
+		jw_attr(j, "line", line);
+	}
+	jw_time(j, (double)t->time_us / 1e6);
+	switch (t->state) {
+	case TEST_PASSED:
+		break;
+	case TEST_FAILED:
+		jw_start(j, "failure");
+		jw_attr_safe(j, "message", t->message ? t->message : "test failed",
+			     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		jw_attr(j, "type", "ExUnit");
+		if (t->message)
+			jw_text_safe(j, t->message);
+		jw_end(j);
+		break;
+	case TEST_SKIPPED:
+	case TEST_EXCLUDED:
+		jw_start(j, "skipped");
+		jw_attr_safe(j, "message", t->message ? t->message : test_state_name(t->state),
+			     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		jw_end(j);
+		break;
+	case TEST_INVALID:
+		jw_start(j, "error");
+		jw_attr(j, "message", "setup_all failed");
+		jw_attr(j, "type", "ExUnit");
+		if (t->message)
+			jw_text_safe(j, t->message);
+		jw_end(j);
+		break;
+	}
+	jw_end(j);
+}
+
+static void write_test_suites(struct jw *j, const struct suite_common *c,
+			      const struct ordered *o, size_t n)
+{
+	for (size_t s = 0; s < n && !j->failed;) {
+		size_t e = s, failures = 0, errors = 0, skipped = 0;
+		double time_s = 0;
+		while (e < n && strcmp(o[e].module, o[s].module) == 0) {
+			const struct test_result *t = o[e].t;
+			failures += t->state == TEST_FAILED;
+			errors += t->state == TEST_INVALID;
+			skipped += t->state == TEST_SKIPPED || t->state == TEST_EXCLUDED;
+			if (t->time_us > 0)
+				time_s += (double)t->time_us / 1e6;
+			e++;
+		}
+		suite_start(j, c, o[s].module, e - s, failures, errors, skipped, time_s);
+		for (size_t i = s; i < e; i++)
+			write_testcase(j, o[s].module, o[i].t);
+		jw_end(j);
+		s = e;
+	}
+}
+
+static void write_report(struct jw *j, const struct findings *findings,
+			 const struct test_run *run, const struct junit_meta *meta,
+			 const struct suite_common *c, const struct ordered *o, size_t n)
+{
+	size_t tests = 0, failures = 0, errors = 0;
+	double time_s = meta ? meta->memory_time_s : 0;
+
+	if (findings) {
+		tests += findings->count;
+		failures += findings_failed(findings);
+	}
+	if (run) {
+		struct test_counts tc = test_run_count(run);
+		tests += tc.total;
+		failures += tc.failed;
+		errors += tc.invalid;
+		for (size_t i = 0; i < run->count; i++)
+			if (run->tests[i].time_us > 0)
+				time_s += (double)run->tests[i].time_us / 1e6;
+	}
+	if (meta && meta->error) {
+		tests++;
+		errors++;
+	}
+
+	if (xmlTextWriterSetIndent(j->w, 1) < 0 ||
+	    xmlTextWriterSetIndentString(j->w, BAD_CAST "  ") < 0 ||
+	    xmlTextWriterStartDocument(j->w, "1.0", "UTF-8", NULL) < 0) {
+		j->failed = true;
+		return;
+	}
+	jw_start(j, "testsuites");
+	if (meta && meta->project) {
+		char *name = malloc(strlen(meta->project) + sizeof("gate: "));
+		if (!name) {
+			j->oom = j->failed = true;
+			return;
+		}
+		sprintf(name, "gate: %s", meta->project);
+		jw_attr_safe(j, "name", name, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		free(name);
+	} else {
+		jw_attr(j, "name", "gate");
+	}
+	/* the schema allows no "skipped" here: the per-suite figures carry it */
+	jw_attrf(j, "tests", "%zu", tests);
+	jw_attrf(j, "failures", "%zu", failures);
+	jw_attrf(j, "errors", "%zu", errors);
+	jw_time(j, time_s);
+
+	if (meta && meta->error)
+		write_error_suite(j, c, meta->error);
+	write_memory_suite(j, c, findings, run, meta);
+	write_test_suites(j, c, o, n);
+	jw_end(j);
+	if (!j->failed && xmlTextWriterEndDocument(j->w) < 0)
+		j->failed = true;
+	if (!j->failed && xmlTextWriterFlush(j->w) < 0)
+		j->failed = true;
+}
+
+/* ---- atomic file output ---- */
+
+struct sink {
+	int fd;
+	int err; /* errno of the first failed write, 0 when none */
+};
+
+static int sink_write(void *ctx, const char *buf, int len)
+{
+	struct sink *s = ctx;
+	int done = 0;
+	while (done < len) {
+		ssize_t n = write(s->fd, buf + done, (size_t)(len - done));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (!s->err)
+				s->err = errno;
+			return -1;
+		}
+		done += (int)n;
+	}
+	return len;
+}
+
+static int sink_close(void *ctx)
+{
+	(void)ctx; /* the fd is ours to fsync and close */
+	return 0;
+}
+
+struct xml_errcap {
+	char text[256];
+};
+
+static void xml_errcap_handler(void *ctx, xmlErrorPtr e)
+{
+	struct xml_errcap *cap = ctx;
+	if (!e || !e->message || cap->text[0])
+		return;
+	snprintf(cap->text, sizeof(cap->text), "%s", e->message);
+	size_t n = strlen(cap->text);
+	while (n > 0 && (cap->text[n - 1] == '\n' || cap->text[n - 1] == ' '))
+		cap->text[--n] = '\0';
+}
+
+__attribute__((format(printf, 4, 5)))
+static void set_err(char *err, size_t errlen, const char *path, const char *fmt, ...)
+{
+	if (!err || errlen == 0)
+		return;
+	int n = snprintf(err, errlen, "%s: ", path);
+	if (n < 0 || (size_t)n >= errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+/* mkdir -p of dir; on failure *failed_at is the directory that could not be made. */
+static int make_dirs(char *dir, const char **failed_at)
+{
+	struct stat st;
+	if (stat(dir, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return 0;
+		errno = ENOTDIR;
+		*failed_at = dir;
+		return -1;
+	}
+	for (char *p = dir + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char saved = *p;
+		*p = '\0';
+		if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+			*failed_at = dir;
+			return -1; /* dir stays cut at the failing component for the message */
+		}
+		*p = saved;
+		if (!saved)
+			return 0;
+	}
+}
+
+static void fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd); /* best effort: some file systems refuse it on a directory */
+		close(fd);
+	}
+}
+
+int junit_write(const char *path, const struct findings *findings, const struct test_run *run,
+		const struct junit_meta *meta, char *err, size_t errlen)
+{
+	int rc = -1, fd = -1;
+	char *dir = NULL, *tmp = NULL;
+	struct ordered *o = NULL;
+	size_t n = run ? run->count : 0;
+	struct sink sink = { .fd = -1, .err = 0 };
+	struct xml_errcap cap = { { 0 } };
+	xmlStructuredErrorFunc old_handler = xmlStructuredError;
+	void *old_ctx = xmlStructuredErrorContext;
+	xmlOutputBufferPtr out = NULL;
+	struct jw j = { 0 };
+	struct suite_common common = { 0 };
+	char host[256];
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!path || !*path) {
+		set_err(err, errlen, "(no path)", "no path given for the JUnit report");
+		return -1;
+	}
+
+	/* the directory part, and the temp file beside the target in it */
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t dlen = slash ? (size_t)(slash - path) : 1;
+	if (!*base) {
+		set_err(err, errlen, path, "the path names a directory, not a file");
+		return -1;
+	}
+	dir = malloc(dlen + 2); /* room for "/" and "." */
+	tmp = malloc(dlen + strlen(base) + sizeof("./..tmp.XXXXXX"));
+	o = calloc(n ? n : 1, sizeof(*o));
+	if (!dir || !tmp || !o) {
+		set_err(err, errlen, path, "out of memory");
+		goto out;
+	}
+	if (slash && slash == path)
+		strcpy(dir, "/");
+	else if (slash)
+		memcpy(dir, path, dlen), dir[dlen] = '\0';
+	else
+		strcpy(dir, ".");
+	sprintf(tmp, "%s/.%s.tmp.XXXXXX", dir, base);
+
+	/* gather everything before touching the disk */
+	for (size_t i = 0; i < n; i++) {
+		o[i].module = module_shown(run->tests[i].module);
+		o[i].t = &run->tests[i];
+		o[i].index = i;
+	}
+	if (n)
+		qsort(o, n, sizeof(*o), ordered_cmp);
+	if (meta && meta->hostname) {
+		common.hostname = meta->hostname;
+	} else {
+		if (gethostname(host, sizeof(host)) < 0)
+			strcpy(host, "localhost");
+		host[sizeof(host) - 1] = '\0';
+		common.hostname = host;
+	}
+	time_t ts = meta && meta->timestamp ? (time_t)meta->timestamp : time(NULL);
+	struct tm tm;
+	if (!gmtime_r(&ts, &tm) ||
+	    strftime(common.timestamp, sizeof(common.timestamp), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		strcpy(common.timestamp, "1970-01-01T00:00:00");
+
+	const char *failed_dir = NULL;
+	if (make_dirs(dir, &failed_dir) < 0) {
+		set_err(err, errlen, path, "cannot create the directory %s: %s", failed_dir,
+			strerror(errno));
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		set_err(err, errlen, path, "cannot create a temp file in %s: %s", dir,
+			strerror(errno));
+		goto out;
+	}
+	(void)fchmod(fd, 0644); /* mkostemp makes it 0600; a report is for everyone to read */
+
+	sink.fd = fd;
+	xmlSetStructuredErrorFunc(&cap, xml_errcap_handler);
+	out = xmlOutputBufferCreateIO(sink_write, sink_close, &sink, NULL);
+	if (!out) {
+		set_err(err, errlen, path, "libxml2 could not make an output buffer");
+		goto out;
+	}
+	j.w = xmlNewTextWriter(out);
+	if (!j.w) {
+		xmlOutputBufferClose(out);
+		set_err(err, errlen, path, "libxml2 could not make a text writer");
+		goto out;
+	}
+	write_report(&j, findings, run, meta, &common, o, n);
+	xmlFreeTextWriter(j.w); /* also closes out, flushing what is left */
+	j.w = NULL;
+	if (j.failed || sink.err) {
+		if (sink.err)
+			set_err(err, errlen, path, "cannot write the temp file %s: %s", tmp,
+				strerror(sink.err));
+		else if (j.oom)
+			set_err(err, errlen, path, "out of memory while writing the report");
+		else
+			set_err(err, errlen, path, "libxml2 could not write the report: %s",
+				cap.text[0] ? cap.text : "unknown error");
+		goto out;
+	}
+	if (fsync(fd) < 0) {
+		set_err(err, errlen, path, "cannot fsync %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	int cfd = fd;
+	fd = -1;
+	if (close(cfd) < 0) {
+		set_err(err, errlen, path, "cannot close %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, path) < 0) {
+		set_err(err, errlen, path, "cannot rename %s over it: %s", tmp, strerror(errno));
+		goto out;
+	}
+	tmp[0] = '\0'; /* it is the target now */
+	fsync_dir(dir);
+	rc = 0;
+out:
+	xmlSetStructuredErrorFunc(old_ctx, old_handler);
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0 && sink.fd >= 0 && tmp[0])
+		unlink(tmp);
+	free(o);
+	free(dir);
+	free(tmp);
+	return rc;
+}

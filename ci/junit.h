@@ -1,0 +1,40 @@
+/* ci/junit.h: the JUnit XML report: memory findings and ExUnit results, for CI readers.
+ *
+ * The report validates against the Jenkins xUnit schema (tests/junit/junit-10.xsd) once the
+ * testcase file/line attributes, which GitLab and GitHub readers use, are removed. Strings
+ * from the test suite are made safe first: invalid UTF-8 becomes U+FFFD, characters XML 1.0
+ * forbids are written visibly as "\xNN", ANSI colour escapes are dropped, failure bodies are
+ * capped at JUNIT_BODY_MAX bytes. Nothing here keeps a pointer to its arguments.
+ */
+#ifndef GATE_CI_JUNIT_H
+#define GATE_CI_JUNIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rules/model.h"
+
+/* Cap on the text of one <failure>/<error>/<skipped> body; longer text is cut and says so. */
+#define JUNIT_BODY_MAX (64 * 1024)
+/* Cap on a message="..." attribute (the first line of the message). */
+#define JUNIT_ATTR_MAX 1024
+
+struct junit_meta {
+	const char *hostname;  /* <testsuite hostname>; NULL: this machine's name */
+	int64_t timestamp;     /* unix seconds of the run start, written as UTC "2026-12-02T12:00:00" */
+	const char *project;   /* <testsuites name="gate: PROJECT">; NULL: name="gate" */
+	const char *node;      /* node name, a <property> of the gate.memory suite; may be NULL */
+	double memory_time_s;  /* time attributed to the gate.memory suite */
+	const char *error;     /* non-NULL when gate could not finish: a gate.run suite with one
+				  testcase (classname "gate.run", name "gate") whose <error> says this */
+};
+
+/* Writes the report to path atomically: creates the missing parent directories, writes a
+ * temp file beside path, fsyncs it and renames it over path. findings and run may be NULL
+ * (nothing to report); meta may be NULL (all defaults).
+ * Returns 0, or -1 with err holding "PATH: what failed: why" (err may be NULL). On failure the
+ * temp file is removed and an existing file at path is left as it was. */
+int junit_write(const char *path, const struct findings *findings, const struct test_run *run,
+		const struct junit_meta *meta, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,399 @@
+/* ci/summary.c: the console summary: growth table, failures, test counts, verdict. */
+#include "summary.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIDTH 80
+#define NAME_MAX_COLS 24 /* widest category cell before it is cut */
+
+#define C_RED "\033[31m"
+#define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
+#define C_BOLD "\033[1m"
+#define C_RESET "\033[0m"
+
+/* Length of the ANSI escape sequence at s (s[0] is ESC), 0 when it starts none: CSI,
+ * the string sequences (OSC, DCS, ...) ended by ST or BEL, and the short ones ("\e7"). */
+static size_t ansi_len(const unsigned char *s)
+{
+	size_t i;
+	if (s[1] == '[') {
+		for (i = 2; s[i] >= 0x20 && s[i] <= 0x3F; i++)
+			;
+		return s[i] >= 0x40 && s[i] <= 0x7E ? i + 1 : 0;
+	}
+	if (s[1] == ']' || s[1] == 'P' || s[1] == 'X' || s[1] == '^' || s[1] == '_') {
+		for (i = 2; s[i]; i++) {
+			if (s[i] == 0x07)
+				return i + 1;
+			if (s[i] == 0x1B && s[i + 1] == '\\')
+				return i + 2;
+		}
+		return 0;
+	}
+	for (i = 1; s[i] >= 0x21 && s[i] <= 0x2F; i++)
+		;
+	return s[i] >= 0x30 && s[i] <= 0x7E ? i + 1 : 0;
+}
+
+/* Copies in into out (size len) so that a terminal shows it as text: ANSI escapes are
+ * dropped, control characters (C0, DEL, C1, newlines too) and invalid UTF-8 become '?'.
+ * At most max_cols characters are kept; a cut shows as "...". Returns the characters
+ * written (the display width, one column per code point). */
+static size_t term_safe(char *out, size_t len, const char *in, size_t max_cols)
+{
+	const unsigned char *s = (const unsigned char *)(in ? in : "");
+	size_t o = 0, cols = 0;
+
+	if (len == 0)
+		return 0;
+	for (size_t i = 0; s[i];) {
+		unsigned char c = s[i];
+		size_t n = 1;
+		if (c == 0x1B && (n = ansi_len(s + i)) > 0) {
+			i += n;
+			continue;
+		}
+		/* a well-formed sequence is copied, or shown as one '?' when it is a character
+		 * a terminal may act on; a byte that starts none is one '?' */
+		n = 1;
+		bool ok = c >= 0x20 && c < 0x7F;
+		if (c >= 0xC2 && c <= 0xF4) {
+			size_t k, len_seq = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+			for (k = 1; k < len_seq && (s[i + k] & 0xC0) == 0x80; k++)
+				;
+			if (k == len_seq) {
+				n = len_seq;
+				ok = true;
+				/* C1 controls (U+0080..U+009F): some terminals read them as ESC [ */
+				if (c == 0xC2 && s[i + 1] < 0xA0)
+					ok = false;
+				/* overlongs, surrogates and values past U+10FFFF */
+				if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] >= 0xA0) ||
+				    (c == 0xF0 && s[i + 1] < 0x90) || (c == 0xF4 && s[i + 1] >= 0x90))
+					ok = false;
+			}
+		}
+		if (cols + 1 > max_cols) {
+			/* replace the tail with "..." when there is room for it */
+			while (cols + 3 > max_cols && o > 0) {
+				do
+					o--;
+				while (o > 0 && ((unsigned char)out[o] & 0xC0) == 0x80);
+				cols--;
+			}
+			for (int k = 0; k < 3 && cols < max_cols && o + 1 < len; k++, cols++)
+				out[o++] = '.';
+			break;
+		}
+		size_t need = ok ? n : 1;
+		if (o + need + 1 > len)
+			break;
+		if (ok)
+			memcpy(out + o, s + i, n);
+		else
+			out[o] = '?';
+		o += need;
+		cols++;
+		i += n;
+	}
+	out[o] = '\0';
+	return cols;
+}
+
+/* Display width of text we made (ASCII, or UTF-8 that term_safe passed). */
+static size_t cols_of(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+enum { COL_CAT, COL_BEFORE, COL_AFTER, COL_DELTA, COL_PCT, COL_LIMIT, COL_VERDICT, COLS };
+
+static const char *const col_head[COLS] = {
+	"category", "before", "after", "delta", "%", "limit", "verdict",
+};
+static const bool col_right[COLS] = { false, true, true, true, true, false, false };
+
+struct row {
+	char cell[COLS][NAME_MAX_COLS * 4 + 16];
+	enum verdict verdict;
+};
+
+static void row_fill(struct row *r, const struct finding *f)
+{
+	char *name = r->cell[COL_CAT], fl[32];
+	size_t name_len = sizeof(r->cell[COL_CAT]);
+	int64_t delta = f->after - f->before;
+	bool known = f->verdict != VERDICT_SKIP;
+
+	if (f->rule && strcmp(f->rule, "growth") != 0) {
+		char both[256];
+		snprintf(both, sizeof(both), "%s:%s", f->rule, f->subject ? f->subject : "");
+		term_safe(name, name_len, both, NAME_MAX_COLS);
+	} else {
+		term_safe(name, name_len, f->subject ? f->subject : "?", NAME_MAX_COLS);
+	}
+	if (known) {
+		model_bytes_format(r->cell[COL_BEFORE], sizeof(r->cell[0]), f->before);
+		model_bytes_format(r->cell[COL_AFTER], sizeof(r->cell[0]), f->after);
+		char d[32];
+		model_bytes_format(d, sizeof(d), delta);
+		snprintf(r->cell[COL_DELTA], sizeof(r->cell[0]), "%s%s", delta > 0 ? "+" : "", d);
+		double pct = f->before > 0 ? 100.0 * (double)delta / (double)f->before : 0;
+		if (f->before > 0 && pct >= 10000)
+			snprintf(r->cell[COL_PCT], sizeof(r->cell[0]), ">+9999 %%");
+		else if (f->before > 0)
+			snprintf(r->cell[COL_PCT], sizeof(r->cell[0]), "%+.1f %%", pct);
+		else
+			snprintf(r->cell[COL_PCT], sizeof(r->cell[0]), "%s", delta > 0 ? "new" : "-");
+	} else {
+		for (int c = COL_BEFORE; c <= COL_PCT; c++)
+			snprintf(r->cell[c], sizeof(r->cell[0]), "-");
+	}
+	model_bytes_format(fl, sizeof(fl), f->floor);
+	if (f->max_pct >= 0)
+		snprintf(r->cell[COL_LIMIT], sizeof(r->cell[0]), "+%g %%, floor %s", f->max_pct, fl);
+	else
+		snprintf(r->cell[COL_LIMIT], sizeof(r->cell[0]), "floor %s", fl);
+	snprintf(r->cell[COL_VERDICT], sizeof(r->cell[0]), "%s", verdict_name(f->verdict));
+	r->verdict = f->verdict;
+}
+
+static const char *verdict_color(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_PASS: return C_GREEN;
+	case VERDICT_FAIL: return C_RED C_BOLD;
+	case VERDICT_SKIP: return C_YELLOW;
+	}
+	return "";
+}
+
+static void print_cell(FILE *out, const char *text, size_t width, bool right, bool last,
+		       const char *color)
+{
+	size_t pad = width > cols_of(text) ? width - cols_of(text) : 0;
+	if (right)
+		fprintf(out, "%*s", (int)pad, "");
+	fprintf(out, "%s%s%s", color ? color : "", text, color ? C_RESET : "");
+	if (!right && !last)
+		fprintf(out, "%*s", (int)pad, "");
+}
+
+static void print_table(FILE *out, const struct findings *findings, bool color)
+{
+	size_t width[COLS], total = 0, gap[COLS] = { 2, 2, 2, 2, 2, 2, 0 };
+	/* when the table is too wide, gaps close to one space in this order: first between
+	 * right-aligned numbers, which stay readable, last where text meets a number */
+	static const int squeeze[] = { COL_BEFORE, COL_AFTER, COL_DELTA, COL_LIMIT, COL_CAT,
+				       COL_PCT };
+	struct row *rows = calloc(findings->count, sizeof(*rows));
+
+	if (!rows) {
+		/* no table without memory: the messages still say everything */
+		fprintf(out, "(summary table left out: out of memory)\n");
+		return;
+	}
+	for (int c = 0; c < COLS; c++)
+		width[c] = strlen(col_head[c]);
+	for (size_t i = 0; i < findings->count; i++) {
+		row_fill(&rows[i], &findings->items[i]);
+		for (int c = 0; c < COLS; c++)
+			if (cols_of(rows[i].cell[c]) > width[c])
+				width[c] = cols_of(rows[i].cell[c]);
+	}
+	for (int c = 0; c < COLS; c++)
+		total += width[c] + gap[c];
+	for (size_t k = 0; k < sizeof(squeeze) / sizeof(squeeze[0]) && total > WIDTH; k++) {
+		gap[squeeze[k]] = 1;
+		total--;
+	}
+
+	for (int c = 0; c < COLS; c++) {
+		print_cell(out, col_head[c], width[c], col_right[c], c == COLS - 1,
+			   color ? C_BOLD : NULL);
+		if (c < COLS - 1)
+			fprintf(out, "%*s", (int)gap[c], "");
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < findings->count; i++) {
+		for (int c = 0; c < COLS; c++) {
+			const char *col = NULL;
+			if (color && c == COL_VERDICT)
+				col = verdict_color(rows[i].verdict);
+			print_cell(out, rows[i].cell[c], width[c], col_right[c], c == COLS - 1, col);
+			if (c < COLS - 1)
+				fprintf(out, "%*s", (int)gap[c], "");
+		}
+		fputc('\n', out);
+	}
+	free(rows);
+}
+
+/* Prints text word-wrapped to WIDTH: the first line after lead, the others indented by
+ * indent columns. A word longer than a line gets a line of its own. */
+static void print_wrapped(FILE *out, const char *lead, const char *text, size_t indent)
+{
+	size_t col = cols_of(lead);
+	bool line_start = true;
+
+	fputs(lead, out);
+	for (const char *p = text; *p;) {
+		if (*p == ' ') {
+			p++;
+			continue;
+		}
+		const char *e = p;
+		size_t wcols = 0;
+		for (; *e && *e != ' '; e++)
+			wcols += ((unsigned char)*e & 0xC0) != 0x80;
+		if (!line_start && col + 1 + wcols > WIDTH) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+			line_start = true;
+		}
+		if (!line_start) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, (size_t)(e - p), out);
+		col += wcols;
+		line_start = false;
+		p = e;
+	}
+	fputc('\n', out);
+}
+
+static void print_memory(FILE *out, const struct findings *findings,
+			 const struct summary_opts *opts)
+{
+	bool color = opts && opts->color;
+	char node[256];
+
+	if (opts && opts->node) {
+		term_safe(node, sizeof(node), opts->node, 60);
+		fprintf(out, "Memory growth (erlang:memory on %s):\n", node);
+	} else {
+		fprintf(out, "Memory growth (erlang:memory):\n");
+	}
+	if (!findings || findings->count == 0) {
+		fprintf(out, "  no memory rules were applied\n");
+		return;
+	}
+	print_table(out, findings, color);
+
+	size_t failed = findings_failed(findings);
+	if (!failed)
+		return;
+	fprintf(out, "\n%s%s:%s\n", color ? C_RED C_BOLD : "",
+		failed == 1 ? "Failed memory rule" : "Failed memory rules", color ? C_RESET : "");
+	for (size_t i = 0; i < findings->count; i++) {
+		const struct finding *f = &findings->items[i];
+		char msg[2048];
+		if (f->verdict != VERDICT_FAIL)
+			continue;
+		if (f->message)
+			term_safe(msg, sizeof(msg), f->message, 500);
+		else
+			snprintf(msg, sizeof(msg), "%s %s failed", f->rule ? f->rule : "rule",
+				 f->subject ? f->subject : "");
+		print_wrapped(out, "  ", msg, 4);
+	}
+}
+
+static void print_tests(FILE *out, const struct test_run *run, const struct summary_opts *opts)
+{
+	bool color = opts && opts->color;
+	struct test_counts c = test_run_count(run);
+	size_t shown = 0, bad = c.failed + c.invalid;
+
+	fprintf(out, "%zu %s: %zu passed, %s%zu failed%s, %zu skipped", c.total,
+		c.total == 1 ? "test" : "tests", c.passed, color && c.failed ? C_RED C_BOLD : "",
+		c.failed, color && c.failed ? C_RESET : "", c.skipped);
+	if (c.invalid)
+		fprintf(out, ", %s%zu invalid%s (setup_all failed)", color ? C_RED C_BOLD : "",
+			c.invalid, color ? C_RESET : "");
+	fputc('\n', out);
+	if (!run->finished)
+		fprintf(out, "%sExUnit did not report the end of the suite: the results are "
+			     "partial%s\n",
+			color ? C_YELLOW : "", color ? C_RESET : "");
+
+	for (size_t i = 0; i < run->count && shown < SUMMARY_FAILED_MAX; i++) {
+		const struct test_result *t = &run->tests[i];
+		char mod[168], name[288], file[168], where[200] = "", line[1024];
+		if (t->state != TEST_FAILED && t->state != TEST_INVALID)
+			continue;
+		const char *m = t->module ? t->module : "?";
+		if (strncmp(m, "Elixir.", 7) == 0 && m[7])
+			m += 7;
+		term_safe(mod, sizeof(mod), m, 40);
+		term_safe(name, sizeof(name), t->name ? t->name : "?", 70);
+		if (t->file) {
+			/* the tail of the path says more than its head */
+			const char *f = t->file;
+			size_t fl = strlen(f);
+			if (fl > 40)
+				f += fl - 40;
+			term_safe(file, sizeof(file), f, 40);
+			if (t->line > 0)
+				snprintf(where, sizeof(where), " (%s:%d)", file, t->line);
+			else
+				snprintf(where, sizeof(where), " (%s)", file);
+		}
+		snprintf(line, sizeof(line), "%s: %s%s%s", mod, name, where,
+			 t->state == TEST_INVALID ? " [setup_all failed]" : "");
+		char fitted[512];
+		term_safe(fitted, sizeof(fitted), line, WIDTH - 4);
+		fprintf(out, "  %s-%s %s\n", color ? C_RED : "", color ? C_RESET : "", fitted);
+		shown++;
+	}
+	if (bad > shown)
+		fprintf(out, "  and %zu more\n", bad - shown);
+}
+
+void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
+		   const struct summary_opts *opts)
+{
+	bool color = opts && opts->color;
+	size_t rules_failed = findings ? findings_failed(findings) : 0;
+	size_t tests_failed = 0;
+	bool unfinished = run && !run->finished;
+
+	print_memory(out, findings, opts);
+	fputc('\n', out);
+	if (run) {
+		struct test_counts c = test_run_count(run);
+		tests_failed = c.failed + c.invalid;
+		print_tests(out, run, opts);
+	} else {
+		fprintf(out, "no test results\n");
+	}
+	if (opts && opts->junit_path) {
+		char path[1208];
+		term_safe(path, sizeof(path), opts->junit_path, 300);
+		fprintf(out, "JUnit: %s\n", path);
+	}
+
+	if (!rules_failed && !tests_failed && !unfinished) {
+		fprintf(out, "%sgate: PASSED%s\n", color ? C_GREEN C_BOLD : "", color ? C_RESET : "");
+		return;
+	}
+	char why[160] = "";
+	size_t n = 0;
+	if (rules_failed)
+		n += (size_t)snprintf(why + n, sizeof(why) - n, "%zu memory %s", rules_failed,
+				      rules_failed == 1 ? "rule" : "rules");
+	if (tests_failed)
+		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%zu %s", n ? ", " : "",
+				      tests_failed, tests_failed == 1 ? "test" : "tests");
+	if (unfinished)
+		snprintf(why + n, sizeof(why) - n, "%sthe test suite did not finish", n ? ", " : "");
+	fprintf(out, "%sgate: FAILED%s (%s)\n", color ? C_RED C_BOLD : "", color ? C_RESET : "",
+		why);
+}

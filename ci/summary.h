@@ -1,0 +1,27 @@
+/* ci/summary.h: the console summary people read at the end of a run. */
+#ifndef GATE_CI_SUMMARY_H
+#define GATE_CI_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rules/model.h"
+
+/* How many failed tests the summary names before it says "and N more". */
+#define SUMMARY_FAILED_MAX 10
+
+struct summary_opts {
+	bool color;             /* ANSI colours (the caller decides: isatty, NO_COLOR, --color) */
+	const char *junit_path; /* shown as "JUnit: PATH"; NULL: no such line */
+	const char *node;       /* shown in the table's heading; may be NULL */
+};
+
+/* Prints the growth table, the failing findings' messages, the test counts with the failed
+ * tests' names, the JUnit path and the verdict line ("gate: PASSED" / "gate: FAILED (...)")
+ * to out. findings, run and opts may be NULL. Text from the test suite is printed with
+ * escape sequences and control characters made harmless. Write errors on out are the
+ * caller's to see with ferror(). */
+void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
+		   const struct summary_opts *opts);
+
+#endif

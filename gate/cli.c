@@ -1,0 +1,174 @@
+/* gate/cli.c: the command line: subcommands, options, help and version.
+ * Help goes to stdout when asked for (exit 0), usage errors to stderr (exit 2). */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "exit.h"
+#include "run.h"
+
+static const char main_help[] =
+	"gate " GATE_VERSION ": a memory quality gate for Elixir/Erlang test suites\n"
+	"\n"
+	"usage: gate <command> [options]\n"
+	"\n"
+	"commands:\n"
+	"  run            run the project's mix test inside a fresh node and judge its memory\n"
+	"  config check   validate a gate.toml and print the effective configuration\n"
+	"\n"
+	"options:\n"
+	"  -h, --help     this help; `gate <command> --help` for a command's\n"
+	"  -V, --version  print gate's version\n"
+	"\n"
+	"exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
+
+static const char run_help[] =
+	"usage: gate run [options] [-- MIX_TEST_ARGS...]\n"
+	"\n"
+	"Starts the project's node (MIX_ENV=test, loopback only), forces GC and snapshots\n"
+	"erlang:memory, runs mix test inside the node, snapshots again after GC, applies the\n"
+	"growth rules and writes a JUnit report and a summary.\n"
+	"\n"
+	"options:\n"
+	"  -C, --project DIR       the Mix project (default: the current directory)\n"
+	"  -c, --config FILE       configuration (default: DIR/gate.toml when it exists)\n"
+	"      --junit FILE        JUnit report (default: DIR/_build/gate/junit.xml)\n"
+	"      --boot-timeout SEC  node boot limit, overrides node.boot_timeout\n"
+	"      --test-timeout SEC  whole-suite limit, overrides node.test_timeout\n"
+	"      --elixir PATH       the elixir executable (default: elixir from PATH)\n"
+	"  -q, --quiet             no progress lines\n"
+	"  -h, --help              this help\n"
+	"\n"
+	"Arguments after -- go to mix test, e.g. gate run -- --exclude slow\n"
+	"exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
+
+static const char config_help[] =
+	"usage: gate config check [FILE]\n"
+	"\n"
+	"Validates FILE (default: gate.toml in the current directory) and prints the effective\n"
+	"configuration, defaults included, as TOML.\n";
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+	fputs("gate: error: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nRun 'gate %s--help' for usage.\n", cmd);
+	return GATE_EXIT_ERROR;
+}
+
+static int parse_seconds(const char *s, int *out_ms)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 86400)
+		return -1;
+	*out_ms = (int)(v * 1000);
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "project", required_argument, NULL, 'C' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "junit", required_argument, NULL, 'j' },
+		{ "boot-timeout", required_argument, NULL, 'b' },
+		{ "test-timeout", required_argument, NULL, 't' },
+		{ "elixir", required_argument, NULL, 'e' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run_opts o = { 0 };
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:C:c:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C': o.project_dir = optarg; break;
+		case 'c': o.config_path = optarg; break;
+		case 'j': o.junit_path = optarg; break;
+		case 'e': o.elixir = optarg; break;
+		case 'q': o.quiet = true; break;
+		case 'b':
+			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
+				return usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",
+						   optarg);
+			break;
+		case 't':
+			if (parse_seconds(optarg, &o.test_timeout_ms) < 0)
+				return usage_error("run ", "--test-timeout %s: expected seconds, e.g. 1800",
+						   optarg);
+			break;
+		case 'h': fputs(run_help, stdout); return GATE_EXIT_PASS;
+		case ':': return usage_error("run ", "option %s needs a value", argv[optind - 1]);
+		default: return usage_error("run ", "unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
+		return usage_error("run ", "unexpected argument %s (arguments for mix test go after --)",
+				   argv[optind]);
+	o.test_args = argv + optind;
+	o.ntest_args = (size_t)(argc - optind);
+	return run_main(&o);
+}
+
+static int cmd_config(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		if (argc < 2)
+			return usage_error("config ", "%s", "config needs a subcommand: check");
+		fputs(config_help, stdout);
+		return GATE_EXIT_PASS;
+	}
+	if (strcmp(argv[1], "check") != 0)
+		return usage_error("config ", "unknown config subcommand %s (expected: check)", argv[1]);
+	if (argc > 3)
+		return usage_error("config ", "unexpected argument %s", argv[3]);
+	const char *path = argc == 3 ? argv[2] : "gate.toml";
+	if (path[0] == '-' && strcmp(path, "-") != 0) {
+		if (strcmp(path, "--help") == 0 || strcmp(path, "-h") == 0) {
+			fputs(config_help, stdout);
+			return GATE_EXIT_PASS;
+		}
+		return usage_error("config ", "unknown option %s", path);
+	}
+	struct config cfg;
+	char err[2048];
+	if (config_default(&cfg) < 0 || config_load(&cfg, path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gate: error: %s\n", err);
+		config_clear(&cfg);
+		return GATE_EXIT_ERROR;
+	}
+	fprintf(stderr, "gate: %s is valid\n", path);
+	config_print(&cfg, stdout);
+	config_clear(&cfg);
+	return GATE_EXIT_PASS;
+}
+
+int cli_main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage_error("", "%s", "no command given (try: gate run)");
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(main_help, stdout);
+		return GATE_EXIT_PASS;
+	}
+	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+		printf("gate %s\n", GATE_VERSION);
+		return GATE_EXIT_PASS;
+	}
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "config") == 0)
+		return cmd_config(argc - 1, argv + 1);
+	return usage_error("", "unknown command %s (commands: run, config)", cmd);
+}

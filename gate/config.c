@@ -1,0 +1,921 @@
+/* gate/config.c: gate.toml read over the defaults, checked key by key, and printed back.
+ *
+ * config_default, config_load and config_load_text treat cfg as output: they overwrite it
+ * without freeing what it held, so call config_clear first when it holds a config.
+ */
+#include "gate/config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gate/toml.h"
+
+#define MS_PER_S 1000
+#define MS_PER_MIN (60 * MS_PER_S)
+#define MS_PER_H (60 * MS_PER_MIN)
+#define DURATION_MAX_MS (24 * MS_PER_H) /* exclusive */
+#define SIZE_MAX_BYTES ((int64_t)1 << 62) /* exclusive */
+
+struct unit {
+	const char *name;
+	int64_t factor;
+};
+
+/* milliseconds */
+static const struct unit duration_units[] = {
+	{"ms", 1}, {"s", MS_PER_S}, {"min", MS_PER_MIN}, {"h", MS_PER_H}, {NULL, 0}};
+
+/* bytes; "KB" is read as kB (1000), people write both */
+static const struct unit size_units[] = {
+	{"B", 1},
+	{"kB", 1000},
+	{"KB", 1000},
+	{"MB", 1000 * 1000},
+	{"GB", 1000 * 1000 * 1000},
+	{"KiB", (int64_t)1 << 10},
+	{"MiB", (int64_t)1 << 20},
+	{"GiB", (int64_t)1 << 30},
+	{NULL, 0},
+};
+
+static const char *const root_keys[] = {"node", "output", "growth", NULL};
+static const char *const node_keys[] = {"mix_env",     "erl_flags",    "boot_timeout",
+					"rpc_timeout", "test_timeout", "stop_timeout",
+					NULL};
+static const char *const output_keys[] = {"junit", NULL};
+/* its own keys, then (from growth_keys + 3) the categories of mem_cat_name() */
+static const char *const growth_keys[] = {
+	"max", "floor", "net_of_code", "total", "processes", "processes_used", "system",
+	"atom", "atom_used", "binary", "code", "ets", NULL};
+static const char *const category_keys[] = {"enabled", "max", "floor", NULL};
+
+/* Where messages go: "name:line:col: key: what; fix". */
+struct loader {
+	const char *name;
+	char *err;
+	size_t errlen;
+};
+
+/* ---- allocation ---- */
+
+/* The one allocation path of this file. */
+static char *config_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 4, 5))) static int fail(struct loader *ld, struct toml_pos pos,
+						       const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!ld->err || !ld->errlen)
+		return -1;
+	n = snprintf(ld->err, ld->errlen, "%s:%d:%d: %s: ", ld->name, pos.line, pos.col, key);
+	if (n >= 0 && (size_t)n < ld->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(ld->err + n, ld->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* ---- defaults and clearing ---- */
+
+int config_default(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->boot_timeout_ms = 120 * MS_PER_S;
+	cfg->rpc_timeout_ms = 60 * MS_PER_S;
+	cfg->test_timeout_ms = 30 * MS_PER_MIN;
+	cfg->stop_timeout_ms = 10 * MS_PER_S;
+	growth_config_default(&cfg->growth);
+	cfg->mix_env = config_strdup("test");
+	cfg->erl_flags = config_strdup("");
+	cfg->junit = config_strdup("_build/gate/junit.xml");
+	cfg->source = config_strdup("defaults");
+	if (!cfg->mix_env || !cfg->erl_flags || !cfg->junit || !cfg->source) {
+		config_clear(cfg);
+		return -1;
+	}
+	return 0;
+}
+
+void config_clear(struct config *cfg)
+{
+	if (!cfg)
+		return;
+	free(cfg->mix_env);
+	free(cfg->erl_flags);
+	free(cfg->junit);
+	free(cfg->source);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* ---- key names and suggestions ---- */
+
+static bool is_bare_key(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+/* prefix.key, quoting key as TOML does when it is not bare. */
+static void key_path(char *out, size_t n, const char *prefix, const char *key)
+{
+	size_t o = 0;
+
+	if (!n)
+		return;
+	out[0] = '\0';
+	if (*prefix)
+		o = (size_t)snprintf(out, n, "%s.", prefix);
+	if (o >= n)
+		return;
+	if (is_bare_key(key)) {
+		snprintf(out + o, n - o, "%s", key);
+		return;
+	}
+	if (o + 1 < n)
+		out[o++] = '"';
+	for (const unsigned char *s = (const unsigned char *)key; *s && o + 8 < n; s++) {
+		if (*s == '"' || *s == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)*s;
+		} else if (*s < 0x20 || *s == 0x7f) {
+			o += (size_t)snprintf(out + o, n - o, "\\u%04X", *s);
+		} else {
+			out[o++] = (char)*s;
+		}
+	}
+	if (o + 1 < n)
+		out[o++] = '"';
+	out[o] = '\0';
+}
+
+/* Edit distance, or a large number for long strings (keys here are short). */
+static size_t levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[33];
+
+	if (la > 32 || lb > 32)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* The valid key closest to key when it is close enough to be a typo, else NULL. */
+static const char *suggest(const char *key, const char *const *valid)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+
+	for (; *valid; valid++) {
+		size_t d = levenshtein(key, *valid);
+		if (d < best_d) {
+			best_d = d;
+			best = *valid;
+		}
+	}
+	/* a one-letter key is two edits from half the list: no guess for those */
+	if (best_d <= 2 && best_d * 2 <= strlen(key) + 1)
+		return best;
+	return NULL;
+}
+
+static void join_keys(char *out, size_t n, const char *const *keys)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; keys[i] && o < n; i++)
+		o += (size_t)snprintf(out + o, n - o, "%s%s", i ? ", " : "", keys[i]);
+}
+
+static int unknown_key(struct loader *ld, struct toml_pos pos, const char *path, const char *key,
+		       const char *const *valid, const char *table)
+{
+	const char *s = suggest(key, valid);
+	char list[256];
+
+	if (s)
+		return fail(ld, pos, path, "unknown key; did you mean \"%s\"?", s);
+	join_keys(list, sizeof(list), valid);
+	return fail(ld, pos, path, "unknown key; %s takes %s", table, list);
+}
+
+/* ---- typed values ---- */
+
+static int type_fail(struct loader *ld, const struct toml_value *v, const char *path,
+		     const char *expected, const char *fix)
+{
+	enum toml_type t = toml_type(v);
+	return fail(ld, toml_pos(v), path, "expected %s, got %s %s; %s", expected,
+		    t == TOML_INTEGER || t == TOML_ARRAY ? "an" : "a", toml_type_name(t), fix);
+}
+
+static int get_table(struct loader *ld, const struct toml_value *v, const char *path,
+		     const char *fix)
+{
+	if (toml_type(v) != TOML_TABLE)
+		return type_fail(ld, v, path, "a table", fix);
+	return 0;
+}
+
+static int get_string(struct loader *ld, const struct toml_value *v, const char *path,
+		      bool nonempty, const char *example, char **dst)
+{
+	size_t len;
+	const char *s = toml_string(v, &len);
+	char *copy;
+
+	if (!s)
+		return type_fail(ld, v, path, "a string", example);
+	if (strlen(s) != len)
+		return fail(ld, toml_pos(v), path, "contains a NUL character (\\u0000); remove it");
+	if (nonempty && len == 0)
+		return fail(ld, toml_pos(v), path, "must not be empty; %s", example);
+	copy = config_strdup(s);
+	if (!copy)
+		return fail(ld, toml_pos(v), path, "out of memory");
+	free(*dst);
+	*dst = copy;
+	return 0;
+}
+
+static int get_bool(struct loader *ld, const struct toml_value *v, const char *path, bool *dst)
+{
+	if (toml_type(v) != TOML_BOOLEAN)
+		return type_fail(ld, v, path, "a boolean",
+				 "write true or false, without quotes");
+	*dst = toml_boolean(v);
+	return 0;
+}
+
+/* "12.5 MB" as the exact decimal mant / 10^scale and the unit text after it. */
+struct amount {
+	uint64_t mant;
+	int scale;
+	const char *num;   /* the number's text, numlen bytes */
+	size_t numlen;
+	const char *unit;  /* NUL-terminated, blanks after it trimmed into unitlen */
+	size_t unitlen;
+};
+
+enum { AMOUNT_OK = 0, AMOUNT_NOT_NUMBER = -1, AMOUNT_NEGATIVE = -2, AMOUNT_TOO_LONG = -3 };
+
+static int amount_parse(const char *s, struct amount *a)
+{
+	const char *p = s;
+	bool digits = false;
+
+	memset(a, 0, sizeof(*a));
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '-')
+		return AMOUNT_NEGATIVE;
+	a->num = p;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (a->mant > (UINT64_C(1000000000000000000) - 9) / 10)
+			return AMOUNT_TOO_LONG;
+		a->mant = a->mant * 10 + (uint64_t)(*p - '0');
+		digits = true;
+	}
+	if (!digits)
+		return AMOUNT_NOT_NUMBER;
+	if (*p == '.') {
+		p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return AMOUNT_NOT_NUMBER;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (a->mant > (UINT64_C(1000000000000000000) - 9) / 10 || a->scale >= 18)
+				return AMOUNT_TOO_LONG;
+			a->mant = a->mant * 10 + (uint64_t)(*p - '0');
+			a->scale++;
+		}
+	}
+	a->numlen = (size_t)(p - a->num);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	a->unit = p;
+	a->unitlen = strlen(p);
+	while (a->unitlen && (p[a->unitlen - 1] == ' ' || p[a->unitlen - 1] == '\t'))
+		a->unitlen--;
+	return AMOUNT_OK;
+}
+
+static const struct unit *unit_find(const struct unit *units, const char *s, size_t len)
+{
+	for (; units->name; units++)
+		if (strlen(units->name) == len && memcmp(units->name, s, len) == 0)
+			return units;
+	return NULL;
+}
+
+/* mant / 10^scale * factor when that is a whole number below limit: 0, else -1. */
+static int amount_scale(const struct amount *a, int64_t factor, int64_t limit, int64_t *out)
+{
+	uint64_t mant = a->mant, pow10 = 1;
+	int scale = a->scale;
+
+	while (scale > 0 && mant % 10 == 0) {
+		mant /= 10;
+		scale--;
+	}
+	for (int i = 0; i < scale; i++)
+		pow10 *= 10;
+	if (mant > (uint64_t)INT64_MAX / (uint64_t)factor)
+		return -2;
+	uint64_t v = mant * (uint64_t)factor;
+	if (v % pow10 != 0)
+		return -1;
+	v /= pow10;
+	if (v >= (uint64_t)limit)
+		return -2;
+	*out = (int64_t)v;
+	return 0;
+}
+
+static int get_duration(struct loader *ld, const struct toml_value *v, const char *path,
+			int *dst)
+{
+	static const char fix[] = "write an integer number of seconds or a string such as "
+				  "\"90 s\" (units: ms, s, min, h)";
+	static const char range[] = "use a duration above 0 and below 24 h, e.g. \"90 s\"";
+	struct toml_pos pos = toml_pos(v);
+	struct amount a;
+	const struct unit *u;
+	int64_t ms;
+	const char *s;
+
+	if (toml_type(v) == TOML_INTEGER) {
+		int64_t sec = toml_integer(v);
+		if (sec <= 0 || sec >= DURATION_MAX_MS / MS_PER_S)
+			return fail(ld, pos, path, "%lld s is out of range; %s", (long long)sec,
+				    range);
+		*dst = (int)(sec * MS_PER_S);
+		return 0;
+	}
+	if (!(s = toml_string(v, NULL)))
+		return type_fail(ld, v, path, "a duration", fix);
+	switch (amount_parse(s, &a)) {
+	case AMOUNT_NEGATIVE:
+		return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
+	case AMOUNT_NOT_NUMBER:
+		return fail(ld, pos, path, "\"%s\" is not a duration; %s", s, fix);
+	case AMOUNT_TOO_LONG:
+		return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, range);
+	}
+	if (a.unitlen == 0)
+		return fail(ld, pos, path,
+			    "\"%s\" has no unit; add one of ms, s, min, h, e.g. \"%s s\" (an "
+			    "integer without quotes also means seconds)",
+			    s, s);
+	if (!(u = unit_find(duration_units, a.unit, a.unitlen)))
+		return fail(ld, pos, path, "unknown unit \"%.*s\" in \"%s\"; use ms, s, min or h",
+			    (int)a.unitlen, a.unit, s);
+	switch (amount_scale(&a, u->factor, DURATION_MAX_MS, &ms)) {
+	case -1:
+		return fail(ld, pos, path,
+			    "\"%s\" is not a whole number of milliseconds; round it, e.g. to ms",
+			    s);
+	case -2:
+		return fail(ld, pos, path, "\"%s\" is out of range; %s", s, range);
+	}
+	if (ms == 0)
+		return fail(ld, pos, path, "\"%s\" is out of range; %s", s, range);
+	*dst = (int)ms;
+	return 0;
+}
+
+static int get_size(struct loader *ld, const struct toml_value *v, const char *path,
+		    int64_t *dst)
+{
+	static const char fix[] = "write an integer number of bytes or a string such as "
+				  "\"64 MB\" (units: B, kB, MB, GB, KiB, MiB, GiB)";
+	static const char range[] = "use a size of at least 0 B and below 2^62 bytes, e.g. "
+				    "\"1 MB\"";
+	struct toml_pos pos = toml_pos(v);
+	struct amount a;
+	const struct unit *u;
+	const char *s;
+
+	if (toml_type(v) == TOML_INTEGER) {
+		int64_t n = toml_integer(v);
+		if (n < 0 || n >= SIZE_MAX_BYTES)
+			return fail(ld, pos, path, "%lld bytes is out of range; %s", (long long)n,
+				    range);
+		*dst = n;
+		return 0;
+	}
+	if (!(s = toml_string(v, NULL)))
+		return type_fail(ld, v, path, "a size", fix);
+	switch (amount_parse(s, &a)) {
+	case AMOUNT_NEGATIVE:
+		return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
+	case AMOUNT_NOT_NUMBER:
+		return fail(ld, pos, path, "\"%s\" is not a size; %s", s, fix);
+	case AMOUNT_TOO_LONG:
+		return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, range);
+	}
+	if (a.unitlen == 0)
+		return fail(ld, pos, path,
+			    "\"%s\" has no unit; add one of B, kB, MB, GB, KiB, MiB, GiB, e.g. "
+			    "\"%s MB\" (an integer without quotes means bytes)",
+			    s, s);
+	if (!(u = unit_find(size_units, a.unit, a.unitlen)))
+		return fail(ld, pos, path,
+			    "unknown unit \"%.*s\" in \"%s\"; use B, kB, MB, GB (1000^n) or KiB, "
+			    "MiB, GiB (1024^n)",
+			    (int)a.unitlen, a.unit, s);
+	switch (amount_scale(&a, u->factor, SIZE_MAX_BYTES, dst)) {
+	case -1:
+		return fail(ld, pos, path, "\"%s\" is not a whole number of bytes; round it", s);
+	case -2:
+		return fail(ld, pos, path, "\"%s\" is out of range; %s", s, range);
+	}
+	return 0;
+}
+
+static int get_percent(struct loader *ld, const struct toml_value *v, const char *path,
+		       double *dst)
+{
+	static const char fix[] = "write a string such as \"10 %\" or a number of percent";
+	static const char range[] = "use a finite percentage of 0 or more, e.g. \"10 %\"";
+	struct toml_pos pos = toml_pos(v);
+	struct amount a;
+	const char *s;
+	char num[64];
+	double pct;
+
+	if (toml_type(v) == TOML_INTEGER || toml_type(v) == TOML_FLOAT) {
+		pct = toml_type(v) == TOML_INTEGER ? (double)toml_integer(v) : toml_float(v);
+		if (!isfinite(pct) || pct < 0)
+			return fail(ld, pos, path, "%g %% is out of range; %s", pct, range);
+		*dst = pct;
+		return 0;
+	}
+	if (!(s = toml_string(v, NULL)))
+		return type_fail(ld, v, path, "a percentage", fix);
+	switch (amount_parse(s, &a)) {
+	case AMOUNT_NEGATIVE:
+		return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
+	case AMOUNT_NOT_NUMBER:
+		return fail(ld, pos, path, "\"%s\" is not a percentage; %s", s, fix);
+	case AMOUNT_TOO_LONG:
+		return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, fix);
+	}
+	if (a.unitlen == 0)
+		return fail(ld, pos, path, "\"%s\" has no %% sign; write \"%s %%\"", s, s);
+	if (a.unitlen != 1 || a.unit[0] != '%')
+		return fail(ld, pos, path, "unknown unit \"%.*s\" in \"%s\"; percentages end in %%",
+			    (int)a.unitlen, a.unit, s);
+	if (a.numlen >= sizeof(num))
+		return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, fix);
+	/* strtod, as for TOML floats, so that what config_print writes reads back the same */
+	memcpy(num, a.num, a.numlen);
+	num[a.numlen] = '\0';
+	*dst = strtod(num, NULL);
+	return 0;
+}
+
+/* ---- tables ---- */
+
+static int load_node(struct loader *ld, const struct toml_value *t, struct config *cfg)
+{
+	for (size_t i = 0; i < toml_table_len(t); i++) {
+		const char *key = toml_table_key(t, i);
+		const struct toml_value *v = toml_table_value(t, i);
+		char path[256];
+		int rc;
+
+		key_path(path, sizeof(path), "node", key);
+		if (strcmp(key, "mix_env") == 0)
+			rc = get_string(ld, v, path, true, "e.g. mix_env = \"test\"", &cfg->mix_env);
+		else if (strcmp(key, "erl_flags") == 0)
+			rc = get_string(ld, v, path, false, "e.g. erl_flags = \"+S 4\"",
+					&cfg->erl_flags);
+		else if (strcmp(key, "boot_timeout") == 0)
+			rc = get_duration(ld, v, path, &cfg->boot_timeout_ms);
+		else if (strcmp(key, "rpc_timeout") == 0)
+			rc = get_duration(ld, v, path, &cfg->rpc_timeout_ms);
+		else if (strcmp(key, "test_timeout") == 0)
+			rc = get_duration(ld, v, path, &cfg->test_timeout_ms);
+		else if (strcmp(key, "stop_timeout") == 0)
+			rc = get_duration(ld, v, path, &cfg->stop_timeout_ms);
+		else
+			rc = unknown_key(ld, toml_table_key_pos(t, i), path, key, node_keys,
+					 "[node]");
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_output(struct loader *ld, const struct toml_value *t, struct config *cfg)
+{
+	for (size_t i = 0; i < toml_table_len(t); i++) {
+		const char *key = toml_table_key(t, i);
+		const struct toml_value *v = toml_table_value(t, i);
+		char path[256];
+		int rc;
+
+		key_path(path, sizeof(path), "output", key);
+		if (strcmp(key, "junit") == 0)
+			rc = get_string(ld, v, path, true,
+					"e.g. junit = \"_build/gate/junit.xml\"", &cfg->junit);
+		else
+			rc = unknown_key(ld, toml_table_key_pos(t, i), path, key, output_keys,
+					 "[output]");
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* What a [growth.<category>] table sets; unset fields take [growth]'s or the default. */
+struct cat_set {
+	bool max, floor;
+};
+
+static int load_category(struct loader *ld, const struct toml_value *t, const char *prefix,
+			 struct growth_limit *lim, struct cat_set *set)
+{
+	for (size_t i = 0; i < toml_table_len(t); i++) {
+		const char *key = toml_table_key(t, i);
+		const struct toml_value *v = toml_table_value(t, i);
+		char path[256];
+		int rc;
+
+		key_path(path, sizeof(path), prefix, key);
+		if (strcmp(key, "enabled") == 0) {
+			rc = get_bool(ld, v, path, &lim->enabled);
+		} else if (strcmp(key, "max") == 0) {
+			rc = get_percent(ld, v, path, &lim->max_pct);
+			set->max = true;
+		} else if (strcmp(key, "floor") == 0) {
+			rc = get_size(ld, v, path, &lim->floor_bytes);
+			set->floor = true;
+		} else {
+			char table[320];
+			snprintf(table, sizeof(table), "[%s]", prefix);
+			rc = unknown_key(ld, toml_table_key_pos(t, i), path, key, category_keys,
+					 table);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_growth(struct loader *ld, const struct toml_value *t, struct growth_config *g)
+{
+	struct cat_set set[MEM_CAT_COUNT] = {{false, false}};
+	bool have_max = false, have_floor = false;
+	double max_pct = 0;
+	int64_t floor_bytes = 0;
+
+	for (size_t i = 0; i < toml_table_len(t); i++) {
+		const char *key = toml_table_key(t, i);
+		const struct toml_value *v = toml_table_value(t, i);
+		char path[256];
+		int cat, rc;
+
+		key_path(path, sizeof(path), "growth", key);
+		if (strcmp(key, "max") == 0) {
+			rc = get_percent(ld, v, path, &max_pct);
+			have_max = true;
+		} else if (strcmp(key, "floor") == 0) {
+			rc = get_size(ld, v, path, &floor_bytes);
+			have_floor = true;
+		} else if (strcmp(key, "net_of_code") == 0) {
+			rc = get_bool(ld, v, path, &g->net_of_code);
+		} else if ((cat = mem_cat_from_name(key)) >= 0) {
+			char fix[320];
+			snprintf(fix, sizeof(fix), "write [%s] with enabled, max and floor below it",
+				 path);
+			rc = get_table(ld, v, path, fix);
+			if (rc == 0)
+				rc = load_category(ld, v, path, &g->cat[cat], &set[cat]);
+		} else if (toml_type(v) == TOML_TABLE) {
+			const char *s = suggest(key, growth_keys + 3);
+			if (s)
+				rc = fail(ld, toml_table_key_pos(t, i), path,
+					  "unknown category; did you mean \"%s\"?", s);
+			else
+				rc = fail(ld, toml_table_key_pos(t, i), path,
+					  "unknown category; use one of total, processes, "
+					  "processes_used, system, atom, atom_used, binary, code, ets");
+		} else {
+			rc = unknown_key(ld, toml_table_key_pos(t, i), path, key, growth_keys,
+					 "[growth]");
+		}
+		if (rc < 0)
+			return -1;
+	}
+	/* [growth] max and floor stand in for every category that does not set its own,
+	 * wherever they are written in the file */
+	for (int c = 0; c < MEM_CAT_COUNT; c++) {
+		if (have_max && !set[c].max)
+			g->cat[c].max_pct = max_pct;
+		if (have_floor && !set[c].floor)
+			g->cat[c].floor_bytes = floor_bytes;
+	}
+	return 0;
+}
+
+static int load_root(struct loader *ld, const struct toml_value *root, struct config *cfg)
+{
+	for (size_t i = 0; i < toml_table_len(root); i++) {
+		const char *key = toml_table_key(root, i);
+		const struct toml_value *v = toml_table_value(root, i);
+		char path[256], fix[320];
+		int rc;
+
+		key_path(path, sizeof(path), "", key);
+		snprintf(fix, sizeof(fix), "write [%s] with its keys below it", path);
+		if (strcmp(key, "node") == 0)
+			rc = get_table(ld, v, path, fix) < 0 ? -1 : load_node(ld, v, cfg);
+		else if (strcmp(key, "output") == 0)
+			rc = get_table(ld, v, path, fix) < 0 ? -1 : load_output(ld, v, cfg);
+		else if (strcmp(key, "growth") == 0)
+			rc = get_table(ld, v, path, fix) < 0 ? -1 : load_growth(ld, v, &cfg->growth);
+		else if (suggest(key, root_keys))
+			rc = fail(ld, toml_table_key_pos(root, i), path,
+				  "unknown key; did you mean \"%s\"?", suggest(key, root_keys));
+		else
+			rc = fail(ld, toml_table_key_pos(root, i), path,
+				  "unknown key; the configuration has only the tables [node], "
+				  "[output] and [growth]");
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- loading ---- */
+
+static int load_failed(struct config *cfg, char *err, size_t errlen)
+{
+	if (config_default(cfg) < 0 && err && errlen && !err[0])
+		set_err(err, errlen, "out of memory");
+	return -1;
+}
+
+int config_load_text(struct config *cfg, const char *text, size_t len, const char *name,
+		     char *err, size_t errlen)
+{
+	struct loader ld = {name, err, errlen};
+	struct toml_value *root = NULL;
+	struct config tmp;
+	char terr[512];
+	char *source;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (config_default(&tmp) < 0) {
+		set_err(err, errlen, "%s: out of memory", name);
+		memset(cfg, 0, sizeof(*cfg));
+		return -1;
+	}
+	if (toml_parse(&root, text, len, terr, sizeof(terr)) < 0) {
+		set_err(err, errlen, "%s:%s", name, terr);
+		goto fail;
+	}
+	if (load_root(&ld, root, &tmp) < 0)
+		goto fail;
+	if (!(source = config_strdup(name))) {
+		set_err(err, errlen, "%s: out of memory", name);
+		goto fail;
+	}
+	free(tmp.source);
+	tmp.source = source;
+	toml_free(root);
+	*cfg = tmp;
+	return 0;
+fail:
+	toml_free(root);
+	config_clear(&tmp);
+	return load_failed(cfg, err, errlen);
+}
+
+/* Reads all of path, up to TOML_MAX_INPUT bytes (one more says it is too large). */
+static int read_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t n = 0, cap = TOML_MAX_INPUT + 1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*out = NULL;
+	if (fd < 0) {
+		set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, "%s: cannot read: %s; give the path of a TOML file", path,
+			strerror(EISDIR));
+		goto fail;
+	}
+	if (!(buf = malloc(cap))) {
+		set_err(err, errlen, "%s: cannot read: out of memory", path);
+		goto fail;
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n == cap) {
+			set_err(err, errlen,
+				"%s: larger than 1 MiB, the most gate reads for a configuration; "
+				"is it the right file?",
+				path);
+			goto fail;
+		}
+	}
+	close(fd);
+	*out = buf;
+	*len = n;
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return -1;
+}
+
+int config_load(struct config *cfg, const char *path, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (read_file(path, &text, &len, err, errlen) < 0)
+		return load_failed(cfg, err, errlen);
+	rc = config_load_text(cfg, text, len, path, err, errlen);
+	free(text);
+	return rc;
+}
+
+/* ---- printing ---- */
+
+static void print_string(FILE *out, const char *key, const char *s)
+{
+	fprintf(out, "%s = \"", key);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\r': fputs("\\r", out); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(out, "\\u%04X", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputs("\"\n", out);
+}
+
+/* The largest unit that keeps the figure whole, but seconds below 10 minutes: "120 s". */
+static void print_duration(FILE *out, const char *key, int ms)
+{
+	if (ms > 0 && ms % MS_PER_H == 0)
+		fprintf(out, "%s = \"%d h\"\n", key, ms / MS_PER_H);
+	else if (ms >= 10 * MS_PER_MIN && ms % MS_PER_MIN == 0)
+		fprintf(out, "%s = \"%d min\"\n", key, ms / MS_PER_MIN);
+	else if (ms > 0 && ms % MS_PER_S == 0)
+		fprintf(out, "%s = \"%d s\"\n", key, ms / MS_PER_S);
+	else
+		fprintf(out, "%s = \"%d ms\"\n", key, ms);
+}
+
+static void print_size(FILE *out, const char *key, int64_t bytes)
+{
+	static const struct unit units[] = {
+		{"GB", 1000 * 1000 * 1000}, {"GiB", (int64_t)1 << 30}, {"MB", 1000 * 1000},
+		{"MiB", (int64_t)1 << 20},  {"kB", 1000},	       {"KiB", (int64_t)1 << 10},
+		{NULL, 0}};
+
+	for (const struct unit *u = units; bytes > 0 && u->name; u++) {
+		if (bytes % u->factor == 0) {
+			fprintf(out, "%s = \"%lld %s\"\n", key, (long long)(bytes / u->factor),
+				u->name);
+			return;
+		}
+	}
+	fprintf(out, "%s = \"%lld B\"\n", key, (long long)bytes);
+}
+
+/* The shortest figure that reads back as the same double. */
+static void print_percent(FILE *out, const char *key, double pct)
+{
+	char buf[64];
+
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, pct);
+		if (strtod(buf, NULL) == pct)
+			break;
+	}
+	/* %g writes 10 as 1e+01: spell it out when up to 17 decimals do (what is read back) */
+	if (strchr(buf, 'e') && fabs(pct) < 1e15) {
+		char fixed[64];
+		for (int dec = 0; dec <= 17; dec++) {
+			snprintf(fixed, sizeof(fixed), "%.*f", dec, pct);
+			if (strtod(fixed, NULL) == pct) {
+				memcpy(buf, fixed, sizeof(buf));
+				break;
+			}
+		}
+	}
+	if (strchr(buf, 'e') || !isfinite(pct))
+		fprintf(out, "%s = %s\n", key, buf); /* a TOML float: "1e+30 %" is not read */
+	else
+		fprintf(out, "%s = \"%s %%\"\n", key, buf);
+}
+
+void config_print(const struct config *cfg, FILE *out)
+{
+	const struct growth_config *g = &cfg->growth;
+
+	fputs("# gate configuration in effect, from ", out);
+	for (const char *s = cfg->source ? cfg->source : "defaults"; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+	fputs("\n\n[node]\n", out);
+	print_string(out, "mix_env", cfg->mix_env);
+	print_string(out, "erl_flags", cfg->erl_flags);
+	print_duration(out, "boot_timeout", cfg->boot_timeout_ms);
+	print_duration(out, "rpc_timeout", cfg->rpc_timeout_ms);
+	print_duration(out, "test_timeout", cfg->test_timeout_ms);
+	print_duration(out, "stop_timeout", cfg->stop_timeout_ms);
+	fputs("\n[output]\n", out);
+	print_string(out, "junit", cfg->junit);
+	fprintf(out, "\n[growth]\nnet_of_code = %s\n", g->net_of_code ? "true" : "false");
+	for (int c = 0; c < MEM_CAT_COUNT; c++) {
+		fprintf(out, "\n[growth.%s]\nenabled = %s\n", mem_cat_name((enum mem_cat)c),
+			g->cat[c].enabled ? "true" : "false");
+		print_percent(out, "max", g->cat[c].max_pct);
+		print_size(out, "floor", g->cat[c].floor_bytes);
+	}
+}

@@ -1,0 +1,173 @@
+/* gate/eic.c: gate's ei client: connect, RPC with timeouts, bounded reply decoding. */
+#include "eic.h"
+
+#include "clock.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SLICE_MS 200
+
+void eic_init(struct eic *c)
+{
+	static int ei_ready;
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	c->max_reply = 256u << 20;
+	if (!ei_ready) {
+		ei_init(); /* ei_connect_tmo crashes without it */
+		ei_ready = 1;
+	}
+}
+
+static int split_host(const char *node, char *host, size_t len)
+{
+	const char *at = strchr(node, '@');
+	if (!at || !at[1] || strlen(at + 1) >= len)
+		return -1;
+	strcpy(host, at + 1);
+	return 0;
+}
+
+int eic_connect_port(struct eic *c, const char *node, const char *this_alive, int port,
+		     const char *cookie, int timeout_ms, char *err, size_t errlen)
+{
+	char host[128], self[256];
+	struct in_addr addr;
+
+	if (split_host(node, host, sizeof(host)) < 0 || inet_aton(host, &addr) == 0) {
+		snprintf(err, errlen, "node name %s: expected name@IPv4 address", node);
+		return EIC_ERROR;
+	}
+	snprintf(self, sizeof(self), "%s@%s", this_alive, host);
+	if (ei_connect_xinit(&c->ec, host, this_alive, self, (Erl_IpAddr)&addr, cookie, 0) < 0) {
+		snprintf(err, errlen, "ei_connect_xinit for %s failed (erl_errno %d)", self, erl_errno);
+		return EIC_ERROR;
+	}
+	int fd = ei_xconnect_host_port_tmo(&c->ec, (Erl_IpAddr)&addr, port, (unsigned)timeout_ms);
+	if (fd < 0) {
+		int e = erl_errno;
+		if (e == ETIMEDOUT)
+			snprintf(err, errlen, "connecting to node %s (port %d) timed out after %d ms",
+				 node, port, timeout_ms);
+		else if (e == EIO)
+			snprintf(err, errlen, "node %s (port %d) refused the handshake: the cookie was "
+				 "rejected or the node is not up yet", node, port);
+		else
+			snprintf(err, errlen, "cannot connect to node %s (port %d): %s", node, port,
+				 strerror(e ? e : errno));
+		return e == ETIMEDOUT ? EIC_TIMEOUT : EIC_ERROR;
+	}
+	c->fd = fd;
+	snprintf(c->node, sizeof(c->node), "%s", node);
+	return EIC_OK;
+}
+
+int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
+	    int timeout_ms, struct term **out_root, const struct term **out_reply, char *err,
+	    size_t errlen)
+{
+	*out_root = NULL;
+	*out_reply = NULL;
+	if (c->fd < 0) {
+		snprintf(err, errlen, "%s:%s: not connected to the node", mod, fun);
+		return EIC_ERROR;
+	}
+	/* ei_rpc_to wants the argument list without the version byte */
+	const char *abuf = args->buff;
+	int alen = args->index;
+	if (alen > 0 && (unsigned char)abuf[0] == 131) {
+		abuf++;
+		alen--;
+	}
+	if (ei_rpc_to(&c->ec, c->fd, (char *)mod, (char *)fun, abuf, alen) < 0) {
+		snprintf(err, errlen, "sending the call %s:%s to node %s failed: %s", mod, fun,
+			 c->node, strerror(erl_errno ? erl_errno : EIO));
+		return EIC_ERROR;
+	}
+
+	long long deadline = clock_ms() + timeout_ms;
+	ei_x_buff x;
+	if (ei_x_new(&x) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return EIC_ERROR;
+	}
+	int status = EIC_ERROR;
+	for (;;) {
+		if (c->poll && c->poll(c->poll_arg, err, errlen)) {
+			status = EIC_CANCELLED;
+			goto out;
+		}
+		long long left = deadline - clock_ms();
+		if (left <= 0) {
+			snprintf(err, errlen, "node %s did not answer %s:%s within %d ms", c->node, mod,
+				 fun, timeout_ms);
+			status = EIC_TIMEOUT;
+			goto out;
+		}
+		erlang_msg msg;
+		x.index = 0;
+		int rc = ei_rpc_from(&c->ec, c->fd, (int)(left < SLICE_MS ? left : SLICE_MS), &msg, &x);
+		if (rc == ERL_TICK)
+			continue;
+		if (rc == ERL_ERROR) {
+			if (erl_errno == ETIMEDOUT)
+				continue;
+			snprintf(err, errlen, "the connection to node %s broke during %s:%s (%s): the "
+				 "node stopped or crashed", c->node, mod, fun,
+				 strerror(erl_errno ? erl_errno : EIO));
+			status = EIC_ERROR;
+			goto out;
+		}
+		if ((size_t)x.index > c->max_reply) {
+			snprintf(err, errlen, "node %s answered %s:%s with %d bytes, more than the %zu "
+				 "gate accepts", c->node, mod, fun, x.index, c->max_reply);
+			status = EIC_ERROR;
+			goto out;
+		}
+		size_t idx = 0;
+		struct term *root;
+		char derr[256];
+		if (term_decode(&root, (const unsigned char *)x.buff, (size_t)x.index, &idx, NULL,
+				derr, sizeof(derr)) < 0) {
+			snprintf(err, errlen, "node %s sent an undecodable reply to %s:%s: %s", c->node,
+				 mod, fun, derr);
+			status = EIC_ERROR;
+			goto out;
+		}
+		const struct term *tag = term_tuple_at(root, 0);
+		const struct term *reply = term_tuple_at(root, 1);
+		if (!term_is_atom(tag, "rex") || !reply || root->u.seq.n != 2) {
+			term_free(root); /* not the answer to a call: a stray message */
+			continue;
+		}
+		*out_root = root;
+		if (reply->type == TERM_TUPLE && reply->u.seq.n == 2 &&
+		    term_is_atom(term_tuple_at(reply, 0), "badrpc")) {
+			char what[1024];
+			*out_reply = term_tuple_at(reply, 1);
+			term_format(*out_reply, what, sizeof(what));
+			snprintf(err, errlen, "%s:%s failed in node %s: %s", mod, fun, c->node, what);
+			status = EIC_BADRPC;
+			goto out;
+		}
+		*out_reply = reply;
+		status = EIC_OK;
+		goto out;
+	}
+out:
+	ei_x_free(&x);
+	return status;
+}
+
+void eic_close(struct eic *c)
+{
+	if (c->fd >= 0) {
+		ei_close_connection(c->fd);
+		c->fd = -1;
+	}
+}

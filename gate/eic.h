@@ -1,0 +1,54 @@
+/* gate/eic.h: gate's ei client: one connection to a node as a hidden C node, RPCs with
+ * timeouts, replies decoded with gate/term.h.
+ *
+ * Waits are cut into slices of at most 200 ms; between slices the poll callback runs, so a
+ * signal or a dead node process ends a wait at once. Ticks from the node are answered
+ * inside ei_rpc_from, so long calls (a whole test suite) keep the connection alive.
+ */
+#ifndef GATE_EIC_H
+#define GATE_EIC_H
+
+#include <stddef.h>
+
+#include <ei.h>
+
+#include "term.h"
+
+enum eic_status {
+	EIC_OK = 0,
+	EIC_ERROR = -1,     /* err says what */
+	EIC_TIMEOUT = -2,   /* no answer in time */
+	EIC_CANCELLED = -3, /* the poll callback asked to stop */
+	EIC_BADRPC = -4,    /* the call ran and failed in the node: {badrpc, Reason} */
+};
+
+/* Returns non-zero to abandon the current wait; may write a reason to err. */
+typedef int (*eic_poll_fn)(void *arg, char *err, size_t errlen);
+
+struct eic {
+	ei_cnode ec;
+	int fd;               /* -1 when not connected */
+	char node[256];       /* the peer, e.g. gate_ab12@127.0.0.1 */
+	size_t max_reply;     /* bytes; larger replies are rejected */
+	eic_poll_fn poll;
+	void *poll_arg;
+};
+
+void eic_init(struct eic *c);
+
+/* Connects to node (name@ip) listening on port without epmd. this_alive names the C node.
+ * cookie is used in memory only. */
+int eic_connect_port(struct eic *c, const char *node, const char *this_alive, int port,
+		     const char *cookie, int timeout_ms, char *err, size_t errlen);
+
+/* Calls mod:fun(args...) where args is an encoded list (version byte optional). On EIC_OK,
+ * *out_root owns the decoded {rex, Reply} and *out_reply points at Reply inside it (borrowed).
+ * On EIC_BADRPC *out_root is the reply too, *out_reply the reason; err holds it as text. */
+int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
+	    int timeout_ms, struct term **out_root, const struct term **out_reply, char *err,
+	    size_t errlen);
+
+/* Closes the connection; a no-op when not connected. */
+void eic_close(struct eic *c);
+
+#endif

@@ -1,0 +1,7 @@
+/* gate/main.c: the entry point; everything else lives in the library the tests link. */
+#include "cli.h"
+
+int main(int argc, char **argv)
+{
+	return cli_main(argc, argv);
+}

@@ -1,0 +1,246 @@
+/* gate/node.c: starts, watches and stops the node gate runs a Mix project's suite in. */
+#include "node.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+/* Evaluated by `mix run` once the project is compiled and its applications started: start
+ * distribution under the name read from stdin, take the cookie from stdin, then halt when
+ * stdin reaches end-of-file (gate is gone). Nothing secret is on this command line. */
+static const char boot_code[] =
+	"[n, c] = String.split(IO.read(:stdio, :line)); "
+	"{:ok, _} = :net_kernel.start([String.to_atom(n), :longnames]); "
+	":erlang.set_cookie(String.to_atom(c)); "
+	"spawn(fn -> w = fn w -> case IO.read(:stdio, :line) do "
+	"s when is_binary(s) -> w.(w); _ -> System.halt(3) end end; w.(w) end)";
+
+int node_random_hex(char *buf, size_t bytes)
+{
+	unsigned char raw[64];
+	if (bytes > sizeof(raw))
+		return -1;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t got = read(fd, raw, bytes);
+	close(fd);
+	if (got != (ssize_t)bytes)
+		return -1;
+	for (size_t i = 0; i < bytes; i++)
+		sprintf(buf + 2 * i, "%02x", raw[i]);
+	return 0;
+}
+
+/* A port free on 127.0.0.1 now. Another process may take it before the node binds it; the
+ * node then fails to start distribution and says so. */
+static int free_port(void)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int port = -1;
+	if (bind(s, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(s, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	close(s);
+	return port;
+}
+
+#define MAX_ARGS 64
+
+int node_start(struct node *n, const struct node_opts *opts, char *err, size_t errlen)
+{
+	char hex[17], placeholder[33], erl[2048];
+	int in[2] = { -1, -1 };
+
+	memset(n, 0, sizeof(*n));
+	n->stdin_fd = -1;
+	if (node_random_hex(hex, 8) < 0 || node_random_hex(n->cookie, 16) < 0 ||
+	    node_random_hex(placeholder, 16) < 0) {
+		snprintf(err, errlen, "cannot read /dev/urandom for the node name and cookie: %s",
+			 strerror(errno));
+		return -1;
+	}
+	snprintf(n->alive, sizeof(n->alive), "gate_%s", hex);
+	snprintf(n->name, sizeof(n->name), "%s@127.0.0.1", n->alive);
+	n->port = free_port();
+	if (n->port < 0) {
+		snprintf(err, errlen, "cannot find a free TCP port on 127.0.0.1: %s", strerror(errno));
+		return -1;
+	}
+	/* -setcookie with a random throw-away value keeps erl from reading or creating
+	 * ~/.erlang.cookie; the boot code replaces it with the real cookie read from stdin
+	 * before anything can use it. */
+	int w = snprintf(erl, sizeof(erl),
+			 "-start_epmd false -erl_epmd_port %d "
+			 "-kernel inet_dist_use_interface {127,0,0,1} -setcookie %s %s",
+			 n->port, placeholder, opts->erl_flags ? opts->erl_flags : "");
+	if (w < 0 || (size_t)w >= sizeof(erl)) {
+		snprintf(err, errlen, "node.erl_flags is too long (more than %zu bytes)",
+			 sizeof(erl) - 200);
+		return -1;
+	}
+
+	const char *elixir = opts->elixir ? opts->elixir : "elixir";
+	char *argv[] = { (char *)elixir, "--erl", erl, "-S", "mix", "run", "--no-halt",
+			 "-e", (char *)boot_code, NULL };
+
+	if (pipe2(in, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		close(in[0]);
+		close(in[1]);
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(in[0]);
+		close(in[1]);
+		close(ready[0]);
+		close(ready[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* child: own process group, default signals, stdin from gate */
+		setpgid(0, 0);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		dup2(in[0], 0);
+		if (chdir(opts->project_dir) < 0) {
+			int e = errno;
+			(void)!write(ready[1], &e, sizeof(e));
+			_exit(127);
+		}
+		setenv("MIX_ENV", opts->mix_env ? opts->mix_env : "test", 1);
+		/* should anything start an epmd after all, keep it on loopback */
+		setenv("ERL_EPMD_ADDRESS", "127.0.0.1", 1);
+		execvp(elixir, argv);
+		int e = errno;
+		(void)!write(ready[1], &e, sizeof(e));
+		_exit(127);
+	}
+	setpgid(pid, pid); /* also from here, so the group exists before we may signal it */
+	close(in[0]);
+	close(ready[1]);
+	n->pid = pid;
+	n->stdin_fd = in[1];
+
+	/* the ready pipe closes on exec: an errno on it means chdir or exec failed */
+	int child_errno = 0;
+	ssize_t got = read(ready[0], &child_errno, sizeof(child_errno));
+	close(ready[0]);
+	if (got == (ssize_t)sizeof(child_errno)) {
+		waitpid(pid, &n->wait_status, 0);
+		n->exited = true;
+		n->pid = 0;
+		close(n->stdin_fd);
+		n->stdin_fd = -1;
+		if (child_errno == ENOENT && strchr(elixir, '/') == NULL)
+			snprintf(err, errlen, "cannot run %s: not found on PATH; install Elixir "
+				 "(Debian: apt-get install elixir) or fix PATH", elixir);
+		else
+			snprintf(err, errlen, "cannot start the node in %s: %s", opts->project_dir,
+				 strerror(child_errno));
+		return -1;
+	}
+
+	char line[256];
+	int len = snprintf(line, sizeof(line), "%s %s\n", n->name, n->cookie);
+	if (write(n->stdin_fd, line, (size_t)len) != len) {
+		snprintf(err, errlen, "cannot hand the node its name and cookie: %s", strerror(errno));
+		memset(line, 0, sizeof(line));
+		node_stop(n, 0);
+		return -1;
+	}
+	memset(line, 0, sizeof(line));
+	return 0;
+}
+
+bool node_exited(struct node *n)
+{
+	if (n->exited)
+		return true;
+	if (n->pid <= 0)
+		return false;
+	pid_t r = waitpid(n->pid, &n->wait_status, WNOHANG);
+	if (r == n->pid || (r < 0 && errno == ECHILD)) {
+		n->exited = true;
+		return true;
+	}
+	return false;
+}
+
+void node_exit_describe(const struct node *n, char *buf, size_t len)
+{
+	if (!n->exited)
+		snprintf(buf, len, "is still running");
+	else if (WIFEXITED(n->wait_status))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(n->wait_status));
+	else if (WIFSIGNALED(n->wait_status))
+		snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(n->wait_status),
+			 strsignal(WTERMSIG(n->wait_status)));
+	else
+		snprintf(buf, len, "ended (wait status %d)", n->wait_status);
+}
+
+bool node_wait_exit(struct node *n, int timeout_ms)
+{
+	long long deadline = clock_ms() + timeout_ms;
+	while (!node_exited(n)) {
+		if (clock_ms() >= deadline)
+			return false;
+		usleep(20000);
+	}
+	return true;
+}
+
+void node_stop(struct node *n, int timeout_ms)
+{
+	if (n->pid > 0) {
+		if (!node_exited(n)) {
+			kill(-n->pid, SIGTERM);
+			if (!node_wait_exit(n, timeout_ms)) {
+				kill(-n->pid, SIGKILL);
+				node_wait_exit(n, 5000);
+			}
+		}
+		/* whatever else is left in the group: erl_child_setup, OS processes of the suite */
+		kill(-n->pid, SIGKILL);
+		if (!n->exited)
+			waitpid(n->pid, &n->wait_status, 0);
+		n->exited = true;
+		n->pid = 0;
+	}
+	if (n->stdin_fd >= 0) {
+		close(n->stdin_fd);
+		n->stdin_fd = -1;
+	}
+}
+
+void node_kill_now(const struct node *n)
+{
+	if (n->pid > 0)
+		kill(-n->pid, SIGKILL);
+}

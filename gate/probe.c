@@ -1,0 +1,303 @@
+/* gate/probe.c: loads gate_probe into the node, calls it and decodes its replies. */
+#include "probe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe_blob.h"
+
+/* Calls gate_probe:fun with the already encoded argument list in args (or none). */
+static int call(struct eic *c, const char *mod, const char *fun, ei_x_buff *args,
+		int timeout_ms, struct term **root, const struct term **reply, char *err,
+		size_t errlen)
+{
+	ei_x_buff none;
+	int rc;
+	if (!args) {
+		ei_x_new(&none);
+		ei_x_encode_empty_list(&none);
+		rc = eic_rpc(c, mod, fun, &none, timeout_ms, root, reply, err, errlen);
+		ei_x_free(&none);
+	} else {
+		rc = eic_rpc(c, mod, fun, args, timeout_ms, root, reply, err, errlen);
+	}
+	return rc;
+}
+
+int probe_load(struct eic *c, int timeout_ms, char *err, size_t errlen)
+{
+	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
+		ei_x_buff args;
+		char file[128];
+		snprintf(file, sizeof(file), "gate:%s.beam", b->module);
+		ei_x_new(&args);
+		ei_x_encode_list_header(&args, 3);
+		ei_x_encode_atom(&args, b->module);
+		ei_x_encode_string(&args, file);
+		ei_x_encode_binary(&args, b->beam, (long)b->size);
+		ei_x_encode_empty_list(&args);
+		struct term *root;
+		const struct term *reply;
+		int rc = call(c, "code", "load_binary", &args, timeout_ms, &root, &reply, err, errlen);
+		ei_x_free(&args);
+		if (rc != EIC_OK) {
+			term_free(root);
+			return rc;
+		}
+		/* {module, Mod} or {error, What} */
+		if (!term_is_atom(term_tuple_at(reply, 0), "module")) {
+			char what[256];
+			term_format(reply, what, sizeof(what));
+			snprintf(err, errlen, "node %s refused to load the probe module %s: %s", c->node,
+				 b->module, what);
+			term_free(root);
+			return EIC_ERROR;
+		}
+		term_free(root);
+	}
+	return EIC_OK;
+}
+
+void probe_unload(struct eic *c, int timeout_ms)
+{
+	char ignored[256];
+	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
+		static const char *const funs[] = { "purge", "delete", "purge" };
+		for (size_t i = 0; i < 3; i++) {
+			ei_x_buff args;
+			ei_x_new(&args);
+			ei_x_encode_list_header(&args, 1);
+			ei_x_encode_atom(&args, b->module);
+			ei_x_encode_empty_list(&args);
+			struct term *root;
+			const struct term *reply;
+			call(c, "code", funs[i], &args, timeout_ms, &root, &reply, ignored,
+			     sizeof(ignored));
+			term_free(root);
+			ei_x_free(&args);
+		}
+	}
+}
+
+static void copy_text(char *dst, size_t len, const struct term *t)
+{
+	const char *s = term_text(t);
+	snprintf(dst, len, "%s", s ? s : "");
+}
+
+int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err,
+		size_t errlen)
+{
+	struct term *root;
+	const struct term *r;
+	int rc = call(c, "gate_probe", "hello", NULL, timeout_ms, &root, &r, err, errlen);
+	if (rc == EIC_OK) {
+		memset(out, 0, sizeof(*out));
+		if (!r || r->type != TERM_MAP) {
+			snprintf(err, errlen, "gate_probe:hello/0 on node %s answered with a %s, not a map",
+				 c->node, r ? "different term" : "nothing");
+			rc = EIC_ERROR;
+		} else {
+			int64_t ws = 0;
+			copy_text(out->otp_release, sizeof(out->otp_release), term_map_get(r, "otp_release"));
+			copy_text(out->erts, sizeof(out->erts), term_map_get(r, "erts"));
+			copy_text(out->elixir, sizeof(out->elixir), term_map_get(r, "elixir"));
+			copy_text(out->mix_env, sizeof(out->mix_env), term_map_get(r, "mix_env"));
+			out->mix_project = term_is_atom(term_map_get(r, "mix_project"), "true");
+			term_int(term_map_get(r, "word_size"), &ws);
+			out->word_size = (int)ws;
+		}
+	}
+	term_free(root);
+	return rc;
+}
+
+int probe_prepare(struct eic *c, int timeout_ms, char *err, size_t errlen)
+{
+	struct term *root;
+	const struct term *r;
+	int rc = call(c, "gate_probe", "prepare", NULL, timeout_ms, &root, &r, err, errlen);
+	term_free(root);
+	return rc;
+}
+
+int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err,
+			  size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	const struct term *mem = term_map_get(reply, "memory");
+	if (!mem || mem->type != TERM_MAP) {
+		snprintf(err, errlen, "snapshot has no memory map");
+		return -1;
+	}
+	for (size_t i = 0; i < mem->u.seq.n; i++) {
+		const struct term *k = &mem->u.seq.items[2 * i];
+		const struct term *v = &mem->u.seq.items[2 * i + 1];
+		int cat = mem_cat_from_name(term_text(k));
+		int64_t bytes;
+		if (cat < 0 || k->type != TERM_ATOM)
+			continue; /* a category this gate does not know: a newer OTP */
+		if (term_int(v, &bytes) < 0 || bytes < 0) {
+			snprintf(err, errlen, "snapshot: memory category %s is not a byte count",
+				 term_text(k));
+			return -1;
+		}
+		out->mem[cat] = bytes;
+		out->have[cat] = true;
+	}
+	struct {
+		const char *key;
+		int64_t *dst;
+	} ints[] = {
+		{ "process_count", &out->process_count }, { "atom_count", &out->atom_count },
+		{ "ets_count", &out->ets_count },         { "port_count", &out->port_count },
+		{ "gc_us", &out->gc_us },                 { "taken_at_ms", &out->taken_at_ms },
+	};
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		if (term_int(term_map_get(reply, ints[i].key), ints[i].dst) < 0) {
+			snprintf(err, errlen, "snapshot: %s missing or not an integer", ints[i].key);
+			return -1;
+		}
+	}
+	copy_text(out->otp_release, sizeof(out->otp_release), term_map_get(reply, "otp_release"));
+	return 0;
+}
+
+int probe_snapshot(struct eic *c, bool gc, int timeout_ms, struct snapshot *out, char *err,
+		   size_t errlen)
+{
+	ei_x_buff args;
+	ei_x_new(&args);
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_map_header(&args, 1);
+	ei_x_encode_atom(&args, "gc");
+	ei_x_encode_atom(&args, gc ? "true" : "false");
+	ei_x_encode_empty_list(&args);
+	struct term *root;
+	const struct term *r;
+	int rc = call(c, "gate_probe", "snapshot", &args, timeout_ms, &root, &r, err, errlen);
+	ei_x_free(&args);
+	if (rc == EIC_OK) {
+		char why[256];
+		if (probe_snapshot_decode(r, out, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "node %s sent a malformed snapshot: %s", c->node, why);
+			rc = EIC_ERROR;
+		}
+	}
+	term_free(root);
+	return rc;
+}
+
+static char *dup_text(const struct term *t)
+{
+	const char *s = term_text(t);
+	return strdup(s ? s : "");
+}
+
+static int state_from(const struct term *t, enum test_state *out)
+{
+	static const struct {
+		const char *name;
+		enum test_state state;
+	} states[] = {
+		{ "passed", TEST_PASSED },   { "failed", TEST_FAILED },
+		{ "skipped", TEST_SKIPPED }, { "excluded", TEST_EXCLUDED },
+		{ "invalid", TEST_INVALID },
+	};
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (term_is_atom(t, states[i].name)) {
+			*out = states[i].state;
+			return 0;
+		}
+	return -1;
+}
+
+int probe_tests_decode(const struct term *reply, struct test_run *out, char **suite_error,
+		       char *err, size_t errlen)
+{
+	*suite_error = NULL;
+	const struct term *tag = term_tuple_at(reply, 0);
+	const struct term *body = term_tuple_at(reply, 1);
+	if (term_is_atom(tag, "error")) {
+		const char *why = term_text(body);
+		snprintf(err, errlen, "%s", why ? why : "mix test failed in the node");
+		return -1;
+	}
+	if (!term_is_atom(tag, "ok") || !body || body->type != TERM_MAP) {
+		snprintf(err, errlen, "the suite result is not {ok, Map}");
+		return -1;
+	}
+	const struct term *tests = term_map_get(body, "tests");
+	if (!tests || tests->type != TERM_LIST) {
+		snprintf(err, errlen, "the suite result has no list of tests");
+		return -1;
+	}
+	for (size_t i = 0; i < tests->u.seq.n; i++) {
+		const struct term *t = &tests->u.seq.items[i];
+		int64_t line, time_us;
+		enum test_state state;
+		if (t->type != TERM_TUPLE || t->u.seq.n != 7 || !term_text(term_tuple_at(t, 0)) ||
+		    !term_text(term_tuple_at(t, 1)) || !term_text(term_tuple_at(t, 2)) ||
+		    term_int(term_tuple_at(t, 3), &line) < 0 ||
+		    term_int(term_tuple_at(t, 4), &time_us) < 0 ||
+		    state_from(term_tuple_at(t, 5), &state) < 0 || !term_text(term_tuple_at(t, 6))) {
+			snprintf(err, errlen, "test record %zu is malformed", i + 1);
+			return -1;
+		}
+		struct test_result *r = test_run_add(out);
+		if (!r) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		r->module = dup_text(term_tuple_at(t, 0));
+		r->name = dup_text(term_tuple_at(t, 1));
+		r->file = dup_text(term_tuple_at(t, 2));
+		r->message = dup_text(term_tuple_at(t, 6));
+		if (!r->module || !r->name || !r->file || !r->message) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		r->line = line > 0 && line < INT32_MAX ? (int)line : 0;
+		r->time_us = time_us;
+		r->state = state;
+	}
+	out->finished = true;
+	if (term_int(term_map_get(body, "run_us"), &out->run_us) < 0)
+		out->run_us = -1;
+	if (term_int(term_map_get(body, "load_us"), &out->load_us) < 0)
+		out->load_us = -1;
+	if (term_int(term_map_get(body, "wall_us"), &out->wall_us) < 0)
+		out->wall_us = -1;
+	if (term_int(term_map_get(body, "seed"), &out->seed) < 0)
+		out->seed = 0;
+	const char *suite_err = term_text(term_map_get(body, "error"));
+	if (suite_err && *suite_err) {
+		*suite_error = strdup(suite_err);
+	}
+	return 0;
+}
+
+int probe_run_tests(struct eic *c, char *const *args, size_t nargs, int timeout_ms,
+		    struct test_run *out, char **suite_error, char *err, size_t errlen)
+{
+	ei_x_buff a;
+	ei_x_new(&a);
+	ei_x_encode_list_header(&a, 1);
+	if (nargs) {
+		ei_x_encode_list_header(&a, (long)nargs);
+		for (size_t i = 0; i < nargs; i++)
+			ei_x_encode_binary(&a, args[i], (long)strlen(args[i]));
+	}
+	ei_x_encode_empty_list(&a);
+	ei_x_encode_empty_list(&a);
+	struct term *root;
+	const struct term *r;
+	*suite_error = NULL;
+	int rc = eic_rpc(c, "gate_probe", "run_tests", &a, timeout_ms, &root, &r, err, errlen);
+	ei_x_free(&a);
+	if (rc == EIC_OK && probe_tests_decode(r, out, suite_error, err, errlen) < 0)
+		rc = EIC_ERROR;
+	term_free(root);
+	return rc;
+}

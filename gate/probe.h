@@ -1,0 +1,48 @@
+/* gate/probe.h: the C side of the probe: load gate_probe into the node, call it, decode
+ * its replies into the model, and remove it again.
+ *
+ * Every function returning int returns an enum eic_status (EIC_OK == 0) and writes a
+ * message to err otherwise; EIC_CANCELLED means the wait was abandoned (a signal).
+ */
+#ifndef GATE_PROBE_H
+#define GATE_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "eic.h"
+#include "rules/model.h"
+#include "term.h"
+
+struct probe_info {
+	char otp_release[16];
+	char erts[32];
+	char elixir[32];
+	char mix_env[32];
+	bool mix_project;
+	int word_size;
+};
+
+/* Loads every embedded module with code:load_binary/3 (nothing is written to the node). */
+int probe_load(struct eic *c, int timeout_ms, char *err, size_t errlen);
+/* Purges and deletes the embedded modules; best effort, errors are ignored. */
+void probe_unload(struct eic *c, int timeout_ms);
+
+int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err,
+		size_t errlen);
+/* Pays ExUnit's one-time costs before the before-snapshot (see gate_probe:prepare/0). */
+int probe_prepare(struct eic *c, int timeout_ms, char *err, size_t errlen);
+int probe_snapshot(struct eic *c, bool gc, int timeout_ms, struct snapshot *out, char *err,
+		   size_t errlen);
+/* Runs mix test with args in the node. *suite_error gets mix test's own error text when it
+ * raised after running tests (owned by the caller, NULL when none). */
+int probe_run_tests(struct eic *c, char *const *args, size_t nargs, int timeout_ms,
+		    struct test_run *out, char **suite_error, char *err, size_t errlen);
+
+/* Decoders, on their own for the unit tests. Return 0, or -1 with err. */
+int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err,
+			  size_t errlen);
+int probe_tests_decode(const struct term *reply, struct test_run *out, char **suite_error,
+		       char *err, size_t errlen);
+
+#endif

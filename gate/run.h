@@ -1,0 +1,24 @@
+/* gate/run.h: `gate run`, the pipeline: node, GC + snapshot, tests, GC + snapshot, rules,
+ * reports, exit code. */
+#ifndef GATE_RUN_H
+#define GATE_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct run_opts {
+	const char *project_dir; /* -C; "." when NULL */
+	const char *config_path; /* -c; NULL: PROJECT/gate.toml when it exists, else defaults */
+	const char *junit_path;  /* --junit, relative to the cwd; NULL: output.junit in the project */
+	char *const *test_args;  /* after --, passed to mix test */
+	size_t ntest_args;
+	int boot_timeout_ms;     /* > 0 overrides node.boot_timeout */
+	int test_timeout_ms;     /* > 0 overrides node.test_timeout */
+	const char *elixir;      /* elixir executable; NULL: from PATH */
+	bool quiet;              /* no progress lines */
+};
+
+/* Runs the whole pipeline and returns the process exit code (enum gate_exit, or 128+signal). */
+int run_main(const struct run_opts *opts);
+
+#endif

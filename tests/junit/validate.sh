@@ -1,0 +1,44 @@
+#!/bin/sh
+# tests/junit/validate.sh: checks a JUnit report against the Jenkins xUnit schema (junit-10.xsd).
+#
+#   sh tests/junit/validate.sh REPORT.xml
+#
+# The schema predates the testcase file/line attributes that GitLab and GitHub read, so they
+# are removed from a temp copy first. Exit 0: valid; 1: invalid; 2: usage or missing tools.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+xsd="$here/junit-10.xsd"
+
+if [ $# -ne 1 ]; then
+	echo "usage: sh tests/junit/validate.sh REPORT.xml" >&2
+	exit 2
+fi
+report=$1
+if [ ! -r "$report" ]; then
+	echo "validate.sh: error: cannot read $report" >&2
+	exit 2
+fi
+if ! command -v xmllint >/dev/null 2>&1; then
+	echo "validate.sh: error: xmllint not found: install libxml2-utils" >&2
+	exit 2
+fi
+
+tmp=$(mktemp "${TMPDIR:-/tmp}/junit-validate.XXXXXX")
+trap 'rm -f "$tmp"' EXIT INT TERM
+
+# Only inside a <testcase ...> start tag, walking whole name="value" pairs from its start so
+# that text such as ' line="' inside another value is never taken for an attribute. gate
+# writes each start tag on one line and escapes '<' and '"' inside values.
+sed -E ':again
+s/(<testcase( [A-Za-z_:.-]+="[^"]*")*) (file|line)="[^"]*"/\1/
+t again' "$report" >"$tmp"
+
+if xmllint --noout --nonet --schema "$xsd" "$tmp" 2>"$tmp.err"; then
+	rm -f "$tmp.err"
+	echo "$report: valid against junit-10.xsd (testcase file/line removed)"
+	exit 0
+fi
+sed "s|$tmp|$report (file/line removed)|g" "$tmp.err" >&2
+rm -f "$tmp.err"
+exit 1
