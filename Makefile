@@ -73,10 +73,17 @@ unit: $(TEST_BIN)
 e2e: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/run.sh e2e
 
-test: $(BUILD)/gate $(TEST_BIN)
+# test and demo first install what is missing (ci/deps.sh is idempotent and quick when
+# everything is there), so that both work on a fresh Debian 12 machine.
+test:
+	sh ci/deps.sh
+	test -d tests/junit/node_modules/junit2json || (cd tests/junit && npm ci --no-audit --no-fund)
+	$(MAKE) $(if $(SAN),asan,$(BUILD)/gate $(TEST_BIN))
 	GATE_BUILD=$(BUILD) sh tests/run.sh all
 
-demo: $(BUILD)/gate
+demo:
+	sh ci/deps.sh
+	$(MAKE) $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh examples/demo.sh
 
 bench: $(BUILD)/gate

@@ -50,10 +50,7 @@ static const char *const node_keys[] = {"mix_env",     "erl_flags",    "boot_tim
 					"rpc_timeout", "test_timeout", "stop_timeout",
 					NULL};
 static const char *const output_keys[] = {"junit", NULL};
-/* its own keys, then (from growth_keys + 3) the categories of mem_cat_name() */
-static const char *const growth_keys[] = {
-	"max", "floor", "net_of_code", "total", "processes", "processes_used", "system",
-	"atom", "atom_used", "binary", "code", "ets", NULL};
+static const char *const growth_own_keys[] = {"max", "floor", "net_of_code", NULL};
 static const char *const category_keys[] = {"enabled", "max", "floor", NULL};
 
 /* Where messages go: "name:line:col: key: what; fix". */
@@ -580,6 +577,29 @@ static int load_output(struct loader *ld, const struct toml_value *t, struct con
 	return 0;
 }
 
+/* A table under [growth] is taken for a misspelt category, anything else for a key. */
+static int unknown_growth_key(struct loader *ld, struct toml_pos pos, const char *path,
+			      const char *key, bool is_table)
+{
+	const char *names[3 + MEM_CAT_COUNT + 1];
+	const char *const *cats = names + 3;
+	char list[256];
+	const char *s;
+	size_t n = 0;
+
+	for (size_t i = 0; growth_own_keys[i]; i++)
+		names[n++] = growth_own_keys[i];
+	for (int c = 0; c < MEM_CAT_COUNT; c++)
+		names[n++] = mem_cat_name((enum mem_cat)c);
+	names[n] = NULL;
+	if (!is_table)
+		return unknown_key(ld, pos, path, key, names, "[growth]");
+	join_keys(list, sizeof(list), cats);
+	if ((s = suggest(key, cats)))
+		return fail(ld, pos, path, "unknown category; did you mean \"%s\"?", s);
+	return fail(ld, pos, path, "unknown category; use one of %s", list);
+}
+
 /* What a [growth.<category>] table sets; unset fields take [growth]'s or the default. */
 struct cat_set {
 	bool max, floor;
@@ -644,18 +664,9 @@ static int load_growth(struct loader *ld, const struct toml_value *t, struct gro
 			rc = get_table(ld, v, path, fix);
 			if (rc == 0)
 				rc = load_category(ld, v, path, &g->cat[cat], &set[cat]);
-		} else if (toml_type(v) == TOML_TABLE) {
-			const char *s = suggest(key, growth_keys + 3);
-			if (s)
-				rc = fail(ld, toml_table_key_pos(t, i), path,
-					  "unknown category; did you mean \"%s\"?", s);
-			else
-				rc = fail(ld, toml_table_key_pos(t, i), path,
-					  "unknown category; use one of total, processes, "
-					  "processes_used, system, atom, atom_used, binary, code, ets");
 		} else {
-			rc = unknown_key(ld, toml_table_key_pos(t, i), path, key, growth_keys,
-					 "[growth]");
+			rc = unknown_growth_key(ld, toml_table_key_pos(t, i), path, key,
+						toml_type(v) == TOML_TABLE);
 		}
 		if (rc < 0)
 			return -1;

@@ -3,18 +3,20 @@
 // checks what a CI reader would see.
 //
 //   node tests/junit/check.js REPORT.xml [--tests N] [--failures N] [--errors N]
-//        [--skipped N] [--failure-contains CASE_NAME=TEXT]...
+//        [--skipped N] [--failure-contains CASE_NAME=TEXT]... [--testcase CLASSNAME=NAME]...
 //
 // Counts are of testcases as the reader parses them (a testcase with <failure> is a failure,
 // and so on), and every declared tests/failures/errors/skipped attribute must agree with
 // them. --failure-contains: some testcase named CASE_NAME has a <failure> (or, failing that,
-// an <error>) whose message or text contains TEXT. Exit 0: all checks hold; 1: one does not
+// an <error>) whose message or text contains TEXT. --testcase: a testcase with that classname
+// and name exists. Exit 0: all checks hold; 1: one does not
 // or the file cannot be read; 2: usage.
 import { readFile } from 'node:fs/promises'
 import { parse } from 'junit2json'
 
 const usage = 'usage: node tests/junit/check.js REPORT.xml [--tests N] [--failures N] ' +
-  '[--errors N] [--skipped N] [--failure-contains CASE_NAME=TEXT]...'
+  '[--errors N] [--skipped N] [--failure-contains CASE_NAME=TEXT]... ' +
+  '[--testcase CLASSNAME=NAME]...'
 
 function die (code, msg) {
   console.error(`check.js: ${msg}`)
@@ -22,7 +24,7 @@ function die (code, msg) {
 }
 
 function parseArgs (argv) {
-  const opts = { file: null, expect: {}, contains: [] }
+  const opts = { file: null, expect: {}, contains: [], present: [] }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const value = () => {
@@ -38,6 +40,11 @@ function parseArgs (argv) {
       const eq = v.indexOf('=')
       if (eq <= 0) die(2, `--failure-contains wants CASE_NAME=TEXT, not "${v}"`)
       opts.contains.push({ name: v.slice(0, eq), text: v.slice(eq + 1) })
+    } else if (a === '--testcase') {
+      const v = value()
+      const eq = v.indexOf('=')
+      if (eq <= 0) die(2, `--testcase wants CLASSNAME=NAME, not "${v}"`)
+      opts.present.push({ classname: v.slice(0, eq), name: v.slice(eq + 1) })
     } else if (a === '-h' || a === '--help') {
       console.log(usage)
       process.exit(0)
@@ -118,6 +125,12 @@ for (const { name, text } of opts.contains) {
   }
 }
 
+for (const { classname, name } of opts.present) {
+  if (!cases.some(({ tc }) => String(tc.classname) === classname && String(tc.name) === name)) {
+    problems.push(`--testcase: no testcase ${classname} / "${name}"`)
+  }
+}
+
 console.log(`${opts.file}: ${suites.length} suites, ${total.tests} tests, ` +
   `${total.failures} failures, ${total.errors} errors, ${total.skipped} skipped (junit2json)`)
 for (const { suite, tc } of cases) {
@@ -132,5 +145,5 @@ if (problems.length) {
   for (const p of problems) console.error(`check.js: FAIL: ${p}`)
   process.exit(1)
 }
-const checked = Object.keys(opts.expect).length + opts.contains.length
+const checked = Object.keys(opts.expect).length + opts.contains.length + opts.present.length
 console.log(`check.js: OK (${checked} expectations, declared counts consistent)`)

@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# tests/e2e/run.sh: end-to-end tests of `gate run` on real BEAM nodes and fixture Mix
+# projects (tests/fixtures). Each case copies its fixture into a fresh temp dir, runs the
+# real build/gate, checks the exit code, the messages, the JUnit file (xmllint against the
+# xsd and junit2json, a real consumer from npm) and that no process it started is left.
+# usage: tests/e2e/run.sh [CASE...]      ends with "e2e: N passed, M failed"
+set -u
+export LC_ALL=C
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+GATE="$ROOT/${GATE_BUILD:-build}/gate"
+FIX="$ROOT/tests/fixtures"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/gate-e2e.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+PASS=0
+FAIL=0
+FAILED_CASES=()
+CASE_OK=1
+
+[ -x "$GATE" ] || { echo "e2e: $GATE is not built (run make)"; echo "e2e: 0 passed, 1 failed"; exit 1; }
+if [ ! -d "$ROOT/tests/junit/node_modules/junit2json" ]; then
+	(cd "$ROOT/tests/junit" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1) ||
+		echo "e2e: warning: npm ci in tests/junit failed; JUnit consumer checks will fail"
+fi
+
+fail() {
+	echo "    FAIL: $*"
+	CASE_OK=0
+}
+
+# fixture NAME: a private copy of tests/fixtures/NAME; prints its path
+fixture() {
+	local dir
+	dir=$(mktemp -d "$WORK/$1.XXXXXX")
+	cp -r "$FIX/$1/." "$dir/"
+	echo "$dir"
+}
+
+# run_gate ARGS...: runs gate, output in $OUT/$ERR, exit code in $RC
+run_gate() {
+	OUT="$WORK/out.$RANDOM"
+	ERR="$WORK/err.$RANDOM"
+	timeout -k 5 300 "$GATE" "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+
+expect_rc() {
+	if [ "$RC" -ne "$1" ]; then
+		fail "exit code $RC, expected $1"
+		echo "    --- stderr (last 15 lines):"
+		tail -n 15 "$ERR" | sed 's/^/    | /'
+		echo "    --- stdout (last 15 lines):"
+		tail -n 15 "$OUT" | sed 's/^/    | /'
+	fi
+}
+
+expect_in() { # FILE TEXT
+	grep -qF -- "$2" "$1" || fail "$(basename "$1" | cut -d. -f1) lacks: $2"
+}
+
+expect_not_in() { # FILE TEXT
+	if grep -qF -- "$2" "$1"; then fail "$(basename "$1" | cut -d. -f1) has: $2"; fi
+}
+
+# no_leftovers DIR: no process whose working directory is inside DIR (the node, its
+# erl_child_setup, OS processes of the suite), and no epmd started during the case
+no_leftovers() {
+	local dir=$1 left="" p cwd
+	sleep 0.2
+	for p in /proc/[0-9]*; do
+		cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+		case "$cwd" in "$dir"|"$dir"/*) left="$left ${p#/proc/}($(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-60))" ;; esac
+	done
+	[ -z "$left" ] || fail "processes left behind:$left"
+	local now
+	now=$(pgrep -x epmd | sort | tr '\n' ' ')
+	[ "$now" = "$EPMD_BEFORE" ] || fail "epmd processes changed during the case: before [$EPMD_BEFORE] now [$now]"
+}
+
+junit_valid() { # FILE
+	[ -f "$1" ] || { fail "no JUnit file at $1"; return; }
+	sh "$ROOT/tests/junit/validate.sh" "$1" >"$WORK/validate.out" 2>&1 ||
+		fail "JUnit does not validate: $(cat "$WORK/validate.out")"
+}
+
+junit_check() { # FILE ARGS... (tests/junit/check.js expectations)
+	node "$ROOT/tests/junit/check.js" "$@" >"$WORK/check.out" 2>&1 ||
+		fail "junit2json check: $(tail -n 3 "$WORK/check.out")"
+}
+
+# ---------------------------------------------------------------------------------------
+
+case_clean_passes() {
+	local d; d=$(fixture clean)
+	run_gate run -C "$d"
+	expect_rc 0
+	expect_in "$OUT" "gate: PASSED"
+	expect_in "$OUT" "28 tests: 28 passed, 0 failed"
+	expect_in "$OUT" "processes_used"
+	expect_in "$ERR" "before-snapshot"
+	expect_in "$OUT" "28 tests, 0 failures" # ExUnit's own console output streams through
+	junit_valid "$d/_build/gate/junit.xml"
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
+		--testcase "Clean.CacheTest=test the cache holds what was put"
+	no_leftovers "$d"
+}
+
+case_leak_binary_fails() {
+	local d; d=$(fixture leak_binary)
+	run_gate run -C "$d" --junit "$d/out/report.xml"
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED"
+	expect_in "$OUT" "binary grew"
+	junit_valid "$d/out/report.xml"
+	junit_check "$d/out/report.xml" --failure-contains "binary=binary grew" --errors 0
+	no_leftovers "$d"
+}
+
+case_leak_ets_fails() {
+	local d; d=$(fixture leak_ets)
+	run_gate run -C "$d"
+	expect_rc 1
+	expect_in "$OUT" "ets grew"
+	junit_valid "$d/_build/gate/junit.xml"
+	junit_check "$d/_build/gate/junit.xml" --failure-contains "ets=ets grew" --errors 0
+	no_leftovers "$d"
+}
+
+case_failing_test_fails() {
+	local d; d=$(fixture failing)
+	run_gate run -C "$d"
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (1 test)"
+	local j="$d/_build/gate/junit.xml"
+	junit_valid "$j"
+	junit_check "$j" --failures 1 --skipped 2 --errors 0 \
+		--failure-contains "test the answer is right=gate-fixture: the answer drifted"
+	expect_in "$j" 'classname="FailingTest"'
+	no_leftovers "$d"
+}
+
+case_mix_test_args_pass_through() {
+	local d; d=$(fixture failing)
+	run_gate run -C "$d" -- --only slow
+	expect_rc 0 # the failing test is filtered out; the slow one passes
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --testcase "FailingTest=test excluded by tag"
+	no_leftovers "$d"
+}
+
+case_no_compile_is_error() {
+	local d; d=$(fixture no_compile)
+	run_gate run -C "$d"
+	expect_rc 2
+	expect_in "$ERR" "gate: error: node gate_"
+	expect_in "$ERR" "while booting the node"
+	expect_in "$ERR" "exited with status 1"
+	junit_valid "$d/_build/gate/junit.xml"
+	junit_check "$d/_build/gate/junit.xml" --errors 1
+	no_leftovers "$d"
+}
+
+case_node_dies_is_error() {
+	local d; d=$(fixture node_dies)
+	run_gate run -C "$d"
+	expect_rc 2
+	expect_in "$ERR" "gate: error:"
+	expect_in "$ERR" "running the tests"
+	junit_valid "$d/_build/gate/junit.xml"
+	junit_check "$d/_build/gate/junit.xml" --errors 1
+	no_leftovers "$d"
+}
+
+case_test_timeout_is_error() {
+	local d; d=$(fixture blocking)
+	run_gate run -C "$d" --test-timeout 4
+	expect_rc 2
+	expect_in "$ERR" "did not finish within node.test_timeout (4 s)"
+	junit_check "$d/_build/gate/junit.xml" --errors 1
+	no_leftovers "$d"
+}
+
+# signal_during FIXTURE SIGNAL WAIT_FOR_TEXT EXPECTED_RC
+signal_during() {
+	local d; d=$(fixture "$1")
+	OUT="$WORK/out.$RANDOM"
+	ERR="$WORK/err.$RANDOM"
+	"$GATE" run -C "$d" >"$OUT" 2>"$ERR" &
+	local pid=$! i
+	for i in $(seq 1 600); do
+		grep -qF -- "$3" "$OUT" "$ERR" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -qF -- "$3" "$OUT" "$ERR" || fail "never saw: $3"
+	kill -s "$2" "$pid"
+	wait "$pid"
+	RC=$?
+	expect_rc "$4"
+	expect_in "$ERR" "interrupted by"
+	no_leftovers "$d"
+}
+
+case_sigint_while_tests_run() { signal_during blocking INT "gate-fixture: blocking now" 130; }
+case_sigterm_while_booting() { signal_during clean TERM "booting node" 143; }
+
+case_usage_errors() {
+	run_gate run --no-such-flag
+	expect_rc 2
+	expect_in "$ERR" "unknown option --no-such-flag"
+	run_gate frobnicate
+	expect_rc 2
+	expect_in "$ERR" "unknown command frobnicate"
+	run_gate
+	expect_rc 2
+	run_gate run -C "$WORK/does-not-exist"
+	expect_rc 2
+	expect_in "$ERR" "does-not-exist"
+	mkdir -p "$WORK/empty"
+	run_gate run -C "$WORK/empty"
+	expect_rc 2
+	expect_in "$ERR" "no readable mix.exs"
+	run_gate run --test-timeout soon
+	expect_rc 2
+	expect_in "$ERR" "--test-timeout soon"
+	run_gate run -C
+	expect_rc 2
+	expect_in "$ERR" "needs a value"
+}
+
+case_help_and_version() {
+	run_gate --help
+	expect_rc 0
+	expect_in "$OUT" "usage: gate <command>"
+	run_gate run --help
+	expect_rc 0
+	expect_in "$OUT" "usage: gate run"
+	run_gate --version
+	expect_rc 0
+	expect_in "$OUT" "gate 0."
+}
+
+case_bad_config_is_error() {
+	local d; d=$(fixture failing)
+	printf '[node]\nboot_timout = "10 s"\n' >"$d/gate.toml"
+	run_gate run -C "$d"
+	expect_rc 2
+	expect_in "$ERR" "gate.toml:2:1"
+	expect_in "$ERR" "boot_timeout"
+	[ ! -e "$d/_build/gate/junit.xml" ] || fail "a JUnit file was written for a config error"
+	no_leftovers "$d"
+}
+
+# The value after -setcookie on the node's command line is a throw-away: the node replaces
+# it with the real cookie from stdin, so a connection using it must be refused.
+case_cookie_not_on_command_line() {
+	local d; d=$(fixture blocking)
+	OUT="$WORK/out.$RANDOM"
+	ERR="$WORK/err.$RANDOM"
+	"$GATE" run -C "$d" >"$OUT" 2>"$ERR" &
+	local pid=$! i beam="" p
+	for i in $(seq 1 600); do
+		grep -qF "gate-fixture: blocking now" "$OUT" && break
+		sleep 0.1
+	done
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/cwd" 2>/dev/null)" = "$d" ] || continue
+		grep -qa beam "$p/cmdline" 2>/dev/null && beam=${p#/proc/}
+	done
+	if [ -z "$beam" ]; then
+		fail "no node process found"
+	else
+		local args visible port
+		args=$(tr '\0' ' ' <"/proc/$beam/cmdline")
+		visible=$(echo "$args" | sed -n 's/.*-setcookie \([^ ]*\).*/\1/p')
+		port=$(echo "$args" | sed -n 's/.*-erl_epmd_port \([0-9]*\).*/\1/p')
+		name=$(sed -n 's/.*booting node \(gate_[0-9a-f]*@127.0.0.1\).*/\1/p' "$ERR")
+		echo "$args" | grep -q -- "-start_epmd false" || fail "node not started without epmd"
+		ss -ltn 2>/dev/null | grep -q "127.0.0.1:$port " || fail "distribution not on 127.0.0.1:$port"
+		if ss -ltn 2>/dev/null | grep -E "(0.0.0.0|\*|\[::\]):$port " >/dev/null; then fail "distribution listens beyond loopback"; fi
+		local ping
+		ping=$(timeout 30 erl -noshell -start_epmd false -erl_epmd_port "$port" \
+			-name "e2e_$RANDOM@127.0.0.1" -setcookie "$visible" \
+			-eval "io:format(\"~p~n\", [net_adm:ping('$name')]), halt()." 2>/dev/null)
+		[ "$ping" = "pang" ] || fail "the cookie visible on the command line was accepted ($ping)"
+	fi
+	kill -INT "$pid"
+	wait "$pid"
+	no_leftovers "$d"
+}
+
+# ---------------------------------------------------------------------------------------
+
+ALL_CASES=$(declare -F | awk '{print $3}' | grep '^case_' | sed 's/^case_//')
+CASES=${*:-$ALL_CASES}
+for c in $CASES; do
+	CASE_OK=1
+	EPMD_BEFORE=$(pgrep -x epmd | sort | tr '\n' ' ')
+	start=$(date +%s)
+	echo "e2e: $c"
+	"case_$c"
+	if [ "$CASE_OK" = 1 ]; then
+		PASS=$((PASS + 1))
+		echo "    ok ($(($(date +%s) - start)) s)"
+	else
+		FAIL=$((FAIL + 1))
+		FAILED_CASES+=("$c")
+	fi
+done
+[ "$FAIL" -eq 0 ] || echo "e2e: failed cases: ${FAILED_CASES[*]}"
+echo "e2e: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
