@@ -35,7 +35,7 @@ LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/probe_blob.o
 PROBE_ERL := $(wildcard gate/probe/*.erl)
 PROBE_BEAM := $(patsubst gate/probe/%.erl,$(BUILD)/probe/%.beam,$(PROBE_ERL))
 TEST_SRC := $(wildcard tests/test_*.c)
-TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/ei_ping
 
 .PHONY: all test unit e2e demo asan bench clean install deps format
 .DEFAULT_GOAL := all
@@ -63,6 +63,10 @@ $(BUILD)/obj/probe_blob.o: $(BUILD)/probe_blob.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
+$(BUILD)/tests/ei_ping: tests/e2e/ei_ping.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
+
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) -lcmocka
@@ -70,7 +74,7 @@ $(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
 unit: $(TEST_BIN)
 	GATE_BUILD=$(BUILD) sh tests/run.sh unit
 
-e2e: $(BUILD)/gate
+e2e: $(BUILD)/gate $(BUILD)/tests/ei_ping
 	GATE_BUILD=$(BUILD) sh tests/run.sh e2e
 
 # test and demo first install what is missing (ci/deps.sh is idempotent and quick when

@@ -128,7 +128,8 @@ static void row_fill(struct row *r, const struct finding *f)
 {
 	char *name = r->cell[COL_CAT], fl[32];
 	size_t name_len = sizeof(r->cell[COL_CAT]);
-	int64_t delta = f->after - f->before;
+	int64_t delta = f->delta; /* what the rule judged, e.g. net of code growth */
+	bool adjusted = f->delta != f->after - f->before;
 	bool known = f->verdict != VERDICT_SKIP;
 
 	if (f->rule && strcmp(f->rule, "growth") != 0) {
@@ -143,7 +144,8 @@ static void row_fill(struct row *r, const struct finding *f)
 		model_bytes_format(r->cell[COL_AFTER], sizeof(r->cell[0]), f->after);
 		char d[32];
 		model_bytes_format(d, sizeof(d), delta);
-		snprintf(r->cell[COL_DELTA], sizeof(r->cell[0]), "%s%s", delta > 0 ? "+" : "", d);
+		snprintf(r->cell[COL_DELTA], sizeof(r->cell[0]), "%s%s%s", delta > 0 ? "+" : "", d,
+			 adjusted ? "*" : "");
 		double pct = f->before > 0 ? 100.0 * (double)delta / (double)f->before : 0;
 		if (f->before > 0 && pct >= 10000)
 			snprintf(r->cell[COL_PCT], sizeof(r->cell[0]), ">+9999 %%");
@@ -231,6 +233,13 @@ static void print_table(FILE *out, const struct findings *findings, bool color)
 				fprintf(out, "%*s", (int)gap[c], "");
 		}
 		fputc('\n', out);
+	}
+	for (size_t i = 0; i < findings->count; i++) {
+		const struct finding *f = &findings->items[i];
+		if (f->verdict != VERDICT_SKIP && f->delta != f->after - f->before) {
+			fprintf(out, "* judged on live memory: net of code loading and of free heap space\n");
+			break;
+		}
 	}
 	free(rows);
 }

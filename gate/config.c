@@ -1,7 +1,8 @@
 /* gate/config.c: gate.toml read over the defaults, checked key by key, and printed back.
  *
- * config_default, config_load and config_load_text treat cfg as output: they overwrite it
- * without freeing what it held, so call config_clear first when it holds a config.
+ * config_default treats cfg as raw memory. config_load and config_load_text need cfg to hold
+ * a config (from config_default, an earlier load, or all zero) and replace it, freeing what
+ * it held; the file is always read over the defaults, not over what cfg held.
  */
 #include "gate/config.h"
 
@@ -50,7 +51,7 @@ static const char *const node_keys[] = {"mix_env",     "erl_flags",    "boot_tim
 					"rpc_timeout", "test_timeout", "stop_timeout",
 					NULL};
 static const char *const output_keys[] = {"junit", NULL};
-static const char *const growth_own_keys[] = {"max", "floor", "net_of_code", NULL};
+static const char *const growth_own_keys[] = {"max", "floor", "live_totals", NULL};
 static const char *const category_keys[] = {"enabled", "max", "floor", NULL};
 
 /* Where messages go: "name:line:col: key: what; fix". */
@@ -320,7 +321,7 @@ static int amount_parse(const char *s, struct amount *a)
 		return AMOUNT_NEGATIVE;
 	a->num = p;
 	for (; *p >= '0' && *p <= '9'; p++) {
-		if (a->mant > (UINT64_C(1000000000000000000) - 9) / 10)
+		if (a->mant > (UINT64_MAX - 9) / 10)
 			return AMOUNT_TOO_LONG;
 		a->mant = a->mant * 10 + (uint64_t)(*p - '0');
 		digits = true;
@@ -332,7 +333,7 @@ static int amount_parse(const char *s, struct amount *a)
 		if (!(*p >= '0' && *p <= '9'))
 			return AMOUNT_NOT_NUMBER;
 		for (; *p >= '0' && *p <= '9'; p++) {
-			if (a->mant > (UINT64_C(1000000000000000000) - 9) / 10 || a->scale >= 18)
+			if (a->mant > (UINT64_MAX - 9) / 10 || a->scale >= 18)
 				return AMOUNT_TOO_LONG;
 			a->mant = a->mant * 10 + (uint64_t)(*p - '0');
 			a->scale++;
@@ -496,7 +497,7 @@ static int get_percent(struct loader *ld, const struct toml_value *v, const char
 		pct = toml_type(v) == TOML_INTEGER ? (double)toml_integer(v) : toml_float(v);
 		if (!isfinite(pct) || pct < 0)
 			return fail(ld, pos, path, "%g %% is out of range; %s", pct, range);
-		*dst = pct;
+		*dst = pct == 0 ? 0.0 : pct; /* -0.0 would print as "-0 %" */
 		return 0;
 	}
 	if (!(s = toml_string(v, NULL)))
@@ -655,8 +656,8 @@ static int load_growth(struct loader *ld, const struct toml_value *t, struct gro
 		} else if (strcmp(key, "floor") == 0) {
 			rc = get_size(ld, v, path, &floor_bytes);
 			have_floor = true;
-		} else if (strcmp(key, "net_of_code") == 0) {
-			rc = get_bool(ld, v, path, &g->net_of_code);
+		} else if (strcmp(key, "live_totals") == 0) {
+			rc = get_bool(ld, v, path, &g->live_totals);
 		} else if ((cat = mem_cat_from_name(key)) >= 0) {
 			char fix[320];
 			snprintf(fix, sizeof(fix), "write [%s] with enabled, max and floor below it",
@@ -713,8 +714,10 @@ static int load_root(struct loader *ld, const struct toml_value *root, struct co
 
 /* ---- loading ---- */
 
+/* Replaces cfg with the defaults after a failed load. */
 static int load_failed(struct config *cfg, char *err, size_t errlen)
 {
+	config_clear(cfg);
 	if (config_default(cfg) < 0 && err && errlen && !err[0])
 		set_err(err, errlen, "out of memory");
 	return -1;
@@ -733,7 +736,7 @@ int config_load_text(struct config *cfg, const char *text, size_t len, const cha
 		err[0] = '\0';
 	if (config_default(&tmp) < 0) {
 		set_err(err, errlen, "%s: out of memory", name);
-		memset(cfg, 0, sizeof(*cfg));
+		config_clear(cfg);
 		return -1;
 	}
 	if (toml_parse(&root, text, len, terr, sizeof(terr)) < 0) {
@@ -749,6 +752,7 @@ int config_load_text(struct config *cfg, const char *text, size_t len, const cha
 	free(tmp.source);
 	tmp.source = source;
 	toml_free(root);
+	config_clear(cfg);
 	*cfg = tmp;
 	return 0;
 fail:
@@ -922,7 +926,7 @@ void config_print(const struct config *cfg, FILE *out)
 	print_duration(out, "stop_timeout", cfg->stop_timeout_ms);
 	fputs("\n[output]\n", out);
 	print_string(out, "junit", cfg->junit);
-	fprintf(out, "\n[growth]\nnet_of_code = %s\n", g->net_of_code ? "true" : "false");
+	fprintf(out, "\n[growth]\nlive_totals = %s\n", g->live_totals ? "true" : "false");
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
 		fprintf(out, "\n[growth.%s]\nenabled = %s\n", mem_cat_name((enum mem_cat)c),
 			g->cat[c].enabled ? "true" : "false");

@@ -356,6 +356,14 @@ int run_main(const struct run_opts *opts)
 	goto out;
 
 fail:
+	/* a broken connection usually means the node died: say so, with its exit status */
+	if (r.node.pid > 0 && !signals_caught && !r.node.exited && node_wait_exit(&r.node, 2000)) {
+		char how[128], was[2048];
+		node_exit_describe(&r.node, how, sizeof(how));
+		snprintf(was, sizeof(was), "%s", r.err);
+		snprintf(r.err, sizeof(r.err), "node %s %s while %s; its output above says why "
+			 "(gate saw: %s)", r.node.name, how, r.phase, was);
+	}
 	error_msg("%s", r.err);
 	teardown(&r);
 	if (reports)

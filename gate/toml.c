@@ -1312,6 +1312,8 @@ out:
 
 int toml_parse(struct toml_value **out, const char *text, size_t len, char *err, size_t errlen)
 {
+	if (!text && !len)
+		text = "";
 	struct parser ps = {
 		.p = text, .end = text + len, .line = 1, .col = 1, .err = err, .errlen = errlen};
 

@@ -124,6 +124,7 @@ int findings_add(struct findings *list, const char *rule, const char *subject,
 	f->verdict = verdict;
 	f->before = before;
 	f->after = after;
+	f->delta = after - before;
 	f->floor = floor;
 	f->max_pct = max_pct;
 	list->count++;

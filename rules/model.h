@@ -95,6 +95,7 @@ struct finding {
 	enum verdict verdict;
 	int64_t before;
 	int64_t after;
+	int64_t delta;   /* the growth the rule judged: after - before unless the rule says */
 	int64_t floor;   /* growth below this many bytes never fails */
 	double max_pct;  /* allowed growth in percent; < 0 when the rule has none */
 	char *message;   /* one line: what was measured against what */

@@ -67,6 +67,8 @@ static void fill_growth(struct fixture *fx, bool ets_fails)
 		a.mem[MEM_ETS] = b.mem[MEM_ETS] * 2;
 	a.have[MEM_ATOM_USED] = false;
 	growth_config_default(&cfg);
+	for (int i = 0; i < MEM_CAT_COUNT; i++)
+		cfg.cat[i].enabled = true; /* a row for every category */
 	assert_int_equal(growth_check(&fx->findings, &b, &a, &cfg), 0);
 }
 

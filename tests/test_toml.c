@@ -805,6 +805,10 @@ static void test_error_buffer(void **state)
 	assert_int_equal(toml_parse(&v, "a = 1", 5, small, sizeof(small)), 0);
 	assert_string_equal(small, "");
 	toml_free(v);
+	/* no text at all is an empty document */
+	assert_int_equal(toml_parse(&v, NULL, 0, NULL, 0), 0);
+	assert_int_equal(toml_table_len(v), 0);
+	toml_free(v);
 	/* len, not NUL, ends the input */
 	assert_int_equal(toml_parse(&v, "a = 1garbage", 5, NULL, 0), 0);
 	assert_int_equal(int_at(v, "a"), 1);

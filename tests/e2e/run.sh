@@ -276,14 +276,30 @@ case_cookie_not_on_command_line() {
 		ss -ltn 2>/dev/null | grep -q "127.0.0.1:$port " || fail "distribution not on 127.0.0.1:$port"
 		if ss -ltn 2>/dev/null | grep -E "(0.0.0.0|\*|\[::\]):$port " >/dev/null; then fail "distribution listens beyond loopback"; fi
 		local ping
-		ping=$(timeout 30 erl -noshell -start_epmd false -erl_epmd_port "$port" \
-			-name "e2e_$RANDOM@127.0.0.1" -setcookie "$visible" \
-			-eval "io:format(\"~p~n\", [net_adm:ping('$name')]), halt()." 2>/dev/null)
+		[ -n "$visible" ] || fail "no -setcookie on the node's command line"
+		printf '%s\n' "$visible" >"$WORK/visible.cookie"
+		ping=$("$ROOT/${GATE_BUILD:-build}/tests/ei_ping" "$name" "$port" "$WORK/visible.cookie")
 		[ "$ping" = "pang" ] || fail "the cookie visible on the command line was accepted ($ping)"
 	fi
 	kill -INT "$pid"
 	wait "$pid"
 	no_leftovers "$d"
+
+	# control: ei_ping does say pong when the cookie is right (a node of our own)
+	local cport=$((20000 + RANDOM % 30000)) cnode="e2e_ctl_$RANDOM@127.0.0.1" cpid
+	printf 'e2e_known_cookie\n' >"$WORK/known.cookie"
+	(cd "$WORK" && exec erl -noshell -start_epmd false -erl_epmd_port "$cport" -name "$cnode" \
+		-kernel inet_dist_use_interface '{127,0,0,1}' -setcookie e2e_known_cookie \
+		-eval 'spawn(fun() -> timer:sleep(30000), halt() end).') &
+	cpid=$!
+	for i in $(seq 1 50); do
+		ss -ltn 2>/dev/null | grep -q "127.0.0.1:$cport " && break
+		sleep 0.1
+	done
+	ping=$("$ROOT/${GATE_BUILD:-build}/tests/ei_ping" "$cnode" "$cport" "$WORK/known.cookie")
+	[ "$ping" = "pong" ] || fail "control: ei_ping with the right cookie said $ping"
+	kill "$cpid" 2>/dev/null
+	wait "$cpid" 2>/dev/null
 }
 
 # ---------------------------------------------------------------------------------------

@@ -1,0 +1,33 @@
+#!/bin/sh
+# tests/bench/run.sh: `make bench`: gate's overhead as ratios measured within one run (this
+# machine is shared and noisy, so no absolute times are asserted anywhere).
+#   overhead: wall time of `gate run` vs a bare `MIX_ENV=test mix test` on the clean fixture,
+#   runs interleaved, medians compared. Target <= 1.10x.
+# usage: tests/bench/run.sh [ROUNDS]   (default 7)
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+gate="$root/${GATE_BUILD:-build}/gate"
+rounds=${1:-7}
+work=$(mktemp -d "${TMPDIR:-/tmp}/gate-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+cp -r "$root/tests/fixtures/clean" "$work/clean"
+cd "$work/clean"
+export MIX_ENV=test LC_ALL=C
+mix compile >/dev/null 2>&1 # both sides start from a compiled project
+
+now_ms() { date +%s%3N; }
+median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+: >"$work/bare"
+: >"$work/gate"
+i=0
+while [ "$i" -lt "$rounds" ]; do
+	t=$(now_ms); mix test >/dev/null 2>&1 || true; echo $(($(now_ms) - t)) >>"$work/bare"
+	t=$(now_ms); "$gate" run -q -C . >/dev/null 2>&1 || true; echo $(($(now_ms) - t)) >>"$work/gate"
+	i=$((i + 1))
+done
+bare=$(median <"$work/bare")
+g=$(median <"$work/gate")
+echo "bench: bare mix test runs (ms): $(tr '\n' ' ' <"$work/bare")"
+echo "bench: gate run runs (ms):      $(tr '\n' ' ' <"$work/gate")"
+awk -v b="$bare" -v g="$g" 'BEGIN { printf "bench: overhead gate run / mix test = %.3fx (medians %s ms / %s ms over '"$rounds"' rounds, target <= 1.10x)\n", g / b, g, b }'

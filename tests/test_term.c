@@ -1,0 +1,371 @@
+/* tests/test_term.c: the bounded external-term decoder and the probe reply decoders. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ei.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate/probe.h"
+#include "gate/term.h"
+
+static struct term *decode_ok(const ei_x_buff *x)
+{
+	struct term *t = NULL;
+	size_t idx = 0;
+	char err[256] = "";
+	int rc = term_decode(&t, (const unsigned char *)x->buff, (size_t)x->index, &idx, NULL, err,
+			     sizeof(err));
+	if (rc != 0)
+		fail_msg("decode failed: %s", err);
+	assert_int_equal(idx, (size_t)x->index);
+	return t;
+}
+
+static void test_scalars(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 7);
+	ei_x_encode_long(&x, 7);
+	ei_x_encode_long(&x, -123456);
+	ei_x_encode_longlong(&x, 9000000000000LL);
+	ei_x_encode_longlong(&x, INT64_MIN);
+	ei_x_encode_double(&x, 2.5);
+	ei_x_encode_atom(&x, "hello");
+	ei_x_encode_binary(&x, "bin\0ary", 7);
+	struct term *t = decode_ok(&x);
+	int64_t v;
+	assert_int_equal(t->type, TERM_TUPLE);
+	assert_int_equal(t->u.seq.n, 7);
+	assert_int_equal(term_int(term_tuple_at(t, 0), &v), 0);
+	assert_int_equal(v, 7);
+	term_int(term_tuple_at(t, 1), &v);
+	assert_int_equal(v, -123456);
+	term_int(term_tuple_at(t, 2), &v);
+	assert_true(v == 9000000000000LL);
+	term_int(term_tuple_at(t, 3), &v);
+	assert_true(v == INT64_MIN);
+	assert_int_equal(term_tuple_at(t, 4)->type, TERM_FLOAT);
+	assert_true(term_tuple_at(t, 4)->u.f == 2.5);
+	assert_true(term_is_atom(term_tuple_at(t, 5), "hello"));
+	assert_int_equal(term_tuple_at(t, 6)->u.bin.len, 7);
+	assert_memory_equal(term_tuple_at(t, 6)->u.bin.data, "bin\0ary", 7);
+	assert_null(term_tuple_at(t, 7));
+	term_free(t);
+	ei_x_free(&x);
+}
+
+static void test_containers(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_map_header(&x, 2);
+	ei_x_encode_atom(&x, "list");
+	ei_x_encode_list_header(&x, 2);
+	ei_x_encode_string(&x, "abc"); /* STRING_EXT */
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_atom(&x, "n");
+	ei_x_encode_long(&x, 3);
+	struct term *t = decode_ok(&x);
+	assert_int_equal(t->type, TERM_MAP);
+	const struct term *l = term_map_get(t, "list");
+	assert_non_null(l);
+	assert_int_equal(l->type, TERM_LIST);
+	assert_int_equal(l->u.seq.n, 2);
+	assert_string_equal(term_text(&l->u.seq.items[0]), "abc");
+	assert_int_equal(l->u.seq.items[1].type, TERM_LIST);
+	assert_null(term_map_get(t, "missing"));
+	char buf[64];
+	term_format(t, buf, sizeof(buf));
+	assert_string_equal(buf, "#{list=>[<<\"abc\">>,[]],n=>3}");
+	term_free(t);
+	ei_x_free(&x);
+}
+
+static void test_opaque_pid(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	erlang_pid pid = { .node = "n@127.0.0.1", .num = 1, .serial = 2, .creation = 3 };
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_pid(&x, &pid);
+	ei_x_encode_atom(&x, "after");
+	struct term *t = decode_ok(&x);
+	assert_int_equal(term_tuple_at(t, 0)->type, TERM_OPAQUE);
+	assert_true(term_is_atom(term_tuple_at(t, 1), "after"));
+	term_free(t);
+	ei_x_free(&x);
+}
+
+/* Every prefix of a valid term is rejected cleanly (ASan checks for reads past the end). */
+static void test_every_truncation_rejected(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_map_header(&x, 1);
+	ei_x_encode_atom(&x, "tests");
+	ei_x_encode_list_header(&x, 1);
+	ei_x_encode_tuple_header(&x, 3);
+	ei_x_encode_binary(&x, "Elixir.FooTest", 14);
+	ei_x_encode_longlong(&x, 1LL << 40);
+	ei_x_encode_double(&x, 1.5);
+	ei_x_encode_empty_list(&x);
+	for (int len = 0; len < x.index; len++) {
+		unsigned char *copy = malloc((size_t)len + 1);
+		memcpy(copy, x.buff, (size_t)len);
+		struct term *t = (struct term *)1;
+		size_t idx = 0;
+		char err[256];
+		assert_int_equal(term_decode(&t, copy, (size_t)len, &idx, NULL, err, sizeof(err)), -1);
+		assert_null(t);
+		assert_non_null(strstr(err, "byte"));
+		free(copy);
+	}
+	ei_x_free(&x);
+}
+
+static void test_hostile_lengths(void **state)
+{
+	(void)state;
+	/* a list claiming 2^32-1 elements in 6 bytes */
+	const unsigned char big_list[] = { 131, 108, 0xff, 0xff, 0xff, 0xff };
+	/* a binary claiming 4 GB */
+	const unsigned char big_bin[] = { 131, 109, 0xff, 0xff, 0xff, 0xff, 'a' };
+	/* a map claiming 2^31 pairs */
+	const unsigned char big_map[] = { 131, 116, 0x80, 0, 0, 0 };
+	/* an unknown tag */
+	const unsigned char bad_tag[] = { 131, 200 };
+	/* an improper list [1 | 2] */
+	const unsigned char improper[] = { 131, 108, 0, 0, 0, 1, 97, 1, 97, 2 };
+	const struct {
+		const unsigned char *buf;
+		size_t len;
+		const char *why;
+	} cases[] = {
+		{ big_list, sizeof(big_list), "exceeds" },
+		{ big_bin, sizeof(big_bin), "truncated" },
+		{ big_map, sizeof(big_map), "exceeds" },
+		{ bad_tag, sizeof(bad_tag), "unsupported term tag 200" },
+		{ improper, sizeof(improper), "improper list" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct term *t;
+		size_t idx = 0;
+		char err[256];
+		assert_int_equal(term_decode(&t, cases[i].buf, cases[i].len, &idx, NULL, err,
+					     sizeof(err)), -1);
+		if (!strstr(err, cases[i].why))
+			fail_msg("case %zu: %s lacks %s", i, err, cases[i].why);
+	}
+}
+
+static void test_limits(void **state)
+{
+	(void)state;
+	/* 100 nested one-element tuples */
+	unsigned char deep[2 + 2 * 100 + 2];
+	size_t n = 0;
+	deep[n++] = 131;
+	for (int i = 0; i < 100; i++) {
+		deep[n++] = 104;
+		deep[n++] = 1;
+	}
+	deep[n++] = 97;
+	deep[n++] = 1;
+	struct term *t;
+	size_t idx = 0;
+	char err[256];
+	assert_int_equal(term_decode(&t, deep, n, &idx, NULL, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "nested deeper than 32"));
+
+	struct term_limits tight = { .max_depth = 8, .max_elements = 3, .max_bytes = 4 };
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_list_header(&x, 4);
+	for (int i = 0; i < 4; i++)
+		ei_x_encode_long(&x, i);
+	ei_x_encode_empty_list(&x);
+	idx = 0;
+	assert_int_equal(term_decode(&t, (unsigned char *)x.buff, (size_t)x.index, &idx, &tight,
+				     err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 3 terms"));
+	ei_x_free(&x);
+
+	ei_x_new_with_version(&x);
+	ei_x_encode_binary(&x, "12345", 5);
+	idx = 0;
+	assert_int_equal(term_decode(&t, (unsigned char *)x.buff, (size_t)x.index, &idx, &tight,
+				     err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 4 bytes of text"));
+	ei_x_free(&x);
+}
+
+static void encode_memory(ei_x_buff *x, int64_t total)
+{
+	ei_x_encode_atom(x, "memory");
+	ei_x_encode_map_header(x, 3);
+	ei_x_encode_atom(x, "total");
+	ei_x_encode_longlong(x, total);
+	ei_x_encode_atom(x, "binary");
+	ei_x_encode_long(x, 4096);
+	ei_x_encode_atom(x, "a_future_category");
+	ei_x_encode_long(x, 1);
+}
+
+static void encode_snapshot(ei_x_buff *x, bool with_atoms)
+{
+	ei_x_new_with_version(x);
+	ei_x_encode_map_header(x, with_atoms ? 8 : 7);
+	encode_memory(x, 30000000);
+	const char *keys[] = { "process_count", "ets_count", "port_count", "gc_us", "taken_at_ms" };
+	for (int i = 0; i < 5; i++) {
+		ei_x_encode_atom(x, keys[i]);
+		ei_x_encode_long(x, 10 + i);
+	}
+	ei_x_encode_atom(x, "otp_release");
+	ei_x_encode_binary(x, "25", 2);
+	if (with_atoms) {
+		ei_x_encode_atom(x, "atom_count");
+		ei_x_encode_long(x, 15000);
+	}
+}
+
+static void test_snapshot_decode(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	encode_snapshot(&x, true);
+	struct term *t = decode_ok(&x);
+	struct snapshot s;
+	char err[256];
+	assert_int_equal(probe_snapshot_decode(t, &s, err, sizeof(err)), 0);
+	assert_true(s.have[MEM_TOTAL] && s.have[MEM_BINARY]);
+	assert_false(s.have[MEM_CODE]);
+	assert_int_equal(s.mem[MEM_TOTAL], 30000000);
+	assert_int_equal(s.mem[MEM_BINARY], 4096);
+	assert_int_equal(s.atom_count, 15000);
+	assert_int_equal(s.process_count, 10);
+	assert_string_equal(s.otp_release, "25");
+	term_free(t);
+	ei_x_free(&x);
+
+	encode_snapshot(&x, false);
+	t = decode_ok(&x);
+	assert_int_equal(probe_snapshot_decode(t, &s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "atom_count"));
+	term_free(t);
+	ei_x_free(&x);
+}
+
+static void encode_test(ei_x_buff *x, const char *name, const char *state, const char *msg)
+{
+	ei_x_encode_tuple_header(x, 7);
+	ei_x_encode_binary(x, "Elixir.FooTest", 14);
+	ei_x_encode_binary(x, name, (long)strlen(name));
+	ei_x_encode_binary(x, "test/foo_test.exs", 17);
+	ei_x_encode_long(x, 12);
+	ei_x_encode_long(x, 1500);
+	ei_x_encode_atom(x, state);
+	ei_x_encode_binary(x, msg, (long)strlen(msg));
+}
+
+static void test_tests_decode(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "ok");
+	ei_x_encode_map_header(&x, 3);
+	ei_x_encode_atom(&x, "tests");
+	ei_x_encode_list_header(&x, 3);
+	encode_test(&x, "test a", "passed", "");
+	encode_test(&x, "test b", "failed", "Assertion with == failed");
+	encode_test(&x, "test c", "excluded", "due to slow filter");
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_atom(&x, "run_us");
+	ei_x_encode_long(&x, 42000);
+	ei_x_encode_atom(&x, "error");
+	ei_x_encode_binary(&x, "", 0);
+	struct term *t = decode_ok(&x);
+	struct test_run run = { 0 };
+	char *suite_err = (char *)1;
+	char err[256];
+	assert_int_equal(probe_tests_decode(t, &run, &suite_err, err, sizeof(err)), 0);
+	assert_null(suite_err);
+	assert_true(run.finished);
+	assert_int_equal(run.count, 3);
+	assert_int_equal(run.run_us, 42000);
+	assert_int_equal(run.load_us, -1);
+	assert_string_equal(run.tests[1].name, "test b");
+	assert_int_equal(run.tests[1].state, TEST_FAILED);
+	assert_string_equal(run.tests[1].message, "Assertion with == failed");
+	assert_int_equal(run.tests[1].line, 12);
+	assert_int_equal(run.tests[2].state, TEST_EXCLUDED);
+	struct test_counts c = test_run_count(&run);
+	assert_int_equal(c.passed, 1);
+	assert_int_equal(c.failed, 1);
+	assert_int_equal(c.skipped, 1);
+	test_run_clear(&run);
+	term_free(t);
+	ei_x_free(&x);
+}
+
+static void test_tests_decode_errors(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "error");
+	ei_x_encode_binary(&x, "** (Mix) could not compile", 26);
+	struct term *t = decode_ok(&x);
+	struct test_run run = { 0 };
+	char *suite_err;
+	char err[256];
+	assert_int_equal(probe_tests_decode(t, &run, &suite_err, err, sizeof(err)), -1);
+	assert_string_equal(err, "** (Mix) could not compile");
+	term_free(t);
+	ei_x_free(&x);
+
+	/* a record with a state the decoder does not know */
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "ok");
+	ei_x_encode_map_header(&x, 1);
+	ei_x_encode_atom(&x, "tests");
+	ei_x_encode_list_header(&x, 1);
+	encode_test(&x, "test z", "exploded", "");
+	ei_x_encode_empty_list(&x);
+	t = decode_ok(&x);
+	assert_int_equal(probe_tests_decode(t, &run, &suite_err, err, sizeof(err)), -1);
+	assert_string_equal(err, "test record 1 is malformed");
+	test_run_clear(&run);
+	term_free(t);
+	ei_x_free(&x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scalars),
+		cmocka_unit_test(test_containers),
+		cmocka_unit_test(test_opaque_pid),
+		cmocka_unit_test(test_every_truncation_rejected),
+		cmocka_unit_test(test_hostile_lengths),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_snapshot_decode),
+		cmocka_unit_test(test_tests_decode),
+		cmocka_unit_test(test_tests_decode_errors),
+	};
+	return cmocka_run_group_tests_name("term", tests, NULL, NULL);
+}
