@@ -177,7 +177,7 @@ static int boot_node(struct run *r, char *err, size_t errlen)
 				 r->cfg.boot_timeout_ms / 1000, cerr);
 			return -1;
 		}
-		usleep(100000);
+		usleep(20000); /* a refused connect costs microseconds: poll often */
 	}
 	progress(r, "node %s is up", r->node.name);
 	return 0;
@@ -259,20 +259,30 @@ static void teardown(struct run *r)
 	int stop_ms = r->cfg.stop_timeout_ms > 0 ? r->cfg.stop_timeout_ms : 10000;
 	if (r->node.pid > 0) {
 		progress(r, "stopping node %s", r->node.name);
-		/* graceful first: init:stop/0 over the connection, then SIGTERM, then SIGKILL */
+		/* graceful first: the VM exits the way `mix test` ends it, erlang:halt/2 with its
+		 * output flushed (init:stop/0 measured 1.2 s slower, stopping every application
+		 * of a node that is about to go away); then SIGTERM, then SIGKILL */
 		if (r->conn.fd >= 0 && !node_exited(&r->node)) {
-			ei_x_buff none;
+			ei_x_buff args;
 			struct term *root;
 			const struct term *reply;
 			char ignored[256];
 			r->conn.poll = NULL;
-			ei_x_new(&none);
-			ei_x_encode_empty_list(&none);
-			if (eic_rpc(&r->conn, "init", "stop", &none, 2000, &root, &reply, ignored,
-				    sizeof(ignored)) == EIC_OK)
-				node_wait_exit(&r->node, stop_ms);
+			ei_x_new(&args);
+			ei_x_encode_list_header(&args, 2);
+			ei_x_encode_long(&args, 0);
+			ei_x_encode_list_header(&args, 1);
+			ei_x_encode_tuple_header(&args, 2);
+			ei_x_encode_atom(&args, "flush");
+			ei_x_encode_atom(&args, "true");
+			ei_x_encode_empty_list(&args);
+			ei_x_encode_empty_list(&args);
+			/* no reply comes: the VM is gone before it could send one */
+			eic_rpc(&r->conn, "erlang", "halt", &args, 1000, &root, &reply, ignored,
+				sizeof(ignored));
 			term_free(root);
-			ei_x_free(&none);
+			ei_x_free(&args);
+			node_wait_exit(&r->node, stop_ms);
 		}
 	}
 	eic_close(&r->conn);

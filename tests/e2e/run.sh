@@ -290,7 +290,7 @@ case_cookie_not_on_command_line() {
 	printf 'e2e_known_cookie\n' >"$WORK/known.cookie"
 	(cd "$WORK" && exec erl -noshell -start_epmd false -erl_epmd_port "$cport" -name "$cnode" \
 		-kernel inet_dist_use_interface '{127,0,0,1}' -setcookie e2e_known_cookie \
-		-eval 'spawn(fun() -> timer:sleep(30000), halt() end).') &
+		-eval 'spawn(fun() -> timer:sleep(30000), halt() end).') >/dev/null 2>&1 &
 	cpid=$!
 	for i in $(seq 1 50); do
 		ss -ltn 2>/dev/null | grep -q "127.0.0.1:$cport " && break
