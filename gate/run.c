@@ -285,9 +285,12 @@ static void teardown(struct run *r)
 			node_wait_exit(&r->node, stop_ms);
 		}
 	}
+	bool connected = r->conn.fd >= 0;
 	eic_close(&r->conn);
+	/* A node that never answered is still booting: its init process does not act on
+	 * SIGTERM before the boot ends, which mix run --no-halt never does. A short grace then. */
 	if (r->node.pid > 0)
-		node_stop(&r->node, stop_ms);
+		node_stop(&r->node, connected ? stop_ms : (stop_ms < 1000 ? stop_ms : 1000));
 	signals_caught = saved;
 }
 

@@ -147,9 +147,11 @@ static int alloc_seq(struct dec *d, struct term *t, enum term_type type, size_t 
 static int decode_seq(struct dec *d, struct term *t, size_t n, size_t depth)
 {
 	for (size_t i = 0; i < n; i++) {
+		/* counted before it is decoded: a failure inside item i leaves it partly built,
+		 * and term_free must free that part too (items start zeroed by calloc) */
+		t->u.seq.n = i + 1;
 		if (decode(d, &t->u.seq.items[i], depth + 1) < 0)
 			return -1;
-		t->u.seq.n = i + 1; /* so that term_free frees only what was decoded */
 	}
 	return 0;
 }
