@@ -49,6 +49,37 @@ const char *verdict_name(enum verdict v)
 	return "unknown";
 }
 
+void snapshot_clear(struct snapshot *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		free(s->procs[i].pid);
+		free(s->procs[i].name);
+		free(s->procs[i].initial_call);
+		free(s->procs[i].current_function);
+	}
+	free(s->procs);
+	for (size_t i = 0; i < s->nborn; i++) {
+		free(s->born[i].key);
+		free(s->born[i].example_pid);
+	}
+	free(s->born);
+	for (size_t i = 0; i < s->nets; i++) {
+		free(s->ets[i].name);
+		free(s->ets[i].id);
+		free(s->ets[i].type);
+		free(s->ets[i].protection);
+		free(s->ets[i].owner_pid);
+		free(s->ets[i].owner_name);
+	}
+	free(s->ets);
+	for (size_t i = 0; i < s->nallocs; i++)
+		free(s->allocs[i].type);
+	free(s->allocs);
+	memset(s, 0, sizeof(*s));
+}
+
 struct test_result *test_run_add(struct test_run *run)
 {
 	if (run->count == run->cap) {

@@ -30,18 +30,90 @@ const char *mem_cat_name(enum mem_cat cat);
 /* The category named name, or -1 when there is none. */
 int mem_cat_from_name(const char *name);
 
-/* One snapshot of a node, taken by the probe. */
+/* One process, as the probe saw it in its single pass (GC between the two binary reads). */
+struct proc_info {
+	char *pid;              /* "<0.123.0>" */
+	char *name;             /* registered name, NULL when none */
+	char *initial_call;     /* "Elixir.Foo.Server:init/1", proc_lib's translated call */
+	char *current_function; /* "gen_server:loop/7" */
+	int64_t memory;         /* bytes, after GC */
+	int64_t heap_size;      /* bytes */
+	int64_t total_heap_size; /* bytes */
+	int64_t message_queue_len;
+	int64_t bin_refs;       /* refc binaries referenced after GC */
+	int64_t bin_bytes;      /* their bytes */
+	int64_t bin_refs_before_gc;  /* recon's bin_leak: refs before - refs after = what GC freed */
+	int64_t bin_bytes_before_gc;
+	bool born;              /* alive now, not alive at the before-snapshot */
+};
+
+/* Processes born during the run and still alive, grouped by initial call or registered name. */
+struct proc_group {
+	char *key;      /* "Elixir.Foo.Worker:init/1" or a registered name */
+	int64_t count;
+	int64_t memory; /* bytes, summed */
+	char *example_pid;
+};
+
+struct ets_info {
+	char *name;        /* table name as written in Elixir/Erlang: "corpus_cache" */
+	char *id;          /* "#Ref<...>" or the name for named tables */
+	bool named;        /* named_table */
+	char *type;        /* set, ordered_set, bag, duplicate_bag */
+	char *protection;  /* public, protected, private */
+	int64_t size;      /* rows */
+	int64_t memory;    /* bytes (words x word size) */
+	char *owner_pid;
+	char *owner_name;  /* registered name of the owner, NULL when none */
+	bool created;      /* created since the before-snapshot */
+};
+
+/* One allocator type (binary_alloc, ets_alloc, eheap_alloc, ...), summed over instances,
+ * mbcs + sbcs (+ mbcs_pool). */
+struct alloc_info {
+	char *type;
+	int64_t carriers_size; /* bytes allocated from the OS */
+	int64_t blocks_size;   /* bytes in use */
+	double fragmentation;  /* 1 - blocks/carriers, 0 when carriers_size is 0 */
+};
+
+/* One snapshot of a node, taken by the probe. The deep parts (procs, ets, allocs, born) may
+ * be empty: a light snapshot has only the figures. */
 struct snapshot {
 	int64_t mem[MEM_CAT_COUNT]; /* bytes */
 	bool have[MEM_CAT_COUNT];   /* the node reported this category */
 	int64_t process_count;
+	int64_t process_limit;
 	int64_t atom_count;
+	int64_t atom_limit;
 	int64_t ets_count;
+	int64_t ets_limit;
 	int64_t port_count;
+	int64_t port_limit;
+	int64_t word_size;
+	int64_t schedulers;
 	int64_t gc_us;      /* how long the forced GC before it took; 0 when none */
 	int64_t taken_at_ms; /* node's os:system_time(millisecond) */
 	char otp_release[16];
+	char node[128];
+
+	/* the union of the top-N lists (by memory, mailbox, binary bytes, binary freed by GC) */
+	struct proc_info *procs;
+	size_t nprocs;
+	/* processes alive now that were not at the before-snapshot (after-snapshot only) */
+	int64_t born_count;
+	int64_t born_memory;
+	struct proc_group *born;
+	size_t nborn;
+	/* every ETS table (up to the probe's cap, largest first; ets_count has them all) */
+	struct ets_info *ets;
+	size_t nets;
+	struct alloc_info *allocs;
+	size_t nallocs;
 };
+
+/* Frees the deep parts and zeroes the whole struct. */
+void snapshot_clear(struct snapshot *s);
 
 enum test_state {
 	TEST_PASSED,
