@@ -62,6 +62,11 @@ int probe_load(struct eic *c, int timeout_ms, char *err, size_t errlen)
 void probe_unload(struct eic *c, int timeout_ms)
 {
 	char ignored[256];
+	struct term *croot;
+	const struct term *creply;
+	call(c, "gate_probe", "cleanup", NULL, timeout_ms, &croot, &creply, ignored,
+	     sizeof(ignored));
+	term_free(croot);
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
 		static const char *const funs[] = { "purge", "delete", "purge" };
 		for (size_t i = 0; i < 3; i++) {
@@ -122,6 +127,146 @@ int probe_prepare(struct eic *c, int timeout_ms, char *err, size_t errlen)
 	return rc;
 }
 
+/* An optional text: NULL for the empty binary, which the probe sends for "none". */
+static int opt_text(const struct term *t, char **out)
+{
+	const char *s = term_text(t);
+	*out = NULL;
+	if (!s)
+		return -1;
+	if (!*s)
+		return 0;
+	*out = strdup(s);
+	return *out ? 0 : -1;
+}
+
+static int req_text(const struct term *t, char **out)
+{
+	const char *s = term_text(t);
+	*out = s ? strdup(s) : NULL;
+	return *out ? 0 : -1;
+}
+
+static int req_int(const struct term *t, int64_t *out)
+{
+	return term_int(t, out);
+}
+
+/* The list under key, or NULL; an absent key is an empty list, another type an error. */
+static int list_of(const struct term *t, const char *what, size_t *n, char *err,
+		   size_t errlen)
+{
+	*n = 0;
+	if (!t)
+		return 0;
+	if (t->type != TERM_LIST) {
+		snprintf(err, errlen, "snapshot: %s is not a list", what);
+		return -1;
+	}
+	*n = t->u.seq.n;
+	return 0;
+}
+
+static int bad_row(const char *what, size_t i, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "snapshot: %s entry %zu is malformed", what, i + 1);
+	return -1;
+}
+
+static int decode_procs(const struct term *t, struct snapshot *out, char *err, size_t errlen)
+{
+	size_t n;
+	if (list_of(t, "procs", &n, err, errlen) < 0)
+		return -1;
+	if (n && !(out->procs = calloc(n, sizeof(*out->procs))))
+		return bad_row("procs (out of memory)", 0, err, errlen);
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		struct proc_info *p = &out->procs[i];
+		out->nprocs = i + 1;
+		int64_t *nums[] = { &p->memory, &p->heap_size, &p->total_heap_size,
+				    &p->message_queue_len, &p->bin_refs, &p->bin_bytes,
+				    &p->bin_refs_before_gc, &p->bin_bytes_before_gc };
+		if (r->type != TERM_TUPLE || r->u.seq.n != 13 || req_text(term_tuple_at(r, 0), &p->pid) ||
+		    opt_text(term_tuple_at(r, 1), &p->name) ||
+		    req_text(term_tuple_at(r, 2), &p->initial_call) ||
+		    req_text(term_tuple_at(r, 3), &p->current_function))
+			return bad_row("procs", i, err, errlen);
+		for (size_t k = 0; k < 8; k++)
+			if (req_int(term_tuple_at(r, 4 + k), nums[k]) < 0)
+				return bad_row("procs", i, err, errlen);
+		p->born = term_is_atom(term_tuple_at(r, 12), "true");
+	}
+	return 0;
+}
+
+static int decode_born(const struct term *t, struct snapshot *out, char *err, size_t errlen)
+{
+	size_t n;
+	if (list_of(t, "born", &n, err, errlen) < 0)
+		return -1;
+	if (n && !(out->born = calloc(n, sizeof(*out->born))))
+		return bad_row("born (out of memory)", 0, err, errlen);
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		struct proc_group *g = &out->born[i];
+		out->nborn = i + 1;
+		if (r->type != TERM_TUPLE || r->u.seq.n != 4 || req_text(term_tuple_at(r, 0), &g->key) ||
+		    req_int(term_tuple_at(r, 1), &g->count) || req_int(term_tuple_at(r, 2), &g->memory) ||
+		    req_text(term_tuple_at(r, 3), &g->example_pid))
+			return bad_row("born", i, err, errlen);
+	}
+	return 0;
+}
+
+static int decode_ets(const struct term *t, struct snapshot *out, char *err, size_t errlen)
+{
+	size_t n;
+	if (list_of(t, "ets", &n, err, errlen) < 0)
+		return -1;
+	if (n && !(out->ets = calloc(n, sizeof(*out->ets))))
+		return bad_row("ets (out of memory)", 0, err, errlen);
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		struct ets_info *e = &out->ets[i];
+		out->nets = i + 1;
+		if (r->type != TERM_TUPLE || r->u.seq.n != 10 || req_text(term_tuple_at(r, 0), &e->name) ||
+		    req_text(term_tuple_at(r, 1), &e->id) || req_text(term_tuple_at(r, 3), &e->type) ||
+		    req_text(term_tuple_at(r, 4), &e->protection) ||
+		    req_int(term_tuple_at(r, 5), &e->size) || req_int(term_tuple_at(r, 6), &e->memory) ||
+		    req_text(term_tuple_at(r, 7), &e->owner_pid) ||
+		    opt_text(term_tuple_at(r, 8), &e->owner_name))
+			return bad_row("ets", i, err, errlen);
+		e->named = term_is_atom(term_tuple_at(r, 2), "true");
+		e->created = term_is_atom(term_tuple_at(r, 9), "true");
+	}
+	return 0;
+}
+
+static int decode_allocs(const struct term *t, struct snapshot *out, char *err, size_t errlen)
+{
+	size_t n;
+	if (list_of(t, "allocs", &n, err, errlen) < 0)
+		return -1;
+	if (n && !(out->allocs = calloc(n, sizeof(*out->allocs))))
+		return bad_row("allocs (out of memory)", 0, err, errlen);
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		struct alloc_info *a = &out->allocs[i];
+		out->nallocs = i + 1;
+		if (r->type != TERM_TUPLE || r->u.seq.n != 3 || req_text(term_tuple_at(r, 0), &a->type) ||
+		    req_int(term_tuple_at(r, 1), &a->carriers_size) ||
+		    req_int(term_tuple_at(r, 2), &a->blocks_size))
+			return bad_row("allocs", i, err, errlen);
+		a->fragmentation = a->carriers_size > 0
+					   ? 1.0 - (double)a->blocks_size / (double)a->carriers_size
+					   : 0.0;
+		if (a->fragmentation < 0)
+			a->fragmentation = 0;
+	}
+	return 0;
+}
+
 int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err,
 			  size_t errlen)
 {
@@ -161,18 +306,47 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 		}
 	}
 	copy_text(out->otp_release, sizeof(out->otp_release), term_map_get(reply, "otp_release"));
+	copy_text(out->node, sizeof(out->node), term_map_get(reply, "node"));
+	/* optional figures: older probes or light snapshots may lack them */
+	struct {
+		const char *key;
+		int64_t *dst;
+	} opt[] = {
+		{ "process_limit", &out->process_limit }, { "atom_limit", &out->atom_limit },
+		{ "ets_limit", &out->ets_limit },         { "port_limit", &out->port_limit },
+		{ "word_size", &out->word_size },         { "schedulers", &out->schedulers },
+		{ "born_count", &out->born_count },       { "born_memory", &out->born_memory },
+	};
+	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+		term_int(term_map_get(reply, opt[i].key), opt[i].dst);
+	if (decode_procs(term_map_get(reply, "procs"), out, err, errlen) < 0 ||
+	    decode_born(term_map_get(reply, "born"), out, err, errlen) < 0 ||
+	    decode_ets(term_map_get(reply, "ets"), out, err, errlen) < 0 ||
+	    decode_allocs(term_map_get(reply, "allocs"), out, err, errlen) < 0) {
+		snapshot_clear(out);
+		return -1;
+	}
 	return 0;
 }
 
-int probe_snapshot(struct eic *c, bool gc, int timeout_ms, struct snapshot *out, char *err,
-		   size_t errlen)
+int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int timeout_ms,
+		   struct snapshot *out, char *err, size_t errlen)
 {
+	static const char *const marks[] = { "none", "before", "after" };
 	ei_x_buff args;
 	ei_x_new(&args);
 	ei_x_encode_list_header(&args, 1);
-	ei_x_encode_map_header(&args, 1);
+	ei_x_encode_map_header(&args, opts->top > 0 ? 4 : 3);
 	ei_x_encode_atom(&args, "gc");
-	ei_x_encode_atom(&args, gc ? "true" : "false");
+	ei_x_encode_atom(&args, opts->gc ? "true" : "false");
+	ei_x_encode_atom(&args, "deep");
+	ei_x_encode_atom(&args, opts->deep ? "true" : "false");
+	ei_x_encode_atom(&args, "mark");
+	ei_x_encode_atom(&args, marks[opts->mark]);
+	if (opts->top > 0) {
+		ei_x_encode_atom(&args, "top");
+		ei_x_encode_long(&args, opts->top);
+	}
 	ei_x_encode_empty_list(&args);
 	struct term *root;
 	const struct term *r;

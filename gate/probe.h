@@ -25,15 +25,26 @@ struct probe_info {
 
 /* Loads every embedded module with code:load_binary/3 (nothing is written to the node). */
 int probe_load(struct eic *c, int timeout_ms, char *err, size_t errlen);
-/* Purges and deletes the embedded modules; best effort, errors are ignored. */
+/* Stops the probe's helpers in the node, then purges and deletes the embedded modules; best
+ * effort, errors are ignored. */
 void probe_unload(struct eic *c, int timeout_ms);
 
 int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err,
 		size_t errlen);
 /* Pays ExUnit's one-time costs before the before-snapshot (see gate_probe:prepare/0). */
 int probe_prepare(struct eic *c, int timeout_ms, char *err, size_t errlen);
-int probe_snapshot(struct eic *c, bool gc, int timeout_ms, struct snapshot *out, char *err,
-		   size_t errlen);
+enum probe_mark { PROBE_MARK_NONE, PROBE_MARK_BEFORE, PROBE_MARK_AFTER };
+
+struct probe_snapshot_opts {
+	bool gc;              /* force GC of every process first */
+	bool deep;            /* processes, ETS tables, allocators too */
+	int top;              /* processes per ranking; 0: the probe's default (20) */
+	enum probe_mark mark; /* BEFORE remembers what exists; AFTER reports what was born */
+};
+
+/* Takes one snapshot; *out is owned by the caller (snapshot_clear). */
+int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int timeout_ms,
+		   struct snapshot *out, char *err, size_t errlen);
 /* Runs mix test with args in the node. *suite_error gets mix test's own error text when it
  * raised after running tests (owned by the caller, NULL when none). */
 int probe_run_tests(struct eic *c, char *const *args, size_t nargs, int timeout_ms,

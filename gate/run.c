@@ -204,14 +204,15 @@ static int attach_probe(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
-static int take_snapshot(struct run *r, struct snapshot *out, const char *which, char *err,
-			 size_t errlen)
+static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
+			 enum probe_mark mark, char *err, size_t errlen)
 {
+	struct probe_snapshot_opts so = { .gc = true, .deep = true, .mark = mark };
 	char phase[64];
 	snprintf(phase, sizeof(phase), "collecting garbage for the %s-snapshot", which);
 	r->phase = phase;
 	long long t = clock_ms();
-	if (probe_snapshot(&r->conn, true, r->cfg.rpc_timeout_ms, out, err, errlen) != EIC_OK) {
+	if (probe_snapshot(&r->conn, &so, r->cfg.rpc_timeout_ms, out, err, errlen) != EIC_OK) {
 		r->phase = which;
 		return -1;
 	}
@@ -348,9 +349,9 @@ int run_main(const struct run_opts *opts)
 	reports = true; /* from here on a JUnit file is written, with an error case if need be */
 
 	if (boot_node(&r, r.err, sizeof(r.err)) < 0 || attach_probe(&r, r.err, sizeof(r.err)) < 0 ||
-	    take_snapshot(&r, &r.before, "before", r.err, sizeof(r.err)) < 0 ||
+	    take_snapshot(&r, &r.before, "before", PROBE_MARK_BEFORE, r.err, sizeof(r.err)) < 0 ||
 	    run_suite(&r, r.err, sizeof(r.err)) < 0 ||
-	    take_snapshot(&r, &r.after, "after", r.err, sizeof(r.err)) < 0)
+	    take_snapshot(&r, &r.after, "after", PROBE_MARK_AFTER, r.err, sizeof(r.err)) < 0)
 		goto fail;
 
 	teardown(&r);
@@ -386,6 +387,8 @@ fail:
 out:
 	teardown(&r);
 	findings_clear(&r.findings);
+	snapshot_clear(&r.before);
+	snapshot_clear(&r.after);
 	test_run_clear(&r.tests);
 	free(r.suite_error);
 	config_clear(&r.cfg);

@@ -7,7 +7,7 @@
 %% the C side would cost ~65 us each.
 -module(gate_probe).
 
--export([hello/0, prepare/0, snapshot/1, run_tests/1, gc_all/0]).
+-export([hello/0, prepare/0, snapshot/1, run_tests/1, gc_all/0, cleanup/0]).
 
 %% Largest failure message shipped back per test; ExUnit messages above that are cut.
 -define(MAX_MESSAGE, 16384).
@@ -46,46 +46,353 @@ prepare() ->
     [code:ensure_loaded(M) || M <- Mods],
     ok.
 
-%% One snapshot. Opts: #{gc => boolean()}.
+%% One snapshot. Opts (all optional):
+%%   gc    => boolean(): force GC of every process first (default true)
+%%   deep  => boolean(): also processes, ETS tables and allocators (default false)
+%%   top   => integer(): how many processes per ranking leave the node (default 20)
+%%   ets_cap => integer(): most ETS tables shipped, largest first (default 10000)
+%%   mark  => none | before | after: before remembers which processes and tables exist now
+%%            (in a keeper process); after reports those born since (default none)
+%% Everything is collected in one pass over the processes; only the top N of each ranking
+%% and the born groups leave the node, so a node with 1M processes ships a few kB.
 snapshot(Opts) ->
-    GcUs = case maps:get(gc, Opts, true) of
-               true -> gc_all();
+    T0 = erlang:monotonic_time(microsecond),
+    GC = maps:get(gc, Opts, true),
+    Deep = maps:get(deep, Opts, false),
+    Mark = maps:get(mark, Opts, none),
+    Before = case Mark of
+                 'after' -> keeper_get();
+                 _ -> none
+             end,
+    Keeper = whereis(gate_probe_keeper),
+    Skip = [P || P <- [self(), Keeper], is_pid(P)],
+    Scan = case Deep of
+               true -> deep_scan(GC, maps:get(top, Opts, 20), Skip, Before,
+                                 maps:get(ets_cap, Opts, 10000));
+               false ->
+                   GC andalso gc_pass(),
+                   #{}
+           end,
+    GC andalso erlang:garbage_collect(),
+    GC andalso settle(10, erlang:memory(total)),
+    GcUs = case GC of
+               true -> erlang:monotonic_time(microsecond) - T0;
                false -> 0
            end,
-    #{memory => maps:from_list(erlang:memory()),
-      gc_us => GcUs,
-      process_count => erlang:system_info(process_count),
-      process_limit => erlang:system_info(process_limit),
-      atom_count => erlang:system_info(atom_count),
-      atom_limit => erlang:system_info(atom_limit),
-      ets_count => erlang:system_info(ets_count),
-      port_count => erlang:system_info(port_count),
-      taken_at_ms => os:system_time(millisecond),
-      otp_release => list_to_binary(erlang:system_info(otp_release))}.
+    {Mem, Overhead} = memory_less_keeper(Keeper),
+    Allocs = case Deep of
+                 true -> allocators();
+                 false -> []
+             end,
+    Mark =:= before andalso keeper_start(),
+    Scan#{memory => Mem,
+          probe_overhead => Overhead,
+          allocs => Allocs,
+          gc_us => GcUs,
+          process_count => erlang:system_info(process_count) - length(Skip) + 1,
+          process_limit => erlang:system_info(process_limit),
+          atom_count => erlang:system_info(atom_count),
+          atom_limit => erlang:system_info(atom_limit),
+          ets_count => erlang:system_info(ets_count),
+          ets_limit => erlang:system_info(ets_limit),
+          port_count => erlang:system_info(port_count),
+          port_limit => erlang:system_info(port_limit),
+          word_size => erlang:system_info(wordsize),
+          schedulers => erlang:system_info(schedulers),
+          node => atom_to_binary(node()),
+          taken_at_ms => os:system_time(millisecond),
+          otp_release => list_to_binary(erlang:system_info(otp_release))}.
+
+%% erlang:memory() without the keeper process's own heap (it holds the before set), so that
+%% gate does not measure itself.
+memory_less_keeper(Keeper) ->
+    M = maps:from_list(erlang:memory()),
+    K = case is_pid(Keeper) andalso erlang:process_info(Keeper, memory) of
+            {memory, B} -> B;
+            _ -> 0
+        end,
+    Less = fun(Key, Map) -> maps:update_with(Key, fun(V) -> max(0, V - K) end, Map) end,
+    {lists:foldl(Less, M, [total, processes, processes_used]), K}.
+
+%% The keeper remembers the processes and ETS tables alive at the before-snapshot.
+keeper_start() ->
+    keeper_stop(),
+    Set = #{pids => maps:from_keys(erlang:processes(), []),
+            ets => maps:from_keys([ets_id(T) || T <- ets:all()], [])},
+    Pid = spawn(fun() -> keeper(Set) end),
+    register(gate_probe_keeper, Pid),
+    ok.
+
+keeper(Set) ->
+    receive
+        {get, From, Ref} -> From ! {Ref, Set}, keeper(Set);
+        stop -> ok
+    end.
+
+keeper_get() ->
+    case whereis(gate_probe_keeper) of
+        undefined -> none;
+        Pid ->
+            Ref = make_ref(),
+            Pid ! {get, self(), Ref},
+            receive {Ref, Set} -> Set after 10000 -> none end
+    end.
+
+keeper_stop() ->
+    case whereis(gate_probe_keeper) of
+        undefined -> ok;
+        Pid ->
+            Ref = monitor(process, Pid),
+            Pid ! stop,
+            receive {'DOWN', Ref, _, _, _} -> ok after 5000 -> exit(Pid, kill) end
+    end.
+
+%% Called by gate before it removes the probe.
+cleanup() ->
+    keeper_stop(),
+    catch unregister(gate_probe_collector),
+    ok.
+
+%% The single pass: for each process, its refc binaries, a GC, then memory, mailbox and its
+%% binaries again (recon's bin_leak: what the GC freed). Kept: the top N by memory, mailbox,
+%% binary bytes after GC and binary bytes freed, and (after a before mark) the born ones.
+deep_scan(GC, N, Skip, Before, EtsCap) ->
+    BeforePids = case Before of none -> none; _ -> maps:get(pids, Before) end,
+    Empty = {N, 0, []},
+    Acc0 = {Empty, Empty, Empty, Empty, [], 0, 0},
+    {TMem, TMq, TBin, TFreed, Born, BornN, BornMem} =
+        lists:foldl(fun(P, Acc) -> scan_one(P, GC, Skip, BeforePids, Acc) end,
+                    Acc0, erlang:processes()),
+    Ranked = lists:usort([Pid || {_, Pid, _} <- top_list(TMem) ++ top_list(TMq) ++
+                                     top_list(TBin) ++ top_list(TFreed)]),
+    Nums = maps:from_list([{Pid, X} || {_, Pid, X} <- top_list(TMem) ++ top_list(TMq) ++
+                                           top_list(TBin) ++ top_list(TFreed)]),
+    Procs = [Row || Pid <- Ranked,
+                    Row <- [proc_row(Pid, maps:get(Pid, Nums),
+                                     BeforePids =/= none andalso
+                                         not maps:is_key(Pid, BeforePids))],
+                    Row =/= skip],
+    #{procs => Procs,
+      born_count => BornN,
+      born_memory => BornMem,
+      born => born_groups(Born),
+      ets => ets_rows(Before, EtsCap)}.
+
+scan_one(P, _GC, _Skip, _BeforePids, Acc) when not is_pid(P) -> Acc;
+scan_one(P, GC, Skip, BeforePids, {TMem, TMq, TBin, TFreed, Born, BornN, BornMem} = Acc) ->
+    case lists:member(P, Skip) orelse erlang:process_info(P, binary) of
+        true -> Acc;
+        undefined -> Acc;
+        {binary, B0} ->
+            {R0, S0} = bin_sum(B0),
+            GC andalso erlang:garbage_collect(P),
+            case erlang:process_info(P, [memory, message_queue_len, binary]) of
+                [{memory, M}, {message_queue_len, Q}, {binary, B1}] ->
+                    {R1, S1} = bin_sum(B1),
+                    X = {M, Q, R1, S1, R0, S0},
+                    IsBorn = BeforePids =/= none andalso not maps:is_key(P, BeforePids),
+                    {top_add(M, P, X, TMem), top_add(Q, P, X, TMq), top_add(S1, P, X, TBin),
+                     top_add(S0 - S1, P, X, TFreed),
+                     case IsBorn of true -> [{P, M} | Born]; false -> Born end,
+                     case IsBorn of true -> BornN + 1; false -> BornN end,
+                     case IsBorn of true -> BornMem + M; false -> BornMem end};
+                _ -> Acc
+            end
+    end.
+
+bin_sum(Bins) -> lists:foldl(fun({_, Size, _}, {R, S}) -> {R + 1, S + Size} end, {0, 0}, Bins).
+
+%% A bounded top-N: {N, Count, AscendingList}; an item enters only when it beats the least.
+top_add(V, _P, _X, T) when V =< 0 -> T;
+top_add(V, P, X, {N, C, L}) when C < N -> {N, C + 1, lists:keymerge(1, L, [{V, P, X}])};
+top_add(V, P, X, {N, C, [{Min, _, _} | Rest]}) when V > Min ->
+    {N, C, lists:keymerge(1, Rest, [{V, P, X}])};
+top_add(_, _, _, T) -> T.
+
+top_list({_, _, L}) -> L.
+
+proc_row(Pid, {M, Q, R1, S1, R0, S0}, Born) ->
+    case erlang:process_info(Pid, [registered_name, current_function, heap_size,
+                                   total_heap_size]) of
+        undefined -> skip;
+        [{registered_name, Name}, {current_function, Cur}, {heap_size, H},
+         {total_heap_size, TH}] ->
+            W = erlang:system_info(wordsize),
+            {pid_text(Pid), name_text(Name), mfa_text(initial_call(Pid)), mfa_text(Cur),
+             M, H * W, TH * W, Q, R1, S1, R0, S0, Born}
+    end.
+
+%% Born processes grouped by registered name or (proc_lib-translated) initial call.
+born_groups(Born) ->
+    Groups = lists:foldl(
+               fun({P, M}, G) ->
+                       Key = born_key(P),
+                       maps:update_with(Key, fun({C, Mem, Ex}) -> {C + 1, Mem + M, Ex} end,
+                                        {1, M, pid_text(P)}, G)
+               end, #{}, Born),
+    Sorted = lists:reverse(lists:keysort(3, [{K, C, Mem, Ex} || {K, {C, Mem, Ex}} <-
+                                                                  maps:to_list(Groups)])),
+    lists:sublist(Sorted, 50).
+
+%% A spawned fun starts in erlang:apply/2, which says nothing: add where it is now.
+born_key(P) ->
+    case erlang:process_info(P, [registered_name, current_function]) of
+        [{registered_name, Name}, _] when Name =/= [] -> name_text(Name);
+        [_, {current_function, Cur}] ->
+            case initial_call(P) of
+                {erlang, apply, 2} ->
+                    <<"spawned fun in ", (mfa_text(Cur))/binary>>;
+                MFA -> mfa_text(MFA)
+            end;
+        _ -> <<"exited">>
+    end.
+
+%% proc_lib's translated initial call ('$initial_call' in the dictionary: the gen_server
+%% callback module's init/1 rather than proc_lib:init_p/5), else the raw one.
+initial_call(P) ->
+    case erlang:process_info(P, dictionary) of
+        {dictionary, D} ->
+            case lists:keyfind('$initial_call', 1, D) of
+                {_, {M, F, A}} when is_atom(M) -> {M, F, A};
+                _ -> raw_initial_call(P)
+            end;
+        _ -> undefined
+    end.
+
+raw_initial_call(P) ->
+    case erlang:process_info(P, initial_call) of
+        {initial_call, MFA} -> MFA;
+        _ -> undefined
+    end.
+
+%% ETS tables, largest first, at most Cap of them.
+ets_rows(Before, Cap) ->
+    W = erlang:system_info(wordsize),
+    BeforeEts = case Before of none -> none; _ -> maps:get(ets, Before) end,
+    Rows = [Row || T <- ets:all(), Row <- [ets_row(T, W, BeforeEts)], Row =/= skip],
+    lists:sublist(lists:reverse(lists:keysort(7, Rows)), Cap).
+
+ets_row(T, W, BeforeEts) ->
+    try
+        Id = ets_id(T),
+        Name = ets:info(T, name),
+        Owner = ets:info(T, owner),
+        Size = ets:info(T, size),
+        Mem = ets:info(T, memory),
+        is_integer(Mem) orelse throw(gone),
+        OwnerName = case erlang:process_info(Owner, registered_name) of
+                        {registered_name, N} when N =/= [] -> name_text(N);
+                        _ -> <<>>
+                    end,
+        {name_text(Name), id_text(Id), ets:info(T, named_table) =:= true,
+         atom_to_binary(ets:info(T, type)), atom_to_binary(ets:info(T, protection)),
+         Size, Mem * W, pid_text(Owner), OwnerName,
+         BeforeEts =/= none andalso not maps:is_key(Id, BeforeEts)}
+    catch _:_ -> skip
+    end.
+
+ets_id(T) ->
+    case catch ets:info(T, id) of
+        Id when Id =/= undefined, not is_tuple(Id) -> Id;
+        _ -> T
+    end.
+
+%% Per allocator type, summed over instances and over mbcs, sbcs and mbcs_pool: bytes in
+%% carriers and in blocks. OTP 23 changed the block format to one entry per block type;
+%% both are read.
+allocators() ->
+    Types = try erlang:system_info(alloc_util_allocators) catch _:_ -> [] end,
+    [{atom_to_binary(T), C, B} || T <- Types, {C, B} <- [alloc_usage(T)]].
+
+alloc_usage(Type) ->
+    Instances = case catch erlang:system_info({allocator, Type}) of
+                    L when is_list(L) -> L;
+                    _ -> []
+                end,
+    lists:foldl(
+      fun({instance, _, Info}, Acc) when is_list(Info) ->
+              lists:foldl(fun(K, {C, B}) ->
+                                  case lists:keyfind(K, 1, Info) of
+                                      {K, Props} when is_list(Props) ->
+                                          {C + carriers_size(Props), B + blocks_size(Props)};
+                                      _ -> {C, B}
+                                  end
+                          end, Acc, [mbcs, sbcs, mbcs_pool]);
+         (_, Acc) -> Acc
+      end, {0, 0}, Instances).
+
+carriers_size(Props) ->
+    case lists:keyfind(carriers_size, 1, Props) of
+        {carriers_size, Cur, _, _} -> Cur;
+        {carriers_size, Cur} -> Cur;
+        _ -> 0
+    end.
+
+blocks_size(Props) ->
+    case lists:keyfind(blocks_size, 1, Props) of
+        {blocks_size, Cur, _, _} -> Cur;                        % before OTP 23
+        {blocks_size, Cur} -> Cur;
+        false ->
+            case lists:keyfind(blocks, 1, Props) of
+                {blocks, PerType} when is_list(PerType) ->      % OTP 23 and later
+                    lists:sum([S || {_, L} <- PerType, is_list(L),
+                                    {size, S} <- [size_of(L)]]);
+                _ -> 0
+            end
+    end.
+
+size_of(L) ->
+    case lists:keyfind(size, 1, L) of
+        {size, S, _, _} -> {size, S};
+        {size, S} -> {size, S};
+        _ -> {size, 0}
+    end.
+
+pid_text(P) when is_pid(P) -> list_to_binary(pid_to_list(P));
+pid_text(P) when is_port(P) -> list_to_binary(erlang:port_to_list(P));
+pid_text(_) -> <<>>.
+
+id_text(Id) when is_atom(Id) -> name_text(Id);
+id_text(Id) when is_reference(Id) -> list_to_binary(erlang:ref_to_list(Id));
+id_text(Id) -> iolist_to_binary(io_lib:format("~p", [Id])).
+
+%% Names as an Elixir developer writes them: 'Elixir.Foo.Bar' is Foo.Bar.
+name_text([]) -> <<>>;
+name_text(A) when is_atom(A) ->
+    case atom_to_binary(A) of
+        <<"Elixir.", Rest/binary>> -> Rest;
+        B -> B
+    end;
+name_text(_) -> <<>>.
+
+mfa_text({M, F, A}) when is_atom(M), is_atom(F), is_integer(A) ->
+    iolist_to_binary([name_text(M), $:, atom_to_binary(F), $/, integer_to_binary(A)]);
+mfa_text(_) -> <<"unknown">>.
 
 %% Forces a full sweep of every process, lets the freed memory settle, and returns the time
-%% it took in microseconds. Asynchronous requests so that the schedulers collect in
-%% parallel; a process that exits meanwhile answers false, which is fine.
-%% Freed memory does not show in erlang:memory() at once: blocks freed on another scheduler
-%% are handed back to their owner later (delayed deallocation), and exiting processes release
-%% their heaps asynchronously. Measured here: binary reads 400 kB right after the sweep and
-%% 20 kB 50 ms later. So: sweep again after short pauses until total stays within 0.5 %.
+%% it took in microseconds.
 gc_all() ->
     T0 = erlang:monotonic_time(microsecond),
     gc_pass(),
     settle(10, erlang:memory(total)),
     erlang:monotonic_time(microsecond) - T0.
 
+%% Freed memory does not show in erlang:memory() at once: blocks freed on another scheduler
+%% are handed back to their owner later (delayed deallocation), and exiting processes release
+%% their heaps asynchronously. Measured here: binary read 400 kB right after the sweep and
+%% 20 kB 50 ms later, with no further GC. So: pause and read again until total stays within
+%% 0.5 %, at most 10 times.
 settle(0, _Prev) -> ok;
 settle(N, Prev) ->
     timer:sleep(20),
-    gc_pass(),
     Now = erlang:memory(total),
     case abs(Now - Prev) =< Prev div 200 of
         true -> ok;
         false -> settle(N - 1, Now)
     end.
 
+%% One sweep: asynchronous requests, so that the schedulers collect in parallel; a process
+%% that exits meanwhile answers false, which is fine.
 gc_pass() ->
     Self = self(),
     Refs = [begin
