@@ -4,6 +4,7 @@
 #include "clock.h"
 
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,50 @@ int eic_connect_port(struct eic *c, const char *node, const char *this_alive, in
 		else
 			snprintf(err, errlen, "cannot connect to node %s (port %d): %s", node, port,
 				 strerror(e ? e : errno));
+		return e == ETIMEDOUT ? EIC_TIMEOUT : EIC_ERROR;
+	}
+	c->fd = fd;
+	snprintf(c->node, sizeof(c->node), "%s", node);
+	return EIC_OK;
+}
+
+int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
+		     const char *cookie, int timeout_ms, char *err, size_t errlen)
+{
+	char host[256], self[320];
+	if (split_host(node, host, sizeof(host)) < 0 || node[0] == '@') {
+		snprintf(err, errlen, "node name %s: expected name@host (e.g. app@127.0.0.1)", node);
+		return EIC_ERROR;
+	}
+	/* a long-name node only talks to long names, a short-name node to short ones */
+	bool long_name = strchr(host, '.') != NULL;
+	char myhost[256] = "localhost";
+	if (long_name) {
+		snprintf(myhost, sizeof(myhost), "%s", host[0] >= '0' && host[0] <= '9' ? "127.0.0.1" : host);
+	} else {
+		gethostname(myhost, sizeof(myhost) - 1);
+		myhost[strcspn(myhost, ".")] = '\0';
+	}
+	snprintf(self, sizeof(self), "%s@%s", this_alive, myhost);
+	struct in_addr any = { .s_addr = htonl(INADDR_LOOPBACK) };
+	if (ei_connect_xinit(&c->ec, myhost, this_alive, self, (Erl_IpAddr)&any, cookie, 0) < 0) {
+		snprintf(err, errlen, "ei_connect_xinit for %s failed (erl_errno %d)", self, erl_errno);
+		return EIC_ERROR;
+	}
+	int fd = ei_connect_tmo(&c->ec, (char *)node, (unsigned)timeout_ms);
+	if (fd < 0) {
+		int e = erl_errno;
+		if (e == ETIMEDOUT)
+			snprintf(err, errlen, "connecting to node %s timed out after %d ms: is the host "
+				 "reachable and the node up?", node, timeout_ms);
+		else if (e == EIO)
+			snprintf(err, errlen, "node %s rejected the connection: the cookie was refused "
+				 "(or the node uses %s names); check the cookie file", node,
+				 long_name ? "short" : "long");
+		else
+			snprintf(err, errlen, "cannot reach node %s: %s (is epmd running on %s and the "
+				 "node registered with it? `epmd -names` lists them)", node,
+				 strerror(e ? e : errno), host);
 		return e == ETIMEDOUT ? EIC_TIMEOUT : EIC_ERROR;
 	}
 	c->fd = fd;

@@ -41,6 +41,11 @@ void eic_init(struct eic *c);
 int eic_connect_port(struct eic *c, const char *node, const char *this_alive, int port,
 		     const char *cookie, int timeout_ms, char *err, size_t errlen);
 
+/* Connects to a running node through its host's epmd: long names (name@host.domain or
+ * name@IP) or short names (name@host). The C node takes a name of the same kind. */
+int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
+		     const char *cookie, int timeout_ms, char *err, size_t errlen);
+
 /* Calls mod:fun(args...) where args is an encoded list (version byte optional). On EIC_OK,
  * *out_root owns the decoded {rex, Reply} and *out_reply points at Reply inside it (borrowed).
  * On EIC_BADRPC *out_root is the reply too, *out_reply the reason; err holds it as text. */

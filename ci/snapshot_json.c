@@ -1,0 +1,230 @@
+/* ci/snapshot_json.c: a snapshot as JSON, with the field names ci/snapshot_json.h documents. */
+#include "snapshot_json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* json_object_set_new, remembering a failure instead of checking every call */
+static void put(json_t *o, const char *key, json_t *v, int *bad)
+{
+	if (!v || json_object_set_new(o, key, v) < 0)
+		*bad = 1;
+}
+
+static void append(json_t *a, json_t *v, int *bad)
+{
+	if (!v || json_array_append_new(a, v) < 0)
+		*bad = 1;
+}
+
+json_t *snapshot_json(const struct snapshot *s)
+{
+	int bad = 0;
+	json_t *o = json_object(), *mem = json_object(), *sys = json_object();
+	json_t *procs = json_array(), *born = json_object(), *groups = json_array();
+	json_t *ets = json_array(), *allocs = json_array();
+	if (!o || !mem || !sys || !procs || !born || !groups || !ets || !allocs)
+		bad = 1;
+
+	for (int i = 0; i < MEM_CAT_COUNT && !bad; i++)
+		if (s->have[i])
+			put(mem, mem_cat_name((enum mem_cat)i), json_integer(s->mem[i]), &bad);
+	struct {
+		const char *key;
+		int64_t v;
+	} figures[] = {
+		{ "process_count", s->process_count }, { "process_limit", s->process_limit },
+		{ "atom_count", s->atom_count },       { "atom_limit", s->atom_limit },
+		{ "ets_count", s->ets_count },         { "ets_limit", s->ets_limit },
+		{ "port_count", s->port_count },       { "port_limit", s->port_limit },
+		{ "word_size", s->word_size },         { "schedulers", s->schedulers },
+	};
+	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]) && !bad; i++)
+		put(sys, figures[i].key, json_integer(figures[i].v), &bad);
+
+	for (size_t i = 0; i < s->nprocs && !bad; i++) {
+		const struct proc_info *p = &s->procs[i];
+		json_t *j = json_object();
+		if (!j) {
+			bad = 1;
+			break;
+		}
+		put(j, "pid", str_or_null(p->pid), &bad);
+		put(j, "name", str_or_null(p->name), &bad);
+		put(j, "initial_call", str_or_null(p->initial_call), &bad);
+		put(j, "current_function", str_or_null(p->current_function), &bad);
+		put(j, "memory", json_integer(p->memory), &bad);
+		put(j, "heap_size", json_integer(p->heap_size), &bad);
+		put(j, "total_heap_size", json_integer(p->total_heap_size), &bad);
+		put(j, "message_queue_len", json_integer(p->message_queue_len), &bad);
+		put(j, "bin_refs", json_integer(p->bin_refs), &bad);
+		put(j, "bin_bytes", json_integer(p->bin_bytes), &bad);
+		put(j, "bin_refs_before_gc", json_integer(p->bin_refs_before_gc), &bad);
+		put(j, "bin_bytes_before_gc", json_integer(p->bin_bytes_before_gc), &bad);
+		put(j, "born", json_boolean(p->born), &bad);
+		append(procs, j, &bad);
+	}
+	for (size_t i = 0; i < s->nborn && !bad; i++) {
+		const struct proc_group *g = &s->born[i];
+		json_t *j = json_object();
+		if (!j) {
+			bad = 1;
+			break;
+		}
+		put(j, "key", str_or_null(g->key), &bad);
+		put(j, "count", json_integer(g->count), &bad);
+		put(j, "memory", json_integer(g->memory), &bad);
+		put(j, "example_pid", str_or_null(g->example_pid), &bad);
+		append(groups, j, &bad);
+	}
+	for (size_t i = 0; i < s->nets && !bad; i++) {
+		const struct ets_info *e = &s->ets[i];
+		json_t *j = json_object();
+		if (!j) {
+			bad = 1;
+			break;
+		}
+		put(j, "name", str_or_null(e->name), &bad);
+		put(j, "id", str_or_null(e->id), &bad);
+		put(j, "named", json_boolean(e->named), &bad);
+		put(j, "type", str_or_null(e->type), &bad);
+		put(j, "protection", str_or_null(e->protection), &bad);
+		put(j, "size", json_integer(e->size), &bad);
+		put(j, "memory", json_integer(e->memory), &bad);
+		put(j, "owner_pid", str_or_null(e->owner_pid), &bad);
+		put(j, "owner_name", str_or_null(e->owner_name), &bad);
+		put(j, "created", json_boolean(e->created), &bad);
+		append(ets, j, &bad);
+	}
+	for (size_t i = 0; i < s->nallocs && !bad; i++) {
+		const struct alloc_info *a = &s->allocs[i];
+		json_t *j = json_object();
+		if (!j) {
+			bad = 1;
+			break;
+		}
+		put(j, "type", str_or_null(a->type), &bad);
+		put(j, "carriers_size", json_integer(a->carriers_size), &bad);
+		put(j, "blocks_size", json_integer(a->blocks_size), &bad);
+		put(j, "fragmentation", json_real(a->fragmentation), &bad);
+		append(allocs, j, &bad);
+	}
+	if (!bad) {
+		put(born, "count", json_integer(s->born_count), &bad);
+		put(born, "memory", json_integer(s->born_memory), &bad);
+		put(born, "groups", groups, &bad);
+		groups = NULL;
+		put(o, "format", json_string("gate.snapshot/1"), &bad);
+		put(o, "node", json_string(s->node), &bad);
+		put(o, "otp_release", json_string(s->otp_release), &bad);
+		put(o, "taken_at_ms", json_integer(s->taken_at_ms), &bad);
+		put(o, "gc_us", json_integer(s->gc_us), &bad);
+		put(o, "memory", mem, &bad);
+		put(o, "system", sys, &bad);
+		put(o, "processes", procs, &bad);
+		put(o, "born", born, &bad);
+		put(o, "ets", ets, &bad);
+		put(o, "allocators", allocs, &bad);
+		mem = sys = procs = born = ets = allocs = NULL;
+	}
+	json_decref(mem);
+	json_decref(sys);
+	json_decref(procs);
+	json_decref(born);
+	json_decref(groups);
+	json_decref(ets);
+	json_decref(allocs);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+int ci_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+	char *copy = strdup(path), tmp[4096];
+	if (!copy) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	const char *base = basename(copy);
+	char *copy2 = strdup(path);
+	const char *dir = copy2 ? dirname(copy2) : ".";
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp.XXXXXX", dir, base);
+	free(copy);
+	free(copy2);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot create a temp file beside it: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0 || close(fd) < 0) {
+		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) < 0) {
+		snprintf(err, errlen, "%s: cannot replace it: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int snapshot_json_write(const char *path, const struct snapshot *s, char *err, size_t errlen)
+{
+	json_t *j = snapshot_json(s);
+	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+	json_decref(j);
+	if (!text) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	size_t len = strlen(text);
+	int rc = 0;
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(text, 1, len, stdout) != len || fputc('\n', stdout) == EOF) {
+			snprintf(err, errlen, "stdout: write failed");
+			rc = -1;
+		}
+	} else {
+		char *nl = realloc(text, len + 2);
+		if (!nl) {
+			free(text);
+			snprintf(err, errlen, "%s: out of memory", path);
+			return -1;
+		}
+		text = nl;
+		text[len++] = '\n';
+		text[len] = '\0';
+		rc = ci_write_atomic(path, text, len, err, errlen);
+	}
+	free(text);
+	return rc;
+}

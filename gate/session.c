@@ -1,0 +1,233 @@
+/* gate/session.c: a session with one node: start or attach, connect, probe, teardown. */
+#include "session.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "signals.h"
+
+void session_init(struct session *s, const struct session_opts *o)
+{
+	memset(s, 0, sizeof(*s));
+	s->o = *o;
+	s->node.stdin_fd = -1;
+	s->t0_ms = clock_ms();
+	s->phase = "starting";
+	eic_init(&s->conn);
+}
+
+void session_progress(const struct session *s, const char *fmt, ...)
+{
+	if (s->o.quiet)
+		return;
+	va_list ap;
+	char line[512];
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	fprintf(stderr, "gate: [%5.1fs] %s\n", (double)(clock_ms() - s->t0_ms) / 1000.0, line);
+}
+
+/* The eic poll callback: a signal or the node process ending stops every wait at once. */
+static int session_poll(void *arg, char *err, size_t errlen)
+{
+	struct session *s = arg;
+	if (signals_caught) {
+		snprintf(err, errlen, "interrupted by %s while %s", strsignal(signals_caught), s->phase);
+		return 1;
+	}
+	if (s->node.pid > 0 && node_exited(&s->node)) {
+		char how[128];
+		node_exit_describe(&s->node, how, sizeof(how));
+		snprintf(err, errlen, "node %s %s while %s; its output above says why", s->name, how,
+			 s->phase);
+		return 1;
+	}
+	return 0;
+}
+
+int session_cookie_read(const char *file, char *buf, size_t len, char *from, size_t fromlen,
+			char *err, size_t errlen)
+{
+	char path[4096];
+	const char *env = getenv("GATE_COOKIE");
+	if (!file && env && *env) {
+		snprintf(buf, len, "%s", env);
+		snprintf(from, fromlen, "$GATE_COOKIE");
+		return 0;
+	}
+	if (file) {
+		snprintf(path, sizeof(path), "%s", file);
+	} else {
+		const char *home = getenv("HOME");
+		snprintf(path, sizeof(path), "%s/.erlang.cookie", home ? home : "");
+	}
+	snprintf(from, fromlen, "%s", path);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "cannot read the cookie from %s: %s; pass --cookie-file FILE or "
+			 "set GATE_COOKIE", path, strerror(errno));
+		return -1;
+	}
+	size_t n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (!buf[0]) {
+		snprintf(err, errlen, "the cookie file %s is empty", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int boot(struct session *s, char *err, size_t errlen)
+{
+	struct node_opts no = {
+		.project_dir = s->o.project_dir,
+		.mix_env = s->o.mix_env,
+		.erl_flags = s->o.erl_flags,
+		.elixir = s->o.elixir,
+	};
+	s->phase = "booting the node";
+	if (node_start(&s->node, &no, err, errlen) < 0)
+		return -1;
+	snprintf(s->name, sizeof(s->name), "%s", s->node.name);
+	session_progress(s, "booting node %s in %s (MIX_ENV=%s, compiling if needed)", s->name,
+			 s->o.project_dir, s->o.mix_env ? s->o.mix_env : "test");
+
+	char alive[96];
+	snprintf(alive, sizeof(alive), "%s_c", s->node.alive);
+	long long deadline = clock_ms() + s->o.boot_timeout_ms;
+	for (;;) {
+		if (session_poll(s, err, errlen))
+			return -1;
+		char cerr[512];
+		if (eic_connect_port(&s->conn, s->name, alive, s->node.port, s->node.cookie, 250, cerr,
+				     sizeof(cerr)) == EIC_OK)
+			break;
+		if (clock_ms() >= deadline) {
+			snprintf(err, errlen, "node %s did not come up within %d s (last attempt: %s); "
+				 "raise node.boot_timeout in gate.toml or --boot-timeout if the project "
+				 "takes longer to compile and start", s->name, s->o.boot_timeout_ms / 1000,
+				 cerr);
+			return -1;
+		}
+		usleep(20000); /* a refused connect costs microseconds: poll often */
+	}
+	session_progress(s, "node %s is up", s->name);
+	return 0;
+}
+
+static int attach(struct session *s, char *err, size_t errlen)
+{
+	char cookie[256], from[4096], alive[64], hex[17];
+	s->phase = "attaching to the node";
+	snprintf(s->name, sizeof(s->name), "%s", s->o.attach);
+	if (session_cookie_read(s->o.cookie_file, cookie, sizeof(cookie), from, sizeof(from), err,
+				errlen) < 0)
+		return -1;
+	if (node_random_hex(hex, 8) < 0) {
+		snprintf(err, errlen, "cannot read /dev/urandom: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(alive, sizeof(alive), "gate_%s_c", hex);
+	char cerr[1024];
+	int rc = eic_connect_node(&s->conn, s->name, alive, cookie, s->o.boot_timeout_ms, cerr,
+				  sizeof(cerr));
+	memset(cookie, 0, sizeof(cookie));
+	if (rc != EIC_OK) {
+		snprintf(err, errlen, "%s (cookie read from %s)", cerr, from);
+		return -1;
+	}
+	session_progress(s, "attached to node %s", s->name);
+	return 0;
+}
+
+int session_open(struct session *s, char *err, size_t errlen)
+{
+	s->conn.poll = session_poll;
+	s->conn.poll_arg = s;
+	if ((s->o.attach ? attach(s, err, errlen) : boot(s, err, errlen)) < 0)
+		return -1;
+	s->phase = "loading the probe";
+	if (probe_load(&s->conn, s->o.rpc_timeout_ms, err, errlen) != EIC_OK)
+		return -1;
+	s->probe_loaded = true;
+	if (probe_hello(&s->conn, s->o.rpc_timeout_ms, &s->info, err, errlen) != EIC_OK)
+		return -1;
+	if (s->o.need_mix && !s->info.mix_project) {
+		snprintf(err, errlen, "node %s has no Mix project loaded, so mix test cannot run in "
+			 "it; attach to a node started with `MIX_ENV=test iex -S mix` or let gate "
+			 "start one with -C DIR", s->name);
+		return -1;
+	}
+	return 0;
+}
+
+void session_explain(struct session *s, char *err, size_t errlen)
+{
+	if (s->node.pid > 0 && !signals_caught && !s->node.exited &&
+	    node_wait_exit(&s->node, 2000)) {
+		char how[128], was[2048];
+		node_exit_describe(&s->node, how, sizeof(how));
+		snprintf(was, sizeof(was), "%s", err);
+		snprintf(err, errlen, "node %s %s while %s; its output above says why (gate saw: %s)",
+			 s->name, how, s->phase, was);
+	}
+}
+
+/* erlang:halt(0, [{flush, true}]): the VM exits the way `mix test` ends it. No reply comes. */
+static void halt_node(struct session *s)
+{
+	ei_x_buff args;
+	struct term *root;
+	const struct term *reply;
+	char ignored[256];
+	ei_x_new(&args);
+	ei_x_encode_list_header(&args, 2);
+	ei_x_encode_long(&args, 0);
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_tuple_header(&args, 2);
+	ei_x_encode_atom(&args, "flush");
+	ei_x_encode_atom(&args, "true");
+	ei_x_encode_empty_list(&args);
+	ei_x_encode_empty_list(&args);
+	eic_rpc(&s->conn, "erlang", "halt", &args, 1000, &root, &reply, ignored, sizeof(ignored));
+	term_free(root);
+	ei_x_free(&args);
+}
+
+void session_end(struct session *s)
+{
+	int saved = signals_caught;
+	signals_caught = 0; /* so the clean-up RPCs are not cancelled by the flag */
+	s->conn.poll = NULL;
+	bool alive = s->node.pid <= 0 || !node_exited(&s->node);
+	if (s->probe_loaded && s->conn.fd >= 0 && alive)
+		probe_unload(&s->conn, 2000);
+	s->probe_loaded = false;
+	int stop_ms = s->o.stop_timeout_ms > 0 ? s->o.stop_timeout_ms : 10000;
+	bool connected = s->conn.fd >= 0;
+	if (s->node.pid > 0) {
+		session_progress(s, "stopping node %s", s->name);
+		/* graceful first: erlang:halt/2 (init:stop/0 measured 1.2 s slower, stopping every
+		 * application of a node that is about to go away), then SIGTERM, then SIGKILL */
+		if (connected && !node_exited(&s->node)) {
+			halt_node(s);
+			node_wait_exit(&s->node, stop_ms);
+		}
+	}
+	eic_close(&s->conn);
+	/* A node that never answered is still booting: its init process does not act on
+	 * SIGTERM before the boot ends, which mix run --no-halt never does. A short grace then. */
+	if (s->node.pid > 0)
+		node_stop(&s->node, connected ? stop_ms : (stop_ms < 1000 ? stop_ms : 1000));
+	memset(s->node.cookie, 0, sizeof(s->node.cookie));
+	signals_caught = saved;
+}

@@ -1,0 +1,63 @@
+/* gate/session.h: a session with one node: gate starts it for a Mix project (start mode) or
+ * attaches to a running one, connects, loads the probe; at the end removes the probe and
+ * stops what it started. `gate run` and `gate snapshot` both work through a session.
+ */
+#ifndef GATE_SESSION_H
+#define GATE_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "eic.h"
+#include "node.h"
+#include "probe.h"
+
+struct session_opts {
+	const char *project_dir; /* start mode: the Mix project (realpath'd by the caller) */
+	const char *attach;      /* attach mode: the running node, name@host */
+	const char *cookie_file; /* attach mode: cookie from this file, else $GATE_COOKIE, else
+				    ~/.erlang.cookie; never from the command line */
+	const char *mix_env;
+	const char *erl_flags;
+	const char *elixir;
+	int boot_timeout_ms;
+	int rpc_timeout_ms;
+	int stop_timeout_ms;
+	bool quiet;
+	bool need_mix;           /* fail unless the node has a Mix project loaded */
+};
+
+struct session {
+	struct session_opts o;
+	struct node node;        /* start mode only; pid 0 otherwise */
+	struct eic conn;
+	bool probe_loaded;
+	struct probe_info info;
+	char name[256];          /* the node's name, for messages */
+	const char *phase;       /* "booting the node", "running the tests", ... */
+	long long t0_ms;
+};
+
+/* Prepares s (no I/O); call before anything else, so that session_end is always safe. */
+void session_init(struct session *s, const struct session_opts *o);
+
+/* Boots or attaches, connects and loads the probe. Returns 0, or -1 with err. */
+int session_open(struct session *s, char *err, size_t errlen);
+
+/* After a failure: when the node process died, rewrites err to say so with its status. */
+void session_explain(struct session *s, char *err, size_t errlen);
+
+/* Removes the probe, stops a node gate started (erlang:halt, SIGTERM, SIGKILL to its group),
+ * closes the connection. Safe at any point and twice. */
+void session_end(struct session *s);
+
+/* A progress line on stderr with the elapsed time, unless quiet. */
+void session_progress(const struct session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Reads a cookie for attach mode into buf: file, $GATE_COOKIE, ~/.erlang.cookie. *from says
+ * where it came from (for messages). Returns 0, or -1 with err. */
+int session_cookie_read(const char *file, char *buf, size_t len, char *from, size_t fromlen,
+			char *err, size_t errlen);
+
+#endif
