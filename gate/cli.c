@@ -11,6 +11,7 @@
 #include "config.h"
 #include "exit.h"
 #include "run.h"
+#include "snapshot_cmd.h"
 
 static const char main_help[] =
 	"gate " GATE_VERSION ": a memory quality gate for Elixir/Erlang test suites\n"
@@ -19,6 +20,7 @@ static const char main_help[] =
 	"\n"
 	"commands:\n"
 	"  run            run the project's mix test inside a fresh node and judge its memory\n"
+	"  snapshot       one snapshot of a project's node or a running node (tables or JSON)\n"
 	"  config check   validate a gate.toml and print the effective configuration\n"
 	"\n"
 	"options:\n"
@@ -168,7 +170,9 @@ int cli_main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "snapshot") == 0)
+		return snapshot_cmd_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "config") == 0)
 		return cmd_config(argc - 1, argv + 1);
-	return usage_error("", "unknown command %s (commands: run, config)", cmd);
+	return usage_error("", "unknown command %s (commands: run, snapshot, config)", cmd);
 }

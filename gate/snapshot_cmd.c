@@ -1,0 +1,171 @@
+/* gate/snapshot_cmd.c: `gate snapshot`: one snapshot as tables or JSON. */
+#include "snapshot_cmd.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ci/snapshot_json.h"
+#include "ci/snapshot_text.h"
+#include "config.h"
+#include "exit.h"
+#include "session.h"
+#include "signals.h"
+
+static const char help[] =
+	"usage: gate snapshot [-C DIR | --attach NODE [--cookie-file FILE]] [options]\n"
+	"\n"
+	"Takes one snapshot (memory categories, top processes, ETS tables, allocators) of the\n"
+	"project's node, which gate boots (-C, default the current directory), or of a running\n"
+	"node (--attach). The cookie for --attach comes from --cookie-file, else $GATE_COOKIE,\n"
+	"else ~/.erlang.cookie, never from the command line.\n"
+	"\n"
+	"options:\n"
+	"  -C, --project DIR      the Mix project to boot (MIX_ENV from gate.toml, default test)\n"
+	"  -c, --config FILE      configuration (default: DIR/gate.toml when it exists)\n"
+	"      --attach NODE      a running node, e.g. app@127.0.0.1 or app@host\n"
+	"      --cookie-file FILE its cookie\n"
+	"      --json FILE        write JSON (- for stdout) instead of tables\n"
+	"      --no-gc            do not force GC first\n"
+	"      --top N            processes per ranking (default 20)\n"
+	"  -q, --quiet            no progress lines\n"
+	"  -h, --help             this help\n";
+
+static int usage(const char *fmt, const char *arg)
+{
+	fputs("gate: error: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nRun 'gate snapshot --help' for usage.\n", stderr);
+	return GATE_EXIT_ERROR;
+}
+
+int snapshot_cmd_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "project", required_argument, NULL, 'C' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "attach", required_argument, NULL, 'a' },
+		{ "cookie-file", required_argument, NULL, 'k' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "no-gc", no_argument, NULL, 'n' },
+		{ "top", required_argument, NULL, 't' },
+		{ "elixir", required_argument, NULL, 'e' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL, *cfg_path = NULL, *attach = NULL, *cookie = NULL, *json = NULL;
+	const char *elixir = NULL;
+	bool gc = true, quiet = false;
+	int top = 20, c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:C:c:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C': dir = optarg; break;
+		case 'c': cfg_path = optarg; break;
+		case 'a': attach = optarg; break;
+		case 'k': cookie = optarg; break;
+		case 'j': json = optarg; break;
+		case 'n': gc = false; break;
+		case 'e': elixir = optarg; break;
+		case 'q': quiet = true; break;
+		case 't': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > 10000)
+				return usage("--top %s: expected a count from 1 to 10000", optarg);
+			top = (int)v;
+			break;
+		}
+		case 'h': fputs(help, stdout); return GATE_EXIT_PASS;
+		case ':': return usage("option %s needs a value", argv[optind - 1]);
+		default: return usage("unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage("unexpected argument %s", argv[optind]);
+	if (attach && dir)
+		return usage("%s", "-C and --attach exclude each other: boot a project or attach");
+	if (cookie && !attach)
+		return usage("%s", "--cookie-file goes with --attach");
+
+	struct config cfg;
+	char err[4096], project[PATH_MAX], path[PATH_MAX + 16];
+	if (config_default(&cfg) < 0)
+		return GATE_EXIT_ERROR;
+	if (!attach) {
+		if (!realpath(dir ? dir : ".", project)) {
+			fprintf(stderr, "gate: error: project directory %s does not exist; pass the Mix "
+				"project with -C DIR\n", dir ? dir : ".");
+			config_clear(&cfg);
+			return GATE_EXIT_ERROR;
+		}
+		snprintf(path, sizeof(path), "%s/mix.exs", project);
+		if (access(path, R_OK) < 0) {
+			fprintf(stderr, "gate: error: %s has no readable mix.exs; pass the Mix project "
+				"with -C DIR, or a running node with --attach\n", project);
+			config_clear(&cfg);
+			return GATE_EXIT_ERROR;
+		}
+		if (!cfg_path) {
+			snprintf(path, sizeof(path), "%s/gate.toml", project);
+			if (access(path, F_OK) == 0)
+				cfg_path = path;
+		}
+	}
+	if (cfg_path && config_load(&cfg, cfg_path, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gate: error: %s\n", err);
+		config_clear(&cfg);
+		return GATE_EXIT_ERROR;
+	}
+
+	struct session_opts so = {
+		.project_dir = attach ? NULL : project,
+		.attach = attach,
+		.cookie_file = cookie,
+		.mix_env = cfg.mix_env,
+		.erl_flags = cfg.erl_flags,
+		.elixir = elixir,
+		.boot_timeout_ms = cfg.boot_timeout_ms,
+		.rpc_timeout_ms = cfg.rpc_timeout_ms,
+		.stop_timeout_ms = cfg.stop_timeout_ms,
+		.quiet = quiet,
+	};
+	struct session ses;
+	struct snapshot snap = { 0 };
+	int code = GATE_EXIT_ERROR;
+	signals_install();
+	session_init(&ses, &so);
+	if (session_open(&ses, err, sizeof(err)) < 0)
+		goto fail;
+	ses.phase = gc ? "collecting garbage and taking the snapshot" : "taking the snapshot";
+	struct probe_snapshot_opts po = { .gc = gc, .deep = true, .top = top };
+	if (probe_snapshot(&ses.conn, &po, cfg.rpc_timeout_ms, &snap, err, sizeof(err)) != EIC_OK)
+		goto fail;
+	session_end(&ses);
+	if (json) {
+		if (snapshot_json_write(json, &snap, err, sizeof(err)) < 0) {
+			fprintf(stderr, "gate: error: cannot write the snapshot: %s\n", err);
+			goto out;
+		}
+	} else {
+		snapshot_text_print(stdout, &snap, 10);
+	}
+	code = GATE_EXIT_PASS;
+	goto out;
+fail:
+	session_explain(&ses, err, sizeof(err));
+	fprintf(stderr, "gate: error: %s\n", err);
+	if (signals_caught)
+		code = GATE_EXIT_SIGNAL(signals_caught);
+out:
+	session_end(&ses);
+	snapshot_clear(&snap);
+	config_clear(&cfg);
+	return code;
+}
