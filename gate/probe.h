@@ -23,11 +23,12 @@ struct probe_info {
 	int word_size;
 };
 
-/* Loads every embedded module with code:load_binary/3 (nothing is written to the node). */
-int probe_load(struct eic *c, int timeout_ms, char *err, size_t errlen);
+/* Loads the embedded modules with code:load_binary/3 (nothing is written to the node): the
+ * probe, and with for_tests the ExUnit formatter too. */
+int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen);
 /* Stops the probe's helpers in the node, then purges and deletes the embedded modules; best
  * effort, errors are ignored. */
-void probe_unload(struct eic *c, int timeout_ms);
+void probe_unload(struct eic *c, bool for_tests, int timeout_ms);
 
 int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err,
 		size_t errlen);

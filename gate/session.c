@@ -156,7 +156,7 @@ int session_open(struct session *s, char *err, size_t errlen)
 	if ((s->o.attach ? attach(s, err, errlen) : boot(s, err, errlen)) < 0)
 		return -1;
 	s->phase = "loading the probe";
-	if (probe_load(&s->conn, s->o.rpc_timeout_ms, err, errlen) != EIC_OK)
+	if (probe_load(&s->conn, s->o.need_mix, s->o.rpc_timeout_ms, err, errlen) != EIC_OK)
 		return -1;
 	s->probe_loaded = true;
 	if (probe_hello(&s->conn, s->o.rpc_timeout_ms, &s->info, err, errlen) != EIC_OK)
@@ -210,7 +210,7 @@ void session_end(struct session *s)
 	s->conn.poll = NULL;
 	bool alive = s->node.pid <= 0 || !node_exited(&s->node);
 	if (s->probe_loaded && s->conn.fd >= 0 && alive)
-		probe_unload(&s->conn, 2000);
+		probe_unload(&s->conn, s->o.need_mix, 2000);
 	s->probe_loaded = false;
 	int stop_ms = s->o.stop_timeout_ms > 0 ? s->o.stop_timeout_ms : 10000;
 	bool connected = s->conn.fd >= 0;

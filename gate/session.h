@@ -24,7 +24,8 @@ struct session_opts {
 	int rpc_timeout_ms;
 	int stop_timeout_ms;
 	bool quiet;
-	bool need_mix;           /* fail unless the node has a Mix project loaded */
+	bool need_mix;           /* tests will run: fail unless the node has a Mix project
+				    loaded, and load the ExUnit formatter too */
 };
 
 struct session {

@@ -158,16 +158,11 @@ cleanup() ->
 %% binary bytes after GC and binary bytes freed, and (after a before mark) the born ones.
 deep_scan(GC, N, Skip, Before, EtsCap) ->
     BeforePids = case Before of none -> none; _ -> maps:get(pids, Before) end,
-    Empty = {N, 0, []},
-    Acc0 = {Empty, Empty, Empty, Empty, [], 0, 0},
     {TMem, TMq, TBin, TFreed, Born, BornN, BornMem} =
-        lists:foldl(fun(P, Acc) -> scan_one(P, GC, Skip, BeforePids, Acc) end,
-                    Acc0, erlang:processes()),
-    Ranked = lists:usort([Pid || {_, Pid, _} <- top_list(TMem) ++ top_list(TMq) ++
-                                     top_list(TBin) ++ top_list(TFreed)]),
-    Nums = maps:from_list([{Pid, X} || {_, Pid, X} <- top_list(TMem) ++ top_list(TMq) ++
-                                           top_list(TBin) ++ top_list(TFreed)]),
-    Procs = [Row || Pid <- Ranked,
+        parallel_scan(erlang:processes(), GC, N, Skip, BeforePids),
+    Tops = top_list(TMem) ++ top_list(TMq) ++ top_list(TBin) ++ top_list(TFreed),
+    Nums = maps:from_list([{Pid, X} || {_, Pid, X} <- Tops]),
+    Procs = [Row || Pid <- lists:usort(maps:keys(Nums)),
                     Row <- [proc_row(Pid, maps:get(Pid, Nums),
                                      BeforePids =/= none andalso
                                          not maps:is_key(Pid, BeforePids))],
@@ -177,6 +172,39 @@ deep_scan(GC, N, Skip, Before, EtsCap) ->
       born_memory => BornMem,
       born => born_groups(Born),
       ets => ets_rows(Before, EtsCap)}.
+
+%% The pass is split over one worker per scheduler: each scans an interleaved share of the
+%% processes and keeps its own top N; the shares are merged here.
+parallel_scan(Pids, GC, N, Skip, BeforePids) ->
+    W = max(1, erlang:system_info(schedulers_online)),
+    Shares = deal(Pids, W),
+    Self = self(),
+    Workers = [spawn_monitor(fun() ->
+                                     Empty = {N, 0, []},
+                                     Acc0 = {Empty, Empty, Empty, Empty, [], 0, 0},
+                                     R = lists:foldl(fun(P, A) ->
+                                                             scan_one(P, GC, Skip, BeforePids, A)
+                                                     end, Acc0, Share),
+                                     Self ! {self(), R}
+                             end) || Share <- Shares],
+    Results = [receive
+                   {Pid, R} -> erlang:demonitor(Ref, [flush]), R;
+                   {'DOWN', Ref, process, Pid, Why} -> exit({scan_worker, Why})
+               end || {Pid, Ref} <- Workers],
+    lists:foldl(fun merge_scan/2, hd(Results), tl(Results)).
+
+deal(L, 1) -> [L];
+deal(L, W) -> deal(L, W, list_to_tuple(lists:duplicate(W, [])), 1).
+deal([], _W, T, _I) -> tuple_to_list(T);
+deal([P | Rest], W, T, I) ->
+    deal(Rest, W, setelement(I, T, [P | element(I, T)]), I rem W + 1).
+
+merge_scan({A1, A2, A3, A4, B, BN, BM}, {C1, C2, C3, C4, D, DN, DM}) ->
+    {top_merge(A1, C1), top_merge(A2, C2), top_merge(A3, C3), top_merge(A4, C4),
+     B ++ D, BN + DN, BM + DM}.
+
+top_merge(T, {_, _, L}) ->
+    lists:foldl(fun({V, P, X}, Acc) -> top_add(V, P, X, Acc) end, T, L).
 
 scan_one(P, _GC, _Skip, _BeforePids, Acc) when not is_pid(P) -> Acc;
 scan_one(P, GC, Skip, BeforePids, {TMem, TMq, TBin, TFreed, Born, BornN, BornMem} = Acc) ->
