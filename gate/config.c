@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,8 @@ static const struct unit size_units[] = {
 	{NULL, 0},
 };
 
-static const char *const root_keys[] = {"node", "output", "growth", NULL};
+static const char *const root_keys[] = {"node",    "output", "growth", "ets",      "binary",
+					"process", "atom",   "allocator", "baseline", NULL};
 static const char *const node_keys[] = {"mix_env",     "erl_flags",    "boot_timeout",
 					"rpc_timeout", "test_timeout", "stop_timeout",
 					NULL};
@@ -114,7 +116,7 @@ int config_default(struct config *cfg)
 	cfg->rpc_timeout_ms = 60 * MS_PER_S;
 	cfg->test_timeout_ms = 30 * MS_PER_MIN;
 	cfg->stop_timeout_ms = 10 * MS_PER_S;
-	growth_config_default(&cfg->growth);
+	rules_config_default(&cfg->rules);
 	cfg->mix_env = config_strdup("test");
 	cfg->erl_flags = config_strdup("");
 	cfg->junit = config_strdup("_build/gate/junit.xml");
@@ -134,6 +136,7 @@ void config_clear(struct config *cfg)
 	free(cfg->erl_flags);
 	free(cfg->junit);
 	free(cfg->source);
+	rules_config_clear(&cfg->rules);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -524,6 +527,159 @@ static int get_percent(struct loader *ld, const struct toml_value *v, const char
 	return 0;
 }
 
+/* ---- limits that can be off, whole numbers, plain numbers, paths and refs ---- */
+
+/* The largest count gate.toml takes, as for sizes. */
+#define COUNT_MAX (SIZE_MAX_BYTES - 1)
+
+/* A limit written as "off" is not applied (RULES_OFF, or a negative percentage). */
+static bool is_off(const struct toml_value *v)
+{
+	size_t len;
+	const char *s = toml_string(v, &len);
+
+	return s && len == 3 && strcmp(s, "off") == 0;
+}
+
+/* After a failed value of a limit that may be off: says so at the end of the message. */
+static int off_hint(struct loader *ld)
+{
+	size_t n;
+
+	if (ld->err && ld->errlen && (n = strlen(ld->err)) + 1 < ld->errlen)
+		snprintf(ld->err + n, ld->errlen - n, "; or \"off\" for no limit");
+	return -1;
+}
+
+static int get_count(struct loader *ld, const struct toml_value *v, const char *path,
+		     int64_t min, int64_t max, const char *example, int64_t *dst)
+{
+	struct toml_pos pos = toml_pos(v);
+	char fix[160];
+
+	snprintf(fix, sizeof(fix), "write a whole number without quotes, e.g. %s", example);
+	if (toml_type(v) != TOML_INTEGER)
+		return type_fail(ld, v, path, "a whole number", fix);
+	int64_t n = toml_integer(v);
+	if (n < min)
+		return fail(ld, pos, path,
+			    "%lld is out of range; use a whole number of at least %lld, e.g. %s",
+			    (long long)n, (long long)min, example);
+	if (n > max)
+		return fail(ld, pos, path,
+			    "%lld is out of range; use a whole number of at most %lld, e.g. %s",
+			    (long long)n, (long long)max, example);
+	*dst = n;
+	return 0;
+}
+
+static int get_number(struct loader *ld, const struct toml_value *v, const char *path,
+		      const char *example, double *dst)
+{
+	char fix[160];
+	double x;
+
+	snprintf(fix, sizeof(fix), "write a number without quotes, e.g. %s", example);
+	if (toml_type(v) != TOML_INTEGER && toml_type(v) != TOML_FLOAT)
+		return type_fail(ld, v, path, "a number", fix);
+	x = toml_type(v) == TOML_INTEGER ? (double)toml_integer(v) : toml_float(v);
+	if (!isfinite(x) || x < 0)
+		return fail(ld, toml_pos(v), path,
+			    "%g is out of range; use a finite number of 0 or more, e.g. %s", x,
+			    example);
+	*dst = x == 0 ? 0.0 : x; /* -0.0 would print as "-0.0" */
+	return 0;
+}
+
+/* A percentage of a whole (fragmentation, usage of a limit): 0 to 100. */
+static int get_share(struct loader *ld, const struct toml_value *v, const char *path,
+		     const char *example, double *dst)
+{
+	double pct;
+
+	if (get_percent(ld, v, path, &pct) < 0)
+		return -1;
+	if (pct > 100)
+		return fail(ld, toml_pos(v), path,
+			    "%g %% is out of range; use a percentage from 0 to 100 %%, e.g. %s", pct,
+			    example);
+	*dst = pct;
+	return 0;
+}
+
+/* Why git would refuse s as (part of) a ref name (git check-ref-format), or false. */
+static bool ref_problem(const char *s, char *why, size_t len)
+{
+	size_t n = strlen(s);
+
+	if (s[0] == '/' || s[n - 1] == '/')
+		snprintf(why, len, "it starts or ends with /");
+	else if (s[0] == '.' || strstr(s, "/."))
+		snprintf(why, len, "a part of it starts with a dot");
+	else if (s[n - 1] == '.' || (n >= 5 && strcmp(s + n - 5, ".lock") == 0))
+		snprintf(why, len, "it ends with %s", s[n - 1] == '.' ? "a dot" : ".lock");
+	else if (strstr(s, ".."))
+		snprintf(why, len, "it contains \"..\"");
+	else if (strstr(s, "//"))
+		snprintf(why, len, "it contains \"//\"");
+	else if (strstr(s, "@{"))
+		snprintf(why, len, "it contains \"@{\"");
+	else {
+		for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+			if (*p < 0x20 || *p == 0x7f) {
+				snprintf(why, len, "it contains a control character");
+				return true;
+			}
+			if (strchr(" ~^:?*[\\", *p)) {
+				snprintf(why, len, "it contains '%c'", *p);
+				return true;
+			}
+		}
+		return false;
+	}
+	return true;
+}
+
+enum str_kind { STR_GLOB, STR_PATH, STR_REF, STR_NOTES_REF };
+
+static int get_checked_string(struct loader *ld, const struct toml_value *v, const char *path,
+			      enum str_kind kind, const char *example, char **dst)
+{
+	struct toml_pos pos = toml_pos(v);
+	char why[96];
+	const char *s;
+
+	if (get_string(ld, v, path, true, example, dst) < 0)
+		return -1;
+	s = *dst;
+	switch (kind) {
+	case STR_GLOB:
+		break;
+	case STR_PATH:
+		if (s[0] == '/')
+			return fail(ld, pos, path,
+				    "\"%s\" is absolute; write a path inside the repository, %s", s,
+				    example);
+		for (const char *p = s; (p = strstr(p, "..")); p += 2)
+			if ((p == s || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+				return fail(ld, pos, path,
+					    "\"%s\" leaves the repository; write a path inside it, %s",
+					    s, example);
+		break;
+	case STR_NOTES_REF:
+		if (strncmp(s, "refs/", 5) != 0)
+			return fail(ld, pos, path,
+				    "\"%s\" is not a full ref; write it under refs/, %s", s, example);
+		/* fall through */
+	case STR_REF:
+		if (ref_problem(s, why, sizeof(why)))
+			return fail(ld, pos, path, "\"%s\" is not a valid git ref: %s; %s", s, why,
+				    example);
+		break;
+	}
+	return 0;
+}
+
 /* ---- tables ---- */
 
 static int load_node(struct loader *ld, const struct toml_value *t, struct config *cfg)
@@ -683,11 +839,308 @@ static int load_growth(struct loader *ld, const struct toml_value *t, struct gro
 	return 0;
 }
 
+/* ---- the rule tables, key by key: one list drives loading, messages and printing ---- */
+
+enum key_kind {
+	KEY_SIZE,      /* int64_t bytes */
+	KEY_SIZE_OFF,  /* int64_t bytes, or RULES_OFF */
+	KEY_COUNT,     /* int64_t from min to max */
+	KEY_COUNT_OFF, /* the same, or RULES_OFF */
+	KEY_INT,       /* int from min to max */
+	KEY_PCT,       /* double percent, 0 or more */
+	KEY_PCT_OFF,   /* the same, or -1 */
+	KEY_SHARE_OFF, /* double percent of a whole, 0 to 100, or -1 */
+	KEY_NUMBER,    /* double, 0 or more */
+	KEY_BOOL,      /* bool */
+	KEY_GLOB,      /* char *, not empty */
+	KEY_PATH,      /* char *, relative, inside the repository */
+	KEY_REF,       /* char *, a git ref or shorthand */
+	KEY_NOTES_REF, /* char *, a full git ref */
+};
+
+struct key_spec {
+	const char *key;
+	enum key_kind kind;
+	size_t off;          /* of the field in the struct the section fills */
+	int64_t min, max;    /* KEY_COUNT, KEY_COUNT_OFF, KEY_INT */
+	const char *example; /* a value as written in gate.toml, for messages */
+	const char *null_is; /* strings: what a NULL field means (printed for it) */
+};
+
+#define IN_CFG(field) offsetof(struct config, rules.field)
+#define IN_TABLE(field) offsetof(struct ets_table_limit, field)
+
+static const struct key_spec ets_keys[] = {
+	{"max_total", KEY_SIZE_OFF, IN_CFG(ets.max_total), 0, 0, "\"64 MB\"", NULL},
+	{"max_left_alive", KEY_COUNT_OFF, IN_CFG(ets.max_left_alive), 0, COUNT_MAX, "0", NULL},
+	{"left_alive_floor", KEY_SIZE, IN_CFG(ets.left_alive_floor), 0, 0, "\"1 MB\"", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
+static const struct key_spec ets_table_keys[] = {
+	{"name", KEY_GLOB, IN_TABLE(name), 0, 0, "\"corpus_*\"", NULL},
+	{"max_bytes", KEY_SIZE_OFF, IN_TABLE(max_bytes), 0, 0, "\"2 MB\"", NULL},
+	{"max_size", KEY_COUNT_OFF, IN_TABLE(max_size), 0, COUNT_MAX, "100000", NULL},
+	{"max_growth", KEY_PCT_OFF, IN_TABLE(max_growth_pct), 0, 0, "\"50 %\"", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
+static const struct key_spec binary_keys[] = {
+	{"max_refs_per_process", KEY_COUNT_OFF, IN_CFG(binary.max_refs_per_process), 0, COUNT_MAX,
+	 "50000", NULL},
+	{"max_bytes_per_process", KEY_SIZE_OFF, IN_CFG(binary.max_bytes_per_process), 0, 0,
+	 "\"10 MB\"", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
+static const struct key_spec process_keys[] = {
+	{"max_born", KEY_COUNT_OFF, IN_CFG(process.max_born), 0, COUNT_MAX, "100", NULL},
+	{"max_mailbox", KEY_COUNT_OFF, IN_CFG(process.max_mailbox), 0, COUNT_MAX, "10000", NULL},
+	{"max_memory", KEY_SIZE_OFF, IN_CFG(process.max_memory), 0, 0, "\"100 MB\"", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
+static const struct key_spec atom_keys[] = {
+	{"max_growth", KEY_COUNT_OFF, IN_CFG(atom.max_growth), 0, COUNT_MAX, "10000", NULL},
+	{"per_test", KEY_COUNT, IN_CFG(atom.per_test), 0, COUNT_MAX, "5", NULL},
+	{"max_usage", KEY_SHARE_OFF, IN_CFG(atom.max_usage_pct), 0, 0, "\"80 %\"", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
+static const struct key_spec allocator_keys[] = {
+	{"max_fragmentation", KEY_SHARE_OFF, IN_CFG(allocator.max_fragmentation_pct), 0, 0,
+	 "\"75 %\"", NULL},
+	{"waste_floor", KEY_SIZE, IN_CFG(allocator.waste_floor), 0, 0, "\"64 MB\"", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
+static const struct key_spec baseline_keys[] = {
+	{"path", KEY_PATH, IN_CFG(baseline.path), 0, 0, "\".gate/baseline.json\"",
+	 BASELINE_DEFAULT_PATH},
+	{"ref", KEY_REF, IN_CFG(baseline.ref), 0, 0, "\"origin/main\"", BASELINE_DEFAULT_REF},
+	{"notes_ref", KEY_NOTES_REF, IN_CFG(baseline.notes_ref), 0, 0, "\"refs/notes/gate\"",
+	 BASELINE_DEFAULT_NOTES_REF},
+	{"require", KEY_BOOL, IN_CFG(baseline.require), 0, 0, "false", NULL},
+	{"skip_ci", KEY_BOOL, IN_CFG(baseline.skip_ci), 0, 0, "false", NULL},
+	{"max", KEY_PCT, IN_CFG(baseline.max_pct), 0, 0, "\"20 %\"", NULL},
+	{"floor", KEY_SIZE, IN_CFG(baseline.floor_bytes), 0, 0, "\"1 MB\"", NULL},
+	{"trend_window", KEY_INT, IN_CFG(baseline.trend_window), 2, 10000, "10", NULL},
+	{"trend_sigma", KEY_NUMBER, IN_CFG(baseline.trend_sigma), 0, 0, "3.0", NULL},
+	{"trend_min", KEY_PCT, IN_CFG(baseline.trend_min_pct), 0, 0, "\"10 %\"", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+struct section {
+	const char *name;
+	const struct key_spec *keys;
+	const char *extra; /* a key the section's own code reads (ets: the [[ets.table]] array) */
+};
+
+static const struct section sections[] = {
+	{"ets", ets_keys, "table"},	  {"binary", binary_keys, NULL},
+	{"process", process_keys, NULL},  {"atom", atom_keys, NULL},
+	{"allocator", allocator_keys, NULL}, {"baseline", baseline_keys, NULL},
+	{NULL, NULL, NULL},
+};
+
+static const struct key_spec *spec_find(const struct key_spec *keys, const char *key)
+{
+	for (; keys->key; keys++)
+		if (strcmp(keys->key, key) == 0)
+			return keys;
+	return NULL;
+}
+
+/* The valid keys of a section, NULL-terminated, for suggestions and lists. */
+static void spec_names(const struct key_spec *keys, const char *extra, const char **out,
+		       size_t n)
+{
+	size_t i = 0;
+
+	for (; keys->key && i + 2 < n; keys++)
+		out[i++] = keys->key;
+	if (extra)
+		out[i++] = extra;
+	out[i] = NULL;
+}
+
+/* Reads v into the field spec describes, in the struct at base. */
+static int load_key(struct loader *ld, const struct key_spec *spec, const struct toml_value *v,
+		    const char *path, void *base)
+{
+	void *field = (char *)base + spec->off;
+	char example[160];
+	int64_t n;
+
+	snprintf(example, sizeof(example), "e.g. %s = %s", spec->key, spec->example);
+	switch (spec->kind) {
+	case KEY_SIZE:
+		return get_size(ld, v, path, field);
+	case KEY_SIZE_OFF:
+		if (is_off(v)) {
+			*(int64_t *)field = RULES_OFF;
+			return 0;
+		}
+		return get_size(ld, v, path, field) < 0 ? off_hint(ld) : 0;
+	case KEY_COUNT:
+		return get_count(ld, v, path, spec->min, spec->max, spec->example, field);
+	case KEY_COUNT_OFF:
+		if (is_off(v)) {
+			*(int64_t *)field = RULES_OFF;
+			return 0;
+		}
+		return get_count(ld, v, path, spec->min, spec->max, spec->example, field) < 0
+			       ? off_hint(ld)
+			       : 0;
+	case KEY_INT:
+		if (get_count(ld, v, path, spec->min, spec->max, spec->example, &n) < 0)
+			return -1;
+		*(int *)field = (int)n;
+		return 0;
+	case KEY_PCT:
+		return get_percent(ld, v, path, field);
+	case KEY_PCT_OFF:
+	case KEY_SHARE_OFF:
+		if (is_off(v)) {
+			*(double *)field = -1;
+			return 0;
+		}
+		if (spec->kind == KEY_PCT_OFF)
+			return get_percent(ld, v, path, field) < 0 ? off_hint(ld) : 0;
+		return get_share(ld, v, path, spec->example, field) < 0 ? off_hint(ld) : 0;
+	case KEY_NUMBER:
+		return get_number(ld, v, path, spec->example, field);
+	case KEY_BOOL:
+		return get_bool(ld, v, path, field);
+	case KEY_GLOB:
+		return get_checked_string(ld, v, path, STR_GLOB, example, field);
+	case KEY_PATH:
+		return get_checked_string(ld, v, path, STR_PATH, example, field);
+	case KEY_REF:
+		return get_checked_string(ld, v, path, STR_REF, example, field);
+	case KEY_NOTES_REF:
+		return get_checked_string(ld, v, path, STR_NOTES_REF, example, field);
+	}
+	return -1;
+}
+
+/* Whether an [[ets.table]] entry sets a limit. */
+static bool table_has_limit(const struct ets_table_limit *t)
+{
+	return t->max_bytes != RULES_OFF || t->max_size != RULES_OFF || t->max_growth_pct >= 0;
+}
+
+static int load_ets_table(struct loader *ld, const struct toml_value *e, const char *epath,
+			  struct ets_config *ets)
+{
+	struct ets_table_limit t = {NULL, RULES_OFF, RULES_OFF, -1};
+	const char *names[8];
+	int rc = -1;
+
+	spec_names(ets_table_keys, NULL, names, sizeof(names) / sizeof(names[0]));
+	for (size_t i = 0; i < toml_table_len(e); i++) {
+		const char *key = toml_table_key(e, i);
+		const struct key_spec *spec = spec_find(ets_table_keys, key);
+		char path[320];
+
+		key_path(path, sizeof(path), epath, key);
+		if (!spec) {
+			unknown_key(ld, toml_table_key_pos(e, i), path, key, names, "[[ets.table]]");
+			goto out;
+		}
+		if (load_key(ld, spec, toml_table_value(e, i), path, &t) < 0)
+			goto out;
+	}
+	if (!t.name) {
+		fail(ld, toml_pos(e), epath,
+		     "has no name; add name = \"corpus_*\" (a glob on the ETS table name)");
+		goto out;
+	}
+	if (!table_has_limit(&t)) {
+		fail(ld, toml_pos(e), epath, "sets no limit; add max_bytes, max_size or max_growth");
+		goto out;
+	}
+	for (size_t k = 0; k < ets->ntables; k++) {
+		if (strcmp(ets->tables[k].name, t.name) == 0) {
+			char path[320];
+			key_path(path, sizeof(path), epath, "name");
+			fail(ld, toml_pos(toml_get(e, "name")), path,
+			     "\"%s\" is already limited by ets.table[%zu]; merge the two entries",
+			     t.name, k);
+			goto out;
+		}
+	}
+	struct ets_table_limit *added = ets_config_table_add(ets, t.name);
+	if (!added) {
+		fail(ld, toml_pos(e), epath, "out of memory");
+		goto out;
+	}
+	added->max_bytes = t.max_bytes;
+	added->max_size = t.max_size;
+	added->max_growth_pct = t.max_growth_pct;
+	rc = 0;
+out:
+	free(t.name);
+	return rc;
+}
+
+static int load_ets_tables(struct loader *ld, const struct toml_value *v, const char *path,
+			   struct ets_config *ets)
+{
+	static const char fix[] = "write [[ets.table]] (two brackets) above each table's name and "
+				  "limits";
+
+	if (toml_type(v) != TOML_ARRAY)
+		return type_fail(ld, v, path, "an array of tables", fix);
+	for (size_t i = 0; i < toml_array_len(v); i++) {
+		const struct toml_value *e = toml_array_at(v, i);
+		char epath[300];
+
+		snprintf(epath, sizeof(epath), "%s[%zu]", path, i);
+		if (toml_type(e) != TOML_TABLE)
+			return type_fail(ld, e, epath, "a table", fix);
+		if (load_ets_table(ld, e, epath, ets) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_section(struct loader *ld, const struct toml_value *t, const struct section *sec,
+			struct config *cfg)
+{
+	const char *names[16];
+
+	spec_names(sec->keys, sec->extra, names, sizeof(names) / sizeof(names[0]));
+	for (size_t i = 0; i < toml_table_len(t); i++) {
+		const char *key = toml_table_key(t, i);
+		const struct toml_value *v = toml_table_value(t, i);
+		const struct key_spec *spec = spec_find(sec->keys, key);
+		char path[256], table[64];
+		int rc;
+
+		key_path(path, sizeof(path), sec->name, key);
+		if (spec) {
+			rc = load_key(ld, spec, v, path, cfg);
+		} else if (sec->extra && strcmp(key, sec->extra) == 0) {
+			rc = load_ets_tables(ld, v, path, &cfg->rules.ets);
+		} else {
+			snprintf(table, sizeof(table), "[%s]", sec->name);
+			rc = unknown_key(ld, toml_table_key_pos(t, i), path, key, names, table);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static const struct section *section_find(const char *name)
+{
+	for (const struct section *s = sections; s->name; s++)
+		if (strcmp(s->name, name) == 0)
+			return s;
+	return NULL;
+}
+
 static int load_root(struct loader *ld, const struct toml_value *root, struct config *cfg)
 {
 	for (size_t i = 0; i < toml_table_len(root); i++) {
 		const char *key = toml_table_key(root, i);
 		const struct toml_value *v = toml_table_value(root, i);
+		const struct section *sec;
 		char path[256], fix[320];
 		int rc;
 
@@ -698,14 +1151,19 @@ static int load_root(struct loader *ld, const struct toml_value *root, struct co
 		else if (strcmp(key, "output") == 0)
 			rc = get_table(ld, v, path, fix) < 0 ? -1 : load_output(ld, v, cfg);
 		else if (strcmp(key, "growth") == 0)
-			rc = get_table(ld, v, path, fix) < 0 ? -1 : load_growth(ld, v, &cfg->growth);
+			rc = get_table(ld, v, path, fix) < 0
+				     ? -1
+				     : load_growth(ld, v, &cfg->rules.growth);
+		else if ((sec = section_find(key)))
+			rc = get_table(ld, v, path, fix) < 0 ? -1 : load_section(ld, v, sec, cfg);
 		else if (suggest(key, root_keys))
 			rc = fail(ld, toml_table_key_pos(root, i), path,
 				  "unknown key; did you mean \"%s\"?", suggest(key, root_keys));
 		else
 			rc = fail(ld, toml_table_key_pos(root, i), path,
 				  "unknown key; the configuration has only the tables [node], "
-				  "[output] and [growth]");
+				  "[output], [growth], [ets], [binary], [process], [atom], "
+				  "[allocator] and [baseline]");
 		if (rc < 0)
 			return -1;
 	}
@@ -910,9 +1368,98 @@ static void print_percent(FILE *out, const char *key, double pct)
 		fprintf(out, "%s = \"%s %%\"\n", key, buf);
 }
 
+/* A plain number, shortest form that reads back the same, always as a TOML float. */
+static void print_number(FILE *out, const char *key, double x)
+{
+	char buf[64];
+
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	fprintf(out, "%s = %s%s\n", key, buf, strpbrk(buf, ".en") ? "" : ".0");
+}
+
+static void print_key(FILE *out, const struct key_spec *spec, const void *base)
+{
+	const void *field = (const char *)base + spec->off;
+	int64_t n;
+	double pct;
+
+	switch (spec->kind) {
+	case KEY_SIZE:
+		print_size(out, spec->key, *(const int64_t *)field);
+		break;
+	case KEY_SIZE_OFF:
+		n = *(const int64_t *)field;
+		if (n == RULES_OFF)
+			fprintf(out, "%s = \"off\"\n", spec->key);
+		else
+			print_size(out, spec->key, n);
+		break;
+	case KEY_COUNT:
+	case KEY_COUNT_OFF:
+		n = *(const int64_t *)field;
+		if (n == RULES_OFF)
+			fprintf(out, "%s = \"off\"\n", spec->key);
+		else
+			fprintf(out, "%s = %lld\n", spec->key, (long long)n);
+		break;
+	case KEY_INT:
+		fprintf(out, "%s = %d\n", spec->key, *(const int *)field);
+		break;
+	case KEY_PCT:
+	case KEY_PCT_OFF:
+	case KEY_SHARE_OFF:
+		pct = *(const double *)field;
+		if (pct < 0)
+			fprintf(out, "%s = \"off\"\n", spec->key);
+		else
+			print_percent(out, spec->key, pct);
+		break;
+	case KEY_NUMBER:
+		print_number(out, spec->key, *(const double *)field);
+		break;
+	case KEY_BOOL:
+		fprintf(out, "%s = %s\n", spec->key, *(const bool *)field ? "true" : "false");
+		break;
+	case KEY_GLOB:
+	case KEY_PATH:
+	case KEY_REF:
+	case KEY_NOTES_REF:
+		print_string(out, spec->key,
+			     *(char *const *)field ? *(char *const *)field : spec->null_is);
+		break;
+	}
+}
+
+static void print_sections(const struct config *cfg, FILE *out)
+{
+	for (const struct section *sec = sections; sec->name; sec++) {
+		fprintf(out, "\n[%s]\n", sec->name);
+		for (const struct key_spec *k = sec->keys; k->key; k++)
+			print_key(out, k, cfg);
+		if (!sec->extra)
+			continue;
+		/* [[ets.table]]: the limits an entry sets; one it does not is not applied */
+		for (size_t i = 0; i < cfg->rules.ets.ntables; i++) {
+			const struct ets_table_limit *t = &cfg->rules.ets.tables[i];
+			fputs("\n[[ets.table]]\n", out);
+			print_string(out, "name", t->name);
+			for (const struct key_spec *k = ets_table_keys + 1; k->key; k++) {
+				const void *f = (const char *)t + k->off;
+				if (k->kind == KEY_PCT_OFF ? *(const double *)f >= 0
+							   : *(const int64_t *)f != RULES_OFF)
+					print_key(out, k, t);
+			}
+		}
+	}
+}
+
 void config_print(const struct config *cfg, FILE *out)
 {
-	const struct growth_config *g = &cfg->growth;
+	const struct growth_config *g = &cfg->rules.growth;
 
 	fputs("# gate configuration in effect, from ", out);
 	for (const char *s = cfg->source ? cfg->source : "defaults"; *s; s++)
@@ -933,4 +1480,5 @@ void config_print(const struct config *cfg, FILE *out)
 		print_percent(out, "max", g->cat[c].max_pct);
 		print_size(out, "floor", g->cat[c].floor_bytes);
 	}
+	print_sections(cfg, out);
 }

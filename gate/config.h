@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "rules/growth.h"
+#include "rules/rules.h"
 
 struct config {
 	/* [node] */
@@ -16,8 +16,9 @@ struct config {
 	int stop_timeout_ms;    /* graceful stop before SIGKILL; default 10 s */
 	/* [output] */
 	char *junit;            /* path relative to the project; default "_build/gate/junit.xml" */
-	/* [growth] and [growth.<category>] */
-	struct growth_config growth;
+	/* [growth], [growth.<category>], [ets], [[ets.table]], [binary], [process], [atom],
+	 * [allocator], [baseline] */
+	struct rules_config rules;
 	/* where the values came from, for messages; "defaults" when no file was read */
 	char *source;
 };

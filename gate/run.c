@@ -228,7 +228,7 @@ int run_main(const struct run_opts *opts)
 
 	session_end(&r.ses);
 
-	if (growth_check(&r.findings, &r.before, &r.after, &r.cfg.growth) < 0) {
+	if (rules_check_all(&r.findings, &r.before, &r.after, &r.tests, &r.cfg.rules) < 0) {
 		snprintf(r.err, sizeof(r.err), "out of memory applying the rules");
 		goto fail;
 	}

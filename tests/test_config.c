@@ -26,6 +26,52 @@ static void load_ok(struct config *cfg, const char *text)
 		fail_msg("load failed: %s\n--- input:\n%s", err, text);
 }
 
+/* A NULL baseline string means its BASELINE_DEFAULT_*: compared as what it means. */
+static const char *or_default(const char *s, const char *def)
+{
+	return s ? s : def;
+}
+
+static void assert_rules_equal(const struct rules_config *a, const struct rules_config *b)
+{
+	assert_int_equal(a->ets.max_total, b->ets.max_total);
+	assert_int_equal(a->ets.max_left_alive, b->ets.max_left_alive);
+	assert_int_equal(a->ets.left_alive_floor, b->ets.left_alive_floor);
+	assert_int_equal(a->ets.ntables, b->ets.ntables);
+	for (size_t i = 0; i < a->ets.ntables; i++) {
+		const struct ets_table_limit *x = &a->ets.tables[i], *y = &b->ets.tables[i];
+		assert_string_equal(x->name, y->name);
+		assert_int_equal(x->max_bytes, y->max_bytes);
+		assert_int_equal(x->max_size, y->max_size);
+		if (x->max_growth_pct != y->max_growth_pct)
+			fail_msg("ets.table[%zu].max_growth %.17g, want %.17g", i, x->max_growth_pct,
+				 y->max_growth_pct);
+	}
+	assert_int_equal(a->binary.max_refs_per_process, b->binary.max_refs_per_process);
+	assert_int_equal(a->binary.max_bytes_per_process, b->binary.max_bytes_per_process);
+	assert_int_equal(a->process.max_born, b->process.max_born);
+	assert_int_equal(a->process.max_mailbox, b->process.max_mailbox);
+	assert_int_equal(a->process.max_memory, b->process.max_memory);
+	assert_int_equal(a->atom.max_growth, b->atom.max_growth);
+	assert_int_equal(a->atom.per_test, b->atom.per_test);
+	assert_true(a->atom.max_usage_pct == b->atom.max_usage_pct);
+	assert_true(a->allocator.max_fragmentation_pct == b->allocator.max_fragmentation_pct);
+	assert_int_equal(a->allocator.waste_floor, b->allocator.waste_floor);
+	assert_string_equal(or_default(a->baseline.path, BASELINE_DEFAULT_PATH),
+			    or_default(b->baseline.path, BASELINE_DEFAULT_PATH));
+	assert_string_equal(or_default(a->baseline.ref, BASELINE_DEFAULT_REF),
+			    or_default(b->baseline.ref, BASELINE_DEFAULT_REF));
+	assert_string_equal(or_default(a->baseline.notes_ref, BASELINE_DEFAULT_NOTES_REF),
+			    or_default(b->baseline.notes_ref, BASELINE_DEFAULT_NOTES_REF));
+	assert_int_equal(a->baseline.require, b->baseline.require);
+	assert_int_equal(a->baseline.skip_ci, b->baseline.skip_ci);
+	assert_true(a->baseline.max_pct == b->baseline.max_pct);
+	assert_int_equal(a->baseline.floor_bytes, b->baseline.floor_bytes);
+	assert_int_equal(a->baseline.trend_window, b->baseline.trend_window);
+	assert_true(a->baseline.trend_sigma == b->baseline.trend_sigma);
+	assert_true(a->baseline.trend_min_pct == b->baseline.trend_min_pct);
+}
+
 static void assert_config_equal(const struct config *a, const struct config *b)
 {
 	assert_string_equal(a->mix_env, b->mix_env);
@@ -35,9 +81,9 @@ static void assert_config_equal(const struct config *a, const struct config *b)
 	assert_int_equal(a->test_timeout_ms, b->test_timeout_ms);
 	assert_int_equal(a->stop_timeout_ms, b->stop_timeout_ms);
 	assert_string_equal(a->junit, b->junit);
-	assert_int_equal(a->growth.live_totals, b->growth.live_totals);
+	assert_int_equal(a->rules.growth.live_totals, b->rules.growth.live_totals);
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
-		const struct growth_limit *x = &a->growth.cat[c], *y = &b->growth.cat[c];
+		const struct growth_limit *x = &a->rules.growth.cat[c], *y = &b->rules.growth.cat[c];
 		if (x->enabled != y->enabled || x->max_pct != y->max_pct ||
 		    x->floor_bytes != y->floor_bytes)
 			fail_msg("growth.%s: enabled %d max %.17g floor %lld, want enabled %d max "
@@ -46,6 +92,7 @@ static void assert_config_equal(const struct config *a, const struct config *b)
 				 (long long)x->floor_bytes, y->enabled, y->max_pct,
 				 (long long)y->floor_bytes);
 	}
+	assert_rules_equal(&a->rules, &b->rules);
 }
 
 static void assert_is_defaults(const struct config *cfg)
@@ -111,11 +158,11 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg.junit, "_build/gate/junit.xml");
 	assert_string_equal(cfg.source, "defaults");
 	growth_config_default(&g);
-	assert_int_equal(cfg.growth.live_totals, g.live_totals);
+	assert_int_equal(cfg.rules.growth.live_totals, g.live_totals);
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
-		assert_int_equal(cfg.growth.cat[c].enabled, g.cat[c].enabled);
-		assert_true(cfg.growth.cat[c].max_pct == g.cat[c].max_pct);
-		assert_int_equal(cfg.growth.cat[c].floor_bytes, g.cat[c].floor_bytes);
+		assert_int_equal(cfg.rules.growth.cat[c].enabled, g.cat[c].enabled);
+		assert_true(cfg.rules.growth.cat[c].max_pct == g.cat[c].max_pct);
+		assert_int_equal(cfg.rules.growth.cat[c].floor_bytes, g.cat[c].floor_bytes);
 	}
 	config_clear(&cfg);
 	assert_null(cfg.mix_env);
@@ -199,9 +246,9 @@ static void test_every_key(void **state)
 	assert_int_equal(cfg.test_timeout_ms, 3600000);
 	assert_int_equal(cfg.stop_timeout_ms, 500);
 	assert_string_equal(cfg.junit, "out/junit.xml");
-	assert_false(cfg.growth.live_totals);
+	assert_false(cfg.rules.growth.live_totals);
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
-		const struct growth_limit *l = &cfg.growth.cat[c];
+		const struct growth_limit *l = &cfg.rules.growth.cat[c];
 		if (c == MEM_BINARY) {
 			assert_false(l->enabled);
 			assert_true(l->max_pct == 2.5);
@@ -233,9 +280,9 @@ static void test_dotted_and_inline_forms(void **state)
 	assert_string_equal(cfg.mix_env, "dev");
 	assert_int_equal(cfg.boot_timeout_ms, 7000);
 	assert_string_equal(cfg.junit, "j.xml");
-	assert_true(cfg.growth.cat[MEM_CODE].max_pct == 1.0);
-	assert_false(cfg.growth.cat[MEM_ATOM].enabled);
-	assert_true(cfg.growth.cat[MEM_ATOM_USED].enabled);
+	assert_true(cfg.rules.growth.cat[MEM_CODE].max_pct == 1.0);
+	assert_false(cfg.rules.growth.cat[MEM_ATOM].enabled);
+	assert_true(cfg.rules.growth.cat[MEM_ATOM_USED].enabled);
 	config_clear(&cfg);
 }
 
@@ -294,9 +341,9 @@ static void test_sizes(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct config cfg = {0};
 		load_kv(&cfg, "[growth.code]", "floor", cases[i].value);
-		if (cfg.growth.cat[MEM_CODE].floor_bytes != cases[i].bytes)
+		if (cfg.rules.growth.cat[MEM_CODE].floor_bytes != cases[i].bytes)
 			fail_msg("%s: %lld bytes, want %lld", cases[i].value,
-				 (long long)cfg.growth.cat[MEM_CODE].floor_bytes,
+				 (long long)cfg.rules.growth.cat[MEM_CODE].floor_bytes,
 				 (long long)cases[i].bytes);
 		config_clear(&cfg);
 	}
@@ -317,10 +364,10 @@ static void test_percentages(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct config cfg = {0};
 		load_kv(&cfg, "[growth.ets]", "max", cases[i].value);
-		if (cfg.growth.cat[MEM_ETS].max_pct != cases[i].pct ||
-		    signbit(cfg.growth.cat[MEM_ETS].max_pct))
+		if (cfg.rules.growth.cat[MEM_ETS].max_pct != cases[i].pct ||
+		    signbit(cfg.rules.growth.cat[MEM_ETS].max_pct))
 			fail_msg("%s: %.17g %%, want %.17g", cases[i].value,
-				 cfg.growth.cat[MEM_ETS].max_pct, cases[i].pct);
+				 cfg.rules.growth.cat[MEM_ETS].max_pct, cases[i].pct);
 		config_clear(&cfg);
 	}
 }
@@ -337,35 +384,35 @@ static void test_growth_precedence(void **state)
 	/* [growth] written after [growth.code]: the category still wins */
 	load_ok(&cfg, "[growth.code]\nmax = \"50 %\"\n[growth]\nmax = \"5 %\"\nfloor = \"2 MB\"\n");
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
-		assert_true(cfg.growth.cat[c].max_pct == (c == MEM_CODE ? 50.0 : 5.0));
-		assert_int_equal(cfg.growth.cat[c].floor_bytes, 2000000);
+		assert_true(cfg.rules.growth.cat[c].max_pct == (c == MEM_CODE ? 50.0 : 5.0));
+		assert_int_equal(cfg.rules.growth.cat[c].floor_bytes, 2000000);
 	}
 	config_clear(&cfg);
 
 	/* and before it */
 	load_ok(&cfg, "[growth]\nfloor = 0\n[growth.system]\nfloor = \"3 MB\"\nenabled = false\n");
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
-		assert_int_equal(cfg.growth.cat[c].floor_bytes, c == MEM_SYSTEM ? 3000000 : 0);
-		assert_int_equal(cfg.growth.cat[c].enabled,
-				 def.growth.cat[c].enabled && c != MEM_SYSTEM);
-		assert_true(cfg.growth.cat[c].max_pct == def.growth.cat[c].max_pct);
+		assert_int_equal(cfg.rules.growth.cat[c].floor_bytes, c == MEM_SYSTEM ? 3000000 : 0);
+		assert_int_equal(cfg.rules.growth.cat[c].enabled,
+				 def.rules.growth.cat[c].enabled && c != MEM_SYSTEM);
+		assert_true(cfg.rules.growth.cat[c].max_pct == def.rules.growth.cat[c].max_pct);
 	}
 	config_clear(&cfg);
 
 	/* a category that sets only floor takes [growth] max, and the reverse */
 	load_ok(&cfg, "growth.binary.floor = 1\ngrowth.max = 3\ngrowth.floor = 7\ngrowth.ets.max = 9\n");
-	assert_true(cfg.growth.cat[MEM_BINARY].max_pct == 3.0);
-	assert_int_equal(cfg.growth.cat[MEM_BINARY].floor_bytes, 1);
-	assert_true(cfg.growth.cat[MEM_ETS].max_pct == 9.0);
-	assert_int_equal(cfg.growth.cat[MEM_ETS].floor_bytes, 7);
+	assert_true(cfg.rules.growth.cat[MEM_BINARY].max_pct == 3.0);
+	assert_int_equal(cfg.rules.growth.cat[MEM_BINARY].floor_bytes, 1);
+	assert_true(cfg.rules.growth.cat[MEM_ETS].max_pct == 9.0);
+	assert_int_equal(cfg.rules.growth.cat[MEM_ETS].floor_bytes, 7);
 	config_clear(&cfg);
 
 	/* no [growth] max: categories keep their own defaults */
 	load_ok(&cfg, "[growth.code]\nmax = 1\n");
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
 		if (c != MEM_CODE)
-			assert_true(cfg.growth.cat[c].max_pct == def.growth.cat[c].max_pct);
-	assert_true(cfg.growth.live_totals == def.growth.live_totals);
+			assert_true(cfg.rules.growth.cat[c].max_pct == def.rules.growth.cat[c].max_pct);
+	assert_true(cfg.rules.growth.live_totals == def.rules.growth.live_totals);
 	config_clear(&cfg);
 	config_clear(&def);
 }
@@ -517,7 +564,8 @@ static void test_unknown_keys(void **state)
 		{"outptu.junit = 'x'", "t.toml:1:1: outptu: unknown key; did you mean \"output\"?"},
 		{"colour = 1",
 		 "t.toml:1:1: colour: unknown key; the configuration has only the tables [node], "
-		 "[output] and [growth]"},
+		 "[output], [growth], [ets], [binary], [process], [atom], [allocator] and "
+		 "[baseline]"},
 		{"[growth]\nmaxx = 1", "t.toml:2:1: growth.maxx: unknown key; did you mean \"max\"?"},
 		{"[growth]\nlive_total = true",
 		 "t.toml:2:1: growth.live_total: unknown key; did you mean \"live_totals\"?"},
@@ -766,7 +814,7 @@ static void test_print_round_trip(void **state)
 	assert_int_equal(set_str(&cfg.erl_flags, "+S 4 -kernel inet_dist_listen_min 9100"), 0);
 	assert_int_equal(set_str(&cfg.junit, "reports/'j u'.xml"), 0);
 	assert_int_equal(set_str(&cfg.source, "some\nwhere"), 0);
-	cfg.growth.live_totals = false;
+	cfg.rules.growth.live_totals = false;
 
 	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i += 4) {
 		cfg.boot_timeout_ms = ms[i];
@@ -775,10 +823,10 @@ static void test_print_round_trip(void **state)
 		cfg.stop_timeout_ms = ms[i + 3];
 		for (size_t k = 0; k < sizeof(bytes) / sizeof(bytes[0]); k++) {
 			for (int c = 0; c < MEM_CAT_COUNT; c++) {
-				cfg.growth.cat[c].enabled = (c + k) % 2;
-				cfg.growth.cat[c].floor_bytes =
+				cfg.rules.growth.cat[c].enabled = (c + k) % 2;
+				cfg.rules.growth.cat[c].floor_bytes =
 					bytes[(k + (size_t)c) % (sizeof(bytes) / sizeof(bytes[0]))];
-				cfg.growth.cat[c].max_pct =
+				cfg.rules.growth.cat[c].max_pct =
 					pcts[(k + (size_t)c) % (sizeof(pcts) / sizeof(pcts[0]))];
 			}
 			text = print_to_string(&cfg);
@@ -798,16 +846,16 @@ static void test_print_round_trip(void **state)
 	cfg.rpc_timeout_ms = 90 * 60000;
 	cfg.test_timeout_ms = 2 * 3600000;
 	cfg.stop_timeout_ms = 600000;
-	cfg.growth.cat[MEM_TOTAL].enabled = true;
-	cfg.growth.cat[MEM_TOTAL].max_pct = 0;
-	cfg.growth.cat[MEM_TOTAL].floor_bytes = 1024;
-	cfg.growth.cat[MEM_PROCESSES].floor_bytes = 1048576;
-	cfg.growth.cat[MEM_SYSTEM].floor_bytes = 1234;
-	cfg.growth.cat[MEM_ATOM].floor_bytes = 64000;
-	cfg.growth.cat[MEM_ATOM_USED].floor_bytes = 0;
-	cfg.growth.cat[MEM_BINARY].max_pct = 1e300;
-	cfg.growth.cat[MEM_CODE].max_pct = 1e-7;
-	cfg.growth.cat[MEM_ETS].max_pct = 2.5;
+	cfg.rules.growth.cat[MEM_TOTAL].enabled = true;
+	cfg.rules.growth.cat[MEM_TOTAL].max_pct = 0;
+	cfg.rules.growth.cat[MEM_TOTAL].floor_bytes = 1024;
+	cfg.rules.growth.cat[MEM_PROCESSES].floor_bytes = 1048576;
+	cfg.rules.growth.cat[MEM_SYSTEM].floor_bytes = 1234;
+	cfg.rules.growth.cat[MEM_ATOM].floor_bytes = 64000;
+	cfg.rules.growth.cat[MEM_ATOM_USED].floor_bytes = 0;
+	cfg.rules.growth.cat[MEM_BINARY].max_pct = 1e300;
+	cfg.rules.growth.cat[MEM_CODE].max_pct = 1e-7;
+	cfg.rules.growth.cat[MEM_ETS].max_pct = 2.5;
 	text = print_to_string(&cfg);
 	const char *want[] = {
 		"# gate configuration in effect, from some?where\n",
@@ -821,6 +869,623 @@ static void test_print_round_trip(void **state)
 		"floor = \"64 kB\"\n",		"floor = \"0 B\"\n",
 		"max = 1e+300\n",		"max = \"0.0000001 %\"\n",
 		"max = \"2.5 %\"\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(text, want[i]))
+			fail_msg("missing:\n%s\n--- in:\n%s", want[i], text);
+	load_ok(&back, text);
+	assert_config_equal(&back, &cfg);
+	free(text);
+	config_clear(&back);
+	config_clear(&cfg);
+}
+
+/* ---- the rule tables: [ets], [[ets.table]], [binary], [process], [atom], [allocator],
+ * [baseline] ---- */
+
+static void test_rule_defaults(void **state)
+{
+	(void)state;
+	struct config cfg = {0};
+	struct rules_config r;
+
+	assert_int_equal(config_default(&cfg), 0);
+	rules_config_default(&r);
+	assert_rules_equal(&cfg.rules, &r);
+	/* the documented figures (gate.toml) */
+	assert_int_equal(cfg.rules.ets.max_total, RULES_OFF);
+	assert_int_equal(cfg.rules.ets.max_left_alive, 0);
+	assert_int_equal(cfg.rules.ets.left_alive_floor, 1000000);
+	assert_int_equal(cfg.rules.ets.ntables, 0);
+	assert_null(cfg.rules.ets.tables);
+	assert_int_equal(cfg.rules.binary.max_refs_per_process, 50000);
+	assert_int_equal(cfg.rules.binary.max_bytes_per_process, 10000000);
+	assert_int_equal(cfg.rules.process.max_born, 100);
+	assert_int_equal(cfg.rules.process.max_mailbox, 10000);
+	assert_int_equal(cfg.rules.process.max_memory, 100000000);
+	assert_int_equal(cfg.rules.atom.max_growth, 10000);
+	assert_int_equal(cfg.rules.atom.per_test, 5);
+	assert_true(cfg.rules.atom.max_usage_pct == 80.0);
+	assert_true(cfg.rules.allocator.max_fragmentation_pct == 75.0);
+	assert_int_equal(cfg.rules.allocator.waste_floor, 64000000);
+	/* NULL strings mean BASELINE_DEFAULT_* */
+	assert_null(cfg.rules.baseline.path);
+	assert_null(cfg.rules.baseline.ref);
+	assert_null(cfg.rules.baseline.notes_ref);
+	assert_false(cfg.rules.baseline.require);
+	assert_false(cfg.rules.baseline.skip_ci);
+	assert_true(cfg.rules.baseline.max_pct == 20.0);
+	assert_int_equal(cfg.rules.baseline.floor_bytes, 1000000);
+	assert_int_equal(cfg.rules.baseline.trend_window, 10);
+	assert_true(cfg.rules.baseline.trend_sigma == 3.0);
+	assert_true(cfg.rules.baseline.trend_min_pct == 10.0);
+	config_clear(&cfg);
+	rules_config_clear(&r);
+	rules_config_clear(NULL);
+}
+
+static void test_rule_every_key(void **state)
+{
+	(void)state;
+	struct config cfg = {0};
+
+	load_ok(&cfg, "[ets]\n"
+		      "max_total = \"64 MB\"\n"
+		      "max_left_alive = 3\n"
+		      "left_alive_floor = \"512 kB\"\n"
+		      "\n"
+		      "[[ets.table]]\n"
+		      "name = \"corpus_*\"\n"
+		      "max_bytes = \"2 MB\"\n"
+		      "max_size = 100000\n"
+		      "max_growth = \"50 %\"\n"
+		      "\n"
+		      "[[ets.table]]\n"
+		      "name = \"sessions\"\n"
+		      "max_size = 0\n"
+		      "\n"
+		      "[binary]\n"
+		      "max_refs_per_process = 1000\n"
+		      "max_bytes_per_process = \"1 MiB\"\n"
+		      "\n"
+		      "[process]\n"
+		      "max_born = 0\n"
+		      "max_mailbox = 500\n"
+		      "max_memory = \"1 GB\"\n"
+		      "\n"
+		      "[atom]\n"
+		      "max_growth = 0\n"
+		      "per_test = 0\n"
+		      "max_usage = 100\n"
+		      "\n"
+		      "[allocator]\n"
+		      "max_fragmentation = \"0 %\"\n"
+		      "waste_floor = 0\n"
+		      "\n"
+		      "[baseline]\n"
+		      "path = \"ci/gate-baseline.json\"\n"
+		      "ref = \"worktree\"\n"
+		      "notes_ref = \"refs/notes/memory\"\n"
+		      "require = true\n"
+		      "skip_ci = true\n"
+		      "max = 5\n"
+		      "floor = \"64 kB\"\n"
+		      "trend_window = 2\n"
+		      "trend_sigma = 0.5\n"
+		      "trend_min = \"2.5 %\"\n");
+	const struct rules_config *r = &cfg.rules;
+	assert_int_equal(r->ets.max_total, 64000000);
+	assert_int_equal(r->ets.max_left_alive, 3);
+	assert_int_equal(r->ets.left_alive_floor, 512000);
+	assert_int_equal(r->ets.ntables, 2);
+	assert_string_equal(r->ets.tables[0].name, "corpus_*");
+	assert_int_equal(r->ets.tables[0].max_bytes, 2000000);
+	assert_int_equal(r->ets.tables[0].max_size, 100000);
+	assert_true(r->ets.tables[0].max_growth_pct == 50.0);
+	assert_string_equal(r->ets.tables[1].name, "sessions");
+	assert_int_equal(r->ets.tables[1].max_bytes, RULES_OFF);
+	assert_int_equal(r->ets.tables[1].max_size, 0);
+	assert_true(r->ets.tables[1].max_growth_pct < 0);
+	assert_int_equal(r->binary.max_refs_per_process, 1000);
+	assert_int_equal(r->binary.max_bytes_per_process, 1048576);
+	assert_int_equal(r->process.max_born, 0);
+	assert_int_equal(r->process.max_mailbox, 500);
+	assert_int_equal(r->process.max_memory, 1000000000);
+	assert_int_equal(r->atom.max_growth, 0);
+	assert_int_equal(r->atom.per_test, 0);
+	assert_true(r->atom.max_usage_pct == 100.0);
+	assert_true(r->allocator.max_fragmentation_pct == 0.0);
+	assert_int_equal(r->allocator.waste_floor, 0);
+	assert_string_equal(r->baseline.path, "ci/gate-baseline.json");
+	assert_string_equal(r->baseline.ref, "worktree");
+	assert_string_equal(r->baseline.notes_ref, "refs/notes/memory");
+	assert_true(r->baseline.require);
+	assert_true(r->baseline.skip_ci);
+	assert_true(r->baseline.max_pct == 5.0);
+	assert_int_equal(r->baseline.floor_bytes, 64000);
+	assert_int_equal(r->baseline.trend_window, 2);
+	assert_true(r->baseline.trend_sigma == 0.5);
+	assert_true(r->baseline.trend_min_pct == 2.5);
+	/* the growth rule is untouched by all that */
+	struct growth_config g;
+	growth_config_default(&g);
+	assert_true(cfg.rules.growth.cat[MEM_ETS].max_pct == g.cat[MEM_ETS].max_pct);
+	config_clear(&cfg);
+}
+
+/* Every limit of the rules below [growth] takes "off"; floors and allowances do not. */
+static void test_rule_limits_off(void **state)
+{
+	(void)state;
+	struct config cfg = {0};
+
+	load_ok(&cfg, "ets.max_total = 'off'\n"
+		      "ets.max_left_alive = 'off'\n"
+		      "binary.max_refs_per_process = 'off'\n"
+		      "binary.max_bytes_per_process = 'off'\n"
+		      "process = { max_born = 'off', max_mailbox = 'off', max_memory = 'off' }\n"
+		      "atom.max_growth = 'off'\n"
+		      "atom.max_usage = 'off'\n"
+		      "allocator.max_fragmentation = 'off'\n"
+		      "[[ets.table]]\n"
+		      "name = 'x'\n"
+		      "max_bytes = 'off'\n"
+		      "max_size = 'off'\n"
+		      "max_growth = 10\n");
+	const struct rules_config *r = &cfg.rules;
+	assert_int_equal(r->ets.max_total, RULES_OFF);
+	assert_int_equal(r->ets.max_left_alive, RULES_OFF);
+	assert_int_equal(r->binary.max_refs_per_process, RULES_OFF);
+	assert_int_equal(r->binary.max_bytes_per_process, RULES_OFF);
+	assert_int_equal(r->process.max_born, RULES_OFF);
+	assert_int_equal(r->process.max_mailbox, RULES_OFF);
+	assert_int_equal(r->process.max_memory, RULES_OFF);
+	assert_int_equal(r->atom.max_growth, RULES_OFF);
+	assert_true(r->atom.max_usage_pct < 0);
+	assert_true(r->allocator.max_fragmentation_pct < 0);
+	assert_int_equal(r->ets.ntables, 1);
+	assert_int_equal(r->ets.tables[0].max_bytes, RULES_OFF);
+	assert_int_equal(r->ets.tables[0].max_size, RULES_OFF);
+	assert_true(r->ets.tables[0].max_growth_pct == 10.0);
+	/* and back on: a later load starts from the defaults */
+	load_ok(&cfg, "");
+	assert_int_equal(cfg.rules.process.max_born, 100);
+	assert_int_equal(cfg.rules.ets.ntables, 0);
+	config_clear(&cfg);
+}
+
+static void test_ets_table_forms(void **state)
+{
+	(void)state;
+	struct config cfg = {0};
+
+	/* an inline array of inline tables is the same array of tables; file order is kept */
+	load_ok(&cfg, "[ets]\n"
+		      "table = [{ name = 'b*', max_bytes = 1 }, { name = 'a?', max_size = 2 }]\n");
+	assert_int_equal(cfg.rules.ets.ntables, 2);
+	assert_string_equal(cfg.rules.ets.tables[0].name, "b*");
+	assert_int_equal(cfg.rules.ets.tables[0].max_bytes, 1);
+	assert_string_equal(cfg.rules.ets.tables[1].name, "a?");
+	assert_int_equal(cfg.rules.ets.tables[1].max_size, 2);
+	config_clear(&cfg);
+
+	/* [[ets.table]] before [ets], and [ets] keys after the entries */
+	load_ok(&cfg, "[[ets.table]]\nname = '[a-c]*'\nmax_growth = '0 %'\n"
+		      "[ets]\nleft_alive_floor = 0\n");
+	assert_int_equal(cfg.rules.ets.ntables, 1);
+	assert_true(cfg.rules.ets.tables[0].max_growth_pct == 0.0);
+	assert_int_equal(cfg.rules.ets.left_alive_floor, 0);
+	config_clear(&cfg);
+
+	/* an empty array is no entries */
+	load_ok(&cfg, "ets.table = []\n");
+	assert_int_equal(cfg.rules.ets.ntables, 0);
+	config_clear(&cfg);
+
+	/* many entries */
+	char text[64 * 48], *p = text;
+	for (int i = 0; i < 40; i++)
+		p += sprintf(p, "[[ets.table]]\nname = 't%d'\nmax_size = %d\n", i, i);
+	load_ok(&cfg, text);
+	assert_int_equal(cfg.rules.ets.ntables, 40);
+	assert_string_equal(cfg.rules.ets.tables[39].name, "t39");
+	assert_int_equal(cfg.rules.ets.tables[39].max_size, 39);
+	config_clear(&cfg);
+}
+
+#define OFF_HINT "; or \"off\" for no limit"
+
+static void test_rule_unknown_keys_and_types(void **state)
+{
+	(void)state;
+	static const struct err_case cases[] = {
+		{"[atoms]\n", "t.toml:1:2: atoms: unknown key; did you mean \"atom\"?"},
+		{"[allocators]\n", "t.toml:1:2: allocators: unknown key; did you mean \"allocator\"?"},
+		{"[baselin]\n", "t.toml:1:2: baselin: unknown key; did you mean \"baseline\"?"},
+		{"[processes]\n", "t.toml:1:2: processes: unknown key; did you mean \"process\"?"},
+		{"[ets]\nmax_totl = 1",
+		 "t.toml:2:1: ets.max_totl: unknown key; did you mean \"max_total\"?"},
+		{"[ets]\ntables = 1", "t.toml:2:1: ets.tables: unknown key; did you mean \"table\"?"},
+		{"[ets]\nlimit = 1",
+		 "t.toml:2:1: ets.limit: unknown key; [ets] takes max_total, max_left_alive, "
+		 "left_alive_floor, table"},
+		{"[binary]\nmax_refs = 1",
+		 "t.toml:2:1: binary.max_refs: unknown key; [binary] takes max_refs_per_process, "
+		 "max_bytes_per_process"},
+		{"[process]\nmax_mailbx = 1",
+		 "t.toml:2:1: process.max_mailbx: unknown key; did you mean \"max_mailbox\"?"},
+		{"[process]\nmailbox = 1",
+		 "t.toml:2:1: process.mailbox: unknown key; [process] takes max_born, max_mailbox, "
+		 "max_memory"},
+		{"[atom]\npertest = 1",
+		 "t.toml:2:1: atom.pertest: unknown key; did you mean \"per_test\"?"},
+		{"[allocator]\nfloor = 1",
+		 "t.toml:2:1: allocator.floor: unknown key; [allocator] takes max_fragmentation, "
+		 "waste_floor"},
+		{"[baseline]\nnotes = 'x'",
+		 "t.toml:2:1: baseline.notes: unknown key; [baseline] takes path, ref, notes_ref, "
+		 "require, skip_ci, max, floor, trend_window, trend_sigma, trend_min"},
+		{"[baseline]\ntrend_windows = 3",
+		 "t.toml:2:1: baseline.trend_windows: unknown key; did you mean \"trend_window\"?"},
+		{"ets = 1",
+		 "t.toml:1:7: ets: expected a table, got an integer; write [ets] with its keys below it"},
+		{"[[binary]]\n",
+		 "t.toml:1:1: binary: expected a table, got an array; write [binary] with its keys "
+		 "below it"},
+		{"[baseline]\nrequire = 'yes'",
+		 "t.toml:2:11: baseline.require: expected a boolean, got a string; write true or "
+		 "false, without quotes"},
+		{"[baseline]\nskip_ci = 0",
+		 "t.toml:2:11: baseline.skip_ci: expected a boolean, got an integer; write true or "
+		 "false, without quotes"},
+	};
+	RUN(cases);
+}
+
+#define COUNT_FIX(ex) "write a whole number without quotes, e.g. " ex
+
+static void test_rule_value_errors(void **state)
+{
+	(void)state;
+	static const struct err_case cases[] = {
+		/* sizes that may be off */
+		{"[ets]\nmax_total = true",
+		 "t.toml:2:13: ets.max_total: expected a size, got a boolean; " SIZE_FIX OFF_HINT},
+		{"[ets]\nmax_total = \"Off\"",
+		 "t.toml:2:13: ets.max_total: \"Off\" is not a size; " SIZE_FIX OFF_HINT},
+		{"[ets]\nmax_total = -1",
+		 "t.toml:2:13: ets.max_total: -1 bytes is out of range; " SIZE_RANGE OFF_HINT},
+		{"[binary]\nmax_bytes_per_process = \"10 mb\"",
+		 "t.toml:2:25: binary.max_bytes_per_process: unknown unit \"mb\" in \"10 mb\"; use B, "
+		 "kB, MB, GB (1000^n) or KiB, MiB, GiB (1024^n)" OFF_HINT},
+		{"[process]\nmax_memory = \"100\"",
+		 "t.toml:2:14: process.max_memory: \"100\" has no unit; add one of B, kB, MB, GB, KiB, "
+		 "MiB, GiB, e.g. \"100 MB\" (an integer without quotes means bytes)" OFF_HINT},
+		/* sizes that may not */
+		{"[ets]\nleft_alive_floor = 'off'",
+		 "t.toml:2:20: ets.left_alive_floor: \"off\" is not a size; " SIZE_FIX},
+		{"[allocator]\nwaste_floor = 1.5",
+		 "t.toml:2:15: allocator.waste_floor: expected a size, got a float; " SIZE_FIX},
+		{"[baseline]\nfloor = \"-1 MB\"",
+		 "t.toml:2:9: baseline.floor: \"-1 MB\" is negative; " SIZE_RANGE},
+		/* counts */
+		{"[process]\nmax_born = \"100\"",
+		 "t.toml:2:12: process.max_born: expected a whole number, got a string; " COUNT_FIX(
+			 "100") OFF_HINT},
+		{"[process]\nmax_born = 1.5",
+		 "t.toml:2:12: process.max_born: expected a whole number, got a float; " COUNT_FIX(
+			 "100") OFF_HINT},
+		{"[process]\nmax_mailbox = -1",
+		 "t.toml:2:15: process.max_mailbox: -1 is out of range; use a whole number of at "
+		 "least 0, e.g. 10000" OFF_HINT},
+		{"[process]\nmax_mailbox = 4611686018427387904",
+		 "t.toml:2:15: process.max_mailbox: 4611686018427387904 is out of range; use a whole "
+		 "number of at most 4611686018427387903, e.g. 10000" OFF_HINT},
+		{"[binary]\nmax_refs_per_process = [1]",
+		 "t.toml:2:24: binary.max_refs_per_process: expected a whole number, got an array; "
+		 "" COUNT_FIX("50000") OFF_HINT},
+		{"[ets]\nmax_left_alive = -2",
+		 "t.toml:2:18: ets.max_left_alive: -2 is out of range; use a whole number of at least "
+		 "0, e.g. 0" OFF_HINT},
+		{"[atom]\nmax_growth = '10 000'",
+		 "t.toml:2:14: atom.max_growth: expected a whole number, got a string; " COUNT_FIX(
+			 "10000") OFF_HINT},
+		{"[atom]\nper_test = 'off'",
+		 "t.toml:2:12: atom.per_test: expected a whole number, got a string; " COUNT_FIX("5")},
+		{"[atom]\nper_test = -1",
+		 "t.toml:2:12: atom.per_test: -1 is out of range; use a whole number of at least 0, "
+		 "e.g. 5"},
+		{"[baseline]\ntrend_window = 1",
+		 "t.toml:2:16: baseline.trend_window: 1 is out of range; use a whole number of at "
+		 "least 2, e.g. 10"},
+		{"[baseline]\ntrend_window = 10001",
+		 "t.toml:2:16: baseline.trend_window: 10001 is out of range; use a whole number of at "
+		 "most 10000, e.g. 10"},
+		{"[baseline]\ntrend_window = 2.0",
+		 "t.toml:2:16: baseline.trend_window: expected a whole number, got a float; " COUNT_FIX(
+			 "10")},
+		/* percentages */
+		{"[atom]\nmax_usage = \"101 %\"",
+		 "t.toml:2:13: atom.max_usage: 101 % is out of range; use a percentage from 0 to "
+		 "100 %, e.g. \"80 %\"" OFF_HINT},
+		{"[allocator]\nmax_fragmentation = 100.5",
+		 "t.toml:2:21: allocator.max_fragmentation: 100.5 % is out of range; use a "
+		 "percentage from 0 to 100 %, e.g. \"75 %\"" OFF_HINT},
+		{"[allocator]\nmax_fragmentation = \"75\"",
+		 "t.toml:2:21: allocator.max_fragmentation: \"75\" has no % sign; write \"75 %\"" OFF_HINT},
+		{"[atom]\nmax_usage = -1",
+		 "t.toml:2:13: atom.max_usage: -1 % is out of range; " PCT_RANGE OFF_HINT},
+		{"[baseline]\nmax = \"-5 %\"",
+		 "t.toml:2:7: baseline.max: \"-5 %\" is negative; " PCT_RANGE},
+		{"[baseline]\ntrend_min = 'off'",
+		 "t.toml:2:13: baseline.trend_min: \"off\" is not a percentage; " PCT_FIX},
+		/* plain numbers */
+		{"[baseline]\ntrend_sigma = -1",
+		 "t.toml:2:15: baseline.trend_sigma: -1 is out of range; use a finite number of 0 or "
+		 "more, e.g. 3.0"},
+		{"[baseline]\ntrend_sigma = inf",
+		 "t.toml:2:15: baseline.trend_sigma: inf is out of range; use a finite number of 0 or "
+		 "more, e.g. 3.0"},
+		{"[baseline]\ntrend_sigma = nan",
+		 "t.toml:2:15: baseline.trend_sigma: nan is out of range; use a finite number of 0 or "
+		 "more, e.g. 3.0"},
+		{"[baseline]\ntrend_sigma = '3'",
+		 "t.toml:2:15: baseline.trend_sigma: expected a number, got a string; write a number "
+		 "without quotes, e.g. 3.0"},
+	};
+	RUN(cases);
+
+	/* the edges that pass */
+	struct config cfg = {0};
+	load_ok(&cfg, "atom.max_usage = '100 %'\nallocator.max_fragmentation = 0\n"
+		      "baseline.trend_window = 10000\nbaseline.trend_sigma = 0\n"
+		      "process.max_mailbox = 4611686018427387903\n");
+	assert_true(cfg.rules.atom.max_usage_pct == 100.0);
+	assert_true(cfg.rules.allocator.max_fragmentation_pct == 0.0);
+	assert_int_equal(cfg.rules.baseline.trend_window, 10000);
+	assert_true(cfg.rules.baseline.trend_sigma == 0.0);
+	assert_false(signbit(cfg.rules.baseline.trend_sigma));
+	assert_int_equal(cfg.rules.process.max_mailbox, INT64_C(4611686018427387903));
+	config_clear(&cfg);
+	load_ok(&cfg, "baseline.trend_sigma = -0.0\nbaseline.trend_window = 2\n");
+	assert_false(signbit(cfg.rules.baseline.trend_sigma));
+	config_clear(&cfg);
+}
+
+#define PATH_EX "e.g. path = \".gate/baseline.json\""
+#define REF_EX "e.g. ref = \"origin/main\""
+#define NOTES_EX "e.g. notes_ref = \"refs/notes/gate\""
+
+static void test_baseline_strings(void **state)
+{
+	(void)state;
+	static const struct err_case cases[] = {
+		{"[baseline]\npath = ''", "t.toml:2:8: baseline.path: must not be empty; " PATH_EX},
+		{"[baseline]\npath = 1",
+		 "t.toml:2:8: baseline.path: expected a string, got an integer; " PATH_EX},
+		{"[baseline]\npath = '/tmp/b.json'",
+		 "t.toml:2:8: baseline.path: \"/tmp/b.json\" is absolute; write a path inside the "
+		 "repository, " PATH_EX},
+		{"[baseline]\npath = '../b.json'",
+		 "t.toml:2:8: baseline.path: \"../b.json\" leaves the repository; write a path inside "
+		 "it, " PATH_EX},
+		{"[baseline]\npath = 'a/../../b.json'",
+		 "t.toml:2:8: baseline.path: \"a/../../b.json\" leaves the repository; write a path "
+		 "inside it, " PATH_EX},
+		{"[baseline]\npath = 'a/..'",
+		 "t.toml:2:8: baseline.path: \"a/..\" leaves the repository; write a path inside it, "
+		 "" PATH_EX},
+		{"[baseline]\npath = \"a\\u0000b\"",
+		 "t.toml:2:8: baseline.path: contains a NUL character (\\u0000); remove it"},
+		{"[baseline]\nref = ''", "t.toml:2:7: baseline.ref: must not be empty; " REF_EX},
+		{"[baseline]\nref = 'origin main'",
+		 "t.toml:2:7: baseline.ref: \"origin main\" is not a valid git ref: it contains ' '; "
+		 "" REF_EX},
+		{"[baseline]\nref = 'HEAD~1'",
+		 "t.toml:2:7: baseline.ref: \"HEAD~1\" is not a valid git ref: it contains '~'; " REF_EX},
+		{"[baseline]\nref = 'a..b'",
+		 "t.toml:2:7: baseline.ref: \"a..b\" is not a valid git ref: it contains \"..\"; " REF_EX},
+		{"[baseline]\nref = 'main@{1}'",
+		 "t.toml:2:7: baseline.ref: \"main@{1}\" is not a valid git ref: it contains \"@{\"; "
+		 "" REF_EX},
+		{"[baseline]\nref = 'origin/'",
+		 "t.toml:2:7: baseline.ref: \"origin/\" is not a valid git ref: it starts or ends with "
+		 "/; " REF_EX},
+		{"[baseline]\nref = 'a//b'",
+		 "t.toml:2:7: baseline.ref: \"a//b\" is not a valid git ref: it contains \"//\"; " REF_EX},
+		{"[baseline]\nref = 'origin/.main'",
+		 "t.toml:2:7: baseline.ref: \"origin/.main\" is not a valid git ref: a part of it "
+		 "starts with a dot; " REF_EX},
+		{"[baseline]\nref = 'main.lock'",
+		 "t.toml:2:7: baseline.ref: \"main.lock\" is not a valid git ref: it ends with .lock; "
+		 "" REF_EX},
+		{"[baseline]\nref = 'main.'",
+		 "t.toml:2:7: baseline.ref: \"main.\" is not a valid git ref: it ends with a dot; " REF_EX},
+		{"[baseline]\nref = \"a\\tb\"",
+		 "t.toml:2:7: baseline.ref: \"a\tb\" is not a valid git ref: it contains a control "
+		 "character; " REF_EX},
+		{"[baseline]\nnotes_ref = 'gate'",
+		 "t.toml:2:13: baseline.notes_ref: \"gate\" is not a full ref; write it under refs/, "
+		 "" NOTES_EX},
+		{"[baseline]\nnotes_ref = 'refs/notes/a b'",
+		 "t.toml:2:13: baseline.notes_ref: \"refs/notes/a b\" is not a valid git ref: it "
+		 "contains ' '; " NOTES_EX},
+		{"[baseline]\nnotes_ref = 'refs/notes/x:y'",
+		 "t.toml:2:13: baseline.notes_ref: \"refs/notes/x:y\" is not a valid git ref: it "
+		 "contains ':'; " NOTES_EX},
+	};
+	RUN(cases);
+
+	struct config cfg = {0};
+	load_ok(&cfg, "[baseline]\npath = 'a..b/c...json'\nref = 'refs/remotes/origin/release-1.2'\n"
+		      "notes_ref = 'refs/notes/gate/ci'\n");
+	assert_string_equal(cfg.rules.baseline.path, "a..b/c...json");
+	assert_string_equal(cfg.rules.baseline.ref, "refs/remotes/origin/release-1.2");
+	assert_string_equal(cfg.rules.baseline.notes_ref, "refs/notes/gate/ci");
+	config_clear(&cfg);
+}
+
+#define TABLE_FIX "write [[ets.table]] (two brackets) above each table's name and limits"
+
+static void test_ets_table_errors(void **state)
+{
+	(void)state;
+	static const struct err_case cases[] = {
+		{"[ets]\ntable = 1",
+		 "t.toml:2:9: ets.table: expected an array of tables, got an integer; " TABLE_FIX},
+		{"[ets.table]\nname = 'x'\nmax_size = 1\n",
+		 "t.toml:1:1: ets.table: expected an array of tables, got a table; " TABLE_FIX},
+		{"ets.table = [1]",
+		 "t.toml:1:14: ets.table[0]: expected a table, got an integer; " TABLE_FIX},
+		{"[[ets.table]]\nmax_bytes = 1\n",
+		 "t.toml:1:1: ets.table[0]: has no name; add name = \"corpus_*\" (a glob on the ETS "
+		 "table name)"},
+		{"[[ets.table]]\nname = 'x'\n[[ets.table]]\nname = 'y'\nmax_size = 1\n",
+		 "t.toml:1:1: ets.table[0]: sets no limit; add max_bytes, max_size or max_growth"},
+		{"[[ets.table]]\nname = 'x'\nmax_bytes = 'off'\n",
+		 "t.toml:1:1: ets.table[0]: sets no limit; add max_bytes, max_size or max_growth"},
+		{"[[ets.table]]\nname = 'x'\nmax_bytes = 1\n[[ets.table]]\nmax_size = 2\nname = 'x'\n",
+		 "t.toml:6:8: ets.table[1].name: \"x\" is already limited by ets.table[0]; merge the "
+		 "two entries"},
+		{"[[ets.table]]\nname = ''\n",
+		 "t.toml:2:8: ets.table[0].name: must not be empty; e.g. name = \"corpus_*\""},
+		{"[[ets.table]]\nname = 5\n",
+		 "t.toml:2:8: ets.table[0].name: expected a string, got an integer; e.g. name = "
+		 "\"corpus_*\""},
+		{"[[ets.table]]\nnam = 'x'\n",
+		 "t.toml:2:1: ets.table[0].nam: unknown key; did you mean \"name\"?"},
+		{"[[ets.table]]\nname = 'x'\nrows = 1\n",
+		 "t.toml:3:1: ets.table[0].rows: unknown key; [[ets.table]] takes name, max_bytes, "
+		 "max_size, max_growth"},
+		{"[[ets.table]]\nname = 'a'\nmax_size = 1\n[[ets.table]]\nname = 'b'\nmax_size = -1\n",
+		 "t.toml:6:12: ets.table[1].max_size: -1 is out of range; use a whole number of at "
+		 "least 0, e.g. 100000" OFF_HINT},
+		{"[[ets.table]]\nname = 'a'\nmax_growth = -5\n",
+		 "t.toml:3:14: ets.table[0].max_growth: -5 % is out of range; " PCT_RANGE OFF_HINT},
+		{"[[ets.table]]\nname = 'a'\nmax_bytes = '2 MB '\nmax_bytes = 3\n",
+		 "t.toml:4:1: duplicate key max_bytes: already defined at 3:1"},
+		/* the first problem in file order is the one reported, even before the name */
+		{"[[ets.table]]\nmax_size = true\n",
+		 "t.toml:2:12: ets.table[0].max_size: expected a whole number, got a boolean; " COUNT_FIX(
+			 "100000") OFF_HINT},
+	};
+	RUN(cases);
+}
+
+static void test_print_rule_defaults(void **state)
+{
+	(void)state;
+	struct config cfg, back = {0};
+	char *text;
+	const char *lines[] = {
+		"\n[ets]\nmax_total = \"off\"\nmax_left_alive = 0\nleft_alive_floor = \"1 MB\"\n",
+		"\n[binary]\nmax_refs_per_process = 50000\nmax_bytes_per_process = \"10 MB\"\n",
+		"\n[process]\nmax_born = 100\nmax_mailbox = 10000\nmax_memory = \"100 MB\"\n",
+		"\n[atom]\nmax_growth = 10000\nper_test = 5\nmax_usage = \"80 %\"\n",
+		"\n[allocator]\nmax_fragmentation = \"75 %\"\nwaste_floor = \"64 MB\"\n",
+		"\n[baseline]\npath = \".gate/baseline.json\"\nref = \"origin/main\"\n"
+		"notes_ref = \"refs/notes/gate\"\nrequire = false\nskip_ci = false\nmax = \"20 %\"\n"
+		"floor = \"1 MB\"\ntrend_window = 10\ntrend_sigma = 3.0\ntrend_min = \"10 %\"\n",
+	};
+
+	assert_int_equal(config_default(&cfg), 0);
+	text = print_to_string(&cfg);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (!strstr(text, lines[i]))
+			fail_msg("missing:\n%s\n--- in:\n%s", lines[i], text);
+	assert_null(strstr(text, "[[ets.table]]"));
+	load_ok(&back, text);
+	assert_config_equal(&back, &cfg);
+	free(text);
+	config_clear(&back);
+	config_clear(&cfg);
+}
+
+static void test_print_rule_round_trip(void **state)
+{
+	(void)state;
+	static const int64_t sizes[] = {0, 1, 1234, 1024, 1000000, 1048576, INT64_C(4611686018427387903),
+					RULES_OFF};
+	static const double pcts[] = {0, 0.1, 2.5, 100.0 / 3, 100, 1e-7, 99.99999999999999, -1};
+	static const double sigmas[] = {0, 0.5, 3, 1e300, 5e-324, 0.1, 1e15, 2.0 / 3};
+	struct config cfg, back = {0};
+	char *text, *again;
+	struct ets_table_limit *t;
+
+	assert_int_equal(config_default(&cfg), 0);
+	for (size_t k = 0; k < 8; k++) {
+		struct rules_config *r = &cfg.rules;
+		int64_t sz = sizes[k], nsz = sizes[(k + 3) % 8];
+		double pct = pcts[k], share = pcts[(k + 5) % 8];
+		r->ets.max_total = sz;
+		r->ets.max_left_alive = k == 7 ? RULES_OFF : (int64_t)k * 1000;
+		r->ets.left_alive_floor = nsz == RULES_OFF ? 7 : nsz;
+		r->binary.max_refs_per_process = (int64_t)k - 1 < 0 ? RULES_OFF : (int64_t)k * 7;
+		r->binary.max_bytes_per_process = nsz;
+		r->process.max_born = k % 2 ? RULES_OFF : (int64_t)k;
+		r->process.max_mailbox = INT64_C(4611686018427387903) - (int64_t)k;
+		r->process.max_memory = sz;
+		r->atom.max_growth = k % 3 ? (int64_t)k : RULES_OFF;
+		r->atom.per_test = (int64_t)k;
+		r->atom.max_usage_pct = share;
+		r->allocator.max_fragmentation_pct = share;
+		r->allocator.waste_floor = sz == RULES_OFF ? 0 : sz;
+		r->baseline.require = k % 2;
+		r->baseline.skip_ci = !(k % 3);
+		r->baseline.max_pct = pct < 0 ? 1e300 : pct;
+		r->baseline.floor_bytes = sz == RULES_OFF ? 1 : sz;
+		r->baseline.trend_window = 2 + (int)k * 1000;
+		r->baseline.trend_sigma = sigmas[k];
+		r->baseline.trend_min_pct = pct < 0 ? 0 : pct;
+		ets_config_clear(&r->ets);
+		r->ets.max_total = sz;
+		r->ets.left_alive_floor = 5;
+		for (size_t i = 0; i < k; i++) {
+			char name[32];
+			snprintf(name, sizeof(name), i % 2 ? "t\"%zu\\*" : "corpus_%zu_*", i);
+			assert_non_null(t = ets_config_table_add(&r->ets, name));
+			/* each entry sets a different subset of the limits, at least one */
+			if (i % 3 != 1)
+				t->max_bytes = sizes[i % 7];
+			if (i % 3 != 2)
+				t->max_size = (int64_t)i * 100;
+			if (i % 2 == 0 || i % 3 == 0)
+				t->max_growth_pct = pcts[i % 7];
+		}
+		free(r->baseline.path);
+		free(r->baseline.ref);
+		free(r->baseline.notes_ref);
+		r->baseline.path = strdup(k % 2 ? "dir with space/b\"q\".json" : "ü/baseline.json");
+		r->baseline.ref = k % 2 ? strdup("refs/heads/ü-1") : NULL;
+		r->baseline.notes_ref = strdup("refs/notes/gate-memory");
+
+		text = print_to_string(&cfg);
+		load_ok(&back, text);
+		assert_config_equal(&back, &cfg);
+		again = print_to_string(&back);
+		assert_string_equal(strchr(again, '\n'), strchr(text, '\n'));
+		free(again);
+		free(text);
+		config_clear(&back);
+	}
+
+	/* what the printed entries look like: only the limits an entry sets */
+	ets_config_clear(&cfg.rules.ets);
+	ets_config_default(&cfg.rules.ets);
+	assert_non_null(t = ets_config_table_add(&cfg.rules.ets, "corpus_*"));
+	t->max_bytes = 2000000;
+	t->max_growth_pct = 50;
+	assert_non_null(t = ets_config_table_add(&cfg.rules.ets, "sessions"));
+	t->max_size = 0;
+	cfg.rules.baseline.trend_sigma = 2.5;
+	cfg.rules.atom.max_usage_pct = -1;
+	text = print_to_string(&cfg);
+	const char *want[] = {
+		"\n[ets]\nmax_total = \"off\"\nmax_left_alive = 0\nleft_alive_floor = \"1 MB\"\n\n"
+		"[[ets.table]]\nname = \"corpus_*\"\nmax_bytes = \"2 MB\"\nmax_growth = \"50 %\"\n\n"
+		"[[ets.table]]\nname = \"sessions\"\nmax_size = 0\n\n[binary]\n",
+		"trend_sigma = 2.5\n",
+		"max_usage = \"off\"\n",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(text, want[i]))
@@ -918,6 +1583,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_file_errors, setup_tmpdir, teardown_tmpdir),
 		cmocka_unit_test(test_print_defaults),
 		cmocka_unit_test(test_print_round_trip),
+		cmocka_unit_test(test_rule_defaults),
+		cmocka_unit_test(test_rule_every_key),
+		cmocka_unit_test(test_rule_limits_off),
+		cmocka_unit_test(test_ets_table_forms),
+		cmocka_unit_test(test_rule_unknown_keys_and_types),
+		cmocka_unit_test(test_rule_value_errors),
+		cmocka_unit_test(test_baseline_strings),
+		cmocka_unit_test(test_ets_table_errors),
+		cmocka_unit_test(test_print_rule_defaults),
+		cmocka_unit_test(test_print_rule_round_trip),
 		cmocka_unit_test(test_allocation_failures),
 		cmocka_unit_test(test_repo_gate_toml_is_defaults),
 	};

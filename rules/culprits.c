@@ -1,0 +1,115 @@
+/* rules/culprits.c: naming, ranking and capping the culprits the rules report. */
+#include "culprits.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *rules_display(const char *name)
+{
+	if (name && strncmp(name, "Elixir.", 7) == 0 && name[7])
+		return name + 7;
+	return name;
+}
+
+void rules_count_format(char *buf, size_t len, int64_t n)
+{
+	char digits[32];
+	/* the magnitude as unsigned so INT64_MIN cannot overflow */
+	uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+	int nd = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)mag);
+	char out[48];
+	size_t o = 0;
+
+	if (n < 0)
+		out[o++] = '-';
+	for (int i = 0; i < nd; i++) {
+		if (i > 0 && (nd - i) % 3 == 0)
+			out[o++] = ' ';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+	snprintf(buf, len, "%s", out);
+}
+
+void rules_proc_label(char *buf, size_t len, const struct proc_info *p)
+{
+	const char *pid = p->pid ? p->pid : "?";
+
+	if (p->name)
+		snprintf(buf, len, "%s (%s)", rules_display(p->name), pid);
+	else if (p->initial_call)
+		snprintf(buf, len, "%s (%s)", pid, rules_display(p->initial_call));
+	else
+		snprintf(buf, len, "%s", pid);
+}
+
+const char *rules_proc_subject(const struct proc_info *p)
+{
+	if (p->name)
+		return rules_display(p->name);
+	return p->pid ? p->pid : "?";
+}
+
+const struct proc_info *rules_proc_find(const struct snapshot *s, const char *pid)
+{
+	if (!pid)
+		return NULL;
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid && strcmp(s->procs[i].pid, pid) == 0)
+			return &s->procs[i];
+	return NULL;
+}
+
+int culprits_add(struct culprits *list, size_t index, int64_t key)
+{
+	if (list->count == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 16;
+		struct culprit *c = realloc(list->items, cap * sizeof(*c));
+		if (!c)
+			return -1;
+		list->items = c;
+		list->cap = cap;
+	}
+	list->items[list->count].index = index;
+	list->items[list->count].key = key;
+	list->count++;
+	return 0;
+}
+
+static int culprit_cmp(const void *a, const void *b)
+{
+	const struct culprit *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	/* qsort is not stable: the index, in the order added, breaks ties */
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+void culprits_sort(struct culprits *list)
+{
+	if (list->count > 1)
+		qsort(list->items, list->count, sizeof(list->items[0]), culprit_cmp);
+}
+
+void culprits_clear(struct culprits *list)
+{
+	if (!list)
+		return;
+	free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+int culprits_add_more(struct findings *out, const char *rule, const char *subject,
+		      const struct culprits *list, const char *what)
+{
+	char n[32], msg[512];
+
+	if (list->count <= RULES_MAX_CULPRITS)
+		return 0;
+	rules_count_format(n, sizeof(n), (int64_t)(list->count - RULES_MAX_CULPRITS));
+	snprintf(msg, sizeof(msg), "and %s more %s; the %d worst are named above", n, what,
+		 RULES_MAX_CULPRITS);
+	return findings_add(out, rule, subject, VERDICT_FAIL, 0, 0, 0, -1, msg);
+}

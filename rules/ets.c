@@ -1,0 +1,355 @@
+/* rules/ets.c: the ETS rule: total cap, per-table caps by name glob, tables left alive. */
+#include "ets.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RULE "ets"
+
+/* Off by default: the total moves with what the suite legitimately caches; the per-table
+ * caps and the left-alive check name the table instead. gate.toml says why. */
+void ets_config_default(struct ets_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->max_total = RULES_OFF;
+	cfg->max_left_alive = 0;
+	cfg->left_alive_floor = 1000000;
+}
+
+struct ets_table_limit *ets_config_table_add(struct ets_config *cfg, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	char *copy = malloc(n);
+	struct ets_table_limit *t;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, name, n);
+	t = realloc(cfg->tables, (cfg->ntables + 1) * sizeof(*t));
+	if (!t) {
+		free(copy);
+		return NULL;
+	}
+	cfg->tables = t;
+	t = &cfg->tables[cfg->ntables++];
+	t->name = copy;
+	t->max_bytes = RULES_OFF;
+	t->max_size = RULES_OFF;
+	t->max_growth_pct = -1;
+	return t;
+}
+
+void ets_config_clear(struct ets_config *cfg)
+{
+	if (!cfg)
+		return;
+	for (size_t i = 0; i < cfg->ntables; i++)
+		free(cfg->tables[i].name);
+	free(cfg->tables);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* ---- naming ---- */
+
+/* The name is always set by the probe; the id stands in should it not be. */
+static const char *table_name(const struct ets_info *t)
+{
+	return t->name ? t->name : t->id ? t->id : "?";
+}
+
+static const char *owner_name(const struct ets_info *t)
+{
+	return t->owner_name ? rules_display(t->owner_name) : t->owner_pid ? t->owner_pid : "?";
+}
+
+/* The same table in the before-snapshot: the same id (the same table object) first, else
+ * the first one of the same name (recreated, or an unnamed table's name). */
+static const struct ets_info *find_before(const struct snapshot *before, const struct ets_info *t)
+{
+	if (t->id)
+		for (size_t i = 0; i < before->nets; i++)
+			if (before->ets[i].id && strcmp(before->ets[i].id, t->id) == 0)
+				return &before->ets[i];
+	for (size_t i = 0; i < before->nets; i++)
+		if (strcmp(table_name(&before->ets[i]), table_name(t)) == 0)
+			return &before->ets[i];
+	return NULL;
+}
+
+/* "ETS table corpus_cache (owner LeakEts.Corpus) grew 600.0 kB -> 7.8 MB (+60 000 rows)" */
+static void describe_table(char *buf, size_t len, const struct ets_info *t,
+			   const struct ets_info *was)
+{
+	int64_t b = was ? was->memory : 0, rows = t->size - (was ? was->size : 0);
+	char bs[32], as[32], rs[32];
+
+	model_bytes_format(bs, sizeof(bs), b);
+	model_bytes_format(as, sizeof(as), t->memory);
+	rules_count_format(rs, sizeof(rs), rows);
+	snprintf(buf, len, "ETS table %s (owner %s) %s %s -> %s (%s%s rows%s)", table_name(t),
+		 owner_name(t), t->memory > b ? "grew" : t->memory < b ? "shrank" : "stayed at", bs,
+		 as, rows >= 0 ? "+" : "", rs,
+		 !was ? ", created during the run" : "");
+}
+
+/* ---- total ---- */
+
+static int check_total(struct findings *out, const struct snapshot *before,
+		       const struct snapshot *after, const struct ets_config *cfg)
+{
+	char msg[1024], bs[32], as[32], cap[32];
+	struct culprits top = {0};
+	size_t o;
+
+	if (cfg->max_total == RULES_OFF)
+		return 0;
+	model_bytes_format(cap, sizeof(cap), cfg->max_total);
+	if (!after->have[MEM_ETS])
+		return findings_add(out, RULE, "total", VERDICT_SKIP, 0, 0, cfg->max_total, -1,
+				    "ETS total: not reported by the node in the after snapshot");
+
+	int64_t b = before->have[MEM_ETS] ? before->mem[MEM_ETS] : 0, a = after->mem[MEM_ETS];
+	bool fail = a > cfg->max_total;
+	model_bytes_format(bs, sizeof(bs), b);
+	model_bytes_format(as, sizeof(as), a);
+	if (!before->have[MEM_ETS])
+		o = (size_t)snprintf(msg, sizeof(msg), "ETS total is %s", as);
+	else
+		o = (size_t)snprintf(msg, sizeof(msg), "ETS total %s %s -> %s",
+				     a > b ? "grew" : a < b ? "shrank" : "stayed at", bs, as);
+	if (!fail) {
+		snprintf(msg + o, sizeof(msg) - o, ", within the cap of %s", cap);
+	} else {
+		o += (size_t)snprintf(msg + o, sizeof(msg) - o, ", cap %s", cap);
+		/* the largest tables say where it went */
+		for (size_t i = 0; i < after->nets; i++)
+			if (culprits_add(&top, i, after->ets[i].memory) < 0) {
+				culprits_clear(&top);
+				return -1;
+			}
+		culprits_sort(&top);
+		for (size_t k = 0; k < top.count && k < 3 && o < sizeof(msg); k++) {
+			const struct ets_info *t = &after->ets[top.items[k].index];
+			char ts[32];
+			model_bytes_format(ts, sizeof(ts), t->memory);
+			o += (size_t)snprintf(msg + o, sizeof(msg) - o, "%s%s %s (owner %s)",
+					      k ? ", " : "; largest tables: ", table_name(t), ts,
+					      owner_name(t));
+		}
+		culprits_clear(&top);
+	}
+	return findings_add(out, RULE, "total", fail ? VERDICT_FAIL : VERDICT_PASS, b, a,
+			    cfg->max_total, -1, msg);
+}
+
+/* ---- [[ets.table]] ---- */
+
+/* Whether t breaks one of lim's limits; why lists each broken one ("cap 2.0 MB; ..."). */
+static bool table_over(const struct ets_table_limit *lim, const struct ets_info *t,
+		       const struct ets_info *was, char *why, size_t len)
+{
+	size_t o = 0;
+	char s[32];
+
+	why[0] = '\0';
+	if (lim->max_bytes != RULES_OFF && t->memory > lim->max_bytes) {
+		model_bytes_format(s, sizeof(s), lim->max_bytes);
+		o += (size_t)snprintf(why + o, len - o, "%scap %s", o ? "; " : "", s);
+	}
+	if (lim->max_size != RULES_OFF && t->size > lim->max_size && o < len) {
+		rules_count_format(s, sizeof(s), lim->max_size);
+		o += (size_t)snprintf(why + o, len - o, "%scap %s rows", o ? "; " : "", s);
+	}
+	if (lim->max_growth_pct >= 0 && o < len) {
+		int64_t b = was ? was->memory : 0, d = t->memory - b;
+		/* from 0 any growth is infinitely many percent; compared without dividing */
+		bool over = b > 0 ? (double)d * 100.0 > lim->max_growth_pct * (double)b : d > 0;
+		if (over) {
+			if (b > 0)
+				o += (size_t)snprintf(why + o, len - o,
+						      "%sgrowth %+.1f %% above the limit of +%g %%",
+						      o ? "; " : "", 100.0 * (double)d / (double)b,
+						      lim->max_growth_pct);
+			else
+				o += (size_t)snprintf(why + o, len - o,
+						      "%sgrowth from nothing above the limit of +%g %%",
+						      o ? "; " : "", lim->max_growth_pct);
+		}
+	}
+	return o > 0;
+}
+
+/* "2.0 MB, 50 000 rows, +50 % growth" */
+static void limits_describe(char *buf, size_t len, const struct ets_table_limit *lim)
+{
+	size_t o = 0;
+	char s[32];
+
+	buf[0] = '\0';
+	if (lim->max_bytes != RULES_OFF) {
+		model_bytes_format(s, sizeof(s), lim->max_bytes);
+		o += (size_t)snprintf(buf + o, len - o, "%s", s);
+	}
+	if (lim->max_size != RULES_OFF && o < len) {
+		rules_count_format(s, sizeof(s), lim->max_size);
+		o += (size_t)snprintf(buf + o, len - o, "%s%s rows", o ? ", " : "", s);
+	}
+	if (lim->max_growth_pct >= 0 && o < len)
+		o += (size_t)snprintf(buf + o, len - o, "%s+%g %% growth", o ? ", " : "",
+				      lim->max_growth_pct);
+	if (o == 0)
+		snprintf(buf, len, "no limits");
+}
+
+static int check_table_limit(struct findings *out, const struct snapshot *before,
+			     const struct snapshot *after, const struct ets_table_limit *lim)
+{
+	struct culprits bad = {0};
+	size_t nmatch = 0;
+	const struct ets_info *largest = NULL;
+	char msg[1024], why[512], desc[512], lims[160], family[300], subject[300];
+	int rc = 0;
+
+	limits_describe(lims, sizeof(lims), lim);
+	snprintf(family, sizeof(family), "table %s", lim->name);
+	if (after->nets == 0) {
+		snprintf(msg, sizeof(msg),
+			 "ETS tables matching %s: the after-snapshot lists no ETS tables (a light "
+			 "snapshot)",
+			 lim->name);
+		return findings_add(out, RULE, family, VERDICT_SKIP, 0, 0,
+				    lim->max_bytes == RULES_OFF ? 0 : lim->max_bytes,
+				    lim->max_growth_pct, msg);
+	}
+	for (size_t i = 0; i < after->nets; i++) {
+		const struct ets_info *t = &after->ets[i];
+		if (fnmatch(lim->name, table_name(t), 0) != 0)
+			continue;
+		nmatch++;
+		if (!largest || t->memory > largest->memory)
+			largest = t;
+		if (table_over(lim, t, find_before(before, t), why, sizeof(why)) &&
+		    culprits_add(&bad, i, t->memory) < 0)
+			goto oom;
+	}
+	culprits_sort(&bad);
+	for (size_t k = 0; k < bad.count && k < RULES_MAX_CULPRITS; k++) {
+		const struct ets_info *t = &after->ets[bad.items[k].index];
+		const struct ets_info *was = find_before(before, t);
+		describe_table(desc, sizeof(desc), t, was);
+		table_over(lim, t, was, why, sizeof(why));
+		if (strcmp(lim->name, table_name(t)) == 0)
+			snprintf(msg, sizeof(msg), "%s, %s", desc, why);
+		else
+			snprintf(msg, sizeof(msg), "%s, %s (for tables matching %s)", desc, why,
+				 lim->name);
+		snprintf(subject, sizeof(subject), "table %s", table_name(t));
+		if (findings_add(out, RULE, subject, VERDICT_FAIL, was ? was->memory : 0,
+				 t->memory, lim->max_bytes == RULES_OFF ? 0 : lim->max_bytes,
+				 lim->max_growth_pct, msg) < 0)
+			goto oom;
+	}
+	if (culprits_add_more(out, RULE, family, &bad, "ETS tables over their limits") < 0)
+		goto oom;
+	if (bad.count == 0) {
+		if (!largest) {
+			snprintf(msg, sizeof(msg), "no ETS table matches %s (limits %s)", lim->name,
+				 lims);
+		} else {
+			char ms[32], rows[32];
+			model_bytes_format(ms, sizeof(ms), largest->memory);
+			rules_count_format(rows, sizeof(rows), largest->size);
+			snprintf(msg, sizeof(msg),
+				 "%zu ETS %s matching %s within %s (largest: %s, %s, %s rows)", nmatch,
+				 nmatch == 1 ? "table" : "tables", lim->name, lims,
+				 table_name(largest), ms, rows);
+		}
+		if (findings_add(out, RULE, family, VERDICT_PASS, 0, largest ? largest->memory : 0,
+				 lim->max_bytes == RULES_OFF ? 0 : lim->max_bytes,
+				 lim->max_growth_pct, msg) < 0)
+			goto oom;
+	}
+	goto out;
+oom:
+	rc = -1;
+out:
+	culprits_clear(&bad);
+	return rc;
+}
+
+/* ---- left alive ---- */
+
+static int check_left_alive(struct findings *out, const struct snapshot *after,
+			    const struct ets_config *cfg)
+{
+	struct culprits big = {0};
+	size_t created = 0;
+	char msg[1024], fl[32], n[32], lim[32], subject[300];
+	int rc = 0;
+
+	if (cfg->max_left_alive == RULES_OFF)
+		return 0;
+	model_bytes_format(fl, sizeof(fl), cfg->left_alive_floor);
+	rules_count_format(lim, sizeof(lim), cfg->max_left_alive);
+	if (after->nets == 0)
+		return findings_add(out, RULE, "left_alive", VERDICT_SKIP, 0, 0,
+				    cfg->left_alive_floor, -1,
+				    "ETS tables left alive: the after-snapshot lists no ETS tables "
+				    "(a light snapshot)");
+	for (size_t i = 0; i < after->nets; i++) {
+		const struct ets_info *t = &after->ets[i];
+		if (!t->created)
+			continue;
+		created++;
+		if (t->memory >= cfg->left_alive_floor && culprits_add(&big, i, t->memory) < 0)
+			goto oom;
+	}
+	rules_count_format(n, sizeof(n), (int64_t)big.count);
+	if ((int64_t)big.count <= cfg->max_left_alive) {
+		snprintf(msg, sizeof(msg),
+			 "%zu ETS %s created during the run %s still alive, %s of at least %s "
+			 "(limit %s)",
+			 created, created == 1 ? "table" : "tables", created == 1 ? "is" : "are", n,
+			 fl, lim);
+		rc = findings_add(out, RULE, "left_alive", VERDICT_PASS, 0, 0,
+				  cfg->left_alive_floor, -1, msg);
+		goto out;
+	}
+	culprits_sort(&big);
+	for (size_t k = 0; k < big.count && k < RULES_MAX_CULPRITS; k++) {
+		const struct ets_info *t = &after->ets[big.items[k].index];
+		char ms[32], rows[32];
+		model_bytes_format(ms, sizeof(ms), t->memory);
+		rules_count_format(rows, sizeof(rows), t->size);
+		snprintf(msg, sizeof(msg),
+			 "ETS table %s (owner %s) was created during the run and left alive with "
+			 "%s in %s rows; %s such tables of at least %s, max_left_alive %s",
+			 table_name(t), owner_name(t), ms, rows, n, fl, lim);
+		snprintf(subject, sizeof(subject), "left_alive %s", table_name(t));
+		if (findings_add(out, RULE, subject, VERDICT_FAIL, 0, t->memory,
+				 cfg->left_alive_floor, -1, msg) < 0)
+			goto oom;
+	}
+	if (culprits_add_more(out, RULE, "left_alive", &big,
+			      "ETS tables created during the run and left alive") < 0)
+		goto oom;
+	goto out;
+oom:
+	rc = -1;
+out:
+	culprits_clear(&big);
+	return rc;
+}
+
+int ets_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+	      const struct ets_config *cfg)
+{
+	if (check_total(out, before, after, cfg) < 0)
+		return -1;
+	for (size_t i = 0; i < cfg->ntables; i++)
+		if (check_table_limit(out, before, after, &cfg->tables[i]) < 0)
+			return -1;
+	return check_left_alive(out, after, cfg);
+}

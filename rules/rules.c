@@ -1,0 +1,43 @@
+/* rules/rules.c: every rule's defaults in one struct, and applying them all in order. */
+#include "rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rules_config_default(struct rules_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	growth_config_default(&cfg->growth);
+	ets_config_default(&cfg->ets);
+	binary_config_default(&cfg->binary);
+	process_config_default(&cfg->process);
+	atom_config_default(&cfg->atom);
+	alloc_config_default(&cfg->allocator);
+	/* its strings stay NULL, which means BASELINE_DEFAULT_* */
+	baseline_config_default(&cfg->baseline);
+}
+
+void rules_config_clear(struct rules_config *cfg)
+{
+	if (!cfg)
+		return;
+	ets_config_clear(&cfg->ets);
+	free(cfg->baseline.path);
+	free(cfg->baseline.ref);
+	free(cfg->baseline.notes_ref);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+int rules_check_all(struct findings *out, const struct snapshot *before,
+		    const struct snapshot *after, const struct test_run *run,
+		    const struct rules_config *cfg)
+{
+	if (growth_check(out, before, after, &cfg->growth) < 0 ||
+	    ets_check(out, before, after, &cfg->ets) < 0 ||
+	    binary_check(out, before, after, &cfg->binary) < 0 ||
+	    process_check(out, before, after, &cfg->process) < 0 ||
+	    atom_check(out, before, after, run, &cfg->atom) < 0 ||
+	    alloc_check(out, before, after, &cfg->allocator) < 0)
+		return -1;
+	return 0;
+}

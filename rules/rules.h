@@ -1,0 +1,45 @@
+/* rules/rules.h: every rule's configuration in one struct, and the one call that applies
+ * them all to a run.
+ *
+ * Ownership: struct rules_config owns its strings and arrays (the [[ets.table]] entries, the
+ * baseline path and refs when set); rules_config_clear frees them. Nothing here does I/O.
+ */
+#ifndef GATE_RULES_RULES_H
+#define GATE_RULES_RULES_H
+
+#include "alloc.h"
+#include "atom.h"
+#include "baseline.h"
+#include "binary.h"
+#include "ets.h"
+#include "growth.h"
+#include "model.h"
+#include "process.h"
+
+struct rules_config {
+	struct growth_config growth;     /* [growth], [growth.<category>] */
+	struct ets_config ets;           /* [ets], [[ets.table]] */
+	struct binary_config binary;     /* [binary] */
+	struct process_config process;   /* [process] */
+	struct atom_config atom;         /* [atom] */
+	struct alloc_config allocator;   /* [allocator] */
+	struct baseline_config baseline; /* [baseline]: read here, applied by the baseline rules */
+};
+
+/* Fills cfg (raw memory) with every rule's documented defaults (see gate.toml), each from
+ * its rule's *_config_default. Allocates nothing: the baseline strings stay NULL, which
+ * means BASELINE_DEFAULT_* (rules/baseline.h). */
+void rules_config_default(struct rules_config *cfg);
+
+/* Frees what cfg owns and zeroes it; NULL and a zeroed cfg are no-ops. */
+void rules_config_clear(struct rules_config *cfg);
+
+/* Appends the findings of growth, ets, binary, process, atom and allocator, in that order,
+ * to out (the baseline rules need the stored baseline and run elsewhere). run may be NULL
+ * (no tests: the atom rule's per-test allowance is 0). Returns 0, or -1 on allocation
+ * failure (out keeps what was added). */
+int rules_check_all(struct findings *out, const struct snapshot *before,
+		    const struct snapshot *after, const struct test_run *run,
+		    const struct rules_config *cfg);
+
+#endif
