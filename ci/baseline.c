@@ -1,0 +1,825 @@
+/* ci/baseline.c: the baseline file and the history summary as JSON (jansson), written
+ * deterministically and atomically, read strictly. */
+#include "baseline.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+__attribute__((format(printf, 4, 5)))
+static void set_err(char *err, size_t errlen, const char *name, const char *fmt, ...)
+{
+	if (!err || errlen == 0)
+		return;
+	int n = name ? snprintf(err, errlen, "%s: ", name) : 0;
+	if (n < 0 || (size_t)n >= errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- writing ---- */
+
+static void format_time(char *buf, size_t len, int64_t unix_s)
+{
+	time_t t = (time_t)unix_s;
+	struct tm tm;
+	if (!gmtime_r(&t, &tm) || strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, len, "1970-01-01T00:00:00Z");
+}
+
+/* Sets key to s (NULL: JSON null). Returns -1 when s is not valid UTF-8 or on OOM. */
+static int set_str(json_t *obj, const char *key, const char *s)
+{
+	json_t *v = s ? json_string(s) : json_null();
+	return v ? json_object_set_new(obj, key, v) : -1;
+}
+
+static int set_int(json_t *obj, const char *key, int64_t v)
+{
+	json_t *j = json_integer((json_int_t)v);
+	return j ? json_object_set_new(obj, key, j) : -1;
+}
+
+/* Builds the JSON object; full adds the ETS tables and allocators. On failure *why says
+ * what could not be represented. */
+static json_t *to_json(const struct baseline *b, bool full, const char **why)
+{
+	json_t *root = json_object(), *mem = json_object();
+	char ts[32];
+
+	*why = "out of memory";
+	if (!root || !mem)
+		goto fail;
+	for (int i = 0; i < MEM_CAT_COUNT; i++)
+		if (b->have[i] && set_int(mem, mem_cat_name((enum mem_cat)i), b->mem[i]) < 0)
+			goto fail;
+	if (json_object_set_new(root, "memory", mem) < 0) {
+		mem = NULL;
+		goto fail;
+	}
+	mem = NULL;
+	format_time(ts, sizeof(ts), b->timestamp);
+	if (set_int(root, "version", BASELINE_FORMAT_VERSION) < 0 ||
+	    set_int(root, "process_count", b->process_count) < 0 ||
+	    set_int(root, "atom_count", b->atom_count) < 0 ||
+	    set_int(root, "test_count", b->test_count) < 0 || set_str(root, "timestamp", ts) < 0)
+		goto fail;
+	*why = "a version or commit string is not valid UTF-8";
+	if (set_str(root, "gate", b->gate_version) < 0 || set_str(root, "otp", b->otp_release) < 0 ||
+	    set_str(root, "elixir", b->elixir_version) < 0 || set_str(root, "commit", b->commit) < 0)
+		goto fail;
+	if (!full)
+		return root;
+
+	json_t *ets = json_object(), *allocs = json_object();
+	if (!ets || !allocs) {
+		json_decref(ets);
+		json_decref(allocs);
+		goto fail;
+	}
+	if (json_object_set_new(root, "ets", ets) < 0) {
+		json_decref(allocs);
+		goto fail;
+	}
+	if (json_object_set_new(root, "allocators", allocs) < 0)
+		goto fail;
+	for (size_t i = 0; i < b->nets; i++) {
+		json_t *t = json_object();
+		*why = "out of memory";
+		if (!t || set_int(t, "memory", b->ets[i].memory) < 0 ||
+		    set_int(t, "size", b->ets[i].size) < 0) {
+			json_decref(t);
+			goto fail;
+		}
+		*why = "an ETS table name is not valid UTF-8";
+		if (!b->ets[i].name || json_object_set_new(ets, b->ets[i].name, t) < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < b->nallocs; i++) {
+		json_t *a = json_object();
+		*why = "out of memory";
+		if (!a || set_int(a, "carriers_size", b->allocs[i].carriers_size) < 0 ||
+		    set_int(a, "blocks_size", b->allocs[i].blocks_size) < 0) {
+			json_decref(a);
+			goto fail;
+		}
+		*why = "an allocator type is not valid UTF-8";
+		if (!b->allocs[i].type || json_object_set_new(allocs, b->allocs[i].type, a) < 0)
+			goto fail;
+	}
+	return root;
+fail:
+	json_decref(mem);
+	json_decref(root);
+	return NULL;
+}
+
+static int dump(char **out, size_t *len, const struct baseline *b, bool full, char *err,
+		size_t errlen)
+{
+	const char *why;
+	json_t *root = to_json(b, full, &why);
+	*out = NULL;
+	if (!root) {
+		set_err(err, errlen, "baseline", "cannot write it as JSON: %s", why);
+		return BASELINE_ERROR;
+	}
+	/* sorted keys and integers only: equal figures give equal bytes, and a change reads
+	 * as a small diff in a pull request */
+	size_t flags = JSON_SORT_KEYS | (full ? JSON_INDENT(2) : JSON_COMPACT);
+	char *text = json_dumps(root, flags);
+	json_decref(root);
+	if (!text) {
+		set_err(err, errlen, "baseline", "cannot write it as JSON: out of memory");
+		return BASELINE_ERROR;
+	}
+	size_t n = strlen(text);
+	char *with_nl = realloc(text, n + 2);
+	if (!with_nl) {
+		free(text);
+		set_err(err, errlen, "baseline", "cannot write it as JSON: out of memory");
+		return BASELINE_ERROR;
+	}
+	with_nl[n] = '\n';
+	with_nl[n + 1] = '\0';
+	*out = with_nl;
+	if (len)
+		*len = n + 1;
+	return BASELINE_OK;
+}
+
+int baseline_format(char **out, size_t *len, const struct baseline *b, char *err, size_t errlen)
+{
+	return dump(out, len, b, true, err, errlen);
+}
+
+int baseline_summary_format(char **out, const struct baseline *b, char *err, size_t errlen)
+{
+	return dump(out, NULL, b, false, err, errlen);
+}
+
+/* ---- reading ---- */
+
+struct rd {
+	const char *name;
+	char *err;
+	size_t errlen;
+};
+
+static const char *json_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number with a fraction";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "something else";
+}
+
+/* A required non-negative integer at obj[key]; where is the path of obj ("" for the top). */
+static int rd_int(struct rd *r, const json_t *obj, const char *where, const char *key,
+		  int64_t *out)
+{
+	const json_t *v = json_object_get(obj, key);
+	if (!v) {
+		set_err(r->err, r->errlen, r->name, "%s%s: missing", where, key);
+		return -1;
+	}
+	if (!json_is_integer(v)) {
+		set_err(r->err, r->errlen, r->name, "%s%s: expected an integer, got %s", where, key,
+			json_type_name(v));
+		return -1;
+	}
+	json_int_t i = json_integer_value(v);
+	if (i < 0) {
+		set_err(r->err, r->errlen, r->name, "%s%s: %lld is negative", where, key,
+			(long long)i);
+		return -1;
+	}
+	*out = (int64_t)i;
+	return 0;
+}
+
+/* An optional string: absent or null gives NULL. */
+static int rd_str(struct rd *r, const json_t *obj, const char *key, char **out)
+{
+	const json_t *v = json_object_get(obj, key);
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v)) {
+		set_err(r->err, r->errlen, r->name, "%s: expected a string or null, got %s", key,
+			json_type_name(v));
+		return -1;
+	}
+	if (!(*out = strdup(json_string_value(v)))) {
+		set_err(r->err, r->errlen, r->name, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static const json_t *rd_object(struct rd *r, const json_t *obj, const char *key, bool required)
+{
+	const json_t *v = json_object_get(obj, key);
+	if (!v) {
+		if (required)
+			set_err(r->err, r->errlen, r->name, "%s: missing", key);
+		return NULL;
+	}
+	if (!json_is_object(v)) {
+		set_err(r->err, r->errlen, r->name, "%s: expected an object, got %s", key,
+			json_type_name(v));
+		return NULL;
+	}
+	return v;
+}
+
+/* Strict "YYYY-MM-DDTHH:MM:SSZ" (what format_time writes): it must read back identically. */
+static int parse_time(const char *s, int64_t *out)
+{
+	struct tm tm = { 0 };
+	int n = 0;
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 ||
+	    (size_t)n != strlen(s))
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	time_t t = timegm(&tm);
+	char back[32];
+	format_time(back, sizeof(back), (int64_t)t);
+	if (strcmp(back, s) != 0)
+		return -1;
+	*out = (int64_t)t;
+	return 0;
+}
+
+static bool is_hex_id(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 4 || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+static int ets_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct baseline_ets *)a)->name, ((const struct baseline_ets *)b)->name);
+}
+
+static int alloc_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct baseline_alloc *)a)->type,
+		      ((const struct baseline_alloc *)b)->type);
+}
+
+static int rd_ets(struct rd *r, const json_t *ets, struct baseline *out)
+{
+	size_t n = json_object_size(ets);
+	if (!n)
+		return 0;
+	if (!(out->ets = calloc(n, sizeof(*out->ets)))) {
+		set_err(r->err, r->errlen, r->name, "out of memory");
+		return -1;
+	}
+	const char *key;
+	const json_t *t;
+	json_object_foreach((json_t *)ets, key, t) {
+		char where[320];
+		snprintf(where, sizeof(where), "ets.%s.", key);
+		if (!json_is_object(t)) {
+			set_err(r->err, r->errlen, r->name, "ets.%s: expected an object, got %s", key,
+				json_type_name(t));
+			return -1;
+		}
+		struct baseline_ets *e = &out->ets[out->nets];
+		if (rd_int(r, t, where, "memory", &e->memory) < 0 ||
+		    rd_int(r, t, where, "size", &e->size) < 0)
+			return -1;
+		if (!(e->name = strdup(key))) {
+			set_err(r->err, r->errlen, r->name, "out of memory");
+			return -1;
+		}
+		out->nets++;
+	}
+	qsort(out->ets, out->nets, sizeof(*out->ets), ets_cmp);
+	return 0;
+}
+
+static int rd_allocs(struct rd *r, const json_t *allocs, struct baseline *out)
+{
+	size_t n = json_object_size(allocs);
+	if (!n)
+		return 0;
+	if (!(out->allocs = calloc(n, sizeof(*out->allocs)))) {
+		set_err(r->err, r->errlen, r->name, "out of memory");
+		return -1;
+	}
+	const char *key;
+	const json_t *a;
+	json_object_foreach((json_t *)allocs, key, a) {
+		char where[320];
+		snprintf(where, sizeof(where), "allocators.%s.", key);
+		if (!json_is_object(a)) {
+			set_err(r->err, r->errlen, r->name, "allocators.%s: expected an object, got %s",
+				key, json_type_name(a));
+			return -1;
+		}
+		struct baseline_alloc *d = &out->allocs[out->nallocs];
+		if (rd_int(r, a, where, "carriers_size", &d->carriers_size) < 0 ||
+		    rd_int(r, a, where, "blocks_size", &d->blocks_size) < 0)
+			return -1;
+		if (!(d->type = strdup(key))) {
+			set_err(r->err, r->errlen, r->name, "out of memory");
+			return -1;
+		}
+		out->nallocs++;
+	}
+	qsort(out->allocs, out->nallocs, sizeof(*out->allocs), alloc_cmp);
+	return 0;
+}
+
+static int parse(struct baseline *out, const char *text, size_t len, const char *name,
+		 bool full, char *err, size_t errlen)
+{
+	struct rd r = { .name = name ? name : "baseline", .err = err, .errlen = errlen };
+	json_error_t jerr;
+	json_t *root = NULL;
+	int rc = BASELINE_ERROR;
+
+	memset(out, 0, sizeof(*out));
+	if (err && errlen)
+		err[0] = '\0';
+	if (len > BASELINE_FILE_MAX) {
+		set_err(err, errlen, r.name, "%zu bytes, more than the %d a baseline may have", len,
+			BASELINE_FILE_MAX);
+		return BASELINE_ERROR;
+	}
+	size_t blank = 0;
+	while (blank < len && (text[blank] == ' ' || text[blank] == '\n' || text[blank] == '\r' ||
+			       text[blank] == '\t'))
+		blank++;
+	if (blank == len) {
+		set_err(err, errlen, r.name, "empty, not a baseline (truncated?)");
+		return BASELINE_ERROR;
+	}
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		bool at_end = jerr.position >= 0 && (size_t)jerr.position >= len;
+		set_err(err, errlen, r.name, "%d:%d: invalid JSON: %s%s", jerr.line, jerr.column,
+			jerr.text, at_end ? " (the text ends early: truncated?)" : "");
+		return BASELINE_ERROR;
+	}
+	if (!json_is_object(root)) {
+		set_err(err, errlen, r.name, "expected a JSON object, got %s", json_type_name(root));
+		goto out;
+	}
+
+	/* the version first: a newer gate's file may differ in anything else */
+	const json_t *ver = json_object_get(root, "version");
+	if (!ver) {
+		set_err(err, errlen, r.name, "not a gate baseline: it has no \"version\"");
+		goto out;
+	}
+	if (!json_is_integer(ver)) {
+		set_err(err, errlen, r.name, "version: expected an integer, got %s",
+			json_type_name(ver));
+		goto out;
+	}
+	json_int_t v = json_integer_value(ver);
+	if (v > BASELINE_FORMAT_VERSION) {
+		set_err(err, errlen, r.name,
+			"written by a newer gate (format version %lld; this gate reads version %d); "
+			"upgrade gate",
+			(long long)v, BASELINE_FORMAT_VERSION);
+		goto out;
+	}
+	if (v < 1) {
+		set_err(err, errlen, r.name, "version: %lld is not a format version (they start at 1)",
+			(long long)v);
+		goto out;
+	}
+	out->format_version = (int)v;
+
+	const json_t *mem = rd_object(&r, root, "memory", true);
+	if (!mem)
+		goto out;
+	const char *key;
+	const json_t *val;
+	json_object_foreach((json_t *)mem, key, val) {
+		int cat = mem_cat_from_name(key);
+		if (cat < 0)
+			continue; /* a category of another OTP release: not ours to judge */
+		if (rd_int(&r, mem, "memory.", key, &out->mem[cat]) < 0)
+			goto out;
+		out->have[cat] = true;
+	}
+	if (rd_int(&r, root, "", "process_count", &out->process_count) < 0 ||
+	    rd_int(&r, root, "", "atom_count", &out->atom_count) < 0 ||
+	    rd_int(&r, root, "", "test_count", &out->test_count) < 0)
+		goto out;
+
+	const json_t *ts = json_object_get(root, "timestamp");
+	if (!ts) {
+		set_err(err, errlen, r.name, "timestamp: missing");
+		goto out;
+	}
+	if (!json_is_string(ts) || parse_time(json_string_value(ts), &out->timestamp) < 0) {
+		set_err(err, errlen, r.name,
+			"timestamp: expected a UTC time like \"2026-12-02T12:00:00Z\", got %s",
+			json_is_string(ts) ? json_string_value(ts) : json_type_name(ts));
+		goto out;
+	}
+
+	if (rd_str(&r, root, "gate", &out->gate_version) < 0 ||
+	    rd_str(&r, root, "otp", &out->otp_release) < 0 ||
+	    rd_str(&r, root, "elixir", &out->elixir_version) < 0 ||
+	    rd_str(&r, root, "commit", &out->commit) < 0)
+		goto out;
+	if (out->commit && !is_hex_id(out->commit)) {
+		set_err(err, errlen, r.name, "commit: \"%.80s\" is not a commit id", out->commit);
+		goto out;
+	}
+
+	const json_t *ets = rd_object(&r, root, "ets", full);
+	if (!ets && (full || json_object_get(root, "ets")))
+		goto out;
+	if (ets && rd_ets(&r, ets, out) < 0)
+		goto out;
+	const json_t *allocs = rd_object(&r, root, "allocators", full);
+	if (!allocs && (full || json_object_get(root, "allocators")))
+		goto out;
+	if (allocs && rd_allocs(&r, allocs, out) < 0)
+		goto out;
+	rc = BASELINE_OK;
+out:
+	json_decref(root);
+	if (rc != BASELINE_OK)
+		baseline_clear(out);
+	return rc;
+}
+
+int baseline_parse(struct baseline *out, const char *text, size_t len, const char *name,
+		   char *err, size_t errlen)
+{
+	return parse(out, text, len, name, true, err, errlen);
+}
+
+int baseline_summary_parse(struct baseline *out, const char *text, size_t len,
+			   const char *name, char *err, size_t errlen)
+{
+	return parse(out, text, len, name, false, err, errlen);
+}
+
+/* Reads a regular file of at most BASELINE_FILE_MAX bytes into *out (NUL-terminated).
+ * BASELINE_MISSING when it does not exist. */
+static int slurp(char **out, size_t *len, const char *path, char *err, size_t errlen)
+{
+	*out = NULL;
+	*len = 0;
+	/* O_NONBLOCK: a FIFO at path must not hang us before fstat says what it is */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			set_err(err, errlen, NULL, "no baseline at %s", path);
+			return BASELINE_MISSING;
+		}
+		set_err(err, errlen, path, "cannot open it: %s", strerror(errno));
+		return BASELINE_ERROR;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		set_err(err, errlen, path, "cannot stat it: %s", strerror(errno));
+		close(fd);
+		return BASELINE_ERROR;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, path, "is a directory, not a baseline file; point the baseline "
+			"path at a file (default %s)", BASELINE_DEFAULT_PATH);
+		close(fd);
+		return BASELINE_ERROR;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		set_err(err, errlen, path, "is not a regular file");
+		close(fd);
+		return BASELINE_ERROR;
+	}
+	if (st.st_size > BASELINE_FILE_MAX) {
+		set_err(err, errlen, path, "%lld bytes, more than the %d a baseline may have",
+			(long long)st.st_size, BASELINE_FILE_MAX);
+		close(fd);
+		return BASELINE_ERROR;
+	}
+	size_t cap = (size_t)st.st_size + 1, n = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf) {
+		set_err(err, errlen, path, "out of memory");
+		close(fd);
+		return BASELINE_ERROR;
+	}
+	for (;;) {
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			set_err(err, errlen, path, "cannot read it: %s", strerror(errno));
+			free(buf);
+			close(fd);
+			return BASELINE_ERROR;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		if (n == cap) {
+			/* it grew while we read it: allow up to the cap, no further */
+			if (cap > BASELINE_FILE_MAX) {
+				set_err(err, errlen, path, "more than the %d bytes a baseline may have",
+					BASELINE_FILE_MAX);
+				free(buf);
+				close(fd);
+				return BASELINE_ERROR;
+			}
+			size_t ncap = cap * 2 > (size_t)BASELINE_FILE_MAX + 1 ? (size_t)BASELINE_FILE_MAX + 1
+									   : cap * 2;
+			char *nb = realloc(buf, ncap + 1);
+			if (!nb) {
+				set_err(err, errlen, path, "out of memory");
+				free(buf);
+				close(fd);
+				return BASELINE_ERROR;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return BASELINE_OK;
+}
+
+int baseline_read_file(struct baseline *out, const char *path, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	memset(out, 0, sizeof(*out));
+	if (err && errlen)
+		err[0] = '\0';
+	int rc = slurp(&text, &len, path, err, errlen);
+	if (rc != BASELINE_OK)
+		return rc;
+	rc = baseline_parse(out, text, len, path, err, errlen);
+	free(text);
+	return rc;
+}
+
+int baseline_check_replaceable(const char *text, size_t len, const char *name, char *err,
+			       size_t errlen)
+{
+	struct baseline old;
+	char why[512];
+	if (baseline_parse(&old, text, len, name, why, sizeof(why)) == BASELINE_OK) {
+		baseline_clear(&old);
+		return BASELINE_OK;
+	}
+	/* the parser's text starts with the name, which this message gives already */
+	size_t nl = strlen(name);
+	const char *reason = strncmp(why, name, nl) == 0 && why[nl] == ':' ? why + nl + 2 : why;
+	set_err(err, errlen, NULL,
+		"refusing to overwrite %s, which is not a baseline this gate can read (%s); "
+		"move it away or force the update",
+		name, reason);
+	return BASELINE_ERROR;
+}
+
+/* ---- atomic replacement ---- */
+
+/* mkdir -p of dir; on failure *failed_at is the directory that could not be made. */
+static int make_dirs(char *dir, const char **failed_at)
+{
+	struct stat st;
+	if (stat(dir, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return 0;
+		errno = ENOTDIR;
+		*failed_at = dir;
+		return -1;
+	}
+	for (char *p = dir + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char saved = *p;
+		*p = '\0';
+		if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+			*failed_at = dir;
+			return -1; /* dir stays cut at the failing component for the message */
+		}
+		if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			errno = ENOTDIR;
+			*failed_at = dir;
+			return -1;
+		}
+		*p = saved;
+		if (!saved)
+			return 0;
+	}
+}
+
+static void fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd); /* best effort: some file systems refuse it on a directory */
+		close(fd);
+	}
+}
+
+void baseline_tmpfile_abort(struct baseline_tmpfile *t)
+{
+	if (!t)
+		return;
+	if (t->tmp)
+		unlink(t->tmp);
+	free(t->tmp);
+	free(t->dir);
+	free(t->path);
+	memset(t, 0, sizeof(*t));
+}
+
+int baseline_tmpfile_write(struct baseline_tmpfile *t, const char *path, const char *data,
+			   size_t len, bool executable, char *err, size_t errlen)
+{
+	int fd = -1;
+	memset(t, 0, sizeof(*t));
+	if (!path || !*path) {
+		set_err(err, errlen, "baseline", "no path given for the baseline file");
+		return BASELINE_ERROR;
+	}
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t dlen = slash ? (size_t)(slash - path) : 1;
+	if (!*base) {
+		set_err(err, errlen, path, "the path names a directory, not a file");
+		return BASELINE_ERROR;
+	}
+	t->path = strdup(path);
+	t->dir = malloc(dlen + 2);
+	t->tmp = malloc(dlen + strlen(base) + sizeof("/..tmp.XXXXXX"));
+	if (!t->path || !t->dir || !t->tmp) {
+		set_err(err, errlen, path, "out of memory");
+		goto fail;
+	}
+	if (slash == path)
+		strcpy(t->dir, "/");
+	else if (slash)
+		memcpy(t->dir, path, dlen), t->dir[dlen] = '\0';
+	else
+		strcpy(t->dir, ".");
+	sprintf(t->tmp, "%s/.%s.tmp.XXXXXX", t->dir, base);
+
+	const char *failed_dir = NULL;
+	if (make_dirs(t->dir, &failed_dir) < 0) {
+		set_err(err, errlen, path, "cannot create the directory %s: %s", failed_dir,
+			strerror(errno));
+		goto fail;
+	}
+	fd = mkostemp(t->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		set_err(err, errlen, path, "cannot create a temp file in %s: %s", t->dir,
+			strerror(errno));
+		free(t->tmp);
+		t->tmp = NULL;
+		goto fail;
+	}
+	/* mkostemp makes it 0600; a committed file is for everyone to read */
+	(void)fchmod(fd, executable ? 0755 : 0644);
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			set_err(err, errlen, path, "cannot write the temp file %s: %s", t->tmp,
+				strerror(errno));
+			goto fail;
+		}
+		done += (size_t)n;
+	}
+	if (fsync(fd) < 0) {
+		set_err(err, errlen, path, "cannot fsync %s: %s", t->tmp, strerror(errno));
+		goto fail;
+	}
+	int cfd = fd;
+	fd = -1;
+	if (close(cfd) < 0) {
+		set_err(err, errlen, path, "cannot close %s: %s", t->tmp, strerror(errno));
+		goto fail;
+	}
+	return BASELINE_OK;
+fail:
+	if (fd >= 0)
+		close(fd);
+	baseline_tmpfile_abort(t);
+	return BASELINE_ERROR;
+}
+
+int baseline_tmpfile_commit(struct baseline_tmpfile *t, char *err, size_t errlen)
+{
+	int rc = BASELINE_OK;
+	if (!t->tmp) {
+		set_err(err, errlen, t->path ? t->path : "baseline", "no temp file to rename");
+		baseline_tmpfile_abort(t);
+		return BASELINE_ERROR;
+	}
+	if (rename(t->tmp, t->path) < 0) {
+		set_err(err, errlen, t->path, "cannot rename %s over it: %s", t->tmp, strerror(errno));
+		rc = BASELINE_ERROR;
+	} else {
+		free(t->tmp);
+		t->tmp = NULL; /* it is the target now */
+		fsync_dir(t->dir);
+	}
+	baseline_tmpfile_abort(t);
+	return rc;
+}
+
+int baseline_write(const char *path, const struct baseline *b, unsigned flags, char *err,
+		   size_t errlen)
+{
+	char *text = NULL, *old = NULL;
+	size_t len = 0, oldlen = 0;
+	struct baseline_tmpfile t = { 0 };
+	int rc = BASELINE_ERROR;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!path || !*path) {
+		set_err(err, errlen, "baseline", "no path given for the baseline file");
+		return BASELINE_ERROR;
+	}
+	if (baseline_format(&text, &len, b, err, errlen) != BASELINE_OK)
+		return BASELINE_ERROR;
+
+	/* what is there now must be a file, and one we may replace */
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			set_err(err, errlen, path, "is a directory, not a baseline file; point the "
+				"baseline path at a file (default %s)", BASELINE_DEFAULT_PATH);
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			set_err(err, errlen, path, "is not a regular file; refusing to replace it");
+			goto out;
+		}
+		if (!(flags & BASELINE_WRITE_FORCE)) {
+			int r = slurp(&old, &oldlen, path, err, errlen);
+			if (r == BASELINE_ERROR) {
+				/* too large or unreadable: not a baseline we know, so not ours */
+				char why[512];
+				snprintf(why, sizeof(why), "%s", err ? err : "unreadable");
+				set_err(err, errlen, NULL,
+					"refusing to overwrite %s, which is not a baseline this gate "
+					"can read (%s); move it away or force the update",
+					path, why);
+				goto out;
+			}
+			if (r == BASELINE_OK &&
+			    baseline_check_replaceable(old, oldlen, path, err, errlen) != BASELINE_OK)
+				goto out;
+		}
+	} else if (errno != ENOENT) {
+		set_err(err, errlen, path, "cannot stat it: %s", strerror(errno));
+		goto out;
+	}
+
+	if (baseline_tmpfile_write(&t, path, text, len, false, err, errlen) != BASELINE_OK)
+		goto out;
+	rc = baseline_tmpfile_commit(&t, err, errlen);
+out:
+	baseline_tmpfile_abort(&t);
+	free(text);
+	free(old);
+	return rc;
+}

@@ -1,0 +1,1073 @@
+/* tests/test_baseline_git.c: the baseline in git, against real repositories made by the git
+ * CLI in a mkdtemp directory per test (HOME points there, so no user config leaks in):
+ * one-file commits that leave every other change byte for byte, the refusals, HEAD moving,
+ * notes and history, reading at refs (also in a shallow clone), bad repositories and paths.
+ * `git fsck` must be clean at the end of every test that touched a repository. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ci/baseline_git.h"
+
+#define TS_2026_12_02_NOON 1796212800
+
+struct fixture {
+	char dir[64];
+	char repo[128];
+	char log[128];
+	char err[2048];
+	struct baseline b;
+};
+
+/* ---- helpers ---- */
+
+static void rm_rf(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		chmod(path, 0700);
+		DIR *d = opendir(path);
+		if (d) {
+			struct dirent *e;
+			while ((e = readdir(d))) {
+				if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+					continue;
+				char sub[1024];
+				snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+				rm_rf(sub);
+			}
+			closedir(d);
+		}
+		rmdir(path);
+	} else {
+		unlink(path);
+	}
+}
+
+static struct fixture *g_fx; /* for the helpers' log file */
+
+/* Runs a shell command in cwd; its output goes to the fixture's log. Returns the exit code. */
+__attribute__((format(printf, 2, 3)))
+static int sh(const char *cwd, const char *fmt, ...)
+{
+	char cmd[4096], full[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof(full), "cd '%s' && { %s ; } >>'%s' 2>&1", cwd, cmd, g_fx->log);
+	int st = system(full);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The stdout of a shell command run in cwd (stderr to the log); malloc'd. */
+__attribute__((format(printf, 2, 3)))
+static char *out(const char *cwd, const char *fmt, ...)
+{
+	char cmd[4096], full[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof(full), "cd '%s' && { %s ; } 2>>'%s'", cwd, cmd, g_fx->log);
+	FILE *p = popen(full, "r");
+	assert_non_null(p);
+	size_t n = 0, cap = 4096;
+	char *buf = malloc(cap);
+	assert_non_null(buf);
+	size_t got;
+	while ((got = fread(buf + n, 1, cap - n - 1, p)) > 0) {
+		n += got;
+		if (n + 1 == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	buf[n] = '\0';
+	pclose(p);
+	return buf;
+}
+
+#define SH_OK(cwd, ...)                                                                       \
+	do {                                                                                  \
+		int sh_rc_ = sh(cwd, __VA_ARGS__);                                            \
+		if (sh_rc_ != 0)                                                              \
+			fail_msg("command failed (%d), see %s: " #__VA_ARGS__, sh_rc_,        \
+				 g_fx->log);                                                  \
+	} while (0)
+
+static void put(const char *repo, const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", repo, rel);
+	FILE *f = fopen(p, "wb");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void assert_out(const char *cwd, const char *want, const char *cmd)
+{
+	char *got = out(cwd, "%s", cmd);
+	if (strcmp(got, want) != 0)
+		fail_msg("`%s` printed <%s>, want <%s>", cmd, got, want);
+	free(got);
+}
+
+/* git fsck: exit 0 and nothing broken (dangling objects are fine). */
+static void assert_fsck(const char *repo)
+{
+	char *o = out(repo, "git fsck --strict --no-progress 2>&1; echo \"rc=$?\"");
+	if (!strstr(o, "rc=0") || strstr(o, "error") || strstr(o, "missing") ||
+	    strstr(o, "broken") || strstr(o, "warning"))
+		fail_msg("git fsck in %s: %s", repo, o);
+	free(o);
+}
+
+static void sample(struct baseline *b, int64_t tests, int64_t total)
+{
+	memset(b, 0, sizeof(*b));
+	b->format_version = 1;
+	b->gate_version = strdup("0.1.0");
+	b->otp_release = strdup("25");
+	b->elixir_version = strdup("1.14.0");
+	b->commit = strdup("0123456789abcdef0123456789abcdef01234567");
+	b->timestamp = TS_2026_12_02_NOON + tests;
+	b->test_count = tests;
+	for (int i = 0; i < MEM_CAT_COUNT; i++) {
+		b->have[i] = true;
+		b->mem[i] = total / 10 * (i + 1);
+	}
+	b->mem[MEM_TOTAL] = total;
+	b->process_count = 60;
+	b->atom_count = 15000;
+	b->nets = 1;
+	b->ets = calloc(1, sizeof(*b->ets));
+	b->ets[0] = (struct baseline_ets){ strdup("sessions"), 4096, 3 };
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	if (!fx)
+		return -1;
+	strcpy(fx->dir, "/tmp/gate_test_bgit.XXXXXX");
+	if (!mkdtemp(fx->dir)) {
+		free(fx);
+		return -1;
+	}
+	snprintf(fx->repo, sizeof(fx->repo), "%s/repo", fx->dir);
+	snprintf(fx->log, sizeof(fx->log), "%s/sh.log", fx->dir);
+	/* no user or system config: only what the test sets in the repository */
+	setenv("HOME", fx->dir, 1);
+	setenv("XDG_CONFIG_HOME", fx->dir, 1);
+	unsetenv("GATE_AUTHOR_NAME");
+	unsetenv("GATE_AUTHOR_EMAIL");
+	sample(&fx->b, 1, 30000000);
+	g_fx = fx;
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	if (getenv("GATE_KEEP_TMP"))
+		fprintf(stderr, "kept %s\n", fx->dir);
+	else
+		rm_rf(fx->dir);
+	baseline_clear(&fx->b);
+	free(fx);
+	g_fx = NULL;
+	return 0;
+}
+
+/* A repository on main with a few files (one executable) in one commit. */
+static void make_repo(struct fixture *fx)
+{
+	SH_OK(fx->dir, "git init -q -b main repo");
+	SH_OK(fx->repo, "git config user.name 'Test User' && git config user.email test@example.com"
+			" && git config commit.gpgsign false");
+	SH_OK(fx->repo, "mkdir dir && printf 'a\\n' >a.txt && printf 'b\\n' >b.txt && printf "
+			"'c\\n' >dir/c.txt && printf '#!/bin/sh\\n' >run.sh && chmod +x run.sh");
+	SH_OK(fx->repo, "git add -A && git commit -q -m initial");
+}
+
+static struct baseline_repo *open_repo(struct fixture *fx, const char *dir)
+{
+	struct baseline_repo *r = NULL;
+	int rc = baseline_git_open(&r, dir, fx->err, sizeof(fx->err));
+	if (rc != BASELINE_OK)
+		fail_msg("open %s: %s", dir, fx->err);
+	return r;
+}
+
+static void head_hex(struct fixture *fx, struct baseline_repo *r, char out[BASELINE_OID_HEX])
+{
+	if (baseline_git_head(out, r, fx->err, sizeof(fx->err)) != BASELINE_OK)
+		fail_msg("head: %s", fx->err);
+}
+
+/* Commits fx->b (or b) at the default path expecting HEAD where it is; returns the commit. */
+static void commit_ok(struct fixture *fx, struct baseline_repo *r, const struct baseline *b,
+		      char out_commit[BASELINE_OID_HEX])
+{
+	char head[BASELINE_OID_HEX];
+	head_hex(fx, r, head);
+	struct baseline_commit_opts o = { .expected_head = head };
+	int rc = baseline_git_commit(out_commit, r, b ? b : &fx->b, &o, fx->err, sizeof(fx->err));
+	if (rc != BASELINE_OK)
+		fail_msg("commit: rc %d: %s", rc, fx->err);
+}
+
+/* Tries a commit that must be refused with want in the message, and checks that nothing
+ * moved: HEAD, the index, the working tree. */
+static void assert_refused(struct fixture *fx, struct baseline_repo *r,
+			   const struct baseline_commit_opts *o, const char *want)
+{
+	char *head = out(fx->repo, "git rev-parse -q --verify HEAD; true");
+	char *index = out(fx->repo, "git ls-files -s --debug");
+	char *tree = out(fx->repo, "find . -path ./.git -prune -o -type f -exec sha1sum {} + | sort");
+	char *status = out(fx->repo, "git status --porcelain=v1 --untracked-files=all");
+	char c[BASELINE_OID_HEX] = "x";
+	int rc = baseline_git_commit(c, r, &fx->b, o, fx->err, sizeof(fx->err));
+	if (rc != BASELINE_ERROR || !strstr(fx->err, want))
+		fail_msg("commit: rc %d, err \"%s\", want \"%s\"", rc, fx->err, want);
+	assert_string_equal(c, "");
+	char *head2 = out(fx->repo, "git rev-parse -q --verify HEAD; true");
+	char *index2 = out(fx->repo, "git ls-files -s --debug");
+	char *tree2 = out(fx->repo, "find . -path ./.git -prune -o -type f -exec sha1sum {} + | sort");
+	char *status2 = out(fx->repo, "git status --porcelain=v1 --untracked-files=all");
+	assert_string_equal(head, head2);
+	assert_string_equal(index, index2);
+	assert_string_equal(tree, tree2);
+	assert_string_equal(status, status2);
+	free(head), free(index), free(tree), free(status);
+	free(head2), free(index2), free(tree2), free(status2);
+}
+
+/* ---- the one-file commit ---- */
+
+/* The first baseline creates .gate/ in the tree; the commit has exactly one path, HEAD as its
+ * parent, the configured author, and the blob equals the working-tree file and
+ * baseline_format's bytes. A second commit replaces it. */
+static void test_git__commit_touches_one_path(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char before[BASELINE_OID_HEX], c1[BASELINE_OID_HEX], c2[BASELINE_OID_HEX];
+	head_hex(fx, r, before);
+
+	commit_ok(fx, r, NULL, c1);
+	char *head = out(fx->repo, "git rev-parse HEAD");
+	char want[64];
+	snprintf(want, sizeof(want), "%s\n", c1);
+	assert_string_equal(head, want);
+	free(head);
+	snprintf(want, sizeof(want), "%s\n", before);
+	assert_out(fx->repo, want, "git rev-parse HEAD~1");
+	assert_out(fx->repo, ".gate/baseline.json\n", "git diff --name-only HEAD~1 HEAD");
+	assert_out(fx->repo, "A\t.gate/baseline.json\n", "git diff --name-status HEAD~1 HEAD");
+	assert_out(fx->repo, "Test User <test@example.com>|Test User <test@example.com>|"
+			     "gate: update the memory baseline (measured at 0123456)\n",
+		   "git log -1 --format='%an <%ae>|%cn <%ce>|%s'");
+	assert_out(fx->repo, "1\n", "git rev-list --count HEAD~1"); /* one commit before it */
+	assert_out(fx->repo, "", "git status --porcelain --untracked-files=all");
+
+	char *text;
+	size_t len;
+	assert_int_equal(baseline_format(&text, &len, &fx->b, fx->err, sizeof(fx->err)), 0);
+	char *blob = out(fx->repo, "git cat-file blob HEAD:.gate/baseline.json");
+	char *file = out(fx->repo, "cat .gate/baseline.json");
+	assert_string_equal(blob, text);
+	assert_string_equal(file, text);
+	free(blob);
+	free(file);
+	free(text);
+	assert_out(fx->repo, "100644\n", "git ls-files -s .gate/baseline.json | cut -c1-6");
+
+	/* a second baseline replaces the first: M, one path, still clean */
+	fx->b.test_count = 2;
+	fx->b.mem[MEM_BINARY] = 123;
+	commit_ok(fx, r, NULL, c2);
+	assert_out(fx->repo, "M\t.gate/baseline.json\n", "git diff --name-status HEAD~1 HEAD");
+	assert_out(fx->repo, "", "git status --porcelain --untracked-files=all");
+	struct baseline_source src;
+	struct baseline back;
+	assert_int_equal(baseline_git_read(&back, &src, r, "HEAD", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_int_equal(back.test_count, 2);
+	assert_int_equal(back.mem[MEM_BINARY], 123);
+	assert_string_equal(src.commit, c2);
+	baseline_clear(&back);
+	/* no temp file and no lock left behind */
+	assert_out(fx->repo, ".gate/baseline.json\n", "ls -A .gate | sed 's|^|.gate/|'");
+	assert_int_equal(sh(fx->repo, "test ! -e .git/index.lock"), 0);
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* Staged, unstaged, intent-to-add, assume-unchanged and untracked changes to other files are
+ * exactly as they were: the index entries, both diffs, the status and every file's bytes and
+ * mode. */
+static void test_git__commit_keeps_other_changes(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char c[BASELINE_OID_HEX];
+	commit_ok(fx, r, NULL, c); /* so that the next one replaces a tracked file */
+
+	SH_OK(fx->repo, "printf 'frozen\\n' >frozen.txt && git add frozen.txt && git commit -q -m "
+			"frozen && git update-index --assume-unchanged frozen.txt && printf "
+			"'thawed\\n' >frozen.txt");
+	put(fx->repo, "a.txt", "a staged\n");
+	SH_OK(fx->repo, "git add a.txt");
+	put(fx->repo, "b.txt", "b staged\n");
+	SH_OK(fx->repo, "git add b.txt");
+	put(fx->repo, "b.txt", "b staged, then changed again\n");
+	put(fx->repo, "dir/c.txt", "c unstaged\n");
+	SH_OK(fx->repo, "chmod -x run.sh");
+	put(fx->repo, "new.txt", "new and staged\n");
+	SH_OK(fx->repo, "git add new.txt");
+	put(fx->repo, "ita.txt", "intent to add\n");
+	SH_OK(fx->repo, "git add -N ita.txt");
+	put(fx->repo, "untracked.txt", "untracked\n");
+
+	const char *excl = "-- . ':(exclude).gate/baseline.json'";
+	char cmd_cached[256], cmd_diff[256], cmd_ls[256], cmd_lsv[256], cmd_status[256];
+	snprintf(cmd_cached, sizeof(cmd_cached), "git diff --cached --binary %s", excl);
+	snprintf(cmd_diff, sizeof(cmd_diff), "git diff --binary %s", excl);
+	snprintf(cmd_ls, sizeof(cmd_ls), "git ls-files -s %s", excl);
+	snprintf(cmd_lsv, sizeof(cmd_lsv), "git ls-files -v %s", excl);
+	snprintf(cmd_status, sizeof(cmd_status),
+		 "git status --porcelain=v1 --untracked-files=all %s", excl);
+	const char *cmd_files = "find . -path ./.git -prune -o -type f ! -path ./.gate/baseline.json "
+				"-printf '%m %p ' -exec sha1sum {} \\; | sort";
+	char *cached = out(fx->repo, "%s", cmd_cached), *diff = out(fx->repo, "%s", cmd_diff);
+	char *ls = out(fx->repo, "%s", cmd_ls), *lsv = out(fx->repo, "%s", cmd_lsv);
+	char *status = out(fx->repo, "%s", cmd_status), *files = out(fx->repo, "%s", cmd_files);
+	/* the scenario is what it claims to be */
+	assert_non_null(strstr(status, "M  a.txt\n"));
+	assert_non_null(strstr(status, "MM b.txt\n"));
+	assert_non_null(strstr(status, " M dir/c.txt\n"));
+	assert_non_null(strstr(status, " M run.sh\n"));
+	assert_non_null(strstr(status, "A  new.txt\n"));
+	assert_non_null(strstr(status, " A ita.txt\n"));
+	assert_non_null(strstr(status, "?? untracked.txt\n"));
+	assert_null(strstr(status, "frozen.txt"));
+	assert_non_null(strstr(lsv, "h frozen.txt\n"));
+	assert_non_null(strstr(diff, "old mode 100755\nnew mode 100644\n"));
+
+	fx->b.test_count = 2;
+	commit_ok(fx, r, NULL, c);
+
+	assert_out(fx->repo, ".gate/baseline.json\n", "git diff --name-only HEAD~1 HEAD");
+	char *cached2 = out(fx->repo, "%s", cmd_cached), *diff2 = out(fx->repo, "%s", cmd_diff);
+	char *ls2 = out(fx->repo, "%s", cmd_ls), *lsv2 = out(fx->repo, "%s", cmd_lsv);
+	char *status2 = out(fx->repo, "%s", cmd_status), *files2 = out(fx->repo, "%s", cmd_files);
+	assert_string_equal(cached, cached2);
+	assert_string_equal(diff, diff2);
+	assert_string_equal(ls, ls2);
+	assert_string_equal(lsv, lsv2);
+	assert_string_equal(status, status2);
+	assert_string_equal(files, files2);
+	assert_out(fx->repo, "", "git status --porcelain --untracked-files=all -- .gate/baseline.json");
+	assert_out(fx->repo, "", "git diff HEAD -- .gate/baseline.json");
+	free(cached), free(diff), free(ls), free(lsv), free(status), free(files);
+	free(cached2), free(diff2), free(ls2), free(lsv2), free(status2), free(files2);
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* HEAD moving between the caller's read and the commit is refused; nothing changes. */
+static void test_git__head_moved(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char read_at[BASELINE_OID_HEX];
+	head_hex(fx, r, read_at);
+	SH_OK(fx->repo, "git commit -q --allow-empty -m 'moved meanwhile'");
+	struct baseline_commit_opts o = { .expected_head = read_at };
+	assert_refused(fx, r, &o, "HEAD moved since the run started");
+	assert_non_null(strstr(fx->err, "rerun gate on the new HEAD"));
+	assert_out(fx->repo, "moved meanwhile\n", "git log -1 --format=%s");
+	assert_int_equal(sh(fx->repo, "test ! -e .gate"), 0);
+
+	/* an expected head that is not a commit id is an error too */
+	struct baseline_commit_opts bad = { .expected_head = "main" };
+	assert_refused(fx, r, &bad, "is not a commit id");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+static void test_git__refuse_detached(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	SH_OK(fx->repo, "git checkout -q --detach");
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	assert_refused(fx, r, NULL, "HEAD is detached");
+	assert_non_null(strstr(fx->err, "git switch"));
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+static void test_git__refuse_unborn(void **state)
+{
+	struct fixture *fx = *state;
+	SH_OK(fx->dir, "git init -q -b main repo");
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	assert_refused(fx, r, NULL, "HEAD has no commits yet");
+	char h[BASELINE_OID_HEX];
+	assert_int_equal(baseline_git_head(h, r, fx->err, sizeof(fx->err)), BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "no commits yet"));
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* Two branches that changed a.txt differently, for merges, rebases and cherry-picks that
+ * stop in the middle. */
+static void make_diverged(struct fixture *fx)
+{
+	make_repo(fx);
+	SH_OK(fx->repo, "git checkout -q -b topic && printf 'topic\\n' >a.txt && git commit -q -am "
+			"topic && git checkout -q main && printf 'main\\n' >a.txt && git commit -q "
+			"-am main");
+}
+
+static void test_git__refuse_merge(void **state)
+{
+	struct fixture *fx = *state;
+	make_diverged(fx);
+	assert_int_not_equal(sh(fx->repo, "git merge --no-edit topic"), 0); /* conflict */
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	assert_refused(fx, r, NULL, "a merge is in progress");
+	assert_non_null(strstr(fx->err, "git merge --abort"));
+	SH_OK(fx->repo, "git merge --abort");
+	/* a merge stopped without a conflict (--no-commit) counts too */
+	SH_OK(fx->repo, "git checkout -q -b side main~1 && printf 'x\\n' >x.txt && git add x.txt && "
+			"git commit -q -m side && git checkout -q main && git merge -q --no-ff "
+			"--no-commit side");
+	assert_refused(fx, r, NULL, "a merge is in progress");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+static void test_git__refuse_rebase(void **state)
+{
+	struct fixture *fx = *state;
+	make_diverged(fx);
+	SH_OK(fx->repo, "git checkout -q topic");
+	assert_int_not_equal(sh(fx->repo, "git rebase main"), 0); /* conflict */
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	assert_refused(fx, r, NULL, "a rebase is in progress");
+	assert_non_null(strstr(fx->err, "git rebase --abort"));
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+static void test_git__refuse_cherry_pick(void **state)
+{
+	struct fixture *fx = *state;
+	make_diverged(fx);
+	assert_int_not_equal(sh(fx->repo, "git cherry-pick topic"), 0); /* conflict */
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	assert_refused(fx, r, NULL, "a cherry-pick is in progress");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* The baseline file's own changes (unstaged, staged, untracked) are never committed over. */
+static void test_git__refuse_local_edits(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char c[BASELINE_OID_HEX];
+
+	/* untracked: a file at the path that HEAD does not have */
+	SH_OK(fx->repo, "mkdir .gate && printf 'hand made\\n' >.gate/baseline.json");
+	assert_refused(fx, r, NULL, ".gate/baseline.json has local changes of its own (untracked");
+	SH_OK(fx->repo, "rm -r .gate");
+
+	commit_ok(fx, r, NULL, c);
+	SH_OK(fx->repo, "printf ' ' >>.gate/baseline.json");
+	assert_refused(fx, r, NULL, "(unstaged changes)");
+	SH_OK(fx->repo, "git add .gate/baseline.json");
+	assert_refused(fx, r, NULL, "(staged changes)");
+	SH_OK(fx->repo, "git reset -q && git checkout -q -- .gate/baseline.json");
+	SH_OK(fx->repo, "rm .gate/baseline.json");
+	assert_refused(fx, r, NULL, "deleted in the working tree");
+	SH_OK(fx->repo, "git rm -q --cached .gate/baseline.json");
+	assert_refused(fx, r, NULL, "staged deletion");
+	SH_OK(fx->repo, "git reset -q && git checkout -q -- .gate/baseline.json");
+
+	/* clean again: the commit goes through */
+	fx->b.test_count = 5;
+	commit_ok(fx, r, NULL, c);
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* Another git process holding the index: refused before anything is written. */
+static void test_git__refuse_index_lock(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	SH_OK(fx->repo, ": >.git/index.lock");
+	assert_refused(fx, r, NULL, "index.lock exists");
+	SH_OK(fx->repo, "rm .git/index.lock");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* A committed baseline this gate cannot read (a newer gate's, a corrupt one) is not
+ * replaced unless forced. */
+static void test_git__refuse_unreadable_old(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	SH_OK(fx->repo, "mkdir .gate && printf '{\"version\": 9}\\n' >.gate/baseline.json && git add "
+			".gate && git commit -q -m 'from the future'");
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	assert_refused(fx, r, NULL, "refusing to overwrite HEAD:.gate/baseline.json");
+	assert_non_null(strstr(fx->err, "newer gate"));
+	struct baseline_commit_opts force = { .flags = BASELINE_WRITE_FORCE };
+	char c[BASELINE_OID_HEX];
+	assert_int_equal(baseline_git_commit(c, r, &fx->b, &force, fx->err, sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_out(fx->repo, "", "git status --porcelain");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* The same bytes again: no commit, HEAD returned. */
+static void test_git__unchanged(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char c1[BASELINE_OID_HEX], c2[BASELINE_OID_HEX];
+	commit_ok(fx, r, NULL, c1);
+	assert_int_equal(baseline_git_commit(c2, r, &fx->b, NULL, fx->err, sizeof(fx->err)),
+			 BASELINE_UNCHANGED);
+	assert_string_equal(c1, c2);
+	assert_out(fx->repo, "2\n", "git rev-list --count HEAD");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* GATE_AUTHOR_* override git config; no author at all is a clear error; [skip ci] and a
+ * custom message; an executable file keeps its mode; a nested path gets its trees. */
+static void test_git__author_message_mode(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char c[BASELINE_OID_HEX];
+
+	setenv("GATE_AUTHOR_NAME", "CI Bot", 1);
+	setenv("GATE_AUTHOR_EMAIL", "ci@example.com", 1);
+	struct baseline_commit_opts o = { .skip_ci = true };
+	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)), 0);
+	assert_out(fx->repo, "CI Bot <ci@example.com>|CI Bot <ci@example.com>|gate: update the "
+			     "memory baseline (measured at 0123456) [skip ci]\n",
+		   "git log -1 --format='%an <%ae>|%cn <%ce>|%s'");
+	unsetenv("GATE_AUTHOR_NAME");
+	unsetenv("GATE_AUTHOR_EMAIL");
+
+	struct baseline_commit_opts m = { .message = "perf: new baseline  \n\nafter the cache change",
+					  .skip_ci = true,
+					  .path = "apps/web/perf/base.json" };
+	assert_int_equal(baseline_git_commit(c, r, &fx->b, &m, fx->err, sizeof(fx->err)), 0);
+	assert_out(fx->repo, "perf: new baseline [skip ci]\n\nafter the cache change\n",
+		   "git cat-file commit HEAD | sed '1,/^$/d'");
+	assert_out(fx->repo, "apps/web/perf/base.json\n", "git diff --name-only HEAD~1 HEAD");
+	assert_out(fx->repo, "", "git status --porcelain");
+
+	/* an executable baseline (odd, but it is the user's) stays executable */
+	SH_OK(fx->repo, "chmod +x apps/web/perf/base.json && git commit -q -am 'make it executable'");
+	fx->b.test_count = 9;
+	m.message = "again";
+	assert_int_equal(baseline_git_commit(c, r, &fx->b, &m, fx->err, sizeof(fx->err)), 0);
+	assert_out(fx->repo, "100755\n", "git ls-tree HEAD apps/web/perf/base.json | cut -c1-6");
+	assert_out(fx->repo, "", "git status --porcelain");
+
+	SH_OK(fx->repo, "git config --unset user.name");
+	fx->b.test_count = 10;
+	assert_refused(fx, r, NULL, "no author for the commit: git config has no user.name");
+	assert_non_null(strstr(fx->err, "GATE_AUTHOR_NAME"));
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* ---- notes and history ---- */
+
+static void test_git__notes_roundtrip(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char c[BASELINE_OID_HEX];
+	commit_ok(fx, r, NULL, c);
+
+	struct baseline n;
+	assert_int_equal(baseline_git_note_read(&n, r, NULL, c, fx->err, sizeof(fx->err)),
+			 BASELINE_MISSING);
+	assert_int_equal(baseline_git_note_write(r, NULL, c, &fx->b, false, fx->err,
+						 sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_int_equal(baseline_git_note_read(&n, r, "refs/notes/gate", c, fx->err,
+						sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_int_equal(n.test_count, 1);
+	assert_int_equal(n.mem[MEM_TOTAL], 30000000);
+	assert_string_equal(n.commit, fx->b.commit);
+	assert_int_equal(n.timestamp, fx->b.timestamp);
+	assert_int_equal(n.nets, 0); /* a summary */
+	baseline_clear(&n);
+
+	/* git itself reads it, as one line of JSON */
+	char *shown = out(fx->repo, "git notes --ref=gate show HEAD");
+	char *want;
+	assert_int_equal(baseline_summary_format(&want, &fx->b, fx->err, sizeof(fx->err)), 0);
+	assert_string_equal(shown, want);
+	free(shown);
+	free(want);
+
+	/* a second note on the same commit: refused, unless overwriting */
+	fx->b.test_count = 2;
+	assert_int_equal(baseline_git_note_write(r, "gate", c, &fx->b, false, fx->err,
+						 sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "already has a note in refs/notes/gate"));
+	assert_int_equal(baseline_git_note_write(r, "gate", c, &fx->b, true, fx->err,
+						 sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_int_equal(baseline_git_note_read(&n, r, NULL, c, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(n.test_count, 2);
+	baseline_clear(&n);
+
+	/* a note that is not ours */
+	SH_OK(fx->repo, "git notes --ref=gate add -f -m 'hello' HEAD");
+	assert_int_equal(baseline_git_note_read(&n, r, NULL, c, fx->err, sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "note refs/notes/gate of"));
+	assert_int_equal(baseline_git_note_write(r, NULL, "nothex", &fx->b, false, fx->err,
+						 sizeof(fx->err)),
+			 BASELINE_ERROR);
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* Notes along the first-parent chain, oldest first; commits without notes, notes on a merged
+ * side branch and unreadable notes are left out; the limits hold. */
+static void test_git__history_order(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	struct baseline_history h = { 0 };
+
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(h.count, 0);
+	assert_true(h.notes_ref_missing);
+	baseline_history_clear(&h);
+
+	char c[3][BASELINE_OID_HEX];
+	for (int i = 0; i < 3; i++) {
+		struct baseline b;
+		sample(&b, i + 1, 1000 * (i + 1));
+		commit_ok(fx, r, &b, c[i]);
+		assert_int_equal(baseline_git_note_write(r, NULL, c[i], &b, false, fx->err,
+							 sizeof(fx->err)),
+				 0);
+		baseline_clear(&b);
+		SH_OK(fx->repo, "git commit -q --allow-empty -m 'work %d'", i);
+	}
+	/* a side branch whose commit has a note, merged: not on the first-parent chain */
+	SH_OK(fx->repo, "git checkout -q -b side HEAD~2 && git commit -q --allow-empty -m side");
+	char *side = out(fx->repo, "git rev-parse HEAD | tr -d '\\n'");
+	struct baseline sb;
+	sample(&sb, 99, 99);
+	assert_int_equal(baseline_git_note_write(r, NULL, side, &sb, false, fx->err,
+						 sizeof(fx->err)),
+			 0);
+	baseline_clear(&sb);
+	free(side);
+	SH_OK(fx->repo, "git checkout -q main && git merge -q --no-ff --no-edit side");
+	/* and a note that is not a summary */
+	SH_OK(fx->repo, "git notes --ref=gate add -m 'not json' HEAD~1");
+
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(h.count, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(h.items[i].test_count, i + 1);
+		assert_int_equal(h.items[i].mem[MEM_TOTAL], 1000 * (i + 1));
+		assert_string_equal(h.noted[i], c[i]);
+	}
+	assert_int_equal(h.unreadable, 1);
+	assert_non_null(strstr(h.unreadable_why, "invalid JSON"));
+	assert_false(h.shallow_end);
+	assert_false(h.notes_ref_missing);
+	assert_int_equal(h.walked, 8); /* merge, work 2, c2, work 1, c1, work 0, c0, initial */
+
+	char *json = NULL;
+	assert_int_equal(baseline_history_format_json(&json, &h, fx->err, sizeof(fx->err)), 0);
+	json_error_t jerr;
+	json_t *arr = json_loads(json, 0, &jerr);
+	assert_non_null(arr);
+	assert_int_equal(json_array_size(arr), 3);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 2), "noted_commit")),
+			    c[2]);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(arr, 0), "test_count")), 1);
+	json_decref(arr);
+	assert_int_equal(json[strlen(json) - 1], '\n');
+	free(json);
+	baseline_history_clear(&h);
+
+	/* the newest two */
+	assert_int_equal(baseline_git_history(&h, r, "gate", "HEAD", 2, 0, fx->err, sizeof(fx->err)),
+			 0);
+	assert_int_equal(h.count, 2);
+	assert_int_equal(h.items[0].test_count, 2);
+	assert_int_equal(h.items[1].test_count, 3);
+	baseline_history_clear(&h);
+	/* from an older commit, and with a short walk */
+	assert_int_equal(baseline_git_history(&h, r, NULL, c[1], 0, 0, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(h.count, 2);
+	assert_int_equal(h.items[1].test_count, 2);
+	baseline_history_clear(&h);
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 3, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(h.walked, 3);
+	assert_int_equal(h.count, 1);
+	baseline_history_clear(&h);
+	assert_int_equal(baseline_git_history(&h, r, NULL, "no-such-branch", 0, 0, fx->err,
+					      sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "no-such-branch"));
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* ---- reading at a ref ---- */
+
+static void test_git__read_at_ref(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	struct baseline b;
+	struct baseline_source src;
+	char c[BASELINE_OID_HEX];
+
+	/* no baseline committed yet: missing, not an error */
+	assert_int_equal(baseline_git_read(&b, &src, r, "HEAD", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_MISSING);
+	assert_string_equal(fx->err, "no baseline at HEAD:.gate/baseline.json");
+	assert_string_equal(src.where, "HEAD:.gate/baseline.json");
+
+	commit_ok(fx, r, NULL, c);
+	/* the default ref does not exist here: HEAD is read, and src says so */
+	assert_int_equal(baseline_git_read(&b, &src, r, NULL, true, NULL, fx->err, sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_true(src.fell_back);
+	assert_string_equal(src.ref, "HEAD");
+	assert_string_equal(src.commit, c);
+	assert_string_equal(src.where, "HEAD:.gate/baseline.json");
+	assert_int_equal(b.test_count, 1);
+	baseline_clear(&b);
+	/* asked explicitly, a missing ref is an error naming it */
+	assert_int_equal(baseline_git_read(&b, &src, r, "origin/main", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "the baseline ref origin/main does not exist"));
+	assert_non_null(strstr(fx->err, "git fetch"));
+
+	/* a ref that has the file, read without a checkout while the work tree differs */
+	SH_OK(fx->repo, "git branch old && git update-ref refs/remotes/origin/main HEAD");
+	fx->b.test_count = 2;
+	commit_ok(fx, r, NULL, c);
+	assert_int_equal(baseline_git_read(&b, &src, r, NULL, true, NULL, fx->err, sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_false(src.fell_back);
+	assert_string_equal(src.ref, "origin/main");
+	assert_int_equal(b.test_count, 1);
+	baseline_clear(&b);
+	assert_int_equal(baseline_git_read(&b, &src, r, "old~1", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_MISSING);
+	assert_non_null(strstr(fx->err, "no baseline at old~1:.gate/baseline.json"));
+
+	/* the working tree, edited and not committed */
+	SH_OK(fx->repo, "sed -i 's/\"test_count\": 2/\"test_count\": 77/' .gate/baseline.json");
+	assert_int_equal(baseline_git_read(&b, &src, r, "worktree", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_int_equal(b.test_count, 77);
+	assert_string_equal(src.ref, "worktree");
+	assert_string_equal(src.commit, "");
+	baseline_clear(&b);
+	SH_OK(fx->repo, "git checkout -q -- .gate");
+	assert_int_equal(baseline_git_read(&b, &src, r, "worktree", false, "nope.json", fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_MISSING);
+
+	/* bad blobs at refs: corrupt, from a newer gate, a directory, a symlink */
+	SH_OK(fx->repo, "git checkout -q -b bad && printf '{\"version\": 1, \"mem' "
+			">.gate/baseline.json && git commit -q -am corrupt && git tag corrupt && "
+			"printf '{\"version\": 3}' >.gate/baseline.json && git commit -q -am future "
+			"&& git tag future && git rm -q .gate/baseline.json && mkdir -p "
+			".gate/baseline.json && : >.gate/baseline.json/x && git add .gate && git "
+			"commit -q -m dir && git tag dir && git rm -q -r .gate && mkdir -p .gate && ln "
+			"-s ../a.txt .gate/baseline.json && git add .gate && git commit -q -m link "
+			"&& git tag link && git checkout -q main");
+	assert_int_equal(baseline_git_read(&b, &src, r, "corrupt", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "corrupt:.gate/baseline.json: 1:"));
+	assert_non_null(strstr(fx->err, "truncated"));
+	assert_int_equal(baseline_git_read(&b, &src, r, "future", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "future:.gate/baseline.json: written by a newer gate"));
+	assert_int_equal(baseline_git_read(&b, &src, r, "dir", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "dir:.gate/baseline.json is a directory"));
+	assert_int_equal(baseline_git_read(&b, &src, r, "link", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "symbolic link"));
+	/* a ref that names a blob, not a commit; an invalid spec */
+	assert_int_equal(baseline_git_read(&b, &src, r, "HEAD:a.txt", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "does not name a commit"));
+	assert_int_equal(baseline_git_read(&b, &src, r, "HEAD@@{", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_ERROR);
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* Not a repository, a broken one, and an unborn HEAD when falling back. */
+static void test_git__bad_repositories(void **state)
+{
+	struct fixture *fx = *state;
+	struct baseline_repo *r = (struct baseline_repo *)1;
+	char plain[128];
+	snprintf(plain, sizeof(plain), "%s/plain", fx->dir);
+	assert_int_equal(mkdir(plain, 0755), 0);
+	/* GIT_CEILING_DIRECTORIES is not read by libgit2 here: /tmp is not in a repository */
+	assert_int_equal(baseline_git_open(&r, plain, fx->err, sizeof(fx->err)), BASELINE_ERROR);
+	assert_null(r);
+	assert_non_null(strstr(fx->err, plain));
+	assert_non_null(strstr(fx->err, "is not in a git repository"));
+	assert_non_null(strstr(fx->err, "--baseline-ref worktree"));
+
+	char broken[128];
+	snprintf(broken, sizeof(broken), "%s/broken", fx->dir);
+	assert_int_equal(mkdir(broken, 0755), 0);
+	SH_OK(broken, "printf 'gitdir: /nonexistent/x\\n' >.git");
+	assert_int_equal(baseline_git_open(&r, broken, fx->err, sizeof(fx->err)), BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, broken));
+
+	assert_int_equal(baseline_git_open(&r, "/nonexistent/dir", fx->err, sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "/nonexistent/dir"));
+
+	SH_OK(fx->dir, "git init -q -b main repo");
+	r = open_repo(fx, fx->repo);
+	struct baseline b;
+	struct baseline_source src;
+	assert_int_equal(baseline_git_read(&b, &src, r, NULL, true, NULL, fx->err, sizeof(fx->err)),
+			 BASELINE_MISSING);
+	assert_true(src.fell_back);
+	assert_non_null(strstr(fx->err, "HEAD has no commits yet"));
+	assert_int_equal(baseline_git_read(&b, &src, r, "HEAD", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_ERROR);
+	struct baseline_history h = { 0 };
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(h.count, 0);
+	baseline_history_clear(&h);
+	baseline_git_close(r);
+	baseline_git_close(NULL);
+	assert_fsck(fx->repo);
+}
+
+/* The CI case: a shallow clone of a branch, comparing against origin/main without fetching
+ * history, committing there, and a history that ends at the clone's boundary. */
+static void test_git__shallow_clone(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char c[BASELINE_OID_HEX];
+	commit_ok(fx, r, NULL, c); /* main: test_count 1 */
+	SH_OK(fx->repo, "git commit -q --allow-empty -m 'more on main'");
+	SH_OK(fx->repo, "git checkout -q -b feature && printf 'f\\n' >f.txt && git add f.txt && "
+			"git commit -q -m feature");
+	fx->b.test_count = 2;
+	commit_ok(fx, r, NULL, c); /* feature: test_count 2, with a note */
+	assert_int_equal(baseline_git_note_write(r, NULL, c, &fx->b, false, fx->err,
+						 sizeof(fx->err)),
+			 0);
+	SH_OK(fx->repo, "git checkout -q main");
+	baseline_git_close(r);
+
+	char clone[128];
+	snprintf(clone, sizeof(clone), "%s/clone", fx->dir);
+	SH_OK(fx->dir, "git clone -q --depth 1 --no-single-branch --branch feature file://%s clone",
+	      fx->repo);
+	SH_OK(clone, "git config user.name 'Clone User' && git config user.email clone@example.com");
+	assert_out(clone, "true\n", "git rev-parse --is-shallow-repository");
+	assert_out(clone, "1\n", "git rev-list --count HEAD");
+
+	r = open_repo(fx, clone);
+	struct baseline b;
+	struct baseline_source src;
+	assert_int_equal(baseline_git_read(&b, &src, r, NULL, true, NULL, fx->err, sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_false(src.fell_back);
+	assert_string_equal(src.ref, "origin/main");
+	assert_int_equal(b.test_count, 1);
+	baseline_clear(&b);
+	assert_int_equal(baseline_git_read(&b, &src, r, "HEAD", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_int_equal(b.test_count, 2);
+	baseline_clear(&b);
+	assert_int_equal(baseline_git_read(&b, &src, r, "origin/release", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "origin/release does not exist"));
+
+	/* notes are not cloned: an empty history that says why; fetched, it stops at the edge */
+	struct baseline_history h = { 0 };
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)), 0);
+	assert_true(h.notes_ref_missing);
+	baseline_history_clear(&h);
+	SH_OK(clone, "git fetch -q origin refs/notes/gate:refs/notes/gate");
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(h.count, 1);
+	assert_true(h.shallow_end);
+	assert_int_equal(h.items[0].test_count, 2);
+	baseline_history_clear(&h);
+
+	/* the main-branch job commits in its shallow clone */
+	fx->b.test_count = 3;
+	commit_ok(fx, r, NULL, c);
+	assert_out(clone, ".gate/baseline.json\n", "git diff --name-only HEAD~1 HEAD");
+	assert_out(clone, "", "git status --porcelain");
+	assert_out(clone, "Clone User\n", "git log -1 --format=%an");
+	baseline_git_close(r);
+	assert_fsck(clone);
+	assert_fsck(fx->repo);
+}
+
+/* Paths: relative to a project inside the repository; nothing outside it or inside .git. */
+static void test_git__paths(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char rel[512], sub[256];
+	snprintf(sub, sizeof(sub), "%s/dir", fx->repo);
+
+	const char *wd = baseline_git_workdir(r);
+	assert_non_null(wd);
+	assert_int_equal(wd[strlen(wd) - 1], '/');
+	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, sub, NULL, fx->err,
+					      sizeof(fx->err)),
+			 0);
+	assert_string_equal(rel, "dir/.gate/baseline.json");
+	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, fx->repo, "perf/b.json",
+					      fx->err, sizeof(fx->err)),
+			 0);
+	assert_string_equal(rel, "perf/b.json");
+	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, sub, "../../outside.json",
+					      fx->err, sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, sub, "/etc/passwd", fx->err,
+					      sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "outside the working tree"));
+
+	const char *bad[] = { "/abs.json", "../x.json", "a/../b.json", "a//b.json", ".git/x.json",
+			      "sub/.GIT/x", "dir/", "./x.json", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct baseline_commit_opts o = { .path = bad[i] };
+		char c[BASELINE_OID_HEX];
+		assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
+				 BASELINE_ERROR);
+		assert_non_null(strstr(fx->err, "baseline path"));
+		struct baseline b;
+		struct baseline_source src;
+		assert_int_equal(baseline_git_read(&b, &src, r, "HEAD", false, bad[i], fx->err,
+						   sizeof(fx->err)),
+				 BASELINE_ERROR);
+	}
+	assert_out(fx->repo, "1\n", "git rev-list --count HEAD");
+	assert_out(fx->repo, "", "git status --porcelain");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+int main(void)
+{
+	setenv("LC_ALL", "C", 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_EDITOR", "true", 1);
+	setenv("GIT_PAGER", "cat", 1);
+	unsetenv("GIT_DIR");
+	unsetenv("GIT_WORK_TREE");
+	unsetenv("GIT_INDEX_FILE");
+	unsetenv("GIT_OBJECT_DIRECTORY");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_git__commit_touches_one_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__commit_keeps_other_changes, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_git__head_moved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__refuse_detached, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__refuse_unborn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__refuse_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__refuse_rebase, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__refuse_cherry_pick, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__refuse_local_edits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__refuse_index_lock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__refuse_unreadable_old, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__unchanged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__author_message_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__notes_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__history_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__read_at_ref, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__bad_repositories, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__shallow_clone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__paths, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("baseline_git", tests, NULL, NULL);
+}
