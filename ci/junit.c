@@ -359,7 +359,8 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		jw_attr(j, "time", "0");
 		if (f->verdict == VERDICT_FAIL) {
 			char b[32], a[32], d[32], fl[32], body[512], pct[48];
-			int64_t delta = f->after - f->before;
+			int64_t delta = f->delta; /* as the rule judged it */
+			bool bytes = !f->rule || strcmp(f->rule, "growth") == 0;
 			model_bytes_format(b, sizeof(b), f->before);
 			model_bytes_format(a, sizeof(a), f->after);
 			model_bytes_format(d, sizeof(d), delta);
@@ -375,12 +376,19 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 					   "delta:  %s%s (%+lld bytes%s)\n",
 					   b, (long long)f->before, a, (long long)f->after,
 					   delta > 0 ? "+" : "", d, (long long)delta, pct);
+			if (f->delta != f->after - f->before)
+				len += snprintf(body + len, sizeof(body) - (size_t)len,
+						"        judged net of code loading and free heap "
+						"space\n");
 			if (f->max_pct >= 0)
 				snprintf(body + len, sizeof(body) - (size_t)len,
 					 "limit:  +%g %% above a floor of %s\n", f->max_pct, fl);
 			else
 				snprintf(body + len, sizeof(body) - (size_t)len,
 					 "limit:  a floor of %s\n", fl);
+			/* the other rules' figures are not byte deltas: their message says it all */
+			if (!bytes)
+				snprintf(body, sizeof(body), "%s\n", f->message ? f->message : "");
 			jw_start(j, "failure");
 			jw_attr_safe(j, "message", f->message ? f->message : "memory rule failed",
 				     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
