@@ -115,6 +115,87 @@ case_leak_binary_fails() {
 	no_leftovers "$d"
 }
 
+# Issue 3's planted problems: each fails with the culprit named in the JUnit message.
+case_ets_table_cap_names_table() {
+	local d; d=$(fixture leak_ets)
+	printf '[[ets.table]]\nname = "corpus_*"\nmax_bytes = "2 MB"\n' >"$d/gate.toml"
+	run_gate run -C "$d"
+	expect_rc 1
+	expect_in "$OUT" "ETS table corpus_cache (owner LeakEts.Corpus) grew"
+	junit_valid "$d/_build/gate/junit.xml"
+	junit_check "$d/_build/gate/junit.xml" \
+		--failure-contains "table corpus_cache=ETS table corpus_cache (owner LeakEts.Corpus)" \
+		--failure-contains "table corpus_cache=cap 2.0 MB"
+	no_leftovers "$d"
+}
+
+case_binary_holder_named() {
+	local d; d=$(fixture leak_binary)
+	run_gate run -C "$d"
+	expect_rc 1
+	junit_check "$d/_build/gate/junit.xml" \
+		--failure-contains "process LeakBinary.Holder=LeakBinary.Holder (<0." \
+		--failure-contains "process LeakBinary.Holder=300 refc binaries"
+	no_leftovers "$d"
+}
+
+case_flooded_mailbox_named() {
+	local d; d=$(fixture plant)
+	run_gate run -C "$d" -- --only mailbox
+	expect_rc 1
+	junit_check "$d/_build/gate/junit.xml" \
+		--failure-contains "mailbox Plant.Sink=has 20 000 messages in its mailbox"
+	no_leftovers "$d"
+}
+
+case_leaked_processes_grouped() {
+	local d; d=$(fixture plant)
+	run_gate run -C "$d" -- --only procs
+	expect_rc 1
+	junit_check "$d/_build/gate/junit.xml" \
+		--failure-contains "born=500 processes born during the run are still alive" \
+		--failure-contains "born=Plant.Worker:init/1 x 500"
+	no_leftovers "$d"
+}
+
+case_atom_leak_fails() {
+	local d; d=$(fixture plant)
+	run_gate run -C "$d" -- --only atoms
+	expect_rc 1
+	junit_check "$d/_build/gate/junit.xml" --failure-contains "growth=atom count grew"
+	no_leftovers "$d"
+}
+
+case_plant_clean_part_passes() {
+	local d; d=$(fixture plant)
+	run_gate run -C "$d"
+	expect_rc 0 # the planted tests are excluded: every default rule passes
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0
+	no_leftovers "$d"
+}
+
+case_snapshot_tables_and_json() {
+	local d; d=$(fixture leak_ets)
+	run_gate snapshot -C "$d"
+	expect_rc 0
+	expect_in "$OUT" "Top processes by memory"
+	expect_in "$OUT" "Largest ETS tables"
+	expect_in "$OUT" "binary_alloc"
+	run_gate snapshot -q -C "$d" --json "$d/snap.json" --top 5
+	expect_rc 0
+	node -e '
+		const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		const ok = s.format === "gate.snapshot/1" && s.memory.total > 0 &&
+			s.processes.length > 0 && s.processes.length <= 20 &&
+			s.ets.some((t) => t.name === "corpus_cache" && t.owner_name === "LeakEts.Corpus") &&
+			s.allocators.some((a) => a.type === "binary_alloc") && s.system.process_count > 0;
+		process.exit(ok ? 0 : 1);' "$d/snap.json" || fail "snapshot JSON lacks expected fields"
+	run_gate snapshot --attach nobody@127.0.0.1 --cookie-file /nonexistent
+	expect_rc 2
+	expect_in "$ERR" "cannot read the cookie from /nonexistent"
+	no_leftovers "$d"
+}
+
 case_leak_ets_fails() {
 	local d; d=$(fixture leak_ets)
 	run_gate run -C "$d"
