@@ -196,6 +196,42 @@ case_snapshot_tables_and_json() {
 	no_leftovers "$d"
 }
 
+# Attach mode of gate snapshot: a node of our own behind a private epmd on a free port and a
+# private HOME with the cookie; afterwards the probe must be gone from the node.
+case_snapshot_attach_leaves_nothing() {
+	local home="$WORK/attach_home" port name epid npid i loaded
+	mkdir -p "$home"
+	port=$((20000 + RANDOM % 30000))
+	name="e2e_att_$RANDOM@127.0.0.1"
+	od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$home/.erlang.cookie"
+	chmod 400 "$home/.erlang.cookie"
+	(export ERL_EPMD_PORT=$port; exec epmd -port "$port" -address 127.0.0.1) >/dev/null 2>&1 &
+	epid=$!
+	sleep 0.3
+	(cd "$home" && export HOME="$home" ERL_EPMD_PORT=$port && exec erl -noshell -name "$name" \
+		-kernel inet_dist_use_interface '{127,0,0,1}' \
+		-eval 'spawn(fun() -> timer:sleep(120000), halt() end).') >/dev/null 2>&1 &
+	npid=$!
+	for i in $(seq 1 50); do
+		ERL_EPMD_PORT=$port epmd -port "$port" -names 2>/dev/null | grep -q "${name%@*}" && break
+		sleep 0.1
+	done
+	ERL_EPMD_PORT=$port run_gate snapshot -q --attach "$name" --cookie-file "$home/.erlang.cookie" \
+		--json "$WORK/attach.json"
+	expect_rc 0
+	[ -s "$WORK/attach.json" ] || fail "no snapshot JSON written"
+	loaded=$(HOME="$home" ERL_EPMD_PORT=$port "$(ls /usr/lib/erlang/lib/erl_interface-*/bin/erl_call | head -n 1)" \
+		-name "$name" -a 'code is_loaded [gate_probe]' 2>&1)
+	[ "$loaded" = "false" ] || fail "gate_probe still loaded on the node after the snapshot: $loaded"
+	printf 'wrong\n' >"$WORK/wrong.cookie"
+	ERL_EPMD_PORT=$port run_gate snapshot -q --attach "$name" --cookie-file "$WORK/wrong.cookie"
+	expect_rc 2
+	expect_in "$ERR" "cookie"
+	expect_in "$ERR" "$WORK/wrong.cookie"
+	kill "$npid" "$epid" 2>/dev/null
+	wait "$npid" "$epid" 2>/dev/null
+}
+
 case_leak_ets_fails() {
 	local d; d=$(fixture leak_ets)
 	run_gate run -C "$d"
