@@ -126,12 +126,55 @@ fail:
 	return NULL;
 }
 
+static bool is_hex_id(const char *s);
+
+/* What the reader would refuse is not written either: a file gate cannot read back would
+ * also block the next update (see baseline_check_replaceable). */
+static int validate(const struct baseline *b, bool full, char *why, size_t len)
+{
+	for (int i = 0; i < MEM_CAT_COUNT; i++)
+		if (b->have[i] && b->mem[i] < 0) {
+			snprintf(why, len, "memory.%s is negative (%lld)", mem_cat_name((enum mem_cat)i),
+				 (long long)b->mem[i]);
+			return -1;
+		}
+	if (b->process_count < 0 || b->atom_count < 0 || b->test_count < 0) {
+		snprintf(why, len, "a count is negative");
+		return -1;
+	}
+	/* what "YYYY-MM-DDTHH:MM:SSZ" can say */
+	if (b->timestamp < 0 || b->timestamp > 253402300799LL) {
+		snprintf(why, len, "timestamp %lld is outside 1970..9999", (long long)b->timestamp);
+		return -1;
+	}
+	if (b->commit && !is_hex_id(b->commit)) {
+		snprintf(why, len, "commit \"%.80s\" is not a commit id", b->commit);
+		return -1;
+	}
+	for (size_t i = 0; full && i < b->nets; i++)
+		if (b->ets[i].memory < 0 || b->ets[i].size < 0) {
+			snprintf(why, len, "ets.%s has a negative figure", b->ets[i].name);
+			return -1;
+		}
+	for (size_t i = 0; full && i < b->nallocs; i++)
+		if (b->allocs[i].carriers_size < 0 || b->allocs[i].blocks_size < 0) {
+			snprintf(why, len, "allocators.%s has a negative figure", b->allocs[i].type);
+			return -1;
+		}
+	return 0;
+}
+
 static int dump(char **out, size_t *len, const struct baseline *b, bool full, char *err,
 		size_t errlen)
 {
 	const char *why;
-	json_t *root = to_json(b, full, &why);
+	char bad[160];
 	*out = NULL;
+	if (validate(b, full, bad, sizeof(bad)) < 0) {
+		set_err(err, errlen, "baseline", "cannot write it: %s", bad);
+		return BASELINE_ERROR;
+	}
+	json_t *root = to_json(b, full, &why);
 	if (!root) {
 		set_err(err, errlen, "baseline", "cannot write it as JSON: %s", why);
 		return BASELINE_ERROR;
@@ -264,6 +307,8 @@ static int parse_time(const char *s, int64_t *out)
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
 	time_t t = timegm(&tm);
+	if (t < 0)
+		return -1; /* before 1970: nothing gate measured, and not writable back */
 	char back[32];
 	format_time(back, sizeof(back), (int64_t)t);
 	if (strcmp(back, s) != 0)
@@ -616,10 +661,12 @@ int baseline_check_replaceable(const char *text, size_t len, const char *name, c
 
 /* ---- atomic replacement ---- */
 
-/* mkdir -p of dir; on failure *failed_at is the directory that could not be made. */
-static int make_dirs(char *dir, const char **failed_at)
+/* mkdir -p of dir; on failure *failed_at is the directory that could not be made. *created
+ * is the length of dir's prefix naming the first directory it made (0 when none). */
+static int make_dirs(char *dir, const char **failed_at, size_t *created)
 {
 	struct stat st;
+	*created = 0;
 	if (stat(dir, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
 			return 0;
@@ -632,9 +679,13 @@ static int make_dirs(char *dir, const char **failed_at)
 			continue;
 		char saved = *p;
 		*p = '\0';
-		if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-			*failed_at = dir;
-			return -1; /* dir stays cut at the failing component for the message */
+		if (mkdir(dir, 0777) < 0) {
+			if (errno != EEXIST) {
+				*failed_at = dir;
+				return -1; /* dir stays cut at the failing component for the message */
+			}
+		} else if (!*created) {
+			*created = (size_t)(p - dir);
 		}
 		if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
 			errno = ENOTDIR;
@@ -660,8 +711,20 @@ void baseline_tmpfile_abort(struct baseline_tmpfile *t)
 {
 	if (!t)
 		return;
-	if (t->tmp)
+	if (t->tmp) {
 		unlink(t->tmp);
+		/* and the directories made for it, deepest first (rmdir keeps non-empty ones) */
+		if (t->created && t->dir) {
+			for (;;) {
+				if (rmdir(t->dir) < 0 || strlen(t->dir) <= t->created)
+					break;
+				char *slash = strrchr(t->dir, '/');
+				if (!slash || (size_t)(slash - t->dir) < t->created)
+					break;
+				*slash = '\0';
+			}
+		}
+	}
 	free(t->tmp);
 	free(t->dir);
 	free(t->path);
@@ -700,9 +763,10 @@ int baseline_tmpfile_write(struct baseline_tmpfile *t, const char *path, const c
 	sprintf(t->tmp, "%s/.%s.tmp.XXXXXX", t->dir, base);
 
 	const char *failed_dir = NULL;
-	if (make_dirs(t->dir, &failed_dir) < 0) {
+	if (make_dirs(t->dir, &failed_dir, &t->created) < 0) {
 		set_err(err, errlen, path, "cannot create the directory %s: %s", failed_dir,
 			strerror(errno));
+		t->created = 0; /* make_dirs stops where it failed: nothing of ours to remove */
 		goto fail;
 	}
 	fd = mkostemp(t->tmp, O_CLOEXEC);

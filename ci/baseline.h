@@ -84,6 +84,7 @@ struct baseline_tmpfile {
 	char *path; /* the target */
 	char *dir;  /* its directory */
 	char *tmp;  /* the temp file beside it; NULL once renamed or removed */
+	size_t created; /* length of dir's prefix that was made for the temp file (0: none) */
 };
 
 /* Creates the missing parent directories of path and writes data to a fsynced temp file
@@ -94,7 +95,8 @@ int baseline_tmpfile_write(struct baseline_tmpfile *t, const char *path, const c
 /* Renames the temp file over the target and fsyncs the directory; clears t either way
  * (on failure the temp file is removed). */
 int baseline_tmpfile_commit(struct baseline_tmpfile *t, char *err, size_t errlen);
-/* Removes the temp file, if any, and clears t. A zeroed t is a no-op. */
+/* Removes the temp file, if any, and the directories made for it; clears t. A zeroed t is
+ * a no-op. */
 void baseline_tmpfile_abort(struct baseline_tmpfile *t);
 
 #endif

@@ -157,6 +157,34 @@ const char *baseline_git_workdir(const struct baseline_repo *repo)
 	return repo ? git_repository_workdir(repo->repo) : NULL;
 }
 
+/* Resolves "." and ".." and repeated slashes of an absolute path in place, lexically. */
+static void normalize(char *path)
+{
+	char *w = path; /* write position; path[0] is '/' */
+	for (const char *r = path; *r;) {
+		while (*r == '/')
+			r++;
+		if (!*r)
+			break;
+		const char *e = strchr(r, '/');
+		size_t n = e ? (size_t)(e - r) : strlen(r);
+		if (n == 1 && r[0] == '.') {
+			/* nothing */
+		} else if (n == 2 && r[0] == '.' && r[1] == '.') {
+			while (w > path && *--w != '/')
+				;
+		} else {
+			*w++ = '/';
+			memmove(w, r, n);
+			w += n;
+		}
+		r += n;
+	}
+	if (w == path)
+		*w++ = '/';
+	*w = '\0';
+}
+
 int baseline_git_relpath(char *out, size_t outlen, const struct baseline_repo *repo,
 			 const char *dir, const char *path, char *err, size_t errlen)
 {
@@ -182,15 +210,12 @@ int baseline_git_relpath(char *out, size_t outlen, const struct baseline_repo *r
 		}
 		snprintf(joined, sizeof(joined), "%s/%s", real_dir, path);
 	}
-	size_t wl = strlen(real_wd);
-	if (strncmp(joined, real_wd, wl) != 0 || (joined[wl] != '/' && joined[wl] != '\0') ||
-	    strcmp(real_wd, "/") == 0) {
-		if (strcmp(real_wd, "/") != 0 || joined[0] != '/') {
-			set_err(err, errlen, "baseline path %s is outside the working tree %s", joined,
-				real_wd);
-			return BASELINE_ERROR;
-		}
-		wl = 0; /* the working tree is the root directory */
+	normalize(joined);
+	size_t wl = strcmp(real_wd, "/") == 0 ? 0 : strlen(real_wd);
+	if (strncmp(joined, real_wd, wl) != 0 || (joined[wl] != '/' && joined[wl] != '\0')) {
+		set_err(err, errlen, "baseline path %s is outside the working tree %s", joined,
+			real_wd);
+		return BASELINE_ERROR;
 	}
 	const char *rel = joined + wl;
 	while (*rel == '/')

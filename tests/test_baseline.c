@@ -305,6 +305,44 @@ static void test_baseline__format_bad_utf8(void **state)
 	assert_int_equal(access(fx->path, F_OK), -1);
 }
 
+/* What the reader refuses is not written: negative figures, a bad commit id, a time the
+ * format cannot hold. */
+static void test_baseline__format_refuses_unreadable(void **state)
+{
+	struct fixture *fx = *state;
+	char *t = NULL;
+	fx->b.mem[MEM_BINARY] = -1;
+	assert_int_equal(baseline_format(&t, NULL, &fx->b, fx->err, sizeof(fx->err)), BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "memory.binary is negative (-1)"));
+	fx->b.mem[MEM_BINARY] = 1;
+	fx->b.ets[1].size = -5;
+	assert_int_equal(baseline_format(&t, NULL, &fx->b, fx->err, sizeof(fx->err)), BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "ets.sessions has a negative figure"));
+	/* the summary has no tables, so it does not mind */
+	assert_int_equal(baseline_summary_format(&t, &fx->b, fx->err, sizeof(fx->err)), BASELINE_OK);
+	free(t);
+	fx->b.ets[1].size = 5;
+	free(fx->b.commit);
+	fx->b.commit = strdup("HEAD");
+	assert_int_equal(baseline_summary_format(&t, &fx->b, fx->err, sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "commit \"HEAD\" is not a commit id"));
+	free(fx->b.commit);
+	fx->b.commit = NULL;
+	fx->b.timestamp = 253402300800LL; /* year 10000 */
+	assert_int_equal(baseline_format(&t, NULL, &fx->b, fx->err, sizeof(fx->err)), BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "outside 1970..9999"));
+	fx->b.timestamp = 253402300799LL;
+	size_t len;
+	assert_int_equal(baseline_format(&t, &len, &fx->b, fx->err, sizeof(fx->err)), BASELINE_OK);
+	assert_non_null(strstr(t, "\"timestamp\": \"9999-12-31T23:59:59Z\""));
+	struct baseline back;
+	assert_int_equal(baseline_parse(&back, t, len, "max", fx->err, sizeof(fx->err)), BASELINE_OK);
+	assert_int_equal(back.timestamp, 253402300799LL);
+	baseline_clear(&back);
+	free(t);
+}
+
 /* ---- reading ---- */
 
 static const char *valid_text(void)
@@ -659,6 +697,14 @@ static void test_baseline__write_fails_keeps_old(void **state)
 	free(after);
 	assert_int_equal(temp_files_in(gate_dir), 0);
 
+	/* the directories made for a failed write are removed again */
+	char nested[300], made[300];
+	snprintf(nested, sizeof(nested), "%s/new/deeper/b.json", fx->dir);
+	snprintf(made, sizeof(made), "%s/new", fx->dir);
+	assert_int_equal(write_limited(nested, &fx->b, 100, fx->err, sizeof(fx->err)),
+			 BASELINE_ERROR);
+	assert_int_equal(access(made, F_OK), -1);
+
 	if (geteuid() != 0) {
 		assert_int_equal(chmod(gate_dir, 0555), 0);
 		assert_int_equal(baseline_write(fx->path, &fx->b, 0, fx->err, sizeof(fx->err)),
@@ -734,6 +780,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline__format_golden, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline__roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline__format_bad_utf8, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline__format_refuses_unreadable, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_baseline__truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline__corrupt, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline__future_version, setup, teardown),

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <git2.h>
 #include <jansson.h>
 
 #include "ci/baseline_git.h"
@@ -262,6 +264,28 @@ static void assert_refused(struct fixture *fx, struct baseline_repo *r,
 	free(head2), free(index2), free(tree2), free(status2);
 }
 
+/* A command to run once in the repository from inside the next git_signature_now call:
+ * baseline_git_commit makes its signature after its checks and before it moves the branch,
+ * so this is how a test moves HEAD in the middle of a commit. */
+static const char *race_cmd;
+
+/* Interposes libgit2's git_signature_now (the executable's definition wins over the shared
+ * library's for calls from ci/baseline_git.c). */
+int git_signature_now(git_signature **out, const char *name, const char *email)
+{
+	typedef int (*sig_now_fn)(git_signature **, const char *, const char *);
+	static sig_now_fn real;
+	if (!real)
+		real = (sig_now_fn)dlsym(RTLD_NEXT, "git_signature_now");
+	if (race_cmd) {
+		const char *c = race_cmd;
+		race_cmd = NULL;
+		if (sh(g_fx->repo, "%s", c) != 0)
+			return -1;
+	}
+	return real(out, name, email);
+}
+
 /* ---- the one-file commit ---- */
 
 /* The first baseline creates .gate/ in the tree; the commit has exactly one path, HEAD as its
@@ -416,6 +440,35 @@ static void test_git__head_moved(void **state)
 	/* an expected head that is not a commit id is an error too */
 	struct baseline_commit_opts bad = { .expected_head = "main" };
 	assert_refused(fx, r, &bad, "is not a commit id");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* HEAD moving after the checks, while the commit is being made: the compare-and-swap on the
+ * branch refuses, and the working tree and index are left as they were. */
+static void test_git__head_moved_during_commit(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char head[BASELINE_OID_HEX], c[BASELINE_OID_HEX] = "x";
+	head_hex(fx, r, head);
+	char *index = out(fx->repo, "git ls-files -s --debug");
+	race_cmd = "git commit -q --allow-empty -m racing";
+	struct baseline_commit_opts o = { .expected_head = head };
+	int rc = baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err));
+	assert_null(race_cmd); /* the race did happen */
+	assert_int_equal(rc, BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, "main moved while gate was committing"));
+	assert_string_equal(c, "");
+	assert_out(fx->repo, "racing\n", "git log -1 --format=%s");
+	assert_int_equal(sh(fx->repo, "test ! -e .gate/baseline.json"), 0);
+	assert_int_equal(sh(fx->repo, "test ! -e .gate"), 0); /* no temp file, no new dir */
+	char *index2 = out(fx->repo, "git ls-files -s --debug");
+	assert_string_equal(index, index2);
+	free(index);
+	free(index2);
+	assert_out(fx->repo, "", "git status --porcelain --untracked-files=all");
 	baseline_git_close(r);
 	assert_fsck(fx->repo);
 }
@@ -1009,6 +1062,10 @@ static void test_git__paths(void **state)
 					      fx->err, sizeof(fx->err)),
 			 0);
 	assert_string_equal(rel, "perf/b.json");
+	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, sub, "./../perf//./b.json",
+					      fx->err, sizeof(fx->err)),
+			 0);
+	assert_string_equal(rel, "perf/b.json");
 	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, sub, "../../outside.json",
 					      fx->err, sizeof(fx->err)),
 			 BASELINE_ERROR);
@@ -1052,6 +1109,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_git__commit_keeps_other_changes, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_git__head_moved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__head_moved_during_commit, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_git__refuse_detached, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_git__refuse_unborn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_git__refuse_merge, setup, teardown),

@@ -209,7 +209,7 @@ case_snapshot_attach_leaves_nothing() {
 	epid=$!
 	sleep 0.3
 	(cd "$home" && export HOME="$home" ERL_EPMD_PORT=$port && exec erl -noshell -name "$name" \
-		-kernel inet_dist_use_interface '{127,0,0,1}' \
+		-start_epmd false -kernel inet_dist_use_interface '{127,0,0,1}' \
 		-eval 'spawn(fun() -> timer:sleep(120000), halt() end).') >/dev/null 2>&1 &
 	npid=$!
 	for i in $(seq 1 50); do
@@ -228,8 +228,12 @@ case_snapshot_attach_leaves_nothing() {
 	expect_rc 2
 	expect_in "$ERR" "cookie"
 	expect_in "$ERR" "$WORK/wrong.cookie"
-	kill "$npid" "$epid" 2>/dev/null
-	wait "$npid" "$epid" 2>/dev/null
+	kill "$npid" 2>/dev/null
+	wait "$npid" 2>/dev/null
+	kill "$epid" 2>/dev/null
+	wait "$epid" 2>/dev/null
+	EPMD_BEFORE=$(pgrep -x epmd | sort | tr '\n' ' ')
+	no_leftovers "$home"
 }
 
 case_leak_ets_fails() {
