@@ -1,6 +1,7 @@
 /* ci/baseline.c: the baseline file and the history summary as JSON (jansson), written
  * deterministically and atomically, read strictly. */
 #include "baseline.h"
+#include "atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -659,181 +660,12 @@ int baseline_check_replaceable(const char *text, size_t len, const char *name, c
 	return BASELINE_ERROR;
 }
 
-/* ---- atomic replacement ---- */
-
-/* mkdir -p of dir; on failure *failed_at is the directory that could not be made. *created
- * is the length of dir's prefix naming the first directory it made (0 when none). */
-static int make_dirs(char *dir, const char **failed_at, size_t *created)
-{
-	struct stat st;
-	*created = 0;
-	if (stat(dir, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return 0;
-		errno = ENOTDIR;
-		*failed_at = dir;
-		return -1;
-	}
-	for (char *p = dir + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-		*p = '\0';
-		if (mkdir(dir, 0777) < 0) {
-			if (errno != EEXIST) {
-				*failed_at = dir;
-				return -1; /* dir stays cut at the failing component for the message */
-			}
-		} else if (!*created) {
-			*created = (size_t)(p - dir);
-		}
-		if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
-			errno = ENOTDIR;
-			*failed_at = dir;
-			return -1;
-		}
-		*p = saved;
-		if (!saved)
-			return 0;
-	}
-}
-
-static void fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)fsync(fd); /* best effort: some file systems refuse it on a directory */
-		close(fd);
-	}
-}
-
-void baseline_tmpfile_abort(struct baseline_tmpfile *t)
-{
-	if (!t)
-		return;
-	if (t->tmp) {
-		unlink(t->tmp);
-		/* and the directories made for it, deepest first (rmdir keeps non-empty ones) */
-		if (t->created && t->dir) {
-			for (;;) {
-				if (rmdir(t->dir) < 0 || strlen(t->dir) <= t->created)
-					break;
-				char *slash = strrchr(t->dir, '/');
-				if (!slash || (size_t)(slash - t->dir) < t->created)
-					break;
-				*slash = '\0';
-			}
-		}
-	}
-	free(t->tmp);
-	free(t->dir);
-	free(t->path);
-	memset(t, 0, sizeof(*t));
-}
-
-int baseline_tmpfile_write(struct baseline_tmpfile *t, const char *path, const char *data,
-			   size_t len, bool executable, char *err, size_t errlen)
-{
-	int fd = -1;
-	memset(t, 0, sizeof(*t));
-	if (!path || !*path) {
-		set_err(err, errlen, "baseline", "no path given for the baseline file");
-		return BASELINE_ERROR;
-	}
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t dlen = slash ? (size_t)(slash - path) : 1;
-	if (!*base) {
-		set_err(err, errlen, path, "the path names a directory, not a file");
-		return BASELINE_ERROR;
-	}
-	t->path = strdup(path);
-	t->dir = malloc(dlen + 2);
-	t->tmp = malloc(dlen + strlen(base) + sizeof("/..tmp.XXXXXX"));
-	if (!t->path || !t->dir || !t->tmp) {
-		set_err(err, errlen, path, "out of memory");
-		goto fail;
-	}
-	if (slash == path)
-		strcpy(t->dir, "/");
-	else if (slash)
-		memcpy(t->dir, path, dlen), t->dir[dlen] = '\0';
-	else
-		strcpy(t->dir, ".");
-	sprintf(t->tmp, "%s/.%s.tmp.XXXXXX", t->dir, base);
-
-	const char *failed_dir = NULL;
-	if (make_dirs(t->dir, &failed_dir, &t->created) < 0) {
-		set_err(err, errlen, path, "cannot create the directory %s: %s", failed_dir,
-			strerror(errno));
-		t->created = 0; /* make_dirs stops where it failed: nothing of ours to remove */
-		goto fail;
-	}
-	fd = mkostemp(t->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		set_err(err, errlen, path, "cannot create a temp file in %s: %s", t->dir,
-			strerror(errno));
-		free(t->tmp);
-		t->tmp = NULL;
-		goto fail;
-	}
-	/* mkostemp makes it 0600; a committed file is for everyone to read */
-	(void)fchmod(fd, executable ? 0755 : 0644);
-	for (size_t done = 0; done < len;) {
-		ssize_t n = write(fd, data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			set_err(err, errlen, path, "cannot write the temp file %s: %s", t->tmp,
-				strerror(errno));
-			goto fail;
-		}
-		done += (size_t)n;
-	}
-	if (fsync(fd) < 0) {
-		set_err(err, errlen, path, "cannot fsync %s: %s", t->tmp, strerror(errno));
-		goto fail;
-	}
-	int cfd = fd;
-	fd = -1;
-	if (close(cfd) < 0) {
-		set_err(err, errlen, path, "cannot close %s: %s", t->tmp, strerror(errno));
-		goto fail;
-	}
-	return BASELINE_OK;
-fail:
-	if (fd >= 0)
-		close(fd);
-	baseline_tmpfile_abort(t);
-	return BASELINE_ERROR;
-}
-
-int baseline_tmpfile_commit(struct baseline_tmpfile *t, char *err, size_t errlen)
-{
-	int rc = BASELINE_OK;
-	if (!t->tmp) {
-		set_err(err, errlen, t->path ? t->path : "baseline", "no temp file to rename");
-		baseline_tmpfile_abort(t);
-		return BASELINE_ERROR;
-	}
-	if (rename(t->tmp, t->path) < 0) {
-		set_err(err, errlen, t->path, "cannot rename %s over it: %s", t->tmp, strerror(errno));
-		rc = BASELINE_ERROR;
-	} else {
-		free(t->tmp);
-		t->tmp = NULL; /* it is the target now */
-		fsync_dir(t->dir);
-	}
-	baseline_tmpfile_abort(t);
-	return rc;
-}
-
 int baseline_write(const char *path, const struct baseline *b, unsigned flags, char *err,
 		   size_t errlen)
 {
 	char *text = NULL, *old = NULL;
 	size_t len = 0, oldlen = 0;
-	struct baseline_tmpfile t = { 0 };
+	struct atomic_file t = { 0 };
 	int rc = BASELINE_ERROR;
 
 	if (err && errlen)
@@ -878,11 +710,11 @@ int baseline_write(const char *path, const struct baseline *b, unsigned flags, c
 		goto out;
 	}
 
-	if (baseline_tmpfile_write(&t, path, text, len, false, err, errlen) != BASELINE_OK)
+	if (atomic_file_write(&t, path, text, len, false, err, errlen) != BASELINE_OK)
 		goto out;
-	rc = baseline_tmpfile_commit(&t, err, errlen);
+	rc = atomic_file_commit(&t, err, errlen);
 out:
-	baseline_tmpfile_abort(&t);
+	atomic_file_abort(&t);
 	free(text);
 	free(old);
 	return rc;

@@ -77,26 +77,4 @@ int baseline_write(const char *path, const struct baseline *b, unsigned flags, c
 int baseline_check_replaceable(const char *text, size_t len, const char *name, char *err,
 			       size_t errlen);
 
-/* ---- atomic replacement in two steps, for writers that must check something between
- * writing the bytes and making them visible (baseline_git_commit) ---- */
-
-struct baseline_tmpfile {
-	char *path; /* the target */
-	char *dir;  /* its directory */
-	char *tmp;  /* the temp file beside it; NULL once renamed or removed */
-	size_t created; /* length of dir's prefix that was made for the temp file (0: none) */
-};
-
-/* Creates the missing parent directories of path and writes data to a fsynced temp file
- * beside it, with mode 0755 when executable, else 0644. t must be zeroed. On failure
- * nothing is left behind and t is cleared. */
-int baseline_tmpfile_write(struct baseline_tmpfile *t, const char *path, const char *data,
-			   size_t len, bool executable, char *err, size_t errlen);
-/* Renames the temp file over the target and fsyncs the directory; clears t either way
- * (on failure the temp file is removed). */
-int baseline_tmpfile_commit(struct baseline_tmpfile *t, char *err, size_t errlen);
-/* Removes the temp file, if any, and the directories made for it; clears t. A zeroed t is
- * a no-op. */
-void baseline_tmpfile_abort(struct baseline_tmpfile *t);
-
 #endif

@@ -1,6 +1,7 @@
 /* ci/baseline_git.c: the baseline in git with libgit2: blob at a ref, a one-file commit on
  * top of HEAD that leaves every other change alone, notes as the run history. */
 #include "baseline_git.h"
+#include "atomic.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -542,7 +543,7 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	git_blob *old_blob = NULL;
 	git_index *index = NULL;
 	git_signature *sig = NULL;
-	struct baseline_tmpfile tmp = { 0 };
+	struct atomic_file tmp = { 0 };
 	char *text = NULL, *message = NULL, *full = NULL;
 	size_t len = 0;
 	int rc = BASELINE_ERROR, grc;
@@ -745,7 +746,7 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 		goto out;
 	}
 	snprintf(full, flen, "%s%s", wd, path);
-	if (baseline_tmpfile_write(&tmp, full, text, len, mode == GIT_FILEMODE_BLOB_EXECUTABLE, err,
+	if (atomic_file_write(&tmp, full, text, len, mode == GIT_FILEMODE_BLOB_EXECUTABLE, err,
 				   errlen) != BASELINE_OK)
 		goto out;
 
@@ -765,7 +766,7 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	}
 
 	/* 8. the working tree and the index follow; every other index entry stays as it was */
-	if (baseline_tmpfile_commit(&tmp, err, errlen) != BASELINE_OK) {
+	if (atomic_file_commit(&tmp, err, errlen) != BASELINE_OK) {
 		char why[512];
 		snprintf(why, sizeof(why), "%s", err ? err : "");
 		set_err(err, errlen, "committed the baseline as %.7s on %s, but could not write the "
@@ -803,7 +804,7 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	memcpy(out, new_hex, BASELINE_OID_HEX);
 	rc = BASELINE_OK;
 out:
-	baseline_tmpfile_abort(&tmp);
+	atomic_file_abort(&tmp);
 	free(full);
 	free(message);
 	free(text);

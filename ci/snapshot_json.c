@@ -1,6 +1,8 @@
 /* ci/snapshot_json.c: a snapshot as JSON, with the field names ci/snapshot_json.h documents. */
 #include "snapshot_json.h"
 
+#include "atomic.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -152,51 +154,6 @@ json_t *snapshot_json(const struct snapshot *s)
 	return o;
 }
 
-int ci_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
-{
-	char *copy = strdup(path), tmp[4096];
-	if (!copy) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -1;
-	}
-	const char *base = basename(copy);
-	char *copy2 = strdup(path);
-	const char *dir = copy2 ? dirname(copy2) : ".";
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp.XXXXXX", dir, base);
-	free(copy);
-	free(copy2);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot create a temp file beside it: %s", path,
-			 strerror(errno));
-		return -1;
-	}
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0 || close(fd) < 0) {
-		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) < 0) {
-		snprintf(err, errlen, "%s: cannot replace it: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
 int snapshot_json_write(const char *path, const struct snapshot *s, char *err, size_t errlen)
 {
 	json_t *j = snapshot_json(s);
@@ -223,7 +180,7 @@ int snapshot_json_write(const char *path, const struct snapshot *s, char *err, s
 		text = nl;
 		text[len++] = '\n';
 		text[len] = '\0';
-		rc = ci_write_atomic(path, text, len, err, errlen);
+		rc = atomic_file_replace(path, text, len, err, errlen);
 	}
 	free(text);
 	return rc;

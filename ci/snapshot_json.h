@@ -29,8 +29,4 @@ json_t *snapshot_json(const struct snapshot *s);
 /* Writes snapshot_json(s) to path atomically ("-" is stdout). Returns 0, or -1 with err. */
 int snapshot_json_write(const char *path, const struct snapshot *s, char *err, size_t errlen);
 
-/* Writes text to path atomically: a temp file beside it, fsync, rename. Shared by the
- * writers in ci/. Returns 0, or -1 with err naming the path and the cause. */
-int ci_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen);
-
 #endif

@@ -1,6 +1,8 @@
 /* ci/summary.c: the console summary: growth table, failures, test counts, verdict. */
 #include "summary.h"
 
+#include "ansi.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,29 +16,6 @@
 #define C_BOLD "\033[1m"
 #define C_RESET "\033[0m"
 
-/* Length of the ANSI escape sequence at s (s[0] is ESC), 0 when it starts none: CSI,
- * the string sequences (OSC, DCS, ...) ended by ST or BEL, and the short ones ("\e7"). */
-static size_t ansi_len(const unsigned char *s)
-{
-	size_t i;
-	if (s[1] == '[') {
-		for (i = 2; s[i] >= 0x20 && s[i] <= 0x3F; i++)
-			;
-		return s[i] >= 0x40 && s[i] <= 0x7E ? i + 1 : 0;
-	}
-	if (s[1] == ']' || s[1] == 'P' || s[1] == 'X' || s[1] == '^' || s[1] == '_') {
-		for (i = 2; s[i]; i++) {
-			if (s[i] == 0x07)
-				return i + 1;
-			if (s[i] == 0x1B && s[i + 1] == '\\')
-				return i + 2;
-		}
-		return 0;
-	}
-	for (i = 1; s[i] >= 0x21 && s[i] <= 0x2F; i++)
-		;
-	return s[i] >= 0x30 && s[i] <= 0x7E ? i + 1 : 0;
-}
 
 /* Copies in into out (size len) so that a terminal shows it as text: ANSI escapes are
  * dropped, control characters (C0, DEL, C1, newlines too) and invalid UTF-8 become '?'.
@@ -52,7 +31,7 @@ static size_t term_safe(char *out, size_t len, const char *in, size_t max_cols)
 	for (size_t i = 0; s[i];) {
 		unsigned char c = s[i];
 		size_t n = 1;
-		if (c == 0x1B && (n = ansi_len(s + i)) > 0) {
+		if (c == 0x1B && (n = ansi_escape_len(s + i)) > 0) {
 			i += n;
 			continue;
 		}

@@ -1,0 +1,36 @@
+/* ci/atomic.h: files replaced atomically: a fsynced temp file beside the target, renamed over
+ * it, the directory fsynced; never a half-written file, nothing left behind on failure. */
+#ifndef GATE_CI_ATOMIC_H
+#define GATE_CI_ATOMIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- atomic replacement in two steps, for writers that must check something between
+ * writing the bytes and making them visible (baseline_git_commit). Return 0 or -1 with err naming the path. ---- */
+
+struct atomic_file {
+	char *path; /* the target */
+	char *dir;  /* its directory */
+	char *tmp;  /* the temp file beside it; NULL once renamed or removed */
+	size_t created; /* length of dir's prefix that was made for the temp file (0: none) */
+};
+
+/* Creates the missing parent directories of path and writes data to a fsynced temp file
+ * beside it, with mode 0755 when executable, else 0644. t must be zeroed. On failure
+ * nothing is left behind and t is cleared. */
+int atomic_file_write(struct atomic_file *t, const char *path, const char *data,
+			   size_t len, bool executable, char *err, size_t errlen);
+/* Renames the temp file over the target and fsyncs the directory; clears t either way
+ * (on failure the temp file is removed). */
+int atomic_file_commit(struct atomic_file *t, char *err, size_t errlen);
+/* Removes the temp file, if any, and the directories made for it; clears t. A zeroed t is
+ * a no-op. */
+void atomic_file_abort(struct atomic_file *t);
+
+
+/* The one-step form: write data to path atomically (parents created). 0, or -1 with err. */
+int atomic_file_replace(const char *path, const char *data, size_t len, char *err,
+			size_t errlen);
+
+#endif
