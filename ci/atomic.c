@@ -76,6 +76,8 @@ void atomic_file_abort(struct atomic_file *t)
 {
 	if (!t)
 		return;
+	if (t->tmp && t->fd >= 0)
+		close(t->fd);
 	if (t->tmp) {
 		unlink(t->tmp);
 		/* and the directories made for it, deepest first (rmdir keeps non-empty ones) */
@@ -94,15 +96,16 @@ void atomic_file_abort(struct atomic_file *t)
 	free(t->dir);
 	free(t->path);
 	memset(t, 0, sizeof(*t));
+	t->fd = -1;
 }
 
-int atomic_file_write(struct atomic_file *t, const char *path, const char *data,
-			   size_t len, bool executable, char *err, size_t errlen)
+int atomic_file_open(struct atomic_file *t, const char *path, bool executable, char *err,
+		     size_t errlen)
 {
-	int fd = -1;
 	memset(t, 0, sizeof(*t));
+	t->fd = -1;
 	if (!path || !*path) {
-		set_err(err, errlen, "baseline", "no path given for the baseline file");
+		set_err(err, errlen, "(no path)", "no path given for the file to write");
 		return -1;
 	}
 	const char *slash = strrchr(path, '/');
@@ -134,50 +137,64 @@ int atomic_file_write(struct atomic_file *t, const char *path, const char *data,
 		t->created = 0; /* make_dirs stops where it failed: nothing of ours to remove */
 		goto fail;
 	}
-	fd = mkostemp(t->tmp, O_CLOEXEC);
-	if (fd < 0) {
+	t->fd = mkostemp(t->tmp, O_CLOEXEC);
+	if (t->fd < 0) {
 		set_err(err, errlen, path, "cannot create a temp file in %s: %s", t->dir,
 			strerror(errno));
 		free(t->tmp);
 		t->tmp = NULL;
 		goto fail;
 	}
-	/* mkostemp makes it 0600; a committed file is for everyone to read */
-	(void)fchmod(fd, executable ? 0755 : 0644);
+	/* mkostemp makes it 0600; a written file is for everyone to read */
+	(void)fchmod(t->fd, executable ? 0755 : 0644);
+	return 0;
+fail:
+	atomic_file_abort(t);
+	return -1;
+}
+
+int atomic_file_finish(struct atomic_file *t, char *err, size_t errlen)
+{
+	if (fsync(t->fd) < 0) {
+		set_err(err, errlen, t->path, "cannot fsync %s: %s", t->tmp, strerror(errno));
+		atomic_file_abort(t);
+		return -1;
+	}
+	int fd = t->fd;
+	t->fd = -1;
+	if (close(fd) < 0) {
+		set_err(err, errlen, t->path, "cannot close %s: %s", t->tmp, strerror(errno));
+		atomic_file_abort(t);
+		return -1;
+	}
+	return 0;
+}
+
+int atomic_file_write(struct atomic_file *t, const char *path, const char *data,
+			   size_t len, bool executable, char *err, size_t errlen)
+{
+	if (atomic_file_open(t, path, executable, err, errlen) < 0)
+		return -1;
 	for (size_t done = 0; done < len;) {
-		ssize_t n = write(fd, data + done, len - done);
+		ssize_t n = write(t->fd, data + done, len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			set_err(err, errlen, path, "cannot write the temp file %s: %s", t->tmp,
 				strerror(errno));
-			goto fail;
+			atomic_file_abort(t);
+			return -1;
 		}
 		done += (size_t)n;
 	}
-	if (fsync(fd) < 0) {
-		set_err(err, errlen, path, "cannot fsync %s: %s", t->tmp, strerror(errno));
-		goto fail;
-	}
-	int cfd = fd;
-	fd = -1;
-	if (close(cfd) < 0) {
-		set_err(err, errlen, path, "cannot close %s: %s", t->tmp, strerror(errno));
-		goto fail;
-	}
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	atomic_file_abort(t);
-	return -1;
+	return atomic_file_finish(t, err, errlen);
 }
 
 int atomic_file_commit(struct atomic_file *t, char *err, size_t errlen)
 {
 	int rc = 0;
-	if (!t->tmp) {
-		set_err(err, errlen, t->path ? t->path : "baseline", "no temp file to rename");
+	if (!t->tmp || t->fd >= 0) {
+		set_err(err, errlen, t->path ? t->path : "baseline", "no finished temp file to rename");
 		atomic_file_abort(t);
 		return -1;
 	}

@@ -14,7 +14,16 @@ struct atomic_file {
 	char *dir;  /* its directory */
 	char *tmp;  /* the temp file beside it; NULL once renamed or removed */
 	size_t created; /* length of dir's prefix that was made for the temp file (0: none) */
+	int fd;         /* the open temp file between atomic_file_open and _finish, else -1
+			   (a zeroed struct has 0 here and counts as closed) */
 };
+
+/* For streaming writers: creates the missing parents of path and opens a temp file beside
+ * it (t->fd), mode 0755 when executable, else 0644. On failure t is cleared. */
+int atomic_file_open(struct atomic_file *t, const char *path, bool executable, char *err,
+		     size_t errlen);
+/* fsyncs and closes t->fd; on failure the temp file is removed and t cleared. */
+int atomic_file_finish(struct atomic_file *t, char *err, size_t errlen);
 
 /* Creates the missing parent directories of path and writes data to a fsynced temp file
  * beside it, with mode 0755 when executable, else 0644. t must be zeroed. On failure

@@ -2,6 +2,7 @@
 #include "junit.h"
 
 #include "ansi.h"
+#include "atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -612,46 +613,11 @@ static void set_err(char *err, size_t errlen, const char *path, const char *fmt,
 	va_end(ap);
 }
 
-/* mkdir -p of dir; on failure *failed_at is the directory that could not be made. */
-static int make_dirs(char *dir, const char **failed_at)
-{
-	struct stat st;
-	if (stat(dir, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return 0;
-		errno = ENOTDIR;
-		*failed_at = dir;
-		return -1;
-	}
-	for (char *p = dir + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-		*p = '\0';
-		if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-			*failed_at = dir;
-			return -1; /* dir stays cut at the failing component for the message */
-		}
-		*p = saved;
-		if (!saved)
-			return 0;
-	}
-}
-
-static void fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)fsync(fd); /* best effort: some file systems refuse it on a directory */
-		close(fd);
-	}
-}
-
 int junit_write(const char *path, const struct findings *findings, const struct test_run *run,
 		const struct junit_meta *meta, char *err, size_t errlen)
 {
-	int rc = -1, fd = -1;
-	char *dir = NULL, *tmp = NULL;
+	int rc = -1;
+	struct atomic_file file = { .fd = -1 };
 	struct ordered *o = NULL;
 	size_t n = run ? run->count : 0;
 	struct sink sink = { .fd = -1, .err = 0 };
@@ -670,28 +636,11 @@ int junit_write(const char *path, const struct findings *findings, const struct 
 		return -1;
 	}
 
-	/* the directory part, and the temp file beside the target in it */
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t dlen = slash ? (size_t)(slash - path) : 1;
-	if (!*base) {
-		set_err(err, errlen, path, "the path names a directory, not a file");
-		return -1;
-	}
-	dir = malloc(dlen + 2); /* room for "/" and "." */
-	tmp = malloc(dlen + strlen(base) + sizeof("./..tmp.XXXXXX"));
 	o = calloc(n ? n : 1, sizeof(*o));
-	if (!dir || !tmp || !o) {
+	if (!o) {
 		set_err(err, errlen, path, "out of memory");
 		goto out;
 	}
-	if (slash && slash == path)
-		strcpy(dir, "/");
-	else if (slash)
-		memcpy(dir, path, dlen), dir[dlen] = '\0';
-	else
-		strcpy(dir, ".");
-	sprintf(tmp, "%s/.%s.tmp.XXXXXX", dir, base);
 
 	/* gather everything before touching the disk */
 	for (size_t i = 0; i < n; i++) {
@@ -715,21 +664,11 @@ int junit_write(const char *path, const struct findings *findings, const struct 
 	    strftime(common.timestamp, sizeof(common.timestamp), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
 		strcpy(common.timestamp, "1970-01-01T00:00:00");
 
-	const char *failed_dir = NULL;
-	if (make_dirs(dir, &failed_dir) < 0) {
-		set_err(err, errlen, path, "cannot create the directory %s: %s", failed_dir,
-			strerror(errno));
+	/* err from ci/atomic names the path already */
+	if (atomic_file_open(&file, path, false, err, errlen) < 0)
 		goto out;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		set_err(err, errlen, path, "cannot create a temp file in %s: %s", dir,
-			strerror(errno));
-		goto out;
-	}
-	(void)fchmod(fd, 0644); /* mkostemp makes it 0600; a report is for everyone to read */
 
-	sink.fd = fd;
+	sink.fd = file.fd;
 	xmlSetStructuredErrorFunc(&cap, xml_errcap_handler);
 	out = xmlOutputBufferCreateIO(sink_write, sink_close, &sink, NULL);
 	if (!out) {
@@ -747,7 +686,7 @@ int junit_write(const char *path, const struct findings *findings, const struct 
 	j.w = NULL;
 	if (j.failed || sink.err) {
 		if (sink.err)
-			set_err(err, errlen, path, "cannot write the temp file %s: %s", tmp,
+			set_err(err, errlen, path, "cannot write the temp file %s: %s", file.tmp,
 				strerror(sink.err));
 		else if (j.oom)
 			set_err(err, errlen, path, "out of memory while writing the report");
@@ -756,31 +695,13 @@ int junit_write(const char *path, const struct findings *findings, const struct 
 				cap.text[0] ? cap.text : "unknown error");
 		goto out;
 	}
-	if (fsync(fd) < 0) {
-		set_err(err, errlen, path, "cannot fsync %s: %s", tmp, strerror(errno));
+	if (atomic_file_finish(&file, err, errlen) < 0 ||
+	    atomic_file_commit(&file, err, errlen) < 0)
 		goto out;
-	}
-	int cfd = fd;
-	fd = -1;
-	if (close(cfd) < 0) {
-		set_err(err, errlen, path, "cannot close %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (rename(tmp, path) < 0) {
-		set_err(err, errlen, path, "cannot rename %s over it: %s", tmp, strerror(errno));
-		goto out;
-	}
-	tmp[0] = '\0'; /* it is the target now */
-	fsync_dir(dir);
 	rc = 0;
 out:
 	xmlSetStructuredErrorFunc(old_ctx, old_handler);
-	if (fd >= 0)
-		close(fd);
-	if (rc < 0 && sink.fd >= 0 && tmp[0])
-		unlink(tmp);
+	atomic_file_abort(&file); /* a no-op once committed */
 	free(o);
-	free(dir);
-	free(tmp);
 	return rc;
 }
