@@ -31,7 +31,8 @@ void session_progress(const struct session *s, const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	fflush(stdout);
-	fprintf(stderr, "gate: [%5.1fs] %s\n", (double)(clock_ms() - s->t0_ms) / 1000.0, line);
+	fprintf(stderr, "gate: [%5.*fs] %s\n", getenv("GATE_PROGRESS_MS") ? 3 : 1,
+		(double)(clock_ms() - s->t0_ms) / 1000.0, line);
 }
 
 /* The eic poll callback: a signal or the node process ending stops every wait at once. */

@@ -147,6 +147,9 @@ int snapshot_cmd_main(int argc, char **argv)
 	struct probe_snapshot_opts po = { .gc = gc, .deep = true, .top = top };
 	if (probe_snapshot(&ses.conn, &po, cfg.rpc_timeout_ms, &snap, err, sizeof(err)) != EIC_OK)
 		goto fail;
+	/* the figure make bench reads: connect, probe load, GC + pass, transfer and decode */
+	session_progress(&ses, "snapshot decoded (%zu processes, %zu ETS tables shipped)",
+			 snap.nprocs, snap.nets);
 	session_end(&ses);
 	if (json) {
 		if (snapshot_json_write(json, &snap, err, sizeof(err)) < 0) {

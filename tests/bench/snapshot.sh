@@ -2,8 +2,9 @@
 # tests/bench/snapshot.sh: the cost of `gate snapshot --attach` on big nodes, as ratios within
 # one run. A node with N idle processes (10 % holding a 100-byte sub-binary of a 1 kB binary)
 # and 1 000 ETS tables of 100 rows; timed, interleaved:
-#   (a) gate snapshot --attach, from outside the node: connect, probe, GC + one pass, transfer,
-#       decode, JSON written
+#   (a) gate snapshot --attach, the whole command from outside the node: connect, probe load,
+#       GC + one pass, transfer, decode, probe removal (code:purge scans every process), JSON
+#   (a') the same command until the snapshot is decoded (its progress line), without removal
 #   (b) the floor: one compiled in-node pass of erlang:garbage_collect/1 + process_info(P,
 #       memory) over every process (bench_node:floor_us/0, called with erl_call)
 # Targets: (a) <= 1.3x (b) at 100k; (a) at 1M <= 11x (a) at 100k; gate's peak RSS <= 20 MiB.
@@ -62,30 +63,34 @@ measure() { # N: prints "a_ms b_ms rss_kb" medians/max over the rounds
 	i=0
 	while [ ! -f "$work/ready" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -f "$work/ready" ] || { echo "bench: node did not start"; exit 1; }
-	: >"$work/a"; : >"$work/b"; : >"$work/rss"
+	: >"$work/a"; : >"$work/b"; : >"$work/rss"; : >"$work/d"
 	r=0
 	while [ $r -lt "$rounds" ]; do
 		"$erl_call" -name "$name" -a 'bench_node floor_us []' | tr -d '\r' | awk '{print $1 / 1000}' >>"$work/b"
 		t=$(now_us)
-		peak_rss_kb "$gate" snapshot -q --attach "$name" --json "$work/snap.json" 3>>"$work/rss"
+		GATE_PROGRESS_MS=1 peak_rss_kb "$gate" snapshot --attach "$name" --json "$work/snap.json" \
+			3>>"$work/rss" 2>"$work/progress"
 		echo $((($(now_us) - t) / 1000)) >>"$work/a"
+		sed -n 's/^gate: \[ *\([0-9.]*\)s\] snapshot decoded.*/\1/p' "$work/progress" |
+			awk '{print $1 * 1000}' >>"$work/d"
 		r=$((r + 1))
 	done
 	kill "$node_pid"; wait "$node_pid" 2>/dev/null || true; node_pid=""
 	a=$(sort -n "$work/a" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
 	b=$(sort -n "$work/b" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+	d=$(sort -n "$work/d" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
 	rss=$(sort -n "$work/rss" | tail -n 1)
-	echo "bench: $n processes: (a) snapshot runs ms: $(tr '\n' ' ' <"$work/a")| (b) floor runs ms: $(tr '\n' ' ' <"$work/b")| gate peak RSS $rss kB" >&2
-	echo "$a $b $rss"
+	echo "bench: $n processes: (a) whole command ms: $(tr '\n' ' ' <"$work/a")| (a') until decoded ms: $(tr '\n' ' ' <"$work/d")| (b) floor ms: $(tr '\n' ' ' <"$work/b")| gate peak RSS $rss kB" >&2
+	echo "$a $b $rss $d"
 }
 
 set -- $(measure "$small")
-a1=$1; b1=$2; rss1=$3
+a1=$1; b1=$2; rss1=$3; d1=$4
 set -- $(measure "$large")
-a2=$1; b2=$2; rss2=$3
-awk -v a1="$a1" -v b1="$b1" -v a2="$a2" -v b2="$b2" -v r1="$rss1" -v r2="$rss2" -v s="$small" -v l="$large" 'BEGIN {
-	printf "bench: snapshot %d processes: (a) %.0f ms vs floor (b) %.0f ms = %.2fx (target <= 1.3x)\n", s, a1, b1, a1 / b1
-	printf "bench: snapshot %d processes: (a) %.0f ms vs floor (b) %.0f ms = %.2fx\n", l, a2, b2, a2 / b2
+a2=$1; b2=$2; rss2=$3; d2=$4
+awk -v a1="$a1" -v b1="$b1" -v a2="$a2" -v b2="$b2" -v r1="$rss1" -v r2="$rss2" -v s="$small" -v l="$large" -v d1="$d1" -v d2="$d2" 'BEGIN {
+	printf "bench: snapshot %d processes: (a) %.0f ms vs floor (b) %.0f ms = %.2fx (target <= 1.3x); until decoded (a\x27) %.0f ms = %.2fx\n", s, a1, b1, a1 / b1, d1, d1 / b1
+	printf "bench: snapshot %d processes: (a) %.0f ms vs floor (b) %.0f ms = %.2fx; until decoded (a\x27) %.0f ms = %.2fx\n", l, a2, b2, a2 / b2, d2, d2 / b2
 	printf "bench: snapshot growth %d -> %d processes: %.2fx (target <= 11x)\n", s, l, a2 / a1
 	printf "bench: gate peak RSS: %.1f MiB at %d, %.1f MiB at %d processes (target <= 20 MiB)\n", r1 / 1024, s, r2 / 1024, l
 }'
