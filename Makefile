@@ -92,6 +92,8 @@ demo:
 
 bench: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/run.sh
+	GATE_BUILD=$(BUILD) sh tests/bench/snapshot.sh
+	GATE_BUILD=$(BUILD) sh tests/bench/repeat.sh 20
 
 deps:
 	sh ci/deps.sh
