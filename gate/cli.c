@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline_cmd.h"
 #include "config.h"
 #include "exit.h"
 #include "run.h"
@@ -21,6 +22,7 @@ static const char main_help[] =
 	"commands:\n"
 	"  run            run the project's mix test inside a fresh node and judge its memory\n"
 	"  snapshot       one snapshot of a project's node or a running node (tables or JSON)\n"
+	"  baseline       update the memory baseline in git, or list its history (notes)\n"
 	"  config check   validate a gate.toml and print the effective configuration\n"
 	"\n"
 	"options:\n"
@@ -45,6 +47,18 @@ static const char run_help[] =
 	"      --elixir PATH       the elixir executable (default: elixir from PATH)\n"
 	"  -q, --quiet             no progress lines\n"
 	"  -h, --help              this help\n"
+	"\n"
+	"baselines (the after-snapshot against the one committed on the main branch):\n"
+	"      --baseline-ref REF  read the baseline at REF with libgit2, no checkout (default:\n"
+	"                          [baseline] ref, origin/main, falling back to HEAD);\n"
+	"                          worktree reads the working-tree file\n"
+	"      --require-baseline  a missing baseline fails the gate instead of being skipped\n"
+	"      --json FILE         the run result as JSON (gate baseline update --from FILE)\n"
+	"      --update-baseline   after a passing run, write the baseline file\n"
+	"      --commit            ... and commit only that file on top of HEAD, with the run's\n"
+	"                          summary as a git note under refs/notes/gate\n"
+	"      --message M         the commit message for --commit\n"
+	"      --force             update the baseline from a failing run too\n"
 	"\n"
 	"Arguments after -- go to mix test, e.g. gate run -- --exclude slow\n"
 	"exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
@@ -85,6 +99,13 @@ static int cmd_run(int argc, char **argv)
 		{ "elixir", required_argument, NULL, 'e' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "baseline-ref", required_argument, NULL, 'r' },
+		{ "require-baseline", no_argument, NULL, 'R' },
+		{ "json", required_argument, NULL, 'J' },
+		{ "update-baseline", no_argument, NULL, 'U' },
+		{ "commit", no_argument, NULL, 'm' },
+		{ "message", required_argument, NULL, 'M' },
+		{ "force", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
@@ -99,6 +120,13 @@ static int cmd_run(int argc, char **argv)
 		case 'j': o.junit_path = optarg; break;
 		case 'e': o.elixir = optarg; break;
 		case 'q': o.quiet = true; break;
+		case 'r': o.baseline_ref = optarg; break;
+		case 'R': o.require_baseline = true; break;
+		case 'J': o.json_path = optarg; break;
+		case 'U': o.update_baseline = true; break;
+		case 'm': o.commit = true; break;
+		case 'M': o.message = optarg; break;
+		case 'F': o.force = true; break;
 		case 'b':
 			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
 				return usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",
@@ -117,6 +145,14 @@ static int cmd_run(int argc, char **argv)
 	if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
 		return usage_error("run ", "unexpected argument %s (arguments for mix test go after --)",
 				   argv[optind]);
+	if ((o.commit || o.message || o.force) && !o.update_baseline)
+		return usage_error("run ", "%s: --commit, --message and --force go with "
+				   "--update-baseline", o.commit ? "--commit" : o.message ? "--message"
+											  : "--force");
+	if (o.message && !o.commit)
+		return usage_error("run ", "%s needs --commit", "--message");
+	if (o.baseline_ref && !o.baseline_ref[0])
+		return usage_error("run ", "%s--baseline-ref needs a ref, e.g. origin/main", "");
 	o.test_args = argv + optind;
 	o.ntest_args = (size_t)(argc - optind);
 	return run_main(&o);
@@ -174,5 +210,8 @@ int cli_main(int argc, char **argv)
 		return snapshot_cmd_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "config") == 0)
 		return cmd_config(argc - 1, argv + 1);
-	return usage_error("", "unknown command %s (commands: run, snapshot, config)", cmd);
+	if (strcmp(cmd, "baseline") == 0)
+		return baseline_cmd_main(argc - 1, argv + 1);
+	return usage_error("", "unknown command %s (commands: run, snapshot, baseline, config)",
+			   cmd);
 }

@@ -2,7 +2,10 @@
  *   1. start the project's node        2. connect and load the probe
  *   3. GC + before-snapshot            4. mix test inside the node
  *   5. GC + after-snapshot             6. rules
- *   7. JUnit + summary, exit code      (8. baselines: a later step)
+ *   7. baseline + trend rules          8. JUnit + summary, exit code
+ *   then, on request, the run result as JSON and the baseline update (write or commit).
+ * The baseline is read from git before the node starts, so that a bad ref or a corrupt
+ * baseline costs no suite run.
  * Whatever happens, the node gate started is stopped and the probe removed before exit.
  */
 #include "run.h"
@@ -17,8 +20,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "baseline_cmd.h"
+#include "ci/atomic.h"
+#include "ci/baseline.h"
 #include "ci/junit.h"
+#include "ci/snapshot_json.h"
 #include "ci/summary.h"
+#include "cli.h"
 #include "clock.h"
 #include "config.h"
 #include "eic.h"
@@ -38,6 +48,8 @@ struct run {
 	struct snapshot before, after;
 	struct test_run tests;
 	struct findings findings;
+	struct baseline_step bl;   /* the baseline read before the run */
+	struct baseline newbase;   /* this run's figures, for --json and --update-baseline */
 	char *suite_error;
 	time_t started;
 	char err[4096];
@@ -191,6 +203,89 @@ static void write_reports(struct run *r, const char *error)
 	fflush(stdout);
 }
 
+/* --json: the run result; its "baseline" object is what `gate baseline update --from` reads. */
+static int write_json(struct run *r, int code, char *err, size_t errlen)
+{
+	char *btext = NULL, *text = NULL;
+	json_error_t jerr;
+	int rc = -1;
+	json_t *root = json_object(), *findings = json_array(), *tests = json_object();
+	struct test_counts tc = test_run_count(&r->tests);
+
+	if (!root || !findings || !tests)
+		goto oom;
+	if (baseline_format(&btext, NULL, &r->newbase, err, errlen) != BASELINE_OK)
+		goto out;
+	json_t *base = json_loads(btext, 0, &jerr);
+	if (!base)
+		goto oom;
+	json_object_set_new(root, "baseline", base);
+	json_object_set_new(root, "format", json_string("gate.run/1"));
+	json_object_set_new(root, "gate", json_string(GATE_VERSION));
+	json_object_set_new(root, "project", json_string(r->project));
+	json_object_set_new(root, "commit", r->bl.head[0] ? json_string(r->bl.head) : json_null());
+	json_object_set_new(root, "verdict", json_string(code == GATE_EXIT_PASS ? "passed" : "failed"));
+	json_object_set_new(root, "started", json_integer((json_int_t)r->started));
+	json_object_set_new(tests, "total", json_integer((json_int_t)tc.total));
+	json_object_set_new(tests, "passed", json_integer((json_int_t)tc.passed));
+	json_object_set_new(tests, "failed", json_integer((json_int_t)tc.failed));
+	json_object_set_new(tests, "skipped", json_integer((json_int_t)tc.skipped));
+	json_object_set_new(tests, "invalid", json_integer((json_int_t)tc.invalid));
+	json_object_set_new(root, "tests", tests);
+	tests = NULL;
+	for (size_t i = 0; i < r->findings.count; i++) {
+		const struct finding *f = &r->findings.items[i];
+		json_t *o = json_pack("{s:s?, s:s?, s:s, s:I, s:I, s:I, s:I, s:f, s:s?}", "rule",
+				      f->rule, "subject", f->subject, "verdict",
+				      verdict_name(f->verdict), "before", (json_int_t)f->before,
+				      "after", (json_int_t)f->after, "delta", (json_int_t)f->delta,
+				      "floor", (json_int_t)f->floor, "max_pct", f->max_pct,
+				      "message", f->message);
+		if (!o || json_array_append_new(findings, o) < 0)
+			goto oom;
+	}
+	json_object_set_new(root, "findings", findings);
+	findings = NULL;
+	json_object_set_new(root, "before", snapshot_json(&r->before));
+	json_object_set_new(root, "after", snapshot_json(&r->after));
+	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
+	if (!text)
+		goto oom;
+	size_t len = strlen(text);
+	char *nl = realloc(text, len + 2);
+	if (!nl)
+		goto oom;
+	text = nl;
+	text[len] = '\n';
+	text[len + 1] = '\0';
+	if (atomic_file_replace(r->opts->json_path, text, len + 1, err, errlen) < 0)
+		goto out;
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "--json %s: out of memory", r->opts->json_path);
+out:
+	free(btext);
+	free(text);
+	json_decref(tests);
+	json_decref(findings);
+	json_decref(root);
+	return rc;
+}
+
+/* --update-baseline: only a passing run becomes the baseline, unless --force. */
+static int update_baseline(struct run *r, int code, char *err, size_t errlen)
+{
+	if (code != GATE_EXIT_PASS && !r->opts->force) {
+		fprintf(stderr, "gate: the baseline was not updated: the run failed, and a baseline "
+			"is taken from a passing run only (--force takes it anyway)\n");
+		return 0;
+	}
+	fflush(stdout);
+	return baseline_step_update(&r->bl, &r->newbase, &r->cfg.rules.baseline, r->opts->commit,
+				    r->opts->message, NULL, stdout, err, errlen);
+}
+
 int run_main(const struct run_opts *opts)
 {
 	static struct run r; /* large; one run per process */
@@ -210,6 +305,16 @@ int run_main(const struct run_opts *opts)
 		goto out;
 	}
 	reports = true; /* from here on a JUnit file is written, with an error case if need be */
+	if (opts->require_baseline)
+		r.cfg.rules.baseline.require = true;
+	if (baseline_step_read(&r.bl, r.project, &r.cfg.rules.baseline, opts->baseline_ref, r.err,
+			       sizeof(r.err)) < 0)
+		goto fail;
+	{
+		char line[2048];
+		baseline_step_describe(&r.bl, line, sizeof(line));
+		progress(&r, "%s", line);
+	}
 	so.project_dir = r.project;
 	so.mix_env = r.cfg.mix_env;
 	so.erl_flags = r.cfg.erl_flags;
@@ -232,6 +337,10 @@ int run_main(const struct run_opts *opts)
 		snprintf(r.err, sizeof(r.err), "out of memory applying the rules");
 		goto fail;
 	}
+	if (baseline_step_check(&r.findings, &r.bl, &r.after, &r.cfg.rules.baseline) < 0) {
+		snprintf(r.err, sizeof(r.err), "out of memory applying the baseline rules");
+		goto fail;
+	}
 	if (r.suite_error)
 		progress(&r, "mix test reported: %s", r.suite_error);
 	write_reports(&r, NULL);
@@ -239,6 +348,19 @@ int run_main(const struct run_opts *opts)
 	struct test_counts tc = test_run_count(&r.tests);
 	code = findings_failed(&r.findings) || tc.failed || tc.invalid ? GATE_EXIT_FAIL
 								     : GATE_EXIT_PASS;
+	if (opts->json_path || opts->update_baseline) {
+		if (baseline_step_make(&r.newbase, &r.bl, &r.after, r.ses.info.elixir,
+				       (int64_t)r.started, (int64_t)r.tests.count) < 0) {
+			error_msg("out of memory building the baseline");
+			code = GATE_EXIT_ERROR;
+			goto out;
+		}
+		if ((opts->json_path && write_json(&r, code, r.err, sizeof(r.err)) < 0) ||
+		    (opts->update_baseline && update_baseline(&r, code, r.err, sizeof(r.err)) < 0)) {
+			error_msg("%s", r.err);
+			code = GATE_EXIT_ERROR;
+		}
+	}
 	goto out;
 
 fail:
@@ -256,6 +378,8 @@ out:
 	snapshot_clear(&r.before);
 	snapshot_clear(&r.after);
 	test_run_clear(&r.tests);
+	baseline_step_clear(&r.bl);
+	baseline_clear(&r.newbase);
 	free(r.suite_error);
 	config_clear(&r.cfg);
 	return code;

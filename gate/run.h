@@ -16,6 +16,15 @@ struct run_opts {
 	int test_timeout_ms;     /* > 0 overrides node.test_timeout */
 	const char *elixir;      /* elixir executable; NULL: from PATH */
 	bool quiet;              /* no progress lines */
+	/* baselines (issue 4) */
+	const char *baseline_ref; /* --baseline-ref; NULL: [baseline] ref, falling back to HEAD;
+				     "worktree": the working-tree file */
+	bool require_baseline;   /* --require-baseline: a missing baseline fails */
+	const char *json_path;   /* --json: the run result, with a "baseline" object */
+	bool update_baseline;    /* --update-baseline: after a passing run, write the baseline */
+	bool commit;             /* --commit: ... and commit it (libgit2) with a git note */
+	const char *message;     /* --message: the commit message */
+	bool force;              /* --force: update even from a failing run */
 };
 
 /* Runs the whole pipeline and returns the process exit code (enum gate_exit, or 128+signal). */

@@ -423,6 +423,208 @@ case_cookie_not_on_command_line() {
 	wait "$cpid" 2>/dev/null
 }
 
+# ---- baselines in git (issue 4): real repositories made here, the fixture committed ----
+
+# git_fixture NAME: a private copy of fixture NAME in a new repository (branch main, a local
+# identity), everything committed; prints its path
+git_fixture() {
+	local dir
+	dir=$(fixture "$1")
+	(cd "$dir" && git init -q -b main && git config user.name "Gate E2E" &&
+		git config user.email e2e@gate.invalid && git add -A &&
+		git commit -q -m "the project") >/dev/null 2>&1 || fail "cannot make a repository in $dir"
+	echo "$dir"
+}
+
+# git_in DIR ARGS...: git in DIR, stderr kept with stdout
+git_in() { local dir=$1; shift; git -C "$dir" "$@" 2>&1; }
+
+fsck_clean() { # DIR
+	local out
+	out=$(git -C "$1" fsck --no-dangling 2>&1) || fail "git fsck failed in $1: $out"
+	[ -z "$out" ] || fail "git fsck in $1 reports: $out"
+}
+
+# (a) no baseline: a skipped testcase with the reason; --require-baseline fails; no repository
+case_baseline_missing_is_skipped() {
+	local d; d=$(git_fixture clean)
+	run_gate run -C "$d"
+	expect_rc 0
+	expect_in "$ERR" "baseline: none at HEAD:.gate/baseline.json (the configured ref does not exist here: read HEAD)"
+	expect_in "$OUT" "gate: PASSED"
+	junit_valid "$d/_build/gate/junit.xml"
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 --testcase "gate.memory.baseline=baseline"
+	expect_in "$d/_build/gate/junit.xml" '<skipped message="no baseline at HEAD:.gate/baseline.json: nothing to compare with'
+	run_gate run -q -C "$d" --require-baseline
+	expect_rc 1
+	junit_check "$d/_build/gate/junit.xml" --failures 1 --errors 0 \
+		--failure-contains "baseline=no baseline at HEAD:.gate/baseline.json, and a baseline is required"
+	local n; n=$(fixture clean) # in no repository at all: skipped, said so, no testcase
+	run_gate run -C "$n"
+	expect_rc 0
+	expect_in "$ERR" "baseline: skipped, $n is in no git repository"
+	expect_not_in "$n/_build/gate/junit.xml" "gate.memory.baseline"
+	run_gate run -q -C "$n" --require-baseline
+	expect_rc 1
+	junit_check "$n/_build/gate/junit.xml" --failures 1 \
+		--failure-contains "baseline=no baseline at origin/main:.gate/baseline.json ($n is in no git repository), and a baseline is required"
+	no_leftovers "$d"
+	no_leftovers "$n"
+}
+
+# (b) --update-baseline --commit commits that one file; other changes survive byte for byte
+case_baseline_commit_only_that_file() {
+	local d; d=$(git_fixture clean)
+	printf 'staged, not committed\n' >"$d/notes.txt"
+	git_in "$d" add notes.txt >/dev/null
+	printf '# an unstaged local edit\n' >>"$d/mix.exs"
+	printf 'also unstaged\n' >>"$d/notes.txt"
+	local head0; head0=$(git -C "$d" rev-parse HEAD)
+	git -C "$d" diff --cached >"$WORK/cached.before"
+	git -C "$d" diff >"$WORK/unstaged.before"
+	run_gate run -C "$d" --update-baseline --commit --message "ci: memory baseline"
+	expect_rc 0
+	expect_in "$OUT" "gate: committed "
+	expect_in "$OUT" ".gate/baseline.json (that file only)"
+	expect_in "$OUT" "git push origin HEAD"
+	expect_in "$OUT" "git push origin refs/notes/gate"
+	local files; files=$(git -C "$d" log -1 --name-only --format=)
+	[ "$files" = ".gate/baseline.json" ] || fail "the commit touches: $files"
+	[ "$(git -C "$d" rev-parse HEAD~1)" = "$head0" ] || fail "the commit is not on top of the HEAD measured"
+	git -C "$d" log -1 --format=%s | grep -q "^ci: memory baseline" || fail "commit message: $(git -C "$d" log -1 --format=%s)"
+	git -C "$d" notes --ref=gate show HEAD >"$WORK/note" 2>&1 || fail "no note on HEAD: $(cat "$WORK/note")"
+	expect_in "$WORK/note" "\"commit\":\"$head0\""
+	git -C "$d" diff --cached >"$WORK/cached.after"
+	git -C "$d" diff >"$WORK/unstaged.after"
+	cmp -s "$WORK/cached.before" "$WORK/cached.after" || fail "the staged change did not survive"
+	cmp -s "$WORK/unstaged.before" "$WORK/unstaged.after" || fail "the unstaged change did not survive"
+	[ -z "$(git -C "$d" status --porcelain -- .gate)" ] || fail "git status shows the baseline: $(git -C "$d" status --porcelain -- .gate)"
+	cmp -s "$d/.gate/baseline.json" <(git -C "$d" show HEAD:.gate/baseline.json) ||
+		fail "the working-tree baseline differs from the committed one"
+	fsck_clean "$d"
+	no_leftovers "$d"
+}
+
+# (c) a run against that baseline passes; the leak_ets code in the same repository fails the
+# baseline rule naming the category
+case_baseline_compare_names_category() {
+	local d; d=$(git_fixture clean)
+	run_gate baseline update -q -C "$d" --commit # a fresh run through the subcommand
+	expect_rc 0
+	expect_in "$OUT" "gate: committed "
+	local base; base=$(git -C "$d" rev-parse HEAD)
+	run_gate run -C "$d"
+	expect_rc 0
+	expect_in "$ERR" "baseline: HEAD:.gate/baseline.json at commit ${base:0:12}"
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
+		--testcase "gate.memory.baseline=ets" --testcase "gate.memory.baseline=total"
+	rm -rf "$d/lib" "$d/test" "$d/mix.exs"
+	cp -r "$FIX/leak_ets/lib" "$FIX/leak_ets/test" "$FIX/leak_ets/mix.exs" "$d/"
+	git_in "$d" add -A >/dev/null
+	git_in "$d" commit -q -m "the leaking code" >/dev/null
+	run_gate run -C "$d" --baseline-ref "$base"
+	expect_rc 1
+	expect_in "$ERR" "baseline: $base:.gate/baseline.json at commit"
+	junit_valid "$d/_build/gate/junit.xml"
+	junit_check "$d/_build/gate/junit.xml" --errors 0 --failure-contains "ets=vs baseline"
+	expect_in "$OUT" "baseline"
+	fsck_clean "$d"
+	no_leftovers "$d"
+}
+
+# (d) a corrupt or future baseline, or a ref that does not exist: exit 2 naming REF:PATH / REF
+case_baseline_bad_input_is_error() {
+	local d; d=$(git_fixture clean)
+	mkdir -p "$d/.gate"
+	printf '{"version": 1, "memory": {"total": 12' >"$d/.gate/baseline.json"
+	git_in "$d" add .gate/baseline.json >/dev/null
+	git_in "$d" commit -q -m "a truncated baseline" >/dev/null
+	run_gate run -C "$d" --baseline-ref HEAD
+	expect_rc 2
+	expect_in "$ERR" "gate: error: HEAD:.gate/baseline.json"
+	junit_valid "$d/_build/gate/junit.xml"
+	junit_check "$d/_build/gate/junit.xml" --errors 1
+	expect_not_in "$ERR" "booting node" # refused before the suite runs
+	printf '{"version": 99}\n' >"$d/.gate/baseline.json"
+	git_in "$d" commit -q -a -m "a baseline from the future" >/dev/null
+	run_gate run -q -C "$d"
+	expect_rc 2
+	expect_in "$ERR" "HEAD:.gate/baseline.json"
+	expect_in "$ERR" "newer gate"
+	run_gate run -q -C "$d" --baseline-ref nosuchref
+	expect_rc 2
+	expect_in "$ERR" "nosuchref"
+	junit_check "$d/_build/gate/junit.xml" --errors 1 --failure-contains "gate=nosuchref"
+	[ "$(cat "$d/.gate/baseline.json")" = '{"version": 99}' ] || fail "the baseline file was changed"
+	fsck_clean "$d"
+	no_leftovers "$d"
+}
+
+# (e) run --json, baseline update --from, the history as JSON, and the library's refusals
+case_baseline_history_and_refusals() {
+	local d; d=$(git_fixture clean)
+	run_gate run -q -C "$d" --json "$WORK/run1.json"
+	expect_rc 0
+	node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		process.exit(r.verdict === "passed" && r.baseline.version === 1 && r.baseline.memory.total > 0 ? 0 : 1)' \
+		"$WORK/run1.json" || fail "the run JSON lacks verdict/baseline"
+	run_gate baseline update -C "$d" --from "$WORK/run1.json" --commit
+	expect_rc 0
+	local first; first=$(git -C "$d" rev-parse HEAD)
+	run_gate run -q -C "$d" --update-baseline --commit --json "$WORK/run2.json"
+	expect_rc 0
+	local second; second=$(git -C "$d" rev-parse HEAD)
+	run_gate baseline history -C "$d" --json
+	expect_rc 0
+	node -e 'const h = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		const ok = h.length === 2 && h[0].noted_commit === process.argv[2] &&
+			h[1].noted_commit === process.argv[3] && h[1].memory.total > 0;
+		process.exit(ok ? 0 : 1)' "$OUT" "$first" "$second" || fail "history JSON: $(cat "$OUT")"
+	run_gate baseline history -C "$d" -n 1
+	expect_rc 0
+	expect_in "$OUT" "processes_used"
+	expect_in "$OUT" "${second:0:7}"
+	expect_not_in "$OUT" "${first:0:7} "
+	# run1 was measured two commits ago: HEAD moved
+	run_gate baseline update -C "$d" --from "$WORK/run1.json" --commit
+	expect_rc 2
+	expect_in "$ERR" "HEAD moved"
+	# local edits of the baseline file itself (run3 is measured at the current HEAD)
+	run_gate run -q -C "$d" --json "$WORK/run3.json"
+	expect_rc 0
+	printf '\n' >>"$d/.gate/baseline.json"
+	run_gate baseline update -C "$d" --from "$WORK/run3.json" --commit
+	expect_rc 2
+	expect_in "$ERR" "local changes"
+	git_in "$d" checkout -q -- .gate/baseline.json >/dev/null
+	git_in "$d" checkout -q --detach >/dev/null
+	run_gate baseline update -C "$d" --from "$WORK/run3.json" --commit
+	expect_rc 2
+	expect_in "$ERR" "detached"
+	[ "$(git -C "$d" rev-parse HEAD)" = "$second" ] || fail "a refused update moved HEAD"
+	fsck_clean "$d"
+	no_leftovers "$d"
+}
+
+# (f) a shallow clone (depth 1) compares against the baseline its origin/main has
+case_baseline_shallow_clone() {
+	local d; d=$(git_fixture clean)
+	run_gate baseline update -q -C "$d" --commit
+	expect_rc 0
+	printf 'more\n' >"$d/README"
+	git_in "$d" add README >/dev/null
+	git_in "$d" commit -q -m "one more commit" >/dev/null
+	local c; c=$(mktemp -d "$WORK/shallow.XXXXXX")
+	git clone -q --depth 1 "file://$d" "$c/repo" 2>"$WORK/clone.err" || fail "clone: $(cat "$WORK/clone.err")"
+	[ "$(git -C "$c/repo" rev-parse --is-shallow-repository)" = true ] || fail "the clone is not shallow"
+	run_gate run -C "$c/repo"
+	expect_rc 0
+	expect_in "$ERR" "baseline: origin/main:.gate/baseline.json at commit"
+	junit_check "$c/repo/_build/gate/junit.xml" --failures 0 --errors 0 --testcase "gate.memory.baseline=total"
+	no_leftovers "$d"
+	no_leftovers "$c"
+}
+
 # ---------------------------------------------------------------------------------------
 
 ALL_CASES=$(declare -F | awk '{print $3}' | grep '^case_' | sed 's/^case_//')
