@@ -36,7 +36,7 @@ static const char run_help[] =
 	"\n"
 	"Starts the project's node (MIX_ENV=test, loopback only), forces GC and snapshots\n"
 	"erlang:memory, runs mix test inside the node, snapshots again after GC, applies the\n"
-	"growth rules and writes a JUnit report and a summary.\n"
+	"memory rules (and the baseline, in a git repository) and writes a JUnit report and a summary.\n"
 	"\n"
 	"options:\n"
 	"  -C, --project DIR       the Mix project (default: the current directory)\n"
