@@ -1,6 +1,7 @@
 /* ci/atomic.c: files replaced atomically: a fsynced temp file beside the target, renamed over
  * it, the directory fsynced; never a half-written file, and nothing left behind on failure. */
 #include "atomic.h"
+#include "errtext.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,19 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-__attribute__((format(printf, 4, 5)))
-static void set_err(char *err, size_t errlen, const char *name, const char *fmt, ...)
-{
-	if (!err || errlen == 0)
-		return;
-	int n = name ? snprintf(err, errlen, "%s: ", name) : 0;
-	if (n < 0 || (size_t)n >= errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-}
 
 
 /* mkdir -p of dir; on failure *failed_at is the directory that could not be made. *created
@@ -105,21 +93,21 @@ int atomic_file_open(struct atomic_file *t, const char *path, bool executable, c
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
 	if (!path || !*path) {
-		set_err(err, errlen, "(no path)", "no path given for the file to write");
+		errtext_set(err, errlen, "(no path)", "no path given for the file to write");
 		return -1;
 	}
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	size_t dlen = slash ? (size_t)(slash - path) : 1;
 	if (!*base) {
-		set_err(err, errlen, path, "the path names a directory, not a file");
+		errtext_set(err, errlen, path, "the path names a directory, not a file");
 		return -1;
 	}
 	t->path = strdup(path);
 	t->dir = malloc(dlen + 2);
 	t->tmp = malloc(dlen + strlen(base) + sizeof("/..tmp.XXXXXX"));
 	if (!t->path || !t->dir || !t->tmp) {
-		set_err(err, errlen, path, "out of memory");
+		errtext_set(err, errlen, path, "out of memory");
 		goto fail;
 	}
 	if (slash == path)
@@ -132,14 +120,14 @@ int atomic_file_open(struct atomic_file *t, const char *path, bool executable, c
 
 	const char *failed_dir = NULL;
 	if (make_dirs(t->dir, &failed_dir, &t->created) < 0) {
-		set_err(err, errlen, path, "cannot create the directory %s: %s", failed_dir,
+		errtext_set(err, errlen, path, "cannot create the directory %s: %s", failed_dir,
 			strerror(errno));
 		t->created = 0; /* make_dirs stops where it failed: nothing of ours to remove */
 		goto fail;
 	}
 	t->fd = mkostemp(t->tmp, O_CLOEXEC);
 	if (t->fd < 0) {
-		set_err(err, errlen, path, "cannot create a temp file in %s: %s", t->dir,
+		errtext_set(err, errlen, path, "cannot create a temp file in %s: %s", t->dir,
 			strerror(errno));
 		free(t->tmp);
 		t->tmp = NULL;
@@ -156,14 +144,14 @@ fail:
 int atomic_file_finish(struct atomic_file *t, char *err, size_t errlen)
 {
 	if (fsync(t->fd) < 0) {
-		set_err(err, errlen, t->path, "cannot fsync %s: %s", t->tmp, strerror(errno));
+		errtext_set(err, errlen, t->path, "cannot fsync %s: %s", t->tmp, strerror(errno));
 		atomic_file_abort(t);
 		return -1;
 	}
 	int fd = t->fd;
 	t->fd = -1;
 	if (close(fd) < 0) {
-		set_err(err, errlen, t->path, "cannot close %s: %s", t->tmp, strerror(errno));
+		errtext_set(err, errlen, t->path, "cannot close %s: %s", t->tmp, strerror(errno));
 		atomic_file_abort(t);
 		return -1;
 	}
@@ -180,7 +168,7 @@ int atomic_file_write(struct atomic_file *t, const char *path, const char *data,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			set_err(err, errlen, path, "cannot write the temp file %s: %s", t->tmp,
+			errtext_set(err, errlen, path, "cannot write the temp file %s: %s", t->tmp,
 				strerror(errno));
 			atomic_file_abort(t);
 			return -1;
@@ -194,12 +182,12 @@ int atomic_file_commit(struct atomic_file *t, char *err, size_t errlen)
 {
 	int rc = 0;
 	if (!t->tmp || t->fd >= 0) {
-		set_err(err, errlen, t->path ? t->path : "baseline", "no finished temp file to rename");
+		errtext_set(err, errlen, t->path ? t->path : "baseline", "no finished temp file to rename");
 		atomic_file_abort(t);
 		return -1;
 	}
 	if (rename(t->tmp, t->path) < 0) {
-		set_err(err, errlen, t->path, "cannot rename %s over it: %s", t->tmp, strerror(errno));
+		errtext_set(err, errlen, t->path, "cannot rename %s over it: %s", t->tmp, strerror(errno));
 		rc = -1;
 	} else {
 		free(t->tmp);

@@ -1,6 +1,7 @@
 /* ci/baseline.c: the baseline file and the history summary as JSON (jansson), written
  * deterministically and atomically, read strictly. */
 #include "baseline.h"
+#include "errtext.h"
 #include "atomic.h"
 
 #include <errno.h>
@@ -16,19 +17,6 @@
 
 #include <jansson.h>
 
-__attribute__((format(printf, 4, 5)))
-static void set_err(char *err, size_t errlen, const char *name, const char *fmt, ...)
-{
-	if (!err || errlen == 0)
-		return;
-	int n = name ? snprintf(err, errlen, "%s: ", name) : 0;
-	if (n < 0 || (size_t)n >= errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- writing ---- */
 
@@ -172,12 +160,12 @@ static int dump(char **out, size_t *len, const struct baseline *b, bool full, ch
 	char bad[160];
 	*out = NULL;
 	if (validate(b, full, bad, sizeof(bad)) < 0) {
-		set_err(err, errlen, "baseline", "cannot write it: %s", bad);
+		errtext_set(err, errlen, "baseline", "cannot write it: %s", bad);
 		return BASELINE_ERROR;
 	}
 	json_t *root = to_json(b, full, &why);
 	if (!root) {
-		set_err(err, errlen, "baseline", "cannot write it as JSON: %s", why);
+		errtext_set(err, errlen, "baseline", "cannot write it as JSON: %s", why);
 		return BASELINE_ERROR;
 	}
 	/* sorted keys and integers only: equal figures give equal bytes, and a change reads
@@ -186,14 +174,14 @@ static int dump(char **out, size_t *len, const struct baseline *b, bool full, ch
 	char *text = json_dumps(root, flags);
 	json_decref(root);
 	if (!text) {
-		set_err(err, errlen, "baseline", "cannot write it as JSON: out of memory");
+		errtext_set(err, errlen, "baseline", "cannot write it as JSON: out of memory");
 		return BASELINE_ERROR;
 	}
 	size_t n = strlen(text);
 	char *with_nl = realloc(text, n + 2);
 	if (!with_nl) {
 		free(text);
-		set_err(err, errlen, "baseline", "cannot write it as JSON: out of memory");
+		errtext_set(err, errlen, "baseline", "cannot write it as JSON: out of memory");
 		return BASELINE_ERROR;
 	}
 	with_nl[n] = '\n';
@@ -243,17 +231,17 @@ static int rd_int(struct rd *r, const json_t *obj, const char *where, const char
 {
 	const json_t *v = json_object_get(obj, key);
 	if (!v) {
-		set_err(r->err, r->errlen, r->name, "%s%s: missing", where, key);
+		errtext_set(r->err, r->errlen, r->name, "%s%s: missing", where, key);
 		return -1;
 	}
 	if (!json_is_integer(v)) {
-		set_err(r->err, r->errlen, r->name, "%s%s: expected an integer, got %s", where, key,
+		errtext_set(r->err, r->errlen, r->name, "%s%s: expected an integer, got %s", where, key,
 			json_type_name(v));
 		return -1;
 	}
 	json_int_t i = json_integer_value(v);
 	if (i < 0) {
-		set_err(r->err, r->errlen, r->name, "%s%s: %lld is negative", where, key,
+		errtext_set(r->err, r->errlen, r->name, "%s%s: %lld is negative", where, key,
 			(long long)i);
 		return -1;
 	}
@@ -269,12 +257,12 @@ static int rd_str(struct rd *r, const json_t *obj, const char *key, char **out)
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_string(v)) {
-		set_err(r->err, r->errlen, r->name, "%s: expected a string or null, got %s", key,
+		errtext_set(r->err, r->errlen, r->name, "%s: expected a string or null, got %s", key,
 			json_type_name(v));
 		return -1;
 	}
 	if (!(*out = strdup(json_string_value(v)))) {
-		set_err(r->err, r->errlen, r->name, "out of memory");
+		errtext_set(r->err, r->errlen, r->name, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -285,11 +273,11 @@ static const json_t *rd_object(struct rd *r, const json_t *obj, const char *key,
 	const json_t *v = json_object_get(obj, key);
 	if (!v) {
 		if (required)
-			set_err(r->err, r->errlen, r->name, "%s: missing", key);
+			errtext_set(r->err, r->errlen, r->name, "%s: missing", key);
 		return NULL;
 	}
 	if (!json_is_object(v)) {
-		set_err(r->err, r->errlen, r->name, "%s: expected an object, got %s", key,
+		errtext_set(r->err, r->errlen, r->name, "%s: expected an object, got %s", key,
 			json_type_name(v));
 		return NULL;
 	}
@@ -346,7 +334,7 @@ static int rd_ets(struct rd *r, const json_t *ets, struct baseline *out)
 	if (!n)
 		return 0;
 	if (!(out->ets = calloc(n, sizeof(*out->ets)))) {
-		set_err(r->err, r->errlen, r->name, "out of memory");
+		errtext_set(r->err, r->errlen, r->name, "out of memory");
 		return -1;
 	}
 	const char *key;
@@ -355,7 +343,7 @@ static int rd_ets(struct rd *r, const json_t *ets, struct baseline *out)
 		char where[320];
 		snprintf(where, sizeof(where), "ets.%s.", key);
 		if (!json_is_object(t)) {
-			set_err(r->err, r->errlen, r->name, "ets.%s: expected an object, got %s", key,
+			errtext_set(r->err, r->errlen, r->name, "ets.%s: expected an object, got %s", key,
 				json_type_name(t));
 			return -1;
 		}
@@ -364,7 +352,7 @@ static int rd_ets(struct rd *r, const json_t *ets, struct baseline *out)
 		    rd_int(r, t, where, "size", &e->size) < 0)
 			return -1;
 		if (!(e->name = strdup(key))) {
-			set_err(r->err, r->errlen, r->name, "out of memory");
+			errtext_set(r->err, r->errlen, r->name, "out of memory");
 			return -1;
 		}
 		out->nets++;
@@ -379,7 +367,7 @@ static int rd_allocs(struct rd *r, const json_t *allocs, struct baseline *out)
 	if (!n)
 		return 0;
 	if (!(out->allocs = calloc(n, sizeof(*out->allocs)))) {
-		set_err(r->err, r->errlen, r->name, "out of memory");
+		errtext_set(r->err, r->errlen, r->name, "out of memory");
 		return -1;
 	}
 	const char *key;
@@ -388,7 +376,7 @@ static int rd_allocs(struct rd *r, const json_t *allocs, struct baseline *out)
 		char where[320];
 		snprintf(where, sizeof(where), "allocators.%s.", key);
 		if (!json_is_object(a)) {
-			set_err(r->err, r->errlen, r->name, "allocators.%s: expected an object, got %s",
+			errtext_set(r->err, r->errlen, r->name, "allocators.%s: expected an object, got %s",
 				key, json_type_name(a));
 			return -1;
 		}
@@ -397,7 +385,7 @@ static int rd_allocs(struct rd *r, const json_t *allocs, struct baseline *out)
 		    rd_int(r, a, where, "blocks_size", &d->blocks_size) < 0)
 			return -1;
 		if (!(d->type = strdup(key))) {
-			set_err(r->err, r->errlen, r->name, "out of memory");
+			errtext_set(r->err, r->errlen, r->name, "out of memory");
 			return -1;
 		}
 		out->nallocs++;
@@ -418,7 +406,7 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 	if (err && errlen)
 		err[0] = '\0';
 	if (len > BASELINE_FILE_MAX) {
-		set_err(err, errlen, r.name, "%zu bytes, more than the %d a baseline may have", len,
+		errtext_set(err, errlen, r.name, "%zu bytes, more than the %d a baseline may have", len,
 			BASELINE_FILE_MAX);
 		return BASELINE_ERROR;
 	}
@@ -427,42 +415,42 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 			       text[blank] == '\t'))
 		blank++;
 	if (blank == len) {
-		set_err(err, errlen, r.name, "empty, not a baseline (truncated?)");
+		errtext_set(err, errlen, r.name, "empty, not a baseline (truncated?)");
 		return BASELINE_ERROR;
 	}
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		bool at_end = jerr.position >= 0 && (size_t)jerr.position >= len;
-		set_err(err, errlen, r.name, "%d:%d: invalid JSON: %s%s", jerr.line, jerr.column,
+		errtext_set(err, errlen, r.name, "%d:%d: invalid JSON: %s%s", jerr.line, jerr.column,
 			jerr.text, at_end ? " (the text ends early: truncated?)" : "");
 		return BASELINE_ERROR;
 	}
 	if (!json_is_object(root)) {
-		set_err(err, errlen, r.name, "expected a JSON object, got %s", json_type_name(root));
+		errtext_set(err, errlen, r.name, "expected a JSON object, got %s", json_type_name(root));
 		goto out;
 	}
 
 	/* the version first: a newer gate's file may differ in anything else */
 	const json_t *ver = json_object_get(root, "version");
 	if (!ver) {
-		set_err(err, errlen, r.name, "not a gate baseline: it has no \"version\"");
+		errtext_set(err, errlen, r.name, "not a gate baseline: it has no \"version\"");
 		goto out;
 	}
 	if (!json_is_integer(ver)) {
-		set_err(err, errlen, r.name, "version: expected an integer, got %s",
+		errtext_set(err, errlen, r.name, "version: expected an integer, got %s",
 			json_type_name(ver));
 		goto out;
 	}
 	json_int_t v = json_integer_value(ver);
 	if (v > BASELINE_FORMAT_VERSION) {
-		set_err(err, errlen, r.name,
+		errtext_set(err, errlen, r.name,
 			"written by a newer gate (format version %lld; this gate reads version %d); "
 			"upgrade gate",
 			(long long)v, BASELINE_FORMAT_VERSION);
 		goto out;
 	}
 	if (v < 1) {
-		set_err(err, errlen, r.name, "version: %lld is not a format version (they start at 1)",
+		errtext_set(err, errlen, r.name, "version: %lld is not a format version (they start at 1)",
 			(long long)v);
 		goto out;
 	}
@@ -488,11 +476,11 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 
 	const json_t *ts = json_object_get(root, "timestamp");
 	if (!ts) {
-		set_err(err, errlen, r.name, "timestamp: missing");
+		errtext_set(err, errlen, r.name, "timestamp: missing");
 		goto out;
 	}
 	if (!json_is_string(ts) || parse_time(json_string_value(ts), &out->timestamp) < 0) {
-		set_err(err, errlen, r.name,
+		errtext_set(err, errlen, r.name,
 			"timestamp: expected a UTC time like \"2026-12-02T12:00:00Z\", got %s",
 			json_is_string(ts) ? json_string_value(ts) : json_type_name(ts));
 		goto out;
@@ -504,7 +492,7 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 	    rd_str(&r, root, "commit", &out->commit) < 0)
 		goto out;
 	if (out->commit && !is_hex_id(out->commit)) {
-		set_err(err, errlen, r.name, "commit: \"%.80s\" is not a commit id", out->commit);
+		errtext_set(err, errlen, r.name, "commit: \"%.80s\" is not a commit id", out->commit);
 		goto out;
 	}
 
@@ -548,31 +536,31 @@ static int slurp(char **out, size_t *len, const char *path, char *err, size_t er
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT) {
-			set_err(err, errlen, NULL, "no baseline at %s", path);
+			errtext_set(err, errlen, NULL, "no baseline at %s", path);
 			return BASELINE_MISSING;
 		}
-		set_err(err, errlen, path, "cannot open it: %s", strerror(errno));
+		errtext_set(err, errlen, path, "cannot open it: %s", strerror(errno));
 		return BASELINE_ERROR;
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
-		set_err(err, errlen, path, "cannot stat it: %s", strerror(errno));
+		errtext_set(err, errlen, path, "cannot stat it: %s", strerror(errno));
 		close(fd);
 		return BASELINE_ERROR;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, path, "is a directory, not a baseline file; point the baseline "
+		errtext_set(err, errlen, path, "is a directory, not a baseline file; point the baseline "
 			"path at a file (default %s)", BASELINE_DEFAULT_PATH);
 		close(fd);
 		return BASELINE_ERROR;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		set_err(err, errlen, path, "is not a regular file");
+		errtext_set(err, errlen, path, "is not a regular file");
 		close(fd);
 		return BASELINE_ERROR;
 	}
 	if (st.st_size > BASELINE_FILE_MAX) {
-		set_err(err, errlen, path, "%lld bytes, more than the %d a baseline may have",
+		errtext_set(err, errlen, path, "%lld bytes, more than the %d a baseline may have",
 			(long long)st.st_size, BASELINE_FILE_MAX);
 		close(fd);
 		return BASELINE_ERROR;
@@ -580,7 +568,7 @@ static int slurp(char **out, size_t *len, const char *path, char *err, size_t er
 	size_t cap = (size_t)st.st_size + 1, n = 0;
 	char *buf = malloc(cap + 1);
 	if (!buf) {
-		set_err(err, errlen, path, "out of memory");
+		errtext_set(err, errlen, path, "out of memory");
 		close(fd);
 		return BASELINE_ERROR;
 	}
@@ -589,7 +577,7 @@ static int slurp(char **out, size_t *len, const char *path, char *err, size_t er
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			set_err(err, errlen, path, "cannot read it: %s", strerror(errno));
+			errtext_set(err, errlen, path, "cannot read it: %s", strerror(errno));
 			free(buf);
 			close(fd);
 			return BASELINE_ERROR;
@@ -600,7 +588,7 @@ static int slurp(char **out, size_t *len, const char *path, char *err, size_t er
 		if (n == cap) {
 			/* it grew while we read it: allow up to the cap, no further */
 			if (cap > BASELINE_FILE_MAX) {
-				set_err(err, errlen, path, "more than the %d bytes a baseline may have",
+				errtext_set(err, errlen, path, "more than the %d bytes a baseline may have",
 					BASELINE_FILE_MAX);
 				free(buf);
 				close(fd);
@@ -610,7 +598,7 @@ static int slurp(char **out, size_t *len, const char *path, char *err, size_t er
 									   : cap * 2;
 			char *nb = realloc(buf, ncap + 1);
 			if (!nb) {
-				set_err(err, errlen, path, "out of memory");
+				errtext_set(err, errlen, path, "out of memory");
 				free(buf);
 				close(fd);
 				return BASELINE_ERROR;
@@ -653,7 +641,7 @@ int baseline_check_replaceable(const char *text, size_t len, const char *name, c
 	/* the parser's text starts with the name, which this message gives already */
 	size_t nl = strlen(name);
 	const char *reason = strncmp(why, name, nl) == 0 && why[nl] == ':' ? why + nl + 2 : why;
-	set_err(err, errlen, NULL,
+	errtext_set(err, errlen, NULL,
 		"refusing to overwrite %s, which is not a baseline this gate can read (%s); "
 		"move it away or force the update",
 		name, reason);
@@ -671,7 +659,7 @@ int baseline_write(const char *path, const struct baseline *b, unsigned flags, c
 	if (err && errlen)
 		err[0] = '\0';
 	if (!path || !*path) {
-		set_err(err, errlen, "baseline", "no path given for the baseline file");
+		errtext_set(err, errlen, "baseline", "no path given for the baseline file");
 		return BASELINE_ERROR;
 	}
 	if (baseline_format(&text, &len, b, err, errlen) != BASELINE_OK)
@@ -681,12 +669,12 @@ int baseline_write(const char *path, const struct baseline *b, unsigned flags, c
 	struct stat st;
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
-			set_err(err, errlen, path, "is a directory, not a baseline file; point the "
+			errtext_set(err, errlen, path, "is a directory, not a baseline file; point the "
 				"baseline path at a file (default %s)", BASELINE_DEFAULT_PATH);
 			goto out;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			set_err(err, errlen, path, "is not a regular file; refusing to replace it");
+			errtext_set(err, errlen, path, "is not a regular file; refusing to replace it");
 			goto out;
 		}
 		if (!(flags & BASELINE_WRITE_FORCE)) {
@@ -695,7 +683,7 @@ int baseline_write(const char *path, const struct baseline *b, unsigned flags, c
 				/* too large or unreadable: not a baseline we know, so not ours */
 				char why[512];
 				snprintf(why, sizeof(why), "%s", err ? err : "unreadable");
-				set_err(err, errlen, NULL,
+				errtext_set(err, errlen, NULL,
 					"refusing to overwrite %s, which is not a baseline this gate "
 					"can read (%s); move it away or force the update",
 					path, why);
@@ -706,7 +694,7 @@ int baseline_write(const char *path, const struct baseline *b, unsigned flags, c
 				goto out;
 		}
 	} else if (errno != ENOENT) {
-		set_err(err, errlen, path, "cannot stat it: %s", strerror(errno));
+		errtext_set(err, errlen, path, "cannot stat it: %s", strerror(errno));
 		goto out;
 	}
 

@@ -2,6 +2,7 @@
  * top of HEAD that leaves every other change alone, notes as the run history. */
 #include "baseline_git.h"
 #include "atomic.h"
+#include "errtext.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,16 +23,8 @@ struct baseline_repo {
 
 /* ---- messages ---- */
 
-__attribute__((format(printf, 3, 4)))
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (!err || errlen == 0)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
+/* messages here name their subject themselves: no "NAME: " prefix */
+#define set_err(err, errlen, ...) errtext_set(err, errlen, NULL, __VA_ARGS__)
 
 /* "WHAT: libgit2's reason[; FIX]" with the reason from git_error_last() */
 __attribute__((format(printf, 5, 6)))

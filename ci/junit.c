@@ -1,5 +1,6 @@
 /* ci/junit.c: writes the JUnit XML report with libxml2's xmlTextWriter, atomically. */
 #include "junit.h"
+#include "errtext.h"
 
 #include "ansi.h"
 #include "atomic.h"
@@ -599,19 +600,6 @@ static void xml_errcap_handler(void *ctx, xmlErrorPtr e)
 		cap->text[--n] = '\0';
 }
 
-__attribute__((format(printf, 4, 5)))
-static void set_err(char *err, size_t errlen, const char *path, const char *fmt, ...)
-{
-	if (!err || errlen == 0)
-		return;
-	int n = snprintf(err, errlen, "%s: ", path);
-	if (n < 0 || (size_t)n >= errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-}
 
 int junit_write(const char *path, const struct findings *findings, const struct test_run *run,
 		const struct junit_meta *meta, char *err, size_t errlen)
@@ -632,13 +620,13 @@ int junit_write(const char *path, const struct findings *findings, const struct 
 	if (err && errlen)
 		err[0] = '\0';
 	if (!path || !*path) {
-		set_err(err, errlen, "(no path)", "no path given for the JUnit report");
+		errtext_set(err, errlen, "(no path)", "no path given for the JUnit report");
 		return -1;
 	}
 
 	o = calloc(n ? n : 1, sizeof(*o));
 	if (!o) {
-		set_err(err, errlen, path, "out of memory");
+		errtext_set(err, errlen, path, "out of memory");
 		goto out;
 	}
 
@@ -672,13 +660,13 @@ int junit_write(const char *path, const struct findings *findings, const struct 
 	xmlSetStructuredErrorFunc(&cap, xml_errcap_handler);
 	out = xmlOutputBufferCreateIO(sink_write, sink_close, &sink, NULL);
 	if (!out) {
-		set_err(err, errlen, path, "libxml2 could not make an output buffer");
+		errtext_set(err, errlen, path, "libxml2 could not make an output buffer");
 		goto out;
 	}
 	j.w = xmlNewTextWriter(out);
 	if (!j.w) {
 		xmlOutputBufferClose(out);
-		set_err(err, errlen, path, "libxml2 could not make a text writer");
+		errtext_set(err, errlen, path, "libxml2 could not make a text writer");
 		goto out;
 	}
 	write_report(&j, findings, run, meta, &common, o, n);
@@ -686,12 +674,12 @@ int junit_write(const char *path, const struct findings *findings, const struct 
 	j.w = NULL;
 	if (j.failed || sink.err) {
 		if (sink.err)
-			set_err(err, errlen, path, "cannot write the temp file %s: %s", file.tmp,
+			errtext_set(err, errlen, path, "cannot write the temp file %s: %s", file.tmp,
 				strerror(sink.err));
 		else if (j.oom)
-			set_err(err, errlen, path, "out of memory while writing the report");
+			errtext_set(err, errlen, path, "out of memory while writing the report");
 		else
-			set_err(err, errlen, path, "libxml2 could not write the report: %s",
+			errtext_set(err, errlen, path, "libxml2 could not write the report: %s",
 				cap.text[0] ? cap.text : "unknown error");
 		goto out;
 	}
