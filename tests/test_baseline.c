@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/helpers.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,30 +35,6 @@ struct fixture {
 	char err[1024];
 };
 
-static void rm_rf(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) < 0)
-		return;
-	if (S_ISDIR(st.st_mode)) {
-		chmod(path, 0700);
-		DIR *d = opendir(path);
-		if (d) {
-			struct dirent *e;
-			while ((e = readdir(d))) {
-				if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-					continue;
-				char sub[1024];
-				snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
-				rm_rf(sub);
-			}
-			closedir(d);
-		}
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
-}
 
 /* A baseline with a bit of everything, built by hand (no snapshot needed). */
 static void sample(struct baseline *b)

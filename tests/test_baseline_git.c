@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/helpers.h"
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -36,30 +38,6 @@ struct fixture {
 
 /* ---- helpers ---- */
 
-static void rm_rf(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) < 0)
-		return;
-	if (S_ISDIR(st.st_mode)) {
-		chmod(path, 0700);
-		DIR *d = opendir(path);
-		if (d) {
-			struct dirent *e;
-			while ((e = readdir(d))) {
-				if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-					continue;
-				char sub[1024];
-				snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
-				rm_rf(sub);
-			}
-			closedir(d);
-		}
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
-}
 
 static struct fixture *g_fx; /* for the helpers' log file */
 

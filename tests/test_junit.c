@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "tests/helpers.h"
+
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlschemas.h>
@@ -41,30 +43,6 @@ struct fixture {
 	xmlDocPtr doc;
 };
 
-static void rm_rf(const char *path)
-{
-	struct stat st;
-	if (lstat(path, &st) < 0)
-		return;
-	if (S_ISDIR(st.st_mode)) {
-		chmod(path, 0700);
-		DIR *d = opendir(path);
-		if (d) {
-			struct dirent *e;
-			while ((e = readdir(d))) {
-				if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-					continue;
-				char sub[1024];
-				snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
-				rm_rf(sub);
-			}
-			closedir(d);
-		}
-		rmdir(path);
-	} else {
-		unlink(path);
-	}
-}
 
 static int setup(void **state)
 {
