@@ -73,12 +73,12 @@ static void error_msg(const char *msg)
 	fprintf(stderr, "gate: error: %s\n", msg);
 }
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
+/* usage errors of `gate baseline SUB`: "Run 'gate baseline SUB --help'" */
+static int usage_error(const char *sub, const char *fmt, const char *arg)
 {
-	fputs("gate: error: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nRun 'gate baseline %s--help' for usage.\n", cmd);
-	return GATE_EXIT_ERROR;
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "baseline %s", sub);
+	return cli_usage_error(cmd, fmt, arg);
 }
 
 /* True when dir or one of its parents has a .git (a directory, or a file as in worktrees

@@ -69,7 +69,7 @@ static const char config_help[] =
 	"Validates FILE (default: gate.toml in the current directory) and prints the effective\n"
 	"configuration, defaults included, as TOML.\n";
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
+int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
 	fputs("gate: error: ", stderr);
 	fprintf(stderr, fmt, arg);
@@ -129,30 +129,30 @@ static int cmd_run(int argc, char **argv)
 		case 'F': o.force = true; break;
 		case 'b':
 			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
-				return usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",
+				return cli_usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",
 						   optarg);
 			break;
 		case 't':
 			if (parse_seconds(optarg, &o.test_timeout_ms) < 0)
-				return usage_error("run ", "--test-timeout %s: expected seconds, e.g. 1800",
+				return cli_usage_error("run ", "--test-timeout %s: expected seconds, e.g. 1800",
 						   optarg);
 			break;
 		case 'h': fputs(run_help, stdout); return GATE_EXIT_PASS;
-		case ':': return usage_error("run ", "option %s needs a value", argv[optind - 1]);
-		default: return usage_error("run ", "unknown option %s", argv[optind - 1]);
+		case ':': return cli_usage_error("run ", "option %s needs a value", argv[optind - 1]);
+		default: return cli_usage_error("run ", "unknown option %s", argv[optind - 1]);
 		}
 	}
 	if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
-		return usage_error("run ", "unexpected argument %s (arguments for mix test go after --)",
+		return cli_usage_error("run ", "unexpected argument %s (arguments for mix test go after --)",
 				   argv[optind]);
 	if ((o.commit || o.message || o.force) && !o.update_baseline)
-		return usage_error("run ", "%s: --commit, --message and --force go with "
+		return cli_usage_error("run ", "%s: --commit, --message and --force go with "
 				   "--update-baseline", o.commit ? "--commit" : o.message ? "--message"
 											  : "--force");
 	if (o.message && !o.commit)
-		return usage_error("run ", "%s needs --commit", "--message");
+		return cli_usage_error("run ", "%s needs --commit", "--message");
 	if (o.baseline_ref && !o.baseline_ref[0])
-		return usage_error("run ", "%s--baseline-ref needs a ref, e.g. origin/main", "");
+		return cli_usage_error("run ", "%s--baseline-ref needs a ref, e.g. origin/main", "");
 	o.test_args = argv + optind;
 	o.ntest_args = (size_t)(argc - optind);
 	return run_main(&o);
@@ -162,21 +162,21 @@ static int cmd_config(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		if (argc < 2)
-			return usage_error("config ", "%s", "config needs a subcommand: check");
+			return cli_usage_error("config ", "%s", "config needs a subcommand: check");
 		fputs(config_help, stdout);
 		return GATE_EXIT_PASS;
 	}
 	if (strcmp(argv[1], "check") != 0)
-		return usage_error("config ", "unknown config subcommand %s (expected: check)", argv[1]);
+		return cli_usage_error("config ", "unknown config subcommand %s (expected: check)", argv[1]);
 	if (argc > 3)
-		return usage_error("config ", "unexpected argument %s", argv[3]);
+		return cli_usage_error("config ", "unexpected argument %s", argv[3]);
 	const char *path = argc == 3 ? argv[2] : "gate.toml";
 	if (path[0] == '-' && strcmp(path, "-") != 0) {
 		if (strcmp(path, "--help") == 0 || strcmp(path, "-h") == 0) {
 			fputs(config_help, stdout);
 			return GATE_EXIT_PASS;
 		}
-		return usage_error("config ", "unknown option %s", path);
+		return cli_usage_error("config ", "unknown option %s", path);
 	}
 	struct config cfg;
 	char err[2048];
@@ -194,7 +194,7 @@ static int cmd_config(int argc, char **argv)
 int cli_main(int argc, char **argv)
 {
 	if (argc < 2)
-		return usage_error("", "%s", "no command given (try: gate run)");
+		return cli_usage_error("", "%s", "no command given (try: gate run)");
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
 		fputs(main_help, stdout);
@@ -212,6 +212,6 @@ int cli_main(int argc, char **argv)
 		return cmd_config(argc - 1, argv + 1);
 	if (strcmp(cmd, "baseline") == 0)
 		return baseline_cmd_main(argc - 1, argv + 1);
-	return usage_error("", "unknown command %s (commands: run, snapshot, baseline, config)",
+	return cli_usage_error("", "unknown command %s (commands: run, snapshot, baseline, config)",
 			   cmd);
 }

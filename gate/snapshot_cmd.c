@@ -10,6 +10,7 @@
 
 #include "ci/snapshot_json.h"
 #include "ci/snapshot_text.h"
+#include "cli.h"
 #include "config.h"
 #include "exit.h"
 #include "session.h"
@@ -36,10 +37,7 @@ static const char help[] =
 
 static int usage(const char *fmt, const char *arg)
 {
-	fputs("gate: error: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nRun 'gate snapshot --help' for usage.\n", stderr);
-	return GATE_EXIT_ERROR;
+	return cli_usage_error("snapshot ", fmt, arg);
 }
 
 int snapshot_cmd_main(int argc, char **argv)
