@@ -319,6 +319,24 @@ signal_during() {
 	no_leftovers "$d"
 }
 
+# gate killed with SIGKILL cannot clean up: the node notices its stdin closing and halts.
+case_sigkill_of_gate_leaves_no_node() {
+	local d; d=$(fixture blocking)
+	OUT="$WORK/out.$RANDOM"
+	ERR="$WORK/err.$RANDOM"
+	"$GATE" run -C "$d" >"$OUT" 2>"$ERR" &
+	local pid=$! i
+	for i in $(seq 1 600); do
+		grep -qF "gate-fixture: blocking now" "$OUT" && break
+		sleep 0.1
+	done
+	grep -qF "gate-fixture: blocking now" "$OUT" || fail "the suite never started"
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	sleep 2 # the node halts when it reads end-of-file on stdin
+	no_leftovers "$d"
+}
+
 case_sigint_while_tests_run() { signal_during blocking INT "gate-fixture: blocking now" 130; }
 case_sigterm_while_booting() { signal_during clean TERM "booting node" 143; }
 
