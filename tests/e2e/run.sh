@@ -376,6 +376,26 @@ case_help_and_version() {
 	expect_in "$OUT" "gate 0."
 }
 
+case_config_check() {
+	run_gate config check "$ROOT/gate.toml"
+	expect_rc 0
+	expect_in "$ERR" "is valid"
+	expect_in "$OUT" 'boot_timeout = "120 s"'
+	expect_in "$OUT" '[growth.code]'
+	# the printed configuration is itself a valid configuration
+	cp "$OUT" "$WORK/effective.toml"
+	run_gate config check "$WORK/effective.toml"
+	expect_rc 0
+	printf '[growth]\nmax = "10 %%"\n\n[ets]\nmax_left_alvie = 3\n' >"$WORK/bad.toml"
+	run_gate config check "$WORK/bad.toml"
+	expect_rc 2
+	expect_in "$ERR" "bad.toml:5:1"
+	expect_in "$ERR" 'did you mean "max_left_alive"'
+	run_gate config check "$WORK/missing.toml"
+	expect_rc 2
+	expect_in "$ERR" "missing.toml"
+}
+
 case_bad_config_is_error() {
 	local d; d=$(fixture failing)
 	printf '[node]\nboot_timout = "10 s"\n' >"$d/gate.toml"
