@@ -4,6 +4,7 @@
 # real build/gate, checks the exit code, the messages, the JUnit file (xmllint against the
 # xsd and junit2json, a real consumer from npm) and that no process it started is left.
 # usage: tests/e2e/run.sh [CASE...]      ends with "e2e: N passed, M failed"
+# Cases live here and in tests/e2e/cases/*.sh (sourced below, sharing these helpers).
 set -u
 export LC_ALL=C
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -664,6 +665,14 @@ case_baseline_shallow_clone() {
 }
 
 # ---------------------------------------------------------------------------------------
+
+# More cases, one file per capability (attribution, integrations, attach, hardening), so
+# that each keeps its own helpers beside its cases.
+for f in "$ROOT"/tests/e2e/cases/*.sh; do
+	[ -f "$f" ] || continue
+	# shellcheck disable=SC1090
+	. "$f"
+done
 
 ALL_CASES=$(declare -F | awk '{print $3}' | grep '^case_' | sed 's/^case_//')
 CASES=${*:-$ALL_CASES}
