@@ -292,21 +292,48 @@ static void property(struct jw *j, const char *name, const char *value)
 	jw_end(j);
 }
 
+/* The error testcase of a cluster node that failed or left the run. */
+static void write_node_error(struct jw *j, const struct junit_node *nd, const char *label)
+{
+	char classname[JUNIT_ATTR_MAX];
+	snprintf(classname, sizeof(classname), "gate.node%s", label);
+	jw_start(j, "testcase");
+	jw_attr_safe(j, "classname", classname, JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_attr(j, "name", "node");
+	jw_attr(j, "time", "0");
+	jw_start(j, "error");
+	jw_attr_safe(j, "message", nd->error, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+	jw_attr(j, "type", "gate.node");
+	jw_text_safe(j, nd->error);
+	jw_end(j);
+	jw_end(j);
+}
+
+/* The gate.memory suite; for one node of a cluster (nd) named and labelled after it. */
 static void write_memory_suite(struct jw *j, const struct suite_common *c,
 			       const struct findings *findings, const struct test_run *run,
-			       const struct junit_meta *meta)
+			       const struct junit_meta *meta, const struct junit_node *nd)
 {
 	size_t n = findings ? findings->count : 0, failures = 0, skipped = 0;
+	char label[300] = "", suite[320];
+	const char *node = meta ? meta->node : NULL;
+	if (nd) {
+		snprintf(label, sizeof(label), "[%s]", nd->name ? nd->name : "?");
+		node = nd->name;
+	}
+	snprintf(suite, sizeof(suite), "gate.memory%s", label);
 	for (size_t i = 0; i < n; i++) {
 		failures += findings->items[i].verdict == VERDICT_FAIL;
 		skipped += findings->items[i].verdict == VERDICT_SKIP;
 	}
-	suite_start(j, c, "gate.memory", n, failures, 0, skipped, meta ? meta->memory_time_s : 0);
+	bool lost = nd && nd->error;
+	suite_start(j, c, suite, n + lost, failures, lost, skipped,
+		    meta && !nd ? meta->memory_time_s : 0);
 
-	if ((meta && (meta->node || meta->project)) || run) {
+	if (node || (meta && meta->project) || run) {
 		jw_start(j, "properties");
-		if (meta && meta->node)
-			property(j, "node", meta->node);
+		if (node)
+			property(j, "node", node);
 		if (meta && meta->project)
 			property(j, "project", meta->project);
 		if (run) {
@@ -320,7 +347,7 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 	for (size_t i = 0; i < n; i++) {
 		const struct finding *f = &findings->items[i];
 		const char *rule = f->rule ? f->rule : "rule";
-		char *classname = malloc(strlen(rule) + sizeof("gate.memory."));
+		char *classname = malloc(strlen(rule) + strlen(label) + sizeof("gate.memory."));
 		char *type = malloc(strlen(rule) + sizeof("gate."));
 		if (!classname || !type) {
 			free(classname);
@@ -328,7 +355,7 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 			j->oom = j->failed = true;
 			return;
 		}
-		sprintf(classname, "gate.memory.%s", rule);
+		sprintf(classname, "gate.memory.%s%s", rule, label);
 		sprintf(type, "gate.%s", rule);
 
 		jw_start(j, "testcase");
@@ -388,6 +415,8 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		free(classname);
 		free(type);
 	}
+	if (lost)
+		write_node_error(j, nd, label);
 	jw_end(j);
 }
 
@@ -500,7 +529,14 @@ static void write_report(struct jw *j, const struct findings *findings,
 	size_t tests = 0, failures = 0, errors = 0;
 	double time_s = meta ? meta->memory_time_s : 0;
 
-	if (findings) {
+	if (meta && meta->nnodes) {
+		for (size_t i = 0; i < meta->nnodes; i++) {
+			const struct findings *f = meta->nodes[i].findings;
+			tests += (f ? f->count : 0) + (meta->nodes[i].error != NULL);
+			failures += f ? findings_failed(f) : 0;
+			errors += meta->nodes[i].error != NULL;
+		}
+	} else if (findings) {
 		tests += findings->count;
 		failures += findings_failed(findings);
 	}
@@ -545,7 +581,11 @@ static void write_report(struct jw *j, const struct findings *findings,
 
 	if (meta && meta->error)
 		write_error_suite(j, c, meta->error);
-	write_memory_suite(j, c, findings, run, meta);
+	if (meta && meta->nnodes)
+		for (size_t i = 0; i < meta->nnodes; i++)
+			write_memory_suite(j, c, meta->nodes[i].findings, run, meta, &meta->nodes[i]);
+	else
+		write_memory_suite(j, c, findings, run, meta, NULL);
 	write_test_suites(j, c, o, n);
 	jw_end(j);
 	if (!j->failed && xmlTextWriterEndDocument(j->w) < 0)

@@ -19,6 +19,14 @@
 /* Cap on a message="..." attribute (the first line of the message). */
 #define JUNIT_ATTR_MAX 1024
 
+/* One node of a cluster run (gate run --cluster): its own gate.memory suite. */
+struct junit_node {
+	const char *name;                /* the node, e.g. app_b@127.0.0.1 */
+	const struct findings *findings; /* its rules; may be NULL */
+	const char *error;               /* non-NULL when the node failed or left the run: an
+					    error testcase "gate.node[NAME]" / "node" says this */
+};
+
 struct junit_meta {
 	const char *hostname;  /* <testsuite hostname>; NULL: this machine's name */
 	int64_t timestamp;     /* unix seconds of the run start, written as UTC "2026-12-02T12:00:00" */
@@ -27,6 +35,10 @@ struct junit_meta {
 	double memory_time_s;  /* time attributed to the gate.memory suite */
 	const char *error;     /* non-NULL when gate could not finish: a gate.run suite with one
 				  testcase (classname "gate.run", name "gate") whose <error> says this */
+	const struct junit_node *nodes; /* cluster runs: one suite "gate.memory[NODE]" per node,
+					   classnames "gate.memory.RULE[NODE]", in place of the
+					   one gate.memory suite (findings is then not used) */
+	size_t nnodes;
 };
 
 /* Writes the report to path atomically: creates the missing parent directories, writes a

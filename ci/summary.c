@@ -395,16 +395,14 @@ static void print_tests(FILE *out, const struct test_run *run, const struct summ
 		fprintf(out, "  and %zu more\n", bad - shown);
 }
 
-void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
-		   const struct summary_opts *opts)
+/* The tests, the JUnit path and the verdict, after the memory sections. */
+static void print_tail(FILE *out, size_t rules_failed, size_t nodes_lost,
+		       const struct test_run *run, const struct summary_opts *opts)
 {
 	bool color = opts && opts->color;
-	size_t rules_failed = findings ? findings_failed(findings) : 0;
 	size_t tests_failed = 0;
 	bool unfinished = run && !run->finished;
 
-	print_memory(out, findings, opts);
-	fputc('\n', out);
 	if (run) {
 		struct test_counts c = test_run_count(run);
 		tests_failed = c.failed + c.invalid;
@@ -418,11 +416,11 @@ void summary_print(FILE *out, const struct findings *findings, const struct test
 		fprintf(out, "JUnit: %s\n", path);
 	}
 
-	if (!rules_failed && !tests_failed && !unfinished) {
+	if (!rules_failed && !tests_failed && !unfinished && !nodes_lost) {
 		fprintf(out, "%sgate: PASSED%s\n", color ? C_GREEN C_BOLD : "", color ? C_RESET : "");
 		return;
 	}
-	char why[160] = "";
+	char why[200] = "";
 	size_t n = 0;
 	if (rules_failed)
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%zu memory %s", rules_failed,
@@ -430,8 +428,43 @@ void summary_print(FILE *out, const struct findings *findings, const struct test
 	if (tests_failed)
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%zu %s", n ? ", " : "",
 				      tests_failed, tests_failed == 1 ? "test" : "tests");
+	if (nodes_lost)
+		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%zu %s lost", n ? ", " : "",
+				      nodes_lost, nodes_lost == 1 ? "node" : "nodes");
 	if (unfinished)
 		snprintf(why + n, sizeof(why) - n, "%sthe test suite did not finish", n ? ", " : "");
 	fprintf(out, "%sgate: FAILED%s (%s)\n", color ? C_RED C_BOLD : "", color ? C_RESET : "",
 		why);
+}
+
+void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
+		   const struct summary_opts *opts)
+{
+	print_memory(out, findings, opts);
+	fputc('\n', out);
+	print_tail(out, findings ? findings_failed(findings) : 0, 0, run, opts);
+}
+
+void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n,
+			   const struct test_run *run, const struct summary_opts *opts)
+{
+	struct summary_opts o = opts ? *opts : (struct summary_opts){ 0 };
+	size_t rules_failed = 0, lost = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (nodes[i].error) {
+			char name[256], msg[2048];
+			term_safe(name, sizeof(name), nodes[i].name, 60);
+			term_safe(msg, sizeof(msg), nodes[i].error, 500);
+			fprintf(out, "%sNode %s: lost%s\n", o.color ? C_RED C_BOLD : "", name,
+				o.color ? C_RESET : "");
+			print_wrapped(out, "  ", msg, 4);
+			lost++;
+		} else {
+			o.node = nodes[i].name;
+			print_memory(out, nodes[i].findings, &o);
+			rules_failed += nodes[i].findings ? findings_failed(nodes[i].findings) : 0;
+		}
+		fputc('\n', out);
+	}
+	print_tail(out, rules_failed, lost, run, opts);
 }

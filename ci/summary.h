@@ -24,4 +24,16 @@ struct summary_opts {
 void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
 		   const struct summary_opts *opts);
 
+/* One node of a cluster run (gate run --cluster). */
+struct summary_node {
+	const char *name;
+	const struct findings *findings; /* may be NULL */
+	const char *error;               /* non-NULL: the node failed or left the run */
+};
+
+/* The same for a cluster: a memory section per node (opts->node is not used), a line per
+ * node that failed or left, then the tests and one verdict over all nodes. */
+void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n,
+			   const struct test_run *run, const struct summary_opts *opts);
+
 #endif

@@ -33,10 +33,23 @@ static const char main_help[] =
 
 static const char run_help[] =
 	"usage: gate run [options] [-- MIX_TEST_ARGS...]\n"
+	"       gate run --attach NODE [--cookie-file F] [--cluster] [--exec CMD] [options]\n"
 	"\n"
 	"Starts the project's node (MIX_ENV=test, loopback only), forces GC and snapshots\n"
 	"erlang:memory, runs mix test inside the node, snapshots again after GC, applies the\n"
 	"memory rules (and the baseline, in a git repository) and writes a JUnit report and a summary.\n"
+	"\n"
+	"running nodes, workloads and clusters:\n"
+	"      --attach NODE       a running node (name@host, long or short names) instead of\n"
+	"                          one gate starts; mix test runs in it when it is a Mix node\n"
+	"                          in the test env (MIX_ENV=test iex --sname x -S mix)\n"
+	"      --cookie-file F     its cookie (else $GATE_COOKIE, else ~/.erlang.cookie)\n"
+	"      --exec CMD          run CMD instead of mix test, split like a shell would split\n"
+	"                          it but run without one; its exit status is a testcase and\n"
+	"                          it gets GATE_NODE (and GATE_NODES, GATE_NODE_PORT,\n"
+	"                          GATE_COOKIE_FILE); limited by node.test_timeout\n"
+	"      --cluster           with --attach: that node and every node in its nodes(),\n"
+	"                          the probe pushed through it, rules and a JUnit suite per node\n"
 	"\n"
 	"options:\n"
 	"  -C, --project DIR       the Mix project (default: the current directory)\n"
@@ -106,6 +119,10 @@ static int cmd_run(int argc, char **argv)
 		{ "commit", no_argument, NULL, 'm' },
 		{ "message", required_argument, NULL, 'M' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "attach", required_argument, NULL, 'a' },
+		{ "cookie-file", required_argument, NULL, 'k' },
+		{ "exec", required_argument, NULL, 'x' },
+		{ "cluster", no_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
@@ -127,6 +144,10 @@ static int cmd_run(int argc, char **argv)
 		case 'm': o.commit = true; break;
 		case 'M': o.message = optarg; break;
 		case 'F': o.force = true; break;
+		case 'a': o.attach = optarg; break;
+		case 'k': o.cookie_file = optarg; break;
+		case 'x': o.exec = optarg; break;
+		case 'X': o.cluster = true; break;
 		case 'b':
 			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
 				return cli_usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",
@@ -153,6 +174,18 @@ static int cmd_run(int argc, char **argv)
 		return cli_usage_error("run ", "%s needs --commit", "--message");
 	if (o.baseline_ref && !o.baseline_ref[0])
 		return cli_usage_error("run ", "%s--baseline-ref needs a ref, e.g. origin/main", "");
+	if (o.cookie_file && !o.attach)
+		return cli_usage_error("run ", "%s goes with --attach NODE", "--cookie-file");
+	if (o.cluster && !o.attach)
+		return cli_usage_error("run ", "%s goes with --attach NODE: gate reaches the cluster "
+				   "through a running node", "--cluster");
+	if (o.cluster && (o.update_baseline || o.json_path || o.require_baseline))
+		return cli_usage_error("run ", "%s: a baseline is one node's; --cluster runs compare "
+				   "no baseline", o.update_baseline ? "--update-baseline" : o.json_path
+				   ? "--json" : "--require-baseline");
+	if (o.exec && optind < argc)
+		return cli_usage_error("run ", "%s: arguments after -- are for mix test, which --exec "
+				   "replaces; put them in the --exec command", argv[optind]);
 	o.test_args = argv + optind;
 	o.ntest_args = (size_t)(argc - optind);
 	return run_main(&o);

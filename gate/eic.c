@@ -2,6 +2,7 @@
 #include "eic.h"
 
 #include "clock.h"
+#include "epmd.h"
 
 #include <arpa/inet.h>
 #include <stdbool.h>
@@ -69,7 +70,8 @@ int eic_connect_port(struct eic *c, const char *node, const char *this_alive, in
 }
 
 int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
-		     const char *cookie, int timeout_ms, char *err, size_t errlen)
+		     const char *cookie, const char *cookie_from, int timeout_ms, char *err,
+		     size_t errlen)
 {
 	char host[256], self[320];
 	if (split_host(node, host, sizeof(host)) < 0 || node[0] == '@') {
@@ -91,20 +93,28 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
 		snprintf(err, errlen, "ei_connect_xinit for %s failed (erl_errno %d)", self, erl_errno);
 		return EIC_ERROR;
 	}
-	int fd = ei_connect_tmo(&c->ec, (char *)node, (unsigned)timeout_ms);
+	/* epmd first: "unknown host", "no epmd", "no such node" each have their own fix, and ei
+	 * reports all of them as EIO, like a rejected cookie */
+	long long t0 = clock_ms();
+	int port;
+	if (epmd_port_please(host, node, timeout_ms, &port, err, errlen) < 0)
+		return EIC_ERROR;
+	int left = timeout_ms - (int)(clock_ms() - t0);
+	int fd = ei_connect_tmo(&c->ec, (char *)node, (unsigned)(left > 100 ? left : 100));
 	if (fd < 0) {
 		int e = erl_errno;
 		if (e == ETIMEDOUT)
-			snprintf(err, errlen, "connecting to node %s timed out after %d ms: is the host "
-				 "reachable and the node up?", node, timeout_ms);
+			snprintf(err, errlen, "connecting to node %s (port %d) timed out after %d ms: "
+				 "is the node overloaded, or a firewall in the way?", node, port,
+				 timeout_ms);
 		else if (e == EIO)
-			snprintf(err, errlen, "node %s rejected the connection: the cookie was refused "
-				 "(or the node uses %s names); check the cookie file", node,
+			snprintf(err, errlen, "node %s (port %d) rejected the connection: the cookie "
+				 "read from %s was rejected (or the node uses %s names); give the node's "
+				 "cookie with --cookie-file or GATE_COOKIE", node, port, cookie_from,
 				 long_name ? "short" : "long");
 		else
-			snprintf(err, errlen, "cannot reach node %s: %s (is epmd running on %s and the "
-				 "node registered with it? `epmd -names` lists them)", node,
-				 strerror(e ? e : errno), host);
+			snprintf(err, errlen, "cannot connect to node %s (port %d): %s", node, port,
+				 strerror(e ? e : errno));
 		return e == ETIMEDOUT ? EIC_TIMEOUT : EIC_ERROR;
 	}
 	c->fd = fd;
@@ -129,7 +139,8 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 		abuf++;
 		alen--;
 	}
-	if (ei_rpc_to(&c->ec, c->fd, (char *)mod, (char *)fun, abuf, alen) < 0) {
+	if (ei_xrpc_to(&c->ec, c->fd, (char *)mod, (char *)fun, abuf, alen,
+		       c->fetch_stdout ? EI_RPC_FETCH_STDOUT : 0) < 0) {
 		snprintf(err, errlen, "sending the call %s:%s to node %s failed: %s", mod, fun,
 			 c->node, strerror(erl_errno ? erl_errno : EIO));
 		return EIC_ERROR;
@@ -188,6 +199,12 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 		}
 		const struct term *tag = term_tuple_at(root, 0);
 		const struct term *reply = term_tuple_at(root, 1);
+		if (term_is_atom(tag, "rex_stdout") && reply && reply->type == TERM_BINARY) {
+			fwrite(reply->u.bin.data, 1, reply->u.bin.len, stdout);
+			fflush(stdout);
+			term_free(root);
+			continue;
+		}
 		if (!term_is_atom(tag, "rex") || !reply || root->u.seq.n != 2) {
 			term_free(root); /* not the answer to a call: a stray message */
 			continue;
@@ -207,6 +224,43 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 		goto out;
 	}
 out:
+	ei_x_free(&x);
+	return status;
+}
+
+int eic_idle(struct eic *c, int timeout_ms, char *err, size_t errlen)
+{
+	long long deadline = clock_ms() + timeout_ms;
+	ei_x_buff x;
+	if (c->fd < 0) {
+		snprintf(err, errlen, "not connected to the node");
+		return EIC_ERROR;
+	}
+	if (ei_x_new(&x) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return EIC_ERROR;
+	}
+	int status = EIC_OK;
+	for (;;) {
+		if (c->poll && c->poll(c->poll_arg, err, errlen)) {
+			status = EIC_CANCELLED;
+			break;
+		}
+		long long left = deadline - clock_ms();
+		if (left <= 0)
+			break;
+		erlang_msg msg;
+		x.index = 0;
+		int rc = ei_xreceive_msg_tmo(c->fd, &msg, &x,
+					     (unsigned)(left < SLICE_MS ? left : SLICE_MS));
+		if (rc == ERL_ERROR && erl_errno != ETIMEDOUT && erl_errno != EAGAIN) {
+			snprintf(err, errlen, "the connection to node %s broke (%s): the node stopped "
+				 "or crashed", c->node, strerror(erl_errno ? erl_errno : EIO));
+			status = EIC_ERROR;
+			break;
+		}
+		/* ticks are answered inside ei; anything else is not for us */
+	}
 	ei_x_free(&x);
 	return status;
 }

@@ -8,6 +8,7 @@
 #ifndef GATE_EIC_H
 #define GATE_EIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <ei.h>
@@ -32,6 +33,8 @@ struct eic {
 	size_t max_reply;     /* bytes; larger replies are rejected */
 	eic_poll_fn poll;
 	void *poll_arg;
+	bool fetch_stdout;    /* RPCs run with the caller's output sent back ({rex_stdout, Bin})
+				 and written to gate's stdout: for a node gate did not start */
 };
 
 void eic_init(struct eic *c);
@@ -42,9 +45,12 @@ int eic_connect_port(struct eic *c, const char *node, const char *this_alive, in
 		     const char *cookie, int timeout_ms, char *err, size_t errlen);
 
 /* Connects to a running node through its host's epmd: long names (name@host.domain or
- * name@IP) or short names (name@host). The C node takes a name of the same kind. */
+ * name@IP) or short names (name@host). The C node takes a name of the same kind. An unknown
+ * host, no epmd and no such node are told apart; cookie_from (where the cookie was read)
+ * goes into the message when the node rejects the cookie. */
 int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
-		     const char *cookie, int timeout_ms, char *err, size_t errlen);
+		     const char *cookie, const char *cookie_from, int timeout_ms, char *err,
+		     size_t errlen);
 
 /* Calls mod:fun(args...) where args is an encoded list (version byte optional). On EIC_OK,
  * *out_root owns the decoded {rex, Reply} and *out_reply points at Reply inside it (borrowed).
@@ -52,6 +58,12 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
 int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
 	    int timeout_ms, struct term **out_root, const struct term **out_reply, char *err,
 	    size_t errlen);
+
+/* Keeps the connection alive for timeout_ms while gate waits for something else (a
+ * workload): answers the node's ticks and drops stray messages. Returns EIC_OK when the time
+ * is up, EIC_CANCELLED when the poll callback asked to stop, EIC_ERROR (err says so) when
+ * the connection broke: the node stopped. */
+int eic_idle(struct eic *c, int timeout_ms, char *err, size_t errlen);
 
 /* Closes the connection; a no-op when not connected. */
 void eic_close(struct eic *c);

@@ -342,24 +342,29 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 	return 0;
 }
 
+void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *opts)
+{
+	static const char *const marks[] = { "none", "before", "after" };
+	ei_x_encode_map_header(x, opts->top > 0 ? 4 : 3);
+	ei_x_encode_atom(x, "gc");
+	ei_x_encode_atom(x, opts->gc ? "true" : "false");
+	ei_x_encode_atom(x, "deep");
+	ei_x_encode_atom(x, opts->deep ? "true" : "false");
+	ei_x_encode_atom(x, "mark");
+	ei_x_encode_atom(x, marks[opts->mark]);
+	if (opts->top > 0) {
+		ei_x_encode_atom(x, "top");
+		ei_x_encode_long(x, opts->top);
+	}
+}
+
 int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int timeout_ms,
 		   struct snapshot *out, char *err, size_t errlen)
 {
-	static const char *const marks[] = { "none", "before", "after" };
 	ei_x_buff args;
 	ei_x_new(&args);
 	ei_x_encode_list_header(&args, 1);
-	ei_x_encode_map_header(&args, opts->top > 0 ? 4 : 3);
-	ei_x_encode_atom(&args, "gc");
-	ei_x_encode_atom(&args, opts->gc ? "true" : "false");
-	ei_x_encode_atom(&args, "deep");
-	ei_x_encode_atom(&args, opts->deep ? "true" : "false");
-	ei_x_encode_atom(&args, "mark");
-	ei_x_encode_atom(&args, marks[opts->mark]);
-	if (opts->top > 0) {
-		ei_x_encode_atom(&args, "top");
-		ei_x_encode_long(&args, opts->top);
-	}
+	probe_snapshot_opts_encode(&args, opts);
 	ei_x_encode_empty_list(&args);
 	struct term *root;
 	const struct term *r;

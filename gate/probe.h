@@ -43,6 +43,8 @@ struct probe_snapshot_opts {
 	enum probe_mark mark; /* BEFORE remembers what exists; AFTER reports what was born */
 };
 
+/* Appends opts as the map gate_probe:snapshot/1 takes (cluster mode sends it on). */
+void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *opts);
 /* Takes one snapshot; *out is owned by the caller (snapshot_clear). */
 int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int timeout_ms,
 		   struct snapshot *out, char *err, size_t errlen);

@@ -30,8 +30,10 @@
 #include "ci/summary.h"
 #include "cli.h"
 #include "clock.h"
+#include "cluster.h"
 #include "config.h"
 #include "eic.h"
+#include "exec.h"
 #include "exit.h"
 #include "node.h"
 #include "probe.h"
@@ -52,6 +54,8 @@ struct run {
 	struct baseline newbase;   /* this run's figures, for --json and --update-baseline */
 	char *suite_error;
 	time_t started;
+	struct cluster cl;         /* --cluster: every node, with its snapshots and findings */
+	struct exec_env env;       /* --exec: what the command gets to reach the node */
 	char err[4096];
 };
 
@@ -85,7 +89,8 @@ static int resolve_paths(struct run *r, char *err, size_t errlen)
 		return -1;
 	}
 	snprintf(mixexs, sizeof(mixexs), "%s/mix.exs", r->project);
-	if (access(mixexs, R_OK) < 0) {
+	/* attached, the directory only holds gate.toml and the reports */
+	if (!r->opts->attach && access(mixexs, R_OK) < 0) {
 		snprintf(err, errlen, "%s has no readable mix.exs: gate runs in a Mix project; pass "
 			 "its directory with -C DIR", r->project);
 		return -1;
@@ -130,6 +135,119 @@ static int prepare_suite(struct run *r, char *err, size_t errlen)
 	return probe_prepare(&r->ses.conn, r->cfg.rpc_timeout_ms, err, errlen) == EIC_OK ? 0 : -1;
 }
 
+/* ---- attach mode, --exec and --cluster (issue 7) ---- */
+
+static void cluster_unload_hook(void *arg)
+{
+	cluster_unload(arg);
+}
+
+/* --cluster: the attached node's nodes(), and the probe pushed to them through it. */
+static int cluster_step_open(struct run *r, char *err, size_t errlen)
+{
+	r->ses.phase = "pushing the probe to the cluster";
+	r->ses.before_unload = cluster_unload_hook;
+	r->ses.before_unload_arg = &r->cl;
+	if (cluster_discover(&r->cl, &r->ses.conn, r->cfg.rpc_timeout_ms, err, errlen) < 0 ||
+	    cluster_push(&r->cl, err, errlen) < 0)
+		return -1;
+	char names[1024] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < r->cl.n && len < sizeof(names); i++)
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? " " : "",
+					r->cl.nodes[i].name);
+	progress(r, "cluster of %zu node%s through %s: %s", r->cl.n, r->cl.n == 1 ? "" : "s",
+		 r->ses.name, names);
+	return 0;
+}
+
+static int cluster_step_snapshot(struct run *r, const struct probe_snapshot_opts *so,
+				 const char *which, char *err, size_t errlen)
+{
+	bool after = so->mark == PROBE_MARK_AFTER;
+	size_t lost = cluster_lost(&r->cl);
+	if (cluster_snapshot(&r->cl, so, err, errlen) < 0)
+		return -1;
+	for (size_t i = 0; i < r->cl.n; i++) {
+		const struct cluster_node *nd = &r->cl.nodes[i];
+		const struct snapshot *sn = after ? &nd->after : &nd->before;
+		char total[32];
+		if (nd->error[0] || !(after ? nd->have_after : nd->have_before))
+			continue;
+		model_bytes_format(total, sizeof(total), sn->mem[MEM_TOTAL]);
+		progress(r, "%s-snapshot of %s: total %s, %lld processes (GC %.0f ms)", which,
+			 nd->name, total, (long long)sn->process_count, (double)sn->gc_us / 1000.0);
+	}
+	for (size_t i = 0; i < r->cl.n && cluster_lost(&r->cl) > lost; i++)
+		if (r->cl.nodes[i].error[0])
+			progress(r, "%s", r->cl.nodes[i].error);
+	r->ses.phase = which;
+	return 0;
+}
+
+/* --cluster: the same rules on every node that stayed. */
+static int cluster_step_rules(struct run *r)
+{
+	for (size_t i = 0; i < r->cl.n; i++) {
+		struct cluster_node *nd = &r->cl.nodes[i];
+		if (nd->error[0])
+			continue;
+		if (!nd->have_before || !nd->have_after) {
+			snprintf(nd->error, sizeof(nd->error), "node %s has no %s-snapshot", nd->name,
+				 nd->have_before ? "after" : "before");
+			continue;
+		}
+		if (rules_check_all(&nd->findings, &nd->before, &nd->after, &r->tests,
+				    &r->cfg.rules) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Step 4 with --exec: the command instead of mix test, with what it needs to reach the
+ * node in its environment. */
+static int run_exec(struct run *r, char *err, size_t errlen)
+{
+	r->ses.phase = "running the --exec command";
+	if (exec_env_add(&r->env, "GATE_NODE", r->ses.name) < 0)
+		goto oom;
+	if (r->opts->cluster) {
+		char names[4096] = "";
+		size_t len = 0;
+		for (size_t i = 0; i < r->cl.n && len < sizeof(names); i++)
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? " " : "",
+						r->cl.nodes[i].name);
+		if (exec_env_add(&r->env, "GATE_NODES", names) < 0)
+			goto oom;
+	}
+	if (r->ses.node.pid > 0) {
+		/* a node gate started: no epmd, a random cookie: both handed over */
+		char port[16];
+		snprintf(port, sizeof(port), "%d", r->ses.node.port);
+		if (exec_env_add(&r->env, "GATE_NODE_PORT", port) < 0)
+			goto oom;
+		if (exec_env_cookie_file(&r->env, r->ses.node.cookie, err, errlen) < 0)
+			return -1;
+	} else if (r->opts->cookie_file) {
+		char path[PATH_MAX];
+		if (exec_env_add(&r->env, "GATE_COOKIE_FILE",
+				 realpath(r->opts->cookie_file, path) ? path : r->opts->cookie_file) < 0)
+			goto oom;
+	}
+	progress(r, "running %s (node %s)", r->opts->exec, r->ses.name);
+	int rc = exec_workload(r->opts->exec, &r->env, r->cfg.test_timeout_ms,
+			       r->cfg.stop_timeout_ms, &r->ses.conn, &r->tests, err, errlen);
+	if (rc == 0)
+		progress(r, "--exec command %s: %s", r->tests.tests[r->tests.count - 1].state ==
+			 TEST_PASSED ? "passed" : "failed", r->tests.tests[r->tests.count - 1].message
+			 ? r->tests.tests[r->tests.count - 1].message : "exited with status 0");
+	exec_env_clear(&r->env);
+	return rc;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
 static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
 			 enum probe_mark mark, char *err, size_t errlen)
 {
@@ -138,6 +256,8 @@ static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
 	snprintf(phase, sizeof(phase), "collecting garbage for the %s-snapshot", which);
 	r->ses.phase = phase;
 	long long t = clock_ms();
+	if (r->opts->cluster)
+		return cluster_step_snapshot(r, &so, which, err, errlen);
 	if (probe_snapshot(&r->ses.conn, &so, r->cfg.rpc_timeout_ms, out, err, errlen) != EIC_OK) {
 		r->ses.phase = which;
 		return -1;
@@ -157,8 +277,11 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 	r->ses.phase = "running the tests";
 	progress(r, "running mix test%s", r->opts->ntest_args ? " with the given arguments" : "");
 	fflush(stdout);
+	/* an attached node's stdout is its own console: have the suite's output sent here */
+	r->ses.conn.fetch_stdout = r->opts->attach != NULL;
 	int rc = probe_run_tests(&r->ses.conn, r->opts->test_args, r->opts->ntest_args,
 				 r->cfg.test_timeout_ms, &r->tests, &r->suite_error, err, errlen);
+	r->ses.conn.fetch_stdout = false;
 	fflush(stdout);
 	if (rc == EIC_TIMEOUT) {
 		char why[1024];
@@ -186,6 +309,17 @@ static void write_reports(struct run *r, const char *error)
 		.memory_time_s = (double)(r->before.gc_us + r->after.gc_us) / 1e6,
 		.error = error,
 	};
+	struct junit_node jn[r->cl.n ? r->cl.n : 1];
+	struct summary_node sn[r->cl.n ? r->cl.n : 1];
+	for (size_t i = 0; r->opts->cluster && i < r->cl.n; i++) {
+		const struct cluster_node *nd = &r->cl.nodes[i];
+		jn[i] = (struct junit_node){ nd->name, &nd->findings, nd->error[0] ? nd->error : NULL };
+		sn[i] = (struct summary_node){ nd->name, &nd->findings, jn[i].error };
+	}
+	if (r->opts->cluster && !error) {
+		meta.nodes = jn;
+		meta.nnodes = r->cl.n;
+	}
 	char jerr[1024];
 	if (junit_write(r->junit, &r->findings, &r->tests, &meta, jerr, sizeof(jerr)) < 0) {
 		error_msg("cannot write the JUnit report: %s", jerr);
@@ -199,7 +333,10 @@ static void write_reports(struct run *r, const char *error)
 		.node = r->ses.name,
 	};
 	fflush(stderr);
-	summary_print(stdout, &r->findings, &r->tests, &so);
+	if (r->opts->cluster)
+		summary_print_cluster(stdout, sn, r->cl.n, &r->tests, &so);
+	else
+		summary_print(stdout, &r->findings, &r->tests, &so);
 	fflush(stdout);
 }
 
@@ -295,7 +432,7 @@ int run_main(const struct run_opts *opts)
 	memset(&r, 0, sizeof(r));
 	r.opts = opts;
 	r.started = time(NULL);
-	struct session_opts so = { .quiet = opts->quiet, .need_mix = true };
+	struct session_opts so = { .quiet = opts->quiet, .need_mix = !opts->exec };
 	session_init(&r.ses, &so);
 	signals_install();
 
@@ -315,7 +452,9 @@ int run_main(const struct run_opts *opts)
 		baseline_step_describe(&r.bl, line, sizeof(line));
 		progress(&r, "%s", line);
 	}
-	so.project_dir = r.project;
+	so.project_dir = opts->attach ? NULL : r.project;
+	so.attach = opts->attach;
+	so.cookie_file = opts->cookie_file;
 	so.mix_env = r.cfg.mix_env;
 	so.erl_flags = r.cfg.erl_flags;
 	so.elixir = opts->elixir;
@@ -325,19 +464,22 @@ int run_main(const struct run_opts *opts)
 	session_init(&r.ses, &so);
 
 	if (session_open(&r.ses, r.err, sizeof(r.err)) < 0 ||
-	    prepare_suite(&r, r.err, sizeof(r.err)) < 0 ||
+	    (opts->cluster && cluster_step_open(&r, r.err, sizeof(r.err)) < 0) ||
+	    (!opts->exec && prepare_suite(&r, r.err, sizeof(r.err)) < 0) ||
 	    take_snapshot(&r, &r.before, "before", PROBE_MARK_BEFORE, r.err, sizeof(r.err)) < 0 ||
-	    run_suite(&r, r.err, sizeof(r.err)) < 0 ||
+	    (opts->exec ? run_exec(&r, r.err, sizeof(r.err)) : run_suite(&r, r.err, sizeof(r.err))) < 0 ||
 	    take_snapshot(&r, &r.after, "after", PROBE_MARK_AFTER, r.err, sizeof(r.err)) < 0)
 		goto fail;
 
 	session_end(&r.ses);
 
-	if (rules_check_all(&r.findings, &r.before, &r.after, &r.tests, &r.cfg.rules) < 0) {
+	if (opts->cluster ? cluster_step_rules(&r) < 0
+			  : rules_check_all(&r.findings, &r.before, &r.after, &r.tests, &r.cfg.rules) < 0) {
 		snprintf(r.err, sizeof(r.err), "out of memory applying the rules");
 		goto fail;
 	}
-	if (baseline_step_check(&r.findings, &r.bl, &r.after, &r.cfg.rules.baseline) < 0) {
+	if (!opts->cluster && /* a baseline is one node's: cluster runs have none */
+	    baseline_step_check(&r.findings, &r.bl, &r.after, &r.cfg.rules.baseline) < 0) {
 		snprintf(r.err, sizeof(r.err), "out of memory applying the baseline rules");
 		goto fail;
 	}
@@ -348,6 +490,9 @@ int run_main(const struct run_opts *opts)
 	struct test_counts tc = test_run_count(&r.tests);
 	code = findings_failed(&r.findings) || tc.failed || tc.invalid ? GATE_EXIT_FAIL
 								     : GATE_EXIT_PASS;
+	for (size_t i = 0; opts->cluster && i < r.cl.n; i++)
+		if (r.cl.nodes[i].error[0] || findings_failed(&r.cl.nodes[i].findings))
+			code = GATE_EXIT_FAIL; /* a node lost mid-run fails the gate, in its suite */
 	if (opts->json_path || opts->update_baseline) {
 		if (baseline_step_make(&r.newbase, &r.bl, &r.after, r.ses.info.elixir,
 				       (int64_t)r.started, (int64_t)r.tests.count) < 0) {
@@ -380,6 +525,8 @@ out:
 	test_run_clear(&r.tests);
 	baseline_step_clear(&r.bl);
 	baseline_clear(&r.newbase);
+	cluster_clear(&r.cl);
+	exec_env_clear(&r.env);
 	free(r.suite_error);
 	config_clear(&r.cfg);
 	return code;

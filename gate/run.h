@@ -25,6 +25,11 @@ struct run_opts {
 	bool commit;             /* --commit: ... and commit it (libgit2) with a git note */
 	const char *message;     /* --message: the commit message */
 	bool force;              /* --force: update even from a failing run */
+	/* attach mode, external workloads, clusters (issue 7) */
+	const char *attach;      /* --attach NODE: a running node instead of one gate starts */
+	const char *cookie_file; /* --cookie-file: its cookie (else $GATE_COOKIE, ~/.erlang.cookie) */
+	const char *exec;        /* --exec CMD: run this command instead of mix test */
+	bool cluster;            /* --cluster: the attached node and all its nodes() */
 };
 
 /* Runs the whole pipeline and returns the process exit code (enum gate_exit, or 128+signal). */

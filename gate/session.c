@@ -138,14 +138,11 @@ static int attach(struct session *s, char *err, size_t errlen)
 		return -1;
 	}
 	snprintf(alive, sizeof(alive), "gate_%s_c", hex);
-	char cerr[1024];
-	int rc = eic_connect_node(&s->conn, s->name, alive, cookie, s->o.boot_timeout_ms, cerr,
-				  sizeof(cerr));
+	int rc = eic_connect_node(&s->conn, s->name, alive, cookie, from, s->o.boot_timeout_ms,
+				  err, errlen);
 	memset(cookie, 0, sizeof(cookie));
-	if (rc != EIC_OK) {
-		snprintf(err, errlen, "%s (cookie read from %s)", cerr, from);
+	if (rc != EIC_OK)
 		return -1;
-	}
 	session_progress(s, "attached to node %s", s->name);
 	return 0;
 }
@@ -164,8 +161,16 @@ int session_open(struct session *s, char *err, size_t errlen)
 		return -1;
 	if (s->o.need_mix && !s->info.mix_project) {
 		snprintf(err, errlen, "node %s has no Mix project loaded, so mix test cannot run in "
-			 "it; attach to a node started with `MIX_ENV=test iex -S mix` or let gate "
-			 "start one with -C DIR", s->name);
+			 "it; attach to a node started in the project with `MIX_ENV=test iex --sname x "
+			 "-S mix`, let gate start one with -C DIR, or observe a workload with --exec CMD",
+			 s->name);
+		return -1;
+	}
+	/* a node gate starts has the configured MIX_ENV; a running node must be in test */
+	if (s->o.need_mix && s->o.attach && strcmp(s->info.mix_env, "test") != 0) {
+		snprintf(err, errlen, "node %s is not a Mix node in the test env (Mix.env() is :%s), "
+			 "so mix test cannot run in it; start it with `MIX_ENV=test iex --sname x -S "
+			 "mix`, or observe a workload with --exec CMD", s->name, s->info.mix_env);
 		return -1;
 	}
 	return 0;
@@ -210,8 +215,12 @@ void session_end(struct session *s)
 	signals_caught = 0; /* so the clean-up RPCs are not cancelled by the flag */
 	s->conn.poll = NULL;
 	bool alive = s->node.pid <= 0 || !node_exited(&s->node);
-	if (s->probe_loaded && s->conn.fd >= 0 && alive)
+	if (s->probe_loaded && s->conn.fd >= 0 && alive) {
+		if (s->before_unload)
+			s->before_unload(s->before_unload_arg);
 		probe_unload(&s->conn, s->o.need_mix, 2000);
+	}
+	s->before_unload = NULL;
 	s->probe_loaded = false;
 	int stop_ms = s->o.stop_timeout_ms > 0 ? s->o.stop_timeout_ms : 10000;
 	bool connected = s->conn.fd >= 0;

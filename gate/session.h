@@ -37,6 +37,10 @@ struct session {
 	char name[256];          /* the node's name, for messages */
 	const char *phase;       /* "booting the node", "running the tests", ... */
 	long long t0_ms;
+	/* runs in session_end before the probe leaves this node, while the connection is up
+	 * (cluster mode: the probe leaves the other nodes through this one); may be NULL */
+	void (*before_unload)(void *arg);
+	void *before_unload_arg;
 };
 
 /* Prepares s (no I/O); call before anything else, so that session_end is always safe. */

@@ -8,6 +8,8 @@
 -module(gate_probe).
 
 -export([hello/0, prepare/0, snapshot/1, run_tests/1, gc_all/0, cleanup/0]).
+%% cluster mode: gate talks to one node, which reaches the others (see the end of the file)
+-export([cluster_nodes/0, cluster_load/3, cluster_snapshot/3, cluster_unload/3]).
 
 %% Largest failure message shipped back per test; ExUnit messages above that are cut.
 -define(MAX_MESSAGE, 16384).
@@ -65,7 +67,9 @@ snapshot(Opts) ->
                  _ -> none
              end,
     Keeper = whereis(gate_probe_keeper),
-    Skip = [P || P <- [self(), Keeper], is_pid(P)],
+    %% skip: gate's own helpers on this node (cluster mode), not to be measured
+    Skip = lists:usort([P || P <- [self(), Keeper | maps:get(skip, Opts, [])], is_pid(P),
+                             node(P) =:= node()]),
     Scan = case Deep of
                true -> deep_scan(GC, maps:get(top, Opts, 20), Skip, Before,
                                  maps:get(ets_cap, Opts, 10000));
@@ -147,9 +151,14 @@ keeper_stop() ->
             receive {'DOWN', Ref, _, _, _} -> ok after 5000 -> exit(Pid, kill) end
     end.
 
-%% Called by gate before it removes the probe.
+%% Called by gate before it removes the probe. A suite still running (gate was interrupted
+%% or timed out) is stopped with the process that runs it.
 cleanup() ->
     keeper_stop(),
+    case whereis(gate_probe_collector) of
+        Runner when is_pid(Runner), Runner =/= self() -> exit(Runner, kill);
+        _ -> ok
+    end,
     catch unregister(gate_probe_collector),
     ok.
 
@@ -489,3 +498,73 @@ app_vsn(App) ->
         {App, _, Vsn} -> list_to_binary(Vsn);
         false -> <<>>
     end.
+
+%% ---- Cluster mode ----
+%% gate connects to one node only (a hidden C node) and never to the others: this node
+%% pushes the probe to them with code:load_binary over erpc, snapshots them in parallel and
+%% removes the probe again. Every node keeps its own keeper (the before set) under the same
+%% registered name, so the born-process and created-table checks work per node.
+
+%% This node and every node it is connected to.
+cluster_nodes() -> [atom_to_binary(N) || N <- [node() | nodes()]].
+
+%% Loads Blobs ([{Module, FileName, Beam}]) into every node of Nodes but this one, in
+%% parallel. Returns [{Node, ok | {error, Text}}].
+cluster_load(Nodes, Blobs, Timeout) ->
+    on_each([N || N <- node_atoms(Nodes), N =/= node()],
+            fun(N, _) -> [load_on(N, B, Timeout) || B <- Blobs], ok end).
+
+load_on(N, {Mod, File, Beam}, Timeout) ->
+    case erpc:call(N, code, load_binary, [Mod, File, Beam], Timeout) of
+        {module, Mod} -> ok;
+        Other -> error({refused, Mod, Other})
+    end.
+
+%% One snapshot (Opts as for snapshot/1) of every node of Nodes at once. gate's helper
+%% processes on this node are left out of this node's figures. Returns [{Node, {ok, Map} |
+%% {error, Text}}]: a node that disconnected, or whose snapshot failed, gets its error.
+cluster_snapshot(Nodes, Opts, Timeout) ->
+    on_each(node_atoms(Nodes),
+            fun(N, Skip) when N =:= node() -> {ok, snapshot(Opts#{skip => Skip})};
+               (N, Skip) ->
+                    {ok, erpc:call(N, gate_probe, snapshot, [Opts#{skip => Skip}], Timeout)}
+            end).
+
+%% Removes the probe from every node of Nodes but this one (gate's own connection: gate
+%% removes it there last). Errors are ignored: a node that left has nothing loaded any more.
+cluster_unload(Nodes, Mods, Timeout) ->
+    Others = [N || N <- node_atoms(Nodes), N =/= node()],
+    _ = erpc:multicall(Others, gate_probe, cleanup, [], Timeout),
+    [erpc:multicall(Others, code, F, [binary_to_atom(M)], Timeout)
+     || M <- Mods, F <- [purge, delete, purge]],
+    ok.
+
+node_atoms(Nodes) -> [binary_to_atom(N) || N <- Nodes].
+
+%% Runs Fun(Node, Skip) for every node in a process of its own and collects the results in
+%% the order of Nodes. Skip is the caller and every worker: a snapshot taken on this node
+%% leaves them out.
+on_each(Nodes, Fun) ->
+    Self = self(),
+    Workers = [{N, spawn_monitor(fun() ->
+                                         Skip = receive {go, S} -> S end,
+                                         R = try Fun(N, Skip)
+                                             catch C:E -> {error, reason_text(N, C, E)}
+                                             end,
+                                         Self ! {self(), gate_result, R}
+                                 end)} || N <- Nodes],
+    Skip = [Self | [P || {_, {P, _}} <- Workers]],
+    [P ! {go, Skip} || {_, {P, _}} <- Workers],
+    [{atom_to_binary(N),
+      receive
+          {P, gate_result, R} -> erlang:demonitor(Ref, [flush]), R;
+          {'DOWN', Ref, process, P, Why} -> {error, reason_text(N, exit, Why)}
+      end} || {N, {P, Ref}} <- Workers].
+
+reason_text(N, error, {erpc, noconnection}) ->
+    <<"lost the connection to ", (atom_to_binary(N))/binary, " (noconnection): the node "
+      "stopped, crashed or was disconnected">>;
+reason_text(N, error, {erpc, timeout}) ->
+    <<"node ", (atom_to_binary(N))/binary, " did not answer in time">>;
+reason_text(_N, C, E) ->
+    truncate(iolist_to_binary(io_lib:format("~0tp", [{C, E}]))).
