@@ -125,6 +125,11 @@ static void child(const struct exec_opts *o, int ready)
 	}
 	for (char *const *e = o->env; e && *e; e++)
 		putenv(*e);
+	if (o->dir && chdir(o->dir) < 0) {
+		int e = errno;
+		(void)!write(ready, &e, sizeof(e));
+		_exit(127);
+	}
 	execvp(o->argv[0], o->argv);
 	int e = errno;
 	(void)!write(ready, &e, sizeof(e));
@@ -273,8 +278,8 @@ void exec_env_clear(struct exec_env *e)
 	memset(e, 0, sizeof(*e));
 }
 
-int exec_workload(const char *cmd, const struct exec_env *env, int timeout_ms, int stop_ms,
-		  struct eic *conn, struct test_run *tests, char *err, size_t errlen)
+int exec_workload(const char *cmd, const char *dir, const struct exec_env *env, int timeout_ms,
+		  int stop_ms, struct eic *conn, struct test_run *tests, char *err, size_t errlen)
 {
 	char **argv;
 	struct exec_result res;
@@ -283,6 +288,7 @@ int exec_workload(const char *cmd, const struct exec_env *env, int timeout_ms, i
 	struct exec_opts o = {
 		.argv = argv,
 		.env = env->vars,
+		.dir = dir,
 		.timeout_ms = timeout_ms,
 		.stop_ms = stop_ms,
 		.conn = conn,

@@ -27,6 +27,7 @@ void exec_argv_free(char **argv);
 struct exec_opts {
 	char *const *argv;       /* from exec_split */
 	char *const *env;        /* extra NAME=VALUE entries for the child, NULL-terminated */
+	const char *dir;         /* its working directory; NULL: gate's */
 	int timeout_ms;          /* the whole command */
 	int stop_ms;             /* after SIGTERM to its group, before SIGKILL */
 	struct eic *conn;        /* kept alive while waiting (ticks); its poll callback can
@@ -68,7 +69,7 @@ void exec_result_describe(const struct exec_result *r, char *buf, size_t len);
  * one testcase (module "gate.exec", named after cmd): passed on exit status 0, failed
  * otherwise, with the status as its message. Returns 0, or -1 with err when the command
  * could not run or finish (see exec_run); nothing is appended then. */
-int exec_workload(const char *cmd, const struct exec_env *env, int timeout_ms, int stop_ms,
-		  struct eic *conn, struct test_run *tests, char *err, size_t errlen);
+int exec_workload(const char *cmd, const char *dir, const struct exec_env *env, int timeout_ms,
+		  int stop_ms, struct eic *conn, struct test_run *tests, char *err, size_t errlen);
 
 #endif

@@ -235,7 +235,7 @@ static int run_exec(struct run *r, char *err, size_t errlen)
 			goto oom;
 	}
 	progress(r, "running %s (node %s)", r->opts->exec, r->ses.name);
-	int rc = exec_workload(r->opts->exec, &r->env, r->cfg.test_timeout_ms,
+	int rc = exec_workload(r->opts->exec, r->project, &r->env, r->cfg.test_timeout_ms,
 			       r->cfg.stop_timeout_ms, &r->ses.conn, &r->tests, err, errlen);
 	if (rc == 0)
 		progress(r, "--exec command %s: %s", r->tests.tests[r->tests.count - 1].state ==

@@ -1,0 +1,306 @@
+# tests/e2e/cases/attach.sh: gate run --attach, --exec and --cluster (issue 7) on real nodes:
+# plain Erlang nodes and Mix nodes on loopback with random names, behind a private epmd on a
+# random port, with a random cookie in a private HOME. Sourced by tests/e2e/run.sh.
+
+ERL_CALL=$(ls /usr/lib/erlang/lib/erl_interface-*/bin/erl_call 2>/dev/null | head -n 1)
+
+# cl_start N: a private epmd, HOME and cookie, and N plain nodes connected to the first.
+# Sets CL_HOME, CL_PORT, CL_EPMD (pid), CL_NODES and CL_PIDS (arrays, the first is the
+# node gate attaches to). Every node halts by itself after 5 minutes, should a case die.
+cl_start() {
+	local n=$1 i name tag
+	CL_HOME=$(mktemp -d "$WORK/cluster.XXXXXX")
+	CL_PORT=$((20000 + RANDOM % 30000))
+	CL_NODES=()
+	CL_PIDS=()
+	tag=$RANDOM$RANDOM
+	od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$CL_HOME/.erlang.cookie"
+	chmod 400 "$CL_HOME/.erlang.cookie"
+	(export ERL_EPMD_PORT=$CL_PORT; exec epmd -port "$CL_PORT" -address 127.0.0.1) >/dev/null 2>&1 &
+	CL_EPMD=$!
+	for i in $(seq 1 50); do
+		ERL_EPMD_PORT=$CL_PORT epmd -port "$CL_PORT" -names >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	for i in $(seq 1 "$n"); do
+		name="e2e_${tag}_$i@127.0.0.1"
+		cl_node "$name" "$([ "$i" -gt 1 ] && echo "true = net_kernel:connect_node('${CL_NODES[0]}'),")"
+		CL_NODES+=("$name")
+		CL_PIDS+=("$CL_LAST_PID")
+		cl_wait_registered "$name"
+	done
+	for i in $(seq 1 100); do
+		[ "$(cl_call "${CL_NODES[0]}" erlang nodes "[]" 2>/dev/null | grep -o '@127.0.0.1' | wc -l)" = "$((n - 1))" ] && return
+		sleep 0.1
+	done
+	fail "the cluster of $n nodes did not connect"
+}
+
+# cl_node NAME EVAL: one plain node under the cluster's epmd and HOME; pid in CL_LAST_PID
+cl_node() {
+	(cd "$CL_HOME" && export HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT && exec erl -noshell -name "$1" \
+		-start_epmd false -kernel inet_dist_use_interface '{127,0,0,1}' \
+		-eval "spawn(fun() -> timer:sleep(300000), halt() end), $2 ok.") >/dev/null 2>&1 &
+	CL_LAST_PID=$!
+}
+
+cl_wait_registered() { # NAME
+	local i
+	for i in $(seq 1 100); do
+		ERL_EPMD_PORT=$CL_PORT epmd -port "$CL_PORT" -names 2>/dev/null | grep -q "name ${1%@*} " && return
+		sleep 0.1
+	done
+	fail "node $1 never registered with epmd"
+}
+
+# cl_call NODE MOD FUN ARGS: erl_call -a on a node of the cluster, its answer on stdout
+cl_call() {
+	HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$ERL_CALL" -name "$1" -a "$2 $3 $4" 2>&1
+}
+
+# cl_no_probe NODE...: neither gate's modules nor its keeper are left on the nodes
+cl_no_probe() {
+	local n out
+	for n in "$@"; do
+		out=$(cl_call "$n" code is_loaded "[gate_probe]")
+		[ "$out" = "false" ] || fail "gate_probe still loaded on $n: $out"
+		out=$(cl_call "$n" code is_loaded "['Elixir.Gate.Formatter']")
+		[ "$out" = "false" ] || fail "Gate.Formatter still loaded on $n: $out"
+		out=$(cl_call "$n" erlang whereis "[gate_probe_keeper]")
+		[ "$out" = "undefined" ] || fail "gate_probe_keeper still alive on $n: $out"
+	done
+}
+
+# cl_stop [DIR...]: every node and the epmd, then nothing of the cluster (nor in DIRs) may
+# be left
+cl_stop() {
+	local p d
+	for p in "${CL_PIDS[@]}" "$CL_EPMD"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	no_leftovers "$CL_HOME"
+	for d in "$@"; do no_leftovers "$d"; done
+}
+
+# run_attached ARGS...: gate run --attach with the cluster's epmd and cookie file
+run_attached() {
+	ERL_EPMD_PORT=$CL_PORT run_gate run --cookie-file "$CL_HOME/.erlang.cookie" "$@"
+}
+
+# suites_check REPORT NODE=failures|clean...: per node suite gate.memory[NODE], read with
+# junit2json: "failures" has failing testcases, "clean" none and no errors, "lost" only the
+# node's error testcase
+suites_check() {
+	(cd "$ROOT/tests/junit" && node --input-type=module -e '
+		import { readFile } from "node:fs/promises";
+		import { parse } from "junit2json";
+		const root = await parse(await readFile(process.argv[1], "utf8"));
+		const suites = root.testsuite;
+		const bad = [];
+		for (const spec of process.argv.slice(2)) {
+			const [node, want] = spec.split("=");
+			const s = suites.find((x) => x.name === `gate.memory[${node}]`);
+			if (!s) { bad.push(`no suite gate.memory[${node}]`); continue; }
+			const cases = s.testcase || [];
+			const f = cases.filter((c) => c.failure).length;
+			const e = cases.filter((c) => c.error).length;
+			if (want === "failures" && (f === 0 || e !== 0)) bad.push(`${node}: ${f} failures, ${e} errors, wanted failures`);
+			if (want === "clean" && (f !== 0 || e !== 0 || cases.length < 5)) bad.push(`${node}: ${f} failures, ${e} errors, ${cases.length} cases, wanted clean`);
+			if (want === "lost" && !(e === 1 && cases.length === 1)) bad.push(`${node}: ${e} errors of ${cases.length} cases, wanted lost`);
+		}
+		if (bad.length) { console.log(bad.join("; ")); process.exit(1); }
+	' "$@") >"$WORK/suites.out" 2>&1 || fail "per-node suites: $(cat "$WORK/suites.out")"
+}
+
+# Three nodes; the workload leaks on the second only: only its suite fails, and the probe
+# leaves all three.
+case_cluster_leak_on_one_node() {
+	cl_start 3
+	local a=${CL_NODES[0]} b=${CL_NODES[1]} c=${CL_NODES[2]} d
+	d=$(mktemp -d "$WORK/reports.XXXXXX")
+	HOME="$CL_HOME" run_attached -C "$d" --attach "$a" --cluster \
+		--exec "$FIX/workload/leak_ets.sh $b"
+	expect_rc 1
+	expect_in "$ERR" "cluster of 3 nodes through $a"
+	expect_in "$OUT" "workload: planting 20000 rows on $b" # the command's output streams through
+	expect_in "$OUT" "Memory growth (erlang:memory on $b)"
+	expect_in "$OUT" "gate: FAILED"
+	junit_valid "$d/_build/gate/junit.xml"
+	suites_check "$d/_build/gate/junit.xml" "$b=failures" "$a=clean" "$c=clean"
+	junit_check "$d/_build/gate/junit.xml" --errors 0 \
+		--testcase "gate.memory.growth[$b]=ets" --testcase "gate.memory.growth[$a]=ets" \
+		--failure-contains "left_alive workload_leak=ETS table workload_leak" \
+		--testcase "gate.exec=$FIX/workload/leak_ets.sh $b"
+	cl_no_probe "$a" "$b" "$c"
+	cl_stop
+}
+
+# A node killed mid-run is an error testcase of its own suite; the others complete.
+case_cluster_node_killed_mid_run() {
+	cl_start 3
+	local a=${CL_NODES[0]} b=${CL_NODES[1]} c=${CL_NODES[2]} d
+	d=$(mktemp -d "$WORK/reports.XXXXXX")
+	run_attached -C "$d" --attach "$a" --cluster --exec "kill -9 ${CL_PIDS[2]}"
+	expect_rc 1
+	expect_in "$OUT" "Node $c: lost"
+	expect_in "$OUT" "gate: FAILED (1 node lost)"
+	junit_valid "$d/_build/gate/junit.xml"
+	suites_check "$d/_build/gate/junit.xml" "$c=lost" "$a=clean" "$b=clean"
+	junit_check "$d/_build/gate/junit.xml" --errors 1 --failures 0 \
+		--failure-contains "node=lost the connection to $c"
+	cl_no_probe "$a" "$b"
+	cl_stop
+}
+
+# Wrong cookie, an unknown node, no epmd, an unknown host, and a node that is no Mix node when
+# tests are asked for: exit 2 with the fix, and nothing left loaded.
+case_attach_refusals() {
+	cl_start 1
+	local a=${CL_NODES[0]} d
+	d=$(mktemp -d "$WORK/reports.XXXXXX")
+	printf 'wrong\n' >"$WORK/wrong.cookie"
+	ERL_EPMD_PORT=$CL_PORT run_gate run -C "$d" --attach "$a" --cookie-file "$WORK/wrong.cookie"
+	expect_rc 2
+	expect_in "$ERR" "the cookie read from $WORK/wrong.cookie was rejected"
+	junit_check "$d/_build/gate/junit.xml" --errors 1
+	run_attached -C "$d" --attach "nobody_$RANDOM@127.0.0.1"
+	expect_rc 2
+	expect_in "$ERR" "is registered with epmd on 127.0.0.1 (port $CL_PORT)"
+	expect_in "$ERR" "epmd -names"
+	ERL_EPMD_PORT=$((CL_PORT + 1)) run_gate run -C "$d" --attach "$a" --cookie-file "$CL_HOME/.erlang.cookie"
+	expect_rc 2
+	expect_in "$ERR" "epmd is not running on 127.0.0.1 (port $((CL_PORT + 1)))"
+	run_attached -C "$d" --attach "x@no-such-host.invalid" --boot-timeout 10
+	expect_rc 2
+	expect_in "$ERR" "unknown host no-such-host.invalid"
+	run_attached -C "$d" --attach "$a"
+	expect_rc 2
+	expect_in "$ERR" "node $a has no Mix project loaded"
+	expect_in "$ERR" "MIX_ENV=test iex --sname x -S mix"
+	expect_in "$ERR" "--exec"
+	cl_no_probe "$a"
+	# the same node with a workload instead of tests passes
+	run_attached -C "$d" --attach "$a" --exec "true"
+	expect_rc 0
+	junit_check "$d/_build/gate/junit.xml" --errors 0 --failures 0 --testcase "gate.exec=true"
+	cl_no_probe "$a"
+	cl_stop
+}
+
+# mix_node FIXTURE MIX_ENV: a Mix node of a fixture copy in the cluster's epmd and HOME,
+# named in MIX_NODE, its pid in MIX_PID, its directory in MIX_DIR; waits until it answers
+mix_node() {
+	local i
+	MIX_DIR=$(fixture "$1")
+	MIX_NODE="e2e_mix_$RANDOM$RANDOM@127.0.0.1"
+	(cd "$MIX_DIR" && export HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT MIX_ENV=$2 && exec elixir \
+		--name "$MIX_NODE" --erl "-start_epmd false -kernel inet_dist_use_interface {127,0,0,1}" \
+		-S mix run --no-halt -e 'spawn(fn -> Process.sleep(300_000); System.halt() end)
+		File.write!("mix_node.ready", "")') >"$WORK/mix_node.out" 2>&1 &
+	MIX_PID=$!
+	for i in $(seq 1 600); do
+		[ -e "$MIX_DIR/mix_node.ready" ] && return # mix run got to -e: the project is up
+		sleep 0.1
+	done
+	fail "the Mix node $MIX_NODE never answered: $(tail -n 5 "$WORK/mix_node.out")"
+}
+
+# A running Mix node in the test env: the suite runs inside it, its output comes back to
+# gate's stdout, and the node is left as it was found.
+case_attach_mix_test_node() {
+	cl_start 1
+	mix_node clean test
+	run_attached -C "$MIX_DIR" --attach "$MIX_NODE"
+	expect_rc 0
+	expect_in "$ERR" "attached to node $MIX_NODE"
+	expect_in "$OUT" "28 tests, 0 failures" # ExUnit's console output, sent back from the node
+	expect_in "$OUT" "28 tests: 28 passed, 0 failed"
+	junit_valid "$MIX_DIR/_build/gate/junit.xml"
+	junit_check "$MIX_DIR/_build/gate/junit.xml" --failures 0 --errors 0 \
+		--testcase "Clean.CacheTest=test the cache holds what was put"
+	cl_no_probe "$MIX_NODE"
+	[ "$(cl_call "$MIX_NODE" erlang node "[]")" = "'$MIX_NODE'" ] || fail "the attached node did not survive"
+	CL_PIDS+=("$MIX_PID")
+	cl_stop "$MIX_DIR"
+}
+
+# A Mix node in dev is refused for tests; SIGINT while an attached suite runs stops the
+# suite and purges the probe, and the node lives on.
+case_attach_dev_node_and_sigint() {
+	cl_start 1
+	mix_node blocking dev
+	run_attached -C "$MIX_DIR" --attach "$MIX_NODE"
+	expect_rc 2
+	expect_in "$ERR" "is not a Mix node in the test env (Mix.env() is :dev)"
+	cl_no_probe "$MIX_NODE"
+	kill "$MIX_PID" 2>/dev/null
+	wait "$MIX_PID" 2>/dev/null
+	local dev_dir=$MIX_DIR
+	mix_node blocking test
+	OUT="$WORK/out.$RANDOM"
+	ERR="$WORK/err.$RANDOM"
+	HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$GATE" run -C "$MIX_DIR" --attach "$MIX_NODE" >"$OUT" 2>"$ERR" &
+	local pid=$! i
+	for i in $(seq 1 600); do
+		grep -qF "gate-fixture: blocking now" "$OUT" && break
+		sleep 0.1
+	done
+	grep -qF "gate-fixture: blocking now" "$OUT" || fail "the attached suite never started"
+	kill -INT "$pid"
+	wait "$pid"
+	RC=$?
+	expect_rc 130
+	expect_in "$ERR" "interrupted by"
+	cl_no_probe "$MIX_NODE"
+	local runner
+	runner=$(cl_call "$MIX_NODE" erlang whereis "[gate_probe_collector]")
+	[ "$runner" = "undefined" ] || fail "the suite's runner is still alive: $runner"
+	[ "$(cl_call "$MIX_NODE" erlang node "[]")" = "'$MIX_NODE'" ] || fail "the attached node did not survive"
+	CL_PIDS+=("$MIX_PID")
+	cl_stop "$MIX_DIR" "$dev_dir"
+}
+
+# --exec in start mode: the command reaches the node gate started (GATE_NODE,
+# GATE_NODE_PORT, GATE_COOKIE_FILE), its status is the testcase, a missing command is exit 2,
+# and SIGTERM stops it with the node.
+case_exec_start_mode() {
+	local d; d=$(fixture clean)
+	cat >"$d/probe_node.sh" <<'EOS'
+#!/bin/sh
+erl_call=$(ls /usr/lib/erlang/lib/erl_interface-*/bin/erl_call | head -n 1)
+echo "load: reaching $GATE_NODE"
+"$erl_call" -address "127.0.0.1:$GATE_NODE_PORT" -c "$(cat "$GATE_COOKIE_FILE")" -a 'erlang node []'
+exit "${1:-0}"
+EOS
+	chmod +x "$d/probe_node.sh"
+	run_gate run -C "$d" --exec "./probe_node.sh 0"
+	expect_rc 0
+	expect_in "$OUT" "load: reaching gate_"
+	expect_in "$OUT" "'gate_" # erl_call's answer: the node's name
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 --testcase "gate.exec=./probe_node.sh 0"
+	run_gate run -q -C "$d" --exec "./probe_node.sh 3"
+	expect_rc 1
+	junit_check "$d/_build/gate/junit.xml" --failures 1 \
+		--failure-contains "./probe_node.sh 3=exited with status 3"
+	run_gate run -q -C "$d" --exec "no-such-command-$RANDOM --flag"
+	expect_rc 2
+	expect_in "$ERR" "not found on PATH"
+	run_gate run -q -C "$d" --exec "echo 'unclosed"
+	expect_rc 2
+	expect_in "$ERR" "is not closed"
+	OUT="$WORK/out.$RANDOM"
+	ERR="$WORK/err.$RANDOM"
+	"$GATE" run -C "$d" --exec "sh -c 'echo workload-started; sleep 300'" >"$OUT" 2>"$ERR" &
+	local pid=$! i
+	for i in $(seq 1 600); do
+		grep -qF "workload-started" "$OUT" && break
+		sleep 0.1
+	done
+	kill -TERM "$pid"
+	wait "$pid"
+	RC=$?
+	expect_rc 143
+	ls -d "${TMPDIR:-/tmp}"/gate-exec.* >/dev/null 2>&1 && fail "a workload cookie dir was left: $(ls -d "${TMPDIR:-/tmp}"/gate-exec.*)"
+	no_leftovers "$d"
+}
