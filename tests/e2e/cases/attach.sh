@@ -304,3 +304,29 @@ EOS
 	ls -d "${TMPDIR:-/tmp}"/gate-exec.* >/dev/null 2>&1 && fail "a workload cookie dir was left: $(ls -d "${TMPDIR:-/tmp}"/gate-exec.*)"
 	no_leftovers "$d"
 }
+
+# SIGTERM while a cluster's workload runs: the workload's group is killed and the probe
+# leaves every node before gate exits 143.
+case_cluster_sigterm_purges_every_node() {
+	cl_start 2
+	local a=${CL_NODES[0]} b=${CL_NODES[1]} d pid i
+	d=$(mktemp -d "$WORK/reports.XXXXXX")
+	OUT="$WORK/out.$RANDOM"
+	ERR="$WORK/err.$RANDOM"
+	ERL_EPMD_PORT=$CL_PORT "$GATE" run -C "$d" --attach "$a" --cookie-file "$CL_HOME/.erlang.cookie" \
+		--cluster --exec "sh -c 'echo load-started; sleep 300'" >"$OUT" 2>"$ERR" &
+	pid=$!
+	for i in $(seq 1 600); do
+		grep -qF "load-started" "$OUT" && break
+		sleep 0.1
+	done
+	grep -qF "load-started" "$OUT" || fail "the workload never started"
+	kill -TERM "$pid"
+	wait "$pid"
+	RC=$?
+	expect_rc 143
+	expect_in "$ERR" "interrupted by"
+	junit_check "$d/_build/gate/junit.xml" --errors 1
+	cl_no_probe "$a" "$b"
+	cl_stop "$d"
+}
