@@ -156,11 +156,29 @@ keeper_stop() ->
 cleanup() ->
     keeper_stop(),
     case whereis(gate_probe_collector) of
-        Runner when is_pid(Runner), Runner =/= self() -> exit(Runner, kill);
+        Runner when is_pid(Runner), Runner =/= self() -> stop_suite(Runner);
         _ -> ok
     end,
     catch unregister(gate_probe_collector),
     ok.
+
+%% When gate fetches the output of the call (a node it attached to), the suite's processes
+%% (the runner, its module and test processes, the formatters it started) share the call's
+%% own group leader: they all go, and the node is left as it was. In a node gate started the
+%% group leader is the node's shared user, and the node is stopped anyway: the runner alone.
+stop_suite(Runner) ->
+    GL = case process_info(Runner, group_leader) of
+             {group_leader, G} -> G;
+             undefined -> undefined
+         end,
+    exit(Runner, kill),
+    case is_pid(GL) andalso GL =/= whereis(user) andalso GL =/= group_leader() of
+        true ->
+            [exit(P, kill) || P <- processes(), P =/= self(), P =/= GL,
+                              process_info(P, group_leader) =:= {group_leader, GL}],
+            ok;
+        false -> ok
+    end.
 
 %% The single pass: for each process, its refc binaries, a GC, then memory, mailbox and its
 %% binaries again (recon's bin_leak: what the GC freed). Kept: the top N by memory, mailbox,

@@ -256,6 +256,10 @@ case_attach_dev_node_and_sigint() {
 	local runner
 	runner=$(cl_call "$MIX_NODE" erlang whereis "[gate_probe_collector]")
 	[ "$runner" = "undefined" ] || fail "the suite's runner is still alive: $runner"
+	local blocked
+	blocked=$(echo "length([P || P <- processes(), {current_function, {'Elixir.BlockingTest', _, _}} <- [process_info(P, current_function)]])." |
+		HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$ERL_CALL" -name "$MIX_NODE" -e 2>&1)
+	[ "$blocked" = "{ok, 0}" ] || fail "the interrupted test is still running in the node: $blocked"
 	[ "$(cl_call "$MIX_NODE" erlang node "[]")" = "'$MIX_NODE'" ] || fail "the attached node did not survive"
 	CL_PIDS+=("$MIX_PID")
 	cl_stop "$MIX_DIR" "$dev_dir"
