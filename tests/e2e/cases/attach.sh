@@ -334,3 +334,26 @@ case_cluster_sigterm_purges_every_node() {
 	cl_no_probe "$a" "$b"
 	cl_stop "$d"
 }
+
+case_attach_usage_errors() {
+	run_gate run --cluster --exec true
+	expect_rc 2
+	expect_in "$ERR" "--cluster goes with --attach NODE"
+	run_gate run --cookie-file "$WORK/x.cookie"
+	expect_rc 2
+	expect_in "$ERR" "--cookie-file goes with --attach NODE"
+	run_gate run --attach a@127.0.0.1 --cluster --update-baseline
+	expect_rc 2
+	expect_in "$ERR" "--cluster runs compare no baseline"
+	run_gate run --exec true -- --only slow
+	expect_rc 2
+	expect_in "$ERR" "put them in the --exec command"
+	run_gate run --exec
+	expect_rc 2
+	expect_in "$ERR" "needs a value"
+	run_gate run --help
+	expect_rc 0
+	expect_in "$OUT" "--attach NODE"
+	expect_in "$OUT" "--exec CMD"
+	expect_in "$OUT" "--cluster"
+}
