@@ -252,6 +252,7 @@ case_attach_dev_node_and_sigint() {
 	RC=$?
 	expect_rc 130
 	expect_in "$ERR" "interrupted by"
+	[ "$CASE_OK" = 1 ] || cat "$ERR"
 	cl_no_probe "$MIX_NODE"
 	local runner
 	runner=$(cl_call "$MIX_NODE" erlang whereis "[gate_probe_collector]")
