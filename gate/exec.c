@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "signals.h"
 
 #define MAX_WORDS 4096
 
@@ -109,14 +110,7 @@ void exec_result_describe(const struct exec_result *r, char *buf, size_t len)
 
 static void child(const struct exec_opts *o, int ready)
 {
-	setpgid(0, 0);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	signals_child_reset();
 	int devnull = open("/dev/null", O_RDONLY);
 	if (devnull >= 0) {
 		dup2(devnull, 0);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "signals.h"
 
 /* Evaluated by `mix run` once the project is compiled and its applications started: start
  * distribution under the name read from stdin, take the cookie from stdin, then halt when
@@ -119,14 +120,7 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	}
 	if (pid == 0) {
 		/* child: own process group, default signals, stdin from gate */
-		setpgid(0, 0);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
+		signals_child_reset();
 		dup2(in[0], 0);
 		if (chdir(opts->project_dir) < 0) {
 			int e = errno;

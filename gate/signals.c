@@ -2,6 +2,7 @@
 #include "signals.h"
 
 #include <string.h>
+#include <unistd.h>
 
 volatile sig_atomic_t signals_caught;
 
@@ -21,4 +22,16 @@ void signals_install(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+void signals_child_reset(void)
+{
+	setpgid(0, 0);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 }

@@ -10,4 +10,8 @@ extern volatile sig_atomic_t signals_caught;
 /* Installs the handlers (no SA_RESTART, so blocking calls return EINTR) and ignores SIGPIPE. */
 void signals_install(void);
 
+/* In a child gate forked, before exec: a process group of its own, no blocked signals and
+ * the default handlers, so that gate can stop the child and all it starts as one group. */
+void signals_child_reset(void);
+
 #endif

@@ -88,6 +88,28 @@ run_attached() {
 	ERL_EPMD_PORT=$CL_PORT run_gate run --cookie-file "$CL_HOME/.erlang.cookie" "$@"
 }
 
+# gate_bg TEXT ARGS...: gate with ARGS in the background, output in $OUT and $ERR, until
+# TEXT shows in its stdout; its pid in BG_PID. gate_signal SIG then stops it (RC).
+gate_bg() {
+	local text=$1 i
+	shift
+	OUT="$WORK/out.$RANDOM"
+	ERR="$WORK/err.$RANDOM"
+	"$GATE" "$@" >"$OUT" 2>"$ERR" &
+	BG_PID=$!
+	for i in $(seq 1 600); do
+		grep -qF -- "$text" "$OUT" && return
+		sleep 0.1
+	done
+	fail "never saw: $text"
+}
+
+gate_signal() {
+	kill -s "$1" "$BG_PID"
+	wait "$BG_PID"
+	RC=$?
+}
+
 # suites_check REPORT NODE=failures|clean...: per node suite gate.memory[NODE], read with
 # junit2json: "failures" has failing testcases, "clean" none and no errors, "lost" only the
 # node's error testcase
@@ -238,21 +260,11 @@ case_attach_dev_node_and_sigint() {
 	wait "$MIX_PID" 2>/dev/null
 	local dev_dir=$MIX_DIR
 	mix_node blocking test
-	OUT="$WORK/out.$RANDOM"
-	ERR="$WORK/err.$RANDOM"
-	HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$GATE" run -C "$MIX_DIR" --attach "$MIX_NODE" >"$OUT" 2>"$ERR" &
-	local pid=$! i
-	for i in $(seq 1 600); do
-		grep -qF "gate-fixture: blocking now" "$OUT" && break
-		sleep 0.1
-	done
-	grep -qF "gate-fixture: blocking now" "$OUT" || fail "the attached suite never started"
-	kill -INT "$pid"
-	wait "$pid"
-	RC=$?
+	HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT gate_bg "gate-fixture: blocking now" \
+		run -C "$MIX_DIR" --attach "$MIX_NODE"
+	gate_signal INT
 	expect_rc 130
 	expect_in "$ERR" "interrupted by"
-	[ "$CASE_OK" = 1 ] || cat "$ERR"
 	cl_no_probe "$MIX_NODE"
 	local runner
 	runner=$(cl_call "$MIX_NODE" erlang whereis "[gate_probe_collector]")
@@ -294,17 +306,8 @@ EOS
 	run_gate run -q -C "$d" --exec "echo 'unclosed"
 	expect_rc 2
 	expect_in "$ERR" "is not closed"
-	OUT="$WORK/out.$RANDOM"
-	ERR="$WORK/err.$RANDOM"
-	"$GATE" run -C "$d" --exec "sh -c 'echo workload-started; sleep 300'" >"$OUT" 2>"$ERR" &
-	local pid=$! i
-	for i in $(seq 1 600); do
-		grep -qF "workload-started" "$OUT" && break
-		sleep 0.1
-	done
-	kill -TERM "$pid"
-	wait "$pid"
-	RC=$?
+	gate_bg "workload-started" run -C "$d" --exec "sh -c 'echo workload-started; sleep 300'"
+	gate_signal TERM
 	expect_rc 143
 	ls -d "${TMPDIR:-/tmp}"/gate-exec.* >/dev/null 2>&1 && fail "a workload cookie dir was left: $(ls -d "${TMPDIR:-/tmp}"/gate-exec.*)"
 	no_leftovers "$d"
@@ -314,21 +317,11 @@ EOS
 # leaves every node before gate exits 143.
 case_cluster_sigterm_purges_every_node() {
 	cl_start 2
-	local a=${CL_NODES[0]} b=${CL_NODES[1]} d pid i
+	local a=${CL_NODES[0]} b=${CL_NODES[1]} d
 	d=$(mktemp -d "$WORK/reports.XXXXXX")
-	OUT="$WORK/out.$RANDOM"
-	ERR="$WORK/err.$RANDOM"
-	ERL_EPMD_PORT=$CL_PORT "$GATE" run -C "$d" --attach "$a" --cookie-file "$CL_HOME/.erlang.cookie" \
-		--cluster --exec "sh -c 'echo load-started; sleep 300'" >"$OUT" 2>"$ERR" &
-	pid=$!
-	for i in $(seq 1 600); do
-		grep -qF "load-started" "$OUT" && break
-		sleep 0.1
-	done
-	grep -qF "load-started" "$OUT" || fail "the workload never started"
-	kill -TERM "$pid"
-	wait "$pid"
-	RC=$?
+	ERL_EPMD_PORT=$CL_PORT gate_bg "load-started" run -C "$d" --attach "$a" \
+		--cookie-file "$CL_HOME/.erlang.cookie" --cluster --exec "sh -c 'echo load-started; sleep 300'"
+	gate_signal TERM
 	expect_rc 143
 	expect_in "$ERR" "interrupted by"
 	junit_check "$d/_build/gate/junit.xml" --errors 1
