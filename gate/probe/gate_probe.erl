@@ -471,6 +471,7 @@ run_tests(Args0) when is_list(Args0) ->
                      false -> [<<"--formatter">>, <<"Gate.Formatter">>,
                                <<"--formatter">>, <<"ExUnit.CLIFormatter">>]
                  end,
+    forget_test_files(),
     T0 = erlang:monotonic_time(microsecond),
     Outcome = try
                   'Elixir.Mix.Task':rerun(<<"test">>, Args ++ Formatters),
@@ -495,6 +496,32 @@ run_tests(Args0) when is_list(Args0) ->
         {_, _} ->
             {ok, Suite#{wall_us => Wall,
                         error => case Outcome of ok -> <<>>; {error, M} -> M end}}
+    end.
+
+%% A node that ran the suite before (gate attached to it again, or mix test ran there by
+%% hand) has the test files marked as required, and Mix would skip them: no tests. So the
+%% project's required .exs files are forgotten first, and the modules they defined removed,
+%% so that the suite compiles and runs as on a fresh node.
+forget_test_files() ->
+    try
+        Dir = filename:dirname(unicode:characters_to_list('Elixir.Mix.Project':project_file())),
+        Files = [F || F <- 'Elixir.Code':required_files(),
+                      lists:prefix(Dir ++ "/", unicode:characters_to_list(F)),
+                      filename:extension(unicode:characters_to_list(F)) =:= ".exs"],
+        Mods = [M || {M, _} <- code:all_loaded(), lists:member(source_of(M), Files)],
+        [begin code:delete(M), code:purge(M) end || M <- Mods],
+        'Elixir.Code':unrequire_files(Files)
+    catch _:_ -> ok
+    end.
+
+source_of(M) ->
+    case catch M:module_info(compile) of
+        L when is_list(L) ->
+            case lists:keyfind(source, 1, L) of
+                {source, S} -> unicode:characters_to_binary(S);
+                false -> none
+            end;
+        _ -> none
     end.
 
 flush_collector() ->

@@ -16,7 +16,10 @@ cl_start() {
 	tag=$RANDOM$RANDOM
 	od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$CL_HOME/.erlang.cookie"
 	chmod 400 "$CL_HOME/.erlang.cookie"
-	(export ERL_EPMD_PORT=$CL_PORT; exec epmd -port "$CL_PORT" -address 127.0.0.1) >/dev/null 2>&1 &
+	local addrs=127.0.0.1 hip
+	hip=$(getent hosts "$(hostname -s)" | awk '{print $1; exit}')
+	case "$hip" in 127.*) [ "$hip" = 127.0.0.1 ] || addrs="$addrs,$hip" ;; esac
+	(export ERL_EPMD_PORT=$CL_PORT; exec epmd -port "$CL_PORT" -address "$addrs") >/dev/null 2>&1 &
 	CL_EPMD=$!
 	for i in $(seq 1 50); do
 		ERL_EPMD_PORT=$CL_PORT epmd -port "$CL_PORT" -names >/dev/null 2>&1 && break
@@ -29,6 +32,7 @@ cl_start() {
 		CL_PIDS+=("$CL_LAST_PID")
 		cl_wait_registered "$name"
 	done
+	[ "$n" -gt 0 ] || return
 	for i in $(seq 1 100); do
 		[ "$(cl_call "${CL_NODES[0]}" erlang nodes "[]" 2>/dev/null | grep -o '@127.0.0.1' | wc -l)" = "$((n - 1))" ] && return
 		sleep 0.1
@@ -231,6 +235,7 @@ mix_node() {
 # A running Mix node in the test env: the suite runs inside it, its output comes back to
 # gate's stdout, and the node is left as it was found.
 case_attach_mix_test_node() {
+	local i
 	cl_start 1
 	mix_node clean test
 	run_attached -C "$MIX_DIR" --attach "$MIX_NODE"
@@ -243,7 +248,21 @@ case_attach_mix_test_node() {
 		--testcase "Clean.CacheTest=test the cache holds what was put"
 	cl_no_probe "$MIX_NODE"
 	[ "$(cl_call "$MIX_NODE" erlang node "[]")" = "'$MIX_NODE'" ] || fail "the attached node did not survive"
-	CL_PIDS+=("$MIX_PID")
+	# the same node with a plain node connected to it, as a cluster: the suite runs in the
+	# attached node, both are judged
+	local peer="e2e_peer_$RANDOM@127.0.0.1"
+	cl_node "$peer" "true = net_kernel:connect_node('$MIX_NODE'),"
+	CL_PIDS+=("$MIX_PID" "$CL_LAST_PID")
+	cl_wait_registered "$peer"
+	for i in $(seq 1 100); do
+		cl_call "$MIX_NODE" erlang nodes "[]" | grep -qF "'$peer'" && break
+		sleep 0.1
+	done
+	run_attached -q -C "$MIX_DIR" --attach "$MIX_NODE" --cluster
+	expect_rc 0 # the suite ran before in this node: it runs again all the same
+	expect_in "$OUT" "28 tests: 28 passed, 0 failed"
+	suites_check "$MIX_DIR/_build/gate/junit.xml" "$MIX_NODE=clean" "$peer=clean"
+	cl_no_probe "$MIX_NODE" "$peer"
 	cl_stop "$MIX_DIR"
 }
 
@@ -350,4 +369,29 @@ case_attach_usage_errors() {
 	expect_in "$OUT" "--attach NODE"
 	expect_in "$OUT" "--exec CMD"
 	expect_in "$OUT" "--cluster"
+}
+
+# Short names: a node started with -sname, attached as name@host (this machine's short host
+# name, which must resolve to a loopback address for the private epmd to be reached there).
+case_attach_short_names() {
+	local host ip name pid d i out
+	host=$(hostname -s)
+	ip=$(getent hosts "$host" | awk '{print $1; exit}')
+	case "$ip" in 127.*) ;; *) fail "$host resolves to '$ip', not loopback: cannot test short names here"; return ;; esac
+	cl_start 0
+	name="e2e_short_$RANDOM"
+	(cd "$CL_HOME" && export HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT && exec erl -noshell -sname "$name" \
+		-start_epmd false -kernel inet_dist_use_interface "{${ip//./,}}" \
+		-eval 'spawn(fun() -> timer:sleep(300000), halt() end).') >/dev/null 2>&1 &
+	pid=$!
+	CL_PIDS+=("$pid")
+	cl_wait_registered "$name@$host"
+	d=$(mktemp -d "$WORK/reports.XXXXXX")
+	run_attached -C "$d" --attach "$name@$host" --exec true
+	expect_rc 0
+	expect_in "$ERR" "attached to node $name@$host"
+	junit_check "$d/_build/gate/junit.xml" --errors 0 --failures 0 --testcase "gate.exec=true"
+	out=$(HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$ERL_CALL" -sname "$name" -a 'code is_loaded [gate_probe]' 2>&1)
+	[ "$out" = "false" ] || fail "gate_probe still loaded on $name@$host: $out"
+	cl_stop
 }
