@@ -25,6 +25,9 @@ struct run_opts {
 	bool commit;             /* --commit: ... and commit it (libgit2) with a git note */
 	const char *message;     /* --message: the commit message */
 	bool force;              /* --force: update even from a failing run */
+	/* attribution (issue 5) */
+	bool per_test;           /* --per-test: GC'd snapshots around every test */
+	bool no_attribution;     /* --no-attribution (hidden, for the bench): no module events */
 };
 
 /* Runs the whole pipeline and returns the process exit code (enum gate_exit, or 128+signal). */

@@ -106,6 +106,10 @@ void test_run_clear(struct test_run *run)
 		free(run->tests[i].message);
 	}
 	free(run->tests);
+	for (size_t i = 0; i < run->nmodules; i++)
+		free(run->modules[i].module);
+	free(run->modules);
+	free(run->attribution_error);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -146,6 +150,7 @@ int findings_add(struct findings *list, const char *rule, const char *subject,
 	f->rule = dup_or_null(rule);
 	f->subject = dup_or_null(subject);
 	f->message = dup_or_null(message);
+	f->detail = NULL;
 	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
 		free(f->rule);
 		free(f->subject);
@@ -170,6 +175,7 @@ void findings_clear(struct findings *list)
 		free(list->items[i].rule);
 		free(list->items[i].subject);
 		free(list->items[i].message);
+		free(list->items[i].detail);
 	}
 	free(list->items);
 	memset(list, 0, sizeof(*list));

@@ -3,6 +3,8 @@
 # machine is shared and noisy, so no absolute times are asserted anywhere).
 #   overhead: wall time of `gate run` vs a bare `MIX_ENV=test mix test` on the clean fixture,
 #   runs interleaved, medians compared. Target <= 1.10x.
+#   attribution (issue 5): default gate run (module-level attribution) vs gate run
+#   --no-attribution (target <= 1.05x), and gate run --per-test vs --no-attribution.
 # usage: tests/bench/run.sh [ROUNDS]   (default 7)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,10 +22,14 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else pr
 
 : >"$work/bare"
 : >"$work/gate"
+: >"$work/noattr"
+: >"$work/pertest"
 i=0
 while [ "$i" -lt "$rounds" ]; do
 	t=$(now_ms); mix test >/dev/null 2>&1 || true; echo $(($(now_ms) - t)) >>"$work/bare"
 	t=$(now_ms); "$gate" run -q -C . >/dev/null 2>&1 || true; echo $(($(now_ms) - t)) >>"$work/gate"
+	t=$(now_ms); "$gate" run -q -C . --no-attribution >/dev/null 2>&1 || true; echo $(($(now_ms) - t)) >>"$work/noattr"
+	t=$(now_ms); "$gate" run -q -C . --per-test >/dev/null 2>&1 || true; echo $(($(now_ms) - t)) >>"$work/pertest"
 	i=$((i + 1))
 done
 bare=$(median <"$work/bare")
@@ -31,3 +37,9 @@ g=$(median <"$work/gate")
 echo "bench: bare mix test runs (ms): $(tr '\n' ' ' <"$work/bare")"
 echo "bench: gate run runs (ms):      $(tr '\n' ' ' <"$work/gate")"
 awk -v b="$bare" -v g="$g" 'BEGIN { printf "bench: overhead gate run / mix test = %.3fx (medians %s ms / %s ms over '"$rounds"' rounds, target <= 1.10x)\n", g / b, g, b }'
+na=$(median <"$work/noattr")
+pt=$(median <"$work/pertest")
+echo "bench: gate run --no-attribution runs (ms): $(tr '\n' ' ' <"$work/noattr")"
+echo "bench: gate run --per-test runs (ms):       $(tr '\n' ' ' <"$work/pertest")"
+awk -v a="$g" -v n="$na" 'BEGIN { printf "bench: attribution (module) gate run / gate run --no-attribution = %.3fx (medians %s ms / %s ms over '"$rounds"' rounds, target <= 1.05x)\n", a / n, a, n }'
+awk -v p="$pt" -v n="$na" 'BEGIN { printf "bench: attribution (per test) gate run --per-test / gate run --no-attribution = %.3fx (medians %s ms / %s ms over '"$rounds"' rounds)\n", p / n, p, n }'
