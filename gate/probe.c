@@ -233,6 +233,31 @@ static int decode_born(const struct term *t, struct snapshot *out, char *err, si
 	return 0;
 }
 
+/* {Module, Processes, Memory, BinBytes, Tables, TableBytes}; absent: no attribution. */
+static int decode_owners(const struct term *t, struct snapshot *out, char *err, size_t errlen)
+{
+	size_t n;
+	if (!t)
+		return 0;
+	if (list_of(t, "owners", &n, err, errlen) < 0)
+		return -1;
+	if (n && !(out->owners = calloc(n, sizeof(*out->owners))))
+		return bad_row("owners (out of memory)", 0, err, errlen);
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		struct module_owner *o = &out->owners[i];
+		out->nowners = i + 1;
+		int64_t *nums[] = { &o->processes, &o->memory, &o->bin_bytes, &o->tables,
+				    &o->table_bytes };
+		if (r->type != TERM_TUPLE || r->u.seq.n != 6 || req_text(term_tuple_at(r, 0), &o->module))
+			return bad_row("owners", i, err, errlen);
+		for (size_t k = 0; k < 5; k++)
+			if (req_int(term_tuple_at(r, 1 + k), nums[k]) < 0)
+				return bad_row("owners", i, err, errlen);
+	}
+	return 0;
+}
+
 static int decode_ets(const struct term *t, struct snapshot *out, char *err, size_t errlen)
 {
 	size_t n;
@@ -336,6 +361,7 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 	if (decode_procs(term_map_get(reply, "procs"), out, err, errlen) < 0 ||
 	    decode_born(term_map_get(reply, "born"), out, err, errlen) < 0 ||
 	    decode_ets(term_map_get(reply, "ets"), out, err, errlen) < 0 ||
+	    decode_owners(term_map_get(reply, "owners"), out, err, errlen) < 0 ||
 	    decode_allocs(term_map_get(reply, "allocs"), out, err, errlen) < 0) {
 		snapshot_clear(out);
 		return -1;

@@ -374,11 +374,113 @@ static void add_bin_holders(struct text *t, const struct snapshot *after)
 	culprits_clear(&list);
 }
 
-/* "; likely culprit: X (+B CAT)" from the tests when measured, else the modules. */
-static int first_culprit(char *buf, size_t len, const struct test_run *run, int key)
+int64_t attribution_owner_value(const struct module_owner *o, int key)
+{
+	switch (key) {
+	case ATTRIBUTION_KEY_PROCESSES: return o->processes;
+	case MEM_BINARY: return o->bin_bytes;
+	case MEM_ETS: return o->table_bytes;
+	case MEM_PROCESSES:
+	case MEM_PROCESSES_USED: return o->memory;
+	default: return -1;
+	}
+}
+
+static void owner_format(char *buf, size_t len, const struct module_owner *o, int key)
+{
+	char n[32], b[32];
+	switch (key) {
+	case ATTRIBUTION_KEY_PROCESSES:
+	case MEM_PROCESSES:
+	case MEM_PROCESSES_USED:
+		rules_count_format(n, sizeof(n), o->processes);
+		model_bytes_format(b, sizeof(b), o->memory);
+		snprintf(buf, len, "left %s process%s alive, %s", n, o->processes == 1 ? "" : "es", b);
+		break;
+	case MEM_BINARY:
+		model_bytes_format(b, sizeof(b), o->bin_bytes);
+		snprintf(buf, len, "its processes hold %s of refc binaries", b);
+		break;
+	default:
+		rules_count_format(n, sizeof(n), o->tables);
+		model_bytes_format(b, sizeof(b), o->table_bytes);
+		snprintf(buf, len, "its processes own %s ETS table%s of %s created during the run", n,
+			 o->tables == 1 ? "" : "s", b);
+		break;
+	}
+}
+
+/* The module that left the most behind for key, by spawn ancestry; NULL when none did or
+ * when what it left is under a quarter of what the finding judged (the growth is then
+ * mostly elsewhere, e.g. in a process started before the run). */
+static const struct module_owner *top_owner(const struct snapshot *after, int key,
+					    const struct finding *f)
+{
+	const struct module_owner *best = NULL;
+	if (!after)
+		return NULL;
+	for (size_t i = 0; i < after->nowners; i++) {
+		const struct module_owner *o = &after->owners[i];
+		int64_t v = attribution_owner_value(o, key);
+		if (v > 0 && (!best || v > attribution_owner_value(best, key)))
+			best = o;
+	}
+	/* the process rule judges bytes or counts; what is left behind is counted in processes */
+	int64_t judged = key == ATTRIBUTION_KEY_PROCESSES ? after->born_count
+			 : f->delta > 0				? f->delta
+								: f->after;
+	if (best && judged > 0 && attribution_owner_value(best, key) < judged / 4)
+		return NULL;
+	return best;
+}
+
+static void add_owners(struct text *t, const struct snapshot *after, int key)
+{
+	struct culprits list = { 0 };
+	char what[256];
+
+	if (!after)
+		return;
+	for (size_t i = 0; i < after->nowners; i++) {
+		int64_t v = attribution_owner_value(&after->owners[i], key);
+		if (v > 0 && culprits_add(&list, i, v) < 0)
+			t->oom = true;
+	}
+	culprits_sort(&list);
+	for (size_t i = 0; i < list.count && i < ATTRIBUTION_TOP; i++) {
+		const struct module_owner *o = &after->owners[list.items[i].index];
+		if (i == 0)
+			text_add(t, "test modules that left it behind (processes descending from the "
+				 "module's tests, still alive):\n");
+		owner_format(what, sizeof(what), o, key);
+		text_add(t, "  %zu. %s %s\n", i + 1, rules_display(o->module), what);
+	}
+	culprits_clear(&list);
+}
+
+/* "; likely culprit: X (...)": the module that left it behind when one clearly did (exact,
+ * also for async modules), else the test when measured, else the module that grew it. */
+static int first_culprit(char *buf, size_t len, const struct test_run *run,
+			 const struct snapshot *after, const struct finding *f, int key)
 {
 	size_t top[1];
-	char v[64];
+	char v[256];
+	const struct module_owner *o = top_owner(after, key, f);
+
+	if (o) {
+		owner_format(v, sizeof(v), o, key);
+		/* per test, name the module's test that grew it most */
+		if (run && run->attribution == ATTRIBUTION_TEST &&
+		    attribution_rank(run, key, true, top, 1) && run->tests[top[0]].module &&
+		    strcmp(run->tests[top[0]].module, o->module) == 0)
+			snprintf(buf, len, "; likely culprit: %s \"%s\" (%s)", rules_display(o->module),
+				 run->tests[top[0]].name, v);
+		else
+			snprintf(buf, len, "; likely culprit: %s (%s)", rules_display(o->module), v);
+		return 1;
+	}
+	if (!run)
+		return 0;
 
 	if (run->attribution == ATTRIBUTION_TEST && attribution_rank(run, key, true, top, 1)) {
 		const struct test_result *r = &run->tests[top[0]];
@@ -417,6 +519,7 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 				add_tests(&t, run, key);
 		}
 		if (after) {
+			add_owners(&t, after, key);
 			add_born(&t, after);
 			add_ets(&t, after);
 			add_bin_holders(&t, after);
@@ -429,7 +532,7 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 			free(f->detail);
 			f->detail = t.s;
 		}
-		if (run && first_culprit(lead, sizeof(lead), run, key)) {
+		if (first_culprit(lead, sizeof(lead), run, after, f, key)) {
 			size_t ml = f->message ? strlen(f->message) : 0;
 			char *m = realloc(f->message, ml + strlen(lead) + 1);
 			if (!m)

@@ -45,8 +45,15 @@ size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t 
  * ets, binary, the process count and atom_used for those rules; total otherwise. */
 int attribution_key(const struct finding *f);
 
+/* What o left behind that key measures: processes (the process count), their memory
+ * (processes, processes_used), their refc binary bytes (binary), their tables' bytes (ets);
+ * -1 for a key it says nothing about. */
+int64_t attribution_owner_value(const struct module_owner *o, int key);
+
 /* Appends to every failing finding (except the "and N more" ones) the likely culprits: to
- * its message "; likely culprit: MODULE (+X CAT)" when a module or test grew that category,
+ * its message "; likely culprit: MODULE (...)" naming the module that left the most of it
+ * behind by spawn ancestry (after->owners) when that is at least a quarter of the judged
+ * growth, else the test or module that grew that category most,
  * and to its detail the lists: modules (and tests, when measured) with the most growth,
  * processes born and still alive grouped, ETS tables created and left alive with owner, and
  * the processes holding the most binary bytes after GC with what GC freed. before, after and

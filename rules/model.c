@@ -65,6 +65,9 @@ void snapshot_clear(struct snapshot *s)
 		free(s->born[i].example_pid);
 	}
 	free(s->born);
+	for (size_t i = 0; i < s->nowners; i++)
+		free(s->owners[i].module);
+	free(s->owners);
 	for (size_t i = 0; i < s->nets; i++) {
 		free(s->ets[i].name);
 		free(s->ets[i].id);

@@ -68,6 +68,18 @@ struct ets_info {
 	bool created;      /* created since the before-snapshot */
 };
 
+/* What a test module left behind, by spawn ancestry (after-snapshot only): the processes born
+ * during the run and still alive that descend from the module's own process or its tests,
+ * and the ETS tables created during the run that they own. */
+struct module_owner {
+	char *module;        /* "Elixir.Foo.BarTest" */
+	int64_t processes;
+	int64_t memory;      /* bytes of those processes */
+	int64_t bin_bytes;   /* refc binary bytes they hold after GC */
+	int64_t tables;
+	int64_t table_bytes;
+};
+
 /* One allocator type (binary_alloc, ets_alloc, eheap_alloc, ...), summed over instances,
  * mbcs + sbcs (+ mbcs_pool). */
 struct alloc_info {
@@ -110,6 +122,9 @@ struct snapshot {
 	size_t nets;
 	struct alloc_info *allocs;
 	size_t nallocs;
+	/* per test module, what it left behind (after-snapshot, when attribution ran) */
+	struct module_owner *owners;
+	size_t nowners;
 };
 
 /* Frees the deep parts and zeroes the whole struct. */

@@ -156,6 +156,56 @@ static void test_annotate(void **state)
 	test_run_clear(&run);
 }
 
+/* What a module left behind (spawn ancestry) names it first, also against the growth
+ * intervals, unless it is under a quarter of what the finding judged. */
+static void test_owner_evidence(void **state)
+{
+	(void)state;
+	struct findings f = { 0 };
+	struct test_run run = { 0 };
+	struct snapshot after = { 0 };
+	const struct module_event ev[] = {
+		/* by the intervals, Busy grew binary most */
+		EV(EDGE_MODULE_START, "Elixir.Busy", true, 0, 0, 0),
+		EV(EDGE_MODULE_FINISH, "Elixir.Busy", true, 1, 9000000, 0),
+	};
+	struct module_owner owners[2] = {
+		{ .module = "Elixir.Quiet", .processes = 201, .memory = 583000,
+		  .bin_bytes = 19700000, .tables = 1, .table_bytes = 2600000 },
+		{ .module = "Elixir.Busy", .processes = 1, .memory = 3000, .bin_bytes = 100 },
+	};
+	after.owners = owners;
+	after.nowners = 2;
+	after.born_count = 202;
+	assert_int_equal(attribution_build(&run, ev, 2), 0);
+	run.attribution = ATTRIBUTION_MODULE;
+	run.attribution_sync = true;
+	struct finding bin = { .rule = "growth", .subject = "binary", .verdict = VERDICT_FAIL,
+			       .delta = 20000000 };
+	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 20000000, 0, 10,
+				      "binary grew"), 0);
+	f.items[0].delta = bin.delta;
+	assert_int_equal(findings_add(&f, "process", "born", VERDICT_FAIL, 0, 202, 0, -1, "born"), 0);
+	f.items[1].delta = 202;
+	/* 100 MB of ets growth: Quiet's 2.6 MB is under a quarter, the intervals decide */
+	assert_int_equal(findings_add(&f, "growth", "ets", VERDICT_FAIL, 0, 100000000, 0, 10, "ets"), 0);
+	f.items[2].delta = 100000000;
+	assert_int_equal(attribution_annotate(&f, NULL, &after, &run), 0);
+	assert_string_equal(f.items[0].message, "binary grew; likely culprit: Quiet (its processes "
+						"hold 19.7 MB of refc binaries)");
+	assert_non_null(strstr(f.items[0].detail, "test modules that left it behind"));
+	assert_non_null(strstr(f.items[0].detail, "  1. Quiet its processes hold 19.7 MB"));
+	assert_non_null(strstr(f.items[0].detail, "  2. Busy its processes hold 100 B"));
+	assert_string_equal(f.items[1].message,
+			    "born; likely culprit: Quiet (left 201 processes alive, 583.0 kB)");
+	assert_null(strstr(f.items[2].message, "Quiet"));
+	assert_int_equal(attribution_owner_value(&owners[0], MEM_ATOM_USED), -1);
+	after.owners = NULL; /* on the stack */
+	after.nowners = 0;
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
 /* Per test: the measured tests are ranked; unmeasured ones never are. */
 static void test_rank_tests(void **state)
 {
@@ -190,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_async_split_by_busy),
 		cmocka_unit_test(test_unmatched_edges),
 		cmocka_unit_test(test_annotate),
+		cmocka_unit_test(test_owner_evidence),
 		cmocka_unit_test(test_rank_tests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

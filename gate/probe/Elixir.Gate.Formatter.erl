@@ -40,12 +40,17 @@ init(Opts) ->
     {ok, #{tests => [], count => 0, dropped => 0,
            seed => proplists:get_value(seed, Opts, 0),
            module_errors => #{},
-           mode => Mode, sync => Sync, events => [], nevents => 0, events_dropped => 0,
+           mode => Mode, sync => Sync, events => [], modpids => #{}, spawns => [], nevents => 0, events_dropped => 0,
            test_snaps => #{}}}.
 
 handle_call(_Msg, _From, S) -> {reply, ok, S}.
+%% Spawns of a test module's process (traced from its module_started): its tests.
+handle_info({trace, Parent, spawn, Child, _}, #{spawns := Sp} = S) ->
+    {noreply, S#{spawns := [{Parent, Child} | Sp]}};
 handle_info(_Msg, S) -> {noreply, S}.
 
+handle_cast({gate_module_pid, Pid, Mod}, #{modpids := MP} = S) ->
+    {noreply, S#{modpids := MP#{Pid => Mod}}};
 %% From the hook (sync): the edges as they happened.
 handle_cast({gate_module, Kind, Mod, Async, Light}, S) ->
     {noreply, add_event({Kind, Mod, Async, Light}, S)};
@@ -87,11 +92,21 @@ handle_cast({suite_finished, Times}, #{tests := Ts} = S) ->
               load_us => time_of(load, Times),
               seed => maps:get(seed, S),
               dropped => maps:get(dropped, S)},
+    %% for gate_probe:owners/2 in the after-snapshot: module process and its tests -> module
+    MP = maps:get(modpids, S),
+    Owners = lists:foldl(fun({Parent, Child}, Acc) ->
+                                 case MP of
+                                     #{Parent := Mod} -> Acc#{Child => Mod};
+                                     _ -> Acc
+                                 end
+                         end, MP, maps:get(spawns, S)),
+    application:set_env(gate_probe, spawn_owners, Owners),
     case whereis(gate_probe_collector) of
         undefined -> ok;
         Pid -> Pid ! {gate_suite, Suite}
     end,
-    {noreply, S#{tests := [], count := 0, events := [], nevents := 0, test_snaps := #{}}};
+    {noreply, S#{tests := [], count := 0, events := [], nevents := 0, test_snaps := #{},
+                 modpids := #{}, spawns := []}};
 handle_cast(_Event, S) ->
     {noreply, S}.
 

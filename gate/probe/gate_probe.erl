@@ -151,6 +151,7 @@ keeper_stop() ->
 %% Called by gate before it removes the probe.
 cleanup() ->
     hook_remove(),
+    application:unset_env(gate_probe, spawn_owners),
     keeper_stop(),
     catch unregister(gate_probe_collector),
     ok.
@@ -169,11 +170,62 @@ deep_scan(GC, N, Skip, Before, EtsCap) ->
                                      BeforePids =/= none andalso
                                          not maps:is_key(Pid, BeforePids))],
                     Row =/= skip],
+    Ets = ets_rows(Before, EtsCap),
     #{procs => Procs,
       born_count => BornN,
       born_memory => BornMem,
       born => born_groups(Born),
-      ets => ets_rows(Before, EtsCap)}.
+      ets => Ets,
+      owners => owners(Born, Before)}.
+
+%% Which test module the leftovers belong to, by spawn ancestry: the formatter learnt which
+%% processes each test module's process spawned (its tests, through a trace of that process
+%% alone); a process born during the run and still alive is walked up its parents
+%% (process_info parent, which names a parent even after it died) until one of those. Per
+%% module: {Module, Processes, ProcessMemory, BinaryBytesAfterGC, Tables, TableBytes} for the
+%% born processes and the ETS tables created during the run that they own. Exact for async
+%% modules too; processes started from elsewhere (a supervisor, a pool) are nobody's.
+owners(_Born, none) -> [];
+owners(Born, Before) ->
+    case application:get_env(gate_probe, spawn_owners) of
+        {ok, Map} when map_size(Map) > 0 ->
+            Acc0 = lists:foldl(
+                     fun({P, M, Bin}, Acc) ->
+                             owner_add(owner_of(P, Map, 32), {1, M, Bin, 0, 0}, Acc)
+                     end, #{}, Born),
+            W = erlang:system_info(wordsize),
+            BeforeEts = maps:get(ets, Before),
+            Acc1 = lists:foldl(
+                     fun(T, Acc) ->
+                             case catch {ets_id(T), ets:info(T, owner), ets:info(T, memory)} of
+                                 {Id, Owner, Mem} when is_pid(Owner), is_integer(Mem) ->
+                                     case maps:is_key(Id, BeforeEts) of
+                                         true -> Acc;
+                                         false -> owner_add(owner_of(Owner, Map, 32),
+                                                            {0, 0, 0, 1, Mem * W}, Acc)
+                                     end;
+                                 _ -> Acc
+                             end
+                     end, Acc0, ets:all()),
+            [{atom_to_binary(Mod), P, M, B, T, TB} || {Mod, {P, M, B, T, TB}} <- maps:to_list(Acc1)];
+        _ -> []
+    end.
+
+owner_add(none, _, Acc) -> Acc;
+owner_add(Mod, {P, M, B, T, TB}, Acc) ->
+    maps:update_with(Mod, fun({P0, M0, B0, T0, TB0}) -> {P0 + P, M0 + M, B0 + B, T0 + T, TB0 + TB} end,
+                     {P, M, B, T, TB}, Acc).
+
+owner_of(_P, _Map, 0) -> none;
+owner_of(P, Map, N) ->
+    case Map of
+        #{P := Mod} -> Mod;
+        _ ->
+            case erlang:process_info(P, parent) of
+                {parent, Parent} when is_pid(Parent) -> owner_of(Parent, Map, N - 1);
+                _ -> none
+            end
+    end.
 
 %% The pass is split over one worker per scheduler: each scans an interleaved share of the
 %% processes and keeps its own top N; the shares are merged here.
@@ -223,7 +275,7 @@ scan_one(P, GC, Skip, BeforePids, {TMem, TMq, TBin, TFreed, Born, BornN, BornMem
                     IsBorn = BeforePids =/= none andalso not maps:is_key(P, BeforePids),
                     {top_add(M, P, X, TMem), top_add(Q, P, X, TMq), top_add(S1, P, X, TBin),
                      top_add(S0 - S1, P, X, TFreed),
-                     case IsBorn of true -> [{P, M} | Born]; false -> Born end,
+                     case IsBorn of true -> [{P, M, S1} | Born]; false -> Born end,
                      case IsBorn of true -> BornN + 1; false -> BornN end,
                      case IsBorn of true -> BornMem + M; false -> BornMem end};
                 _ -> Acc
@@ -255,7 +307,7 @@ proc_row(Pid, {M, Q, R1, S1, R0, S0}, Born) ->
 %% Born processes grouped by registered name or (proc_lib-translated) initial call.
 born_groups(Born) ->
     Groups = lists:foldl(
-               fun({P, M}, G) ->
+               fun({P, M, _}, G) ->
                        Key = born_key(P),
                        maps:update_with(Key, fun({C, Mem, Ex}) -> {C + 1, Mem + M, Ex} end,
                                         {1, M, pid_text(P)}, G)
@@ -553,7 +605,15 @@ hook_remove() ->
 %% delta goes to the formatter ahead of the test_finished event it belongs to.
 ex_unit_event({module_started, #{name := Mod} = TM}) ->
     formatter_cast({gate_module, start, Mod, 'Elixir.Gate.Formatter':async(TM),
-                    'Elixir.Gate.Formatter':light(false)});
+                    'Elixir.Gate.Formatter':light(false)}),
+    %% the processes this module's process spawns (its tests) are the module's: see owners/2
+    case whereis('Elixir.Gate.Formatter') of
+        undefined -> ok;
+        F ->
+            gen_server:cast(F, {gate_module_pid, self(), Mod}),
+            catch erlang:trace(self(), true, [procs, {tracer, F}])
+    end,
+    ok;
 ex_unit_event({module_finished, #{name := Mod} = TM}) ->
     formatter_cast({gate_module, finish, Mod, 'Elixir.Gate.Formatter':async(TM),
                     'Elixir.Gate.Formatter':light(false)});

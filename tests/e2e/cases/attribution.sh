@@ -9,14 +9,15 @@ attribution_checks() { # DIR MODULE
 	expect_in "$OUT" "Top growing test modules"
 	expect_in "$OUT" "  1. $m"
 	expect_in "$OUT" "ETS tables created during the run and left alive:"
+	expect_in "$OUT" "test modules that left it behind"
 	expect_in "$OUT" "attrib_cache, 20 000 rows"
 	expect_in "$OUT" "spawned fun in Process:sleep/1 x 200"
 	expect_in "$OUT" "processes holding the most refc binary bytes after GC:"
 	junit_valid "$d/_build/gate/junit.xml"
 	junit_check "$d/_build/gate/junit.xml" \
-		--failure-contains "binary=likely culprit: $m (+" \
-		--failure-contains "ets=likely culprit: $m (+" \
-		--failure-contains "born=likely culprit: $m (+20" \
+		--failure-contains "binary=likely culprit: $m (its processes hold 1" \
+		--failure-contains "ets=likely culprit: $m (its processes own 1 ETS table of 2." \
+		--failure-contains "born=likely culprit: $m (left 201 processes alive" \
 		--failure-contains "binary=1. $m"
 	grep -q "<property name=\"gate.memory.binary.delta\"" "$d/_build/gate/junit.xml" ||
 		fail "no module delta properties in the JUnit"
