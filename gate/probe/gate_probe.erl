@@ -579,7 +579,11 @@ hook_install() ->
                      {eof, _} = Eof -> lists:droplast(Renamed) ++ [Wrapper, Eof];
                      _ -> Renamed ++ [Wrapper]
                  end,
-        {ok, ?EM, Bin} = compile:forms(Hooked, [binary, return_errors]),
+        %% without the optimisation passes: 5 ms instead of 12 (measured), and this module
+        %% only forwards events
+        {ok, ?EM, Bin} = compile:forms(Hooked, [binary, return_errors, no_spawn_compiler_process,
+                                                no_ssa_opt, no_bool_opt, no_module_opt,
+                                                no_type_opt]),
         true = code:soft_purge(?EM),
         {module, ?EM} = code:load_binary(?EM, File, Bin),
         application:set_env(gate_probe, em_original, {File, Beam}),
