@@ -62,6 +62,8 @@ static const char run_help[] =
 	"      --test-timeout SEC  whole-suite limit, overrides node.test_timeout\n"
 	"      --elixir PATH       the elixir executable (default: elixir from PATH)\n"
 	"  -q, --quiet             no progress lines\n"
+	"      --per-test          a GC'd snapshot around every test: the growth of each test\n"
+	"                          (slower; [attribution] per_test)\n"
 	"  -h, --help              this help\n"
 	"\n"
 	"baselines (the after-snapshot against the one committed on the main branch):\n"
@@ -126,6 +128,8 @@ static int cmd_run(int argc, char **argv)
 		{ "cookie-file", required_argument, NULL, 'k' },
 		{ "exec", required_argument, NULL, 'x' },
 		{ "cluster", no_argument, NULL, 'X' },
+		{ "per-test", no_argument, NULL, 'P' },
+		{ "no-attribution", no_argument, NULL, 'N' }, /* hidden: for the bench */
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
@@ -151,6 +155,8 @@ static int cmd_run(int argc, char **argv)
 		case 'k': o.cookie_file = optarg; break;
 		case 'x': o.exec = optarg; break;
 		case 'X': o.cluster = true; break;
+		case 'P': o.per_test = true; break;
+		case 'N': o.no_attribution = true; break;
 		case 'b':
 			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
 				return cli_usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",

@@ -72,6 +72,8 @@ cl_no_probe() {
 		[ "$out" = "false" ] || fail "Gate.Formatter still loaded on $n: $out"
 		out=$(cl_call "$n" erlang whereis "[gate_probe_keeper]")
 		[ "$out" = "undefined" ] || fail "gate_probe_keeper still alive on $n: $out"
+		out=$(cl_call "$n" application get_all_env "[gate_probe]")
+		[ "$out" = "[]" ] || fail "gate's settings left on $n: $out"
 	done
 }
 
