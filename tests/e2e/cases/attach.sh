@@ -10,21 +10,30 @@ ERL_CALL=$(ls /usr/lib/erlang/lib/erl_interface-*/bin/erl_call 2>/dev/null | hea
 cl_start() {
 	local n=$1 i name tag
 	CL_HOME=$(mktemp -d "$WORK/cluster.XXXXXX")
-	CL_PORT=$((20000 + RANDOM % 30000))
 	CL_NODES=()
 	CL_PIDS=()
 	tag=$RANDOM$RANDOM
 	od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$CL_HOME/.erlang.cookie"
 	chmod 400 "$CL_HOME/.erlang.cookie"
-	local addrs=127.0.0.1 hip
+	local addrs=127.0.0.1 hip try up
 	hip=$(getent hosts "$(hostname -s)" | awk '{print $1; exit}')
 	case "$hip" in 127.*) [ "$hip" = 127.0.0.1 ] || addrs="$addrs,$hip" ;; esac
-	(export ERL_EPMD_PORT=$CL_PORT; exec epmd -port "$CL_PORT" -address "$addrs") >/dev/null 2>&1 &
-	CL_EPMD=$!
-	for i in $(seq 1 50); do
-		ERL_EPMD_PORT=$CL_PORT epmd -port "$CL_PORT" -names >/dev/null 2>&1 && break
-		sleep 0.1
+	# a random port may be taken by someone else's test: then another one
+	for try in 1 2 3 4 5; do
+		CL_PORT=$((20000 + RANDOM % 30000))
+		(export ERL_EPMD_PORT=$CL_PORT; exec epmd -port "$CL_PORT" -address "$addrs") >/dev/null 2>&1 &
+		CL_EPMD=$!
+		up=0
+		for i in $(seq 1 100); do
+			kill -0 "$CL_EPMD" 2>/dev/null || break
+			ERL_EPMD_PORT=$CL_PORT epmd -port "$CL_PORT" -names >/dev/null 2>&1 && { up=1; break; }
+			sleep 0.1
+		done
+		[ "$up" = 1 ] && break
+		kill "$CL_EPMD" 2>/dev/null
+		wait "$CL_EPMD" 2>/dev/null
 	done
+	[ "$up" = 1 ] || { fail "no private epmd would start"; return; }
 	for i in $(seq 1 "$n"); do
 		name="e2e_${tag}_$i@127.0.0.1"
 		cl_node "$name" "$([ "$i" -gt 1 ] && echo "true = net_kernel:connect_node('${CL_NODES[0]}'),")"
