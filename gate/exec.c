@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -108,9 +109,13 @@ void exec_result_describe(const struct exec_result *r, char *buf, size_t len)
 		snprintf(buf, len, "was killed by signal %d (%s)", r->status, strsignal(r->status));
 }
 
-static void child(const struct exec_opts *o, int ready)
+static void child(const struct exec_opts *o, pid_t gate, int ready)
 {
 	signals_child_reset();
+	/* gate killed outright (SIGKILL) cannot stop the group: the kernel kills the command */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != gate)
+		_exit(127); /* gate is already gone */
 	int devnull = open("/dev/null", O_RDONLY);
 	if (devnull >= 0) {
 		dup2(devnull, 0);
@@ -160,6 +165,7 @@ int exec_run(const struct exec_opts *o, struct exec_result *out, char *err, size
 	fflush(stdout);
 	fflush(stderr);
 	long long t0 = clock_ms();
+	pid_t self = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -168,7 +174,7 @@ int exec_run(const struct exec_opts *o, struct exec_result *out, char *err, size
 		return -1;
 	}
 	if (pid == 0)
-		child(o, ready[1]);
+		child(o, self, ready[1]);
 	setpgid(pid, pid); /* also here, so the group exists before gate may signal it */
 	close(ready[1]);
 	int child_errno = 0, status = 0;

@@ -147,6 +147,27 @@ static int attach(struct session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Attached: should gate die without cleaning up (SIGKILL), the probe's watchdog notices
+ * gate's connection go down and removes the probe from the node itself. */
+static int watch(struct session *s, char *err, size_t errlen)
+{
+	const char *self = ei_thisnodename(&s->conn.ec);
+	ei_x_buff args;
+	struct term *root;
+	const struct term *reply;
+	ei_x_new(&args);
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_binary(&args, self, (long)strlen(self));
+	ei_x_encode_empty_list(&args);
+	ei_x_encode_empty_list(&args);
+	int rc = eic_rpc(&s->conn, "gate_probe", "watch", &args, s->o.rpc_timeout_ms, &root, &reply,
+			 err, errlen);
+	ei_x_free(&args);
+	term_free(root);
+	return rc == EIC_OK ? 0 : -1;
+}
+
 int session_open(struct session *s, char *err, size_t errlen)
 {
 	s->conn.poll = session_poll;
@@ -157,7 +178,8 @@ int session_open(struct session *s, char *err, size_t errlen)
 	if (probe_load(&s->conn, s->o.need_mix, s->o.rpc_timeout_ms, err, errlen) != EIC_OK)
 		return -1;
 	s->probe_loaded = true;
-	if (probe_hello(&s->conn, s->o.rpc_timeout_ms, &s->info, err, errlen) != EIC_OK)
+	if (probe_hello(&s->conn, s->o.rpc_timeout_ms, &s->info, err, errlen) != EIC_OK ||
+	    (s->o.attach && watch(s, err, errlen) < 0))
 		return -1;
 	if (s->o.need_mix && !s->info.mix_project) {
 		snprintf(err, errlen, "node %s has no Mix project loaded, so mix test cannot run in "

@@ -10,7 +10,7 @@
 -export([hello/0, prepare/0, snapshot/1, run_tests/1, run_tests/2, gc_all/0, gc_light/0,
          cleanup/0, ex_unit_event/1, hook_install/0, hook_remove/0]).
 %% cluster mode: gate talks to one node, which reaches the others (see the end of the file)
--export([cluster_nodes/0, cluster_load/3, cluster_snapshot/3, cluster_unload/3]).
+-export([cluster_nodes/0, cluster_load/3, cluster_snapshot/3, cluster_unload/3, watch/1]).
 
 %% Largest failure message shipped back per test; ExUnit messages above that are cut.
 -define(MAX_MESSAGE, 16384).
@@ -69,7 +69,8 @@ snapshot(Opts) ->
              end,
     Keeper = whereis(gate_probe_keeper),
     %% skip: gate's own helpers on this node (cluster mode), not to be measured
-    Skip = lists:usort([P || P <- [self(), Keeper | maps:get(skip, Opts, [])], is_pid(P),
+    Skip = lists:usort([P || P <- [self(), Keeper, whereis(gate_probe_watchdog)
+                                   | maps:get(skip, Opts, [])], is_pid(P),
                              node(P) =:= node()]),
     Scan = case Deep of
                true -> deep_scan(GC, maps:get(top, Opts, 20), Skip, Before,
@@ -155,6 +156,7 @@ keeper_stop() ->
 %% Called by gate before it removes the probe. A suite still running (gate was interrupted
 %% or timed out) is stopped with the process that runs it.
 cleanup() ->
+    watch_stop(),
     hook_remove(),
     %% an attached node keeps running: none of gate's settings may stay in it
     [application:unset_env(gate_probe, K) || K <- [spawn_owners, attribution, attribution_sync]],
@@ -736,7 +738,10 @@ cluster_nodes() -> [atom_to_binary(N) || N <- [node() | nodes()]].
 %% parallel. Returns [{Node, ok | {error, Text}}].
 cluster_load(Nodes, Blobs, Timeout) ->
     on_each([N || N <- node_atoms(Nodes), N =/= node()],
-            fun(N, _) -> [load_on(N, B, Timeout) || B <- Blobs], ok end).
+            fun(N, _) ->
+                    [load_on(N, B, Timeout) || B <- Blobs],
+                    ok = erpc:call(N, gate_probe, watch, [[atom_to_binary(node())]], Timeout)
+            end).
 
 load_on(N, {Mod, File, Beam}, Timeout) ->
     case erpc:call(N, code, load_binary, [Mod, File, Beam], Timeout) of
@@ -792,3 +797,43 @@ reason_text(N, error, {erpc, timeout}) ->
     <<"node ", (atom_to_binary(N))/binary, " did not answer in time">>;
 reason_text(_N, C, E) ->
     truncate(iolist_to_binary(io_lib:format("~0tp", [{C, E}]))).
+
+%% ---- The watchdog: a probe that outlives gate removes itself ----
+%% gate removes the probe at the end, also when it fails or is interrupted. Only when gate
+%% is killed outright (SIGKILL), or when the node gate reaches a cluster through dies, the
+%% probe would stay behind: the watchdog watches gate's connection (Nodes: gate's C node,
+%% or for the other nodes of a cluster the node gate is attached to) and, when it goes
+%% down, stops a suite still running, restores what the probe changed and purges it.
+watch(Nodes) ->
+    watch_stop(),
+    Watched = [binary_to_atom(N) || N <- Nodes],
+    Pid = spawn(fun() ->
+                        [erlang:monitor_node(N, true) || N <- Watched],
+                        receive
+                            {nodedown, _} -> self_remove();
+                            stop -> ok
+                        end
+                end),
+    register(gate_probe_watchdog, Pid),
+    ok.
+
+watch_stop() ->
+    case whereis(gate_probe_watchdog) of
+        undefined -> ok;
+        Pid when Pid =:= self() -> ok;
+        Pid ->
+            Ref = monitor(process, Pid),
+            Pid ! stop,
+            receive {'DOWN', Ref, _, _, _} -> ok after 5000 -> exit(Pid, kill) end
+    end.
+
+%% Runs in the watchdog, which runs this module's code: it deletes the modules (so that
+%% the code it runs becomes old) and leaves the purge, which kills it, to a process of
+%% code's own.
+self_remove() ->
+    catch unregister(gate_probe_watchdog),
+    catch cleanup(),
+    Mods = [M || M <- [gate_probe, 'Elixir.Gate.Formatter'], code:is_loaded(M) =/= false],
+    [code:delete(M) || M <- Mods],
+    [spawn(code, purge, [M]) || M <- Mods],
+    ok.

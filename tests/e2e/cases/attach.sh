@@ -104,7 +104,7 @@ run_attached() {
 }
 
 # gate_bg TEXT ARGS...: gate with ARGS in the background, output in $OUT and $ERR, until
-# TEXT shows in its stdout; its pid in BG_PID. gate_signal SIG then stops it (RC).
+# TEXT shows in either; its pid in BG_PID. gate_signal SIG then stops it (RC).
 gate_bg() {
 	local text=$1 i
 	shift
@@ -113,7 +113,7 @@ gate_bg() {
 	"$GATE" "$@" >"$OUT" 2>"$ERR" &
 	BG_PID=$!
 	for i in $(seq 1 600); do
-		grep -qF -- "$text" "$OUT" && return
+		grep -qF -- "$text" "$OUT" "$ERR" && return
 		sleep 0.1
 	done
 	fail "never saw: $text"
@@ -187,7 +187,37 @@ case_cluster_node_killed_mid_run() {
 	junit_check "$d/_build/gate/junit.xml" --errors 1 --failures 0 \
 		--failure-contains "node=lost the connection to $c"
 	cl_no_probe "$a" "$b"
+	# the attached node itself dies: gate cannot go on (exit 2), and with no way left to
+	# the other node, the probe's watchdog there removes it
+	run_attached -C "$d" --attach "$a" --cluster --exec "kill -9 ${CL_PIDS[0]}"
+	expect_rc 2
+	expect_in "$ERR" "the connection to node $a broke"
+	cl_wait_no_probe "$b"
 	cl_stop
+}
+
+# cl_wait_no_probe NODE: the watchdog's work takes a moment after the node learns of it
+cl_wait_no_probe() {
+	local i
+	for i in $(seq 1 50); do
+		[ "$(cl_call "$1" code is_loaded "[gate_probe]")" = "false" ] && break
+		sleep 0.1
+	done
+	cl_no_probe "$1"
+}
+
+# gate killed with SIGKILL while attached cannot clean up: the probe's watchdog removes it
+# from the node, and the kernel kills the --exec command.
+case_attach_sigkill_of_gate() {
+	cl_start 1
+	local a=${CL_NODES[0]} d
+	d=$(mktemp -d "$WORK/reports.XXXXXX")
+	ERL_EPMD_PORT=$CL_PORT gate_bg "running sleep 300" run -C "$d" --attach "$a" \
+		--cookie-file "$CL_HOME/.erlang.cookie" --exec "sleep 300"
+	[ "$(cl_call "$a" code is_loaded "[gate_probe]")" != "false" ] || fail "the probe was not loaded during the run"
+	gate_signal KILL
+	cl_wait_no_probe "$a"
+	cl_stop "$d"
 }
 
 # Wrong cookie, an unknown node, no epmd, an unknown host, and a node that is no Mix node when
