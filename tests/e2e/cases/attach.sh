@@ -113,7 +113,7 @@ gate_bg() {
 	"$GATE" "$@" >"$OUT" 2>"$ERR" &
 	BG_PID=$!
 	for i in $(seq 1 600); do
-		grep -qF -- "$text" "$OUT" "$ERR" && return
+		grep -qF -- "$text" "$OUT" "$ERR" 2>/dev/null && return
 		sleep 0.1
 	done
 	fail "never saw: $text"
