@@ -72,11 +72,13 @@ no_leftovers() {
 		case "$cwd" in "$dir"|"$dir"/*) left="$left ${p#/proc/}($(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-60))" ;; esac
 	done
 	[ -z "$left" ] || fail "processes left behind:$left"
-	# only a new one counts: on a shared machine others' epmds come and go meanwhile
+	# only a new one that a node started (erl starts it as `epmd -daemon`) counts: on a
+	# shared machine others' tests start and stop private epmds (-port) meanwhile
 	local now p new=""
 	now=$(pgrep -x epmd | sort | tr '\n' ' ')
 	for p in $now; do
-		case " $EPMD_BEFORE " in *" $p "*) ;; *) new="$new $p" ;; esac
+		case " $EPMD_BEFORE " in *" $p "*) continue ;; esac
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "-daemon" && new="$new $p"
 	done
 	[ -z "$new" ] || fail "epmd started during the case and still running:$new (before [$EPMD_BEFORE])"
 }
