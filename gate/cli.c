@@ -188,10 +188,10 @@ static int cmd_run(int argc, char **argv)
 	if (o.cluster && !o.attach)
 		return cli_usage_error("run ", "%s goes with --attach NODE: gate reaches the cluster "
 				   "through a running node", "--cluster");
-	if (o.cluster && (o.update_baseline || o.json_path || o.require_baseline))
+	if (o.cluster && (o.update_baseline || o.json_path || o.require_baseline || o.baseline_ref))
 		return cli_usage_error("run ", "%s: a baseline is one node's; --cluster runs compare "
 				   "no baseline", o.update_baseline ? "--update-baseline" : o.json_path
-				   ? "--json" : "--require-baseline");
+				   ? "--json" : o.require_baseline ? "--require-baseline" : "--baseline-ref");
 	if (o.exec && optind < argc)
 		return cli_usage_error("run ", "%s: arguments after -- are for mix test, which --exec "
 				   "replaces; put them in the --exec command", argv[optind]);

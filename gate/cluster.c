@@ -11,7 +11,8 @@
 static int node_results(const struct term *reply, const char *what, char *err, size_t errlen)
 {
 	if (!reply || reply->type != TERM_LIST) {
-		snprintf(err, errlen, "gate_probe:%s answered with something else than a list", what);
+		snprintf(err, errlen, "gate_probe:%s answered with something else than a list",
+		         what);
 		return -1;
 	}
 	for (size_t i = 0; i < reply->u.seq.n; i++) {
@@ -53,8 +54,7 @@ static void encode_nodes(ei_x_buff *x, const struct cluster *cl, bool all)
 	ei_x_encode_empty_list(x);
 }
 
-int cluster_discover(struct cluster *cl, struct eic *conn, int timeout_ms, char *err,
-		     size_t errlen)
+int cluster_discover(struct cluster *cl, struct eic *conn, int timeout_ms, char *err, size_t errlen)
 {
 	ei_x_buff args;
 	struct term *root;
@@ -65,14 +65,14 @@ int cluster_discover(struct cluster *cl, struct eic *conn, int timeout_ms, char 
 	ei_x_new(&args);
 	ei_x_encode_empty_list(&args);
 	int rc = eic_rpc(conn, "gate_probe", "cluster_nodes", &args, timeout_ms, &root, &r, err,
-			 errlen);
+	                 errlen);
 	ei_x_free(&args);
 	if (rc != EIC_OK)
 		goto out;
 	rc = -1;
 	if (!r || r->type != TERM_LIST || r->u.seq.n == 0) {
 		snprintf(err, errlen, "gate_probe:cluster_nodes on %s answered with no node list",
-			 conn->node);
+		         conn->node);
 		goto out;
 	}
 	cl->nodes = calloc(r->u.seq.n, sizeof(*cl->nodes));
@@ -83,7 +83,8 @@ int cluster_discover(struct cluster *cl, struct eic *conn, int timeout_ms, char 
 	for (size_t i = 0; i < r->u.seq.n; i++) {
 		const char *name = term_text(&r->u.seq.items[i]);
 		if (!name) {
-			snprintf(err, errlen, "gate_probe:cluster_nodes: entry %zu is not a name", i + 1);
+			snprintf(err, errlen, "gate_probe:cluster_nodes: entry %zu is not a name",
+			         i + 1);
 			goto out;
 		}
 		snprintf(cl->nodes[cl->n++].name, sizeof(cl->nodes[0].name), "%s", name);
@@ -119,7 +120,7 @@ int cluster_push(struct cluster *cl, char *err, size_t errlen)
 	const struct term *r;
 	cl->pushed = true; /* from the first attempt on, the clean-up tries every node */
 	int rc = eic_rpc(cl->conn, "gate_probe", "cluster_load", &args, cl->timeout_ms + 5000,
-			 &root, &r, err, errlen);
+	                 &root, &r, err, errlen);
 	ei_x_free(&args);
 	if (rc == EIC_OK && node_results(r, "cluster_load", err, errlen) < 0)
 		rc = EIC_ERROR;
@@ -129,9 +130,10 @@ int cluster_push(struct cluster *cl, char *err, size_t errlen)
 		if (!term_is_atom(res, "ok")) {
 			char why[768];
 			result_error(res, why, sizeof(why));
-			snprintf(err, errlen, "cannot load the probe on node %s through %s: %s; every "
-				 "node of the cluster must accept code:load_binary",
-				 term_text(term_tuple_at(t, 0)), cl->conn->node, why);
+			snprintf(err, errlen,
+			         "cannot load the probe on node %s through %s: %s; every "
+			         "node of the cluster must accept code:load_binary",
+			         term_text(term_tuple_at(t, 0)), cl->conn->node, why);
 			rc = EIC_ERROR;
 		}
 	}
@@ -140,7 +142,7 @@ int cluster_push(struct cluster *cl, char *err, size_t errlen)
 }
 
 int cluster_snapshot(struct cluster *cl, const struct probe_snapshot_opts *opts, char *err,
-		     size_t errlen)
+                     size_t errlen)
 {
 	bool after = opts->mark == PROBE_MARK_AFTER;
 	ei_x_buff args;
@@ -153,7 +155,7 @@ int cluster_snapshot(struct cluster *cl, const struct probe_snapshot_opts *opts,
 	struct term *root;
 	const struct term *r;
 	int rc = eic_rpc(cl->conn, "gate_probe", "cluster_snapshot", &args, cl->timeout_ms + 5000,
-			 &root, &r, err, errlen);
+	                 &root, &r, err, errlen);
 	ei_x_free(&args);
 	if (rc == EIC_OK && node_results(r, "cluster_snapshot", err, errlen) < 0)
 		rc = EIC_ERROR;
@@ -167,11 +169,12 @@ int cluster_snapshot(struct cluster *cl, const struct probe_snapshot_opts *opts,
 		char why[768];
 		if (!term_is_atom(term_tuple_at(res, 0), "ok")) {
 			result_error(res, why, sizeof(why));
-			snprintf(nd->error, sizeof(nd->error), "node %s failed during the %s-snapshot: %s",
-				 nd->name, after ? "after" : "before", why);
+			snprintf(nd->error, sizeof(nd->error),
+			         "node %s failed during the %s-snapshot: %s", nd->name,
+			         after ? "after" : "before", why);
 		} else if (probe_snapshot_decode(term_tuple_at(res, 1), s, why, sizeof(why)) < 0) {
-			snprintf(nd->error, sizeof(nd->error), "node %s sent a malformed snapshot: %s",
-				 nd->name, why);
+			snprintf(nd->error, sizeof(nd->error),
+			         "node %s sent a malformed snapshot: %s", nd->name, why);
 		} else if (after) {
 			nd->have_after = true;
 		} else {
@@ -200,7 +203,7 @@ void cluster_unload(struct cluster *cl)
 	ei_x_encode_long(&args, 2000);
 	ei_x_encode_empty_list(&args);
 	eic_rpc(cl->conn, "gate_probe", "cluster_unload", &args, 10000, &root, &r, ignored,
-		sizeof(ignored));
+	        sizeof(ignored));
 	term_free(root);
 	ei_x_free(&args);
 }

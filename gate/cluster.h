@@ -29,14 +29,14 @@ struct cluster_node {
 struct cluster {
 	struct cluster_node *nodes; /* the attached node first */
 	size_t n;
-	bool pushed;                /* the probe went out to the others */
-	struct eic *conn;           /* borrowed: the connection to the attached node */
+	bool pushed;      /* the probe went out to the others */
+	struct eic *conn; /* borrowed: the connection to the attached node */
 	int timeout_ms;
 };
 
 /* Lists the attached node and its nodes() through conn. Returns 0, or -1 with err. */
 int cluster_discover(struct cluster *cl, struct eic *conn, int timeout_ms, char *err,
-		     size_t errlen);
+                     size_t errlen);
 
 /* Loads the probe on every node but the attached one. A node that refuses is an error for
  * the whole run: returns -1 with err naming it. */
@@ -47,7 +47,7 @@ int cluster_push(struct cluster *cl, char *err, size_t errlen);
  * went through (even when some nodes failed), or -1 with err (the attached node is gone,
  * the wait was cancelled). */
 int cluster_snapshot(struct cluster *cl, const struct probe_snapshot_opts *opts, char *err,
-		     size_t errlen);
+                     size_t errlen);
 
 /* Removes the probe from every node but the attached one; best effort. */
 void cluster_unload(struct cluster *cl);

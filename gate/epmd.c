@@ -33,7 +33,7 @@ static int wait_fd(int fd, short events, long long deadline)
 		long long left = deadline - clock_ms();
 		if (left <= 0)
 			return 0;
-		struct pollfd p = { .fd = fd, .events = events };
+		struct pollfd p = {.fd = fd, .events = events};
 		int rc = poll(&p, 1, (int)left);
 		if (rc < 0 && errno == EINTR)
 			return -1; /* a signal: the caller's loop sees the flag */
@@ -56,19 +56,21 @@ static int read_all(int fd, unsigned char *buf, size_t len, long long deadline)
 	return 0;
 }
 
-int epmd_port_please(const char *host, const char *node, int timeout_ms, int *out_port,
-		     char *err, size_t errlen)
+int epmd_port_please(const char *host, const char *node, int timeout_ms, int *out_port, char *err,
+                     size_t errlen)
 {
 	long long deadline = clock_ms() + timeout_ms;
 	int port = epmd_port(), fd = -1, rc = -1;
-	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai = NULL;
 	size_t alive_len = strcspn(node, "@");
 
 	*out_port = 0;
 	int g = getaddrinfo(host, NULL, &hints, &ai);
 	if (g != 0 || !ai) {
-		snprintf(err, errlen, "unknown host %s in the node name %s (%s): check the part "
-			 "after the @, e.g. app@127.0.0.1 or app@myhost", host, node, gai_strerror(g));
+		snprintf(err, errlen,
+		         "unknown host %s in the node name %s (%s): check the part "
+		         "after the @, e.g. app@127.0.0.1 or app@myhost",
+		         host, node, gai_strerror(g));
 		goto out;
 	}
 	struct sockaddr_in sa;
@@ -84,8 +86,10 @@ int epmd_port_please(const char *host, const char *node, int timeout_ms, int *ou
 		int soerr = 0;
 		socklen_t sl = sizeof(soerr);
 		if (wait_fd(fd, POLLOUT, deadline) <= 0) {
-			snprintf(err, errlen, "host %s did not answer on the epmd port %d within %d ms: "
-				 "is the host reachable (node %s)?", host, port, timeout_ms, node);
+			snprintf(err, errlen,
+			         "host %s did not answer on the epmd port %d within %d ms: "
+			         "is the host reachable (node %s)?",
+			         host, port, timeout_ms, node);
 			goto out;
 		}
 		getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
@@ -94,12 +98,15 @@ int epmd_port_please(const char *host, const char *node, int timeout_ms, int *ou
 	}
 	if (c < 0) {
 		if (errno == ECONNREFUSED)
-			snprintf(err, errlen, "epmd is not running on %s (port %d), so node %s is not "
-				 "up there: start the node (it starts epmd), or set ERL_EPMD_PORT to the "
-				 "port its epmd uses", host, port, node);
+			snprintf(err, errlen,
+			         "epmd is not running on %s (port %d), so node %s is not "
+			         "up there: start the node (it starts epmd), or set ERL_EPMD_PORT "
+			         "to the "
+			         "port its epmd uses",
+			         host, port, node);
 		else
-			snprintf(err, errlen, "cannot reach epmd on %s (port %d) for node %s: %s", host,
-				 port, node, strerror(errno));
+			snprintf(err, errlen, "cannot reach epmd on %s (port %d) for node %s: %s",
+			         host, port, node, strerror(errno));
 		goto out;
 	}
 	unsigned char req[3 + 256], resp[4];
@@ -114,18 +121,21 @@ int epmd_port_please(const char *host, const char *node, int timeout_ms, int *ou
 	if (write(fd, req, alive_len + 3) != (ssize_t)(alive_len + 3) ||
 	    read_all(fd, resp, 2, deadline) < 0 || resp[0] != EPMD_PORT2_RESP) {
 		snprintf(err, errlen, "epmd on %s (port %d) did not answer where node %s is", host,
-			 port, node);
+		         port, node);
 		goto out;
 	}
 	if (resp[1] != 0) {
-		snprintf(err, errlen, "no node named %.*s is registered with epmd on %s (port %d): "
-			 "is node %s up, and its name spelt right? `epmd -names` on that host lists "
-			 "the nodes", (int)alive_len, node, host, port, node);
+		snprintf(
+		        err, errlen,
+		        "no node named %.*s is registered with epmd on %s (port %d): "
+		        "is node %s up, and its name spelt right? `epmd -names` on that host lists "
+		        "the nodes",
+		        (int)alive_len, node, host, port, node);
 		goto out;
 	}
 	if (read_all(fd, resp + 2, 2, deadline) < 0) {
 		snprintf(err, errlen, "epmd on %s (port %d) sent a short answer for node %s", host,
-			 port, node);
+		         port, node);
 		goto out;
 	}
 	*out_port = (resp[2] << 8) | resp[3];

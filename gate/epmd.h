@@ -9,7 +9,7 @@
 /* Looks up node (name@host) with the epmd on host (port $ERL_EPMD_PORT, else 4369), within
  * timeout_ms. Returns 0 with *out_port the node's distribution port, or -1 with err saying
  * what is wrong and how to fix it. */
-int epmd_port_please(const char *host, const char *node, int timeout_ms, int *out_port,
-		     char *err, size_t errlen);
+int epmd_port_please(const char *host, const char *node, int timeout_ms, int *out_port, char *err,
+                     size_t errlen);
 
 #endif

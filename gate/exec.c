@@ -69,7 +69,8 @@ int exec_split(const char *cmd, char ***out_argv, char *err, size_t errlen)
 				p++;
 			} else if (*p == '\\') {
 				if (!p[1]) {
-					snprintf(err, errlen, "--exec %s: it ends in a backslash", cmd);
+					snprintf(err, errlen, "--exec %s: it ends in a backslash",
+					         cmd);
 					goto fail;
 				}
 				word[w++] = p[1];
@@ -89,7 +90,8 @@ int exec_split(const char *cmd, char ***out_argv, char *err, size_t errlen)
 		}
 	}
 	if (n == 0) {
-		snprintf(err, errlen, "--exec needs a command, e.g. --exec './load.sh --minutes 2'");
+		snprintf(err, errlen,
+		         "--exec needs a command, e.g. --exec './load.sh --minutes 2'");
 		goto fail;
 	}
 	free(word);
@@ -184,10 +186,12 @@ int exec_run(const struct exec_opts *o, struct exec_result *out, char *err, size
 		waitpid(pid, &status, 0);
 		if (child_errno == ENOENT)
 			snprintf(err, errlen, "--exec: cannot run %s: not found%s", o->argv[0],
-				 strchr(o->argv[0], '/') ? "" : " on PATH (give its path, e.g. ./load.sh)");
+			         strchr(o->argv[0], '/')
+			                 ? ""
+			                 : " on PATH (give its path, e.g. ./load.sh)");
 		else
 			snprintf(err, errlen, "--exec: cannot run %s: %s", o->argv[0],
-				 strerror(child_errno));
+			         strerror(child_errno));
 		return -1;
 	}
 
@@ -202,9 +206,10 @@ int exec_run(const struct exec_opts *o, struct exec_result *out, char *err, size
 			break;
 		}
 		if (clock_ms() - t0 >= o->timeout_ms) {
-			snprintf(err, errlen, "--exec: %s did not finish within %d s; it was stopped. "
-				 "Raise node.test_timeout in gate.toml or --test-timeout", o->argv[0],
-				 o->timeout_ms / 1000);
+			snprintf(err, errlen,
+			         "--exec: %s did not finish within %d s; it was stopped. "
+			         "Raise node.test_timeout in gate.toml or --test-timeout",
+			         o->argv[0], o->timeout_ms / 1000);
 			stop_group(pid, false, o->stop_ms, &status);
 			break;
 		}
@@ -242,8 +247,9 @@ int exec_env_cookie_file(struct exec_env *e, const char *cookie, char *err, size
 	char path[4200];
 	snprintf(e->dir, sizeof(e->dir), "%s/gate-exec.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(e->dir)) {
-		snprintf(err, errlen, "cannot make a temp dir for the workload's cookie file (%s): %s",
-			 e->dir, strerror(errno));
+		snprintf(err, errlen,
+		         "cannot make a temp dir for the workload's cookie file (%s): %s", e->dir,
+		         strerror(errno));
 		e->dir[0] = '\0';
 		return -1;
 	}
@@ -255,7 +261,7 @@ int exec_env_cookie_file(struct exec_env *e, const char *cookie, char *err, size
 		ok = false;
 	if (!ok) {
 		snprintf(err, errlen, "cannot write the workload's cookie file %s: %s", path,
-			 strerror(errno));
+		         strerror(errno));
 		return -1;
 	}
 	if (exec_env_add(e, "GATE_COOKIE_FILE", path) < 0) {
@@ -279,19 +285,19 @@ void exec_env_clear(struct exec_env *e)
 }
 
 int exec_workload(const char *cmd, const char *dir, const struct exec_env *env, int timeout_ms,
-		  int stop_ms, struct eic *conn, struct test_run *tests, char *err, size_t errlen)
+                  int stop_ms, struct eic *conn, struct test_run *tests, char *err, size_t errlen)
 {
 	char **argv;
 	struct exec_result res;
 	if (exec_split(cmd, &argv, err, errlen) < 0)
 		return -1;
 	struct exec_opts o = {
-		.argv = argv,
-		.env = env->vars,
-		.dir = dir,
-		.timeout_ms = timeout_ms,
-		.stop_ms = stop_ms,
-		.conn = conn,
+	        .argv = argv,
+	        .env = env->vars,
+	        .dir = dir,
+	        .timeout_ms = timeout_ms,
+	        .stop_ms = stop_ms,
+	        .conn = conn,
 	};
 	int rc = exec_run(&o, &res, err, errlen);
 	exec_argv_free(argv);

@@ -25,18 +25,18 @@ int exec_split(const char *cmd, char ***out_argv, char *err, size_t errlen);
 void exec_argv_free(char **argv);
 
 struct exec_opts {
-	char *const *argv;       /* from exec_split */
-	char *const *env;        /* extra NAME=VALUE entries for the child, NULL-terminated */
-	const char *dir;         /* its working directory; NULL: gate's */
-	int timeout_ms;          /* the whole command */
-	int stop_ms;             /* after SIGTERM to its group, before SIGKILL */
-	struct eic *conn;        /* kept alive while waiting (ticks); its poll callback can
-				    cancel the wait (signals, a dead node); may be NULL */
+	char *const *argv; /* from exec_split */
+	char *const *env;  /* extra NAME=VALUE entries for the child, NULL-terminated */
+	const char *dir;   /* its working directory; NULL: gate's */
+	int timeout_ms;    /* the whole command */
+	int stop_ms;       /* after SIGTERM to its group, before SIGKILL */
+	struct eic *conn;  /* kept alive while waiting (ticks); its poll callback can
+	                      cancel the wait (signals, a dead node); may be NULL */
 };
 
 struct exec_result {
-	bool exited;             /* exited by itself (else: killed by a signal) */
-	int status;              /* exit status, or the signal */
+	bool exited; /* exited by itself (else: killed by a signal) */
+	int status;  /* exit status, or the signal */
 	long long wall_ms;
 };
 
@@ -49,9 +49,9 @@ int exec_run(const struct exec_opts *o, struct exec_result *out, char *err, size
 /* The environment the command gets on top of gate's: what a load script needs to reach
  * the node (GATE_NODE, ...). */
 struct exec_env {
-	char *vars[8];     /* NAME=VALUE, NULL-terminated; owned */
+	char *vars[8]; /* NAME=VALUE, NULL-terminated; owned */
 	size_t n;
-	char dir[4096];    /* a private temp dir for GATE_COOKIE_FILE, or "" */
+	char dir[4096]; /* a private temp dir for GATE_COOKIE_FILE, or "" */
 };
 
 /* Adds NAME=VALUE. Returns 0, or -1 when out of memory or full. */
@@ -70,6 +70,6 @@ void exec_result_describe(const struct exec_result *r, char *buf, size_t len);
  * otherwise, with the status as its message. Returns 0, or -1 with err when the command
  * could not run or finish (see exec_run); nothing is appended then. */
 int exec_workload(const char *cmd, const char *dir, const struct exec_env *env, int timeout_ms,
-		  int stop_ms, struct eic *conn, struct test_run *tests, char *err, size_t errlen);
+                  int stop_ms, struct eic *conn, struct test_run *tests, char *err, size_t errlen);
 
 #endif

@@ -32,22 +32,23 @@ static double xp_num(xmlDocPtr doc, const char *expr)
 static void two_findings(struct findings *f, bool fail)
 {
 	assert_int_equal(findings_add(f, "growth", "ets", fail ? VERDICT_FAIL : VERDICT_PASS, 1000,
-				      fail ? 9000000 : 1000, 1000000, 10, "ets grew"), 0);
+	                              fail ? 9000000 : 1000, 1000000, 10, "ets grew"),
+	                 0);
 	assert_int_equal(findings_add(f, "process", "born", VERDICT_PASS, 0, 0, 0, -1, "ok"), 0);
 }
 
 static void test_cluster_report__junit(void **state)
 {
 	(void)state;
-	struct findings fa = { 0 }, fb = { 0 };
+	struct findings fa = {0}, fb = {0};
 	two_findings(&fa, false);
 	two_findings(&fb, true);
 	struct junit_node nodes[] = {
-		{ "a@127.0.0.1", &fa, NULL },
-		{ "b@127.0.0.1", &fb, NULL },
-		{ "c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)" },
+	        {"a@127.0.0.1", &fa, NULL},
+	        {"b@127.0.0.1", &fb, NULL},
+	        {"c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)"},
 	};
-	struct junit_meta meta = { .project = "p", .nodes = nodes, .nnodes = 3 };
+	struct junit_meta meta = {.project = "p", .nodes = nodes, .nnodes = 3};
 	char path[128], err[512] = "";
 	snprintf(path, sizeof(path), "/tmp/gate-test-cluster.%d.xml", (int)getpid());
 	if (junit_write(path, NULL, NULL, &meta, err, sizeof(err)) < 0)
@@ -59,13 +60,30 @@ static void test_cluster_report__junit(void **state)
 	assert_int_equal((int)xp_num(doc, "number(/testsuites/@tests)"), 5);
 	assert_int_equal((int)xp_num(doc, "number(/testsuites/@failures)"), 1);
 	assert_int_equal((int)xp_num(doc, "number(/testsuites/@errors)"), 1);
-	assert_int_equal((int)xp_num(doc, "number(//testsuite[@name='gate.memory[a@127.0.0.1]']/@failures)"), 0);
-	assert_int_equal((int)xp_num(doc, "number(//testsuite[@name='gate.memory[b@127.0.0.1]']/@failures)"), 1);
-	assert_int_equal((int)xp_num(doc, "count(//testcase[@classname='gate.memory.growth[b@127.0.0.1]' and @name='ets']/failure)"), 1);
-	assert_int_equal((int)xp_num(doc, "count(//testsuite[@name='gate.memory[b@127.0.0.1]']/properties/property[@name='node' and @value='b@127.0.0.1'])"), 1);
-	assert_int_equal((int)xp_num(doc, "number(//testsuite[@name='gate.memory[c@127.0.0.1]']/@errors)"), 1);
-	assert_int_equal((int)xp_num(doc, "number(//testsuite[@name='gate.memory[c@127.0.0.1]']/@tests)"), 1);
-	assert_int_equal((int)xp_num(doc, "count(//testcase[@classname='gate.node[c@127.0.0.1]' and @name='node']/error[contains(@message, 'noconnection')])"), 1);
+	assert_int_equal(
+	        (int)xp_num(doc, "number(//testsuite[@name='gate.memory[a@127.0.0.1]']/@failures)"),
+	        0);
+	assert_int_equal(
+	        (int)xp_num(doc, "number(//testsuite[@name='gate.memory[b@127.0.0.1]']/@failures)"),
+	        1);
+	assert_int_equal(
+	        (int)xp_num(doc, "count(//testcase[@classname='gate.memory.growth[b@127.0.0.1]' "
+	                         "and @name='ets']/failure)"),
+	        1);
+	assert_int_equal(
+	        (int)xp_num(doc, "count(//testsuite[@name='gate.memory[b@127.0.0.1]']/properties/"
+	                         "property[@name='node' and @value='b@127.0.0.1'])"),
+	        1);
+	assert_int_equal(
+	        (int)xp_num(doc, "number(//testsuite[@name='gate.memory[c@127.0.0.1]']/@errors)"),
+	        1);
+	assert_int_equal(
+	        (int)xp_num(doc, "number(//testsuite[@name='gate.memory[c@127.0.0.1]']/@tests)"),
+	        1);
+	assert_int_equal(
+	        (int)xp_num(doc, "count(//testcase[@classname='gate.node[c@127.0.0.1]' and "
+	                         "@name='node']/error[contains(@message, 'noconnection')])"),
+	        1);
 	xmlFreeDoc(doc);
 	findings_clear(&fa);
 	findings_clear(&fb);
@@ -74,14 +92,14 @@ static void test_cluster_report__junit(void **state)
 static void test_cluster_report__summary(void **state)
 {
 	(void)state;
-	struct findings fa = { 0 }, fb = { 0 };
-	struct test_run run = { .finished = true };
+	struct findings fa = {0}, fb = {0};
+	struct test_run run = {.finished = true};
 	two_findings(&fa, false);
 	two_findings(&fb, true);
 	struct summary_node nodes[] = {
-		{ "a@127.0.0.1", &fa, NULL },
-		{ "b@127.0.0.1", &fb, NULL },
-		{ "c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)" },
+	        {"a@127.0.0.1", &fa, NULL},
+	        {"b@127.0.0.1", &fb, NULL},
+	        {"c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)"},
 	};
 	char *text = NULL;
 	size_t len = 0;
@@ -111,8 +129,8 @@ static void test_cluster_report__summary(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cluster_report__junit),
-		cmocka_unit_test(test_cluster_report__summary),
+	        cmocka_unit_test(test_cluster_report__junit),
+	        cmocka_unit_test(test_cluster_report__summary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

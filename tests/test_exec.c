@@ -38,13 +38,14 @@ static void split_bad(const char *cmd, const char *why)
 static void test_exec__split(void **state)
 {
 	(void)state;
-	split_ok("./load.sh --minutes 2", 3, (const char *const[]){ "./load.sh", "--minutes", "2" });
-	split_ok("  a\t b  ", 2, (const char *const[]){ "a", "b" });
-	split_ok("sh -c 'echo $HOME | wc'", 3, (const char *const[]){ "sh", "-c", "echo $HOME | wc" });
-	split_ok("a \"b c\" d\\ e", 3, (const char *const[]){ "a", "b c", "d e" });
-	split_ok("\"x\\\"y\\\\z\\n\"", 1, (const char *const[]){ "x\"y\\z\\n" });
-	split_ok("pre'mid dle'post \"\"", 2, (const char *const[]){ "premid dlepost", "" });
-	split_ok("*.txt > out ; rm", 5, (const char *const[]){ "*.txt", ">", "out", ";", "rm" });
+	split_ok("./load.sh --minutes 2", 3, (const char *const[]){"./load.sh", "--minutes", "2"});
+	split_ok("  a\t b  ", 2, (const char *const[]){"a", "b"});
+	split_ok("sh -c 'echo $HOME | wc'", 3,
+	         (const char *const[]){"sh", "-c", "echo $HOME | wc"});
+	split_ok("a \"b c\" d\\ e", 3, (const char *const[]){"a", "b c", "d e"});
+	split_ok("\"x\\\"y\\\\z\\n\"", 1, (const char *const[]){"x\"y\\z\\n"});
+	split_ok("pre'mid dle'post \"\"", 2, (const char *const[]){"premid dlepost", ""});
+	split_ok("*.txt > out ; rm", 5, (const char *const[]){"*.txt", ">", "out", ";", "rm"});
 	split_bad("echo 'open", "' is not closed");
 	split_bad("echo \"open", "\" is not closed");
 	split_bad("echo x\\", "ends in a backslash");
@@ -56,7 +57,7 @@ static int run(const char *cmd, int timeout_ms, struct exec_result *res, char *e
 {
 	char **argv;
 	assert_true(exec_split(cmd, &argv, err, len) > 0);
-	struct exec_opts o = { .argv = argv, .timeout_ms = timeout_ms, .stop_ms = 2000 };
+	struct exec_opts o = {.argv = argv, .timeout_ms = timeout_ms, .stop_ms = 2000};
 	int rc = exec_run(&o, res, err, len);
 	exec_argv_free(argv);
 	return rc;
@@ -117,7 +118,7 @@ static void test_exec__timeout_kills_group(void **state)
 static void test_exec__cookie_file(void **state)
 {
 	(void)state;
-	struct exec_env env = { 0 };
+	struct exec_env env = {0};
 	char err[512], path[4300], buf[64] = "";
 	struct stat st;
 	assert_int_equal(exec_env_add(&env, "GATE_NODE", "a@127.0.0.1"), 0);
@@ -144,10 +145,10 @@ static void test_exec__cookie_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exec__split),
-		cmocka_unit_test(test_exec__status),
-		cmocka_unit_test(test_exec__timeout_kills_group),
-		cmocka_unit_test(test_exec__cookie_file),
+	        cmocka_unit_test(test_exec__split),
+	        cmocka_unit_test(test_exec__status),
+	        cmocka_unit_test(test_exec__timeout_kills_group),
+	        cmocka_unit_test(test_exec__cookie_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
