@@ -358,7 +358,8 @@ static void add_bin_holders(struct text *t, const struct snapshot *after)
 	char b[32], freed[32], label[512];
 
 	for (size_t i = 0; i < after->nprocs; i++)
-		if (after->procs[i].bin_bytes > 0 && culprits_add(&list, i, after->procs[i].bin_bytes) < 0)
+		if (after->procs[i].bin_bytes >= ATTRIBUTION_MIN_HOLDER &&
+		    culprits_add(&list, i, after->procs[i].bin_bytes) < 0)
 			t->oom = true;
 	culprits_sort(&list);
 	for (size_t i = 0; i < list.count && i < ATTRIBUTION_TOP; i++) {

@@ -20,6 +20,10 @@ struct attribution_config {
 /* How many modules, tests, process groups, tables and holders one culprit list names. */
 #define ATTRIBUTION_TOP 5
 
+/* Binary holders below this are not listed as culprits: every node has processes holding a
+ * few hundred bytes (init, Mix's stacks), which explain no growth worth a failure. */
+#define ATTRIBUTION_MIN_HOLDER (64 * 1024)
+
 /* Builds run->modules from the module events, in the order they happened. The growth
  * between two consecutive events goes to the modules busy then, split evenly: a sync module
  * (it runs alone), an async module in its setup_all or inside one of its tests; when no

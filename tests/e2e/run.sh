@@ -11,6 +11,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 GATE="$ROOT/${GATE_BUILD:-build}/gate"
 FIX="$ROOT/tests/fixtures"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gate-e2e.XXXXXX")
+# marks every process this suite starts, so that leftovers are told from other users' (epmd)
+export GATE_E2E_RUN="$WORK"
 trap 'rm -rf "$WORK"' EXIT
 PASS=0
 FAIL=0
@@ -63,7 +65,7 @@ expect_not_in() { # FILE TEXT
 }
 
 # no_leftovers DIR: no process whose working directory is inside DIR (the node, its
-# erl_child_setup, OS processes of the suite), and no epmd started during the case
+# erl_child_setup, OS processes of the suite), and no epmd of ours left running
 no_leftovers() {
 	local dir=$1 left="" p cwd
 	sleep 0.2
@@ -72,15 +74,19 @@ no_leftovers() {
 		case "$cwd" in "$dir"|"$dir"/*) left="$left ${p#/proc/}($(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-60))" ;; esac
 	done
 	[ -z "$left" ] || fail "processes left behind:$left"
-	# only a new one that a node started (erl starts it as `epmd -daemon`) counts: on a
-	# shared machine others' tests start and stop private epmds (-port) meanwhile
-	local now p new=""
-	now=$(pgrep -x epmd | sort | tr '\n' ' ')
-	for p in $now; do
-		case " $EPMD_BEFORE " in *" $p "*) continue ;; esac
-		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "-daemon" && new="$new $p"
+	local ours
+	ours=$(our_epmds)
+	[ -z "$ours" ] || fail "epmd started by this suite left running: $ours"
+}
+
+# our_epmds: the epmd processes started from this suite (they inherit GATE_E2E_RUN from
+# whatever started them: a node of ours, or a case itself); other users' epmds on the same
+# machine are not ours and never fail a case.
+our_epmds() {
+	local p
+	for p in $(pgrep -x epmd); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "GATE_E2E_RUN=$WORK" && printf '%s ' "$p"
 	done
-	[ -z "$new" ] || fail "epmd started during the case and still running:$new (before [$EPMD_BEFORE])"
 }
 
 junit_valid() { # FILE
