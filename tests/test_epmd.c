@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,57 +68,41 @@ static void stand_in_stop(struct stand_in *s)
 	waitpid(s->pid, &st, 0);
 }
 
+/* One look-up of app@127.0.0.1 against a stand-in answering as mode says (or against its
+ * freed port, with gone); returns what epmd_port_please returned. */
+static int lookup(enum mode mode, bool gone, int timeout_ms, int *port, char *err, size_t len)
+{
+	struct stand_in s;
+	stand_in_start(&s, mode);
+	if (gone)
+		stand_in_stop(&s); /* its port is free again, and nothing listens there */
+	int rc = epmd_port_please("127.0.0.1", "app@127.0.0.1", timeout_ms, port, err, len);
+	if (!gone)
+		stand_in_stop(&s);
+	return rc;
+}
+
 static void test_epmd__registered(void **state)
 {
 	(void)state;
-	struct stand_in s;
 	char err[512] = "";
 	int port = 0;
-	stand_in_start(&s, ANSWER_PORT);
-	int rc = epmd_port_please("127.0.0.1", "app@127.0.0.1", 5000, &port, err, sizeof(err));
-	stand_in_stop(&s);
-	if (rc != 0)
+	if (lookup(ANSWER_PORT, false, 5000, &port, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
 	assert_int_equal(port, 0x10e1);
 }
 
-static void test_epmd__unknown_node(void **state)
+static void test_epmd__errors(void **state)
 {
 	(void)state;
-	struct stand_in s;
 	char err[512] = "";
 	int port = 0;
-	stand_in_start(&s, ANSWER_UNKNOWN);
-	assert_int_equal(
-	        epmd_port_please("127.0.0.1", "app@127.0.0.1", 5000, &port, err, sizeof(err)), -1);
-	stand_in_stop(&s);
+	assert_int_equal(lookup(ANSWER_UNKNOWN, false, 5000, &port, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "no node named app is registered with epmd on 127.0.0.1"));
 	assert_non_null(strstr(err, "epmd -names"));
-}
-
-static void test_epmd__silent(void **state)
-{
-	(void)state;
-	struct stand_in s;
-	char err[512] = "";
-	int port = 0;
-	stand_in_start(&s, ANSWER_NOTHING);
-	assert_int_equal(
-	        epmd_port_please("127.0.0.1", "app@127.0.0.1", 300, &port, err, sizeof(err)), -1);
-	stand_in_stop(&s);
+	assert_int_equal(lookup(ANSWER_NOTHING, false, 300, &port, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "did not answer where node app@127.0.0.1 is"));
-}
-
-static void test_epmd__none_running(void **state)
-{
-	(void)state;
-	struct stand_in s;
-	char err[512] = "";
-	int port = 0;
-	stand_in_start(&s, ANSWER_PORT);
-	stand_in_stop(&s); /* its port is free again, and nothing listens there */
-	assert_int_equal(
-	        epmd_port_please("127.0.0.1", "app@127.0.0.1", 2000, &port, err, sizeof(err)), -1);
+	assert_int_equal(lookup(ANSWER_PORT, true, 2000, &port, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "epmd is not running on 127.0.0.1"));
 	assert_non_null(strstr(err, "ERL_EPMD_PORT"));
 }
@@ -137,9 +122,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_epmd__registered),
-	        cmocka_unit_test(test_epmd__unknown_node),
-	        cmocka_unit_test(test_epmd__silent),
-	        cmocka_unit_test(test_epmd__none_running),
+	        cmocka_unit_test(test_epmd__errors),
 	        cmocka_unit_test(test_epmd__unknown_host),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
