@@ -48,6 +48,13 @@ static const char run_help[] =
 	"  -q, --quiet             no progress lines\n"
 	"  -h, --help              this help\n"
 	"\n"
+	"reports for CI (colour only on a terminal, never with NO_COLOR set):\n"
+	"      --summary FILE      a Markdown summary: verdict, categories, rules, culprits,\n"
+	"                          tests (default: appended to $GITHUB_STEP_SUMMARY when set)\n"
+	"      --html FILE         one self-contained HTML page: before/after bars, rules, top\n"
+	"                          processes and ETS tables, the baseline trend from the notes\n"
+	"      with GITHUB_ACTIONS=true, failing rules and tests also print ::error annotations\n"
+	"\n"
 	"baselines (the after-snapshot against the one committed on the main branch):\n"
 	"      --baseline-ref REF  read the baseline at REF with libgit2, no checkout (default:\n"
 	"                          [baseline] ref, origin/main, falling back to HEAD);\n"
@@ -106,6 +113,8 @@ static int cmd_run(int argc, char **argv)
 		{ "commit", no_argument, NULL, 'm' },
 		{ "message", required_argument, NULL, 'M' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "summary", required_argument, NULL, 'S' },
+		{ "html", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
@@ -127,6 +136,8 @@ static int cmd_run(int argc, char **argv)
 		case 'm': o.commit = true; break;
 		case 'M': o.message = optarg; break;
 		case 'F': o.force = true; break;
+		case 'S': o.summary_path = optarg; break;
+		case 'H': o.html_path = optarg; break;
 		case 'b':
 			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
 				return cli_usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",

@@ -35,6 +35,7 @@
 #include "exit.h"
 #include "node.h"
 #include "probe.h"
+#include "report_out.h"
 #include "rules/growth.h"
 #include "session.h"
 #include "signals.h"
@@ -173,7 +174,42 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
-static void write_reports(struct run *r, const char *error)
+/* The step summary, the HTML report and the annotations (gate/report_out.c). */
+static int write_ci_outputs(struct run *r, const char *error)
+{
+	char where[2048] = "";
+	const char *slash = strrchr(r->project, '/');
+	if (r->bl.repo || r->bl.have_base)
+		baseline_step_describe(&r->bl, where, sizeof(where));
+	struct report_data d = {
+		.project = slash ? slash + 1 : r->project,
+		.node = r->ses.name[0] ? r->ses.name : NULL,
+		.gate_version = GATE_VERSION,
+		.started = (int64_t)r->started,
+		.before = error ? NULL : &r->before,
+		.after = error ? NULL : &r->after,
+		.findings = error ? NULL : &r->findings,
+		.tests = error ? NULL : &r->tests,
+		.baseline_where = strncmp(where, "baseline: ", 10) == 0 ? where + 10 : NULL,
+		.junit_path = r->junit[0] ? r->junit : NULL,
+		.error = error,
+	};
+	struct report_out o = {
+		.summary_path = r->opts->summary_path,
+		.html_path = r->opts->html_path,
+		.repo = r->bl.repo,
+		.notes_ref = r->cfg.rules.baseline.notes_ref,
+		.history_from = r->bl.src.commit[0] ? r->bl.src.commit : NULL,
+	};
+	char err[1024];
+	if (report_out_write(&o, &d, err, sizeof(err)) < 0) {
+		error_msg("cannot write a report: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_reports(struct run *r, const char *error)
 {
 	char host[256] = "localhost";
 	gethostname(host, sizeof(host) - 1);
@@ -192,15 +228,16 @@ static void write_reports(struct run *r, const char *error)
 		r->junit[0] = '\0';
 	}
 	if (error)
-		return;
+		return write_ci_outputs(r, error);
 	struct summary_opts so = {
-		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+		.color = report_out_color(STDOUT_FILENO),
 		.junit_path = r->junit[0] ? r->junit : NULL,
 		.node = r->ses.name,
 	};
 	fflush(stderr);
 	summary_print(stdout, &r->findings, &r->tests, &so);
 	fflush(stdout);
+	return write_ci_outputs(r, NULL);
 }
 
 /* --json: the run result; its "baseline" object is what `gate baseline update --from` reads. */
@@ -299,8 +336,10 @@ int run_main(const struct run_opts *opts)
 	session_init(&r.ses, &so);
 	signals_install();
 
+	struct report_out ro = { .summary_path = opts->summary_path, .html_path = opts->html_path };
 	if (resolve_paths(&r, r.err, sizeof(r.err)) < 0 ||
-	    load_config(&r, r.err, sizeof(r.err)) < 0) {
+	    load_config(&r, r.err, sizeof(r.err)) < 0 ||
+	    report_out_check(&ro, r.err, sizeof(r.err)) < 0) {
 		error_msg("%s", r.err);
 		goto out;
 	}
@@ -343,11 +382,13 @@ int run_main(const struct run_opts *opts)
 	}
 	if (r.suite_error)
 		progress(&r, "mix test reported: %s", r.suite_error);
-	write_reports(&r, NULL);
+	bool outputs_ok = write_reports(&r, NULL) == 0;
 
 	struct test_counts tc = test_run_count(&r.tests);
 	code = findings_failed(&r.findings) || tc.failed || tc.invalid ? GATE_EXIT_FAIL
 								     : GATE_EXIT_PASS;
+	if (!outputs_ok)
+		code = GATE_EXIT_ERROR; /* an output asked for and not written: CI must not trust it */
 	if (opts->json_path || opts->update_baseline) {
 		if (baseline_step_make(&r.newbase, &r.bl, &r.after, r.ses.info.elixir,
 				       (int64_t)r.started, (int64_t)r.tests.count) < 0) {
@@ -369,7 +410,7 @@ fail:
 	error_msg("%s", r.err);
 	session_end(&r.ses);
 	if (reports)
-		write_reports(&r, r.err);
+		(void)write_reports(&r, r.err); /* exit 2 either way */
 	if (signals_caught)
 		code = GATE_EXIT_SIGNAL(signals_caught);
 out:

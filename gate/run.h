@@ -25,6 +25,9 @@ struct run_opts {
 	bool commit;             /* --commit: ... and commit it (libgit2) with a git note */
 	const char *message;     /* --message: the commit message */
 	bool force;              /* --force: update even from a failing run */
+	/* CI integrations (issue 6) */
+	const char *summary_path; /* --summary: Markdown step summary; NULL: $GITHUB_STEP_SUMMARY */
+	const char *html_path;    /* --html: the self-contained HTML report */
 };
 
 /* Runs the whole pipeline and returns the process exit code (enum gate_exit, or 128+signal). */
