@@ -11,6 +11,7 @@
 #include "baseline_cmd.h"
 #include "config.h"
 #include "exit.h"
+#include "hook_cmd.h"
 #include "run.h"
 #include "snapshot_cmd.h"
 
@@ -24,6 +25,7 @@ static const char main_help[] =
 	"  snapshot       one snapshot of a project's node or a running node (tables or JSON)\n"
 	"  baseline       update the memory baseline in git, or list its history (notes)\n"
 	"  config check   validate a gate.toml and print the effective configuration\n"
+	"  hook           install or uninstall gate as a git pre-push or pre-commit hook\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this help; `gate <command> --help` for a command's\n"
@@ -223,6 +225,8 @@ int cli_main(int argc, char **argv)
 		return cmd_config(argc - 1, argv + 1);
 	if (strcmp(cmd, "baseline") == 0)
 		return baseline_cmd_main(argc - 1, argv + 1);
-	return cli_usage_error("", "unknown command %s (commands: run, snapshot, baseline, config)",
+	if (strcmp(cmd, "hook") == 0)
+		return hook_cmd_main(argc - 1, argv + 1);
+	return cli_usage_error("", "unknown command %s (commands: run, snapshot, baseline, config, hook)",
 			   cmd);
 }
