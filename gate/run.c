@@ -138,6 +138,7 @@ static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
 	char phase[64];
 	snprintf(phase, sizeof(phase), "collecting garbage for the %s-snapshot", which);
 	r->ses.phase = phase;
+	progress(r, "%s", phase);
 	long long t = clock_ms();
 	if (probe_snapshot(&r->ses.conn, &so, r->cfg.rpc_timeout_ms, out, err, errlen) != EIC_OK) {
 		r->ses.phase = which;
@@ -157,6 +158,7 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 {
 	r->ses.phase = "running the tests";
 	progress(r, "running mix test%s", r->opts->ntest_args ? " with the given arguments" : "");
+	long long t0 = clock_ms();
 	fflush(stdout);
 	int rc = probe_run_tests(&r->ses.conn, r->opts->test_args, r->opts->ntest_args,
 				 r->cfg.test_timeout_ms, &r->tests, &r->suite_error, err, errlen);
@@ -170,7 +172,8 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 	}
 	if (rc != EIC_OK)
 		return -1;
-	progress(r, "mix test finished: %zu tests recorded", r->tests.count);
+	progress(r, "mix test finished in %.1f s: %zu tests recorded",
+		 (double)(clock_ms() - t0) / 1000.0, r->tests.count);
 	return 0;
 }
 
