@@ -416,7 +416,7 @@ static void html_trend(FILE *out, const struct report_data *d)
 		n == 1 ? "" : "s", cur ? "; the diamond is this run's after-snapshot" : "");
 }
 
-static void html_tests(FILE *out, const struct test_run *run)
+static void html_tests(FILE *out, const struct test_run *run, const char *root)
 {
 	struct test_counts c = test_run_count(run);
 	size_t bad = c.failed + c.invalid, shown = 0;
@@ -437,7 +437,7 @@ static void html_tests(FILE *out, const struct test_run *run)
 			fputs(": ", out);
 			h(out, t->name, 400);
 			fputs("</td><td>", out);
-			h(out, t->file, 400);
+			h(out, report_path_rel(t->file, root), 400);
 			if (t->line > 0)
 				fprintf(out, ":%d", t->line);
 			fputs("</td><td><pre>", out);
@@ -471,7 +471,7 @@ int html_report_write(FILE *out, const struct report_data *d)
 	if (!d->error || d->nhistory)
 		html_trend(out, d);
 	if (d->tests)
-		html_tests(out, d->tests);
+		html_tests(out, d->tests, d->root);
 	if (d->junit_path) {
 		fputs("<footer class=\"meta\"><p>JUnit report: ", out);
 		h(out, d->junit_path, 400);

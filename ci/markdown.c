@@ -7,26 +7,33 @@
 /* Room kept for the closing note when the text is cut. */
 #define RESERVE 1024
 
-/* Appends s as one line of Markdown text, at most max_chars characters (then "…"). */
+/* Appends s as one line of Markdown text, at most max_chars characters (then "…"); runs
+ * of white space (newlines, indentation) become one space, none at the ends. */
 static void md_text(struct report_buf *b, const char *s, size_t max_chars)
 {
 	char out[8192];
 	size_t o = 0, chars = 0;
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	uint32_t cp;
+	bool space = false;
 
 	while ((cp = report_text_next(&p)) != 0) {
 		if (o + 16 > sizeof(out))
 			break;
+		if (cp == ' ' || cp == '\n' || cp == '\r' || cp == '\t') {
+			space = o > 0;
+			continue;
+		}
+		if (space) {
+			out[o++] = ' ';
+			space = false;
+		}
 		if (chars == max_chars) {
 			o += report_utf8_put(out + o, 0x2026);
 			break;
 		}
 		chars++;
 		switch (cp) {
-		case '\n':
-		case '\r':
-		case '\t': out[o++] = ' '; break;
 		case '<': memcpy(out + o, "&lt;", 4); o += 4; break;
 		case '>': memcpy(out + o, "&gt;", 4); o += 4; break;
 		case '&': memcpy(out + o, "&amp;", 5); o += 5; break;
@@ -158,7 +165,7 @@ static void md_culprits(struct report_buf *b, const struct findings *fs)
 		report_buf_printf(b, "- and %zu more\n", failed - shown);
 }
 
-static void md_tests(struct report_buf *b, const struct test_run *run)
+static void md_tests(struct report_buf *b, const struct test_run *run, const char *root)
 {
 	struct test_counts c = test_run_count(run);
 	size_t bad = c.failed + c.invalid, shown = 0;
@@ -182,8 +189,9 @@ static void md_tests(struct report_buf *b, const struct test_run *run)
 		md_text(b, t->name, 160);
 		report_buf_put(b, " | ", 3);
 		if (t->file) {
-			size_t fl = strlen(t->file);
-			md_text(b, fl > 80 ? t->file + fl - 80 : t->file, 80);
+			const char *file = report_path_rel(t->file, root);
+			size_t fl = strlen(file);
+			md_text(b, fl > 80 ? file + fl - 80 : file, 80);
 			if (t->line > 0)
 				report_buf_printf(b, ":%d", t->line);
 		}
@@ -240,7 +248,7 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 		report_buf_put(b, "\n", 1);
 	}
 	if (d->tests)
-		md_tests(b, d->tests);
+		md_tests(b, d->tests, d->root);
 	if (d->junit_path) {
 		report_buf_printf(b, "\nJUnit: ");
 		md_text(b, d->junit_path, 300);

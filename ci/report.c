@@ -186,6 +186,16 @@ void report_buf_free(struct report_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
+const char *report_path_rel(const char *path, const char *root)
+{
+	size_t n = root ? strlen(root) : 0;
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (path && n && strncmp(path, root, n) == 0 && path[n] == '/' && path[n + 1])
+		return path + n + 1;
+	return path;
+}
+
 void report_pct_format(char *buf, size_t len, int64_t before, int64_t delta)
 {
 	double pct = before > 0 ? 100.0 * (double)delta / (double)before : 0;

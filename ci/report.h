@@ -28,6 +28,8 @@ struct report_data {
 	size_t nhistory;
 	const char *baseline_where; /* "origin/main:.gate/baseline.json at 1a2b3c4d5e6f"; may be NULL */
 	const char *junit_path;     /* may be NULL */
+	const char *root;           /* test files under this directory are shown relative to it
+				       (the project); may be NULL */
 	const char *error;          /* gate could not finish: why (the verdict is then "ERROR") */
 };
 
@@ -68,6 +70,9 @@ int report_buf_put(struct report_buf *b, const char *s, size_t len);
 int report_buf_printf(struct report_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void report_buf_free(struct report_buf *b);
+
+/* path relative to root when it is inside it ("test/foo_test.exs"), else path. Borrowed. */
+const char *report_path_rel(const char *path, const char *root);
 
 /* Percent growth of delta over before as text: "+12.5 %", "new", "-", ">+9999 %". */
 void report_pct_format(char *buf, size_t len, int64_t before, int64_t delta);

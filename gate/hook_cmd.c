@@ -134,6 +134,13 @@ int hook_cmd_main(int argc, char **argv)
 			"DIR\n", dir, strerror(errno));
 		return GATE_EXIT_ERROR;
 	}
+	char mixexs[PATH_MAX + 16];
+	snprintf(mixexs, sizeof(mixexs), "%s/mix.exs", project);
+	if (install && access(mixexs, R_OK) < 0) {
+		fprintf(stderr, "gate: error: %s has no readable mix.exs: the hook runs gate on a Mix "
+			"project; pass its directory with -C DIR\n", project);
+		return GATE_EXIT_ERROR;
+	}
 	struct hook_where w;
 	if (hook_where_find(&w, project, err, sizeof(err)) < 0) {
 		fprintf(stderr, "gate: error: %s\n", err);
@@ -148,13 +155,7 @@ int hook_cmd_main(int argc, char **argv)
 		return GATE_EXIT_PASS;
 	}
 
-	char mixexs[PATH_MAX + 16], root[PATH_MAX], gate[PATH_MAX];
-	snprintf(mixexs, sizeof(mixexs), "%s/mix.exs", project);
-	if (access(mixexs, R_OK) < 0) {
-		fprintf(stderr, "gate: error: %s has no readable mix.exs: the hook runs gate on a Mix "
-			"project; pass its directory with -C DIR\n", project);
-		return GATE_EXIT_ERROR;
-	}
+	char root[PATH_MAX], gate[PATH_MAX];
 	if (!realpath(w.workdir, root)) {
 		fprintf(stderr, "gate: error: the repository's root %s: %s\n", w.workdir,
 			strerror(errno));

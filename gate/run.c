@@ -195,6 +195,7 @@ static int write_ci_outputs(struct run *r, const char *error)
 		.tests = error ? NULL : &r->tests,
 		.baseline_where = strncmp(where, "baseline: ", 10) == 0 ? where + 10 : NULL,
 		.junit_path = r->junit[0] ? r->junit : NULL,
+		.root = r->project,
 		.error = error,
 	};
 	struct report_out o = {

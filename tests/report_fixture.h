@@ -145,6 +145,7 @@ static inline void rfx_build(struct rfx *x, bool hostile)
 		.nhistory = 3,
 		.baseline_where = "origin/main:.gate/baseline.json at commit 1a2b3c4d5e6f",
 		.junit_path = "_build/gate/junit.xml",
+		.root = "/ws/proj/",
 	};
 }
 
