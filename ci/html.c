@@ -20,7 +20,7 @@ static const char css[] =
 	".bar-before{fill:#afb8c1}.bar-after{fill:#0969da}.bar-after.fail{fill:#cf222e}"
 	".line{fill:none;stroke:#0969da;stroke-width:2}.point{fill:#0969da}"
 	".current{fill:#cf222e}.axis{stroke:#8c959f;stroke-width:1}"
-	".legend rect{stroke:none}\n";
+	".legend rect{stroke:none}summary{cursor:pointer;margin:.5em 0}\n";
 
 /* Writes s escaped for HTML text and attribute values, at most max_chars characters. */
 static void h(FILE *out, const char *s, size_t max_chars)
@@ -179,14 +179,29 @@ static void html_categories(FILE *out, const struct report_data *d)
 	fputs("</svg>\n</section>\n", out);
 }
 
+static void rules_table_head(FILE *out)
+{
+	fputs("<table>\n<thead><tr><th>rule</th><th>subject</th><th>verdict</th><th class=\"n\">"
+	      "before</th><th class=\"n\">after</th><th>message</th></tr></thead>\n<tbody>\n", out);
+}
+
+/* The failing findings in a table, the others folded away under <details>. */
 static void html_rules(FILE *out, const struct findings *fs)
 {
-	size_t shown = 0;
-	fputs("<section id=\"rules\">\n<h2>Rule verdicts</h2>\n<table>\n<thead><tr><th>rule</th>"
-	      "<th>subject</th><th>verdict</th><th class=\"n\">before</th><th class=\"n\">after"
-	      "</th><th>message</th></tr></thead>\n<tbody>\n", out);
-	/* failures first: they are what the reader came for */
+	size_t shown = 0, failed = findings_failed(fs);
+	fputs("<section id=\"rules\">\n<h2>Rule verdicts</h2>\n", out);
 	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0 && failed)
+			rules_table_head(out);
+		if (pass == 0 && !failed)
+			fputs("<p class=\"passed\">Every memory rule passed.</p>\n", out);
+		if (pass == 1 && fs->count > failed) {
+			fprintf(out, "<details%s><summary>%zu passing or skipped checks</summary>\n",
+				failed ? "" : " open", fs->count - failed);
+			rules_table_head(out);
+		}
+		if ((pass == 0 && !failed) || (pass == 1 && fs->count == failed))
+			continue;
 		for (size_t i = 0; i < fs->count && shown < HTML_ROWS_MAX; i++) {
 			const struct finding *f = &fs->items[i];
 			if ((f->verdict == VERDICT_FAIL) != (pass == 0))
@@ -209,8 +224,10 @@ static void html_rules(FILE *out, const struct findings *fs)
 			fputs("</td></tr>\n", out);
 			shown++;
 		}
+		fputs("</tbody>\n</table>\n", out);
+		if (pass == 1)
+			fputs("</details>\n", out);
 	}
-	fputs("</tbody>\n</table>\n", out);
 	if (fs->count > shown)
 		fprintf(out, "<p>and %zu more (the JUnit report has them all)</p>\n", fs->count - shown);
 	fputs("</section>\n", out);

@@ -89,6 +89,10 @@ static void test_html__content(void **state)
 	assert_int_equal(count(doc, "//tr[@class='process']"), 2);
 	assert_int_equal(count(doc, "//tr[@class='ets']"), 2);
 	assert_int_equal(count(doc, "//h1[@id='verdict' and .='gate: FAILED']"), 1);
+	/* failures in the rule table, passing and skipped checks folded under <details> */
+	assert_int_equal(count(doc, "//section[@id='rules']/table//tr[contains(@class,'FAIL')]"), 3);
+	assert_int_equal(count(doc, "//section[@id='rules']/details//tbody/tr"),
+			 (long)x.findings.count - 3);
 	/* failures first in the rule table */
 	assert_int_equal(count(doc, "//section[@id='rules']//tbody/tr[1][contains(@class,'FAIL')]"), 1);
 	assert_non_null(strstr(t, "Content-Security-Policy"));
