@@ -3,33 +3,24 @@
 
 #include <string.h>
 
-/* Writes s escaped for a workflow command: a property value (title, file) or the message. */
+/* A workflow command's escaping: arg points to a bool, true for a property value (title,
+ * file), false for the message. */
+static const char *command_escape(uint32_t cp, void *arg)
+{
+	bool property = *(const bool *)arg;
+	switch (cp) {
+	case '%': return "%25";
+	case '\r': return "%0D";
+	case '\n': return "%0A";
+	case ':': return property ? "%3A" : NULL;
+	case ',': return property ? "%2C" : NULL;
+	}
+	return NULL;
+}
+
 static void put_escaped(FILE *out, const char *s, bool property, size_t max_chars)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t chars = 0;
-	uint32_t cp;
-	char u[4];
-
-	while ((cp = report_text_next(&p)) != 0) {
-		if (chars++ == max_chars) {
-			fputs("\xE2\x80\xA6", out); /* … */
-			return;
-		}
-		switch (cp) {
-		case '%': fputs("%25", out); break;
-		case '\r': fputs("%0D", out); break;
-		case '\n': fputs("%0A", out); break;
-		case ':':
-		case ',':
-			if (property)
-				fputs(cp == ':' ? "%3A" : "%2C", out);
-			else
-				fputc((int)cp, out);
-			break;
-		default: fwrite(u, 1, report_utf8_put(u, cp), out); break;
-		}
-	}
+	report_text_write(out, s, max_chars, command_escape, &property);
 }
 
 static void rule_annotation(FILE *out, const struct finding *f)

@@ -201,6 +201,14 @@ static int is_gate_hook(const char *path)
 	return nl && strncmp(nl + 1, HOOK_MARKER, strlen(HOOK_MARKER)) == 0;
 }
 
+/* hooks_dir/KIND and hooks_dir/KIND.gate-chained */
+static void hook_paths(char *target, size_t tlen, char *chained, size_t clen,
+		       const char *hooks_dir, enum hook_kind kind)
+{
+	snprintf(target, tlen, "%s/%s", hooks_dir, hook_kind_name(kind));
+	snprintf(chained, clen, "%s/%s%s", hooks_dir, hook_kind_name(kind), HOOK_CHAINED_SUFFIX);
+}
+
 static bool exists(const char *path)
 {
 	struct stat st;
@@ -222,8 +230,7 @@ int hook_install(const char *hooks_dir, const struct hook_spec *spec, char *msg,
 		msg = dummy;
 		msglen = sizeof(dummy);
 	}
-	snprintf(target, sizeof(target), "%s/%s", hooks_dir, kind);
-	snprintf(chained, sizeof(chained), "%s%s", target, HOOK_CHAINED_SUFFIX);
+	hook_paths(target, sizeof(target), chained, sizeof(chained), hooks_dir, spec->kind);
 	if (hook_script_format(&script, spec) < 0) {
 		errtext_set(err, errlen, target, "out of memory");
 		return -1;
@@ -280,8 +287,7 @@ int hook_uninstall(const char *hooks_dir, enum hook_kind kind, char *msg, size_t
 		msg = dummy;
 		msglen = sizeof(dummy);
 	}
-	snprintf(target, sizeof(target), "%s/%s", hooks_dir, name);
-	snprintf(chained, sizeof(chained), "%s%s", target, HOOK_CHAINED_SUFFIX);
+	hook_paths(target, sizeof(target), chained, sizeof(chained), hooks_dir, kind);
 	int ours = is_gate_hook(target);
 	if (ours < 0) {
 		errtext_set(err, errlen, target, "no %s hook is installed here: nothing to uninstall",

@@ -22,29 +22,24 @@ static const char css[] =
 	".current{fill:#cf222e}.axis{stroke:#8c959f;stroke-width:1}"
 	".legend rect{stroke:none}summary{cursor:pointer;margin:.5em 0}\n";
 
+static const char *html_escape(uint32_t cp, void *arg)
+{
+	(void)arg;
+	switch (cp) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&#39;";
+	case '\r': return ""; /* '\n' ends the line */
+	}
+	return NULL;
+}
+
 /* Writes s escaped for HTML text and attribute values, at most max_chars characters. */
 static void h(FILE *out, const char *s, size_t max_chars)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t chars = 0;
-	uint32_t cp;
-	char u[4];
-
-	while ((cp = report_text_next(&p)) != 0) {
-		if (chars++ == max_chars) {
-			fputs("\xE2\x80\xA6", out);
-			return;
-		}
-		switch (cp) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&#39;", out); break;
-		case '\r': break; /* '\n' ends the line */
-		default: fwrite(u, 1, report_utf8_put(u, cp), out); break;
-		}
-	}
+	report_text_write(out, s, max_chars, html_escape, NULL);
 }
 
 static void bytes(FILE *out, int64_t n)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ansi.h"
+#include "utf8.h"
 
 enum report_verdict report_verdict(const struct report_data *d)
 {
@@ -75,57 +76,44 @@ uint32_t report_text_next(const unsigned char **p)
 
 	while (s[0] == 0x1B && (n = ansi_escape_len(s)) > 0)
 		s += n;
-	unsigned char c = s[0];
-	if (c == 0) {
+	if (s[0] == 0) {
 		*p = s;
 		return 0;
 	}
-	if (c < 0x80) {
-		*p = s + 1;
-		if (c == '\n' || c == '\t' || c == '\r')
-			return c;
-		return c < 0x20 || c == 0x7F ? 0xFFFD : c;
-	}
-	size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-						 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-	uint32_t cp = len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
-	size_t k;
-	for (k = 1; k < len && (s[k] & 0xC0) == 0x80; k++)
-		cp = (cp << 6) | (s[k] & 0x3F);
-	if (len == 0 || k < len) {
-		*p = s + (k ? k : 1); /* one U+FFFD for a cut sequence */
-		return 0xFFFD;
-	}
-	*p = s + len;
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-	    (cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0x80 && cp <= 0x9F) || cp == 0xFFFE ||
-	    cp == 0xFFFF)
+	uint32_t cp;
+	*p = s + utf8_next(s, &cp);
+	if (cp == '\n' || cp == '\t' || cp == '\r')
+		return cp;
+	/* C0 and C1 controls, DEL, and the two non-characters XML forbids */
+	if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF)
 		return 0xFFFD;
 	return cp;
 }
 
+void report_text_write(FILE *out, const char *s, size_t max_chars, report_escape_fn esc,
+		       void *arg)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t chars = 0;
+	uint32_t cp;
+	char u[4];
+
+	while ((cp = report_text_next(&p)) != 0) {
+		if (chars++ == max_chars) {
+			fputs("\xE2\x80\xA6", out); /* … */
+			return;
+		}
+		const char *rep = esc(cp, arg);
+		if (rep)
+			fputs(rep, out);
+		else
+			fwrite(u, 1, utf8_put(u, cp), out);
+	}
+}
+
 size_t report_utf8_put(char *out, uint32_t cp)
 {
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
+	return utf8_put(out, cp);
 }
 
 int report_buf_put(struct report_buf *b, const char *s, size_t len)

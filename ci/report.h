@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rules/baseline.h"
 #include "rules/model.h"
@@ -49,6 +50,15 @@ const char *report_module_name(const char *module);
  * skipped, invalid UTF-8 (overlongs, surrogates, bytes that start nothing) and control
  * characters other than '\n' and '\t' come back as U+FFFD ('\r' too). Returns 0 at the end. */
 uint32_t report_text_next(const unsigned char **p);
+
+/* How a writer escapes one character: the text to write instead, or NULL for the
+ * character itself (as UTF-8). */
+typedef const char *(*report_escape_fn)(uint32_t cp, void *arg);
+
+/* Writes the text from the suite s (NULL: nothing) to out through report_text_next, each
+ * character escaped by esc, at most max_chars characters and then "…". */
+void report_text_write(FILE *out, const char *s, size_t max_chars, report_escape_fn esc,
+		       void *arg);
 
 /* Appends the UTF-8 encoding of cp (at most 4 bytes) to out; returns its length. */
 size_t report_utf8_put(char *out, uint32_t cp);
