@@ -158,9 +158,10 @@ int hook_script_format(char **out, const struct hook_spec *spec)
 		"gate hook install --$hook again with the gate you use\" >&2\n"
 		"\texit 1\n"
 		"fi\n"
-		"echo \"gate: $hook hook: the memory gate on $root/$project (GATE_HOOK_SKIP=1 skips "
-		"it)\" >&2\n"
-		"\"$gate\" run -C \"$root/$project\"");
+		"dir=$root\n"
+		"[ \"$project\" = . ] || dir=$root/$project\n"
+		"echo \"gate: $hook hook: the memory gate on $dir (GATE_HOOK_SKIP=1 skips it)\" >&2\n"
+		"\"$gate\" run -C \"$dir\"");
 	for (size_t i = 0; i < spec->nargs; i++) {
 		report_buf_put(&b, " ", 1);
 		sh_quote(&b, spec->args[i]);
