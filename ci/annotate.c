@@ -27,7 +27,7 @@ static void rule_annotation(FILE *out, const struct finding *f)
 {
 	char title[256];
 	snprintf(title, sizeof(title), "gate: %s %s", f->rule ? f->rule : "growth",
-		 f->subject ? f->subject : "");
+	         f->subject ? f->subject : "");
 	fputs("::error title=", out);
 	put_escaped(out, title, true, 200);
 	fputs("::", out);
@@ -86,8 +86,10 @@ int annotate_github_write(FILE *out, const struct report_data *d, const char *wo
 		}
 	}
 	if (more)
-		fprintf(out, "::notice title=gate::and %zu more failing memory rule%s: the JUnit "
-			     "report has them all\n", more, more == 1 ? "" : "s");
+		fprintf(out,
+		        "::notice title=gate::and %zu more failing memory rule%s: the JUnit "
+		        "report has them all\n",
+		        more, more == 1 ? "" : "s");
 	shown = more = 0;
 	for (size_t i = 0; d->tests && i < d->tests->count; i++) {
 		const struct test_result *t = &d->tests->tests[i];
@@ -101,7 +103,9 @@ int annotate_github_write(FILE *out, const struct report_data *d, const char *wo
 		}
 	}
 	if (more)
-		fprintf(out, "::notice title=gate::and %zu more failed test%s: the JUnit report has "
-			     "them all\n", more, more == 1 ? "" : "s");
+		fprintf(out,
+		        "::notice title=gate::and %zu more failed test%s: the JUnit report has "
+		        "them all\n",
+		        more, more == 1 ? "" : "s");
 	return ferror(out) ? -1 : 0;
 }

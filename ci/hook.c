@@ -28,7 +28,7 @@ static int lg2_fail(char *err, size_t errlen, const char *what, const char *fix)
 {
 	const git_error *e = git_error_last();
 	errtext_set(err, errlen, NULL, "%s: %s; %s", what,
-		    e && e->message ? e->message : "libgit2 failed", fix);
+	            e && e->message ? e->message : "libgit2 failed", fix);
 	return -1;
 }
 
@@ -36,7 +36,7 @@ int hook_where_find(struct hook_where *out, const char *dir, char *err, size_t e
 {
 	git_repository *repo = NULL;
 	git_config *cfg = NULL;
-	git_buf buf = { 0 };
+	git_buf buf = {0};
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -45,17 +45,22 @@ int hook_where_find(struct hook_where *out, const char *dir, char *err, size_t e
 	int grc = git_repository_open_ext(&repo, dir, 0, NULL);
 	if (grc < 0) {
 		if (grc == GIT_ENOTFOUND)
-			errtext_set(err, errlen, NULL, "%s is not in a git repository (looked there and "
-				    "in its parents): a hook belongs to a repository; pass a project "
-				    "inside one with -C DIR", dir);
+			errtext_set(
+			        err, errlen, NULL,
+			        "%s is not in a git repository (looked there and "
+			        "in its parents): a hook belongs to a repository; pass a project "
+			        "inside one with -C DIR",
+			        dir);
 		else
 			lg2_fail(err, errlen, dir, "check the repository with git status");
 		goto out;
 	}
 	const char *wd = git_repository_workdir(repo);
 	if (!wd) {
-		errtext_set(err, errlen, NULL, "%s is in a bare repository: it has no working tree "
-			    "to test; install the hook in a clone", dir);
+		errtext_set(err, errlen, NULL,
+		            "%s is in a bare repository: it has no working tree "
+		            "to test; install the hook in a clone",
+		            dir);
 		goto out;
 	}
 	snprintf(out->workdir, sizeof(out->workdir), "%s", wd);
@@ -74,7 +79,7 @@ int hook_where_find(struct hook_where *out, const char *dir, char *err, size_t e
 		git_buf_dispose(&buf);
 		if (git_repository_item_path(&buf, repo, GIT_REPOSITORY_ITEM_HOOKS) < 0) {
 			lg2_fail(err, errlen, "cannot find the repository's hooks directory",
-				 "check the repository with git status");
+			         "check the repository with git status");
 			goto out;
 		}
 		snprintf(out->hooks, sizeof(out->hooks), "%s", buf.ptr);
@@ -106,16 +111,21 @@ static void sh_quote(struct report_buf *b, const char *s)
 
 int hook_script_format(char **out, const struct hook_spec *spec)
 {
-	struct report_buf b = { 0 };
+	struct report_buf b = {0};
 	const char *kind = hook_kind_name(spec->kind);
 
 	*out = NULL;
-	report_buf_printf(&b, "#!/bin/sh\n" HOOK_MARKER " the memory gate as a git %s hook, "
-			      "installed by `gate hook install --%s`.\n", kind, kind);
 	report_buf_printf(&b,
-		"# `gate hook uninstall --%s` removes it and puts back the hook it chains, if any.\n"
-		"# GATE_BIN=/path/to/gate overrides the gate binary below; GATE_HOOK_SKIP=1 skips "
-		"the gate once.\n", kind);
+	                  "#!/bin/sh\n" HOOK_MARKER " the memory gate as a git %s hook, "
+	                  "installed by `gate hook install --%s`.\n",
+	                  kind, kind);
+	report_buf_printf(
+	        &b,
+	        "# `gate hook uninstall --%s` removes it and puts back the hook it chains, if "
+	        "any.\n"
+	        "# GATE_BIN=/path/to/gate overrides the gate binary below; GATE_HOOK_SKIP=1 skips "
+	        "the gate once.\n",
+	        kind);
 	report_buf_printf(&b, "hook=%s\ngate_bin=", kind);
 	sh_quote(&b, spec->gate_path);
 	report_buf_printf(&b, "\nproject=");
@@ -123,57 +133,63 @@ int hook_script_format(char **out, const struct hook_spec *spec)
 	report_buf_printf(&b, "\nextra_path=");
 	sh_quote(&b, spec->path_dirs ? spec->path_dirs : "");
 	report_buf_printf(&b, "\n\n");
-	report_buf_printf(&b,
-		"# the hook that was here before gate's runs first, with the same arguments and stdin\n"
-		"# (as git does, only when it is executable)\n"
-		"chained=\"$(dirname -- \"$0\")/$hook" HOOK_CHAINED_SUFFIX "\"\n"
-		"if [ -x \"$chained\" ]; then\n"
-		"\tif [ \"$hook\" = pre-push ]; then\n"
-		"\t\trefs=$(mktemp \"${TMPDIR:-/tmp}/gate-hook.XXXXXX\") || exit 1\n"
-		"\t\ttrap 'rm -f \"$refs\"' EXIT\n"
-		"\t\tcat >\"$refs\"\n"
-		"\t\t\"$chained\" \"$@\" <\"$refs\" || exit $?\n"
-		"\telse\n"
-		"\t\t\"$chained\" \"$@\" || exit $?\n"
-		"\tfi\n"
-		"fi\n"
-		"if [ \"${GATE_HOOK_SKIP:-}\" = 1 ]; then\n"
-		"\techo \"gate: $hook hook: the memory gate is skipped (GATE_HOOK_SKIP=1)\" >&2\n"
-		"\texit 0\n"
-		"fi\n"
-		"root=$(git rev-parse --show-toplevel) || {\n"
-		"\techo \"gate: error: $hook hook: cannot find the repository's root (git rev-parse "
-		"--show-toplevel failed in $(pwd))\" >&2\n"
-		"\texit 1\n"
-		"}\n"
-		"# git sets these for hooks; the suite's own git commands must not inherit them\n"
-		"unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_PREFIX GIT_OBJECT_DIRECTORY "
-		"GIT_ALTERNATE_OBJECT_DIRECTORIES\n"
-		"# a git GUI starts hooks with a bare PATH: add where elixir and erl were at install\n"
-		"PATH=\"${PATH:+$PATH:}$extra_path\"\n"
-		"export PATH\n"
-		"gate=${GATE_BIN:-$gate_bin}\n"
-		"if [ ! -x \"$gate\" ]; then\n"
-		"\techo \"gate: error: $hook hook: $gate is not an executable: set GATE_BIN, or run "
-		"gate hook install --$hook again with the gate you use\" >&2\n"
-		"\texit 1\n"
-		"fi\n"
-		"dir=$root\n"
-		"[ \"$project\" = . ] || dir=$root/$project\n"
-		"echo \"gate: $hook hook: the memory gate on $dir (GATE_HOOK_SKIP=1 skips it)\" >&2\n"
-		"\"$gate\" run -C \"$dir\"");
+	report_buf_printf(
+	        &b,
+	        "# the hook that was here before gate's runs first, with the same arguments and "
+	        "stdin\n"
+	        "# (as git does, only when it is executable)\n"
+	        "chained=\"$(dirname -- \"$0\")/$hook" HOOK_CHAINED_SUFFIX "\"\n"
+	        "if [ -x \"$chained\" ]; then\n"
+	        "\tif [ \"$hook\" = pre-push ]; then\n"
+	        "\t\trefs=$(mktemp \"${TMPDIR:-/tmp}/gate-hook.XXXXXX\") || exit 1\n"
+	        "\t\ttrap 'rm -f \"$refs\"' EXIT\n"
+	        "\t\tcat >\"$refs\"\n"
+	        "\t\t\"$chained\" \"$@\" <\"$refs\" || exit $?\n"
+	        "\telse\n"
+	        "\t\t\"$chained\" \"$@\" || exit $?\n"
+	        "\tfi\n"
+	        "fi\n"
+	        "if [ \"${GATE_HOOK_SKIP:-}\" = 1 ]; then\n"
+	        "\techo \"gate: $hook hook: the memory gate is skipped (GATE_HOOK_SKIP=1)\" >&2\n"
+	        "\texit 0\n"
+	        "fi\n"
+	        "root=$(git rev-parse --show-toplevel) || {\n"
+	        "\techo \"gate: error: $hook hook: cannot find the repository's root (git "
+	        "rev-parse "
+	        "--show-toplevel failed in $(pwd))\" >&2\n"
+	        "\texit 1\n"
+	        "}\n"
+	        "# git sets these for hooks; the suite's own git commands must not inherit them\n"
+	        "unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_PREFIX GIT_OBJECT_DIRECTORY "
+	        "GIT_ALTERNATE_OBJECT_DIRECTORIES\n"
+	        "# a git GUI starts hooks with a bare PATH: add where elixir and erl were at "
+	        "install\n"
+	        "PATH=\"${PATH:+$PATH:}$extra_path\"\n"
+	        "export PATH\n"
+	        "gate=${GATE_BIN:-$gate_bin}\n"
+	        "if [ ! -x \"$gate\" ]; then\n"
+	        "\techo \"gate: error: $hook hook: $gate is not an executable: set GATE_BIN, or "
+	        "run "
+	        "gate hook install --$hook again with the gate you use\" >&2\n"
+	        "\texit 1\n"
+	        "fi\n"
+	        "dir=$root\n"
+	        "[ \"$project\" = . ] || dir=$root/$project\n"
+	        "echo \"gate: $hook hook: the memory gate on $dir (GATE_HOOK_SKIP=1 skips it)\" "
+	        ">&2\n"
+	        "\"$gate\" run -C \"$dir\"");
 	for (size_t i = 0; i < spec->nargs; i++) {
 		report_buf_put(&b, " ", 1);
 		sh_quote(&b, spec->args[i]);
 	}
-	report_buf_printf(&b,
-		" </dev/null\n"
-		"rc=$?\n"
-		"if [ \"$rc\" -ne 0 ]; then\n"
-		"\techo \"gate: $hook hook: blocked, gate run exited $rc (1: a memory rule or a test "
-		"failed, 2: gate could not run)\" >&2\n"
-		"fi\n"
-		"exit \"$rc\"\n");
+	report_buf_printf(&b, " </dev/null\n"
+	                      "rc=$?\n"
+	                      "if [ \"$rc\" -ne 0 ]; then\n"
+	                      "\techo \"gate: $hook hook: blocked, gate run exited $rc (1: a "
+	                      "memory rule or a test "
+	                      "failed, 2: gate could not run)\" >&2\n"
+	                      "fi\n"
+	                      "exit \"$rc\"\n");
 	if (b.oom) {
 		report_buf_free(&b);
 		return -1;
@@ -203,8 +219,8 @@ static int is_gate_hook(const char *path)
 }
 
 /* hooks_dir/KIND and hooks_dir/KIND.gate-chained */
-static void hook_paths(char *target, size_t tlen, char *chained, size_t clen,
-		       const char *hooks_dir, enum hook_kind kind)
+static void hook_paths(char *target, size_t tlen, char *chained, size_t clen, const char *hooks_dir,
+                       enum hook_kind kind)
 {
 	snprintf(target, tlen, "%s/%s", hooks_dir, hook_kind_name(kind));
 	snprintf(chained, clen, "%s/%s%s", hooks_dir, hook_kind_name(kind), HOOK_CHAINED_SUFFIX);
@@ -216,13 +232,13 @@ static bool exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-int hook_install(const char *hooks_dir, const struct hook_spec *spec, char *msg,
-		 size_t msglen, char *err, size_t errlen)
+int hook_install(const char *hooks_dir, const struct hook_spec *spec, char *msg, size_t msglen,
+                 char *err, size_t errlen)
 {
 	char target[PATH_MAX + 32], chained[PATH_MAX + 64];
 	const char *kind = hook_kind_name(spec->kind);
 	char *script = NULL;
-	struct atomic_file t = { 0 };
+	struct atomic_file t = {0};
 	bool moved = false;
 	int rc = -1;
 	char dummy[1];
@@ -242,34 +258,39 @@ int hook_install(const char *hooks_dir, const struct hook_spec *spec, char *msg,
 	int ours = is_gate_hook(target);
 	if (ours == 0) {
 		if (exists(chained)) {
-			errtext_set(err, errlen, target, "a %s hook is there and %s exists too: gate "
-				    "chains the existing hook under that name; move one of them away "
-				    "and install again", kind, chained);
+			errtext_set(
+			        err, errlen, target,
+			        "a %s hook is there and %s exists too: gate "
+			        "chains the existing hook under that name; move one of them away "
+			        "and install again",
+			        kind, chained);
 			goto out;
 		}
 		if (rename(target, chained) < 0) {
 			errtext_set(err, errlen, target, "cannot move the existing hook to %s: %s",
-				    chained, strerror(errno));
+			            chained, strerror(errno));
 			goto out;
 		}
 		moved = true;
 	}
 	if (atomic_file_commit(&t, err, errlen) < 0) {
 		if (moved && rename(chained, target) < 0)
-			errtext_set(err, errlen, target, "could not be written and the old hook could "
-				    "not be put back from %s (%s): move it back by hand",
-				    chained, strerror(errno));
+			errtext_set(err, errlen, target,
+			            "could not be written and the old hook could "
+			            "not be put back from %s (%s): move it back by hand",
+			            chained, strerror(errno));
 		goto out;
 	}
 	if (ours == 1)
-		snprintf(msg, msglen, "updated gate's %s hook %s%s",
-			 kind, target, exists(chained) ? " (it still runs the chained hook first)" : "");
+		snprintf(msg, msglen, "updated gate's %s hook %s%s", kind, target,
+		         exists(chained) ? " (it still runs the chained hook first)" : "");
 	else if (moved)
-		snprintf(msg, msglen, "installed the %s hook %s; "
-			 "the hook that was there is kept as %s and runs first", kind, target, chained);
+		snprintf(msg, msglen,
+		         "installed the %s hook %s; "
+		         "the hook that was there is kept as %s and runs first",
+		         kind, target, chained);
 	else
-		snprintf(msg, msglen, "installed the %s hook %s",
-			 kind, target);
+		snprintf(msg, msglen, "installed the %s hook %s", kind, target);
 	rc = 0;
 out:
 	atomic_file_abort(&t);
@@ -277,8 +298,8 @@ out:
 	return rc;
 }
 
-int hook_uninstall(const char *hooks_dir, enum hook_kind kind, char *msg, size_t msglen,
-		   char *err, size_t errlen)
+int hook_uninstall(const char *hooks_dir, enum hook_kind kind, char *msg, size_t msglen, char *err,
+                   size_t errlen)
 {
 	char target[PATH_MAX + 32], chained[PATH_MAX + 64];
 	const char *name = hook_kind_name(kind);
@@ -291,23 +312,27 @@ int hook_uninstall(const char *hooks_dir, enum hook_kind kind, char *msg, size_t
 	hook_paths(target, sizeof(target), chained, sizeof(chained), hooks_dir, kind);
 	int ours = is_gate_hook(target);
 	if (ours < 0) {
-		errtext_set(err, errlen, target, "no %s hook is installed here: nothing to uninstall",
-			    name);
+		errtext_set(err, errlen, target,
+		            "no %s hook is installed here: nothing to uninstall", name);
 		return -1;
 	}
 	if (ours == 0) {
-		errtext_set(err, errlen, target, "this %s hook is not gate's (no \"%s\" line): left "
-			    "as it is", name, HOOK_MARKER);
+		errtext_set(err, errlen, target,
+		            "this %s hook is not gate's (no \"%s\" line): left "
+		            "as it is",
+		            name, HOOK_MARKER);
 		return -1;
 	}
 	if (exists(chained)) {
 		if (rename(chained, target) < 0) {
-			errtext_set(err, errlen, target, "cannot put back the chained hook %s: %s; "
-				    "move it to %s by hand", chained, strerror(errno), target);
+			errtext_set(err, errlen, target,
+			            "cannot put back the chained hook %s: %s; "
+			            "move it to %s by hand",
+			            chained, strerror(errno), target);
 			return -1;
 		}
 		snprintf(msg, msglen, "removed gate's %s hook; %s is back as %s", name, chained,
-			 target);
+		         target);
 		return 0;
 	}
 	if (unlink(target) < 0) {

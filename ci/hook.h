@@ -32,7 +32,7 @@ const char *hook_kind_name(enum hook_kind kind);
 
 struct hook_where {
 	char workdir[PATH_MAX]; /* the repository's working tree, no trailing '/' */
-	char hooks[PATH_MAX];   /* the hooks directory: core.hooksPath when set, else GIT_DIR/hooks */
+	char hooks[PATH_MAX]; /* the hooks directory: core.hooksPath when set, else GIT_DIR/hooks */
 };
 
 /* Finds the repository containing dir (dir or a parent) and its hooks directory (libgit2).
@@ -45,7 +45,7 @@ struct hook_spec {
 	const char *project;     /* the project relative to the working tree's root ("." for it) */
 	const char *const *args; /* extra arguments for gate run; may be NULL */
 	size_t nargs;
-	const char *path_dirs;   /* ':'-separated directories appended to PATH; may be NULL */
+	const char *path_dirs; /* ':'-separated directories appended to PATH; may be NULL */
 };
 
 /* The hook script for spec, malloc'd into *out (no I/O). Every recorded value is quoted
@@ -55,12 +55,12 @@ int hook_script_format(char **out, const struct hook_spec *spec);
 /* Installs the hook into hooks_dir (created when missing): an existing hook that is not
  * gate's is renamed to HOOK.gate-chained first (refused when that name is taken), gate's
  * own is replaced. msg (may be NULL) says what was done. */
-int hook_install(const char *hooks_dir, const struct hook_spec *spec, char *msg,
-		 size_t msglen, char *err, size_t errlen);
+int hook_install(const char *hooks_dir, const struct hook_spec *spec, char *msg, size_t msglen,
+                 char *err, size_t errlen);
 
 /* Removes gate's hook of that kind from hooks_dir and puts the chained one back. Refuses
  * when there is none, or when the hook there is not gate's (it is left as it is). */
-int hook_uninstall(const char *hooks_dir, enum hook_kind kind, char *msg, size_t msglen,
-		   char *err, size_t errlen);
+int hook_uninstall(const char *hooks_dir, enum hook_kind kind, char *msg, size_t msglen, char *err,
+                   size_t errlen);
 
 #endif

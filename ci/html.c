@@ -6,21 +6,21 @@
 #include <time.h>
 
 static const char css[] =
-	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;"
-	"max-width:64em;padding:0 1em;color:#1f2328;background:#fff}"
-	"h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.2em;margin-top:1.6em;"
-	"border-bottom:1px solid #d0d7de;padding-bottom:.2em}"
-	".passed{color:#1a7f37}.failed{color:#cf222e}.error{color:#9a6700}.skip{color:#9a6700}"
-	".meta{color:#59636e}table{border-collapse:collapse;width:100%}"
-	"th,td{text-align:left;padding:.25em .5em;border-bottom:1px solid #eaeef2;"
-	"vertical-align:top}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;"
-	"white-space:nowrap}pre{white-space:pre-wrap;word-break:break-word;margin:0;"
-	"font-size:12px;background:#f6f8fa;padding:.4em}"
-	"svg text{font:12px system-ui,sans-serif;fill:#1f2328}"
-	".bar-before{fill:#afb8c1}.bar-after{fill:#0969da}.bar-after.fail{fill:#cf222e}"
-	".line{fill:none;stroke:#0969da;stroke-width:2}.point{fill:#0969da}"
-	".current{fill:#cf222e}.axis{stroke:#8c959f;stroke-width:1}"
-	".legend rect{stroke:none}summary{cursor:pointer;margin:.5em 0}\n";
+        "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;"
+        "max-width:64em;padding:0 1em;color:#1f2328;background:#fff}"
+        "h1{font-size:1.6em;margin:.2em 0}h2{font-size:1.2em;margin-top:1.6em;"
+        "border-bottom:1px solid #d0d7de;padding-bottom:.2em}"
+        ".passed{color:#1a7f37}.failed{color:#cf222e}.error{color:#9a6700}.skip{color:#9a6700}"
+        ".meta{color:#59636e}table{border-collapse:collapse;width:100%}"
+        "th,td{text-align:left;padding:.25em .5em;border-bottom:1px solid #eaeef2;"
+        "vertical-align:top}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;"
+        "white-space:nowrap}pre{white-space:pre-wrap;word-break:break-word;margin:0;"
+        "font-size:12px;background:#f6f8fa;padding:.4em}"
+        "svg text{font:12px system-ui,sans-serif;fill:#1f2328}"
+        ".bar-before{fill:#afb8c1}.bar-after{fill:#0969da}.bar-after.fail{fill:#cf222e}"
+        ".line{fill:none;stroke:#0969da;stroke-width:2}.point{fill:#0969da}"
+        ".current{fill:#cf222e}.axis{stroke:#8c959f;stroke-width:1}"
+        ".legend rect{stroke:none}summary{cursor:pointer;margin:.5em 0}\n";
 
 static const char *html_escape(uint32_t cp, void *arg)
 {
@@ -60,7 +60,8 @@ static void html_head(FILE *out, const struct report_data *d, enum report_verdic
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "style-src 'unsafe-inline'; img-src data:\"/>\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-	      "<title>gate: ", out);
+	      "<title>gate: ",
+	      out);
 	fputs(report_verdict_name(v), out);
 	if (d->project) {
 		fputs(" \xE2\x80\x94 ", out);
@@ -74,8 +75,10 @@ static void html_header(FILE *out, const struct report_data *d, enum report_verd
 	char why[256];
 	report_why(why, sizeof(why), d);
 	fprintf(out, "<header>\n<h1 id=\"verdict\" class=\"%s\">gate: %s</h1>\n",
-		v == REPORT_PASSED ? "passed" : v == REPORT_FAILED ? "failed" : "error",
-		report_verdict_name(v));
+	        v == REPORT_PASSED   ? "passed"
+	        : v == REPORT_FAILED ? "failed"
+	                             : "error",
+	        report_verdict_name(v));
 	if (why[0])
 		fprintf(out, "<p>%s</p>\n", why);
 	fputs("<p class=\"meta\">", out);
@@ -95,7 +98,8 @@ static void html_header(FILE *out, const struct report_data *d, enum report_verd
 		time_t t = (time_t)d->started;
 		struct tm tm;
 		char when[64];
-		if (gmtime_r(&t, &tm) && strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm)) {
+		if (gmtime_r(&t, &tm) &&
+		    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm)) {
 			fprintf(out, "%sstarted %s", sep, when);
 			sep = " \xC2\xB7 ";
 		}
@@ -106,7 +110,8 @@ static void html_header(FILE *out, const struct report_data *d, enum report_verd
 	}
 	fputs("</p>\n</header>\n", out);
 	if (d->error) {
-		fputs("<section id=\"error\">\n<h2 class=\"error\">gate could not run</h2>\n<pre>", out);
+		fputs("<section id=\"error\">\n<h2 class=\"error\">gate could not run</h2>\n<pre>",
+		      out);
 		h(out, d->error, HTML_MESSAGE_MAX);
 		fputs("</pre>\n</section>\n", out);
 	}
@@ -134,14 +139,17 @@ static void html_categories(FILE *out, const struct report_data *d)
 	if (!rows)
 		return;
 	const int row_h = 36, label_w = 130, bar_w = 320, width = 720;
-	fprintf(out, "<section id=\"categories\">\n<h2>Memory by category (erlang:memory after "
-		     "GC)</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		     "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"before and after bars per "
-		     "category\">\n", width, rows * row_h + 24, width, rows * row_h + 24);
+	fprintf(out,
+	        "<section id=\"categories\">\n<h2>Memory by category (erlang:memory after "
+	        "GC)</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"before and after bars per "
+	        "category\">\n",
+	        width, rows * row_h + 24, width, rows * row_h + 24);
 	fputs("<g class=\"legend\"><rect class=\"bar-before\" x=\"130\" y=\"2\" width=\"12\" "
 	      "height=\"10\"/><text x=\"146\" y=\"11\">before</text><rect class=\"bar-after\" "
 	      "x=\"200\" y=\"2\" width=\"12\" height=\"10\"/><text x=\"216\" y=\"11\">after</text>"
-	      "</g>\n", out);
+	      "</g>\n",
+	      out);
 	int y = 20;
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
 		if (!b->have[c] && !a->have[c])
@@ -155,16 +163,22 @@ static void html_categories(FILE *out, const struct report_data *d)
 		bool fail = g && g->verdict == VERDICT_FAIL;
 		char pct[32];
 		report_pct_format(pct, sizeof(pct), bv, av - bv);
-		fprintf(out, "<g class=\"category\" data-category=\"%s\"><text x=\"0\" y=\"%d\">%s</text>",
-			name, y + 14, name);
-		fprintf(out, "<rect class=\"bar-before\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
-			     "height=\"12\"><title>before: ", label_w, y + 2, bw);
+		fprintf(out,
+		        "<g class=\"category\" data-category=\"%s\"><text x=\"0\" "
+		        "y=\"%d\">%s</text>",
+		        name, y + 14, name);
+		fprintf(out,
+		        "<rect class=\"bar-before\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
+		        "height=\"12\"><title>before: ",
+		        label_w, y + 2, bw);
 		bytes(out, bv);
-		fprintf(out, "</title></rect><rect class=\"bar-after%s\" x=\"%d\" y=\"%d\" "
-			     "width=\"%.1f\" height=\"12\"><title>after: ",
-			fail ? " fail" : "", label_w, y + 16, aw);
+		fprintf(out,
+		        "</title></rect><rect class=\"bar-after%s\" x=\"%d\" y=\"%d\" "
+		        "width=\"%.1f\" height=\"12\"><title>after: ",
+		        fail ? " fail" : "", label_w, y + 16, aw);
 		bytes(out, av);
-		fprintf(out, "</title></rect><text x=\"%d\" y=\"%d\">", label_w + bar_w + 10, y + 14);
+		fprintf(out, "</title></rect><text x=\"%d\" y=\"%d\">", label_w + bar_w + 10,
+		        y + 14);
 		bytes(out, bv);
 		fputs(" \xE2\x86\x92 ", out);
 		bytes(out, av);
@@ -177,7 +191,8 @@ static void html_categories(FILE *out, const struct report_data *d)
 static void rules_table_head(FILE *out)
 {
 	fputs("<table>\n<thead><tr><th>rule</th><th>subject</th><th>verdict</th><th class=\"n\">"
-	      "before</th><th class=\"n\">after</th><th>message</th></tr></thead>\n<tbody>\n", out);
+	      "before</th><th class=\"n\">after</th><th>message</th></tr></thead>\n<tbody>\n",
+	      out);
 }
 
 /* The failing findings in a table, the others folded away under <details>. */
@@ -191,8 +206,9 @@ static void html_rules(FILE *out, const struct findings *fs)
 		if (pass == 0 && !failed)
 			fputs("<p class=\"passed\">Every memory rule passed.</p>\n", out);
 		if (pass == 1 && fs->count > failed) {
-			fprintf(out, "<details%s><summary>%zu passing or skipped checks</summary>\n",
-				failed ? "" : " open", fs->count - failed);
+			fprintf(out,
+			        "<details%s><summary>%zu passing or skipped checks</summary>\n",
+			        failed ? "" : " open", fs->count - failed);
 			rules_table_head(out);
 		}
 		if ((pass == 0 && !failed) || (pass == 1 && fs->count == failed))
@@ -201,12 +217,13 @@ static void html_rules(FILE *out, const struct findings *fs)
 			const struct finding *f = &fs->items[i];
 			if ((f->verdict == VERDICT_FAIL) != (pass == 0))
 				continue;
-			fprintf(out, "<tr class=\"finding finding-%s\"><td>", verdict_name(f->verdict));
+			fprintf(out, "<tr class=\"finding finding-%s\"><td>",
+			        verdict_name(f->verdict));
 			h(out, f->rule ? f->rule : "growth", 60);
 			fputs("</td><td>", out);
 			h(out, f->subject, 200);
 			fprintf(out, "</td><td class=\"%s\">%s</td><td class=\"n\">",
-				verdict_class(f->verdict), verdict_name(f->verdict));
+			        verdict_class(f->verdict), verdict_name(f->verdict));
 			if (f->verdict != VERDICT_SKIP) {
 				bytes(out, f->before);
 				fputs("</td><td class=\"n\">", out);
@@ -224,7 +241,8 @@ static void html_rules(FILE *out, const struct findings *fs)
 			fputs("</details>\n", out);
 	}
 	if (fs->count > shown)
-		fprintf(out, "<p>and %zu more (the JUnit report has them all)</p>\n", fs->count - shown);
+		fprintf(out, "<p>and %zu more (the JUnit report has them all)</p>\n",
+		        fs->count - shown);
 	fputs("</section>\n", out);
 }
 
@@ -248,7 +266,8 @@ static void html_processes(FILE *out, const struct snapshot *a)
 	fputs("<section id=\"processes\">\n<h2>Top processes after the run</h2>\n<table>\n"
 	      "<thead><tr><th>process</th><th>pid</th><th class=\"n\">memory</th>"
 	      "<th class=\"n\">mailbox</th><th class=\"n\">refc binaries</th><th>current function"
-	      "</th></tr></thead>\n<tbody>\n", out);
+	      "</th></tr></thead>\n<tbody>\n",
+	      out);
 	for (size_t i = 0; i < a->nprocs && i < HTML_TOP_MAX; i++) {
 		const struct proc_info *p = top[i];
 		fputs("<tr class=\"process\"><td>", out);
@@ -260,7 +279,7 @@ static void html_processes(FILE *out, const struct snapshot *a)
 		fputs("</td><td class=\"n\">", out);
 		bytes(out, p->memory);
 		fprintf(out, "</td><td class=\"n\">%lld</td><td class=\"n\">",
-			(long long)p->message_queue_len);
+		        (long long)p->message_queue_len);
 		bytes(out, p->bin_bytes);
 		fputs("</td><td>", out);
 		h(out, p->current_function, 120);
@@ -304,7 +323,8 @@ static void html_ets(FILE *out, const struct snapshot *b, const struct snapshot 
 	fputs("<section id=\"ets\">\n<h2>Largest ETS tables after the run</h2>\n<table>\n"
 	      "<thead><tr><th>table</th><th>owner</th><th class=\"n\">rows</th>"
 	      "<th class=\"n\">memory before</th><th class=\"n\">memory after</th></tr></thead>\n"
-	      "<tbody>\n", out);
+	      "<tbody>\n",
+	      out);
 	for (size_t i = 0; i < a->nets && i < HTML_TOP_MAX; i++) {
 		const struct ets_info *t = top[i];
 		const struct ets_info *was = ets_before(b, t);
@@ -353,8 +373,10 @@ static void html_trend(FILE *out, const struct report_data *d)
 	if (n == 0) {
 		fputs("<p id=\"trend-empty\">No history yet: each <code>gate run --update-baseline "
 		      "--commit</code> on the main branch adds a noted run under refs/notes/gate "
-		      "(fetch it with <code>git fetch origin refs/notes/gate:refs/notes/gate</code>)."
-		      "</p>\n</section>\n", out);
+		      "(fetch it with <code>git fetch origin "
+		      "refs/notes/gate:refs/notes/gate</code>)."
+		      "</p>\n</section>\n",
+		      out);
 		return;
 	}
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -376,13 +398,16 @@ static void html_trend(FILE *out, const struct report_data *d)
 	/* x: noted runs evenly spaced, the current run one step after the last */
 	double step = pw / (double)(n + (cur ? 1 : 0) > 1 ? n + (cur ? 1 : 0) - 1 : 1);
 #define X(i) ((double)left + (n + (cur ? 1 : 0) > 1 ? step * (double)(i) : pw / 2))
-#define Y(v) ((double)top + ph * (1.0 - (double)((v) - lo) / (double)(hi - lo)))
-	fprintf(out, "<svg id=\"trend-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		     "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"total memory "
-		     "of %zu noted runs\" data-points=\"%zu\">\n", W, H, W, H, n, n);
-	fprintf(out, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
-		     "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
-		left, top, left, H - bottom, left, H - bottom, W - right / 2, H - bottom);
+#define Y(v) ((double)top + ph * (1.0 - (double)((v)-lo) / (double)(hi - lo)))
+	fprintf(out,
+	        "<svg id=\"trend-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+	        "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"total memory "
+	        "of %zu noted runs\" data-points=\"%zu\">\n",
+	        W, H, W, H, n, n);
+	fprintf(out,
+	        "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
+	        "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+	        left, top, left, H - bottom, left, H - bottom, W - right / 2, H - bottom);
 	fprintf(out, "<text x=\"4\" y=\"%d\">", top + 4);
 	bytes(out, hi);
 	fprintf(out, "</text><text x=\"4\" y=\"%d\">", H - bottom);
@@ -391,15 +416,16 @@ static void html_trend(FILE *out, const struct report_data *d)
 	if (n > 1) {
 		fputs("<polyline class=\"line\" points=\"", out);
 		for (size_t i = 0; i < n; i++)
-			fprintf(out, "%s%.1f,%.1f", i ? " " : "", X(i), Y(d->history[i].mem[MEM_TOTAL]));
+			fprintf(out, "%s%.1f,%.1f", i ? " " : "", X(i),
+			        Y(d->history[i].mem[MEM_TOTAL]));
 		fputs("\"/>\n", out);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct baseline *b = &d->history[i];
 		char when[32];
 		date_of(when, sizeof(when), b->timestamp);
-		fprintf(out, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>", X(i),
-			Y(b->mem[MEM_TOTAL]));
+		fprintf(out, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>",
+		        X(i), Y(b->mem[MEM_TOTAL]));
 		h(out, b->commit ? b->commit : "?", 12);
 		fprintf(out, " %s: total ", when);
 		bytes(out, b->mem[MEM_TOTAL]);
@@ -411,35 +437,41 @@ static void html_trend(FILE *out, const struct report_data *d)
 	fprintf(out, "<text x=\"%d\" y=\"%d\">%s</text>", left, H - bottom + 18, first);
 	if (n > 1)
 		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%s</text>", X(n - 1),
-			H - bottom + 34, last);
+		        H - bottom + 34, last);
 	fputs("\n", out);
 	if (cur) {
 		double cx = X(n), cy = Y(d->after->mem[MEM_TOTAL]);
-		fprintf(out, "<path class=\"current\" d=\"M%.1f %.1fl6 6l-6 6l-6 -6z\"><title>this "
-			     "run: total ", cx, cy - 6);
+		fprintf(out,
+		        "<path class=\"current\" d=\"M%.1f %.1fl6 6l-6 6l-6 -6z\"><title>this "
+		        "run: total ",
+		        cx, cy - 6);
 		bytes(out, d->after->mem[MEM_TOTAL]);
-		fprintf(out, "</title></path><text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">this "
-			     "run</text>\n", cx, H - bottom + 18);
+		fprintf(out,
+		        "</title></path><text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">this "
+		        "run</text>\n",
+		        cx, H - bottom + 18);
 	}
 #undef X
 #undef Y
 	fputs("</svg>\n", out);
 	fprintf(out, "<p class=\"meta\">%zu noted run%s, oldest first%s.</p>\n</section>\n", n,
-		n == 1 ? "" : "s", cur ? "; the diamond is this run's after-snapshot" : "");
+	        n == 1 ? "" : "s", cur ? "; the diamond is this run's after-snapshot" : "");
 }
 
 static void html_tests(FILE *out, const struct test_run *run, const char *root)
 {
 	struct test_counts c = test_run_count(run);
 	size_t bad = c.failed + c.invalid, shown = 0;
-	fprintf(out, "<section id=\"tests\">\n<h2>Tests</h2>\n<p>%zu %s: %zu passed, "
-		     "<span class=\"%s\">%zu failed</span>, %zu skipped%s%s</p>\n", c.total,
-		c.total == 1 ? "test" : "tests", c.passed, bad ? "failed" : "passed", c.failed,
-		c.skipped, c.invalid ? ", setup_all failed for some" : "",
-		run->finished ? "" : " (ExUnit did not report the end of the suite: partial)");
+	fprintf(out,
+	        "<section id=\"tests\">\n<h2>Tests</h2>\n<p>%zu %s: %zu passed, "
+	        "<span class=\"%s\">%zu failed</span>, %zu skipped%s%s</p>\n",
+	        c.total, c.total == 1 ? "test" : "tests", c.passed, bad ? "failed" : "passed",
+	        c.failed, c.skipped, c.invalid ? ", setup_all failed for some" : "",
+	        run->finished ? "" : " (ExUnit did not report the end of the suite: partial)");
 	if (bad) {
 		fputs("<table>\n<thead><tr><th>failed test</th><th>where</th><th>message</th></tr>"
-		      "</thead>\n<tbody>\n", out);
+		      "</thead>\n<tbody>\n",
+		      out);
 		for (size_t i = 0; i < run->count && shown < HTML_ROWS_MAX; i++) {
 			const struct test_result *t = &run->tests[i];
 			if (t->state != TEST_FAILED && t->state != TEST_INVALID)

@@ -34,11 +34,30 @@ static void md_text(struct report_buf *b, const char *s, size_t max_chars)
 		}
 		chars++;
 		switch (cp) {
-		case '<': memcpy(out + o, "&lt;", 4); o += 4; break;
-		case '>': memcpy(out + o, "&gt;", 4); o += 4; break;
-		case '&': memcpy(out + o, "&amp;", 5); o += 5; break;
-		case '|': case '\\': case '`': case '*': case '_': case '[': case ']': case '#':
-		case '!': case '~': case ':': case '$':
+		case '<':
+			memcpy(out + o, "&lt;", 4);
+			o += 4;
+			break;
+		case '>':
+			memcpy(out + o, "&gt;", 4);
+			o += 4;
+			break;
+		case '&':
+			memcpy(out + o, "&amp;", 5);
+			o += 5;
+			break;
+		case '|':
+		case '\\':
+		case '`':
+		case '*':
+		case '_':
+		case '[':
+		case ']':
+		case '#':
+		case '!':
+		case '~':
+		case ':':
+		case '$':
 			/* what starts markup mid-line: tables, code, emphasis, links and images,
 			 * strikethrough, autolinks (http:), math; CommonMark lets any ASCII
 			 * punctuation be escaped. Our text never starts a line. */
@@ -54,8 +73,8 @@ static void md_text(struct report_buf *b, const char *s, size_t max_chars)
 static const char *verdict_cell(enum verdict v)
 {
 	switch (v) {
-	case VERDICT_PASS: return "\xE2\x9C\x85 pass";          /* ✅ */
-	case VERDICT_FAIL: return "\xE2\x9D\x8C **FAIL**";      /* ❌ */
+	case VERDICT_PASS: return "\xE2\x9C\x85 pass";             /* ✅ */
+	case VERDICT_FAIL: return "\xE2\x9D\x8C **FAIL**";         /* ❌ */
 	case VERDICT_SKIP: return "\xE2\x8F\xAD\xEF\xB8\x8F skip"; /* ⏭️ */
 	}
 	return "?";
@@ -74,8 +93,9 @@ static void md_growth_table(struct report_buf *b, const struct findings *fs)
 		if (!is_growth(f))
 			continue;
 		if (!any)
-			report_buf_printf(b, "| category | before | after | delta | %% | limit | verdict |\n"
-					     "| :-- | --: | --: | --: | --: | :-- | :-- |\n");
+			report_buf_printf(
+			        b, "| category | before | after | delta | %% | limit | verdict |\n"
+			           "| :-- | --: | --: | --: | --: | :-- | :-- |\n");
 		any = true;
 		char bef[32] = "-", aft[32] = "-", del[40] = "-", d[32], pct[32] = "-", fl[32],
 		     lim[64];
@@ -85,7 +105,8 @@ static void md_growth_table(struct report_buf *b, const struct findings *fs)
 			model_bytes_format(d, sizeof(d), f->delta);
 			bool adj = f->delta != f->after - f->before;
 			adjusted = adjusted || adj;
-			snprintf(del, sizeof(del), "%s%s%s", f->delta > 0 ? "+" : "", d, adj ? "\\*" : "");
+			snprintf(del, sizeof(del), "%s%s%s", f->delta > 0 ? "+" : "", d,
+			         adj ? "\\*" : "");
 			report_pct_format(pct, sizeof(pct), f->before, f->delta);
 		}
 		model_bytes_format(fl, sizeof(fl), f->floor);
@@ -96,13 +117,13 @@ static void md_growth_table(struct report_buf *b, const struct findings *fs)
 		report_buf_put(b, "| ", 2);
 		md_text(b, f->subject, 40);
 		report_buf_printf(b, " | %s | %s | %s | %s | %s | %s |\n", bef, aft, del, pct, lim,
-				  verdict_cell(f->verdict));
+		                  verdict_cell(f->verdict));
 	}
 	if (!any)
 		report_buf_printf(b, "No memory categories were judged.\n");
 	else if (adjusted)
 		report_buf_printf(b, "\n\\* judged on live memory: net of code loading and of free "
-				     "heap space\n");
+		                     "heap space\n");
 }
 
 /* One row per rule other than growth, in order of first appearance. */
@@ -129,13 +150,14 @@ static void md_rule_table(struct report_buf *b, const struct findings *fs)
 		}
 		if (!any)
 			report_buf_printf(b, "\n| rule | checks | failed | skipped | verdict |\n"
-					     "| :-- | --: | --: | --: | :-- |\n");
+			                     "| :-- | --: | --: | --: | :-- |\n");
 		any = true;
 		report_buf_put(b, "| ", 2);
 		md_text(b, f->rule, 40);
 		report_buf_printf(b, " | %zu | %zu | %zu | %s |\n", total, failed, skipped,
-				  verdict_cell(failed ? VERDICT_FAIL
-						      : skipped == total ? VERDICT_SKIP : VERDICT_PASS));
+		                  verdict_cell(failed             ? VERDICT_FAIL
+		                               : skipped == total ? VERDICT_SKIP
+		                                                  : VERDICT_PASS));
 	}
 }
 
@@ -171,11 +193,13 @@ static void md_tests(struct report_buf *b, const struct test_run *run, const cha
 	size_t bad = c.failed + c.invalid, shown = 0;
 
 	report_buf_printf(b, "\n#### Tests\n\n%zu %s: %zu passed, %zu failed, %zu skipped", c.total,
-			  c.total == 1 ? "test" : "tests", c.passed, c.failed, c.skipped);
+	                  c.total == 1 ? "test" : "tests", c.passed, c.failed, c.skipped);
 	if (c.invalid)
 		report_buf_printf(b, ", %zu invalid (setup\\_all failed)", c.invalid);
-	report_buf_printf(b, "%s\n", run->finished ? "" : " (ExUnit did not report the end of the "
-							  "suite: the results are partial)");
+	report_buf_printf(b, "%s\n",
+	                  run->finished ? ""
+	                                : " (ExUnit did not report the end of the "
+	                                  "suite: the results are partial)");
 	if (!bad)
 		return;
 	report_buf_printf(b, "\n| failed test | where | message |\n| :-- | :-- | :-- |\n");
@@ -214,8 +238,8 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 	b->cap = MARKDOWN_SUMMARY_MAX - RESERVE;
 	report_why(why, sizeof(why), d);
 	report_buf_printf(b, "### %s gate: %s%s%s%s\n\n",
-			  v == REPORT_PASSED ? "\xE2\x9C\x85" : "\xE2\x9D\x8C", report_verdict_name(v),
-			  why[0] ? " (" : "", why, why[0] ? ")" : "");
+	                  v == REPORT_PASSED ? "\xE2\x9C\x85" : "\xE2\x9D\x8C",
+	                  report_verdict_name(v), why[0] ? " (" : "", why, why[0] ? ")" : "");
 	if (d->project) {
 		report_buf_printf(b, "Project ");
 		md_text(b, d->project, 120);
@@ -237,7 +261,7 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 	}
 	if (d->findings && d->findings->count) {
 		report_buf_printf(b, "\n#### Memory (erlang:memory after GC, before and after the "
-				     "suite)\n\n");
+		                     "suite)\n\n");
 		md_growth_table(b, d->findings);
 		md_rule_table(b, d->findings);
 		md_culprits(b, d->findings);
@@ -261,8 +285,10 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 	if (b->full) {
 		b->cap = MARKDOWN_SUMMARY_MAX;
 		b->full = false;
-		report_buf_printf(b, "\n\n_The summary was cut at %d kB; the JUnit report has every "
-				     "finding and test._\n", (MARKDOWN_SUMMARY_MAX - RESERVE) / 1024);
+		report_buf_printf(b,
+		                  "\n\n_The summary was cut at %d kB; the JUnit report has every "
+		                  "finding and test._\n",
+		                  (MARKDOWN_SUMMARY_MAX - RESERVE) / 1024);
 	}
 	if (b->oom) {
 		report_buf_free(b);
@@ -273,7 +299,7 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 
 int markdown_summary_write(FILE *f, const struct report_data *d)
 {
-	struct report_buf b = { 0 };
+	struct report_buf b = {0};
 	if (markdown_summary_format(&b, d) < 0)
 		return -1;
 	size_t n = b.len ? fwrite(b.data, 1, b.len, f) : 0;

@@ -52,10 +52,10 @@ void report_why(char *buf, size_t len, const struct report_data *d)
 	}
 	if (rules)
 		n += (size_t)snprintf(buf + n, len - n, "%zu memory %s", rules,
-				      rules == 1 ? "rule" : "rules");
+		                      rules == 1 ? "rule" : "rules");
 	if (tests && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%zu %s", n ? ", " : "", tests,
-				      tests == 1 ? "test" : "tests");
+		                      tests == 1 ? "test" : "tests");
 	if (unfinished && n < len)
 		snprintf(buf + n, len - n, "%sthe test suite did not finish", n ? ", " : "");
 }
@@ -90,8 +90,7 @@ uint32_t report_text_next(const unsigned char **p)
 	return cp;
 }
 
-void report_text_write(FILE *out, const char *s, size_t max_chars, report_escape_fn esc,
-		       void *arg)
+void report_text_write(FILE *out, const char *s, size_t max_chars, report_escape_fn esc, void *arg)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t chars = 0;

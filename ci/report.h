@@ -18,20 +18,21 @@
 #include "rules/model.h"
 
 struct report_data {
-	const char *project;      /* the project's name for titles; may be NULL */
-	const char *node;         /* the node's name; may be NULL */
-	const char *gate_version; /* may be NULL */
-	int64_t started;          /* unix seconds of the run's start; 0: not shown */
+	const char *project;                   /* the project's name for titles; may be NULL */
+	const char *node;                      /* the node's name; may be NULL */
+	const char *gate_version;              /* may be NULL */
+	int64_t started;                       /* unix seconds of the run's start; 0: not shown */
 	const struct snapshot *before, *after; /* may be NULL (gate stopped before them) */
 	const struct findings *findings;       /* may be NULL */
 	const struct test_run *tests;          /* may be NULL */
 	const struct baseline *history;        /* the noted runs, oldest first; may be NULL */
 	size_t nhistory;
-	const char *baseline_where; /* "origin/main:.gate/baseline.json at 1a2b3c4d5e6f"; may be NULL */
-	const char *junit_path;     /* may be NULL */
-	const char *root;           /* test files under this directory are shown relative to it
-				       (the project); may be NULL */
-	const char *error;          /* gate could not finish: why (the verdict is then "ERROR") */
+	const char *
+	        baseline_where; /* "origin/main:.gate/baseline.json at 1a2b3c4d5e6f"; may be NULL */
+	const char *junit_path; /* may be NULL */
+	const char *root;       /* test files under this directory are shown relative to it
+	                           (the project); may be NULL */
+	const char *error;      /* gate could not finish: why (the verdict is then "ERROR") */
 };
 
 enum report_verdict { REPORT_PASSED, REPORT_FAILED, REPORT_ERROR };
@@ -57,8 +58,7 @@ typedef const char *(*report_escape_fn)(uint32_t cp, void *arg);
 
 /* Writes the text from the suite s (NULL: nothing) to out through report_text_next, each
  * character escaped by esc, at most max_chars characters and then "…". */
-void report_text_write(FILE *out, const char *s, size_t max_chars, report_escape_fn esc,
-		       void *arg);
+void report_text_write(FILE *out, const char *s, size_t max_chars, report_escape_fn esc, void *arg);
 
 /* Appends the UTF-8 encoding of cp (at most 4 bytes) to out; returns its length. */
 size_t report_utf8_put(char *out, uint32_t cp);
@@ -70,15 +70,15 @@ struct report_buf {
 	size_t len;
 	size_t alloc;
 	size_t cap;
-	bool full;  /* something was dropped */
-	bool oom;   /* an allocation failed */
+	bool full; /* something was dropped */
+	bool oom;  /* an allocation failed */
 };
 
 /* Appends len bytes, all of them or (when they would pass the cap) none; once full, every
  * later append is refused too. 0 or -1. */
 int report_buf_put(struct report_buf *b, const char *s, size_t len);
 int report_buf_printf(struct report_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+        __attribute__((format(printf, 2, 3)));
 void report_buf_free(struct report_buf *b);
 
 /* path relative to root when it is inside it ("test/foo_test.exs"), else path. Borrowed. */

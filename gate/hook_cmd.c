@@ -15,27 +15,27 @@
 #include "exit.h"
 
 static const char hook_help[] =
-	"usage: gate hook install [--pre-push | --pre-commit] [-C DIR] [--gate PATH] [-- ARGS...]\n"
-	"       gate hook uninstall [--pre-push | --pre-commit] [-C DIR]\n"
-	"\n"
-	"install writes a git hook (pre-push by default) into the repository that contains the\n"
-	"Mix project DIR: it runs `gate run -C DIR ARGS...` and blocks the push or commit when\n"
-	"the gate fails (exit 1) or cannot run (exit 2). A hook already there is never\n"
-	"overwritten: it is kept as HOOK.gate-chained and runs first. uninstall removes gate's\n"
-	"hook and puts that one back.\n"
-	"\n"
-	"options:\n"
-	"      --pre-push      the pre-push hook (default)\n"
-	"      --pre-commit    the pre-commit hook instead\n"
-	"  -C, --project DIR   the Mix project (default: the current directory)\n"
-	"      --gate PATH     the gate binary the hook runs (default: this one); GATE_BIN\n"
-	"                      overrides it when the hook runs\n"
-	"  -h, --help          this help\n"
-	"\n"
-	"The hook records the project relative to the repository's root, this gate's absolute\n"
-	"path and where elixir and erl are (added to PATH for git GUIs). GATE_HOOK_SKIP=1 skips\n"
-	"the gate once; core.hooksPath is honoured. For the pre-commit framework, see\n"
-	".pre-commit-hooks.yaml in gate's repository.\n";
+        "usage: gate hook install [--pre-push | --pre-commit] [-C DIR] [--gate PATH] [-- ARGS...]\n"
+        "       gate hook uninstall [--pre-push | --pre-commit] [-C DIR]\n"
+        "\n"
+        "install writes a git hook (pre-push by default) into the repository that contains the\n"
+        "Mix project DIR: it runs `gate run -C DIR ARGS...` and blocks the push or commit when\n"
+        "the gate fails (exit 1) or cannot run (exit 2). A hook already there is never\n"
+        "overwritten: it is kept as HOOK.gate-chained and runs first. uninstall removes gate's\n"
+        "hook and puts that one back.\n"
+        "\n"
+        "options:\n"
+        "      --pre-push      the pre-push hook (default)\n"
+        "      --pre-commit    the pre-commit hook instead\n"
+        "  -C, --project DIR   the Mix project (default: the current directory)\n"
+        "      --gate PATH     the gate binary the hook runs (default: this one); GATE_BIN\n"
+        "                      overrides it when the hook runs\n"
+        "  -h, --help          this help\n"
+        "\n"
+        "The hook records the project relative to the repository's root, this gate's absolute\n"
+        "path and where elixir and erl are (added to PATH for git GUIs). GATE_HOOK_SKIP=1 skips\n"
+        "the gate once; core.hooksPath is honoured. For the pre-commit framework, see\n"
+        ".pre-commit-hooks.yaml in gate's repository.\n";
 
 static int hook_usage(const char *fmt, const char *arg)
 {
@@ -66,7 +66,8 @@ static void tool_dirs(char *out, size_t len, const char *const *names, size_t n)
 					}
 					size_t ol = strlen(out);
 					if (!seen && ol + dl + 2 < len)
-						snprintf(out + ol, len - ol, "%s%s", ol ? ":" : "", cand);
+						snprintf(out + ol, len - ol, "%s%s", ol ? ":" : "",
+						         cand);
 					break;
 				}
 			}
@@ -78,12 +79,9 @@ static void tool_dirs(char *out, size_t len, const char *const *names, size_t n)
 int hook_cmd_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "pre-push", no_argument, NULL, 'P' },
-		{ "pre-commit", no_argument, NULL, 'K' },
-		{ "project", required_argument, NULL, 'C' },
-		{ "gate", required_argument, NULL, 'g' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	        {"pre-push", no_argument, NULL, 'P'},      {"pre-commit", no_argument, NULL, 'K'},
+	        {"project", required_argument, NULL, 'C'}, {"gate", required_argument, NULL, 'g'},
+	        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
 	enum hook_kind kind = HOOK_PRE_PUSH;
 	bool kind_set = false;
@@ -110,7 +108,7 @@ int hook_cmd_main(int argc, char **argv)
 		case 'K':
 			if (kind_set && kind != (c == 'P' ? HOOK_PRE_PUSH : HOOK_PRE_COMMIT))
 				return hook_usage("%s: give one of --pre-push and --pre-commit",
-						  argv[optind - 1]);
+				                  argv[optind - 1]);
 			kind = c == 'P' ? HOOK_PRE_PUSH : HOOK_PRE_COMMIT;
 			kind_set = true;
 			break;
@@ -123,22 +121,28 @@ int hook_cmd_main(int argc, char **argv)
 	}
 	bool dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
 	if (optind < argc && (!install || !dashdash))
-		return hook_usage(install ? "unexpected argument %s (arguments for gate run go after --)"
-					  : "unexpected argument %s", argv[optind]);
+		return hook_usage(
+		        install ? "unexpected argument %s (arguments for gate run go after --)"
+		                : "unexpected argument %s",
+		        argv[optind]);
 	if (!install && gate_opt)
 		return hook_usage("%s goes with hook install", "--gate");
 
 	char project[PATH_MAX], err[2048], msg[2048];
 	if (!realpath(dir, project)) {
-		fprintf(stderr, "gate: error: project directory %s: %s; pass the Mix project with -C "
-			"DIR\n", dir, strerror(errno));
+		fprintf(stderr,
+		        "gate: error: project directory %s: %s; pass the Mix project with -C "
+		        "DIR\n",
+		        dir, strerror(errno));
 		return GATE_EXIT_ERROR;
 	}
 	char mixexs[PATH_MAX + 16];
 	snprintf(mixexs, sizeof(mixexs), "%s/mix.exs", project);
 	if (install && access(mixexs, R_OK) < 0) {
-		fprintf(stderr, "gate: error: %s has no readable mix.exs: the hook runs gate on a Mix "
-			"project; pass its directory with -C DIR\n", project);
+		fprintf(stderr,
+		        "gate: error: %s has no readable mix.exs: the hook runs gate on a Mix "
+		        "project; pass its directory with -C DIR\n",
+		        project);
 		return GATE_EXIT_ERROR;
 	}
 	struct hook_where w;
@@ -158,38 +162,40 @@ int hook_cmd_main(int argc, char **argv)
 	char root[PATH_MAX], gate[PATH_MAX];
 	if (!realpath(w.workdir, root)) {
 		fprintf(stderr, "gate: error: the repository's root %s: %s\n", w.workdir,
-			strerror(errno));
+		        strerror(errno));
 		return GATE_EXIT_ERROR;
 	}
 	size_t rl = strlen(root);
 	const char *rel = ".";
 	if (strcmp(project, root) != 0) {
 		if (strncmp(project, root, rl) != 0 || project[rl] != '/') {
-			fprintf(stderr, "gate: error: %s is outside the repository's working tree %s\n",
-				project, root);
+			fprintf(stderr,
+			        "gate: error: %s is outside the repository's working tree %s\n",
+			        project, root);
 			return GATE_EXIT_ERROR;
 		}
 		rel = project + rl + 1;
 	}
 	if (gate_opt ? !realpath(gate_opt, gate) : !realpath("/proc/self/exe", gate)) {
 		fprintf(stderr, "gate: error: %s: %s; give the gate binary with --gate PATH\n",
-			gate_opt ? gate_opt : "/proc/self/exe", strerror(errno));
+		        gate_opt ? gate_opt : "/proc/self/exe", strerror(errno));
 		return GATE_EXIT_ERROR;
 	}
 	if (access(gate, X_OK) < 0) {
-		fprintf(stderr, "gate: error: --gate %s is not executable; give the gate binary\n", gate);
+		fprintf(stderr, "gate: error: --gate %s is not executable; give the gate binary\n",
+		        gate);
 		return GATE_EXIT_ERROR;
 	}
-	static const char *const tools[] = { "elixir", "erl", "mix" };
+	static const char *const tools[] = {"elixir", "erl", "mix"};
 	char dirs[PATH_MAX * 2];
 	tool_dirs(dirs, sizeof(dirs), tools, sizeof(tools) / sizeof(tools[0]));
 	struct hook_spec spec = {
-		.kind = kind,
-		.gate_path = gate,
-		.project = rel,
-		.args = (const char *const *)(argv + optind),
-		.nargs = (size_t)(argc - optind),
-		.path_dirs = dirs,
+	        .kind = kind,
+	        .gate_path = gate,
+	        .project = rel,
+	        .args = (const char *const *)(argv + optind),
+	        .nargs = (size_t)(argc - optind),
+	        .path_dirs = dirs,
 	};
 	if (hook_install(w.hooks, &spec, msg, sizeof(msg), err, sizeof(err)) < 0) {
 		fprintf(stderr, "gate: error: %s\n", err);

@@ -23,8 +23,10 @@ static int check_path(const char *opt, const char *path, char *err, size_t errle
 	if (!path)
 		return 0;
 	if (n == 0 || path[n - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
-		snprintf(err, errlen, "%s %s: not a file name; give the file to write, e.g. %s "
-			 "out/gate.%s", opt, path, opt, strcmp(opt, "--html") == 0 ? "html" : "md");
+		snprintf(err, errlen,
+		         "%s %s: not a file name; give the file to write, e.g. %s "
+		         "out/gate.%s",
+		         opt, path, opt, strcmp(opt, "--html") == 0 ? "html" : "md");
 		return -1;
 	}
 	return 0;
@@ -52,7 +54,7 @@ static int read_existing(char **out, size_t *len, const char *path, char *err, s
 		if (errno == ENOENT)
 			return 0;
 		snprintf(err, errlen, "%s: cannot read it to append the summary: %s", path,
-			 strerror(errno));
+		         strerror(errno));
 		return -1;
 	}
 	char *buf = malloc(SUMMARY_APPEND_MAX + 1);
@@ -61,8 +63,9 @@ static int read_existing(char **out, size_t *len, const char *path, char *err, s
 	fclose(f);
 	if (bad) {
 		snprintf(err, errlen, "%s: cannot append the summary: %s", path,
-			 !buf ? "out of memory" : n > SUMMARY_APPEND_MAX ? "the file is over 8 MiB"
-									 : "read error");
+		         !buf                     ? "out of memory"
+		         : n > SUMMARY_APPEND_MAX ? "the file is over 8 MiB"
+		                                  : "read error");
 		free(buf);
 		return -1;
 	}
@@ -72,9 +75,9 @@ static int read_existing(char **out, size_t *len, const char *path, char *err, s
 }
 
 static int write_summary(const char *path, bool append, const struct report_data *d, char *err,
-			 size_t errlen)
+                         size_t errlen)
 {
-	struct report_buf md = { 0 };
+	struct report_buf md = {0};
 	char *old = NULL;
 	size_t oldlen = 0;
 	int rc = -1;
@@ -130,13 +133,12 @@ static int write_html(const char *path, const struct report_data *d, char *err, 
 	return rc;
 }
 
-int report_out_write(const struct report_out *o, struct report_data *d, char *err,
-		     size_t errlen)
+int report_out_write(const struct report_out *o, struct report_data *d, char *err, size_t errlen)
 {
 	const char *env = getenv("GITHUB_STEP_SUMMARY");
 	const char *summary = o->summary_path ? o->summary_path : env && env[0] ? env : NULL;
 	const char *gha = getenv("GITHUB_ACTIONS");
-	struct baseline_history hist = { 0 };
+	struct baseline_history hist = {0};
 	int rc = 0;
 
 	if (gha && strcmp(gha, "true") == 0) {
@@ -151,7 +153,8 @@ int report_out_write(const struct report_out *o, struct report_data *d, char *er
 	if (o->repo) {
 		char herr[1024];
 		if (baseline_git_history(&hist, o->repo, o->notes_ref, o->history_from,
-					 REPORT_OUT_HISTORY_MAX, 0, herr, sizeof(herr)) != BASELINE_OK)
+		                         REPORT_OUT_HISTORY_MAX, 0, herr,
+		                         sizeof(herr)) != BASELINE_OK)
 			/* the report still helps without its chart: say why it is empty */
 			fprintf(stderr, "gate: the HTML report has no trend: %s\n", herr);
 		d->history = hist.items;

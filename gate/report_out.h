@@ -17,7 +17,7 @@
 
 struct report_out {
 	const char *summary_path; /* --summary FILE: replaced; NULL: $GITHUB_STEP_SUMMARY, appended
-				     to (GitHub's convention), when set */
+	                             to (GitHub's convention), when set */
 	const char *html_path;    /* --html FILE; NULL: none */
 	/* for the trend chart: the repository, the notes ref and where the history starts (the
 	 * baseline's commit; NULL: HEAD). repo NULL: no history. */
@@ -34,8 +34,7 @@ int report_out_check(const struct report_out *o, char *err, size_t errlen);
  * and o->repo is set, and reset before returning), and the annotations when
  * GITHUB_ACTIONS=true. Returns 0, or -1 with err naming the file (the run is then exit 2);
  * a file that could not be written is left as it was. */
-int report_out_write(const struct report_out *o, struct report_data *d, char *err,
-		     size_t errlen);
+int report_out_write(const struct report_out *o, struct report_data *d, char *err, size_t errlen);
 
 /* Whether to colour output on fd: a terminal, NO_COLOR unset or empty, TERM not "dumb". */
 bool report_out_color(int fd);
