@@ -200,3 +200,46 @@ case_console_color_and_progress() {
 		fail "no test-run progress line with its time"
 	no_leftovers "$d"
 }
+
+# (g) the CI files' own shell, run here as the runners would run it: the action's "Run gate"
+# step (bash -eo pipefail, GitHub's variables) and its "Verdict" step, and GitLab's
+# gate:merge-request script, on a failing project with an origin/main to compare with
+case_ci_template_steps_run() {
+	integ_npm
+	local d t; d=$(git_fixture failing)
+	t=$(mktemp -d "$WORK/runner.XXXXXX")
+	git -C "$d" update-ref refs/remotes/origin/main HEAD
+	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Run gate" >"$t/run.sh" ||
+		fail "the action has no Run gate step"
+	(cd "$d" && env GATE_EXE="$GATE" INPUT_PROJECT=. INPUT_BASELINE_REF=origin/main \
+		INPUT_REQUIRE_BASELINE=false INPUT_UPDATE_BASELINE=false INPUT_ARGS="-q -- --seed 0" \
+		RUNNER_TEMP="$t" GITHUB_OUTPUT="$t/output" GITHUB_STEP_SUMMARY="$t/summary.md" \
+		GITHUB_ACTIONS=true GITHUB_WORKSPACE="$d" \
+		bash --noprofile --norc -eo pipefail "$t/run.sh") >"$t/run.out" 2>&1 ||
+		fail "the Run gate step failed by itself: $(tail -n 3 "$t/run.out")"
+	expect_in "$t/output" "exit-code=1"
+	expect_in "$t/output" "reports=$t/gate-reports"
+	expect_in "$t/run.out" "::error file=test/failing_test.exs,line=4,title=FailingTest%3A test the answer is right::"
+	expect_in "$t/summary.md" "gate: FAILED (1 test)"
+	expect_in "$t/summary.md" "Baseline: none at origin/main\\:.gate/baseline.json"
+	[ -s "$t/gate-reports/report.html" ] || fail "the step wrote no HTML report"
+	junit_check "$t/gate-reports/junit.xml" --failures 1 --errors 0
+	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Verdict" >"$t/verdict.sh"
+	local rc want
+	for want in 0 1 2; do
+		RC=$want bash --noprofile --norc -eo pipefail "$t/verdict.sh" >/dev/null 2>&1
+		rc=$?
+		[ "$rc" = "$want" ] || fail "the Verdict step exits $rc for gate's $want"
+	done
+	node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:merge-request |
+		sed "s|/opt/gate/build/gate|$GATE|g" >"$t/gitlab.sh"
+	mkdir -p "$d/gate-reports"
+	(cd "$d" && env CI_DEFAULT_BRANCH=main GATE_PROJECT=. GATE_ARGS=-q sh -e "$t/gitlab.sh") \
+		>"$t/gitlab.out" 2>&1
+	rc=$?
+	[ "$rc" = 1 ] || fail "gate:merge-request's script exited $rc: $(tail -n 3 "$t/gitlab.out")"
+	junit_check "$d/gate-reports/junit.xml" --failures 1 --errors 0
+	expect_in "$d/gate-reports/summary.md" "gate: FAILED (1 test)"
+	[ -s "$d/gate-reports/report.html" ] || fail "GitLab's job wrote no HTML report"
+	no_leftovers "$d"
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// tests/integrations/ci-step.js: prints the shell script of one step of gate's CI files, so
+// that the tests can run it here as the CI would:
+//
+//   node ci-step.js ci/github/action.yml "Run gate"            the `run` of that step
+//   node ci-step.js ci/gitlab/gate.gitlab-ci.yml gate:baseline  that job's `script` lines
+//
+// Exit 1 when the file has no such step.
+import { readFileSync } from 'node:fs'
+import { parse } from 'yaml'
+
+const [file, step] = process.argv.slice(2)
+if (!file || !step) {
+  console.error('usage: node ci-step.js FILE STEP')
+  process.exit(2)
+}
+const doc = parse(readFileSync(file, 'utf8'))
+let script
+if (doc.runs?.steps) {
+  script = doc.runs.steps.find((s) => s.name === step)?.run
+} else if (doc[step]?.script) {
+  script = doc[step].script.join('\n') + '\n'
+}
+if (!script) {
+  console.error(`ci-step.js: ${file} has no step ${step}`)
+  process.exit(1)
+}
+process.stdout.write(script)
