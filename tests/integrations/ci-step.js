@@ -2,7 +2,10 @@
 // tests/integrations/ci-step.js: prints the shell script of one step of gate's CI files, so
 // that the tests can run it here as the CI would:
 //
-//   node ci-step.js ci/github/action.yml "Run gate"            the `run` of that step
+//   node ci-step.js ci/github/action.yml "Run gate"            the `run` of that step, after
+//                                                             an export of each literal
+//                                                             value of its env (those
+//                                                             with ${{ }} are the test's)
 //   node ci-step.js ci/gitlab/gate.gitlab-ci.yml gate:baseline  that job's `script` lines
 //
 // Exit 1 when the file has no such step.
@@ -16,8 +19,13 @@ if (!file || !step) {
 }
 const doc = parse(readFileSync(file, 'utf8'))
 let script
+const q = (v) => `'${String(v).replace(/'/g, "'\\''")}'`
 if (doc.runs?.steps) {
-  script = doc.runs.steps.find((s) => s.name === step)?.run
+  const s = doc.runs.steps.find((s) => s.name === step)
+  if (s?.run) {
+    const env = Object.entries(s.env ?? {}).filter(([, v]) => !String(v).includes('${{'))
+    script = env.map(([k, v]) => `export ${k}=${q(v)}\n`).join('') + s.run
+  }
 } else if (doc[step]?.script) {
   script = doc[step].script.join('\n') + '\n'
 }

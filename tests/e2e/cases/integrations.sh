@@ -16,7 +16,7 @@ integ_npm() {
 bare_remote() {
 	local r
 	r=$(mktemp -d "$WORK/remote.XXXXXX")
-	git init -q --bare "$r" && git -C "$1" remote add origin "$r"
+	git init -q --bare -b main "$r" && git -C "$1" remote add origin "$r"
 	echo "$r"
 }
 
@@ -241,5 +241,52 @@ case_ci_template_steps_run() {
 	junit_check "$d/gate-reports/junit.xml" --failures 1 --errors 0
 	expect_in "$d/gate-reports/summary.md" "gate: FAILED (1 test)"
 	[ -s "$d/gate-reports/report.html" ] || fail "GitLab's job wrote no HTML report"
+	no_leftovers "$d"
+}
+
+# ci_step FILE STEP DIR ENV...: runs that step of the action in DIR as GitHub would
+ci_step() {
+	local file=$1 step=$2 dir=$3
+	shift 3
+	node "$INTEG/ci-step.js" "$ROOT/$file" "$step" >"$WORK/step.sh" || { fail "no step $step"; return 1; }
+	(cd "$dir" && env "$@" bash --noprofile --norc -eo pipefail "$WORK/step.sh")
+}
+
+# (h) the whole loop through a remote: the main job (action with update-baseline) commits
+# the baseline and pushes it with the notes; a pull request's clone fetches them with the
+# action's fetch step and is compared with that baseline, its trend chart has the point
+case_ci_main_job_then_pull_request() {
+	integ_npm
+	local d r t c1 c2; d=$(git_fixture clean)
+	r=$(bare_remote "$d")
+	git -C "$d" push -q origin main 2>/dev/null || fail "cannot push to the test remote"
+	t=$(mktemp -d "$WORK/runner.XXXXXX")
+	c1="$t/main" && git clone -q "$r" "$c1"
+	ci_step ci/github/action.yml "Run gate" "$c1" GATE_EXE="$GATE" INPUT_PROJECT=. \
+		INPUT_BASELINE_REF= INPUT_REQUIRE_BASELINE=false INPUT_UPDATE_BASELINE=true \
+		INPUT_ARGS=-q RUNNER_TEMP="$t/m" GITHUB_OUTPUT="$t/m.output" >"$t/m.out" 2>&1 ||
+		fail "main job's Run gate step: $(tail -n 3 "$t/m.out")"
+	expect_in "$t/m.output" "exit-code=0"
+	[ "$(git -C "$c1" log -1 --format='%an <%ae>')" = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>" ] ||
+		fail "the baseline commit's author: $(git -C "$c1" log -1 --format='%an <%ae>')"
+	ci_step ci/github/action.yml "Push the baseline and the notes" "$c1" GITHUB_REF_NAME=main \
+		>"$t/push.out" 2>&1 || fail "push step: $(tail -n 3 "$t/push.out")"
+	[ "$(git -C "$r" rev-parse main)" = "$(git -C "$c1" rev-parse HEAD)" ] || fail "main was not pushed"
+	git -C "$r" rev-parse -q --verify refs/notes/gate >/dev/null || fail "refs/notes/gate was not pushed"
+	# a pull request: a clone without the notes, then the action's fetch step
+	c2="$t/pr" && git clone -q "$r" "$c2" && git -C "$c2" checkout -q -b feature
+	git -C "$c2" rev-parse -q --verify refs/notes/gate >/dev/null && fail "a clone has the notes already?"
+	ci_step ci/github/action.yml "Fetch the main branch and the notes" "$c2" MAIN=main \
+		>"$t/fetch.out" 2>&1 || fail "fetch step: $(tail -n 3 "$t/fetch.out")"
+	git -C "$c2" rev-parse -q --verify refs/notes/gate >/dev/null || fail "the fetch step did not get the notes"
+	ci_step ci/github/action.yml "Run gate" "$c2" GATE_EXE="$GATE" INPUT_PROJECT=. \
+		INPUT_BASELINE_REF=origin/main INPUT_REQUIRE_BASELINE=true INPUT_UPDATE_BASELINE=false \
+		INPUT_ARGS=-q RUNNER_TEMP="$t/p" GITHUB_OUTPUT="$t/p.output" \
+		GITHUB_STEP_SUMMARY="$t/p.md" >"$t/p.out" 2>&1 || fail "PR Run gate step: $(tail -n 3 "$t/p.out")"
+	expect_in "$t/p.output" "exit-code=0"
+	expect_in "$t/p.md" "Baseline: origin/main\\:.gate/baseline.json at commit $(git -C "$r" rev-parse main | cut -c1-12); trend over 1 noted run"
+	[ "$(grep -c 'class="point"' "$t/p/gate-reports/report.html")" = 1 ] || fail "the PR's trend chart lacks the noted run"
+	fsck_clean "$c1"
+	no_leftovers "$t"
 	no_leftovers "$d"
 }
