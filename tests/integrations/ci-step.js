@@ -7,12 +7,14 @@
 //                                                             value of its env (those
 //                                                             with ${{ }} are the test's)
 //   node ci-step.js ci/gitlab/gate.gitlab-ci.yml gate:baseline  that job's `script` lines
+//   node ci-step.js ci/gitlab/gate.gitlab-ci.yml .gate before_script 'git fetch'
+//                                  that key's lines of that job, those containing the text
 //
 // Exit 1 when the file has no such step.
 import { readFileSync } from 'node:fs'
 import { parse } from 'yaml'
 
-const [file, step] = process.argv.slice(2)
+const [file, step, key = 'script', filter = ''] = process.argv.slice(2)
 if (!file || !step) {
   console.error('usage: node ci-step.js FILE STEP')
   process.exit(2)
@@ -26,8 +28,9 @@ if (doc.runs?.steps) {
     const env = Object.entries(s.env ?? {}).filter(([, v]) => !String(v).includes('${{'))
     script = env.map(([k, v]) => `export ${k}=${q(v)}\n`).join('') + s.run
   }
-} else if (doc[step]?.script) {
-  script = doc[step].script.join('\n') + '\n'
+} else if (Array.isArray(doc[step]?.[key])) {
+  const lines = doc[step][key].map(String).filter((l) => l.includes(filter))
+  if (lines.length) script = lines.join('\n') + '\n'
 }
 if (!script) {
   console.error(`ci-step.js: ${file} has no step ${step}`)

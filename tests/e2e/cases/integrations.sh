@@ -286,7 +286,27 @@ case_ci_main_job_then_pull_request() {
 	expect_in "$t/p.output" "exit-code=0"
 	expect_in "$t/p.md" "Baseline: origin/main\\:.gate/baseline.json at commit $(git -C "$r" rev-parse main | cut -c1-12); trend over 1 noted run"
 	[ "$(grep -c 'class="point"' "$t/p/gate-reports/report.html")" = 1 ] || fail "the PR's trend chart lacks the noted run"
+	# GitLab's baseline job on the same remote: a detached checkout as GitLab makes it, the
+	# template's fetch lines, its script; the push goes to the test remote instead of the
+	# server's URL
+	local c3="$t/gitlab"
+	git clone -q "$r" "$c3" && git -C "$c3" checkout -q --detach
+	git -C "$r" config receive.advertisePushOptions true
+	{
+		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" .gate before_script "git fetch"
+		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:baseline
+	} | sed -e "s|/opt/gate/build/gate|$GATE|g" -e "s|\"https://[^\"]*\"|\"$r\"|" >"$t/gl.sh"
+	mkdir -p "$c3/gate-reports"
+	(cd "$c3" && env CI_DEFAULT_BRANCH=main CI_COMMIT_BRANCH=main CI_COMMIT_SHA="$(git -C "$c3" rev-parse HEAD)" \
+		GATE_PROJECT=. GATE_ARGS=-q GATE_PUSH_TOKEN=unused GATE_AUTHOR_NAME=gate \
+		GATE_AUTHOR_EMAIL=gate@gitlab.invalid sh -e "$t/gl.sh") >"$t/gl.out" 2>&1 ||
+		fail "gate:baseline's script: $(tail -n 3 "$t/gl.out")"
+	[ "$(git -C "$r" rev-parse main)" = "$(git -C "$c3" rev-parse HEAD)" ] || fail "GitLab's job did not push main"
+	[ "$(git -C "$r" rev-parse refs/notes/gate)" = "$(git -C "$c3" rev-parse refs/notes/gate)" ] ||
+		fail "GitLab's job did not push the notes"
+	junit_check "$c3/gate-reports/junit.xml" --failures 0 --errors 0
 	fsck_clean "$c1"
+	fsck_clean "$r"
 	no_leftovers "$t"
 	no_leftovers "$d"
 }
