@@ -201,7 +201,8 @@ int hook_cmd_main(int argc, char **argv)
 		fprintf(stderr, "gate: error: %s\n", err);
 		return GATE_EXIT_ERROR;
 	}
-	printf("gate: %s\ngate: it runs %s run -C <repository>/%s", msg, gate, rel);
+	printf("gate: %s\ngate: it runs %s run -C <repository>%s%s", msg, gate,
+	       strcmp(rel, ".") == 0 ? "" : "/", strcmp(rel, ".") == 0 ? "" : rel);
 	for (int i = optind; i < argc; i++)
 		printf(" %s", argv[i]);
 	printf("\n");
