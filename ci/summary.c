@@ -2,6 +2,8 @@
 #include "summary.h"
 
 #include "ansi.h"
+#include "rules/attribution.h"
+#include "rules/culprits.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -330,6 +332,10 @@ static void print_memory(FILE *out, const struct findings *findings,
 		return;
 	fprintf(out, "\n%s%s:%s\n", color ? C_RED C_BOLD : "",
 		failed == 1 ? "Failed memory rule" : "Failed memory rules", color ? C_RESET : "");
+	/* the culprit lists shared by several rules (born processes, tables left alive, binary
+	 * holders) are printed under the first rule that has them, not under every one */
+	char *shown[256];
+	size_t nshown = 0;
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
 		char msg[2048];
@@ -341,6 +347,81 @@ static void print_memory(FILE *out, const struct findings *findings,
 			snprintf(msg, sizeof(msg), "%s %s failed", f->rule ? f->rule : "rule",
 				 f->subject ? f->subject : "");
 		print_wrapped(out, "  ", msg, 4);
+		if (f->detail) {
+			/* the culprit lists, line by line, indented under the rule */
+			const char *p = f->detail;
+			while (*p) {
+				const char *nl = strchr(p, '\n');
+				size_t n = nl ? (size_t)(nl - p) : strlen(p);
+				char raw[1024], line[1200];
+				snprintf(raw, sizeof(raw), "%.*s", (int)(n < sizeof(raw) ? n : sizeof(raw) - 1), p);
+				term_safe(line, sizeof(line), raw, 300);
+				p += n + (nl ? 1 : 0);
+				bool seen = false;
+				for (size_t k = 0; k < nshown && !seen; k++)
+					seen = strcmp(shown[k], line) == 0;
+				if (seen)
+					continue;
+				if (nshown < sizeof(shown) / sizeof(shown[0]))
+					shown[nshown] = strdup(line), nshown += shown[nshown] != NULL;
+				fprintf(out, "    %s\n", line);
+			}
+		}
+	}
+	for (size_t k = 0; k < nshown; k++)
+		free(shown[k]);
+}
+
+/* "Top growing test modules" (or tests, when measured per test): the five that grew total
+ * most, with the category deltas. */
+static void print_top_growing(FILE *out, const struct test_run *run, bool color)
+{
+	size_t top[SUMMARY_TOP_GROWING];
+	bool tests = run->attribution == ATTRIBUTION_TEST;
+	size_t n = attribution_rank(run, MEM_TOTAL, tests, top, SUMMARY_TOP_GROWING);
+	char t[32], p[32], b[32], e[32], label[400];
+
+	if (!run->nmodules && !tests)
+		return;
+	fprintf(out, "\n%sTop growing %s%s (by total; %s):\n", color ? C_BOLD : "",
+		tests ? "tests" : "test modules", color ? C_RESET : "",
+		tests ? "GC'd snapshots around each test"
+		      : run->attribution_sync
+			  ? "light snapshots at each module's edges; async modules share what grew "
+			    "while they were busy together"
+			  : "approximate: light snapshots as ExUnit's events arrived");
+	if (!n) {
+		fprintf(out, "  none grew\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct mem_delta *d;
+		char raw[600];
+		if (tests) {
+			const struct test_result *r = &run->tests[top[i]];
+			d = &r->delta;
+			snprintf(raw, sizeof(raw), "%s \"%s\"%s", rules_display(r->module), r->name,
+				 r->async ? " (async)" : "");
+		} else {
+			const struct module_growth *m = &run->modules[top[i]];
+			d = &m->delta;
+			if (m->async && m->overlapped)
+				snprintf(raw, sizeof(raw), "%s (async, shared with %zu)",
+					 rules_display(m->module), m->overlapped);
+			else
+				snprintf(raw, sizeof(raw), "%s%s", rules_display(m->module),
+					 m->async ? " (async)" : "");
+		}
+		term_safe(label, sizeof(label), raw, 70);
+		model_bytes_format(t, sizeof(t), d->mem[MEM_TOTAL]);
+		model_bytes_format(p, sizeof(p), d->mem[MEM_PROCESSES]);
+		model_bytes_format(b, sizeof(b), d->mem[MEM_BINARY]);
+		model_bytes_format(e, sizeof(e), d->mem[MEM_ETS]);
+		fprintf(out, "  %zu. %s: total %s%s, processes %s%s, binary %s%s, ets %s%s, "
+			"%+lld procs, %+lld tables\n", i + 1, label, d->mem[MEM_TOTAL] > 0 ? "+" : "", t,
+			d->mem[MEM_PROCESSES] > 0 ? "+" : "", p, d->mem[MEM_BINARY] > 0 ? "+" : "", b,
+			d->mem[MEM_ETS] > 0 ? "+" : "", e, (long long)d->processes,
+			(long long)d->ets_tables);
 	}
 }
 
@@ -404,6 +485,8 @@ void summary_print(FILE *out, const struct findings *findings, const struct test
 	bool unfinished = run && !run->finished;
 
 	print_memory(out, findings, opts);
+	if (run)
+		print_top_growing(out, run, color);
 	fputc('\n', out);
 	if (run) {
 		struct test_counts c = test_run_count(run);

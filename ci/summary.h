@@ -9,6 +9,8 @@
 
 /* How many failed tests the summary names before it says "and N more". */
 #define SUMMARY_FAILED_MAX 10
+/* How many modules or tests the "top growing" section names. */
+#define SUMMARY_TOP_GROWING 5
 
 struct summary_opts {
 	bool color;             /* ANSI colours (the caller decides: isatty, NO_COLOR, --color) */

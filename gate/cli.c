@@ -48,6 +48,8 @@ static const char run_help[] =
 	"      --test-timeout SEC  whole-suite limit, overrides node.test_timeout\n"
 	"      --elixir PATH       the elixir executable (default: elixir from PATH)\n"
 	"  -q, --quiet             no progress lines\n"
+	"      --per-test          a GC'd snapshot around every test: the growth of each test\n"
+	"                          (slower; [attribution] per_test)\n"
 	"  -h, --help              this help\n"
 	"\n"
 	"reports for CI (colour only on a terminal, never with NO_COLOR set):\n"
@@ -117,6 +119,8 @@ static int cmd_run(int argc, char **argv)
 		{ "force", no_argument, NULL, 'F' },
 		{ "summary", required_argument, NULL, 'S' },
 		{ "html", required_argument, NULL, 'H' },
+		{ "per-test", no_argument, NULL, 'P' },
+		{ "no-attribution", no_argument, NULL, 'N' }, /* hidden: for the bench */
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
@@ -140,6 +144,8 @@ static int cmd_run(int argc, char **argv)
 		case 'F': o.force = true; break;
 		case 'S': o.summary_path = optarg; break;
 		case 'H': o.html_path = optarg; break;
+		case 'P': o.per_test = true; break;
+		case 'N': o.no_attribution = true; break;
 		case 'b':
 			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
 				return cli_usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",

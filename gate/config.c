@@ -48,7 +48,7 @@ static const struct unit size_units[] = {
 };
 
 static const char *const root_keys[] = {"node",    "output", "growth", "ets",      "binary",
-					"process", "atom",   "allocator", "baseline", NULL};
+					"process", "atom",   "allocator", "baseline", "attribution", NULL};
 static const char *const node_keys[] = {"mix_env",     "erl_flags",    "boot_timeout",
 					"rpc_timeout", "test_timeout", "stop_timeout",
 					NULL};
@@ -923,6 +923,10 @@ static const struct key_spec baseline_keys[] = {
 	{"trend_min", KEY_PCT, IN_CFG(baseline.trend_min_pct), 0, 0, "\"10 %\"", NULL},
 	{NULL, 0, 0, 0, 0, NULL, NULL},
 };
+static const struct key_spec attribution_keys[] = {
+	{"per_test", KEY_BOOL, IN_CFG(attribution.per_test), 0, 0, "false", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
 
 struct section {
 	const char *name;
@@ -934,6 +938,7 @@ static const struct section sections[] = {
 	{"ets", ets_keys, "table"},	  {"binary", binary_keys, NULL},
 	{"process", process_keys, NULL},  {"atom", atom_keys, NULL},
 	{"allocator", allocator_keys, NULL}, {"baseline", baseline_keys, NULL},
+	{"attribution", attribution_keys, NULL},
 	{NULL, NULL, NULL},
 };
 
@@ -1163,7 +1168,7 @@ static int load_root(struct loader *ld, const struct toml_value *root, struct co
 			rc = fail(ld, toml_table_key_pos(root, i), path,
 				  "unknown key; the configuration has only the tables [node], "
 				  "[output], [growth], [ets], [binary], [process], [atom], "
-				  "[allocator] and [baseline]");
+				  "[allocator], [baseline] and [attribution]");
 		if (rc < 0)
 			return -1;
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "probe_blob.h"
+#include "rules/attribution.h"
 
 /* Calls gate_probe:fun with the already encoded argument list in args (or none). */
 static int call(struct eic *c, const char *mod, const char *fun, ei_x_buff *args,
@@ -232,6 +233,31 @@ static int decode_born(const struct term *t, struct snapshot *out, char *err, si
 	return 0;
 }
 
+/* {Module, Processes, Memory, BinBytes, Tables, TableBytes}; absent: no attribution. */
+static int decode_owners(const struct term *t, struct snapshot *out, char *err, size_t errlen)
+{
+	size_t n;
+	if (!t)
+		return 0;
+	if (list_of(t, "owners", &n, err, errlen) < 0)
+		return -1;
+	if (n && !(out->owners = calloc(n, sizeof(*out->owners))))
+		return bad_row("owners (out of memory)", 0, err, errlen);
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		struct module_owner *o = &out->owners[i];
+		out->nowners = i + 1;
+		int64_t *nums[] = { &o->processes, &o->memory, &o->bin_bytes, &o->tables,
+				    &o->table_bytes };
+		if (r->type != TERM_TUPLE || r->u.seq.n != 6 || req_text(term_tuple_at(r, 0), &o->module))
+			return bad_row("owners", i, err, errlen);
+		for (size_t k = 0; k < 5; k++)
+			if (req_int(term_tuple_at(r, 1 + k), nums[k]) < 0)
+				return bad_row("owners", i, err, errlen);
+	}
+	return 0;
+}
+
 static int decode_ets(const struct term *t, struct snapshot *out, char *err, size_t errlen)
 {
 	size_t n;
@@ -335,6 +361,7 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 	if (decode_procs(term_map_get(reply, "procs"), out, err, errlen) < 0 ||
 	    decode_born(term_map_get(reply, "born"), out, err, errlen) < 0 ||
 	    decode_ets(term_map_get(reply, "ets"), out, err, errlen) < 0 ||
+	    decode_owners(term_map_get(reply, "owners"), out, err, errlen) < 0 ||
 	    decode_allocs(term_map_get(reply, "allocs"), out, err, errlen) < 0) {
 		snapshot_clear(out);
 		return -1;
@@ -400,6 +427,113 @@ static int state_from(const struct term *t, enum test_state *out)
 	return -1;
 }
 
+/* A memory map into mem[]; unknown categories are skipped, a non-integer is an error. */
+static int decode_mem(const struct term *map, int64_t *mem)
+{
+	if (!map || map->type != TERM_MAP)
+		return -1;
+	for (size_t i = 0; i < map->u.seq.n; i++) {
+		int cat = mem_cat_from_name(term_text(&map->u.seq.items[2 * i]));
+		int64_t v;
+		if (cat < 0)
+			continue;
+		if (term_int(&map->u.seq.items[2 * i + 1], &v) < 0)
+			return -1;
+		mem[cat] = v;
+	}
+	return 0;
+}
+
+/* none, or {Async, MemoryDeltaMap, ProcessDelta, EtsDelta} */
+static int decode_test_delta(const struct term *t, struct test_result *r)
+{
+	if (term_is_atom(t, "none"))
+		return 0;
+	if (!t || t->type != TERM_TUPLE || t->u.seq.n != 4 ||
+	    decode_mem(term_tuple_at(t, 1), r->delta.mem) < 0 ||
+	    term_int(term_tuple_at(t, 2), &r->delta.processes) < 0 ||
+	    term_int(term_tuple_at(t, 3), &r->delta.ets_tables) < 0)
+		return -1;
+	r->async = term_is_atom(term_tuple_at(t, 0), "true");
+	r->measured = true;
+	return 0;
+}
+
+static int edge_from(const struct term *kind, enum module_edge *out)
+{
+	static const struct {
+		const char *atom;
+		enum module_edge edge;
+	} edges[] = { { "start", EDGE_MODULE_START },
+		      { "finish", EDGE_MODULE_FINISH },
+		      { "test_start", EDGE_TEST_START },
+		      { "test_finish", EDGE_TEST_FINISH } };
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		if (term_is_atom(kind, edges[i].atom)) {
+			*out = edges[i].edge;
+			return 0;
+		}
+	return -1;
+}
+
+/* The formatter's attribution mode and module events ({Kind, Module, Async, Us, MemoryMap,
+ * ProcessCount, EtsCount}, in order; Kind start | finish | test_start | test_finish), turned into run->modules. Absent keys: an older probe,
+ * no attribution. */
+static int decode_attribution(const struct term *body, struct test_run *out, char *err,
+			      size_t errlen)
+{
+	const struct term *mode = term_map_get(body, "attribution");
+	const struct term *evs = term_map_get(body, "module_events");
+	int rc = -1;
+
+	out->attribution = term_is_atom(mode, "test")     ? ATTRIBUTION_TEST
+			   : term_is_atom(mode, "module") ? ATTRIBUTION_MODULE
+							  : ATTRIBUTION_OFF;
+	out->attribution_sync = term_is_atom(term_map_get(body, "attribution_sync"), "true");
+	const char *hook_error = term_text(term_map_get(body, "hook_error"));
+	if (hook_error && *hook_error && !(out->attribution_error = strdup(hook_error))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (term_int(term_map_get(body, "module_events_dropped"), &out->module_events_dropped) < 0)
+		out->module_events_dropped = 0;
+	if (!evs)
+		return 0;
+	if (evs->type != TERM_LIST) {
+		snprintf(err, errlen, "the suite result's module_events is not a list");
+		return -1;
+	}
+	size_t n = evs->u.seq.n;
+	struct module_event *ev = n ? calloc(n, sizeof(*ev)) : NULL;
+	if (n && !ev) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct term *e = &evs->u.seq.items[i];
+		const struct term *kind = term_tuple_at(e, 0);
+		if (e->type != TERM_TUPLE || e->u.seq.n != 7 ||
+		    edge_from(kind, &ev[i].edge) < 0 ||
+		    !(ev[i].module = term_text(term_tuple_at(e, 1))) ||
+		    term_int(term_tuple_at(e, 3), &ev[i].at_us) < 0 ||
+		    decode_mem(term_tuple_at(e, 4), ev[i].mem) < 0 ||
+		    term_int(term_tuple_at(e, 5), &ev[i].processes) < 0 ||
+		    term_int(term_tuple_at(e, 6), &ev[i].ets_tables) < 0) {
+			snprintf(err, errlen, "module event %zu is malformed", i + 1);
+			goto out;
+		}
+		ev[i].async = term_is_atom(term_tuple_at(e, 2), "true");
+	}
+	if (attribution_build(out, ev, n) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(ev);
+	return rc;
+}
+
 int probe_tests_decode(const struct term *reply, struct test_run *out, char **suite_error,
 		       char *err, size_t errlen)
 {
@@ -424,7 +558,8 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		const struct term *t = &tests->u.seq.items[i];
 		int64_t line, time_us;
 		enum test_state state;
-		if (t->type != TERM_TUPLE || t->u.seq.n != 7 || !term_text(term_tuple_at(t, 0)) ||
+		if (t->type != TERM_TUPLE || (t->u.seq.n != 7 && t->u.seq.n != 8) ||
+		    !term_text(term_tuple_at(t, 0)) ||
 		    !term_text(term_tuple_at(t, 1)) || !term_text(term_tuple_at(t, 2)) ||
 		    term_int(term_tuple_at(t, 3), &line) < 0 ||
 		    term_int(term_tuple_at(t, 4), &time_us) < 0 ||
@@ -448,8 +583,14 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		r->line = line > 0 && line < INT32_MAX ? (int)line : 0;
 		r->time_us = time_us;
 		r->state = state;
+		if (t->u.seq.n == 8 && decode_test_delta(term_tuple_at(t, 7), r) < 0) {
+			snprintf(err, errlen, "test record %zu has a malformed memory delta", i + 1);
+			return -1;
+		}
 	}
 	out->finished = true;
+	if (decode_attribution(body, out, err, errlen) < 0)
+		return -1;
 	if (term_int(term_map_get(body, "run_us"), &out->run_us) < 0)
 		out->run_us = -1;
 	if (term_int(term_map_get(body, "load_us"), &out->load_us) < 0)
@@ -465,18 +606,23 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 	return 0;
 }
 
-int probe_run_tests(struct eic *c, char *const *args, size_t nargs, int timeout_ms,
-		    struct test_run *out, char **suite_error, char *err, size_t errlen)
+int probe_run_tests(struct eic *c, char *const *args, size_t nargs,
+		    enum attribution_mode mode, int timeout_ms, struct test_run *out,
+		    char **suite_error, char *err, size_t errlen)
 {
+	static const char *const modes[] = { "off", "module", "test" };
 	ei_x_buff a;
 	ei_x_new(&a);
-	ei_x_encode_list_header(&a, 1);
+	ei_x_encode_list_header(&a, 2);
 	if (nargs) {
 		ei_x_encode_list_header(&a, (long)nargs);
 		for (size_t i = 0; i < nargs; i++)
 			ei_x_encode_binary(&a, args[i], (long)strlen(args[i]));
 	}
 	ei_x_encode_empty_list(&a);
+	ei_x_encode_map_header(&a, 1);
+	ei_x_encode_atom(&a, "attribution");
+	ei_x_encode_atom(&a, modes[mode]);
 	ei_x_encode_empty_list(&a);
 	struct term *root;
 	const struct term *r;

@@ -48,12 +48,16 @@ int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int ti
 		   struct snapshot *out, char *err, size_t errlen);
 /* Runs mix test with args in the node. *suite_error gets mix test's own error text when it
  * raised after running tests (owned by the caller, NULL when none). */
-int probe_run_tests(struct eic *c, char *const *args, size_t nargs, int timeout_ms,
-		    struct test_run *out, char **suite_error, char *err, size_t errlen);
+/* mode: what the formatter measures for attribution (module events, GC'd per-test deltas). */
+int probe_run_tests(struct eic *c, char *const *args, size_t nargs,
+		    enum attribution_mode mode, int timeout_ms, struct test_run *out,
+		    char **suite_error, char *err, size_t errlen);
 
 /* Decoders, on their own for the unit tests. Return 0, or -1 with err. */
 int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err,
 			  size_t errlen);
+/* Also decodes the formatter's attribution (module events into out->modules, per-test
+ * deltas); without those keys (an older probe) out->attribution is ATTRIBUTION_OFF. */
 int probe_tests_decode(const struct term *reply, struct test_run *out, char **suite_error,
 		       char *err, size_t errlen);
 

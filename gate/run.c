@@ -36,6 +36,7 @@
 #include "node.h"
 #include "probe.h"
 #include "report_out.h"
+#include "rules/attribution.h"
 #include "rules/growth.h"
 #include "session.h"
 #include "signals.h"
@@ -160,7 +161,11 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 	progress(r, "running mix test%s", r->opts->ntest_args ? " with the given arguments" : "");
 	long long t0 = clock_ms();
 	fflush(stdout);
-	int rc = probe_run_tests(&r->ses.conn, r->opts->test_args, r->opts->ntest_args,
+	enum attribution_mode mode = r->opts->no_attribution ? ATTRIBUTION_OFF
+				     : r->opts->per_test || r->cfg.rules.attribution.per_test
+					     ? ATTRIBUTION_TEST
+					     : ATTRIBUTION_MODULE;
+	int rc = probe_run_tests(&r->ses.conn, r->opts->test_args, r->opts->ntest_args, mode,
 				 r->cfg.test_timeout_ms, &r->tests, &r->suite_error, err, errlen);
 	fflush(stdout);
 	if (rc == EIC_TIMEOUT) {
@@ -172,8 +177,16 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 	}
 	if (rc != EIC_OK)
 		return -1;
-	progress(r, "mix test finished in %.1f s: %zu tests recorded",
-		 (double)(clock_ms() - t0) / 1000.0, r->tests.count);
+	if (r->tests.attribution != ATTRIBUTION_OFF && !r->tests.attribution_sync)
+		progress(r, "attribution is approximate: ExUnit.EventManager could not be hooked "
+			 "(%s), so the figures were taken as ExUnit's events reached gate's formatter, "
+			 "a little after each module's or test's edge",
+			 r->tests.attribution_error ? r->tests.attribution_error : "no reason given");
+	progress(r, "mix test finished in %.1f s: %zu tests recorded, %s",
+		 (double)(clock_ms() - t0) / 1000.0, r->tests.count,
+		 r->tests.attribution == ATTRIBUTION_TEST     ? "growth measured per test and module"
+		 : r->tests.attribution == ATTRIBUTION_MODULE ? "growth measured per module"
+							      : "no attribution");
 	return 0;
 }
 
@@ -382,6 +395,11 @@ int run_main(const struct run_opts *opts)
 	}
 	if (baseline_step_check(&r.findings, &r.bl, &r.after, &r.cfg.rules.baseline) < 0) {
 		snprintf(r.err, sizeof(r.err), "out of memory applying the baseline rules");
+		goto fail;
+	}
+	/* the culprits go into the failing findings' messages, so before any report */
+	if (attribution_annotate(&r.findings, &r.before, &r.after, &r.tests) < 0) {
+		snprintf(r.err, sizeof(r.err), "out of memory naming the culprits");
 		goto fail;
 	}
 	if (r.suite_error)

@@ -28,6 +28,9 @@ struct run_opts {
 	/* CI integrations (issue 6) */
 	const char *summary_path; /* --summary: Markdown step summary; NULL: $GITHUB_STEP_SUMMARY */
 	const char *html_path;    /* --html: the self-contained HTML report */
+	/* attribution (issue 5) */
+	bool per_test;           /* --per-test: GC'd snapshots around every test */
+	bool no_attribution;     /* --no-attribution (hidden, for the bench): no module events */
 };
 
 /* Runs the whole pipeline and returns the process exit code (enum gate_exit, or 128+signal). */

@@ -65,6 +65,9 @@ void snapshot_clear(struct snapshot *s)
 		free(s->born[i].example_pid);
 	}
 	free(s->born);
+	for (size_t i = 0; i < s->nowners; i++)
+		free(s->owners[i].module);
+	free(s->owners);
 	for (size_t i = 0; i < s->nets; i++) {
 		free(s->ets[i].name);
 		free(s->ets[i].id);
@@ -106,6 +109,10 @@ void test_run_clear(struct test_run *run)
 		free(run->tests[i].message);
 	}
 	free(run->tests);
+	for (size_t i = 0; i < run->nmodules; i++)
+		free(run->modules[i].module);
+	free(run->modules);
+	free(run->attribution_error);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -146,6 +153,7 @@ int findings_add(struct findings *list, const char *rule, const char *subject,
 	f->rule = dup_or_null(rule);
 	f->subject = dup_or_null(subject);
 	f->message = dup_or_null(message);
+	f->detail = NULL;
 	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
 		free(f->rule);
 		free(f->subject);
@@ -170,6 +178,7 @@ void findings_clear(struct findings *list)
 		free(list->items[i].rule);
 		free(list->items[i].subject);
 		free(list->items[i].message);
+		free(list->items[i].detail);
 	}
 	free(list->items);
 	memset(list, 0, sizeof(*list));

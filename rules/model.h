@@ -68,6 +68,18 @@ struct ets_info {
 	bool created;      /* created since the before-snapshot */
 };
 
+/* What a test module left behind, by spawn ancestry (after-snapshot only): the processes born
+ * during the run and still alive that descend from the module's own process or its tests,
+ * and the ETS tables created during the run that they own. */
+struct module_owner {
+	char *module;        /* "Elixir.Foo.BarTest" */
+	int64_t processes;
+	int64_t memory;      /* bytes of those processes */
+	int64_t bin_bytes;   /* refc binary bytes they hold after GC */
+	int64_t tables;
+	int64_t table_bytes;
+};
+
 /* One allocator type (binary_alloc, ets_alloc, eheap_alloc, ...), summed over instances,
  * mbcs + sbcs (+ mbcs_pool). */
 struct alloc_info {
@@ -110,6 +122,9 @@ struct snapshot {
 	size_t nets;
 	struct alloc_info *allocs;
 	size_t nallocs;
+	/* per test module, what it left behind (after-snapshot, when attribution ran) */
+	struct module_owner *owners;
+	size_t nowners;
 };
 
 /* Frees the deep parts and zeroes the whole struct. */
@@ -125,6 +140,14 @@ enum test_state {
 
 const char *test_state_name(enum test_state state);
 
+/* Growth between two light snapshots (issue 5): per category, and of the process and ETS
+ * table counts. */
+struct mem_delta {
+	int64_t mem[MEM_CAT_COUNT]; /* bytes; 0 for a category the node did not report */
+	int64_t processes;
+	int64_t ets_tables;
+};
+
 struct test_result {
 	char *module;  /* "Elixir.Foo.BarTest" as ExUnit names it, shown as Foo.BarTest */
 	char *name;    /* "test adds numbers" */
@@ -133,7 +156,42 @@ struct test_result {
 	int64_t time_us;
 	enum test_state state;
 	char *message; /* failure or skip reason; may be NULL */
+	/* --per-test: GC'd snapshots at the test's start and finish, taken in the test module's
+	 * process (see attribution_sync); async tests overlap others, so their figures are shared */
+	bool measured;
+	bool async;
+	struct mem_delta delta;
 };
+
+/* Where a light snapshot was taken: a test module's start or finish, or (for async modules,
+ * which run side by side) one of its tests' start or finish. */
+enum module_edge { EDGE_MODULE_START, EDGE_MODULE_FINISH, EDGE_TEST_START, EDGE_TEST_FINISH };
+
+/* One light snapshot (no GC) taken in the test module's process at one of its edges. */
+struct module_event {
+	enum module_edge edge;
+	const char *module; /* borrowed from the decoded reply */
+	bool async;
+	int64_t at_us;   /* node's monotonic clock */
+	int64_t mem[MEM_CAT_COUNT];
+	int64_t processes;
+	int64_t ets_tables;
+};
+
+/* The growth attributed to one test module (rules/attribution.c): a sync module ran alone,
+ * so its growth is its own; async modules overlap, so the growth of each stretch of time is
+ * split evenly between the modules running in it, and overlapped says with how many others
+ * it shared time. */
+struct module_growth {
+	char *module;
+	bool async;
+	bool finished;    /* a module_finished event was seen */
+	size_t overlapped; /* other modules that ran at some time while this one did */
+	int64_t time_us;
+	struct mem_delta delta;
+};
+
+enum attribution_mode { ATTRIBUTION_OFF, ATTRIBUTION_MODULE, ATTRIBUTION_TEST };
 
 struct test_run {
 	struct test_result *tests;
@@ -144,6 +202,16 @@ struct test_run {
 	int64_t load_us;    /* -1 when ExUnit did not report it */
 	int64_t wall_us;    /* measured by the probe around Mix.Task.rerun */
 	int64_t seed;
+	/* attribution (issue 5) */
+	enum attribution_mode attribution; /* what the formatter measured */
+	/* the figures were taken at the exact edges of modules and tests (gate's hook in
+	 * ExUnit.EventManager); false: as ExUnit's asynchronous events reached the formatter,
+	 * a little after the edges, so a neighbour's growth may be counted */
+	bool attribution_sync;
+	char *attribution_error; /* why the hook could not be installed; NULL when it was */
+	struct module_growth *modules;
+	size_t nmodules;
+	int64_t module_events_dropped;
 };
 
 /* Appends a zeroed result and returns it (NULL on allocation failure). */
@@ -171,6 +239,7 @@ struct finding {
 	int64_t floor;   /* growth below this many bytes never fails */
 	double max_pct;  /* allowed growth in percent; < 0 when the rule has none */
 	char *message;   /* one line: what was measured against what */
+	char *detail;    /* more lines for people, e.g. the likely culprits; may be NULL */
 };
 
 struct findings {

@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "atom.h"
+#include "attribution.h"
 #include "baseline.h"
 #include "binary.h"
 #include "ets.h"
@@ -24,6 +25,7 @@ struct rules_config {
 	struct atom_config atom;         /* [atom] */
 	struct alloc_config allocator;   /* [allocator] */
 	struct baseline_config baseline; /* [baseline]: read here, applied by the baseline rules */
+	struct attribution_config attribution; /* [attribution]: what gate run measures per test */
 };
 
 /* Fills cfg (raw memory) with every rule's documented defaults (see gate.toml), each from

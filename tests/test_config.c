@@ -70,6 +70,7 @@ static void assert_rules_equal(const struct rules_config *a, const struct rules_
 	assert_int_equal(a->baseline.trend_window, b->baseline.trend_window);
 	assert_true(a->baseline.trend_sigma == b->baseline.trend_sigma);
 	assert_true(a->baseline.trend_min_pct == b->baseline.trend_min_pct);
+	assert_int_equal(a->attribution.per_test, b->attribution.per_test);
 }
 
 static void assert_config_equal(const struct config *a, const struct config *b)
@@ -564,8 +565,8 @@ static void test_unknown_keys(void **state)
 		{"outptu.junit = 'x'", "t.toml:1:1: outptu: unknown key; did you mean \"output\"?"},
 		{"colour = 1",
 		 "t.toml:1:1: colour: unknown key; the configuration has only the tables [node], "
-		 "[output], [growth], [ets], [binary], [process], [atom], [allocator] and "
-		 "[baseline]"},
+		 "[output], [growth], [ets], [binary], [process], [atom], [allocator], "
+		 "[baseline] and [attribution]"},
 		{"[growth]\nmaxx = 1", "t.toml:2:1: growth.maxx: unknown key; did you mean \"max\"?"},
 		{"[growth]\nlive_total = true",
 		 "t.toml:2:1: growth.live_total: unknown key; did you mean \"live_totals\"?"},

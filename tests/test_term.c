@@ -11,6 +11,7 @@
 
 #include "gate/probe.h"
 #include "gate/term.h"
+#include "rules/attribution.h"
 
 static struct term *decode_ok(const ei_x_buff *x)
 {
@@ -354,6 +355,129 @@ static void test_tests_decode_errors(void **state)
 	ei_x_free(&x);
 }
 
+static void encode_mem(ei_x_buff *x, long total, long binary, long ets)
+{
+	ei_x_encode_map_header(x, 4);
+	ei_x_encode_atom(x, "total");
+	ei_x_encode_long(x, total);
+	ei_x_encode_atom(x, "binary");
+	ei_x_encode_long(x, binary);
+	ei_x_encode_atom(x, "ets");
+	ei_x_encode_long(x, ets);
+	ei_x_encode_atom(x, "newer_otp_category"); /* skipped */
+	ei_x_encode_long(x, 1);
+}
+
+static void encode_event(ei_x_buff *x, const char *kind, const char *mod, bool async, long us,
+			 long total, long binary, long procs)
+{
+	ei_x_encode_tuple_header(x, 7);
+	ei_x_encode_atom(x, kind);
+	ei_x_encode_binary(x, mod, (long)strlen(mod));
+	ei_x_encode_atom(x, async ? "true" : "false");
+	ei_x_encode_long(x, us);
+	encode_mem(x, total, binary, 0);
+	ei_x_encode_long(x, procs);
+	ei_x_encode_long(x, 10);
+}
+
+/* Issue 5: module events become module_growth (sync alone, async overlapping: split), and an
+ * 8th element of a test record is its measured delta. */
+static void test_tests_decode_attribution(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "ok");
+	ei_x_encode_map_header(&x, 3);
+	ei_x_encode_atom(&x, "tests");
+	ei_x_encode_list_header(&x, 2);
+	encode_test(&x, "test a", "passed", "");
+	/* the same record with a delta: {Async, MemMap, ProcDelta, EtsDelta} */
+	ei_x_encode_tuple_header(&x, 8);
+	ei_x_encode_binary(&x, "Elixir.FooTest", 14);
+	ei_x_encode_binary(&x, "test b", 6);
+	ei_x_encode_binary(&x, "test/foo_test.exs", 17);
+	ei_x_encode_long(&x, 3);
+	ei_x_encode_long(&x, 100);
+	ei_x_encode_atom(&x, "passed");
+	ei_x_encode_binary(&x, "", 0);
+	ei_x_encode_tuple_header(&x, 4);
+	ei_x_encode_atom(&x, "false");
+	encode_mem(&x, 5000, 4000, 7);
+	ei_x_encode_long(&x, 3);
+	ei_x_encode_long(&x, 1);
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_atom(&x, "attribution");
+	ei_x_encode_atom(&x, "test");
+	ei_x_encode_atom(&x, "module_events");
+	ei_x_encode_list_header(&x, 6);
+	/* A and B async together (A's +2000 shared, B's +1000 alone), then S sync +9000 */
+	encode_event(&x, "start", "Elixir.A", true, 0, 1000, 0, 50);
+	encode_event(&x, "start", "Elixir.B", true, 10, 1000, 0, 50);
+	encode_event(&x, "finish", "Elixir.A", true, 20, 3000, 0, 52);
+	encode_event(&x, "finish", "Elixir.B", true, 30, 4000, 0, 52);
+	encode_event(&x, "start", "Elixir.S", false, 40, 4100, 0, 52);
+	encode_event(&x, "finish", "Elixir.S", false, 90, 13100, 9000, 252);
+	ei_x_encode_empty_list(&x);
+	struct term *t = decode_ok(&x);
+	struct test_run run = { 0 };
+	char *suite_err = NULL;
+	char err[256];
+	assert_int_equal(probe_tests_decode(t, &run, &suite_err, err, sizeof(err)), 0);
+	assert_int_equal(run.attribution, ATTRIBUTION_TEST);
+	assert_false(run.tests[0].measured);
+	assert_true(run.tests[1].measured);
+	assert_int_equal(run.tests[1].delta.mem[MEM_TOTAL], 5000);
+	assert_int_equal(run.tests[1].delta.mem[MEM_ETS], 7);
+	assert_int_equal(run.tests[1].delta.processes, 3);
+	assert_int_equal(run.nmodules, 3);
+	assert_string_equal(run.modules[0].module, "Elixir.A");
+	assert_true(run.modules[0].async);
+	assert_int_equal(run.modules[0].overlapped, 1);
+	assert_int_equal(run.modules[0].delta.mem[MEM_TOTAL], 1000); /* half of 2000 */
+	assert_int_equal(run.modules[1].delta.mem[MEM_TOTAL], 2000); /* half + 1000 alone */
+	assert_int_equal(run.modules[2].delta.mem[MEM_TOTAL], 9000);
+	assert_int_equal(run.modules[2].delta.mem[MEM_BINARY], 9000);
+	assert_int_equal(run.modules[2].delta.processes, 200);
+	assert_int_equal(run.modules[2].overlapped, 0);
+	assert_int_equal(run.modules[2].time_us, 50);
+	size_t top[5];
+	assert_int_equal(attribution_rank(&run, MEM_TOTAL, false, top, 5), 3);
+	assert_int_equal(top[0], 2);
+	assert_int_equal(top[1], 1);
+	test_run_clear(&run);
+	term_free(t);
+	ei_x_free(&x);
+
+	/* a malformed event is an error that names it */
+	ei_x_new_with_version(&x);
+	ei_x_encode_map_header(&x, 2);
+	ei_x_encode_atom(&x, "tests");
+	ei_x_encode_empty_list(&x);
+	ei_x_encode_atom(&x, "module_events");
+	ei_x_encode_list_header(&x, 1);
+	ei_x_encode_tuple_header(&x, 2);
+	ei_x_encode_atom(&x, "start");
+	ei_x_encode_atom(&x, "x");
+	ei_x_encode_empty_list(&x);
+	struct term *body = decode_ok(&x);
+	ei_x_buff y;
+	ei_x_new_with_version(&y);
+	ei_x_encode_tuple_header(&y, 2);
+	ei_x_encode_atom(&y, "ok");
+	ei_x_append_buf(&y, x.buff + 1, x.index - 1);
+	t = decode_ok(&y);
+	assert_int_equal(probe_tests_decode(t, &run, &suite_err, err, sizeof(err)), -1);
+	assert_string_equal(err, "module event 1 is malformed");
+	test_run_clear(&run);
+	term_free(t);
+	term_free(body);
+	ei_x_free(&x);
+	ei_x_free(&y);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot_decode),
 		cmocka_unit_test(test_tests_decode),
 		cmocka_unit_test(test_tests_decode_errors),
+		cmocka_unit_test(test_tests_decode_attribution),
 	};
 	return cmocka_run_group_tests_name("term", tests, NULL, NULL);
 }

@@ -5,28 +5,72 @@
 %% at suite_finished hands the records to the process registered as gate_probe_collector
 %% (gate_probe:run_tests/1). ExUnit's own CLI formatter runs beside it, so the console output
 %% stays as usual.
+%%
+%% Attribution (issue 5), mode from application env gate_probe/attribution (set by run_tests):
+%%   module (default): a light snapshot (erlang:memory, process and ETS counts, no GC) at every
+%%     module start and finish, shipped as events in order; gate splits the growth of each
+%%     interval between the modules running in it (async modules overlap).
+%%   test: also a GC'd snapshot at each test's start and finish, the delta shipped with the
+%%     test's record.
+%%   off: nothing of this.
+%% The figures are taken synchronously, in the test module's own process, by the hook that
+%% gate_probe:hook_install/0 puts into ExUnit.EventManager (attribution_sync = true); they
+%% reach this process as {gate_module, ...} and {gate_test, ...} casts ahead of ExUnit's own
+%% event. Without the hook, the figures are taken when ExUnit's casts arrive here, which is
+%% after the runner has moved on: close to the edges, not at them, and the suite says so.
 -module('Elixir.Gate.Formatter').
 -behaviour(gen_server).
 
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2]).
+%% for gate_probe's ExUnit.EventManager hook
+-export([async/1, light/1]).
 
 -define(MAX_MESSAGE, 16384).
 -define(MAX_TESTS, 200000).
+%% Two per module; past this, module events are dropped (and counted).
+-define(MAX_EVENTS, 20000).
 
 init(Opts) ->
+    catch register('Elixir.Gate.Formatter', self()),
+    Sync = application:get_env(gate_probe, attribution_sync, false) =:= true,
+    Mode = case application:get_env(gate_probe, attribution) of
+               {ok, M} when M =:= off; M =:= module; M =:= test -> M;
+               _ -> module
+           end,
     {ok, #{tests => [], count => 0, dropped => 0,
            seed => proplists:get_value(seed, Opts, 0),
-           module_errors => #{}}}.
+           module_errors => #{},
+           mode => Mode, sync => Sync, events => [], modpids => #{}, spawns => [], nevents => 0, events_dropped => 0,
+           test_snaps => #{}}}.
 
 handle_call(_Msg, _From, S) -> {reply, ok, S}.
+%% Spawns of a test module's process (traced from its module_started): its tests.
+handle_info({trace, Parent, spawn, Child, _}, #{spawns := Sp} = S) ->
+    {noreply, S#{spawns := [{Parent, Child} | Sp]}};
 handle_info(_Msg, S) -> {noreply, S}.
 
+handle_cast({gate_module_pid, Pid, Mod}, #{modpids := MP} = S) ->
+    {noreply, S#{modpids := MP#{Pid => Mod}}};
+%% From the hook (sync): the edges as they happened.
+handle_cast({gate_module, Kind, Mod, Async, Light}, S) ->
+    {noreply, add_event({Kind, Mod, Async, Light}, S)};
+handle_cast({gate_test, Mod, Name, Start, Finish}, #{mode := test} = S) ->
+    Snaps = maps:get(test_snaps, S),
+    {noreply, S#{test_snaps := Snaps#{{Mod, Name} => {Start, Finish}}}};
+%% Without the hook: figures as ExUnit's casts arrive.
+handle_cast({test_started, #{module := Mod, name := Name}}, #{mode := test, sync := false} = S) ->
+    Snaps = maps:get(test_snaps, S),
+    {noreply, S#{test_snaps := Snaps#{{Mod, Name} => light(true)}}};
 handle_cast({test_finished, Test}, #{count := N} = S) when N >= ?MAX_TESTS ->
     _ = Test,
     {noreply, S#{dropped := maps:get(dropped, S) + 1}};
 handle_cast({test_finished, Test}, #{tests := Ts, count := N} = S) ->
-    {noreply, S#{tests := [record(Test) | Ts], count := N + 1}};
-handle_cast({module_finished, #{state := {failed, Failures}, name := Mod} = TM}, S) ->
+    {Delta, S1} = test_delta(Test, S),
+    {noreply, S1#{tests := [erlang:append_element(record(Test), Delta) | Ts], count := N + 1}};
+handle_cast({module_started, TM}, S) ->
+    {noreply, module_event(start, TM, S)};
+handle_cast({module_finished, #{state := {failed, Failures}, name := Mod} = TM}, S0) ->
+    S = module_event(finish, TM, S0),
     %% setup_all failed: its tests come as {invalid, Module}; keep the reason for them
     Msg = try truncate(iolist_to_binary('Elixir.ExUnit.Formatter':format_test_all_failure(
                                           TM, Failures, 1, 100, fun plain/2)))
@@ -34,21 +78,78 @@ handle_cast({module_finished, #{state := {failed, Failures}, name := Mod} = TM},
           end,
     Errors = maps:get(module_errors, S),
     {noreply, S#{module_errors := Errors#{Mod => Msg}}};
+handle_cast({module_finished, TM}, S) ->
+    {noreply, module_event(finish, TM, S)};
 handle_cast({suite_finished, Times}, #{tests := Ts} = S) ->
     Errors = maps:get(module_errors, S),
     Tests = [attach_module_error(T, Errors) || T <- lists:reverse(Ts)],
     Suite = #{tests => Tests,
+              attribution => maps:get(mode, S),
+              attribution_sync => maps:get(sync, S),
+              module_events => lists:reverse(maps:get(events, S)),
+              module_events_dropped => maps:get(events_dropped, S),
               run_us => time_of(run, Times),
               load_us => time_of(load, Times),
               seed => maps:get(seed, S),
               dropped => maps:get(dropped, S)},
+    %% for gate_probe:owners/2 in the after-snapshot: module process and its tests -> module
+    MP = maps:get(modpids, S),
+    Owners = lists:foldl(fun({Parent, Child}, Acc) ->
+                                 case MP of
+                                     #{Parent := Mod} -> Acc#{Child => Mod};
+                                     _ -> Acc
+                                 end
+                         end, MP, maps:get(spawns, S)),
+    application:set_env(gate_probe, spawn_owners, Owners),
     case whereis(gate_probe_collector) of
         undefined -> ok;
         Pid -> Pid ! {gate_suite, Suite}
     end,
-    {noreply, S#{tests := [], count := 0}};
+    {noreply, S#{tests := [], count := 0, events := [], nevents := 0, test_snaps := #{},
+                 modpids := #{}, spawns := []}};
 handle_cast(_Event, S) ->
     {noreply, S}.
+
+%% {Kind, Module, Async, MonotonicUs, MemoryMap, ProcessCount, EtsCount}
+module_event(_Kind, _TM, #{sync := true} = S) -> S;
+module_event(Kind, #{name := Mod} = TM, S) ->
+    add_event({Kind, Mod, async(TM), light(false)}, S);
+module_event(_Kind, _TM, S) -> S.
+
+add_event(_, #{mode := off} = S) -> S;
+add_event(_, #{nevents := N} = S) when N >= ?MAX_EVENTS ->
+    S#{events_dropped := maps:get(events_dropped, S) + 1};
+add_event({Kind, Mod, Async, {T, Mem, Procs, Ets}}, #{events := Es, nevents := N} = S) ->
+    E = {Kind, atom_to_binary(Mod), Async, T, Mem, Procs, Ets},
+    S#{events := [E | Es], nevents := N + 1}.
+
+%% ExUnit 1.14 puts async in every test's tags (from use ExUnit.Case, async: ...).
+async(#{tests := [#{tags := #{async := true}} | _]}) -> true;
+async(_) -> false.
+
+%% A light snapshot; with GC, a sweep of every process first (no settling pause: per test).
+light(GC) ->
+    GC andalso gate_probe:gc_light(),
+    {erlang:monotonic_time(microsecond), maps:from_list(erlang:memory()),
+     erlang:system_info(process_count), erlang:system_info(ets_count)}.
+
+%% none, or {Async, MemoryDeltaMap, ProcessDelta, EtsDelta} from the GC'd snapshots at
+%% test_started and test_finished.
+test_delta(#{module := Mod, name := Name} = Test, #{mode := test, sync := Sync} = S) ->
+    Snaps = maps:get(test_snaps, S),
+    case maps:take({Mod, Name}, Snaps) of
+        {Edges, Rest} ->
+            {{_, M0, P0, E0}, {_, M1, P1, E1}} =
+                case Sync of
+                    true -> Edges;
+                    false -> {Edges, light(true)}
+                end,
+            D = maps:map(fun(K, V) -> V - maps:get(K, M0, 0) end, M1),
+            Async = maps:get(async, maps:get(tags, Test, #{}), false) =:= true,
+            {{Async, D, P1 - P0, E1 - E0}, S#{test_snaps := Rest}};
+        error -> {none, S}
+    end;
+test_delta(_, S) -> {none, S}.
 
 time_of(Key, Times) when is_map(Times) ->
     case maps:get(Key, Times, nil) of
@@ -62,7 +163,8 @@ attach_module_error({Mod, Name, File, Line, Time, invalid, <<>>}, Errors) ->
      maps:get(binary_to_atom(Mod), Errors, <<"setup_all failed">>)};
 attach_module_error(T, _) -> T.
 
-%% {Module, Name, File, Line, TimeUs, State, Message}, all binaries but Line, TimeUs, State.
+%% {Module, Name, File, Line, TimeUs, State, Message}, all binaries but Line, TimeUs, State;
+%% handle_cast appends the memory delta (none when not measured).
 record(#{module := Mod, name := Name, state := State, time := Time} = Test) ->
     Tags = maps:get(tags, Test, #{}),
     File = case maps:get(file, Tags, nil) of

@@ -4,19 +4,21 @@
 //
 //   node tests/junit/check.js REPORT.xml [--tests N] [--failures N] [--errors N]
 //        [--skipped N] [--failure-contains CASE_NAME=TEXT]... [--testcase CLASSNAME=NAME]...
+//        [--property CASE_NAME=PROPERTY>MIN]...
 //
 // Counts are of testcases as the reader parses them (a testcase with <failure> is a failure,
 // and so on), and every declared tests/failures/errors/skipped attribute must agree with
 // them. --failure-contains: some testcase named CASE_NAME has a <failure> (or, failing that,
 // an <error>) whose message or text contains TEXT. --testcase: a testcase with that classname
-// and name exists. Exit 0: all checks hold; 1: one does not
+// and name exists. --property: a testcase named CASE_NAME carries, inside it, a <property>
+// named PROPERTY whose value is a number above MIN. Exit 0: all checks hold; 1: one does not
 // or the file cannot be read; 2: usage.
 import { readFile } from 'node:fs/promises'
 import { parse } from 'junit2json'
 
 const usage = 'usage: node tests/junit/check.js REPORT.xml [--tests N] [--failures N] ' +
   '[--errors N] [--skipped N] [--failure-contains CASE_NAME=TEXT]... ' +
-  '[--testcase CLASSNAME=NAME]...'
+  '[--testcase CLASSNAME=NAME]... [--property CASE_NAME=PROPERTY>MIN]...'
 
 function die (code, msg) {
   console.error(`check.js: ${msg}`)
@@ -24,7 +26,7 @@ function die (code, msg) {
 }
 
 function parseArgs (argv) {
-  const opts = { file: null, expect: {}, contains: [], present: [] }
+  const opts = { file: null, expect: {}, contains: [], present: [], props: [] }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const value = () => {
@@ -45,6 +47,11 @@ function parseArgs (argv) {
       const eq = v.indexOf('=')
       if (eq <= 0) die(2, `--testcase wants CLASSNAME=NAME, not "${v}"`)
       opts.present.push({ classname: v.slice(0, eq), name: v.slice(eq + 1) })
+    } else if (a === '--property') {
+      const v = value()
+      const m = /^(.+)=([^=>]+)>(-?\d+)$/.exec(v)
+      if (!m) die(2, `--property wants CASE_NAME=PROPERTY>MIN, not "${v}"`)
+      opts.props.push({ name: m[1], prop: m[2], min: Number(m[3]) })
     } else if (a === '-h' || a === '--help') {
       console.log(usage)
       process.exit(0)
@@ -131,6 +138,17 @@ for (const { classname, name } of opts.present) {
   }
 }
 
+for (const { name, prop, min } of opts.props) {
+  const named = cases.filter(({ tc }) => String(tc.name) === name)
+  const values = named.flatMap(({ tc }) => (tc.properties ?? [])
+    .filter((p) => String(p.name) === prop).map((p) => Number(p.value)))
+  if (named.length === 0) problems.push(`--property: no testcase named "${name}"`)
+  else if (values.length === 0) problems.push(`--property: testcase "${name}" has no property ${prop}`)
+  else if (!values.some((v) => v > min)) {
+    problems.push(`--property: testcase "${name}" has ${prop}=${values.join(',')}, not above ${min}`)
+  }
+}
+
 console.log(`${opts.file}: ${suites.length} suites, ${total.tests} tests, ` +
   `${total.failures} failures, ${total.errors} errors, ${total.skipped} skipped (junit2json)`)
 for (const { suite, tc } of cases) {
@@ -145,5 +163,6 @@ if (problems.length) {
   for (const p of problems) console.error(`check.js: FAIL: ${p}`)
   process.exit(1)
 }
-const checked = Object.keys(opts.expect).length + opts.contains.length + opts.present.length
+const checked = Object.keys(opts.expect).length + opts.contains.length + opts.present.length +
+  opts.props.length
 console.log(`check.js: OK (${checked} expectations, declared counts consistent)`)

@@ -1,0 +1,548 @@
+/* rules/attribution.c: growth per test module and test, and the culprit text of failures. */
+#include "attribution.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "culprits.h"
+
+static struct module_growth *module_add(struct test_run *run, size_t *cap,
+					const struct module_event *e)
+{
+	if (run->nmodules == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct module_growth *m = realloc(run->modules, nc * sizeof(*m));
+		if (!m)
+			return NULL;
+		run->modules = m;
+		*cap = nc;
+	}
+	struct module_growth *m = &run->modules[run->nmodules];
+	memset(m, 0, sizeof(*m));
+	if (!(m->module = strdup(e->module ? e->module : "?")))
+		return NULL;
+	m->async = e->async;
+	m->time_us = -e->at_us; /* completed at module_finished */
+	run->nmodules++;
+	return m;
+}
+
+/* Splits v between n shares; the first share takes the remainder. */
+static int64_t share(int64_t v, size_t n, size_t k)
+{
+	int64_t q = v / (int64_t)n;
+	return k == 0 ? v - q * (int64_t)(n - 1) : q;
+}
+
+/* A module running now: its index in run->modules, the tests of it in progress, and
+ * whether one of its tests has started yet (before that, it runs its setup_all). */
+struct running {
+	size_t index;
+	int in_test;
+	bool seen_test;
+};
+
+/* Busy: doing the module's own work. A sync module runs alone and is always busy; an async
+ * one is busy in its setup_all and inside its tests, not in between. */
+static bool running_busy(const struct running *r, const struct module_growth *m)
+{
+	return !m->async || r->in_test > 0 || !r->seen_test;
+}
+
+static struct running *running_find(struct running *act, size_t n, const struct test_run *run,
+				    const char *module)
+{
+	for (size_t k = 0; k < n; k++)
+		if (module && strcmp(run->modules[act[k].index].module, module) == 0)
+			return &act[k];
+	return NULL;
+}
+
+/* The growth between two events goes to the modules busy then, split evenly; when none is
+ * busy, to every module running; when none runs, to nobody. */
+static void attribute_interval(struct test_run *run, const struct running *act, size_t nact,
+			       const struct module_event *p, const struct module_event *e)
+{
+	size_t nbusy = 0;
+	for (size_t k = 0; k < nact; k++)
+		nbusy += running_busy(&act[k], &run->modules[act[k].index]);
+	bool all = nbusy == 0;
+	size_t n = all ? nact : nbusy, j = 0;
+	for (size_t k = 0; k < nact; k++) {
+		struct module_growth *m = &run->modules[act[k].index];
+		if (!all && !running_busy(&act[k], m))
+			continue;
+		for (int c = 0; c < MEM_CAT_COUNT; c++)
+			m->delta.mem[c] += share(e->mem[c] - p->mem[c], n, j);
+		m->delta.processes += share(e->processes - p->processes, n, j);
+		m->delta.ets_tables += share(e->ets_tables - p->ets_tables, n, j);
+		j++;
+	}
+}
+
+int attribution_build(struct test_run *run, const struct module_event *ev, size_t n)
+{
+	size_t cap = run->nmodules, nact = 0, acap = 0;
+	struct running *act = NULL; /* the modules running now */
+	int rc = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct module_event *e = &ev[i];
+		struct running *r;
+		if (i > 0 && nact)
+			attribute_interval(run, act, nact, &ev[i - 1], e);
+		switch (e->edge) {
+		case EDGE_MODULE_START:
+			if (nact == acap) {
+				size_t nc = acap ? acap * 2 : 16;
+				struct running *a = realloc(act, nc * sizeof(*a));
+				if (!a)
+					goto out;
+				act = a;
+				acap = nc;
+			}
+			struct module_growth *m = module_add(run, &cap, e);
+			if (!m)
+				goto out;
+			m->overlapped = nact;
+			for (size_t k = 0; k < nact; k++)
+				run->modules[act[k].index].overlapped++;
+			act[nact++] = (struct running){ run->nmodules - 1, 0, false };
+			break;
+		case EDGE_TEST_START:
+			if ((r = running_find(act, nact, run, e->module))) {
+				r->in_test++;
+				r->seen_test = true;
+			}
+			break;
+		case EDGE_TEST_FINISH:
+			if ((r = running_find(act, nact, run, e->module)) && r->in_test > 0)
+				r->in_test--;
+			break;
+		case EDGE_MODULE_FINISH:
+			if ((r = running_find(act, nact, run, e->module))) {
+				struct module_growth *fm = &run->modules[r->index];
+				fm->finished = true;
+				fm->time_us += e->at_us;
+				*r = act[--nact];
+			}
+			break;
+		}
+	}
+	rc = 0;
+out:
+	/* modules that never finished: no duration */
+	for (size_t k = 0; k < nact; k++)
+		run->modules[act[k].index].time_us = 0;
+	free(act);
+	return rc;
+}
+
+struct ranked {
+	size_t index;
+	int64_t key;
+};
+
+static int ranked_cmp(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int64_t attribution_value(const struct mem_delta *d, int key)
+{
+	if (key == ATTRIBUTION_KEY_PROCESSES)
+		return d->processes;
+	return key >= 0 && key < MEM_CAT_COUNT ? d->mem[key] : 0;
+}
+
+void attribution_value_format(char *buf, size_t len, int key, int64_t v)
+{
+	char n[32];
+	if (key == ATTRIBUTION_KEY_PROCESSES) {
+		rules_count_format(n, sizeof(n), v);
+		snprintf(buf, len, "%s%s processes", v > 0 ? "+" : "", n);
+		return;
+	}
+	model_bytes_format(n, sizeof(n), v);
+	snprintf(buf, len, "%s%s %s", v > 0 ? "+" : "", n,
+		 key >= 0 && key < MEM_CAT_COUNT ? mem_cat_name((enum mem_cat)key) : "?");
+}
+
+size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t *out, size_t max)
+{
+	size_t n = tests ? run->count : run->nmodules, k = 0;
+	struct ranked *r = n ? malloc(n * sizeof(*r)) : NULL;
+
+	if (!r || key < 0 || key > ATTRIBUTION_KEY_PROCESSES) {
+		free(r);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t v;
+		if (tests) {
+			if (!run->tests[i].measured)
+				continue;
+			v = attribution_value(&run->tests[i].delta, key);
+		} else {
+			v = attribution_value(&run->modules[i].delta, key);
+		}
+		if (v > 0)
+			r[k++] = (struct ranked){ i, v };
+	}
+	qsort(r, k, sizeof(*r), ranked_cmp);
+	if (k > max)
+		k = max;
+	for (size_t i = 0; i < k; i++)
+		out[i] = r[i].index;
+	free(r);
+	return k;
+}
+
+int attribution_key(const struct finding *f)
+{
+	const char *rule = f->rule ? f->rule : "";
+	int c = mem_cat_from_name(f->subject);
+
+	if ((strcmp(rule, "growth") == 0 || strcmp(rule, "baseline") == 0 ||
+	     strcmp(rule, "trend") == 0) && c >= 0)
+		return c;
+	if (strcmp(rule, "ets") == 0)
+		return MEM_ETS;
+	if (strcmp(rule, "binary") == 0)
+		return MEM_BINARY;
+	if (strcmp(rule, "process") == 0)
+		return ATTRIBUTION_KEY_PROCESSES;
+	if (strcmp(rule, "atom") == 0)
+		return MEM_ATOM_USED;
+	return MEM_TOTAL;
+}
+
+static const char *key_name(int key)
+{
+	if (key == ATTRIBUTION_KEY_PROCESSES)
+		return "the process count";
+	return key >= 0 && key < MEM_CAT_COUNT ? mem_cat_name((enum mem_cat)key) : "?";
+}
+
+/* A growing text; oom is sticky. */
+struct text {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (t->oom || n < 0)
+		return;
+	size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+	if (t->len + len + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 512;
+		while (cap < t->len + len + 1)
+			cap *= 2;
+		char *p = realloc(t->s, cap);
+		if (!p) {
+			t->oom = true;
+			return;
+		}
+		t->s = p;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->len, line, len);
+	t->len += len;
+	t->s[t->len] = '\0';
+}
+
+static void module_label(char *buf, size_t len, const struct module_growth *m)
+{
+	if (m->async && m->overlapped)
+		snprintf(buf, len, "%s (async: shared with %zu overlapping module%s)",
+			 rules_display(m->module), m->overlapped, m->overlapped == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%s (%s)", rules_display(m->module), m->async ? "async, ran alone" : "sync");
+}
+
+static void add_modules(struct text *t, const struct test_run *run, int key)
+{
+	size_t top[ATTRIBUTION_TOP];
+	size_t n = attribution_rank(run, key, false, top, ATTRIBUTION_TOP);
+	char v[64], label[512];
+
+	if (!n)
+		return;
+	text_add(t, "test modules that grew %s most (light snapshots at their edges, no GC%s):\n",
+		 key_name(key), run->attribution_sync ? "" : "; approximate edges");
+	for (size_t i = 0; i < n; i++) {
+		const struct module_growth *m = &run->modules[top[i]];
+		attribution_value_format(v, sizeof(v), key, attribution_value(&m->delta, key));
+		module_label(label, sizeof(label), m);
+		if (key == ATTRIBUTION_KEY_PROCESSES)
+			text_add(t, "  %zu. %s %s, %+lld ETS tables\n", i + 1, label, v,
+				 (long long)m->delta.ets_tables);
+		else
+			text_add(t, "  %zu. %s %s, %+lld processes, %+lld ETS tables\n", i + 1, label,
+				 v, (long long)m->delta.processes, (long long)m->delta.ets_tables);
+	}
+}
+
+static void add_tests(struct text *t, const struct test_run *run, int key)
+{
+	size_t top[ATTRIBUTION_TOP];
+	size_t n = attribution_rank(run, key, true, top, ATTRIBUTION_TOP);
+	char v[64];
+
+	if (!n)
+		return;
+	text_add(t, "tests that grew %s most (GC'd snapshots around each test):\n", key_name(key));
+	for (size_t i = 0; i < n; i++) {
+		const struct test_result *r = &run->tests[top[i]];
+		attribution_value_format(v, sizeof(v), key, attribution_value(&r->delta, key));
+		text_add(t, "  %zu. %s \"%s\" %s%s\n", i + 1, rules_display(r->module), r->name, v,
+			 r->async ? " (async: overlapping tests share it)" : "");
+	}
+}
+
+static void add_born(struct text *t, const struct snapshot *after)
+{
+	char b[32], n[32];
+
+	if (!after->nborn)
+		return;
+	rules_count_format(n, sizeof(n), after->born_count);
+	model_bytes_format(b, sizeof(b), after->born_memory);
+	text_add(t, "processes born during the run and still alive: %s (%s), by initial call "
+		 "or name:\n", n, b);
+	for (size_t i = 0; i < after->nborn && i < ATTRIBUTION_TOP; i++) {
+		const struct proc_group *g = &after->born[i];
+		rules_count_format(n, sizeof(n), g->count);
+		model_bytes_format(b, sizeof(b), g->memory);
+		text_add(t, "  %s x %s, %s (e.g. %s)\n", rules_display(g->key), n, b,
+			 g->example_pid ? g->example_pid : "?");
+	}
+}
+
+static void add_ets(struct text *t, const struct snapshot *after)
+{
+	char b[32], rows[32];
+	size_t shown = 0;
+
+	/* the probe ships the tables largest first */
+	for (size_t i = 0; i < after->nets && shown < ATTRIBUTION_TOP; i++) {
+		const struct ets_info *e = &after->ets[i];
+		if (!e->created)
+			continue;
+		if (!shown++)
+			text_add(t, "ETS tables created during the run and left alive:\n");
+		model_bytes_format(b, sizeof(b), e->memory);
+		rules_count_format(rows, sizeof(rows), e->size);
+		text_add(t, "  %s, %s rows, %s, owner %s%s%s%s\n", e->name ? e->name : "?", rows, b,
+			 e->owner_name ? rules_display(e->owner_name) : "",
+			 e->owner_name ? " (" : "", e->owner_pid ? e->owner_pid : "?",
+			 e->owner_name ? ")" : "");
+	}
+}
+
+static void add_bin_holders(struct text *t, const struct snapshot *after)
+{
+	struct culprits list = { 0 };
+	char b[32], freed[32], label[512];
+
+	for (size_t i = 0; i < after->nprocs; i++)
+		if (after->procs[i].bin_bytes >= ATTRIBUTION_MIN_HOLDER &&
+		    culprits_add(&list, i, after->procs[i].bin_bytes) < 0)
+			t->oom = true;
+	culprits_sort(&list);
+	for (size_t i = 0; i < list.count && i < ATTRIBUTION_TOP; i++) {
+		const struct proc_info *p = &after->procs[list.items[i].index];
+		if (i == 0)
+			text_add(t, "processes holding the most refc binary bytes after GC:\n");
+		model_bytes_format(b, sizeof(b), p->bin_bytes);
+		model_bytes_format(freed, sizeof(freed), p->bin_bytes_before_gc - p->bin_bytes);
+		rules_proc_label(label, sizeof(label), p);
+		text_add(t, "  %s %s in %lld binaries (GC freed %s)%s\n", label, b,
+			 (long long)p->bin_refs, freed, p->born ? ", born during the run" : "");
+	}
+	culprits_clear(&list);
+}
+
+int64_t attribution_owner_value(const struct module_owner *o, int key)
+{
+	switch (key) {
+	case ATTRIBUTION_KEY_PROCESSES: return o->processes;
+	case MEM_BINARY: return o->bin_bytes;
+	case MEM_ETS: return o->table_bytes;
+	case MEM_PROCESSES:
+	case MEM_PROCESSES_USED: return o->memory;
+	default: return -1;
+	}
+}
+
+static void owner_format(char *buf, size_t len, const struct module_owner *o, int key)
+{
+	char n[32], b[32];
+	switch (key) {
+	case ATTRIBUTION_KEY_PROCESSES:
+	case MEM_PROCESSES:
+	case MEM_PROCESSES_USED:
+		rules_count_format(n, sizeof(n), o->processes);
+		model_bytes_format(b, sizeof(b), o->memory);
+		snprintf(buf, len, "left %s process%s alive, %s", n, o->processes == 1 ? "" : "es", b);
+		break;
+	case MEM_BINARY:
+		model_bytes_format(b, sizeof(b), o->bin_bytes);
+		snprintf(buf, len, "its processes hold %s of refc binaries", b);
+		break;
+	default:
+		rules_count_format(n, sizeof(n), o->tables);
+		model_bytes_format(b, sizeof(b), o->table_bytes);
+		snprintf(buf, len, "its processes own %s ETS table%s of %s created during the run", n,
+			 o->tables == 1 ? "" : "s", b);
+		break;
+	}
+}
+
+/* The module that left the most behind for key, by spawn ancestry; NULL when none did or
+ * when what it left is under a quarter of what the finding judged (the growth is then
+ * mostly elsewhere, e.g. in a process started before the run). */
+static const struct module_owner *top_owner(const struct snapshot *after, int key,
+					    const struct finding *f)
+{
+	const struct module_owner *best = NULL;
+	if (!after)
+		return NULL;
+	for (size_t i = 0; i < after->nowners; i++) {
+		const struct module_owner *o = &after->owners[i];
+		int64_t v = attribution_owner_value(o, key);
+		if (v > 0 && (!best || v > attribution_owner_value(best, key)))
+			best = o;
+	}
+	/* the process rule judges bytes or counts; what is left behind is counted in processes */
+	int64_t judged = key == ATTRIBUTION_KEY_PROCESSES ? after->born_count
+			 : f->delta > 0				? f->delta
+								: f->after;
+	if (best && judged > 0 && attribution_owner_value(best, key) < judged / 4)
+		return NULL;
+	return best;
+}
+
+static void add_owners(struct text *t, const struct snapshot *after, int key)
+{
+	struct culprits list = { 0 };
+	char what[256];
+
+	if (!after)
+		return;
+	for (size_t i = 0; i < after->nowners; i++) {
+		int64_t v = attribution_owner_value(&after->owners[i], key);
+		if (v > 0 && culprits_add(&list, i, v) < 0)
+			t->oom = true;
+	}
+	culprits_sort(&list);
+	for (size_t i = 0; i < list.count && i < ATTRIBUTION_TOP; i++) {
+		const struct module_owner *o = &after->owners[list.items[i].index];
+		if (i == 0)
+			text_add(t, "test modules that left it behind (processes descending from the "
+				 "module's tests, still alive):\n");
+		owner_format(what, sizeof(what), o, key);
+		text_add(t, "  %zu. %s %s\n", i + 1, rules_display(o->module), what);
+	}
+	culprits_clear(&list);
+}
+
+/* "; likely culprit: X (...)": the module that left it behind when one clearly did (exact,
+ * also for async modules), else the test when measured, else the module that grew it. */
+static int first_culprit(char *buf, size_t len, const struct test_run *run,
+			 const struct snapshot *after, const struct finding *f, int key)
+{
+	size_t top[1];
+	char v[256];
+	const struct module_owner *o = top_owner(after, key, f);
+
+	if (o) {
+		owner_format(v, sizeof(v), o, key);
+		/* per test, name the module's test that grew it most */
+		if (run && run->attribution == ATTRIBUTION_TEST &&
+		    attribution_rank(run, key, true, top, 1) && run->tests[top[0]].module &&
+		    strcmp(run->tests[top[0]].module, o->module) == 0)
+			snprintf(buf, len, "; likely culprit: %s \"%s\" (%s)", rules_display(o->module),
+				 run->tests[top[0]].name, v);
+		else
+			snprintf(buf, len, "; likely culprit: %s (%s)", rules_display(o->module), v);
+		return 1;
+	}
+	if (!run)
+		return 0;
+
+	if (run->attribution == ATTRIBUTION_TEST && attribution_rank(run, key, true, top, 1)) {
+		const struct test_result *r = &run->tests[top[0]];
+		attribution_value_format(v, sizeof(v), key, attribution_value(&r->delta, key));
+		snprintf(buf, len, "; likely culprit: %s \"%s\" (%s%s)", rules_display(r->module),
+			 r->name, v, r->async ? ", async: overlapping tests share it" : "");
+		return 1;
+	}
+	if (attribution_rank(run, key, false, top, 1)) {
+		const struct module_growth *m = &run->modules[top[0]];
+		attribution_value_format(v, sizeof(v), key, attribution_value(&m->delta, key));
+		snprintf(buf, len, "; likely culprit: %s (%s%s)", rules_display(m->module), v,
+			 m->async && m->overlapped ? ", in an async group: shared with the modules "
+						     "busy at the same time"
+						   : "");
+		return 1;
+	}
+	return 0;
+}
+
+int attribution_annotate(struct findings *findings, const struct snapshot *before,
+			 const struct snapshot *after, const struct test_run *run)
+{
+	(void)before;
+	for (size_t i = 0; i < findings->count; i++) {
+		struct finding *f = &findings->items[i];
+		struct text t = { 0 };
+		char lead[1024];
+
+		if (f->verdict != VERDICT_FAIL || (f->message && strncmp(f->message, "and ", 4) == 0))
+			continue;
+		int key = attribution_key(f);
+		if (run) {
+			add_modules(&t, run, key);
+			if (run->attribution == ATTRIBUTION_TEST)
+				add_tests(&t, run, key);
+		}
+		if (after) {
+			add_owners(&t, after, key);
+			add_born(&t, after);
+			add_ets(&t, after);
+			add_bin_holders(&t, after);
+		}
+		if (t.oom) {
+			free(t.s);
+			return -1;
+		}
+		if (t.s) {
+			free(f->detail);
+			f->detail = t.s;
+		}
+		if (first_culprit(lead, sizeof(lead), run, after, f, key)) {
+			size_t ml = f->message ? strlen(f->message) : 0;
+			char *m = realloc(f->message, ml + strlen(lead) + 1);
+			if (!m)
+				return -1;
+			if (!ml)
+				m[0] = '\0';
+			strcat(m, lead);
+			f->message = m;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,68 @@
+/* rules/attribution.h: which test modules and tests grew the memory, and the culprit text a
+ * failing memory rule gets (issue 5).
+ *
+ * Ownership: attribution_build fills run->modules (owned by run, freed by test_run_clear);
+ * the events it reads are borrowed. Nothing here does I/O.
+ */
+#ifndef GATE_RULES_ATTRIBUTION_H
+#define GATE_RULES_ATTRIBUTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model.h"
+
+/* [attribution] in gate.toml. */
+struct attribution_config {
+	bool per_test; /* a GC'd snapshot around every test (gate run --per-test); default false */
+};
+
+/* How many modules, tests, process groups, tables and holders one culprit list names. */
+#define ATTRIBUTION_TOP 5
+
+/* Binary holders below this are not listed as culprits: every node has processes holding a
+ * few hundred bytes (init, Mix's stacks), which explain no growth worth a failure. */
+#define ATTRIBUTION_MIN_HOLDER (64 * 1024)
+
+/* Builds run->modules from the module events, in the order they happened. The growth
+ * between two consecutive events goes to the modules busy then, split evenly: a sync module
+ * (it runs alone), an async module in its setup_all or inside one of its tests; when no
+ * running module is busy, to every running one; while no module runs, to nobody. A finish
+ * with no start is ignored. Returns 0, or -1 on allocation failure (run->modules then holds
+ * what was built). */
+int attribution_build(struct test_run *run, const struct module_event *events, size_t n);
+
+/* What culprits are ranked by: an erlang:memory category (enum mem_cat), or this one, the
+ * growth of the process count. */
+#define ATTRIBUTION_KEY_PROCESSES MEM_CAT_COUNT
+
+/* The growth of key in d; and written for people: "+2.6 MB ets", "+198 processes". */
+int64_t attribution_value(const struct mem_delta *d, int key);
+void attribution_value_format(char *buf, size_t len, int key, int64_t v);
+
+/* The modules (or, with tests true, the measured tests) ranked by growth of key, largest
+ * first, only those that grew. Writes up to max indices into out and returns how many. */
+size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t *out,
+			size_t max);
+
+/* What a finding's culprits are ranked by: its category for growth, baseline and trend;
+ * ets, binary, the process count and atom_used for those rules; total otherwise. */
+int attribution_key(const struct finding *f);
+
+/* What o left behind that key measures: processes (the process count), their memory
+ * (processes, processes_used), their refc binary bytes (binary), their tables' bytes (ets);
+ * -1 for a key it says nothing about. */
+int64_t attribution_owner_value(const struct module_owner *o, int key);
+
+/* Appends to every failing finding (except the "and N more" ones) the likely culprits: to
+ * its message "; likely culprit: MODULE (...)" naming the module that left the most of it
+ * behind by spawn ancestry (after->owners) when that is at least a quarter of the judged
+ * growth, else the test or module that grew that category most,
+ * and to its detail the lists: modules (and tests, when measured) with the most growth,
+ * processes born and still alive grouped, ETS tables created and left alive with owner, and
+ * the processes holding the most binary bytes after GC with what GC freed. before, after and
+ * run may be NULL. Returns 0, or -1 on allocation failure. */
+int attribution_annotate(struct findings *findings, const struct snapshot *before,
+			 const struct snapshot *after, const struct test_run *run);
+
+#endif

@@ -1,0 +1,70 @@
+# tests/e2e/cases/attribution.sh: leak attribution (issue 5), sourced by tests/e2e/run.sh.
+
+# Issue 5: one module plants a binary, ETS and process leak among clean modules; the failing
+# rules' JUnit messages and the console name it first.
+attribution_checks() { # DIR MODULE
+	local d=$1 m=$2
+	expect_rc 1
+	expect_not_in "$ERR" "attribution is approximate"
+	expect_in "$OUT" "Top growing test modules"
+	expect_in "$OUT" "  1. $m"
+	expect_in "$OUT" "ETS tables created during the run and left alive:"
+	expect_in "$OUT" "test modules that left it behind"
+	expect_in "$OUT" "attrib_cache, 20 000 rows"
+	expect_in "$OUT" "spawned fun in Process:sleep/1 x 200"
+	expect_in "$OUT" "processes holding the most refc binary bytes after GC:"
+	junit_valid "$d/_build/gate/junit.xml"
+	junit_check "$d/_build/gate/junit.xml" \
+		--failure-contains "binary=likely culprit: $m (its processes hold 1" \
+		--failure-contains "ets=likely culprit: $m (its processes own 1 ETS table of 2." \
+		--failure-contains "born=likely culprit: $m (left 201 processes alive" \
+		--failure-contains "binary=1. $m"
+	grep -q "<property name=\"gate.memory.binary.delta\"" "$d/_build/gate/junit.xml" ||
+		fail "no module delta properties in the JUnit"
+	no_leftovers "$d"
+}
+
+case_attribution_sync_module_named() {
+	local d; d=$(fixture attrib)
+	run_gate run -C "$d" -- --include leak_sync
+	attribution_checks "$d" Attrib.LeakSyncTest
+	expect_in "$OUT" "Attrib.LeakSyncTest (sync)"
+}
+
+case_attribution_async_module_named() {
+	local d; d=$(fixture attrib)
+	run_gate run -C "$d" -- --include leak_async
+	attribution_checks "$d" Attrib.LeakAsyncTest
+	expect_in "$OUT" "in an async group"
+}
+
+case_attribution_per_test() {
+	local d; d=$(fixture attrib)
+	run_gate run -C "$d" --per-test -- --include leak_sync
+	expect_rc 1
+	expect_not_in "$ERR" "attribution is approximate"
+	expect_in "$ERR" "growth measured per test and module"
+	expect_in "$OUT" "Top growing tests"
+	expect_in "$OUT" "  1. Attrib.LeakSyncTest \"test starts a cache holder and never stops it\""
+	junit_valid "$d/_build/gate/junit.xml"
+	# the leaking test carries its deltas; a clean test beside it grew no ETS
+	junit_check "$d/_build/gate/junit.xml" \
+		--failure-contains "ets=likely culprit: Attrib.LeakSyncTest \"test starts a cache holder" \
+		--property "test starts a cache holder and never stops it=gate.memory.binary.delta>15000000" \
+		--property "test starts a cache holder and never stops it=gate.memory.ets.delta>2000000" \
+		--property "test starts a cache holder and never stops it=gate.processes.delta>199"
+	node "$ROOT/tests/junit/check.js" "$d/_build/gate/junit.xml" \
+		--property "test a clean test beside it=gate.memory.ets.delta>100000" >/dev/null 2>&1 &&
+		fail "the clean test beside the leak was charged with ETS growth"
+	no_leftovers "$d"
+}
+
+# The clean suite passes with per-test attribution on: measuring adds no false alarm.
+case_attribution_per_test_clean_passes() {
+	local d; d=$(fixture attrib)
+	run_gate run -C "$d" --per-test
+	expect_rc 0
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
+		--property "test sums=gate.memory.total.delta>-100000000"
+	no_leftovers "$d"
+}

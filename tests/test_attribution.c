@@ -1,0 +1,247 @@
+/* tests/test_attribution.c: growth per test module (sync alone, async split by who was busy)
+ * and the culprit text failing rules get (rules/attribution.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rules/attribution.h"
+#include "rules/model.h"
+
+#define EV(edge_, mod, async_, at, total, procs)                                               \
+	{ .edge = (edge_), .module = (mod), .async = (async_), .at_us = (at),                   \
+	  .mem = { [MEM_TOTAL] = (total), [MEM_BINARY] = (total) }, .processes = (procs) }
+
+static const struct module_growth *find(const struct test_run *run, const char *module)
+{
+	for (size_t i = 0; i < run->nmodules; i++)
+		if (strcmp(run->modules[i].module, module) == 0)
+			return &run->modules[i];
+	fail_msg("no module %s", module);
+	return NULL;
+}
+
+/* Sync modules run alone: each gets what grew between its own edges; what grew between
+ * two modules is nobody's. */
+static void test_sync_modules(void **state)
+{
+	(void)state;
+	struct test_run run = { 0 };
+	const struct module_event ev[] = {
+		EV(EDGE_MODULE_START, "Elixir.CleanTest", false, 0, 100, 10),
+		EV(EDGE_MODULE_FINISH, "Elixir.CleanTest", false, 5, 110, 10),
+		EV(EDGE_MODULE_START, "Elixir.LeakTest", false, 6, 5000, 10),
+		EV(EDGE_MODULE_FINISH, "Elixir.LeakTest", false, 16, 905000, 210),
+	};
+	assert_int_equal(attribution_build(&run, ev, 4), 0);
+	assert_int_equal(run.nmodules, 2);
+	assert_int_equal(find(&run, "Elixir.CleanTest")->delta.mem[MEM_TOTAL], 10);
+	assert_int_equal(find(&run, "Elixir.LeakTest")->delta.mem[MEM_TOTAL], 900000);
+	assert_int_equal(find(&run, "Elixir.LeakTest")->delta.processes, 200);
+	assert_int_equal(find(&run, "Elixir.LeakTest")->time_us, 10);
+	assert_true(find(&run, "Elixir.LeakTest")->finished);
+	size_t top[5];
+	assert_int_equal(attribution_rank(&run, MEM_TOTAL, false, top, 5), 2);
+	assert_string_equal(run.modules[top[0]].module, "Elixir.LeakTest");
+	assert_int_equal(attribution_rank(&run, ATTRIBUTION_KEY_PROCESSES, false, top, 5), 1);
+	assert_string_equal(run.modules[top[0]].module, "Elixir.LeakTest");
+	test_run_clear(&run);
+}
+
+/* Async modules overlap: the growth of a stretch goes to the modules busy in a test (or in
+ * their setup_all) then, split evenly; a module waiting between its tests gets none. */
+static void test_async_split_by_busy(void **state)
+{
+	(void)state;
+	struct test_run run = { 0 };
+	const struct module_event ev[] = {
+		EV(EDGE_MODULE_START, "Elixir.A", true, 0, 0, 0),
+		EV(EDGE_MODULE_START, "Elixir.Leak", true, 1, 0, 0), /* both in setup_all */
+		EV(EDGE_TEST_START, "Elixir.A", true, 2, 10, 0),     /* +10 split 5/5 */
+		EV(EDGE_TEST_FINISH, "Elixir.A", true, 3, 30, 0),    /* +20: A busy, Leak in setup: 10/10 */
+		EV(EDGE_TEST_START, "Elixir.Leak", true, 4, 30, 0),  /* Leak in setup: +0 */
+		EV(EDGE_TEST_FINISH, "Elixir.Leak", true, 9, 1030, 5), /* only Leak busy: +1000 */
+		EV(EDGE_TEST_START, "Elixir.A", true, 10, 1030, 5),  /* nobody busy: split 0 */
+		EV(EDGE_TEST_START, "Elixir.Leak", true, 11, 1040, 5), /* A busy alone: +10 */
+		EV(EDGE_TEST_FINISH, "Elixir.Leak", true, 12, 1060, 5), /* both busy: 10/10 */
+		EV(EDGE_TEST_FINISH, "Elixir.A", true, 13, 1060, 5),
+		EV(EDGE_MODULE_FINISH, "Elixir.A", true, 14, 1064, 5), /* nobody busy: 2/2 */
+		EV(EDGE_MODULE_FINISH, "Elixir.Leak", true, 15, 1064, 5),
+	};
+	assert_int_equal(attribution_build(&run, ev, sizeof(ev) / sizeof(ev[0])), 0);
+	const struct module_growth *a = find(&run, "Elixir.A");
+	const struct module_growth *leak = find(&run, "Elixir.Leak");
+	assert_int_equal(leak->delta.mem[MEM_TOTAL], 5 + 10 + 1000 + 10 + 2);
+	assert_int_equal(a->delta.mem[MEM_TOTAL], 5 + 10 + 10 + 10 + 2);
+	assert_int_equal(leak->delta.processes, 5);
+	assert_int_equal(a->delta.processes, 0);
+	assert_int_equal(a->overlapped, 1);
+	assert_int_equal(leak->overlapped, 1);
+	size_t top[2];
+	assert_int_equal(attribution_rank(&run, MEM_BINARY, false, top, 2), 2);
+	assert_string_equal(run.modules[top[0]].module, "Elixir.Leak");
+	test_run_clear(&run);
+}
+
+/* A finish with no start is ignored; a module that never finished has no duration. */
+static void test_unmatched_edges(void **state)
+{
+	(void)state;
+	struct test_run run = { 0 };
+	const struct module_event ev[] = {
+		EV(EDGE_MODULE_FINISH, "Elixir.Ghost", false, 0, 0, 0),
+		EV(EDGE_TEST_START, "Elixir.Ghost", true, 1, 0, 0),
+		EV(EDGE_MODULE_START, "Elixir.Cut", false, 2, 0, 0),
+		EV(EDGE_TEST_FINISH, "Elixir.Cut", false, 3, 40, 0),
+	};
+	assert_int_equal(attribution_build(&run, ev, 4), 0);
+	assert_int_equal(run.nmodules, 1);
+	assert_int_equal(run.modules[0].delta.mem[MEM_TOTAL], 40);
+	assert_false(run.modules[0].finished);
+	assert_int_equal(run.modules[0].time_us, 0);
+	test_run_clear(&run);
+}
+
+/* The culprit text: the module that grew the failing category is named first, and the born
+ * groups, created tables and binary holders of the after-snapshot are listed. */
+static void test_annotate(void **state)
+{
+	(void)state;
+	struct findings f = { 0 };
+	struct test_run run = { 0 };
+	struct snapshot after = { 0 };
+	const struct module_event ev[] = {
+		EV(EDGE_MODULE_START, "Elixir.CleanTest", false, 0, 0, 0),
+		EV(EDGE_MODULE_FINISH, "Elixir.CleanTest", false, 1, 10, 0),
+		EV(EDGE_MODULE_START, "Elixir.LeakTest", false, 2, 10, 0),
+		EV(EDGE_MODULE_FINISH, "Elixir.LeakTest", false, 3, 20000010, 300),
+	};
+	struct ets_info tables[1] = { { .name = "cache", .size = 5, .memory = 3000000,
+					.owner_pid = "<0.9.0>", .owner_name = "Elixir.Holder",
+					.created = true } };
+	after.ets = tables;
+	after.nets = 1;
+	assert_int_equal(attribution_build(&run, ev, 4), 0);
+	run.attribution = ATTRIBUTION_MODULE;
+	run.attribution_sync = true;
+	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 20000000, 0, 10,
+				      "binary grew"), 0);
+	assert_int_equal(findings_add(&f, "growth", "ets", VERDICT_PASS, 0, 0, 0, 10, "ok"), 0);
+	assert_int_equal(findings_add(&f, "process", "born", VERDICT_FAIL, 0, 300, 0, -1,
+				      "300 processes born"), 0);
+	assert_int_equal(attribution_annotate(&f, NULL, &after, &run), 0);
+	assert_string_equal(f.items[0].message,
+			    "binary grew; likely culprit: LeakTest (+20.0 MB binary)");
+	assert_non_null(strstr(f.items[0].detail, "  1. LeakTest (sync) +20.0 MB binary"));
+	/* CleanTest grew 10 B: named second */
+	assert_non_null(strstr(f.items[0].detail, "  2. CleanTest (sync) +10 B binary"));
+	assert_null(strstr(f.items[0].detail, "approximate"));
+	assert_non_null(strstr(f.items[0].detail, "cache, 5 rows, 3.0 MB, owner Holder (<0.9.0>)"));
+	assert_null(f.items[1].detail);
+	assert_string_equal(f.items[1].message, "ok");
+	/* the process rule ranks by the process count */
+	assert_string_equal(f.items[2].message,
+			    "300 processes born; likely culprit: LeakTest (+300 processes)");
+	findings_clear(&f);
+
+	/* without the hook the edges are approximate, and the text says so */
+	run.attribution_sync = false;
+	assert_int_equal(findings_add(&f, "growth", "total", VERDICT_FAIL, 0, 1, 0, 10, "t"), 0);
+	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
+	assert_non_null(strstr(f.items[0].detail, "approximate edges"));
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
+/* What a module left behind (spawn ancestry) names it first, also against the growth
+ * intervals, unless it is under a quarter of what the finding judged. */
+static void test_owner_evidence(void **state)
+{
+	(void)state;
+	struct findings f = { 0 };
+	struct test_run run = { 0 };
+	struct snapshot after = { 0 };
+	const struct module_event ev[] = {
+		/* by the intervals, Busy grew binary most */
+		EV(EDGE_MODULE_START, "Elixir.Busy", true, 0, 0, 0),
+		EV(EDGE_MODULE_FINISH, "Elixir.Busy", true, 1, 9000000, 0),
+	};
+	struct module_owner owners[2] = {
+		{ .module = "Elixir.Quiet", .processes = 201, .memory = 583000,
+		  .bin_bytes = 19700000, .tables = 1, .table_bytes = 2600000 },
+		{ .module = "Elixir.Busy", .processes = 1, .memory = 3000, .bin_bytes = 100 },
+	};
+	after.owners = owners;
+	after.nowners = 2;
+	after.born_count = 202;
+	assert_int_equal(attribution_build(&run, ev, 2), 0);
+	run.attribution = ATTRIBUTION_MODULE;
+	run.attribution_sync = true;
+	struct finding bin = { .rule = "growth", .subject = "binary", .verdict = VERDICT_FAIL,
+			       .delta = 20000000 };
+	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 20000000, 0, 10,
+				      "binary grew"), 0);
+	f.items[0].delta = bin.delta;
+	assert_int_equal(findings_add(&f, "process", "born", VERDICT_FAIL, 0, 202, 0, -1, "born"), 0);
+	f.items[1].delta = 202;
+	/* 100 MB of ets growth: Quiet's 2.6 MB is under a quarter, the intervals decide */
+	assert_int_equal(findings_add(&f, "growth", "ets", VERDICT_FAIL, 0, 100000000, 0, 10, "ets"), 0);
+	f.items[2].delta = 100000000;
+	assert_int_equal(attribution_annotate(&f, NULL, &after, &run), 0);
+	assert_string_equal(f.items[0].message, "binary grew; likely culprit: Quiet (its processes "
+						"hold 19.7 MB of refc binaries)");
+	assert_non_null(strstr(f.items[0].detail, "test modules that left it behind"));
+	assert_non_null(strstr(f.items[0].detail, "  1. Quiet its processes hold 19.7 MB"));
+	assert_non_null(strstr(f.items[0].detail, "  2. Busy its processes hold 100 B"));
+	assert_string_equal(f.items[1].message,
+			    "born; likely culprit: Quiet (left 201 processes alive, 583.0 kB)");
+	assert_null(strstr(f.items[2].message, "Quiet"));
+	assert_int_equal(attribution_owner_value(&owners[0], MEM_ATOM_USED), -1);
+	after.owners = NULL; /* on the stack */
+	after.nowners = 0;
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
+/* Per test: the measured tests are ranked; unmeasured ones never are. */
+static void test_rank_tests(void **state)
+{
+	(void)state;
+	struct test_run run = { 0 };
+	struct test_result *a = test_run_add(&run), *b = test_run_add(&run), *c = test_run_add(&run);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	a->measured = true;
+	a->delta.mem[MEM_ETS] = 10;
+	b->delta.mem[MEM_ETS] = 1000; /* not measured */
+	c->measured = true;
+	c->delta.mem[MEM_ETS] = 500;
+	size_t top[3];
+	assert_int_equal(attribution_rank(&run, MEM_ETS, true, top, 3), 2);
+	assert_int_equal(top[0], 2);
+	assert_int_equal(top[1], 0);
+	assert_int_equal(attribution_rank(&run, -1, true, top, 3), 0);
+	char buf[64];
+	attribution_value_format(buf, sizeof(buf), MEM_ETS, 2600000);
+	assert_string_equal(buf, "+2.6 MB ets");
+	attribution_value_format(buf, sizeof(buf), ATTRIBUTION_KEY_PROCESSES, -3);
+	assert_string_equal(buf, "-3 processes");
+	test_run_clear(&run);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sync_modules),
+		cmocka_unit_test(test_async_split_by_busy),
+		cmocka_unit_test(test_unmatched_edges),
+		cmocka_unit_test(test_annotate),
+		cmocka_unit_test(test_owner_evidence),
+		cmocka_unit_test(test_rank_tests),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
