@@ -35,6 +35,11 @@ static void rule_annotation(FILE *out, const struct finding *f)
 		put_escaped(out, f->message, false, ANNOTATE_MESSAGE_MAX);
 	else
 		put_escaped(out, title, false, 200);
+	if (f->detail) {
+		/* the likely culprits, on lines of their own in the annotation */
+		fputs("%0A", out);
+		put_escaped(out, f->detail, false, ANNOTATE_MESSAGE_MAX);
+	}
 	fputc('\n', out);
 }
 

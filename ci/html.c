@@ -20,7 +20,8 @@ static const char css[] =
         ".bar-before{fill:#afb8c1}.bar-after{fill:#0969da}.bar-after.fail{fill:#cf222e}"
         ".line{fill:none;stroke:#0969da;stroke-width:2}.point{fill:#0969da}"
         ".current{fill:#cf222e}.axis{stroke:#8c959f;stroke-width:1}"
-        ".legend rect{stroke:none}summary{cursor:pointer;margin:.5em 0}\n";
+        ".legend rect{stroke:none}summary{cursor:pointer;margin:.5em "
+        "0}pre.detail{background:none;padding:.2em 0 0;color:#59636e}\n";
 
 static const char *html_escape(uint32_t cp, void *arg)
 {
@@ -233,6 +234,11 @@ static void html_rules(FILE *out, const struct findings *fs)
 			}
 			fputs("</td><td>", out);
 			h(out, f->message, HTML_MESSAGE_MAX);
+			if (f->detail) {
+				fputs("<pre class=\"detail\">", out);
+				h(out, f->detail, HTML_MESSAGE_MAX);
+				fputs("</pre>", out);
+			}
 			fputs("</td></tr>\n", out);
 			shown++;
 		}
@@ -345,6 +351,39 @@ static void html_ets(FILE *out, const struct snapshot *b, const struct snapshot 
 	}
 	fputs("</tbody>\n</table>\n</section>\n", out);
 	free(top);
+}
+
+static void html_top_growing(FILE *out, const struct test_run *run)
+{
+	size_t top[REPORT_TOP_GROWING];
+	bool tests;
+	size_t n = report_top_growing(run, top, REPORT_TOP_GROWING, &tests);
+	if (!n)
+		return;
+	fprintf(out,
+	        "<section id=\"top-growing\">\n<h2>Top growing %s (by total)</h2>\n<table>\n"
+	        "<thead><tr><th class=\"n\">#</th><th>%s</th><th class=\"n\">total</th>"
+	        "<th class=\"n\">processes</th><th class=\"n\">binary</th><th class=\"n\">ets"
+	        "</th><th class=\"n\">processes born</th><th class=\"n\">ETS tables</th></tr>"
+	        "</thead>\n<tbody>\n",
+	        tests ? "tests" : "test modules", tests ? "test" : "module");
+	for (size_t i = 0; i < n; i++) {
+		char label[600];
+		const struct mem_delta *d =
+		        report_growing_entry(label, sizeof(label), run, top[i], tests);
+		static const int cats[4] = {MEM_TOTAL, MEM_PROCESSES, MEM_BINARY, MEM_ETS};
+		fprintf(out, "<tr class=\"growing\"><td class=\"n\">%zu</td><td>", i + 1);
+		h(out, label, 300);
+		fputs("</td>", out);
+		for (int k = 0; k < 4; k++) {
+			fprintf(out, "<td class=\"n\">%s", d->mem[cats[k]] > 0 ? "+" : "");
+			bytes(out, d->mem[cats[k]]);
+			fputs("</td>", out);
+		}
+		fprintf(out, "<td class=\"n\">%+lld</td><td class=\"n\">%+lld</td></tr>\n",
+		        (long long)d->processes, (long long)d->ets_tables);
+	}
+	fputs("</tbody>\n</table>\n</section>\n", out);
 }
 
 static void date_of(char *buf, size_t len, int64_t ts)
@@ -514,6 +553,8 @@ int html_report_write(FILE *out, const struct report_data *d)
 		html_ets(out, d->before, d->after);
 	if (!d->error || d->nhistory)
 		html_trend(out, d);
+	if (d->tests)
+		html_top_growing(out, d->tests);
 	if (d->tests)
 		html_tests(out, d->tests, d->root);
 	if (d->junit_path) {

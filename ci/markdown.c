@@ -161,9 +161,23 @@ static void md_rule_table(struct report_buf *b, const struct findings *fs)
 	}
 }
 
+/* Whether the line [p, p + n) is among the first nseen lines seen already. */
+static bool line_seen(const char *const *seen, const size_t *seen_len, size_t nseen, const char *p,
+                      size_t n)
+{
+	for (size_t k = 0; k < nseen; k++)
+		if (seen_len[k] == n && memcmp(seen[k], p, n) == 0)
+			return true;
+	return false;
+}
+
+/* Every failing finding's message, then its detail lines (the likely culprits) as sub-items;
+ * a detail line already shown under an earlier finding is not repeated. */
 static void md_culprits(struct report_buf *b, const struct findings *fs)
 {
-	size_t failed = findings_failed(fs), shown = 0;
+	size_t failed = findings_failed(fs), shown = 0, nseen = 0;
+	const char *seen[MARKDOWN_DETAIL_MAX * 4];
+	size_t seen_len[MARKDOWN_DETAIL_MAX * 4];
 	if (!failed)
 		return;
 	report_buf_printf(b, "\n#### Culprits\n\n");
@@ -181,10 +195,58 @@ static void md_culprits(struct report_buf *b, const struct findings *fs)
 		else
 			report_buf_printf(b, "failed");
 		report_buf_put(b, "\n", 1);
+		size_t lines = 0;
+		for (const char *p = f->detail; p && *p && lines < MARKDOWN_DETAIL_MAX;) {
+			const char *nl = strchr(p, '\n');
+			size_t n = nl ? (size_t)(nl - p) : strlen(p);
+			size_t lead = strspn(p, " \t");
+			if (n > lead && !line_seen(seen, seen_len, nseen, p + lead, n - lead)) {
+				char line[1024];
+				snprintf(line, sizeof(line), "%.*s", (int)(n - lead), p + lead);
+				report_buf_put(b, "  - ", 4);
+				md_text(b, line, 300);
+				report_buf_put(b, "\n", 1);
+				lines++;
+				if (nseen < sizeof(seen) / sizeof(seen[0])) {
+					seen[nseen] = p + lead;
+					seen_len[nseen++] = n - lead;
+				}
+			}
+			p += n + (nl ? 1 : 0);
+		}
 		shown++;
 	}
 	if (failed > shown)
 		report_buf_printf(b, "- and %zu more\n", failed - shown);
+}
+
+static void md_top_growing(struct report_buf *b, const struct test_run *run)
+{
+	size_t top[REPORT_TOP_GROWING];
+	bool tests;
+	size_t n = report_top_growing(run, top, REPORT_TOP_GROWING, &tests);
+	if (!n)
+		return;
+	report_buf_printf(b,
+	                  "\n#### Top growing %s (by total)\n\n| # | %s | total | processes | "
+	                  "binary | ets | processes born | ETS tables |\n| --: | :-- | --: | --: | "
+	                  "--: | --: | --: | --: |\n",
+	                  tests ? "tests" : "test modules", tests ? "test" : "module");
+	for (size_t i = 0; i < n; i++) {
+		char label[600], v[4][32];
+		const struct mem_delta *d =
+		        report_growing_entry(label, sizeof(label), run, top[i], tests);
+		static const int cats[4] = {MEM_TOTAL, MEM_PROCESSES, MEM_BINARY, MEM_ETS};
+		for (int k = 0; k < 4; k++) {
+			char x[32];
+			model_bytes_format(x, sizeof(x), d->mem[cats[k]]);
+			snprintf(v[k], sizeof(v[k]), "%s%s", d->mem[cats[k]] > 0 ? "+" : "", x);
+		}
+		report_buf_printf(b, "| %zu | ", i + 1);
+		md_text(b, label, 200);
+		report_buf_printf(b, " | %s | %s | %s | %s | %+lld | %+lld |\n", v[0], v[1], v[2],
+		                  v[3], (long long)d->processes, (long long)d->ets_tables);
+	}
 }
 
 static void md_tests(struct report_buf *b, const struct test_run *run, const char *root)
@@ -271,6 +333,8 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 		md_text(b, d->baseline_where, 300);
 		report_buf_put(b, "\n", 1);
 	}
+	if (d->tests)
+		md_top_growing(b, d->tests);
 	if (d->tests)
 		md_tests(b, d->tests, d->root);
 	if (d->junit_path) {

@@ -17,6 +17,8 @@
 #define MARKDOWN_SUMMARY_MAX (128 * 1024)
 /* Culprits and failed tests listed before "and N more". */
 #define MARKDOWN_LIST_MAX 50
+/* Detail lines (the likely culprits) under one culprit. */
+#define MARKDOWN_DETAIL_MAX 12
 
 /* Formats the summary into out (zeroed; its cap is set here). Returns 0, or -1 when out of
  * memory (out is then freed). */

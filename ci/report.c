@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "ansi.h"
+#include "rules/attribution.h"
+#include "rules/culprits.h"
 #include "utf8.h"
 
 enum report_verdict report_verdict(const struct report_data *d)
@@ -181,6 +183,32 @@ const char *report_path_rel(const char *path, const char *root)
 	if (path && n && strncmp(path, root, n) == 0 && path[n] == '/' && path[n + 1])
 		return path + n + 1;
 	return path;
+}
+
+size_t report_top_growing(const struct test_run *run, size_t *idx, size_t max, bool *tests)
+{
+	*tests = run->attribution == ATTRIBUTION_TEST;
+	if (run->attribution == ATTRIBUTION_OFF || (!run->nmodules && !*tests))
+		return 0;
+	return attribution_rank(run, MEM_TOTAL, *tests, idx, max);
+}
+
+const struct mem_delta *report_growing_entry(char *label, size_t len, const struct test_run *run,
+                                             size_t i, bool tests)
+{
+	if (tests) {
+		const struct test_result *r = &run->tests[i];
+		snprintf(label, len, "%s \"%s\"%s", rules_display(r->module),
+		         r->name ? r->name : "", r->async ? " (async)" : "");
+		return &r->delta;
+	}
+	const struct module_growth *m = &run->modules[i];
+	if (m->async && m->overlapped)
+		snprintf(label, len, "%s (async, shared with %zu)", rules_display(m->module),
+		         m->overlapped);
+	else
+		snprintf(label, len, "%s%s", rules_display(m->module), m->async ? " (async)" : "");
+	return &m->delta;
 }
 
 void report_pct_format(char *buf, size_t len, int64_t before, int64_t delta)

@@ -84,6 +84,18 @@ void report_buf_free(struct report_buf *b);
 /* path relative to root when it is inside it ("test/foo_test.exs"), else path. Borrowed. */
 const char *report_path_rel(const char *path, const char *root);
 
+/* How many test modules (or tests) the "top growing" lists show. */
+#define REPORT_TOP_GROWING 5
+
+/* The test modules, or the tests when they were measured one by one (*tests), that grew
+ * total most (rules/attribution.c's ranking): up to max indices into idx. */
+size_t report_top_growing(const struct test_run *run, size_t *idx, size_t max, bool *tests);
+
+/* The label of entry i of that ranking, "Foo.BarTest (async, shared with 2)" or
+ * "Foo.BarTest \"test name\"", and its figures. */
+const struct mem_delta *report_growing_entry(char *label, size_t len, const struct test_run *run,
+                                             size_t i, bool tests);
+
 /* Percent growth of delta over before as text: "+12.5 %", "new", "-", ">+9999 %". */
 void report_pct_format(char *buf, size_t len, int64_t before, int64_t delta);
 

@@ -79,6 +79,31 @@ static inline void rfx_build(struct rfx *x, bool hostile)
 			 "no baseline at HEAD:.gate/baseline.json: nothing to compare with") < 0)
 		abort();
 
+	/* issue 5's culprit lists, the same lines under two findings (shown once) */
+	static const char detail[] = "    test modules that grew ets most (light snapshots at their "
+				     "edges, no GC):\n      1. Demo.CacheTest (sync) +7.1 MB ets, "
+				     "+1 processes, +1 ETS tables\n";
+	for (size_t i = 0; i < x->findings.count; i++) {
+		struct finding *f = &x->findings.items[i];
+		if (f->verdict == VERDICT_FAIL && (strcmp(f->subject, "ets") == 0 ||
+						   strcmp(f->subject, "table corpus_cache") == 0))
+			f->detail = rfx_dup(detail);
+	}
+	x->run.attribution = ATTRIBUTION_MODULE;
+	x->run.attribution_sync = true;
+	x->run.nmodules = 2;
+	x->run.modules = calloc(2, sizeof(*x->run.modules));
+	x->run.modules[0] = (struct module_growth){ .module = rfx_dup("Elixir.Demo.CacheTest"),
+						    .finished = true,
+						    .delta = { .mem = { [MEM_TOTAL] = 7300000,
+									[MEM_ETS] = 7100000 },
+							       .processes = 1,
+							       .ets_tables = 1 } };
+	x->run.modules[1] = (struct module_growth){ .module = rfx_dup("Elixir.Demo.SlowTest"),
+						    .async = true, .overlapped = 1,
+						    .finished = true,
+						    .delta = { .mem = { [MEM_TOTAL] = 12000 } } };
+
 	x->after.nprocs = 2;
 	x->after.procs = calloc(2, sizeof(*x->after.procs));
 	x->after.procs[0] = (struct proc_info){ .pid = rfx_dup("<0.50.0>"),

@@ -96,6 +96,10 @@ static void test_html__content(void **state)
 	/* failures first in the rule table */
 	assert_int_equal(count(doc, "//section[@id='rules']//tbody/tr[1][contains(@class,'FAIL')]"), 1);
 	assert_non_null(strstr(t, "Content-Security-Policy"));
+	/* issue 5's culprit lists and top growing modules */
+	assert_int_equal(count(doc, "//pre[@class='detail' and contains(., '1. Demo.CacheTest (sync)')]"), 2);
+	assert_int_equal(count(doc, "//section[@id='top-growing']//tr[@class='growing']"), 2);
+	assert_int_equal(count(doc, "//tr[@class='growing'][1]/td[2][.='Demo.CacheTest']"), 1);
 	assert_non_null(strstr(t, "LeakEts.Corpus:init/1 <em>(born during the run)</em>"));
 	xmlFreeDoc(doc);
 	free(t);
