@@ -310,3 +310,18 @@ case_ci_main_job_then_pull_request() {
 	no_leftovers "$t"
 	no_leftovers "$d"
 }
+
+# (i) a leaking suite's reports carry issue 5's attribution: the likely culprit in each
+# failing rule, its lists under it, the top growing test modules
+case_ci_reports_name_the_culprit() {
+	local d; d=$(fixture leak_ets)
+	run_gate run -q -C "$d" --summary "$WORK/leak.md" --html "$WORK/leak.html"
+	expect_rc 1
+	expect_in "$WORK/leak.md" "likely culprit\\: LeakEts.CorpusTest (+"
+	expect_in "$WORK/leak.md" "  - 1. LeakEts.CorpusTest (sync) +"
+	expect_in "$WORK/leak.md" "#### Top growing test modules (by total)"
+	expect_in "$WORK/leak.md" "| 1 | LeakEts.CorpusTest | +"
+	expect_in "$WORK/leak.html" '<pre class="detail">'
+	expect_in "$WORK/leak.html" '<tr class="growing"><td class="n">1</td><td>LeakEts.CorpusTest</td>'
+	no_leftovers "$d"
+}
