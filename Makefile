@@ -82,6 +82,7 @@ e2e: $(BUILD)/gate $(BUILD)/tests/ei_ping
 test:
 	sh ci/deps.sh
 	test -d tests/junit/node_modules/junit2json || (cd tests/junit && npm ci --no-audit --no-fund)
+	test -d tests/integrations/node_modules/playwright-core || (cd tests/integrations && npm ci --no-audit --no-fund)
 	$(MAKE) $(if $(SAN),asan,$(BUILD)/gate $(TEST_BIN))
 	GATE_BUILD=$(BUILD) sh tests/run.sh all
 

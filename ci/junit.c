@@ -3,6 +3,7 @@
 #include "errtext.h"
 
 #include "ansi.h"
+#include "utf8.h"
 #include "atomic.h"
 
 #include <errno.h>
@@ -49,45 +50,6 @@ static void sbuf_put(struct sbuf *b, const char *s, size_t n)
 	b->len += n;
 	b->buf[b->len] = '\0';
 }
-
-/* Decodes one UTF-8 sequence strictly (no overlongs, surrogates or values past U+10FFFF).
- * Returns the bytes it takes, and *cp = U+FFFD with length 1 for a byte that starts no
- * valid sequence. */
-static size_t utf8_next(const unsigned char *s, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	size_t n;
-	uint32_t v, min;
-	if (c >= 0xC2 && c <= 0xDF) {
-		n = 2, v = c & 0x1F, min = 0x80;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		n = 3, v = c & 0x0F, min = 0x800;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		n = 4, v = c & 0x07, min = 0x10000;
-	} else {
-		*cp = 0xFFFD;
-		return 1;
-	}
-	for (size_t i = 1; i < n; i++) {
-		/* a NUL terminator is not a continuation byte, so this never reads past it */
-		if ((s[i] & 0xC0) != 0x80) {
-			*cp = 0xFFFD;
-			return 1;
-		}
-		v = (v << 6) | (s[i] & 0x3F);
-	}
-	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
-		*cp = 0xFFFD;
-		return 1;
-	}
-	*cp = v;
-	return n;
-}
-
 
 enum safe_mode {
 	SAFE_ALL,       /* the whole text, newlines kept */

@@ -2,8 +2,8 @@
 #include "summary.h"
 
 #include "ansi.h"
+#include "report.h"
 #include "rules/attribution.h"
-#include "rules/culprits.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -395,23 +395,8 @@ static void print_top_growing(FILE *out, const struct test_run *run, bool color)
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct mem_delta *d;
 		char raw[600];
-		if (tests) {
-			const struct test_result *r = &run->tests[top[i]];
-			d = &r->delta;
-			snprintf(raw, sizeof(raw), "%s \"%s\"%s", rules_display(r->module), r->name,
-				 r->async ? " (async)" : "");
-		} else {
-			const struct module_growth *m = &run->modules[top[i]];
-			d = &m->delta;
-			if (m->async && m->overlapped)
-				snprintf(raw, sizeof(raw), "%s (async, shared with %zu)",
-					 rules_display(m->module), m->overlapped);
-			else
-				snprintf(raw, sizeof(raw), "%s%s", rules_display(m->module),
-					 m->async ? " (async)" : "");
-		}
+		const struct mem_delta *d = report_growing_entry(raw, sizeof(raw), run, top[i], tests);
 		term_safe(label, sizeof(label), raw, 70);
 		model_bytes_format(t, sizeof(t), d->mem[MEM_TOTAL]);
 		model_bytes_format(p, sizeof(p), d->mem[MEM_PROCESSES]);

@@ -11,6 +11,7 @@
 #include "baseline_cmd.h"
 #include "config.h"
 #include "exit.h"
+#include "hook_cmd.h"
 #include "run.h"
 #include "snapshot_cmd.h"
 
@@ -26,6 +27,7 @@ static const char main_help[] =
 	"  snapshot       one snapshot of a project's node or a running node (tables or JSON)\n"
 	"  baseline       update the memory baseline in git, or list its history (notes)\n"
 	"  config check   validate a gate.toml and print the effective configuration\n"
+	"  hook           install or uninstall gate as a git pre-push or pre-commit hook\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this help; `gate <command> --help` for a command's\n"
@@ -65,6 +67,13 @@ static const char run_help[] =
 	"      --per-test          a GC'd snapshot around every test: the growth of each test\n"
 	"                          (slower; [attribution] per_test)\n"
 	"  -h, --help              this help\n"
+	"\n"
+	"reports for CI (colour only on a terminal, never with NO_COLOR set):\n"
+	"      --summary FILE      a Markdown summary: verdict, categories, rules, culprits,\n"
+	"                          tests (default: appended to $GITHUB_STEP_SUMMARY when set)\n"
+	"      --html FILE         one self-contained HTML page: before/after bars, rules, top\n"
+	"                          processes and ETS tables, the baseline trend from the notes\n"
+	"      with GITHUB_ACTIONS=true, failing rules and tests also print ::error annotations\n"
 	"\n"
 	"baselines (the after-snapshot against the one committed on the main branch):\n"
 	"      --baseline-ref REF  read the baseline at REF with libgit2, no checkout (default:\n"
@@ -128,6 +137,8 @@ static int cmd_run(int argc, char **argv)
 		{ "cookie-file", required_argument, NULL, 'k' },
 		{ "exec", required_argument, NULL, 'x' },
 		{ "cluster", no_argument, NULL, 'X' },
+		{ "summary", required_argument, NULL, 'S' },
+		{ "html", required_argument, NULL, 'H' },
 		{ "per-test", no_argument, NULL, 'P' },
 		{ "no-attribution", no_argument, NULL, 'N' }, /* hidden: for the bench */
 		{ NULL, 0, NULL, 0 },
@@ -155,6 +166,8 @@ static int cmd_run(int argc, char **argv)
 		case 'k': o.cookie_file = optarg; break;
 		case 'x': o.exec = optarg; break;
 		case 'X': o.cluster = true; break;
+		case 'S': o.summary_path = optarg; break;
+		case 'H': o.html_path = optarg; break;
 		case 'P': o.per_test = true; break;
 		case 'N': o.no_attribution = true; break;
 		case 'b':
@@ -254,6 +267,8 @@ int cli_main(int argc, char **argv)
 		return cmd_config(argc - 1, argv + 1);
 	if (strcmp(cmd, "baseline") == 0)
 		return baseline_cmd_main(argc - 1, argv + 1);
-	return cli_usage_error("", "unknown command %s (commands: run, snapshot, baseline, config)",
+	if (strcmp(cmd, "hook") == 0)
+		return hook_cmd_main(argc - 1, argv + 1);
+	return cli_usage_error("", "unknown command %s (commands: run, snapshot, baseline, config, hook)",
 			   cmd);
 }

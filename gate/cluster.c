@@ -208,6 +208,27 @@ void cluster_unload(struct cluster *cl)
 	ei_x_free(&args);
 }
 
+int cluster_findings_merge(const struct cluster *cl, struct findings *out)
+{
+	for (size_t i = 0; i < cl->n; i++) {
+		const struct cluster_node *nd = &cl->nodes[i];
+		char subject[512];
+		if (nd->error[0] && findings_add(out, "node", nd->name, VERDICT_FAIL, 0, 0, 0, -1,
+						 nd->error) < 0)
+			return -1;
+		for (size_t k = 0; k < nd->findings.count; k++) {
+			const struct finding *f = &nd->findings.items[k];
+			snprintf(subject, sizeof(subject), "%s: %s", nd->name,
+				 f->subject ? f->subject : "");
+			if (findings_add(out, f->rule, subject, f->verdict, f->before, f->after,
+					 f->floor, f->max_pct, f->message) < 0)
+				return -1;
+			out->items[out->count - 1].delta = f->delta;
+		}
+	}
+	return 0;
+}
+
 size_t cluster_lost(const struct cluster *cl)
 {
 	size_t n = 0;

@@ -37,6 +37,7 @@
 #include "exit.h"
 #include "node.h"
 #include "probe.h"
+#include "report_out.h"
 #include "rules/attribution.h"
 #include "rules/growth.h"
 #include "session.h"
@@ -256,6 +257,7 @@ static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
 	char phase[64];
 	snprintf(phase, sizeof(phase), "collecting garbage for the %s-snapshot", which);
 	r->ses.phase = phase;
+	progress(r, "%s", phase);
 	long long t = clock_ms();
 	if (r->opts->cluster)
 		return cluster_step_snapshot(r, &so, which, err, errlen);
@@ -277,6 +279,7 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 {
 	r->ses.phase = "running the tests";
 	progress(r, "running mix test%s", r->opts->ntest_args ? " with the given arguments" : "");
+	long long t0 = clock_ms();
 	fflush(stdout);
 	/* an attached node's stdout is its own console: have the suite's output sent here */
 	r->ses.conn.fetch_stdout = r->opts->attach != NULL;
@@ -302,14 +305,61 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 			 "(%s), so the figures were taken as ExUnit's events reached gate's formatter, "
 			 "a little after each module's or test's edge",
 			 r->tests.attribution_error ? r->tests.attribution_error : "no reason given");
-	progress(r, "mix test finished: %zu tests recorded, %s", r->tests.count,
+	progress(r, "mix test finished in %.1f s: %zu tests recorded, %s",
+		 (double)(clock_ms() - t0) / 1000.0, r->tests.count,
 		 r->tests.attribution == ATTRIBUTION_TEST     ? "growth measured per test and module"
 		 : r->tests.attribution == ATTRIBUTION_MODULE ? "growth measured per module"
 							      : "no attribution");
 	return 0;
 }
 
-static void write_reports(struct run *r, const char *error)
+/* The step summary, the HTML report and the annotations (gate/report_out.c). */
+static int write_ci_outputs(struct run *r, const char *error)
+{
+	char where[2048] = "";
+	const char *slash = strrchr(r->project, '/');
+	if (r->bl.repo || r->bl.have_base)
+		baseline_step_describe(&r->bl, where, sizeof(where));
+	/* a cluster: every node's findings, labelled, in the one list these reports know */
+	struct findings merged = { 0 };
+	bool cluster = r->opts->cluster && !error;
+	if (cluster && cluster_findings_merge(&r->cl, &merged) < 0) {
+		findings_clear(&merged);
+		error_msg("cannot write a report: out of memory");
+		return -1;
+	}
+	struct report_data d = {
+		.project = slash ? slash + 1 : r->project,
+		.node = r->ses.name[0] ? r->ses.name : NULL,
+		.gate_version = GATE_VERSION,
+		.started = (int64_t)r->started,
+		.before = error || cluster ? NULL : &r->before,
+		.after = error || cluster ? NULL : &r->after,
+		.findings = error ? NULL : cluster ? &merged : &r->findings,
+		.tests = error ? NULL : &r->tests,
+		.baseline_where = strncmp(where, "baseline: ", 10) == 0 ? where + 10 : NULL,
+		.junit_path = r->junit[0] ? r->junit : NULL,
+		.root = r->project,
+		.error = error,
+	};
+	struct report_out o = {
+		.summary_path = r->opts->summary_path,
+		.html_path = r->opts->html_path,
+		.repo = r->bl.repo,
+		.notes_ref = r->cfg.rules.baseline.notes_ref,
+		.history_from = r->bl.src.commit[0] ? r->bl.src.commit : NULL,
+	};
+	char err[1024];
+	int rc = report_out_write(&o, &d, err, sizeof(err));
+	findings_clear(&merged);
+	if (rc < 0) {
+		error_msg("cannot write a report: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_reports(struct run *r, const char *error)
 {
 	char host[256] = "localhost";
 	gethostname(host, sizeof(host) - 1);
@@ -339,9 +389,9 @@ static void write_reports(struct run *r, const char *error)
 		r->junit[0] = '\0';
 	}
 	if (error)
-		return;
+		return write_ci_outputs(r, error);
 	struct summary_opts so = {
-		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+		.color = report_out_color(STDOUT_FILENO),
 		.junit_path = r->junit[0] ? r->junit : NULL,
 		.node = r->ses.name,
 	};
@@ -351,6 +401,7 @@ static void write_reports(struct run *r, const char *error)
 	else
 		summary_print(stdout, &r->findings, &r->tests, &so);
 	fflush(stdout);
+	return write_ci_outputs(r, NULL);
 }
 
 /* --json: the run result; its "baseline" object is what `gate baseline update --from` reads. */
@@ -449,8 +500,10 @@ int run_main(const struct run_opts *opts)
 	session_init(&r.ses, &so);
 	signals_install();
 
+	struct report_out ro = { .summary_path = opts->summary_path, .html_path = opts->html_path };
 	if (resolve_paths(&r, r.err, sizeof(r.err)) < 0 ||
-	    load_config(&r, r.err, sizeof(r.err)) < 0) {
+	    load_config(&r, r.err, sizeof(r.err)) < 0 ||
+	    report_out_check(&ro, r.err, sizeof(r.err)) < 0) {
 		error_msg("%s", r.err);
 		goto out;
 	}
@@ -503,7 +556,7 @@ int run_main(const struct run_opts *opts)
 	}
 	if (r.suite_error)
 		progress(&r, "mix test reported: %s", r.suite_error);
-	write_reports(&r, NULL);
+	bool outputs_ok = write_reports(&r, NULL) == 0;
 
 	struct test_counts tc = test_run_count(&r.tests);
 	code = findings_failed(&r.findings) || tc.failed || tc.invalid ? GATE_EXIT_FAIL
@@ -511,6 +564,8 @@ int run_main(const struct run_opts *opts)
 	for (size_t i = 0; opts->cluster && i < r.cl.n; i++)
 		if (r.cl.nodes[i].error[0] || findings_failed(&r.cl.nodes[i].findings))
 			code = GATE_EXIT_FAIL; /* a node lost mid-run fails the gate, in its suite */
+	if (!outputs_ok)
+		code = GATE_EXIT_ERROR; /* an output asked for and not written: CI must not trust it */
 	if (opts->json_path || opts->update_baseline) {
 		if (baseline_step_make(&r.newbase, &r.bl, &r.after, r.ses.info.elixir,
 				       (int64_t)r.started, (int64_t)r.tests.count) < 0) {
@@ -532,7 +587,7 @@ fail:
 	error_msg("%s", r.err);
 	session_end(&r.ses);
 	if (reports)
-		write_reports(&r, r.err);
+		(void)write_reports(&r, r.err); /* exit 2 either way */
 	if (signals_caught)
 		code = GATE_EXIT_SIGNAL(signals_caught);
 out:

@@ -30,6 +30,9 @@ struct run_opts {
 	const char *cookie_file; /* --cookie-file: its cookie (else $GATE_COOKIE, ~/.erlang.cookie) */
 	const char *exec;        /* --exec CMD: run this command instead of mix test */
 	bool cluster;            /* --cluster: the attached node and all its nodes() */
+	/* CI integrations (issue 6) */
+	const char *summary_path; /* --summary: Markdown step summary; NULL: $GITHUB_STEP_SUMMARY */
+	const char *html_path;    /* --html: the self-contained HTML report */
 	/* attribution (issue 5) */
 	bool per_test;           /* --per-test: GC'd snapshots around every test */
 	bool no_attribution;     /* --no-attribution (hidden, for the bench): no module events */

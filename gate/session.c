@@ -104,7 +104,7 @@ static int boot(struct session *s, char *err, size_t errlen)
 
 	char alive[96];
 	snprintf(alive, sizeof(alive), "%s_c", s->node.alive);
-	long long deadline = clock_ms() + s->o.boot_timeout_ms;
+	long long boot_t0 = clock_ms(), deadline = boot_t0 + s->o.boot_timeout_ms;
 	for (;;) {
 		if (session_poll(s, err, errlen))
 			return -1;
@@ -121,7 +121,8 @@ static int boot(struct session *s, char *err, size_t errlen)
 		}
 		usleep(20000); /* a refused connect costs microseconds: poll often */
 	}
-	session_progress(s, "node %s is up", s->name);
+	session_progress(s, "node %s is up (booted in %.1f s)", s->name,
+			 (double)(clock_ms() - boot_t0) / 1000.0);
 	return 0;
 }
 

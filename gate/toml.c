@@ -1,6 +1,8 @@
 /* gate/toml.c: a small strict TOML 1.0 reader (what it accepts: see toml.h). */
 #include "gate/toml.h"
 
+#include "ci/utf8.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -329,30 +331,6 @@ static int utf8_check(struct parser *ps)
 		adv_n(&scan, n);
 	}
 	return 0;
-}
-
-static size_t utf8_put(char *out, uint32_t cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
 }
 
 /* ---- buffers and tree building ---- */

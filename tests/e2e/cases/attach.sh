@@ -178,10 +178,17 @@ case_cluster_node_killed_mid_run() {
 	cl_start 3
 	local a=${CL_NODES[0]} b=${CL_NODES[1]} c=${CL_NODES[2]} d
 	d=$(mktemp -d "$WORK/reports.XXXXXX")
-	run_attached -C "$d" --attach "$a" --cluster --exec "kill -9 ${CL_PIDS[2]}"
+	run_attached -C "$d" --attach "$a" --cluster --exec "kill -9 ${CL_PIDS[2]}" \
+		--summary "$d/summary.md" --html "$d/report.html"
 	expect_rc 1
 	expect_in "$OUT" "Node $c: lost"
 	expect_in "$OUT" "gate: FAILED (1 node lost)"
+	# the Markdown summary and the HTML report carry every node's findings, labelled
+	expect_in "$d/summary.md" "FAILED"
+	expect_in "$d/summary.md" "lost the connection to" # (Markdown escapes the name's _)
+	expect_in "$d/summary.md" "(noconnection)"
+	expect_in "$d/summary.md" "${b//_/\\_}\\: ets"
+	expect_in "$d/report.html" "lost the connection to $c"
 	junit_valid "$d/_build/gate/junit.xml"
 	suites_check "$d/_build/gate/junit.xml" "$c=lost" "$a=clean" "$b=clean"
 	junit_check "$d/_build/gate/junit.xml" --errors 1 --failures 0 \

@@ -1,0 +1,28 @@
+/* ci/annotate.h: GitHub Actions workflow commands for a run: one `::error` line per failing
+ * rule finding and per failed test, which GitHub shows on the run's page and, with file and
+ * line, beside the test's code.
+ *
+ * Escaping follows GitHub's toolkit: in the message '%', CR and LF become %25, %0D and %0A;
+ * in properties (title, file) ':' and ',' become %3A and %2C as well. So text from the suite
+ * cannot end a command early or start a new one. ANSI escapes are dropped, control
+ * characters and invalid UTF-8 become U+FFFD.
+ */
+#ifndef GATE_CI_ANNOTATE_H
+#define GATE_CI_ANNOTATE_H
+
+#include <stdio.h>
+
+#include "ci/report.h"
+
+/* Annotations of each kind (rules, tests) before one `::notice` says how many more. GitHub
+ * shows 10 errors per step and 50 per job. */
+#define ANNOTATE_MAX 10
+/* Characters of one message before it is cut. */
+#define ANNOTATE_MESSAGE_MAX 2000
+
+/* Writes the annotations of d to out. workspace: the repository's root ($GITHUB_WORKSPACE),
+ * stripped from test files so that GitHub can place them; may be NULL. Returns 0, or -1 on
+ * a write error. */
+int annotate_github_write(FILE *out, const struct report_data *d, const char *workspace);
+
+#endif

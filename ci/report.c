@@ -1,0 +1,223 @@
+/* ci/report.c: what the CI writers share: the verdict, safe text from the suite, a capped
+ * buffer. */
+#include "report.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ansi.h"
+#include "rules/attribution.h"
+#include "rules/culprits.h"
+#include "utf8.h"
+
+enum report_verdict report_verdict(const struct report_data *d)
+{
+	if (d->error)
+		return REPORT_ERROR;
+	if (d->findings && findings_failed(d->findings))
+		return REPORT_FAILED;
+	if (d->tests) {
+		struct test_counts c = test_run_count(d->tests);
+		if (c.failed || c.invalid || !d->tests->finished)
+			return REPORT_FAILED;
+	}
+	return REPORT_PASSED;
+}
+
+const char *report_verdict_name(enum report_verdict v)
+{
+	switch (v) {
+	case REPORT_PASSED: return "PASSED";
+	case REPORT_FAILED: return "FAILED";
+	case REPORT_ERROR: return "ERROR";
+	}
+	return "?";
+}
+
+void report_why(char *buf, size_t len, const struct report_data *d)
+{
+	size_t rules = d->findings ? findings_failed(d->findings) : 0, tests = 0, n = 0;
+	bool unfinished = false;
+	if (d->tests) {
+		struct test_counts c = test_run_count(d->tests);
+		tests = c.failed + c.invalid;
+		unfinished = !d->tests->finished;
+	}
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (d->error) {
+		snprintf(buf, len, "gate could not run");
+		return;
+	}
+	if (rules)
+		n += (size_t)snprintf(buf + n, len - n, "%zu memory %s", rules,
+		                      rules == 1 ? "rule" : "rules");
+	if (tests && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%s%zu %s", n ? ", " : "", tests,
+		                      tests == 1 ? "test" : "tests");
+	if (unfinished && n < len)
+		snprintf(buf + n, len - n, "%sthe test suite did not finish", n ? ", " : "");
+}
+
+const char *report_module_name(const char *module)
+{
+	if (!module)
+		return "?";
+	if (strncmp(module, "Elixir.", 7) == 0 && module[7])
+		return module + 7;
+	return module;
+}
+
+uint32_t report_text_next(const unsigned char **p)
+{
+	const unsigned char *s = *p;
+	size_t n;
+
+	while (s[0] == 0x1B && (n = ansi_escape_len(s)) > 0)
+		s += n;
+	if (s[0] == 0) {
+		*p = s;
+		return 0;
+	}
+	uint32_t cp;
+	*p = s + utf8_next(s, &cp);
+	if (cp == '\n' || cp == '\t' || cp == '\r')
+		return cp;
+	/* C0 and C1 controls, DEL, and the two non-characters XML forbids */
+	if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF)
+		return 0xFFFD;
+	return cp;
+}
+
+void report_text_write(FILE *out, const char *s, size_t max_chars, report_escape_fn esc, void *arg)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t chars = 0;
+	uint32_t cp;
+	char u[4];
+
+	while ((cp = report_text_next(&p)) != 0) {
+		if (chars++ == max_chars) {
+			fputs("\xE2\x80\xA6", out); /* … */
+			return;
+		}
+		const char *rep = esc(cp, arg);
+		if (rep)
+			fputs(rep, out);
+		else
+			fwrite(u, 1, utf8_put(u, cp), out);
+	}
+}
+
+size_t report_utf8_put(char *out, uint32_t cp)
+{
+	return utf8_put(out, cp);
+}
+
+int report_buf_put(struct report_buf *b, const char *s, size_t len)
+{
+	if (b->oom || b->full)
+		return -1; /* once full, nothing more: a later small line must not jump the queue */
+	if (b->cap && b->len + len > b->cap) {
+		b->full = true;
+		return -1;
+	}
+	if (b->len + len + 1 > b->alloc) {
+		size_t na = b->alloc ? b->alloc : 4096;
+		while (na < b->len + len + 1)
+			na *= 2;
+		char *nd = realloc(b->data, na);
+		if (!nd) {
+			b->oom = true;
+			return -1;
+		}
+		b->data = nd;
+		b->alloc = na;
+	}
+	memcpy(b->data + b->len, s, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int report_buf_printf(struct report_buf *b, const char *fmt, ...)
+{
+	char small[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < sizeof(small))
+		return report_buf_put(b, small, (size_t)n);
+	char *big = malloc((size_t)n + 1);
+	if (!big) {
+		b->oom = true;
+		return -1;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	int rc = report_buf_put(b, big, (size_t)n);
+	free(big);
+	return rc;
+}
+
+void report_buf_free(struct report_buf *b)
+{
+	if (!b)
+		return;
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+const char *report_path_rel(const char *path, const char *root)
+{
+	size_t n = root ? strlen(root) : 0;
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (path && n && strncmp(path, root, n) == 0 && path[n] == '/' && path[n + 1])
+		return path + n + 1;
+	return path;
+}
+
+size_t report_top_growing(const struct test_run *run, size_t *idx, size_t max, bool *tests)
+{
+	*tests = run->attribution == ATTRIBUTION_TEST;
+	if (run->attribution == ATTRIBUTION_OFF || (!run->nmodules && !*tests))
+		return 0;
+	return attribution_rank(run, MEM_TOTAL, *tests, idx, max);
+}
+
+const struct mem_delta *report_growing_entry(char *label, size_t len, const struct test_run *run,
+                                             size_t i, bool tests)
+{
+	if (tests) {
+		const struct test_result *r = &run->tests[i];
+		snprintf(label, len, "%s \"%s\"%s", rules_display(r->module),
+		         r->name ? r->name : "", r->async ? " (async)" : "");
+		return &r->delta;
+	}
+	const struct module_growth *m = &run->modules[i];
+	if (m->async && m->overlapped)
+		snprintf(label, len, "%s (async, shared with %zu)", rules_display(m->module),
+		         m->overlapped);
+	else
+		snprintf(label, len, "%s%s", rules_display(m->module), m->async ? " (async)" : "");
+	return &m->delta;
+}
+
+void report_pct_format(char *buf, size_t len, int64_t before, int64_t delta)
+{
+	double pct = before > 0 ? 100.0 * (double)delta / (double)before : 0;
+	if (before > 0 && pct >= 10000)
+		snprintf(buf, len, ">+9999 %%");
+	else if (before > 0)
+		snprintf(buf, len, "%+.1f %%", pct);
+	else
+		snprintf(buf, len, "%s", delta > 0 ? "new" : "-");
+}

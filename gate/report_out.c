@@ -1,0 +1,178 @@
+/* gate/report_out.c: the step summary, the HTML report and the annotations of a run. */
+#include "report_out.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ci/annotate.h"
+#include "ci/atomic.h"
+#include "ci/html.h"
+#include "ci/markdown.h"
+
+/* An existing step summary file larger than this is not read back to append to it. */
+#define SUMMARY_APPEND_MAX (8 * 1024 * 1024)
+
+static int check_path(const char *opt, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t n = path ? strlen(path) : 0;
+	if (!path)
+		return 0;
+	if (n == 0 || path[n - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+		snprintf(err, errlen,
+		         "%s %s: not a file name; give the file to write, e.g. %s "
+		         "out/gate.%s",
+		         opt, path, opt, strcmp(opt, "--html") == 0 ? "html" : "md");
+		return -1;
+	}
+	return 0;
+}
+
+int report_out_check(const struct report_out *o, char *err, size_t errlen)
+{
+	const char *env = getenv("GITHUB_STEP_SUMMARY");
+	if (check_path("--html", o->html_path, err, errlen) < 0 ||
+	    check_path("--summary", o->summary_path, err, errlen) < 0)
+		return -1;
+	if (!o->summary_path && env && env[0] &&
+	    check_path("$GITHUB_STEP_SUMMARY", env, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+/* Reads the file at path into *out (malloc'd) when it exists; *len 0 when it does not. */
+static int read_existing(char **out, size_t *len, const char *path, char *err, size_t errlen)
+{
+	*out = NULL;
+	*len = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s: cannot read it to append the summary: %s", path,
+		         strerror(errno));
+		return -1;
+	}
+	char *buf = malloc(SUMMARY_APPEND_MAX + 1);
+	size_t n = buf ? fread(buf, 1, SUMMARY_APPEND_MAX + 1, f) : 0;
+	bool bad = !buf || ferror(f) || n > SUMMARY_APPEND_MAX;
+	fclose(f);
+	if (bad) {
+		snprintf(err, errlen, "%s: cannot append the summary: %s", path,
+		         !buf                     ? "out of memory"
+		         : n > SUMMARY_APPEND_MAX ? "the file is over 8 MiB"
+		                                  : "read error");
+		free(buf);
+		return -1;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static int write_summary(const char *path, bool append, const struct report_data *d, char *err,
+                         size_t errlen)
+{
+	struct report_buf md = {0};
+	char *old = NULL;
+	size_t oldlen = 0;
+	int rc = -1;
+
+	if (markdown_summary_format(&md, d) < 0) {
+		snprintf(err, errlen, "%s: out of memory formatting the summary", path);
+		return -1;
+	}
+	if (append && read_existing(&old, &oldlen, path, err, errlen) < 0)
+		goto out;
+	if (old && oldlen) {
+		/* a blank line between what the step wrote before and our part */
+		bool nl = old[oldlen - 1] == '\n';
+		char *both = malloc(oldlen + 2 + md.len);
+		if (!both) {
+			snprintf(err, errlen, "%s: out of memory appending the summary", path);
+			goto out;
+		}
+		memcpy(both, old, oldlen);
+		size_t n = oldlen;
+		if (!nl)
+			both[n++] = '\n';
+		both[n++] = '\n';
+		memcpy(both + n, md.data, md.len);
+		rc = atomic_file_replace(path, both, n + md.len, err, errlen);
+		free(both);
+	} else {
+		rc = atomic_file_replace(path, md.data ? md.data : "", md.len, err, errlen);
+	}
+out:
+	free(old);
+	report_buf_free(&md);
+	return rc;
+}
+
+static int write_html(const char *path, const struct report_data *d, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) {
+		snprintf(err, errlen, "%s: out of memory formatting the HTML report", path);
+		return -1;
+	}
+	int wrc = html_report_write(f, d);
+	if (fclose(f) != 0 || wrc < 0) {
+		snprintf(err, errlen, "%s: out of memory formatting the HTML report", path);
+		free(text);
+		return -1;
+	}
+	int rc = atomic_file_replace(path, text, len, err, errlen);
+	free(text);
+	return rc;
+}
+
+int report_out_write(const struct report_out *o, struct report_data *d, char *err, size_t errlen)
+{
+	const char *env = getenv("GITHUB_STEP_SUMMARY");
+	const char *summary = o->summary_path ? o->summary_path : env && env[0] ? env : NULL;
+	const char *gha = getenv("GITHUB_ACTIONS");
+	struct baseline_history hist = {0};
+	int rc = 0;
+
+	if (gha && strcmp(gha, "true") == 0) {
+		fflush(stdout);
+		annotate_github_write(stdout, d, getenv("GITHUB_WORKSPACE"));
+		fflush(stdout);
+	}
+	if (summary && write_summary(summary, !o->summary_path, d, err, errlen) < 0)
+		return -1;
+	if (!o->html_path)
+		return 0;
+	if (o->repo) {
+		char herr[1024];
+		if (baseline_git_history(&hist, o->repo, o->notes_ref, o->history_from,
+		                         REPORT_OUT_HISTORY_MAX, 0, herr,
+		                         sizeof(herr)) != BASELINE_OK)
+			/* the report still helps without its chart: say why it is empty */
+			fprintf(stderr, "gate: the HTML report has no trend: %s\n", herr);
+		d->history = hist.items;
+		d->nhistory = hist.count;
+	}
+	rc = write_html(o->html_path, d, err, errlen);
+	d->history = NULL;
+	d->nhistory = 0;
+	baseline_history_clear(&hist);
+	return rc;
+}
+
+bool report_out_color(int fd)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+	if (no && no[0])
+		return false;
+	if (term && strcmp(term, "dumb") == 0)
+		return false;
+	return isatty(fd) == 1;
+}

@@ -1,0 +1,327 @@
+# tests/e2e/cases/integrations.sh: CI and developer integrations (issue 6): git hooks on
+# real pushes and commits, the step summary, annotations and HTML report of real runs (the
+# page rendered in headless Chromium), the YAML files parsed, the console's colour and
+# progress lines. Sourced by tests/e2e/run.sh, whose helpers it uses.
+
+INTEG="$ROOT/tests/integrations"
+
+# integ_npm: the integration checks' npm packages (yaml, playwright-core), installed once
+integ_npm() {
+	[ -d "$INTEG/node_modules/yaml" ] && [ -d "$INTEG/node_modules/playwright-core" ] && return 0
+	(cd "$INTEG" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1) ||
+		fail "npm ci in tests/integrations failed"
+}
+
+# a bare remote for REPO as origin; prints its path
+bare_remote() {
+	local r
+	r=$(mktemp -d "$WORK/remote.XXXXXX")
+	git init -q --bare -b main "$r" && git -C "$1" remote add origin "$r"
+	echo "$r"
+}
+
+# (a) a failing gate blocks the push; the hook that was there runs first with the refs on
+# its stdin; uninstall puts it back byte for byte. The push runs as from a git GUI: an
+# empty environment, no terminal, started outside the repository.
+case_hook_failing_gate_blocks_push() {
+
+	local d r; d=$(git_fixture failing)
+	r=$(bare_remote "$d")
+	printf '#!/bin/sh\necho "team hook: $1" >"%s/team.ran"\ncat >>"%s/team.ran"\n' "$WORK" "$WORK" \
+		>"$d/.git/hooks/pre-push"
+	chmod 755 "$d/.git/hooks/pre-push"
+	cp "$d/.git/hooks/pre-push" "$WORK/team-hook.orig"
+	run_gate hook install -C "$d"
+	expect_rc 0
+	expect_in "$OUT" "is kept as $d/.git/hooks/pre-push.gate-chained and runs first"
+	printf '# dirty\n' >>"$d/mix.exs" # a dirty tree does not matter
+	(cd / && env -i HOME="$HOME" PATH=/usr/bin:/bin git -C "$d" push -q origin main) \
+		</dev/null >"$WORK/push.out" 2>&1
+	local rc=$?
+	[ "$rc" -ne 0 ] || fail "the push went through a failing gate"
+	expect_in "$WORK/push.out" "gate: pre-push hook: blocked, gate run exited 1"
+	expect_in "$WORK/push.out" "gate: FAILED (1 test)"
+	[ -z "$(git -C "$r" for-each-ref)" ] || fail "the remote got refs: $(git -C "$r" for-each-ref)"
+	expect_in "$WORK/team.ran" "team hook: origin"
+	expect_in "$WORK/team.ran" "refs/heads/main $(git -C "$d" rev-parse HEAD)"
+	# GATE_HOOK_SKIP=1 lets one push through; the team's hook still runs
+	rm -f "$WORK/team.ran"
+	GATE_HOOK_SKIP=1 git -C "$d" push -q origin main >"$WORK/push2.out" 2>&1 ||
+		fail "GATE_HOOK_SKIP=1 push failed: $(cat "$WORK/push2.out")"
+	[ -f "$WORK/team.ran" ] || fail "the chained hook did not run on the skipped push"
+	run_gate hook uninstall -C "$d"
+	expect_rc 0
+	cmp -s "$WORK/team-hook.orig" "$d/.git/hooks/pre-push" || fail "the team's hook was not restored"
+	[ -x "$d/.git/hooks/pre-push" ] || fail "the restored hook lost its mode"
+	[ ! -e "$d/.git/hooks/pre-push.gate-chained" ] || fail "the chained copy is still there"
+	run_gate hook uninstall -C "$d"
+	expect_rc 2
+	expect_in "$ERR" "is not gate's"
+	no_leftovers "$d"
+}
+
+# (b) a pre-commit hook for a project in a subdirectory (-C relative to the root, recorded at
+# install), no hook before it: a passing gate lets a commit with unstaged and untracked
+# changes around through; a second install updates in place.
+case_hook_pre_commit_subdir_passes() {
+	local d m; d=$(fixture clean)
+	m=$(mktemp -d "$WORK/mono.XXXXXX")
+	mkdir -p "$m/apps" && mv "$d" "$m/apps/clean"
+	(cd "$m" && git init -q -b main && git config user.name "Gate E2E" &&
+		git config user.email e2e@gate.invalid && git add -A && git commit -q -m base) >/dev/null 2>&1
+	(cd "$m/apps" && "$GATE" hook install --pre-commit -C clean -- -q -- --exclude nothing) >"$WORK/inst.out" 2>&1 ||
+		fail "install: $(cat "$WORK/inst.out")"
+	expect_in "$WORK/inst.out" "installed the pre-commit hook $m/.git/hooks/pre-commit"
+	expect_in "$WORK/inst.out" "run -C <repository>/apps/clean -q -- --exclude nothing"
+	[ ! -e "$m/.git/hooks/pre-commit.gate-chained" ] || fail "a chained hook appeared from nowhere"
+	printf "# unstaged\n" >>"$m/apps/clean/mix.exs"
+	printf 'untracked\n' >"$m/scratch.txt"
+	printf 'docs\n' >"$m/README" && git -C "$m" add README
+	git -C "$m" commit -q -m "docs" >"$WORK/commit.out" 2>&1 || fail "commit blocked: $(tail -n 5 "$WORK/commit.out")"
+	expect_in "$WORK/commit.out" "gate: pre-commit hook: the memory gate on $m/apps/clean"
+	expect_in "$WORK/commit.out" "gate: PASSED"
+	[ "$(git -C "$m" log -1 --format=%s)" = docs ] || fail "the commit was not made"
+	git -C "$m" diff --quiet -- apps/clean/mix.exs && fail "the unstaged change was lost"
+	run_gate hook install --pre-commit -C "$m/apps/clean"
+	expect_rc 0
+	expect_in "$OUT" "updated gate's pre-commit hook"
+	run_gate hook install --pre-commit --pre-push -C "$m/apps/clean"
+	expect_rc 2
+	run_gate hook install -C "$WORK"
+	expect_rc 2
+	expect_in "$ERR" "no readable mix.exs"
+	no_leftovers "$m"
+}
+
+# (c) a real failing run inside GitHub's environment variables: annotations on stdout, the
+# step summary appended to $GITHUB_STEP_SUMMARY, the JUnit read by junit2json, the HTML
+# report rendered by Chromium with one trend point per noted run.
+case_ci_reports_of_a_failing_run() {
+	integ_npm
+	local d; d=$(git_fixture clean)
+	run_gate baseline update -q -C "$d" --commit
+	expect_rc 0
+	# two more noted runs: gate's own note, copied with other totals onto later commits
+	local note i total
+	note=$(git -C "$d" notes --ref=gate show HEAD)
+	total=$(printf '%s' "$note" | sed -n 's/.*"total":\([0-9]*\).*/\1/p')
+	[ -n "$total" ] || fail "no total in the note: $note"
+	for i in 1 2; do
+		git -C "$d" commit -q --allow-empty -m "work $i"
+		git -C "$d" notes --ref=gate add -m "$(printf '%s' "$note" | sed "s/\"total\":[0-9]*/\"total\":$((total + i * 150000))/")" HEAD
+	done
+	rm -rf "$d/lib" "$d/test" "$d/mix.exs"
+	cp -r "$FIX/failing/lib" "$FIX/failing/test" "$FIX/failing/mix.exs" "$d/"
+	git_in "$d" add -A >/dev/null
+	git_in "$d" commit -q -m "the failing code" >/dev/null
+	printf '## an earlier step wrote this\n' >"$WORK/step_summary.md"
+	GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY="$WORK/step_summary.md" GITHUB_WORKSPACE="$d" \
+		run_gate run -C "$d" --html "$WORK/report/gate.html"
+	expect_rc 1
+	expect_in "$OUT" "::error file=test/failing_test.exs,line=4,title=FailingTest%3A test the answer is right::"
+	expect_in "$OUT" "%0A     gate-fixture: the answer drifted%0A"
+	[ "$(grep -c '^::' "$OUT")" = 1 ] || fail "expected one annotation: $(grep '^::' "$OUT")"
+	expect_in "$ERR" "collecting garbage for the before-snapshot"
+	local s="$WORK/step_summary.md"
+	[ "$(head -n 1 "$s")" = "## an earlier step wrote this" ] || fail "the earlier step's summary was replaced"
+	expect_in "$s" "gate: FAILED (1 test)"
+	expect_in "$s" "| FailingTest: test the answer is right | test/failing\\_test.exs:4 | 1) test the answer is right (FailingTest) test/failing\\_test.exs\\:4 gate-fixture\\: the answer drifted code"
+	expect_in "$s" "| processes\\_used |"
+	expect_in "$s" "| baseline |"
+	[ "$(stat -c %s "$s")" -lt 1048576 ] || fail "the summary is over 1 MiB"
+	junit_valid "$d/_build/gate/junit.xml"
+	junit_check "$d/_build/gate/junit.xml" --failures 1 --errors 0 \
+		--failure-contains "test the answer is right=gate-fixture: the answer drifted"
+	node "$INTEG/render.js" "$WORK/report/gate.html" "$WORK/report/gate.png" --points 3 \
+		--verdict "gate: FAILED" --text "test the answer is right" --text "Largest ETS tables" \
+		>"$WORK/render.out" 2>&1 || fail "render: $(cat "$WORK/render.out")"
+	[ "$(head -c 8 "$WORK/report/gate.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+		fail "no PNG screenshot"
+	[ -z "$(ls -A "$WORK/report" | grep -v '^gate\.\(html\|png\)$')" ] || fail "left in the report dir: $(ls -A "$WORK/report")"
+	if pgrep -f 'gate-chromium-' >/dev/null; then fail "chromium left running"; fi
+	fsck_clean "$d"
+	no_leftovers "$d"
+}
+
+# (d) the CI files parse with a real YAML parser and hold what GitHub, GitLab and the
+# pre-commit framework rely on; the pre-commit entry runs gate as the framework would.
+case_ci_yaml_files_and_precommit_entry() {
+	integ_npm
+	node "$INTEG/yaml-check.js" "$ROOT" >"$WORK/yaml.out" 2>&1 || fail "$(cat "$WORK/yaml.out")"
+	local d; d=$(git_fixture failing)
+	(cd "$d" && GATE_BIN="$GATE" "$ROOT/ci/pre-commit.sh" -q -C .) >"$WORK/pc.out" 2>&1
+	local rc=$?
+	[ "$rc" = 1 ] || fail "ci/pre-commit.sh on a failing project exited $rc: $(tail -n 3 "$WORK/pc.out")"
+	expect_in "$WORK/pc.out" "gate: FAILED (1 test)"
+	no_leftovers "$d"
+}
+
+# (e) bad output paths: a directory is refused before the node boots; an unwritable file
+# is exit 2 after the run, naming it, with nothing half-written
+case_ci_reports_bad_paths() {
+	local d; d=$(fixture clean)
+	run_gate run -C "$d" --html "$WORK/"
+	expect_rc 2
+	expect_in "$ERR" "--html $WORK/: not a file name"
+	expect_not_in "$ERR" "booting node"
+	printf 'a file\n' >"$WORK/plain"
+	run_gate run -q -C "$d" --summary "$WORK/plain/summary.md"
+	expect_rc 2
+	expect_in "$ERR" "gate: error: cannot write a report: "
+	expect_in "$ERR" "$WORK/plain/summary.md"
+	expect_in "$OUT" "gate: PASSED" # the verdict was printed; the missing file makes it 2
+	[ "$(cat "$WORK/plain")" = "a file" ] || fail "the file in the way was changed"
+	GITHUB_STEP_SUMMARY="$WORK/" run_gate run -C "$d"
+	expect_rc 2
+	expect_in "$ERR" "\$GITHUB_STEP_SUMMARY $WORK/: not a file name"
+	no_leftovers "$d"
+}
+
+# (f) colour on a terminal only, never with NO_COLOR; --quiet drops the progress lines; the
+# long phases have progress lines with elapsed times
+case_console_color_and_progress() {
+	local d; d=$(fixture clean)
+	local esc; esc=$(printf '\033[')
+	script -qec "'$GATE' run -C '$d'" /dev/null >"$WORK/tty.out" 2>&1 </dev/null
+	grep -qF "$esc" "$WORK/tty.out" || fail "no colour on a terminal"
+	expect_in "$WORK/tty.out" "PASSED"
+	NO_COLOR=1 script -qec "'$GATE' run -q -C '$d'" /dev/null >"$WORK/nocolor.out" 2>&1 </dev/null
+	if grep -qF "$esc" "$WORK/nocolor.out"; then fail "colour despite NO_COLOR"; fi
+	if grep -q "gate: \[" "$WORK/nocolor.out"; then fail "progress lines despite -q"; fi
+	expect_in "$WORK/nocolor.out" "gate: PASSED"
+	run_gate run -C "$d"
+	expect_rc 0
+	if grep -qF "$esc" "$OUT"; then fail "colour on a pipe"; fi
+	grep -Eq 'gate: \[ *[0-9.]+s\] node gate_[0-9a-f]+@127.0.0.1 is up \(booted in [0-9.]+ s\)' "$ERR" ||
+		fail "no boot progress line with its time"
+	grep -Eq 'gate: \[ *[0-9.]+s\] collecting garbage for the after-snapshot' "$ERR" ||
+		fail "no GC progress line"
+	grep -Eq 'gate: \[ *[0-9.]+s\] mix test finished in [0-9.]+ s: 28 tests recorded' "$ERR" ||
+		fail "no test-run progress line with its time"
+	no_leftovers "$d"
+}
+
+# (g) the CI files' own shell, run here as the runners would run it: the action's "Run gate"
+# step (bash -eo pipefail, GitHub's variables) and its "Verdict" step, and GitLab's
+# gate:merge-request script, on a failing project with an origin/main to compare with
+case_ci_template_steps_run() {
+	integ_npm
+	local d t; d=$(git_fixture failing)
+	t=$(mktemp -d "$WORK/runner.XXXXXX")
+	git -C "$d" update-ref refs/remotes/origin/main HEAD
+	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Run gate" >"$t/run.sh" ||
+		fail "the action has no Run gate step"
+	(cd "$d" && env GATE_EXE="$GATE" INPUT_PROJECT=. INPUT_BASELINE_REF=origin/main \
+		INPUT_REQUIRE_BASELINE=false INPUT_UPDATE_BASELINE=false INPUT_ARGS="-q -- --seed 0" \
+		RUNNER_TEMP="$t" GITHUB_OUTPUT="$t/output" GITHUB_STEP_SUMMARY="$t/summary.md" \
+		GITHUB_ACTIONS=true GITHUB_WORKSPACE="$d" \
+		bash --noprofile --norc -eo pipefail "$t/run.sh") >"$t/run.out" 2>&1 ||
+		fail "the Run gate step failed by itself: $(tail -n 3 "$t/run.out")"
+	expect_in "$t/output" "exit-code=1"
+	expect_in "$t/output" "reports=$t/gate-reports"
+	expect_in "$t/run.out" "::error file=test/failing_test.exs,line=4,title=FailingTest%3A test the answer is right::"
+	expect_in "$t/summary.md" "gate: FAILED (1 test)"
+	expect_in "$t/summary.md" "Baseline: none at origin/main\\:.gate/baseline.json"
+	[ -s "$t/gate-reports/report.html" ] || fail "the step wrote no HTML report"
+	junit_check "$t/gate-reports/junit.xml" --failures 1 --errors 0
+	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Verdict" >"$t/verdict.sh"
+	local rc want
+	for want in 0 1 2; do
+		RC=$want bash --noprofile --norc -eo pipefail "$t/verdict.sh" >/dev/null 2>&1
+		rc=$?
+		[ "$rc" = "$want" ] || fail "the Verdict step exits $rc for gate's $want"
+	done
+	node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:merge-request |
+		sed "s|/opt/gate/build/gate|$GATE|g" >"$t/gitlab.sh"
+	mkdir -p "$d/gate-reports"
+	(cd "$d" && env CI_DEFAULT_BRANCH=main GATE_PROJECT=. GATE_ARGS=-q sh -e "$t/gitlab.sh") \
+		>"$t/gitlab.out" 2>&1
+	rc=$?
+	[ "$rc" = 1 ] || fail "gate:merge-request's script exited $rc: $(tail -n 3 "$t/gitlab.out")"
+	junit_check "$d/gate-reports/junit.xml" --failures 1 --errors 0
+	expect_in "$d/gate-reports/summary.md" "gate: FAILED (1 test)"
+	[ -s "$d/gate-reports/report.html" ] || fail "GitLab's job wrote no HTML report"
+	no_leftovers "$d"
+}
+
+# ci_step FILE STEP DIR ENV...: runs that step of the action in DIR as GitHub would
+ci_step() {
+	local file=$1 step=$2 dir=$3
+	shift 3
+	node "$INTEG/ci-step.js" "$ROOT/$file" "$step" >"$WORK/step.sh" || { fail "no step $step"; return 1; }
+	(cd "$dir" && env "$@" bash --noprofile --norc -eo pipefail "$WORK/step.sh")
+}
+
+# (h) the whole loop through a remote: the main job (action with update-baseline) commits
+# the baseline and pushes it with the notes; a pull request's clone fetches them with the
+# action's fetch step and is compared with that baseline, its trend chart has the point
+case_ci_main_job_then_pull_request() {
+	integ_npm
+	local d r t c1 c2; d=$(git_fixture clean)
+	r=$(bare_remote "$d")
+	git -C "$d" push -q origin main 2>/dev/null || fail "cannot push to the test remote"
+	t=$(mktemp -d "$WORK/runner.XXXXXX")
+	c1="$t/main" && git clone -q "$r" "$c1"
+	ci_step ci/github/action.yml "Run gate" "$c1" GATE_EXE="$GATE" INPUT_PROJECT=. \
+		INPUT_BASELINE_REF= INPUT_REQUIRE_BASELINE=false INPUT_UPDATE_BASELINE=true \
+		INPUT_ARGS=-q RUNNER_TEMP="$t/m" GITHUB_OUTPUT="$t/m.output" >"$t/m.out" 2>&1 ||
+		fail "main job's Run gate step: $(tail -n 3 "$t/m.out")"
+	expect_in "$t/m.output" "exit-code=0"
+	[ "$(git -C "$c1" log -1 --format='%an <%ae>')" = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>" ] ||
+		fail "the baseline commit's author: $(git -C "$c1" log -1 --format='%an <%ae>')"
+	ci_step ci/github/action.yml "Push the baseline and the notes" "$c1" GITHUB_REF_NAME=main \
+		>"$t/push.out" 2>&1 || fail "push step: $(tail -n 3 "$t/push.out")"
+	[ "$(git -C "$r" rev-parse main)" = "$(git -C "$c1" rev-parse HEAD)" ] || fail "main was not pushed"
+	git -C "$r" rev-parse -q --verify refs/notes/gate >/dev/null || fail "refs/notes/gate was not pushed"
+	# a pull request: a clone without the notes, then the action's fetch step
+	c2="$t/pr" && git clone -q "$r" "$c2" && git -C "$c2" checkout -q -b feature
+	git -C "$c2" rev-parse -q --verify refs/notes/gate >/dev/null && fail "a clone has the notes already?"
+	ci_step ci/github/action.yml "Fetch the main branch and the notes" "$c2" MAIN=main \
+		>"$t/fetch.out" 2>&1 || fail "fetch step: $(tail -n 3 "$t/fetch.out")"
+	git -C "$c2" rev-parse -q --verify refs/notes/gate >/dev/null || fail "the fetch step did not get the notes"
+	ci_step ci/github/action.yml "Run gate" "$c2" GATE_EXE="$GATE" INPUT_PROJECT=. \
+		INPUT_BASELINE_REF=origin/main INPUT_REQUIRE_BASELINE=true INPUT_UPDATE_BASELINE=false \
+		INPUT_ARGS=-q RUNNER_TEMP="$t/p" GITHUB_OUTPUT="$t/p.output" \
+		GITHUB_STEP_SUMMARY="$t/p.md" >"$t/p.out" 2>&1 || fail "PR Run gate step: $(tail -n 3 "$t/p.out")"
+	expect_in "$t/p.output" "exit-code=0"
+	expect_in "$t/p.md" "Baseline: origin/main\\:.gate/baseline.json at commit $(git -C "$r" rev-parse main | cut -c1-12); trend over 1 noted run"
+	[ "$(grep -c 'class="point"' "$t/p/gate-reports/report.html")" = 1 ] || fail "the PR's trend chart lacks the noted run"
+	# GitLab's baseline job on the same remote: a detached checkout as GitLab makes it, the
+	# template's fetch lines, its script; the push goes to the test remote instead of the
+	# server's URL
+	local c3="$t/gitlab"
+	git clone -q "$r" "$c3" && git -C "$c3" checkout -q --detach
+	git -C "$r" config receive.advertisePushOptions true
+	{
+		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" .gate before_script "git fetch"
+		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:baseline
+	} | sed -e "s|/opt/gate/build/gate|$GATE|g" -e "s|\"https://[^\"]*\"|\"$r\"|" >"$t/gl.sh"
+	mkdir -p "$c3/gate-reports"
+	(cd "$c3" && env CI_DEFAULT_BRANCH=main CI_COMMIT_BRANCH=main CI_COMMIT_SHA="$(git -C "$c3" rev-parse HEAD)" \
+		GATE_PROJECT=. GATE_ARGS=-q GATE_PUSH_TOKEN=unused GATE_AUTHOR_NAME=gate \
+		GATE_AUTHOR_EMAIL=gate@gitlab.invalid sh -e "$t/gl.sh") >"$t/gl.out" 2>&1 ||
+		fail "gate:baseline's script: $(tail -n 3 "$t/gl.out")"
+	[ "$(git -C "$r" rev-parse main)" = "$(git -C "$c3" rev-parse HEAD)" ] || fail "GitLab's job did not push main"
+	[ "$(git -C "$r" rev-parse refs/notes/gate)" = "$(git -C "$c3" rev-parse refs/notes/gate)" ] ||
+		fail "GitLab's job did not push the notes"
+	junit_check "$c3/gate-reports/junit.xml" --failures 0 --errors 0
+	fsck_clean "$c1"
+	fsck_clean "$r"
+	no_leftovers "$t"
+	no_leftovers "$d"
+}
+
+# (i) a leaking suite's reports carry issue 5's attribution: the likely culprit in each
+# failing rule, its lists under it, the top growing test modules
+case_ci_reports_name_the_culprit() {
+	local d; d=$(fixture leak_ets)
+	run_gate run -q -C "$d" --summary "$WORK/leak.md" --html "$WORK/leak.html"
+	expect_rc 1
+	expect_in "$WORK/leak.md" "likely culprit\\: LeakEts.CorpusTest (+"
+	expect_in "$WORK/leak.md" "  - 1. LeakEts.CorpusTest (sync) +"
+	expect_in "$WORK/leak.md" "#### Top growing test modules (by total)"
+	expect_in "$WORK/leak.md" "| 1 | LeakEts.CorpusTest | +"
+	expect_in "$WORK/leak.html" '<pre class="detail">'
+	expect_in "$WORK/leak.html" '<tr class="growing"><td class="n">1</td><td>LeakEts.CorpusTest</td>'
+	no_leftovers "$d"
+}
