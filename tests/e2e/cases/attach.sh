@@ -341,6 +341,11 @@ case_attach_dev_node_and_sigint() {
 		HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$ERL_CALL" -name "$MIX_NODE" -e 2>&1)
 	[ "$blocked" = "{ok, 0}" ] || fail "the interrupted test is still running in the node: $blocked"
 	[ "$(cl_call "$MIX_NODE" erlang node "[]")" = "'$MIX_NODE'" ] || fail "the attached node did not survive"
+	# and the node can run the suite again afterwards (the blocking test filtered out)
+	run_attached -q -C "$MIX_DIR" --attach "$MIX_NODE" -- --exclude test
+	expect_rc 0
+	junit_check "$MIX_DIR/_build/gate/junit.xml" --errors 0 --failures 0 --skipped 1
+	cl_no_probe "$MIX_NODE"
 	CL_PIDS+=("$MIX_PID")
 	cl_stop "$MIX_DIR" "$dev_dir"
 }
