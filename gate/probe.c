@@ -521,7 +521,8 @@ static int decode_attribution(const struct term *body, struct test_run *out, cha
 		    edge_from(kind, &ev[i].edge) < 0 ||
 		    !(ev[i].module = term_text(term_tuple_at(e, 1))) ||
 		    term_int(term_tuple_at(e, 3), &ev[i].at_us) < 0 ||
-		    decode_mem(term_tuple_at(e, 4), ev[i].mem) < 0 ||
+		    !((ev[i].edge >= EDGE_TEST_START && term_is_atom(term_tuple_at(e, 4), "none")) ||
+		      (ev[i].has_mem = decode_mem(term_tuple_at(e, 4), ev[i].mem) == 0)) ||
 		    term_int(term_tuple_at(e, 5), &ev[i].processes) < 0 ||
 		    term_int(term_tuple_at(e, 6), &ev[i].ets_tables) < 0) {
 			snprintf(err, errlen, "module event %zu is malformed", i + 1);

@@ -29,19 +29,16 @@ static struct module_growth *module_add(struct test_run *run, size_t *cap,
 	return m;
 }
 
-/* Splits v between n shares; the first share takes the remainder. */
-static int64_t share(int64_t v, size_t n, size_t k)
-{
-	int64_t q = v / (int64_t)n;
-	return k == 0 ? v - q * (int64_t)(n - 1) : q;
-}
 
-/* A module running now: its index in run->modules, the tests of it in progress, and
- * whether one of its tests has started yet (before that, it runs its setup_all). */
+/* A module running now: its index in run->modules, the tests of it in progress, whether
+ * one of its tests has started yet (before that it runs its setup_all), and how long it was
+ * busy since the last snapshot with figures. */
 struct running {
 	size_t index;
 	int in_test;
 	bool seen_test;
+	int64_t busy_since; /* while busy: when it became busy, or the last snapshot if later */
+	int64_t busy_us;    /* busy time since the last snapshot with figures, when not busy now */
 };
 
 /* Busy: doing the module's own work. A sync module runs alone and is always busy; an async
@@ -60,25 +57,50 @@ static struct running *running_find(struct running *act, size_t n, const struct 
 	return NULL;
 }
 
-/* The growth between two events goes to the modules busy then, split evenly; when none is
- * busy, to every module running; when none runs, to nobody. */
-static void attribute_interval(struct test_run *run, const struct running *act, size_t nact,
+/* A module's test edge (time only): its busy time is counted up to now when it stops. */
+static void running_edge(struct running *r, const struct module_growth *m, bool start,
+			 int64_t at_us)
+{
+	bool was = running_busy(r, m);
+	if (start) {
+		r->in_test++;
+		r->seen_test = true;
+	} else if (r->in_test > 0) {
+		r->in_test--;
+	}
+	bool now = running_busy(r, m);
+	if (was && !now && at_us > r->busy_since)
+		r->busy_us += at_us - r->busy_since;
+	else if (!was && now)
+		r->busy_since = at_us;
+}
+
+/* The growth between two snapshots with figures (p, then e) goes to the modules running
+ * then in proportion to how long each was busy in that stretch; when none was (or the clock
+ * says nothing), evenly. While no module runs, to nobody. Each module's busy count restarts. */
+static void attribute_interval(struct test_run *run, struct running *act, size_t nact,
 			       const struct module_event *p, const struct module_event *e)
 {
-	size_t nbusy = 0;
-	for (size_t k = 0; k < nact; k++)
-		nbusy += running_busy(&act[k], &run->modules[act[k].index]);
-	bool all = nbusy == 0;
-	size_t n = all ? nact : nbusy, j = 0;
+	int64_t total = 0;
 	for (size_t k = 0; k < nact; k++) {
-		struct module_growth *m = &run->modules[act[k].index];
-		if (!all && !running_busy(&act[k], m))
-			continue;
+		struct running *r = &act[k];
+		if (running_busy(r, &run->modules[r->index]) && e->at_us > r->busy_since)
+			r->busy_us += e->at_us - r->busy_since;
+		if (r->busy_us > 0)
+			total += r->busy_us;
+	}
+	for (size_t k = 0; k < nact; k++) {
+		struct running *r = &act[k];
+		struct module_growth *m = &run->modules[r->index];
+		/* weight of this module: busy_us / total, or 1 / nact */
+		double w = total > 0 ? (r->busy_us > 0 ? (double)r->busy_us / (double)total : 0)
+				     : 1.0 / (double)nact;
 		for (int c = 0; c < MEM_CAT_COUNT; c++)
-			m->delta.mem[c] += share(e->mem[c] - p->mem[c], n, j);
-		m->delta.processes += share(e->processes - p->processes, n, j);
-		m->delta.ets_tables += share(e->ets_tables - p->ets_tables, n, j);
-		j++;
+			m->delta.mem[c] += (int64_t)((double)(e->mem[c] - p->mem[c]) * w);
+		m->delta.processes += (int64_t)((double)(e->processes - p->processes) * w);
+		m->delta.ets_tables += (int64_t)((double)(e->ets_tables - p->ets_tables) * w);
+		r->busy_us = 0;
+		r->busy_since = e->at_us;
 	}
 }
 
@@ -86,13 +108,17 @@ int attribution_build(struct test_run *run, const struct module_event *ev, size_
 {
 	size_t cap = run->nmodules, nact = 0, acap = 0;
 	struct running *act = NULL; /* the modules running now */
+	const struct module_event *last = NULL; /* the last snapshot with figures */
 	int rc = -1;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct module_event *e = &ev[i];
 		struct running *r;
-		if (i > 0 && nact)
-			attribute_interval(run, act, nact, &ev[i - 1], e);
+		if (e->has_mem) {
+			if (last && nact)
+				attribute_interval(run, act, nact, last, e);
+			last = e;
+		}
 		switch (e->edge) {
 		case EDGE_MODULE_START:
 			if (nact == acap) {
@@ -109,17 +135,13 @@ int attribution_build(struct test_run *run, const struct module_event *ev, size_
 			m->overlapped = nact;
 			for (size_t k = 0; k < nact; k++)
 				run->modules[act[k].index].overlapped++;
-			act[nact++] = (struct running){ run->nmodules - 1, 0, false };
+			act[nact++] = (struct running){ run->nmodules - 1, 0, false, e->at_us, 0 };
 			break;
 		case EDGE_TEST_START:
-			if ((r = running_find(act, nact, run, e->module))) {
-				r->in_test++;
-				r->seen_test = true;
-			}
-			break;
 		case EDGE_TEST_FINISH:
-			if ((r = running_find(act, nact, run, e->module)) && r->in_test > 0)
-				r->in_test--;
+			if ((r = running_find(act, nact, run, e->module)))
+				running_edge(r, &run->modules[r->index], e->edge == EDGE_TEST_START,
+					     e->at_us);
 			break;
 		case EDGE_MODULE_FINISH:
 			if ((r = running_find(act, nact, run, e->module))) {

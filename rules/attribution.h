@@ -25,11 +25,11 @@ struct attribution_config {
 #define ATTRIBUTION_MIN_HOLDER (64 * 1024)
 
 /* Builds run->modules from the module events, in the order they happened. The growth
- * between two consecutive events goes to the modules busy then, split evenly: a sync module
- * (it runs alone), an async module in its setup_all or inside one of its tests; when no
- * running module is busy, to every running one; while no module runs, to nobody. A finish
- * with no start is ignored. Returns 0, or -1 on allocation failure (run->modules then holds
- * what was built). */
+ * between two snapshots with figures (module edges) goes to the modules running then, in
+ * proportion to how long each was busy in that stretch: a sync module always (it runs
+ * alone), an async one in its setup_all and inside its tests (their edges carry only their
+ * time); evenly when none was; while no module runs, to nobody. A finish with no start is
+ * ignored. Returns 0, or -1 on allocation failure (run->modules then holds what was built). */
 int attribution_build(struct test_run *run, const struct module_event *events, size_t n);
 
 /* What culprits are ranked by: an erlang:memory category (enum mem_cat), or this one, the

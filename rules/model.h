@@ -167,9 +167,11 @@ struct test_result {
  * which run side by side) one of its tests' start or finish. */
 enum module_edge { EDGE_MODULE_START, EDGE_MODULE_FINISH, EDGE_TEST_START, EDGE_TEST_FINISH };
 
-/* One light snapshot (no GC) taken in the test module's process at one of its edges. */
+/* One light snapshot (no GC) taken in the test module's process at one of its edges; an
+ * async test's edge carries only its time (has_mem false). */
 struct module_event {
 	enum module_edge edge;
+	bool has_mem;
 	const char *module; /* borrowed from the decoded reply */
 	bool async;
 	int64_t at_us;   /* node's monotonic clock */

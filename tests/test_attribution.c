@@ -12,8 +12,10 @@
 #include "rules/model.h"
 
 #define EV(edge_, mod, async_, at, total, procs)                                               \
-	{ .edge = (edge_), .module = (mod), .async = (async_), .at_us = (at),                   \
+	{ .edge = (edge_), .has_mem = true, .module = (mod), .async = (async_), .at_us = (at),  \
 	  .mem = { [MEM_TOTAL] = (total), [MEM_BINARY] = (total) }, .processes = (procs) }
+/* an async test's edge: its time only */
+#define TE(edge_, mod, at) { .edge = (edge_), .module = (mod), .async = true, .at_us = (at) }
 
 static const struct module_growth *find(const struct test_run *run, const char *module)
 {
@@ -51,33 +53,31 @@ static void test_sync_modules(void **state)
 	test_run_clear(&run);
 }
 
-/* Async modules overlap: the growth of a stretch goes to the modules busy in a test (or in
- * their setup_all) then, split evenly; a module waiting between its tests gets none. */
+/* Async modules overlap: the growth between two module edges goes to the modules running,
+ * in proportion to how long each was busy (in its setup_all or a test) in that stretch. */
 static void test_async_split_by_busy(void **state)
 {
 	(void)state;
 	struct test_run run = { 0 };
 	const struct module_event ev[] = {
 		EV(EDGE_MODULE_START, "Elixir.A", true, 0, 0, 0),
-		EV(EDGE_MODULE_START, "Elixir.Leak", true, 1, 0, 0), /* both in setup_all */
-		EV(EDGE_TEST_START, "Elixir.A", true, 2, 10, 0),     /* +10 split 5/5 */
-		EV(EDGE_TEST_FINISH, "Elixir.A", true, 3, 30, 0),    /* +20: A busy, Leak in setup: 10/10 */
-		EV(EDGE_TEST_START, "Elixir.Leak", true, 4, 30, 0),  /* Leak in setup: +0 */
-		EV(EDGE_TEST_FINISH, "Elixir.Leak", true, 9, 1030, 5), /* only Leak busy: +1000 */
-		EV(EDGE_TEST_START, "Elixir.A", true, 10, 1030, 5),  /* nobody busy: split 0 */
-		EV(EDGE_TEST_START, "Elixir.Leak", true, 11, 1040, 5), /* A busy alone: +10 */
-		EV(EDGE_TEST_FINISH, "Elixir.Leak", true, 12, 1060, 5), /* both busy: 10/10 */
-		EV(EDGE_TEST_FINISH, "Elixir.A", true, 13, 1060, 5),
-		EV(EDGE_MODULE_FINISH, "Elixir.A", true, 14, 1064, 5), /* nobody busy: 2/2 */
-		EV(EDGE_MODULE_FINISH, "Elixir.Leak", true, 15, 1064, 5),
+		EV(EDGE_MODULE_START, "Elixir.Leak", true, 100, 1000, 0), /* A alone: +1000 */
+		TE(EDGE_TEST_START, "Elixir.A", 100),   /* A busy in setup 0..100 (counted above) */
+		TE(EDGE_TEST_FINISH, "Elixir.A", 110),  /* A busy 10 */
+		TE(EDGE_TEST_START, "Elixir.Leak", 120), /* Leak in setup 100..120: 20 */
+		TE(EDGE_TEST_START, "Elixir.A", 150),
+		TE(EDGE_TEST_FINISH, "Elixir.A", 160),  /* A busy 10 more: 20 in all */
+		TE(EDGE_TEST_FINISH, "Elixir.Leak", 280), /* Leak busy 160 more: 180 in all */
+		/* A finishes at 300 with +100 000 since 100: A 20/200, Leak 180/200 */
+		EV(EDGE_MODULE_FINISH, "Elixir.A", true, 300, 101000, 0),
+		/* Leak alone and idle after its last test: all of it, evenly among one */
+		EV(EDGE_MODULE_FINISH, "Elixir.Leak", true, 310, 101010, 0),
 	};
 	assert_int_equal(attribution_build(&run, ev, sizeof(ev) / sizeof(ev[0])), 0);
 	const struct module_growth *a = find(&run, "Elixir.A");
 	const struct module_growth *leak = find(&run, "Elixir.Leak");
-	assert_int_equal(leak->delta.mem[MEM_TOTAL], 5 + 10 + 1000 + 10 + 2);
-	assert_int_equal(a->delta.mem[MEM_TOTAL], 5 + 10 + 10 + 10 + 2);
-	assert_int_equal(leak->delta.processes, 5);
-	assert_int_equal(a->delta.processes, 0);
+	assert_int_equal(a->delta.mem[MEM_TOTAL], 1000 + 10000);
+	assert_int_equal(leak->delta.mem[MEM_TOTAL], 90000 + 10);
 	assert_int_equal(a->overlapped, 1);
 	assert_int_equal(leak->overlapped, 1);
 	size_t top[2];
@@ -93,12 +93,13 @@ static void test_unmatched_edges(void **state)
 	struct test_run run = { 0 };
 	const struct module_event ev[] = {
 		EV(EDGE_MODULE_FINISH, "Elixir.Ghost", false, 0, 0, 0),
-		EV(EDGE_TEST_START, "Elixir.Ghost", true, 1, 0, 0),
+		TE(EDGE_TEST_START, "Elixir.Ghost", 1),
 		EV(EDGE_MODULE_START, "Elixir.Cut", false, 2, 0, 0),
-		EV(EDGE_TEST_FINISH, "Elixir.Cut", false, 3, 40, 0),
+		TE(EDGE_TEST_FINISH, "Elixir.Cut", 3),
+		EV(EDGE_MODULE_START, "Elixir.Other", false, 4, 40, 0),
 	};
-	assert_int_equal(attribution_build(&run, ev, 4), 0);
-	assert_int_equal(run.nmodules, 1);
+	assert_int_equal(attribution_build(&run, ev, 5), 0);
+	assert_int_equal(run.nmodules, 2);
 	assert_int_equal(run.modules[0].delta.mem[MEM_TOTAL], 40);
 	assert_false(run.modules[0].finished);
 	assert_int_equal(run.modules[0].time_us, 0);

@@ -412,12 +412,21 @@ static void test_tests_decode_attribution(void **state)
 	ei_x_encode_atom(&x, "attribution");
 	ei_x_encode_atom(&x, "test");
 	ei_x_encode_atom(&x, "module_events");
-	ei_x_encode_list_header(&x, 6);
+	ei_x_encode_list_header(&x, 7);
 	/* A and B async together (A's +2000 shared, B's +1000 alone), then S sync +9000 */
 	encode_event(&x, "start", "Elixir.A", true, 0, 1000, 0, 50);
 	encode_event(&x, "start", "Elixir.B", true, 10, 1000, 0, 50);
 	encode_event(&x, "finish", "Elixir.A", true, 20, 3000, 0, 52);
 	encode_event(&x, "finish", "Elixir.B", true, 30, 4000, 0, 52);
+	/* an async test's edge: its time only (none for the figures) */
+	ei_x_encode_tuple_header(&x, 7);
+	ei_x_encode_atom(&x, "test_start");
+	ei_x_encode_binary(&x, "Elixir.B", 8);
+	ei_x_encode_atom(&x, "true");
+	ei_x_encode_long(&x, 35);
+	ei_x_encode_atom(&x, "none");
+	ei_x_encode_long(&x, 0);
+	ei_x_encode_long(&x, 0);
 	encode_event(&x, "start", "Elixir.S", false, 40, 4100, 0, 52);
 	encode_event(&x, "finish", "Elixir.S", false, 90, 13100, 9000, 252);
 	ei_x_encode_empty_list(&x);

@@ -110,7 +110,8 @@ handle_cast({suite_finished, Times}, #{tests := Ts} = S) ->
 handle_cast(_Event, S) ->
     {noreply, S}.
 
-%% {Kind, Module, Async, MonotonicUs, MemoryMap, ProcessCount, EtsCount}
+%% {Kind, Module, Async, MonotonicUs, MemoryMap | none, ProcessCount, EtsCount}; none for
+%% an async test's edge, which carries only its time
 module_event(_Kind, _TM, #{sync := true} = S) -> S;
 module_event(Kind, #{name := Mod} = TM, S) ->
     add_event({Kind, Mod, async(TM), light(false)}, S);
