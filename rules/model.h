@@ -183,6 +183,10 @@ struct findings {
 int findings_add(struct findings *list, const char *rule, const char *subject,
 		 enum verdict verdict, int64_t before, int64_t after, int64_t floor,
 		 double max_pct, const char *message);
+/* after - before, saturated at the int64 limits (figures come from outside). */
+int64_t finding_raw_delta(const struct finding *f);
+/* The rule judged another delta than after - before (e.g. net of code growth). */
+bool finding_adjusted(const struct finding *f);
 void findings_clear(struct findings *list);
 size_t findings_failed(const struct findings *list);
 

@@ -58,7 +58,9 @@ char *fuzz_str(struct fuzz_in *in, int nullable)
 	uint8_t kind = fuzz_u8(in);
 	if (nullable && kind == 0xFF)
 		return NULL;
-	switch (kind & 3) {
+	/* long names are 1 in 16 strings: many of them only slow the writers down */
+	int longs_left = in->longs < 4;
+	switch ((kind & 3) == 1 && ((kind & 0x0C) || !longs_left) ? 2 : kind & 3) {
 	case 0: { /* raw bytes: a length, then that many bytes (NUL ends the string early) */
 		size_t n = fuzz_u8(in);
 		if (n > in->n)
@@ -68,8 +70,10 @@ char *fuzz_str(struct fuzz_in *in, int nullable)
 		in->n -= n;
 		return s;
 	}
-	case 1: { /* a very long name: one byte repeated */
-		size_t n = (size_t)(fuzz_u8(in) + 1) * 400; /* up to 102 400 bytes */
+	case 1: { /* a long name, one byte repeated: up to 4 kB, or 100 kB */
+		uint8_t len = fuzz_u8(in);
+		size_t n = (size_t)(len + 1) * ((len & 0xF) == 0xF && !in->longs ? 400 : 16);
+		in->longs++;
 		char c = (char)fuzz_u8(in);
 		char *s = malloc(n + 1);
 		if (!s)
@@ -153,7 +157,7 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 	snprintf(s->otp_release, sizeof(s->otp_release), "%s", t);
 	free(t);
 
-	size_t n = fuzz_u8(in) % 17;
+	size_t n = fuzz_u8(in) % 9;
 	s->procs = calloc(n ? n : 1, sizeof(*s->procs));
 	if (!s->procs)
 		fuzz_fail("out of memory");
@@ -169,7 +173,7 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		p->bin_bytes = fuzz_i64(in);
 		p->born = fuzz_u8(in) & 1;
 	}
-	n = fuzz_u8(in) % 17;
+	n = fuzz_u8(in) % 9;
 	s->born = calloc(n ? n : 1, sizeof(*s->born));
 	if (!s->born)
 		fuzz_fail("out of memory");
@@ -180,7 +184,7 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		g->count = fuzz_i64(in);
 		g->memory = fuzz_i64(in);
 	}
-	n = fuzz_u8(in) % 17;
+	n = fuzz_u8(in) % 9;
 	s->ets = calloc(n ? n : 1, sizeof(*s->ets));
 	if (!s->ets)
 		fuzz_fail("out of memory");
@@ -197,7 +201,7 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		e->named = fuzz_u8(in) & 1;
 		e->created = fuzz_u8(in) & 1;
 	}
-	n = fuzz_u8(in) % 17;
+	n = fuzz_u8(in) % 9;
 	s->allocs = calloc(n ? n : 1, sizeof(*s->allocs));
 	if (!s->allocs)
 		fuzz_fail("out of memory");
@@ -212,7 +216,7 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 
 void fuzz_model_make(struct fuzz_model *m, const uint8_t *data, size_t size)
 {
-	struct fuzz_in in = { data, size };
+	struct fuzz_in in = { data, size, 0 };
 	memset(m, 0, sizeof(*m));
 	size_t nf = fuzz_u8(&in) % 25, nt = fuzz_u8(&in) % 49;
 	for (size_t i = 0; i < nf; i++)

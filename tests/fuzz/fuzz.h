@@ -19,6 +19,7 @@
 struct fuzz_in {
 	const uint8_t *p;
 	size_t n;
+	int longs; /* long names made so far: at most 4 an input, the first may be 100 kB */
 };
 
 uint8_t fuzz_u8(struct fuzz_in *in);

@@ -43,7 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (config_load_text(&again, p1, len1, "printed.toml", err, sizeof(err)) < 0)
 			fuzz_fail("the printed configuration does not load: %s\n%s", err, p1);
 		char *p2 = print_config(&again, &len2);
-		if (len1 != len2 || memcmp(p1, p2, len1) != 0)
+		/* the first line names the source: compare from the second on */
+		const char *b1 = strchr(p1, '\n'), *b2 = strchr(p2, '\n');
+		if (!b1 || !b2 || strcmp(b1, b2) != 0)
 			fuzz_fail("printing is not stable:\n%s\n---\n%s", p1, p2);
 		free(p1);
 		free(p2);

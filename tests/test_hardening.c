@@ -1,0 +1,176 @@
+/* tests/test_hardening.c: regressions for what the fuzz targets (tests/fuzz) found, one test
+ * per bug, on the smallest input that showed it; and the output-path policy (ci/outpath). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <libxml/parser.h>
+
+#include "ci/junit.h"
+#include "ci/snapshot_json.h"
+#include "ci/summary.h"
+#include "gate/term.h"
+#include "tests/helpers.h"
+
+/* ---- the term decoder (fuzz_term) ---- */
+
+/* A pid whose node is a pid whose node is ...: each level was decoded at depth 1, so the
+ * nesting was bounded only by the input's length (a stack overflow on a long reply). */
+static void test_hardening__pid_node_nesting_is_capped(void **state)
+{
+	(void)state;
+	enum { LEVELS = 100000 };
+	unsigned char *buf = malloc(LEVELS + 1);
+	assert_non_null(buf);
+	buf[0] = 131;
+	memset(buf + 1, 88 /* NEW_PID_EXT */, LEVELS);
+	struct term *t = NULL;
+	size_t idx = 0;
+	char err[256] = "";
+	assert_int_equal(term_decode(&t, buf, LEVELS + 1, &idx, NULL, err, sizeof(err)), -1);
+	assert_null(t);
+	assert_non_null(strstr(err, "nested deeper than 32"));
+	free(buf);
+}
+
+/* A pid whose "node" is a list of binaries: refused, and the list freed whole (it was freed
+ * as if it were an atom's text: its binaries leaked; ASan's leak check sees it). */
+static void test_hardening__pid_with_list_node_is_freed(void **state)
+{
+	(void)state;
+	static const unsigned char buf[] = {
+		131, 88, 108, 0, 0, 0, 1, 109, 0, 0, 0, 2, 'h', 'i', 106,
+		0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3,
+	};
+	struct term *t = NULL;
+	size_t idx = 0;
+	char err[256] = "";
+	assert_int_equal(term_decode(&t, buf, sizeof(buf), &idx, NULL, err, sizeof(err)), -1);
+	assert_null(t);
+	assert_non_null(strstr(err, "atom expected"));
+}
+
+/* ATOM_EXT is Latin-1: 'café' arrives as 63 61 66 E9, which is not UTF-8; every writer
+ * (JSON above all) needs UTF-8. */
+static void test_hardening__latin1_atom_becomes_utf8(void **state)
+{
+	(void)state;
+	static const unsigned char atom_ext[] = { 131, 100, 0, 4, 'c', 'a', 'f', 0xE9 };
+	static const unsigned char small_atom_ext[] = { 131, 115, 2, 0xFF, 'x' };
+	struct term *t = NULL;
+	size_t idx = 0;
+	char err[256] = "";
+	assert_int_equal(term_decode(&t, atom_ext, sizeof(atom_ext), &idx, NULL, err, sizeof(err)), 0);
+	assert_string_equal(term_text(t), "caf\xC3\xA9");
+	assert_int_equal(t->u.bin.len, 5);
+	term_free(t);
+	idx = 0;
+	assert_int_equal(term_decode(&t, small_atom_ext, sizeof(small_atom_ext), &idx, NULL, err,
+				     sizeof(err)), 0);
+	assert_string_equal(term_text(t), "\xC3\xBFx");
+	term_free(t);
+}
+
+/* ---- the model and writers (fuzz_junit, fuzz_summary, fuzz_snapshot) ---- */
+
+/* after - before overflowed (UB) on figures from a hostile node or file. */
+static void test_hardening__delta_saturates(void **state)
+{
+	(void)state;
+	struct findings f = { 0 };
+	assert_int_equal(findings_add(&f, "growth", "total", VERDICT_FAIL, INT64_MIN, INT64_MAX, 0,
+				      10, "m"), 0);
+	assert_int_equal(findings_add(&f, "growth", "total", VERDICT_FAIL, INT64_MAX, INT64_MIN, 0,
+				      10, "m"), 0);
+	assert_int_equal(f.items[0].delta, INT64_MAX);
+	assert_int_equal(f.items[1].delta, INT64_MIN);
+	assert_false(finding_adjusted(&f.items[0]));
+	assert_false(finding_adjusted(&f.items[1]));
+	f.items[1].delta = 0;
+	assert_true(finding_adjusted(&f.items[1]));
+	findings_clear(&f);
+}
+
+/* A failed finding without a message printed "RULE SUBJECT failed" raw: a subject from the
+ * node (a table's name) could carry escapes to the terminal. */
+static void test_hardening__summary_subject_without_message(void **state)
+{
+	(void)state;
+	struct findings f = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	assert_int_equal(findings_add(&f, "ets", "t\x1b]0;owned\x07\x1b[2J\xf4\x90\x80\x80", VERDICT_FAIL,
+				      1, 2, 0, -1, NULL), 0);
+	FILE *out = open_memstream(&text, &len);
+	assert_non_null(out);
+	summary_print(out, &f, NULL, NULL);
+	fclose(out);
+	assert_non_null(strstr(text, "ets t"));
+	assert_null(strchr(text, 0x1b));
+	assert_null(strchr(text, 0x07));
+	assert_null(strstr(text, "\xf4\x90"));
+	free(text);
+	findings_clear(&f);
+}
+
+/* The failure body of a rule other than growth was written without xml_safe: an escape in
+ * a table's name made the whole report unreadable XML. */
+static void test_hardening__junit_rule_body_is_safe(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/gate_test_hardening.XXXXXX", path[96], err[512] = "";
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/junit.xml", dir);
+	struct findings f = { 0 };
+	assert_int_equal(findings_add(&f, "ets", "tab", VERDICT_FAIL, 1, 2, 0, -1,
+				      "ETS table \x1b[2J\x01t\xff grew ]]> </script>"), 0);
+	assert_int_equal(junit_write(path, &f, NULL, NULL, err, sizeof(err)), 0);
+	xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR);
+	if (!doc)
+		fail_msg("%s is not well-formed XML", path);
+	xmlFreeDoc(doc);
+	findings_clear(&f);
+	rm_rf(dir);
+}
+
+/* A table name that is not UTF-8 made snapshot_json return NULL: `gate snapshot --json`
+ * said "out of memory" and wrote nothing. */
+static void test_hardening__snapshot_json_bad_utf8_name(void **state)
+{
+	(void)state;
+	struct snapshot s;
+	memset(&s, 0, sizeof(s));
+	struct ets_info e = { .name = "caf\xE9", .id = "x\xC0\xAF", .type = "set",
+			      .protection = "public", .owner_pid = "<0.1.0>" };
+	s.ets = &e;
+	s.nets = 1;
+	snprintf(s.node, sizeof(s.node), "n\xFF@127.0.0.1");
+	json_t *j = snapshot_json(&s);
+	assert_non_null(j);
+	json_t *ets0 = json_array_get(json_object_get(j, "ets"), 0);
+	assert_string_equal(json_string_value(json_object_get(ets0, "name")), "caf\xEF\xBF\xBD");
+	assert_string_equal(json_string_value(json_object_get(ets0, "id")),
+			    "x\xEF\xBF\xBD\xEF\xBF\xBD");
+	assert_string_equal(json_string_value(json_object_get(j, "node")), "n\xEF\xBF\xBD@127.0.0.1");
+	json_decref(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hardening__pid_node_nesting_is_capped),
+		cmocka_unit_test(test_hardening__pid_with_list_node_is_freed),
+		cmocka_unit_test(test_hardening__latin1_atom_becomes_utf8),
+		cmocka_unit_test(test_hardening__delta_saturates),
+		cmocka_unit_test(test_hardening__summary_subject_without_message),
+		cmocka_unit_test(test_hardening__junit_rule_body_is_safe),
+		cmocka_unit_test(test_hardening__snapshot_json_bad_utf8_name),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
