@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "ci/baseline.h"
+#include "ci/outpath.h"
 #include "cli.h"
 #include "config.h"
 #include "exit.h"
@@ -246,6 +247,9 @@ int baseline_step_update(struct baseline_step *st, const struct baseline *b,
 	char notes[256], why[2048];
 	notes_ref_name(notes, sizeof(notes), cfg);
 
+	if (!st->allow_outside &&
+	    outpath_check(st->project, st->file, "the baseline", err, errlen) < 0)
+		return -1;
 	if (!commit) {
 		if (baseline_write(st->file, b, 0, err, errlen) != BASELINE_OK)
 			return -1;

@@ -59,6 +59,8 @@ static const char run_help[] =
 	"                          summary as a git note under refs/notes/gate\n"
 	"      --message M         the commit message for --commit\n"
 	"      --force             update the baseline from a failing run too\n"
+	"      --allow-outside     write outputs even where a symlink inside the project\n"
+	"                          leads out of it (refused by default)\n"
 	"\n"
 	"Arguments after -- go to mix test, e.g. gate run -- --exclude slow\n"
 	"exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
@@ -106,6 +108,7 @@ static int cmd_run(int argc, char **argv)
 		{ "commit", no_argument, NULL, 'm' },
 		{ "message", required_argument, NULL, 'M' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "allow-outside", no_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
@@ -127,6 +130,7 @@ static int cmd_run(int argc, char **argv)
 		case 'm': o.commit = true; break;
 		case 'M': o.message = optarg; break;
 		case 'F': o.force = true; break;
+		case 'O': o.allow_outside = true; break;
 		case 'b':
 			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
 				return cli_usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",

@@ -4,6 +4,9 @@
 #include "clock.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
@@ -68,6 +71,96 @@ int eic_connect_port(struct eic *c, const char *node, const char *this_alive, in
 	return EIC_OK;
 }
 
+/* TCP connect to addr:port within timeout_ms: the fd, or -1 with errno. */
+static int tcp_connect(struct in_addr addr, int port, int timeout_ms)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr = addr };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS)
+		goto fail;
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	int n = poll(&p, 1, timeout_ms);
+	if (n <= 0) {
+		errno = n == 0 ? ETIMEDOUT : errno;
+		goto fail;
+	}
+	int soerr = 0;
+	socklen_t sl = sizeof(soerr);
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
+		errno = soerr ? soerr : errno;
+		goto fail;
+	}
+	return fd;
+fail:;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+/* ei reports a failed lookup at epmd and a refused handshake alike (EIO). Asks epmd itself
+ * (PORT_PLEASE2) and tries the port it gives, to say which one it was: no epmd, a name
+ * epmd does not know, or a stale registration (epmd lists a port nothing listens on).
+ * Writes the explanation to err and returns 0, or returns -1 when epmd and the node's port
+ * both answer (then the handshake itself failed: the cookie). */
+static int explain_unreachable(const char *node, const char *host, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	const char *env = getenv("ERL_EPMD_PORT");
+	int epmd_port = env && atoi(env) > 0 ? atoi(env) : 4369;
+	char alive[256];
+	snprintf(alive, sizeof(alive), "%.*s", (int)strcspn(node, "@"), node);
+	if (getaddrinfo(host, NULL, &hints, &ai) != 0 || !ai)
+		return -1;
+	struct in_addr addr = ((struct sockaddr_in *)ai->ai_addr)->sin_addr;
+	freeaddrinfo(ai);
+
+	int fd = tcp_connect(addr, epmd_port, 2000);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot reach node %s: no epmd answers on %s:%d (%s): the node "
+			 "is not running there, or its epmd uses another port (set ERL_EPMD_PORT)",
+			 node, host, epmd_port, strerror(errno));
+		return 0;
+	}
+	unsigned char req[3 + sizeof(alive)], resp[4];
+	size_t n = strlen(alive);
+	req[0] = (unsigned char)((n + 1) >> 8);
+	req[1] = (unsigned char)(n + 1);
+	req[2] = 122; /* PORT_PLEASE2_REQ */
+	memcpy(req + 3, alive, n);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t got = 0;
+	int ok = write(fd, req, n + 3) == (ssize_t)(n + 3);
+	while (ok && got < sizeof(resp) && poll(&p, 1, 2000) == 1) {
+		ssize_t r = read(fd, resp + got, sizeof(resp) - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	if (got >= 2 && resp[0] == 119 && resp[1] != 0) {
+		snprintf(err, errlen, "node %s is not registered with epmd on %s:%d: it is not "
+			 "running (or has another name); `epmd -names` lists the registered nodes",
+			 node, host, epmd_port);
+		return 0;
+	}
+	if (got < 4 || resp[0] != 119)
+		return -1;
+	int port = resp[2] << 8 | resp[3];
+	fd = tcp_connect(addr, port, 2000);
+	if (fd < 0) {
+		snprintf(err, errlen, "epmd on %s:%d lists node %s at port %d, but nothing answers "
+			 "there (%s): a stale registration, the node is gone; restart the node, or "
+			 "the epmd that keeps its entry", host, epmd_port, node, port, strerror(errno));
+		return 0;
+	}
+	close(fd);
+	return -1;
+}
+
 int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
 		     const char *cookie, int timeout_ms, char *err, size_t errlen)
 {
@@ -97,6 +190,8 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
 		if (e == ETIMEDOUT)
 			snprintf(err, errlen, "connecting to node %s timed out after %d ms: is the host "
 				 "reachable and the node up?", node, timeout_ms);
+		else if (e != ETIMEDOUT && explain_unreachable(node, host, err, errlen) == 0)
+			; /* no epmd, an unknown name or a stale registration: err says which */
 		else if (e == EIO)
 			snprintf(err, errlen, "node %s rejected the connection: the cookie was refused "
 				 "(or the node uses %s names); check the cookie file", node,

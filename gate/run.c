@@ -26,6 +26,7 @@
 #include "ci/atomic.h"
 #include "ci/baseline.h"
 #include "ci/junit.h"
+#include "ci/outpath.h"
 #include "ci/snapshot_json.h"
 #include "ci/summary.h"
 #include "cli.h"
@@ -120,6 +121,11 @@ static int load_config(struct run *r, char *err, size_t errlen)
 		snprintf(r->junit, sizeof(r->junit), "%s", r->cfg.junit);
 	else
 		snprintf(r->junit, sizeof(r->junit), "%s/%s", r->project, r->cfg.junit);
+	if (!r->opts->allow_outside &&
+	    (outpath_check(r->project, r->junit, "the JUnit report", err, errlen) < 0 ||
+	     (r->opts->json_path &&
+	      outpath_check(r->project, r->opts->json_path, "--json", err, errlen) < 0)))
+		return -1;
 	return 0;
 }
 
@@ -137,6 +143,7 @@ static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
 	char phase[64];
 	snprintf(phase, sizeof(phase), "collecting garbage for the %s-snapshot", which);
 	r->ses.phase = phase;
+	progress(r, "%s", phase);
 	long long t = clock_ms();
 	if (probe_snapshot(&r->ses.conn, &so, r->cfg.rpc_timeout_ms, out, err, errlen) != EIC_OK) {
 		r->ses.phase = which;
@@ -173,7 +180,8 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
-static void write_reports(struct run *r, const char *error)
+/* Returns -1 when the JUnit report could not be written (the summary is printed anyway). */
+static int write_reports(struct run *r, const char *error)
 {
 	char host[256] = "localhost";
 	gethostname(host, sizeof(host) - 1);
@@ -187,12 +195,14 @@ static void write_reports(struct run *r, const char *error)
 		.error = error,
 	};
 	char jerr[1024];
+	int rc = 0;
 	if (junit_write(r->junit, &r->findings, &r->tests, &meta, jerr, sizeof(jerr)) < 0) {
 		error_msg("cannot write the JUnit report: %s", jerr);
 		r->junit[0] = '\0';
+		rc = -1;
 	}
 	if (error)
-		return;
+		return rc;
 	struct summary_opts so = {
 		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
 		.junit_path = r->junit[0] ? r->junit : NULL,
@@ -201,6 +211,7 @@ static void write_reports(struct run *r, const char *error)
 	fflush(stderr);
 	summary_print(stdout, &r->findings, &r->tests, &so);
 	fflush(stdout);
+	return rc;
 }
 
 /* --json: the run result; its "baseline" object is what `gate baseline update --from` reads. */
@@ -310,6 +321,7 @@ int run_main(const struct run_opts *opts)
 	if (baseline_step_read(&r.bl, r.project, &r.cfg.rules.baseline, opts->baseline_ref, r.err,
 			       sizeof(r.err)) < 0)
 		goto fail;
+	r.bl.allow_outside = opts->allow_outside;
 	{
 		char line[2048];
 		baseline_step_describe(&r.bl, line, sizeof(line));
@@ -343,11 +355,15 @@ int run_main(const struct run_opts *opts)
 	}
 	if (r.suite_error)
 		progress(&r, "mix test reported: %s", r.suite_error);
-	write_reports(&r, NULL);
+	int reports_rc = write_reports(&r, NULL);
 
 	struct test_counts tc = test_run_count(&r.tests);
 	code = findings_failed(&r.findings) || tc.failed || tc.invalid ? GATE_EXIT_FAIL
 								     : GATE_EXIT_PASS;
+	if (reports_rc < 0) { /* CI would read no report, or an old one: "could not run" */
+		code = GATE_EXIT_ERROR;
+		goto out;
+	}
 	if (opts->json_path || opts->update_baseline) {
 		if (baseline_step_make(&r.newbase, &r.bl, &r.after, r.ses.info.elixir,
 				       (int64_t)r.started, (int64_t)r.tests.count) < 0) {

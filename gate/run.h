@@ -25,6 +25,8 @@ struct run_opts {
 	bool commit;             /* --commit: ... and commit it (libgit2) with a git note */
 	const char *message;     /* --message: the commit message */
 	bool force;              /* --force: update even from a failing run */
+	bool allow_outside;      /* --allow-outside: write outputs through symlinks that lead out
+				    of the project (ci/outpath.h) */
 };
 
 /* Runs the whole pipeline and returns the process exit code (enum gate_exit, or 128+signal). */
