@@ -1,11 +1,12 @@
 #!/bin/sh
-# ci/deps.sh: installs the Debian 12 packages gate needs to build, test and run, when they
+# ci/deps.sh: installs the Debian 12 packages gate needs to build, test and run (and clang with
+# its libFuzzer runtime and valgrind for make fuzz / make valgrind), when they
 # are missing. Idempotent: installs nothing when everything is there. As root it runs
 # apt-get; otherwise it prints the exact command to run.
 set -eu
 PKGS="build-essential pkg-config erlang-base erlang-dev erlang-tools erlang-runtime-tools
 erlang-crypto erlang-syntax-tools erlang-parsetools elixir libgit2-dev libxml2-dev
-libxml2-utils libjansson-dev libcmocka-dev"
+libxml2-utils libjansson-dev libcmocka-dev clang libclang-rt-14-dev valgrind"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -13,6 +13,7 @@
 #include <libxml/parser.h>
 
 #include "ci/junit.h"
+#include "ci/outpath.h"
 #include "ci/snapshot_json.h"
 #include "ci/summary.h"
 #include "gate/term.h"
@@ -161,6 +162,60 @@ static void test_hardening__snapshot_json_bad_utf8_name(void **state)
 	json_decref(j);
 }
 
+/* ---- ci/outpath: no writes out of the project through a symlink ---- */
+
+static void test_hardening__outpath_policy(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/gate_test_outpath.XXXXXX", proj[128], out[128], p[256], l[256];
+	char err[1024];
+	assert_non_null(mkdtemp(root));
+	snprintf(proj, sizeof(proj), "%s/proj", root);
+	snprintf(out, sizeof(out), "%s/outside", root);
+	assert_int_equal(mkdir(proj, 0755), 0);
+	assert_int_equal(mkdir(out, 0755), 0);
+
+	/* plain paths inside, existing or not, with . and .. that stay inside */
+	snprintf(p, sizeof(p), "%s/_build/gate/junit.xml", proj);
+	assert_int_equal(outpath_check(proj, p, "the report", err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/a/../b/./c.xml", proj);
+	assert_int_equal(outpath_check(proj, p, "the report", err, sizeof(err)), 0);
+	/* spelled outside: asked for */
+	snprintf(p, sizeof(p), "%s/x.xml", out);
+	assert_int_equal(outpath_check(proj, p, "the report", err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/../outside/x.xml", proj);
+	assert_int_equal(outpath_check(proj, p, "the report", err, sizeof(err)), 0);
+	/* a directory link out of the project, with missing directories below it */
+	snprintf(l, sizeof(l), "%s/_build", proj);
+	assert_int_equal(symlink(out, l), 0);
+	snprintf(p, sizeof(p), "%s/_build/gate/junit.xml", proj);
+	assert_int_equal(outpath_check(proj, p, "the report", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "the report"));
+	assert_non_null(strstr(err, "leads outside the project"));
+	assert_non_null(strstr(err, "--allow-outside"));
+	assert_non_null(strstr(err, out));
+	unlink(l);
+	/* a link inside the project to another place inside it */
+	snprintf(l, sizeof(l), "%s/real", proj);
+	assert_int_equal(mkdir(l, 0755), 0);
+	snprintf(p, sizeof(p), "%s/alias", proj);
+	assert_int_equal(symlink("real", p), 0);
+	snprintf(p, sizeof(p), "%s/alias/r.xml", proj);
+	assert_int_equal(outpath_check(proj, p, "the report", err, sizeof(err)), 0);
+	/* the file itself a dangling link out of the project, absolute and relative */
+	snprintf(l, sizeof(l), "%s/victim", out);
+	snprintf(p, sizeof(p), "%s/real/r.xml", proj);
+	assert_int_equal(symlink(l, p), 0);
+	assert_int_equal(outpath_check(proj, p, "the report", err, sizeof(err)), -1);
+	unlink(p);
+	assert_int_equal(symlink("../../outside/victim", p), 0);
+	assert_int_equal(outpath_check(proj, p, "the report", err, sizeof(err)), -1);
+	unlink(p);
+	assert_int_equal(symlink("../other.xml", p), 0); /* stays inside */
+	assert_int_equal(outpath_check(proj, p, "the report", err, sizeof(err)), 0);
+	rm_rf(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_hardening__summary_subject_without_message),
 		cmocka_unit_test(test_hardening__junit_rule_body_is_safe),
 		cmocka_unit_test(test_hardening__snapshot_json_bad_utf8_name),
+		cmocka_unit_test(test_hardening__outpath_policy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,6 +135,14 @@ static void add_test(struct fuzz_model *m, struct fuzz_in *in)
 	t->state = (enum test_state)(fuzz_u8(in) % 5);
 }
 
+static void *calloc_or_die(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p)
+		fuzz_fail("out of memory");
+	return p;
+}
+
 static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 {
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
@@ -158,9 +166,7 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 	free(t);
 
 	size_t n = fuzz_u8(in) % 9;
-	s->procs = calloc(n ? n : 1, sizeof(*s->procs));
-	if (!s->procs)
-		fuzz_fail("out of memory");
+	s->procs = calloc_or_die(n, sizeof(*s->procs));
 	for (; s->nprocs < n; s->nprocs++) {
 		struct proc_info *p = &s->procs[s->nprocs];
 		p->pid = fuzz_str(in, 0);
@@ -174,9 +180,7 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		p->born = fuzz_u8(in) & 1;
 	}
 	n = fuzz_u8(in) % 9;
-	s->born = calloc(n ? n : 1, sizeof(*s->born));
-	if (!s->born)
-		fuzz_fail("out of memory");
+	s->born = calloc_or_die(n, sizeof(*s->born));
 	for (; s->nborn < n; s->nborn++) {
 		struct proc_group *g = &s->born[s->nborn];
 		g->key = fuzz_str(in, 0);
@@ -185,9 +189,7 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		g->memory = fuzz_i64(in);
 	}
 	n = fuzz_u8(in) % 9;
-	s->ets = calloc(n ? n : 1, sizeof(*s->ets));
-	if (!s->ets)
-		fuzz_fail("out of memory");
+	s->ets = calloc_or_die(n, sizeof(*s->ets));
 	for (; s->nets < n; s->nets++) {
 		struct ets_info *e = &s->ets[s->nets];
 		e->name = fuzz_str(in, 0);
@@ -202,9 +204,7 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		e->created = fuzz_u8(in) & 1;
 	}
 	n = fuzz_u8(in) % 9;
-	s->allocs = calloc(n ? n : 1, sizeof(*s->allocs));
-	if (!s->allocs)
-		fuzz_fail("out of memory");
+	s->allocs = calloc_or_die(n, sizeof(*s->allocs));
 	for (; s->nallocs < n; s->nallocs++) {
 		struct alloc_info *a = &s->allocs[s->nallocs];
 		a->type = fuzz_str(in, 0);
@@ -218,7 +218,7 @@ void fuzz_model_make(struct fuzz_model *m, const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size, 0 };
 	memset(m, 0, sizeof(*m));
-	size_t nf = fuzz_u8(&in) % 25, nt = fuzz_u8(&in) % 49;
+	size_t nf = fuzz_u8(&in) % 9, nt = fuzz_u8(&in) % 13;
 	for (size_t i = 0; i < nf; i++)
 		add_finding(m, &in);
 	for (size_t i = 0; i < nt; i++)

@@ -39,7 +39,7 @@ struct fuzz_model {
 	char *strs[8];          /* the meta strings, freed by fuzz_model_clear */
 };
 
-/* Builds a model from the input: up to 24 findings, 48 test results, one snapshot with up to
+/* Builds a model from the input: up to 8 findings, 12 test results, one snapshot with up to
  * 16 processes, groups, tables and allocators, and the run's metadata. */
 void fuzz_model_make(struct fuzz_model *m, const uint8_t *data, size_t size);
 void fuzz_model_clear(struct fuzz_model *m);

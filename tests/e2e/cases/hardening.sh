@@ -37,6 +37,15 @@ wait_text() {
 	return 1
 }
 
+# stop_bg PID...: ends background processes this case started, and reaps them
+stop_bg() {
+	local p
+	for p in "$@"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+}
+
 # node_pid DIR: the pid of the BEAM (beam.smp) whose working directory is DIR
 node_pid() {
 	local p
@@ -170,11 +179,7 @@ case_attach_stale_epmd_registration() {
 	ERL_EPMD_PORT=$port run_gate snapshot --attach "nobody$RANDOM@127.0.0.1" --cookie-file "$WORK/stale.cookie"
 	expect_rc 2
 	expect_in "$ERR" "is not registered with epmd on 127.0.0.1:$port"
-	kill "$hpid" 2>/dev/null
-	wait "$hpid" 2>/dev/null
-	kill "$epid" 2>/dev/null
-	wait "$epid" 2>/dev/null
-	EPMD_BEFORE=$(pgrep -x epmd | sort | tr '\n' ' ')
+	stop_bg "$hpid" "$epid"
 }
 
 # ---- faults: the disk ----
