@@ -255,7 +255,9 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 		if (rc == ERL_TICK)
 			continue;
 		if (rc == ERL_ERROR) {
-			if (erl_errno == ETIMEDOUT)
+			/* EINTR: a signal arrived while waiting (SIGINT/SIGTERM set their flag and
+			 * the poll above says so); it is no broken connection */
+			if (erl_errno == ETIMEDOUT || erl_errno == EINTR)
 				continue;
 			snprintf(err, errlen, "the connection to node %s broke during %s:%s (%s): the "
 				 "node stopped or crashed", c->node, mod, fun,
