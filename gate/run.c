@@ -375,6 +375,7 @@ int run_main(const struct run_opts *opts)
 		    (opts->update_baseline && update_baseline(&r, code, r.err, sizeof(r.err)) < 0)) {
 			error_msg("%s", r.err);
 			code = GATE_EXIT_ERROR;
+			write_reports(&r, r.err); /* the report says why gate exits 2 */
 		}
 	}
 	goto out;
