@@ -95,14 +95,19 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.c tests/fuzz/fuzz.h $(
 
 fuzz-build: $(FUZZ_BIN)
 
-fuzz: $(FUZZ_BIN)
+# deps first: clang and its libFuzzer runtime may be missing on a fresh machine
+fuzz:
 	sh ci/deps.sh
+	$(MAKE) fuzz-build
 	GATE_BUILD=$(BUILD) sh tests/fuzz/run.sh $(FUZZ_TIME)
 
-fuzz-short: $(FUZZ_BIN)
+fuzz-short:
+	sh ci/deps.sh
+	$(MAKE) fuzz-build
 	GATE_BUILD=$(BUILD) sh tests/fuzz/run.sh 5
 
 valgrind: $(BUILD)/gate $(BUILD)/tests/ei_ping
+	sh ci/deps.sh
 	GATE_BUILD=$(BUILD) GATE_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
 	--error-exitcode=99 --log-file=$(CURDIR)/$(BUILD)/valgrind.%p.log" \
 	bash tests/e2e/run.sh $(VALGRIND_CASES)
