@@ -10,12 +10,14 @@
 
 #include <cmocka.h>
 
+#include <ei.h>
 #include <libxml/parser.h>
 
 #include "ci/junit.h"
 #include "ci/outpath.h"
 #include "ci/snapshot_json.h"
 #include "ci/summary.h"
+#include "gate/probe.h"
 #include "gate/term.h"
 #include "tests/helpers.h"
 
@@ -162,6 +164,64 @@ static void test_hardening__snapshot_json_bad_utf8_name(void **state)
 	json_decref(j);
 }
 
+/* ---- figures from outside stay in [0, MODEL_FIGURE_MAX] (fuzz_rules) ---- */
+
+/* A snapshot reply whose total is v and whose one process has memory pmem. */
+static int decode_with(int64_t v, int64_t pmem, char *err, size_t errlen)
+{
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_map_header(&x, 8);
+	ei_x_encode_atom(&x, "memory");
+	ei_x_encode_map_header(&x, 1);
+	ei_x_encode_atom(&x, "total");
+	ei_x_encode_longlong(&x, v);
+	static const char *const keys[] = { "process_count", "atom_count", "ets_count",
+					    "port_count", "gc_us", "taken_at_ms" };
+	for (size_t i = 0; i < 6; i++) {
+		ei_x_encode_atom(&x, keys[i]);
+		ei_x_encode_long(&x, 1);
+	}
+	ei_x_encode_atom(&x, "procs");
+	ei_x_encode_list_header(&x, 1);
+	ei_x_encode_tuple_header(&x, 13);
+	ei_x_encode_binary(&x, "<0.1.0>", 7);
+	ei_x_encode_atom(&x, "nil");
+	ei_x_encode_binary(&x, "m:f/0", 5);
+	ei_x_encode_binary(&x, "m:f/0", 5);
+	ei_x_encode_longlong(&x, pmem);
+	for (int i = 0; i < 7; i++)
+		ei_x_encode_long(&x, 0);
+	ei_x_encode_atom(&x, "false");
+	ei_x_encode_empty_list(&x);
+	struct term *t = NULL;
+	size_t idx = 0;
+	assert_int_equal(term_decode(&t, (const unsigned char *)x.buff, (size_t)x.index, &idx, NULL,
+				     err, errlen), 0);
+	struct snapshot s;
+	int rc = probe_snapshot_decode(t, &s, err, errlen);
+	if (rc == 0)
+		snapshot_clear(&s);
+	term_free(t);
+	ei_x_free(&x);
+	return rc;
+}
+
+/* A node could send INT64_MIN or INT64_MAX as a figure, and every rule's after - before
+ * overflowed (UB; found by fuzz_rules in rules/binary.c). */
+static void test_hardening__figures_in_range(void **state)
+{
+	(void)state;
+	char err[512] = "";
+	assert_int_equal(decode_with(MODEL_FIGURE_MAX, MODEL_FIGURE_MAX, err, sizeof(err)), 0);
+	assert_int_equal(decode_with(MODEL_FIGURE_MAX + 1, 0, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "memory category total"));
+	assert_int_equal(decode_with(5, INT64_MIN, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "procs entry 1 is malformed"));
+	assert_int_equal(decode_with(5, INT64_MAX, err, sizeof(err)), -1);
+
+}
+
 /* ---- ci/outpath: no writes out of the project through a symlink ---- */
 
 static void test_hardening__outpath_policy(void **state)
@@ -226,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_hardening__summary_subject_without_message),
 		cmocka_unit_test(test_hardening__junit_rule_body_is_safe),
 		cmocka_unit_test(test_hardening__snapshot_json_bad_utf8_name),
+		cmocka_unit_test(test_hardening__figures_in_range),
 		cmocka_unit_test(test_hardening__outpath_policy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

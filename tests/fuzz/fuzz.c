@@ -43,6 +43,17 @@ int64_t fuzz_i64(struct fuzz_in *in)
 	}
 }
 
+/* A figure of a snapshot: what the decoders let through (rules/model.h), limits included. */
+static int64_t fuzz_figure(struct fuzz_in *in)
+{
+	int64_t v = fuzz_i64(in);
+	if (v == INT64_MAX || v == INT64_MIN)
+		return MODEL_FIGURE_MAX;
+	if (v < 0)
+		v = -(v + 1);
+	return v % (MODEL_FIGURE_MAX + 1);
+}
+
 static char *dup_or_die(const char *s, size_t n)
 {
 	char *d = malloc(n + 1);
@@ -147,17 +158,17 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 {
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
 		s->have[c] = fuzz_u8(in) & 1;
-		s->mem[c] = fuzz_i64(in);
+		s->mem[c] = fuzz_figure(in);
 	}
-	s->process_count = fuzz_i64(in);
-	s->process_limit = fuzz_i64(in);
-	s->atom_count = fuzz_i64(in);
-	s->atom_limit = fuzz_i64(in);
-	s->ets_count = fuzz_i64(in);
-	s->gc_us = fuzz_i64(in);
-	s->taken_at_ms = fuzz_i64(in);
-	s->born_count = fuzz_i64(in);
-	s->born_memory = fuzz_i64(in);
+	s->process_count = fuzz_figure(in);
+	s->process_limit = fuzz_figure(in);
+	s->atom_count = fuzz_figure(in);
+	s->atom_limit = fuzz_figure(in);
+	s->ets_count = fuzz_figure(in);
+	s->gc_us = fuzz_figure(in);
+	s->taken_at_ms = fuzz_figure(in);
+	s->born_count = fuzz_figure(in);
+	s->born_memory = fuzz_figure(in);
 	char *t = fuzz_str(in, 0);
 	snprintf(s->node, sizeof(s->node), "%s", t);
 	free(t);
@@ -173,10 +184,10 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		p->name = fuzz_str(in, 1);
 		p->initial_call = fuzz_str(in, 1);
 		p->current_function = fuzz_str(in, 1);
-		p->memory = fuzz_i64(in);
-		p->message_queue_len = fuzz_i64(in);
-		p->bin_refs = fuzz_i64(in);
-		p->bin_bytes = fuzz_i64(in);
+		p->memory = fuzz_figure(in);
+		p->message_queue_len = fuzz_figure(in);
+		p->bin_refs = fuzz_figure(in);
+		p->bin_bytes = fuzz_figure(in);
 		p->born = fuzz_u8(in) & 1;
 	}
 	n = fuzz_u8(in) % 9;
@@ -185,8 +196,8 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		struct proc_group *g = &s->born[s->nborn];
 		g->key = fuzz_str(in, 0);
 		g->example_pid = fuzz_str(in, 1);
-		g->count = fuzz_i64(in);
-		g->memory = fuzz_i64(in);
+		g->count = fuzz_figure(in);
+		g->memory = fuzz_figure(in);
 	}
 	n = fuzz_u8(in) % 9;
 	s->ets = calloc_or_die(n, sizeof(*s->ets));
@@ -198,8 +209,8 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		e->protection = fuzz_str(in, 1);
 		e->owner_pid = fuzz_str(in, 1);
 		e->owner_name = fuzz_str(in, 1);
-		e->size = fuzz_i64(in);
-		e->memory = fuzz_i64(in);
+		e->size = fuzz_figure(in);
+		e->memory = fuzz_figure(in);
 		e->named = fuzz_u8(in) & 1;
 		e->created = fuzz_u8(in) & 1;
 	}
@@ -208,9 +219,9 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 	for (; s->nallocs < n; s->nallocs++) {
 		struct alloc_info *a = &s->allocs[s->nallocs];
 		a->type = fuzz_str(in, 0);
-		a->carriers_size = fuzz_i64(in);
-		a->blocks_size = fuzz_i64(in);
-		a->fragmentation = (double)fuzz_i64(in) / 1e18;
+		a->carriers_size = fuzz_figure(in);
+		a->blocks_size = fuzz_figure(in);
+		a->fragmentation = (double)fuzz_figure(in) / (double)MODEL_FIGURE_MAX;
 	}
 }
 

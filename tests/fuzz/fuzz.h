@@ -40,7 +40,8 @@ struct fuzz_model {
 };
 
 /* Builds a model from the input: up to 8 findings, 12 test results, one snapshot with up to
- * 16 processes, groups, tables and allocators, and the run's metadata. */
+ * 8 processes, groups, tables and allocators (figures in the range the decoders let
+ * through), and the run's metadata. */
 void fuzz_model_make(struct fuzz_model *m, const uint8_t *data, size_t size);
 void fuzz_model_clear(struct fuzz_model *m);
 
