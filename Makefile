@@ -4,6 +4,10 @@
 #   make test          every test: cmocka units, then end-to-end runs on real BEAM nodes
 #   make demo          gate on the bundled example project (examples/demo)
 #   make asan [test]   the same with AddressSanitizer + UBSan, in build/asan
+#   make fuzz          every libFuzzer target (tests/fuzz) for FUZZ_TIME s each (default 60),
+#                      clang + ASan + UBSan, in build/fuzz; make fuzz-short: 5 s each (CI)
+#   make valgrind      e2e cases with gate under valgrind memcheck (definite leaks and
+#                      memory errors fail); VALGRIND_CASES picks the cases
 #   make bench         overhead figures (ratios within one run)
 #   make deps          install the Debian 12 packages gate needs (idempotent)
 #   make install PREFIX=/usr/local
@@ -13,7 +17,14 @@ CC ?= cc
 PKGS := libgit2 libxml-2.0 jansson
 OPT ?= -O2
 
-ifneq ($(filter asan,$(MAKECMDGOALS)),)
+ifneq ($(filter fuzz fuzz-short fuzz-build,$(MAKECMDGOALS)),)
+# libFuzzer needs clang; Debian's libclang-rt-14-dev has the runtime
+BUILD := build/fuzz
+CC := clang
+SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined -Wno-unknown-warning-option
+OPT := -O1
+else ifneq ($(filter asan,$(MAKECMDGOALS)),)
 BUILD := build/asan
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 OPT := -O1
@@ -37,7 +48,8 @@ PROBE_BEAM := $(patsubst gate/probe/%.erl,$(BUILD)/probe/%.beam,$(PROBE_ERL))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/ei_ping
 
-.PHONY: all test unit e2e demo asan bench clean install deps format
+.PHONY: all test unit e2e demo asan bench clean install deps format fuzz fuzz-short \
+	fuzz-build valgrind
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/gate
@@ -70,6 +82,35 @@ $(BUILD)/tests/ei_ping: tests/e2e/ei_ping.c
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) -lcmocka
+
+# Fuzz targets: tests/fuzz/fuzz_<name>.c, each linked with the shared tests/fuzz/fuzz.c;
+# seeds in tests/fuzz/corpus/<name>/ (crash reproducers are kept there as regressions).
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FUZZ_TIME ?= 60
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.c tests/fuzz/fuzz.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $< tests/fuzz/fuzz.c $(LIB_OBJ) $(LDLIBS_ALL)
+
+fuzz-build: $(FUZZ_BIN)
+
+# deps first: clang and its libFuzzer runtime may be missing on a fresh machine
+fuzz:
+	sh ci/deps.sh
+	$(MAKE) fuzz-build
+	GATE_BUILD=$(BUILD) sh tests/fuzz/run.sh $(FUZZ_TIME)
+
+fuzz-short:
+	sh ci/deps.sh
+	$(MAKE) fuzz-build
+	GATE_BUILD=$(BUILD) sh tests/fuzz/run.sh 5
+
+valgrind: $(BUILD)/gate $(BUILD)/tests/ei_ping
+	sh ci/deps.sh
+	GATE_BUILD=$(BUILD) GATE_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
+	--error-exitcode=99 --log-file=$(CURDIR)/$(BUILD)/valgrind.%p.log" \
+	bash tests/e2e/run.sh $(VALGRIND_CASES)
 
 unit: $(TEST_BIN)
 	GATE_BUILD=$(BUILD) sh tests/run.sh unit

@@ -1,5 +1,6 @@
 #!/bin/sh
-# ci/deps.sh: installs the Debian 12 packages gate needs to build, test and run, when they
+# ci/deps.sh: installs the Debian 12 packages gate needs to build, test and run (and clang with
+# its libFuzzer runtime and valgrind for make fuzz / make valgrind), when they
 # are missing. Idempotent: installs nothing when everything is there. As root it runs
 # apt-get; otherwise it prints the exact command to run.
 # GATE_DEPS=run: only what building and running gate needs (the CI templates use it);
@@ -10,7 +11,7 @@ erlang-crypto erlang-syntax-tools erlang-parsetools elixir libgit2-dev libxml2-d
 libjansson-dev"
 if [ "${GATE_DEPS:-test}" != run ]; then
 	# chromium: the HTML report's render test must fail, not skip, where it is missing
-	PKGS="$PKGS libxml2-utils libcmocka-dev chromium"
+	PKGS="$PKGS libxml2-utils libcmocka-dev chromium clang libclang-rt-14-dev valgrind"
 fi
 missing=""
 for p in $PKGS; do

@@ -344,7 +344,7 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 					   "delta:  %s%s (%+lld bytes%s)\n",
 					   b, (long long)f->before, a, (long long)f->after,
 					   delta > 0 ? "+" : "", d, (long long)delta, pct);
-			if (f->delta != f->after - f->before)
+			if (finding_adjusted(f))
 				len += snprintf(body + len, sizeof(body) - (size_t)len,
 						"        judged net of code loading and free heap "
 						"space\n");
@@ -375,7 +375,7 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 				jw_text_safe(j, all);
 				free(all);
 			} else {
-				jw_text(j, body);
+				jw_text_safe(j, body); /* a message may name a table or process of the node */
 			}
 			jw_end(j);
 		} else if (f->verdict == VERDICT_SKIP) {

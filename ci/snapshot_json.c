@@ -12,9 +12,53 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Length of the well-formed UTF-8 sequence at s (no overlongs, surrogates or values past
+ * U+10FFFF), 0 when none starts there. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	if (c < 0x80)
+		return 1;
+	size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+	for (size_t k = 1; k < n; k++)
+		if ((s[k] & 0xC0) != 0x80)
+			return 0;
+	if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0) ||
+	    (c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/* A name from the node (a table, a process) may be any bytes: one that is not UTF-8 is
+ * written with U+FFFD in place of each bad byte rather than losing the whole snapshot. */
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = strlen(s);
+	char *fixed = malloc(3 * len + 1), *o = fixed;
+	if (!fixed)
+		return NULL;
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_len(u + i);
+		if (n) {
+			memcpy(o, u + i, n);
+			o += n;
+			i += n;
+		} else {
+			memcpy(o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			i++;
+		}
+	}
+	*o = '\0';
+	j = json_string(fixed);
+	free(fixed);
+	return j;
 }
 
 /* json_object_set_new, remembering a failure instead of checking every call */
@@ -128,8 +172,8 @@ json_t *snapshot_json(const struct snapshot *s)
 		put(born, "groups", groups, &bad);
 		groups = NULL;
 		put(o, "format", json_string("gate.snapshot/1"), &bad);
-		put(o, "node", json_string(s->node), &bad);
-		put(o, "otp_release", json_string(s->otp_release), &bad);
+		put(o, "node", str_or_null(s->node), &bad);
+		put(o, "otp_release", str_or_null(s->otp_release), &bad);
 		put(o, "taken_at_ms", json_integer(s->taken_at_ms), &bad);
 		put(o, "gc_us", json_integer(s->gc_us), &bad);
 		put(o, "memory", mem, &bad);

@@ -110,7 +110,7 @@ static void row_fill(struct row *r, const struct finding *f)
 	char *name = r->cell[COL_CAT], fl[32];
 	size_t name_len = sizeof(r->cell[COL_CAT]);
 	int64_t delta = f->delta; /* what the rule judged, e.g. net of code growth */
-	bool adjusted = f->delta != f->after - f->before;
+	bool adjusted = finding_adjusted(f);
 	bool known = f->verdict != VERDICT_SKIP;
 
 	if (f->rule && strcmp(f->rule, "growth") != 0) {
@@ -217,7 +217,7 @@ static void print_table(FILE *out, const struct findings *findings, bool color)
 	}
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
-		if (f->verdict != VERDICT_SKIP && f->delta != f->after - f->before) {
+		if (f->verdict != VERDICT_SKIP && finding_adjusted(f)) {
 			fprintf(out, "* judged on live memory: net of code loading and of free heap space\n");
 			break;
 		}
@@ -341,11 +341,11 @@ static void print_memory(FILE *out, const struct findings *findings,
 		char msg[2048];
 		if (f->verdict != VERDICT_FAIL)
 			continue;
-		if (f->message)
-			term_safe(msg, sizeof(msg), f->message, 500);
-		else
-			snprintf(msg, sizeof(msg), "%s %s failed", f->rule ? f->rule : "rule",
+		char raw[1024];
+		if (!f->message) /* the subject may be a table's name, from the node */
+			snprintf(raw, sizeof(raw), "%s %s failed", f->rule ? f->rule : "rule",
 				 f->subject ? f->subject : "");
+		term_safe(msg, sizeof(msg), f->message ? f->message : raw, 500);
 		print_wrapped(out, "  ", msg, 4);
 		if (f->detail) {
 			/* the culprit lists, line by line, indented under the rule */

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "ci/baseline.h"
+#include "ci/outpath.h"
 #include "cli.h"
 #include "config.h"
 #include "exit.h"
@@ -36,6 +37,8 @@ static const char update_help[] =
 	"                      the run's summary as a git note under refs/notes/gate\n"
 	"      --message M     the commit message (default: gate: update the memory baseline)\n"
 	"      --force         take the baseline from a failing run too\n"
+	"      --allow-outside write the file even where a symlink inside the project leads\n"
+	"                      out of it (refused by default)\n"
 	"      --elixir PATH   the elixir executable (default: elixir from PATH)\n"
 	"  -q, --quiet         no progress lines\n"
 	"  -h, --help          this help\n"
@@ -246,6 +249,9 @@ int baseline_step_update(struct baseline_step *st, const struct baseline *b,
 	char notes[256], why[2048];
 	notes_ref_name(notes, sizeof(notes), cfg);
 
+	if (!st->allow_outside &&
+	    outpath_check(st->project, st->file, "the baseline", err, errlen) < 0)
+		return -1;
 	if (!commit) {
 		if (baseline_write(st->file, b, 0, err, errlen) != BASELINE_OK)
 			return -1;
@@ -378,7 +384,7 @@ out:
 }
 
 static int update_from(const char *dir, const char *config_path, const char *from, bool commit,
-		       const char *message, bool force)
+		       const char *message, bool force, bool allow_outside)
 {
 	static struct baseline_step st;
 	struct config cfg = { 0 };
@@ -400,6 +406,7 @@ static int update_from(const char *dir, const char *config_path, const char *fro
 		error_msg(err);
 		goto out;
 	}
+	st.allow_outside = allow_outside;
 	if (step_locate(&st, project, &cfg.rules.baseline, err, sizeof(err)) < 0 ||
 	    baseline_step_update(&st, &b, &cfg.rules.baseline, commit, message, b.commit, stdout,
 				 err, sizeof(err)) < 0) {
@@ -426,6 +433,7 @@ static int cmd_update(int argc, char **argv)
 		{ "elixir", required_argument, NULL, 'e' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "allow-outside", no_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { .update_baseline = true };
@@ -444,6 +452,7 @@ static int cmd_update(int argc, char **argv)
 		case 'F': o.force = true; break;
 		case 'e': o.elixir = optarg; break;
 		case 'q': o.quiet = true; break;
+		case 'O': o.allow_outside = true; break;
 		case 'h': fputs(update_help, stdout); return GATE_EXIT_PASS;
 		case ':': return usage_error("update ", "option %s needs a value", argv[optind - 1]);
 		default: return usage_error("update ", "unknown option %s", argv[optind - 1]);
@@ -458,7 +467,8 @@ static int cmd_update(int argc, char **argv)
 		if (optind < argc)
 			return usage_error("update ", "%s runs no tests: no arguments after --",
 					   "--from");
-		return update_from(o.project_dir, o.config_path, from, o.commit, o.message, o.force);
+		return update_from(o.project_dir, o.config_path, from, o.commit, o.message, o.force,
+				   o.allow_outside);
 	}
 	o.test_args = argv + optind;
 	o.ntest_args = (size_t)(argc - optind);

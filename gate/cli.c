@@ -86,6 +86,8 @@ static const char run_help[] =
 	"                          summary as a git note under refs/notes/gate\n"
 	"      --message M         the commit message for --commit\n"
 	"      --force             update the baseline from a failing run too\n"
+	"      --allow-outside     write outputs even where a symlink inside the project\n"
+	"                          leads out of it (refused by default)\n"
 	"\n"
 	"Arguments after -- go to mix test, e.g. gate run -- --exclude slow\n"
 	"exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
@@ -141,6 +143,7 @@ static int cmd_run(int argc, char **argv)
 		{ "html", required_argument, NULL, 'H' },
 		{ "per-test", no_argument, NULL, 'P' },
 		{ "no-attribution", no_argument, NULL, 'N' }, /* hidden: for the bench */
+		{ "allow-outside", no_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
@@ -170,6 +173,7 @@ static int cmd_run(int argc, char **argv)
 		case 'H': o.html_path = optarg; break;
 		case 'P': o.per_test = true; break;
 		case 'N': o.no_attribution = true; break;
+		case 'O': o.allow_outside = true; break;
 		case 'b':
 			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
 				return cli_usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",

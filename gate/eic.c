@@ -5,6 +5,9 @@
 #include "epmd.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <stdbool.h>
 #include <errno.h>
 #include <stdio.h>
@@ -107,6 +110,11 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
 			snprintf(err, errlen, "connecting to node %s (port %d) timed out after %d ms: "
 				 "is the node overloaded, or a firewall in the way?", node, port,
 				 timeout_ms);
+		else if (epmd_port_answers(host, port, 2000) != 0)
+			snprintf(err, errlen, "epmd on %s (port %d) lists node %s at port %d, but "
+				 "nothing answers there: a stale registration, the node is gone; restart "
+				 "the node, or the epmd that keeps its entry", host, epmd_port(), node,
+				 port);
 		else if (e == EIO)
 			snprintf(err, errlen, "node %s (port %d) rejected the connection: the cookie "
 				 "read from %s was rejected (or the node uses %s names); give the node's "
@@ -171,7 +179,9 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 		if (rc == ERL_TICK)
 			continue;
 		if (rc == ERL_ERROR) {
-			if (erl_errno == ETIMEDOUT)
+			/* EINTR: a signal arrived while waiting (SIGINT/SIGTERM set their flag and
+			 * the poll above says so); it is no broken connection */
+			if (erl_errno == ETIMEDOUT || erl_errno == EINTR)
 				continue;
 			snprintf(err, errlen, "the connection to node %s broke during %s:%s (%s): the "
 				 "node stopped or crashed", c->node, mod, fun,

@@ -18,7 +18,7 @@
 #define EPMD_PORT_PLEASE2_REQ 122
 #define EPMD_PORT2_RESP 119
 
-static int epmd_port(void)
+int epmd_port(void)
 {
 	const char *env = getenv("ERL_EPMD_PORT");
 	char *end;
@@ -146,4 +146,30 @@ out:
 	if (ai)
 		freeaddrinfo(ai);
 	return rc;
+}
+
+int epmd_port_answers(const char *host, int port, int timeout_ms)
+{
+	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM}, *ai = NULL;
+	if (getaddrinfo(host, NULL, &hints, &ai) != 0 || !ai)
+		return EHOSTUNREACH;
+	struct sockaddr_in sa;
+	memcpy(&sa, ai->ai_addr, sizeof(sa));
+	freeaddrinfo(ai);
+	sa.sin_port = htons((uint16_t)port);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return errno;
+	int e = 0;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		e = errno;
+		if (e == EINPROGRESS) {
+			socklen_t sl = sizeof(e);
+			e = wait_fd(fd, POLLOUT, clock_ms() + timeout_ms) <= 0 ? ETIMEDOUT : 0;
+			if (!e && getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &sl) < 0)
+				e = errno;
+		}
+	}
+	close(fd);
+	return e;
 }

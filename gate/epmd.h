@@ -12,4 +12,11 @@
 int epmd_port_please(const char *host, const char *node, int timeout_ms, int *out_port, char *err,
                      size_t errlen);
 
+/* The epmd port in use: $ERL_EPMD_PORT, else 4369. */
+int epmd_port(void);
+
+/* Whether something accepts a TCP connection on host:port within timeout_ms: 0, or the
+ * errno of the failure (ECONNREFUSED: nothing listens; a stale epmd registration). */
+int epmd_port_answers(const char *host, int port, int timeout_ms);
+
 #endif

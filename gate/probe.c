@@ -161,9 +161,14 @@ static int req_text(const struct term *t, char **out)
 	return *out ? 0 : -1;
 }
 
+/* A figure: an integer in [0, MODEL_FIGURE_MAX] (rules/model.h). */
 static int req_int(const struct term *t, int64_t *out)
 {
-	return term_int(t, out);
+	int64_t v;
+	if (term_int(t, &v) < 0 || v < 0 || v > MODEL_FIGURE_MAX)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 /* The list under key, or NULL; an absent key is an empty list, another type an error. */
@@ -322,7 +327,7 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 		int64_t bytes;
 		if (cat < 0 || k->type != TERM_ATOM)
 			continue; /* a category this gate does not know: a newer OTP */
-		if (term_int(v, &bytes) < 0 || bytes < 0) {
+		if (req_int(v, &bytes) < 0) {
 			snprintf(err, errlen, "snapshot: memory category %s is not a byte count",
 				 term_text(k));
 			return -1;
@@ -339,8 +344,9 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 		{ "gc_us", &out->gc_us },                 { "taken_at_ms", &out->taken_at_ms },
 	};
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		if (term_int(term_map_get(reply, ints[i].key), ints[i].dst) < 0) {
-			snprintf(err, errlen, "snapshot: %s missing or not an integer", ints[i].key);
+		if (req_int(term_map_get(reply, ints[i].key), ints[i].dst) < 0) {
+			snprintf(err, errlen, "snapshot: %s missing or not an integer from 0 to %lld",
+				 ints[i].key, (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 	}
@@ -356,8 +362,14 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 		{ "word_size", &out->word_size },         { "schedulers", &out->schedulers },
 		{ "born_count", &out->born_count },       { "born_memory", &out->born_memory },
 	};
-	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
-		term_int(term_map_get(reply, opt[i].key), opt[i].dst);
+	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
+		const struct term *v = term_map_get(reply, opt[i].key);
+		if (v && v->type == TERM_INT && req_int(v, opt[i].dst) < 0) {
+			snprintf(err, errlen, "snapshot: %s is out of range (0 to %lld)",
+				 opt[i].key, (long long)MODEL_FIGURE_MAX);
+			return -1;
+		}
+	}
 	if (decode_procs(term_map_get(reply, "procs"), out, err, errlen) < 0 ||
 	    decode_born(term_map_get(reply, "born"), out, err, errlen) < 0 ||
 	    decode_ets(term_map_get(reply, "ets"), out, err, errlen) < 0 ||

@@ -26,6 +26,7 @@
 #include "ci/atomic.h"
 #include "ci/baseline.h"
 #include "ci/junit.h"
+#include "ci/outpath.h"
 #include "ci/snapshot_json.h"
 #include "ci/summary.h"
 #include "cli.h"
@@ -127,6 +128,15 @@ static int load_config(struct run *r, char *err, size_t errlen)
 		snprintf(r->junit, sizeof(r->junit), "%s", r->cfg.junit);
 	else
 		snprintf(r->junit, sizeof(r->junit), "%s/%s", r->project, r->cfg.junit);
+	if (!r->opts->allow_outside &&
+	    (outpath_check(r->project, r->junit, "the JUnit report", err, errlen) < 0 ||
+	     (r->opts->json_path &&
+	      outpath_check(r->project, r->opts->json_path, "--json", err, errlen) < 0) ||
+	     (r->opts->summary_path &&
+	      outpath_check(r->project, r->opts->summary_path, "--summary", err, errlen) < 0) ||
+	     (r->opts->html_path &&
+	      outpath_check(r->project, r->opts->html_path, "--html", err, errlen) < 0)))
+		return -1;
 	return 0;
 }
 
@@ -359,6 +369,7 @@ static int write_ci_outputs(struct run *r, const char *error)
 	return 0;
 }
 
+/* Returns -1 when the JUnit report could not be written (the summary is printed anyway). */
 static int write_reports(struct run *r, const char *error)
 {
 	char host[256] = "localhost";
@@ -384,12 +395,16 @@ static int write_reports(struct run *r, const char *error)
 		meta.nnodes = r->cl.n;
 	}
 	char jerr[1024];
+	int rc = 0;
 	if (junit_write(r->junit, &r->findings, &r->tests, &meta, jerr, sizeof(jerr)) < 0) {
 		error_msg("cannot write the JUnit report: %s", jerr);
 		r->junit[0] = '\0';
+		rc = -1;
 	}
-	if (error)
-		return write_ci_outputs(r, error);
+	if (error) {
+		int w = write_ci_outputs(r, error);
+		return rc < 0 ? rc : w;
+	}
 	struct summary_opts so = {
 		.color = report_out_color(STDOUT_FILENO),
 		.junit_path = r->junit[0] ? r->junit : NULL,
@@ -401,7 +416,8 @@ static int write_reports(struct run *r, const char *error)
 	else
 		summary_print(stdout, &r->findings, &r->tests, &so);
 	fflush(stdout);
-	return write_ci_outputs(r, NULL);
+	int w = write_ci_outputs(r, NULL);
+	return rc < 0 ? rc : w;
 }
 
 /* --json: the run result; its "baseline" object is what `gate baseline update --from` reads. */
@@ -513,6 +529,7 @@ int run_main(const struct run_opts *opts)
 	if (baseline_step_read(&r.bl, r.project, &r.cfg.rules.baseline, opts->baseline_ref, r.err,
 			       sizeof(r.err)) < 0)
 		goto fail;
+	r.bl.allow_outside = opts->allow_outside;
 	{
 		char line[2048];
 		baseline_step_describe(&r.bl, line, sizeof(line));
@@ -556,7 +573,7 @@ int run_main(const struct run_opts *opts)
 	}
 	if (r.suite_error)
 		progress(&r, "mix test reported: %s", r.suite_error);
-	bool outputs_ok = write_reports(&r, NULL) == 0;
+	int reports_rc = write_reports(&r, NULL);
 
 	struct test_counts tc = test_run_count(&r.tests);
 	code = findings_failed(&r.findings) || tc.failed || tc.invalid ? GATE_EXIT_FAIL
@@ -564,8 +581,10 @@ int run_main(const struct run_opts *opts)
 	for (size_t i = 0; opts->cluster && i < r.cl.n; i++)
 		if (r.cl.nodes[i].error[0] || findings_failed(&r.cl.nodes[i].findings))
 			code = GATE_EXIT_FAIL; /* a node lost mid-run fails the gate, in its suite */
-	if (!outputs_ok)
-		code = GATE_EXIT_ERROR; /* an output asked for and not written: CI must not trust it */
+	if (reports_rc < 0) { /* CI would read no report, or an old one: "could not run" */
+		code = GATE_EXIT_ERROR;
+		goto out;
+	}
 	if (opts->json_path || opts->update_baseline) {
 		if (baseline_step_make(&r.newbase, &r.bl, &r.after, r.ses.info.elixir,
 				       (int64_t)r.started, (int64_t)r.tests.count) < 0) {
@@ -577,6 +596,7 @@ int run_main(const struct run_opts *opts)
 		    (opts->update_baseline && update_baseline(&r, code, r.err, sizeof(r.err)) < 0)) {
 			error_msg("%s", r.err);
 			code = GATE_EXIT_ERROR;
+			write_reports(&r, r.err); /* the report says why gate exits 2 */
 		}
 	}
 	goto out;

@@ -36,6 +36,8 @@ struct run_opts {
 	/* attribution (issue 5) */
 	bool per_test;           /* --per-test: GC'd snapshots around every test */
 	bool no_attribution;     /* --no-attribution (hidden, for the bench): no module events */
+	bool allow_outside;      /* --allow-outside: write outputs through symlinks that lead out
+				    of the project (ci/outpath.h) */
 };
 
 /* Runs the whole pipeline and returns the process exit code (enum gate_exit, or 128+signal). */

@@ -117,14 +117,50 @@ static int take_text(struct dec *d, struct term *t, enum term_type type, size_t 
 static int decode(struct dec *d, struct term *t, size_t depth);
 static void term_clear(struct term *t);
 
-/* Skips an atom inside an opaque term (the node name of a pid, port or reference). */
-static int skip_atom(struct dec *d)
+/* ATOM_EXT and SMALL_ATOM_EXT hold Latin-1 (older or foreign encoders send them): kept as
+ * UTF-8 like every other text, so that writers never meet an atom that is not UTF-8. */
+static int take_latin1_atom(struct dec *d, struct term *t, size_t n)
+{
+	if (take_text(d, t, TERM_ATOM, n) < 0)
+		return -1;
+	size_t high = 0;
+	for (size_t i = 0; i < n; i++)
+		high += (unsigned char)t->u.bin.data[i] >= 0x80;
+	if (!high)
+		return 0;
+	if (high > d->lim->max_bytes - d->bytes)
+		return fail(d, "reply has more than %zu bytes of text", d->lim->max_bytes);
+	d->bytes += high;
+	char *u = malloc(n + high + 1), *o = u;
+	if (!u)
+		return fail(d, "out of memory for %zu bytes", n + high);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)t->u.bin.data[i];
+		if (c < 0x80) {
+			*o++ = (char)c;
+		} else {
+			*o++ = (char)(0xC0 | c >> 6);
+			*o++ = (char)(0x80 | (c & 0x3F));
+		}
+	}
+	*o = '\0';
+	free(t->u.bin.data);
+	t->u.bin.data = u;
+	t->u.bin.len = n + high;
+	return 0;
+}
+
+/* Skips an atom inside an opaque term (the node name of a pid, port or reference). The
+ * node name is decoded one level deeper, so that a pid whose node is a pid whose node is
+ * ... stops at max_depth, and cleared whatever it turned out to be. */
+static int skip_atom(struct dec *d, size_t depth)
 {
 	struct term a = { 0 };
-	if (decode(d, &a, 1) < 0)
+	int rc = decode(d, &a, depth + 1);
+	int ok = rc == 0 && a.type == TERM_ATOM;
+	term_clear(&a);
+	if (rc < 0)
 		return -1;
-	int ok = a.type == TERM_ATOM;
-	free(a.u.bin.data);
 	return ok ? 0 : fail(d, "atom expected");
 }
 
@@ -244,13 +280,14 @@ static int decode(struct dec *d, struct term *t, size_t depth)
 		if (need(d, 2) < 0)
 			return -1;
 		n = rd16(d);
-		return take_text(d, t, TERM_ATOM, n);
+		return tag == TAG_ATOM ? take_latin1_atom(d, t, n) : take_text(d, t, TERM_ATOM, n);
 	case TAG_SMALL_ATOM:
 	case TAG_SMALL_ATOM_UTF8:
 		if (need(d, 1) < 0)
 			return -1;
 		n = d->buf[d->pos++];
-		return take_text(d, t, TERM_ATOM, n);
+		return tag == TAG_SMALL_ATOM ? take_latin1_atom(d, t, n)
+					     : take_text(d, t, TERM_ATOM, n);
 	case TAG_BINARY:
 		if (need(d, 4) < 0)
 			return -1;
@@ -317,13 +354,13 @@ static int decode(struct dec *d, struct term *t, size_t depth)
 		return 0;
 	case TAG_NEW_PID:
 		t->type = TERM_OPAQUE;
-		if (skip_atom(d) < 0 || need(d, 12) < 0)
+		if (skip_atom(d, depth) < 0 || need(d, 12) < 0)
 			return -1;
 		d->pos += 12;
 		return 0;
 	case TAG_PID:
 		t->type = TERM_OPAQUE;
-		if (skip_atom(d) < 0 || need(d, 9) < 0)
+		if (skip_atom(d, depth) < 0 || need(d, 9) < 0)
 			return -1;
 		d->pos += 9;
 		return 0;
@@ -331,7 +368,7 @@ static int decode(struct dec *d, struct term *t, size_t depth)
 	case TAG_V4_PORT:
 	case TAG_PORT:
 		t->type = TERM_OPAQUE;
-		if (skip_atom(d) < 0)
+		if (skip_atom(d, depth) < 0)
 			return -1;
 		n = tag == TAG_NEW_PORT ? 8 : tag == TAG_V4_PORT ? 12 : 5;
 		if (need(d, n) < 0)
@@ -340,7 +377,7 @@ static int decode(struct dec *d, struct term *t, size_t depth)
 		return 0;
 	case TAG_REFERENCE:
 		t->type = TERM_OPAQUE;
-		if (skip_atom(d) < 0 || need(d, 5) < 0)
+		if (skip_atom(d, depth) < 0 || need(d, 5) < 0)
 			return -1;
 		d->pos += 5;
 		return 0;
@@ -352,7 +389,7 @@ static int decode(struct dec *d, struct term *t, size_t depth)
 		n = rd16(d);
 		if (n > 5)
 			return fail(d, "reference with %zu ids", n);
-		if (skip_atom(d) < 0)
+		if (skip_atom(d, depth) < 0)
 			return -1;
 		size_t creation = tag == TAG_NEW_REFERENCE ? 1 : 4;
 		if (need(d, creation + 4 * n) < 0)

@@ -163,11 +163,25 @@ int findings_add(struct findings *list, const char *rule, const char *subject,
 	f->verdict = verdict;
 	f->before = before;
 	f->after = after;
-	f->delta = after - before;
+	f->delta = finding_raw_delta(f);
 	f->floor = floor;
 	f->max_pct = max_pct;
 	list->count++;
 	return 0;
+}
+
+int64_t finding_raw_delta(const struct finding *f)
+{
+	int64_t d;
+	/* figures come from the node or a file: saturate rather than overflow */
+	if (__builtin_sub_overflow(f->after, f->before, &d))
+		d = f->after < f->before ? INT64_MIN : INT64_MAX;
+	return d;
+}
+
+bool finding_adjusted(const struct finding *f)
+{
+	return f->delta != finding_raw_delta(f);
 }
 
 void findings_clear(struct findings *list)

@@ -30,6 +30,13 @@ const char *mem_cat_name(enum mem_cat cat);
 /* The category named name, or -1 when there is none. */
 int mem_cat_from_name(const char *name);
 
+/* Every figure of a snapshot (bytes, counts, microseconds, milliseconds since the epoch)
+ * lies in [0, MODEL_FIGURE_MAX]: the decoder of the node's replies refuses others, so that
+ * the rules can add and subtract figures without overflow. (A baseline's figures are
+ * non-negative int64: after - baseline cannot overflow either.)
+ * 2^50 bytes is 1 PiB: far beyond any node. */
+#define MODEL_FIGURE_MAX ((int64_t)1 << 50)
+
 /* One process, as the probe saw it in its single pass (GC between the two binary reads). */
 struct proc_info {
 	char *pid;              /* "<0.123.0>" */
@@ -254,6 +261,10 @@ struct findings {
 int findings_add(struct findings *list, const char *rule, const char *subject,
 		 enum verdict verdict, int64_t before, int64_t after, int64_t floor,
 		 double max_pct, const char *message);
+/* after - before, saturated at the int64 limits (figures come from outside). */
+int64_t finding_raw_delta(const struct finding *f);
+/* The rule judged another delta than after - before (e.g. net of code growth). */
+bool finding_adjusted(const struct finding *f);
 void findings_clear(struct findings *list);
 size_t findings_failed(const struct findings *list);
 

@@ -42,7 +42,8 @@ fixture() {
 run_gate() {
 	OUT="$WORK/out.$RANDOM"
 	ERR="$WORK/err.$RANDOM"
-	timeout -k 5 300 "$GATE" "$@" >"$OUT" 2>"$ERR"
+	# shellcheck disable=SC2086 # GATE_WRAP: a command line such as valgrind's (make valgrind)
+	timeout -k 5 300 ${GATE_WRAP:-} "$GATE" "$@" >"$OUT" 2>"$ERR"
 	RC=$?
 }
 

@@ -1,0 +1,45 @@
+/* tests/fuzz/fuzz_rules.c: every rule (rules/) on two snapshots and a test run built from the
+ * input, figures as hostile as a node may send (INT64 limits, negatives), with the default
+ * configuration; then the summary and the JUnit-free paths that format the findings.
+ * Oracle: the sanitizers (signed overflow is UB), and every finding has a rule. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ci/summary.h"
+#include "fuzz.h"
+#include "gate/config.h"
+#include "rules/rules.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct config cfg;
+	static int ready;
+	if (!ready) {
+		if (config_default(&cfg) < 0)
+			fuzz_fail("out of memory");
+		ready = 1;
+	}
+	struct fuzz_model before, after;
+	size_t half = size / 2;
+	fuzz_model_make(&before, data, half);
+	fuzz_model_make(&after, data + half, size - half);
+	struct findings f = { 0 };
+	if (rules_check_all(&f, &before.snap, &after.snap, &after.run, &cfg.rules) == 0) {
+		for (size_t i = 0; i < f.count; i++)
+			if (!f.items[i].rule)
+				fuzz_fail("a finding without a rule");
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+		if (!out)
+			fuzz_fail("open_memstream");
+		summary_print(out, &f, &after.run, NULL);
+		fclose(out);
+		free(buf);
+	}
+	findings_clear(&f);
+	fuzz_model_clear(&before);
+	fuzz_model_clear(&after);
+	return 0;
+}
