@@ -209,7 +209,7 @@ static void html_rules(FILE *out, const struct findings *fs)
 		if (pass == 1 && fs->count > failed) {
 			fprintf(out,
 			        "<details%s><summary>%zu passing or skipped checks</summary>\n",
-			        failed ? "" : " open", fs->count - failed);
+			        failed ? "" : " open=\"open\"", fs->count - failed);
 			rules_table_head(out);
 		}
 		if ((pass == 0 && !failed) || (pass == 1 && fs->count == failed))

@@ -103,7 +103,7 @@ static void md_growth_table(struct report_buf *b, const struct findings *fs)
 			model_bytes_format(bef, sizeof(bef), f->before);
 			model_bytes_format(aft, sizeof(aft), f->after);
 			model_bytes_format(d, sizeof(d), f->delta);
-			bool adj = f->delta != f->after - f->before;
+			bool adj = f->delta != finding_raw_delta(f);
 			adjusted = adjusted || adj;
 			snprintf(del, sizeof(del), "%s%s%s", f->delta > 0 ? "+" : "", d,
 			         adj ? "\\*" : "");

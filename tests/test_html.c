@@ -72,6 +72,24 @@ static void test_html__hostile_well_formed(void **state)
 	rfx_clear(&x);
 }
 
+/* Found by fuzz_html: with every rule passing, the folded checks were <details open>, an
+ * attribute without a value, so the page stopped being well-formed XML. */
+static void test_html__all_passing_well_formed(void **state)
+{
+	(void)state;
+	struct findings f = { 0 };
+	struct report_data d = { .project = "p" };
+	size_t len;
+	assert_int_equal(findings_add(&f, "growth", "total", VERDICT_PASS, 1, 2, 0, 10, "ok"), 0);
+	d.findings = &f;
+	char *t = render(&d, &len);
+	xmlDocPtr doc = parse_strict(t, len);
+	assert_int_equal(count(doc, "//details[@open]"), 1);
+	xmlFreeDoc(doc);
+	free(t);
+	findings_clear(&f);
+}
+
 static void test_html__content(void **state)
 {
 	(void)state;
@@ -143,6 +161,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_html__hostile_well_formed),
+		cmocka_unit_test(test_html__all_passing_well_formed),
 		cmocka_unit_test(test_html__content),
 		cmocka_unit_test(test_html__error_only),
 	};

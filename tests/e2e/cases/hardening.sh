@@ -14,9 +14,9 @@
 IS_ROOT=0
 [ "$(id -u)" = 0 ] && IS_ROOT=1
 
-# gate_bg ARGS...: starts gate in the background ($GATE_WRAP too); pid in $GPID, output in
+# hard_gate_bg ARGS...: starts gate in the background ($GATE_WRAP too); pid in $GPID, output in
 # $OUT/$ERR
-gate_bg() {
+hard_gate_bg() {
 	OUT="$WORK/out.$RANDOM"
 	ERR="$WORK/err.$RANDOM"
 	${GATE_WRAP:-} "$GATE" "$@" >"$OUT" 2>"$ERR" &
@@ -62,7 +62,7 @@ node_pid() {
 interrupt_at() {
 	local fx=$1 sig=$2 text=$3 rc=$4 phase=$5 d
 	d=$(fixture "$fx")
-	gate_bg run -C "$d"
+	hard_gate_bg run -C "$d"
 	wait_text "$text" "$OUT" "$ERR"
 	kill -s "$sig" "$GPID"
 	wait "$GPID"
@@ -103,7 +103,7 @@ case_sigterm_while_collecting_garbage() {
 case_node_killed_mid_suite() {
 	local d beam
 	d=$(fixture blocking)
-	gate_bg run -C "$d"
+	hard_gate_bg run -C "$d"
 	wait_text "gate-fixture: blocking now" "$OUT"
 	beam=$(node_pid "$d") || fail "no node process found"
 	[ -n "$beam" ] && kill -9 "$beam"
@@ -136,7 +136,7 @@ case_attach_without_epmd() {
 	printf '%s\n' "$cookie" >"$WORK/noepmd.cookie"
 	ERL_EPMD_PORT=$port run_gate snapshot --attach "app@127.0.0.1" --cookie-file "$WORK/noepmd.cookie"
 	expect_rc 2
-	expect_in "$ERR" "gate: error: cannot reach node app@127.0.0.1: no epmd answers on 127.0.0.1:$port"
+	expect_in "$ERR" "epmd is not running on 127.0.0.1 (port $port), so node app@127.0.0.1 is not up there"
 	expect_in "$ERR" "ERL_EPMD_PORT"
 	expect_not_in "$ERR" "$cookie"
 	expect_not_in "$OUT" "$cookie"
@@ -295,7 +295,7 @@ case_readonly_baseline_dir() {
 case_cookie_never_leaks_loopback_only() {
 	local d beam cookie p hits="" sock
 	d=$(fixture cookie_spy)
-	gate_bg run -C "$d" --json "$d/_build/gate/run.json"
+	hard_gate_bg run -C "$d" --json "$d/_build/gate/run.json"
 	wait_text "gate-fixture: cookie handed over" "$OUT"
 	cookie=$(cat "$d/spy/cookie" 2>/dev/null)
 	[ ${#cookie} -ge 16 ] || fail "no cookie from the node (got '$cookie')"
