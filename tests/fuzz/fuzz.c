@@ -268,3 +268,32 @@ void fuzz_fail(const char *fmt, ...)
 	fputc('\n', stderr);
 	abort();
 }
+
+int fuzz_utf8_scan(const unsigned char *s, size_t n, size_t *at, int terminal)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		*at = i;
+		if (c < 0x80) {
+			if (terminal && ((c < 0x20 && c != '\n') || c == 0x7F))
+				return -1;
+			i++;
+			continue;
+		}
+		size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+			     : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+		if (!len || i + len > n)
+			return -1;
+		uint32_t cp = c & (0xFF >> (len + 1));
+		for (size_t k = 1; k < len; k++) {
+			if ((s[i + k] & 0xC0) != 0x80)
+				return -1;
+			cp = cp << 6 | (s[i + k] & 0x3F);
+		}
+		if ((terminal && cp < 0xA0) || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF ||
+		    (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000))
+			return -1;
+		i += len;
+	}
+	return 0;
+}

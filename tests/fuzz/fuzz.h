@@ -45,6 +45,10 @@ struct fuzz_model {
 void fuzz_model_make(struct fuzz_model *m, const uint8_t *data, size_t size);
 void fuzz_model_clear(struct fuzz_model *m);
 
+/* 0 when s[0..n) is valid UTF-8 (no surrogates, no overlong forms); with terminal, also no
+ * C0 control but '\n', no DEL and no C1 control. Else -1 with *at the offending offset. */
+int fuzz_utf8_scan(const unsigned char *s, size_t n, size_t *at, int terminal);
+
 /* Aborts with a message on stderr: what libFuzzer reports as a crash. */
 _Noreturn void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

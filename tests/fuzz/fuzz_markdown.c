@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = b.len;
 	if (n > MARKDOWN_SUMMARY_MAX)
 		fuzz_fail("the summary is %zu bytes, over the cap", n);
-	if (fuzz_utf8_valid((const unsigned char *)s, n, &at) < 0)
+	if (fuzz_utf8_scan((const unsigned char *)s, n, &at, 0) < 0)
 		fuzz_fail("invalid UTF-8 at byte %zu of the summary", at);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];

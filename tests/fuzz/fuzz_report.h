@@ -32,34 +32,6 @@ static inline struct report_data fuzz_report_data(const struct fuzz_model *m, co
 	};
 }
 
-/* 0 when s[0..n) is valid UTF-8 (no surrogates, no overlongs). */
-static inline int fuzz_utf8_valid(const unsigned char *s, size_t n, size_t *at)
-{
-	for (size_t i = 0; i < n;) {
-		unsigned char c = s[i];
-		*at = i;
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-			     : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-		if (!len || i + len > n)
-			return -1;
-		uint32_t cp = c & (0xFF >> (len + 1));
-		for (size_t k = 1; k < len; k++) {
-			if ((s[i + k] & 0xC0) != 0x80)
-				return -1;
-			cp = cp << 6 | (s[i + k] & 0x3F);
-		}
-		if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF || (len == 3 && cp < 0x800) ||
-		    (len == 4 && cp < 0x10000))
-			return -1;
-		i += len;
-	}
-	return 0;
-}
-
 /* A case-insensitive search for needle in s[0..n). */
 static inline const char *fuzz_find_ci(const char *s, size_t n, const char *needle)
 {
