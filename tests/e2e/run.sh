@@ -13,7 +13,8 @@ FIX="$ROOT/tests/fixtures"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gate-e2e.XXXXXX")
 # marks every process this suite starts, so that leftovers are told from other users' (epmd)
 export GATE_E2E_RUN="$WORK"
-trap 'rm -rf "$WORK"' EXIT
+# on any exit, also an aborted one, no epmd of ours stays behind (a case's private epmd)
+trap 'for p in $(our_epmds); do kill "$p" 2>/dev/null; done; rm -rf "$WORK"' EXIT
 PASS=0
 FAIL=0
 FAILED_CASES=()
