@@ -181,11 +181,9 @@ static void test_owner_evidence(void **state)
 	assert_int_equal(attribution_build(&run, ev, 2), 0);
 	run.attribution = ATTRIBUTION_MODULE;
 	run.attribution_sync = true;
-	struct finding bin = { .rule = "growth", .subject = "binary", .verdict = VERDICT_FAIL,
-			       .delta = 20000000 };
 	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 20000000, 0, 10,
 				      "binary grew"), 0);
-	f.items[0].delta = bin.delta;
+	f.items[0].delta = 20000000;
 	assert_int_equal(findings_add(&f, "process", "born", VERDICT_FAIL, 0, 202, 0, -1, "born"), 0);
 	f.items[1].delta = 202;
 	/* 100 MB of ets growth: Quiet's 2.6 MB is under a quarter, the intervals decide */
