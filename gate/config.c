@@ -48,7 +48,8 @@ static const struct unit size_units[] = {
 };
 
 static const char *const root_keys[] = {"node",    "output", "growth", "ets",      "binary",
-					"process", "atom",   "allocator", "baseline", "attribution", NULL};
+					"process", "atom",   "allocator", "baseline", "attribution",
+					"run", NULL};
 static const char *const node_keys[] = {"mix_env",     "erl_flags",    "boot_timeout",
 					"rpc_timeout", "test_timeout", "stop_timeout",
 					NULL};
@@ -117,6 +118,7 @@ int config_default(struct config *cfg)
 	cfg->test_timeout_ms = 30 * MS_PER_MIN;
 	cfg->stop_timeout_ms = 10 * MS_PER_S;
 	rules_config_default(&cfg->rules);
+	cfg->repeat = 1; /* [run] repeat: the suite once */
 	cfg->mix_env = config_strdup("test");
 	cfg->erl_flags = config_strdup("");
 	cfg->junit = config_strdup("_build/gate/junit.xml");
@@ -927,6 +929,11 @@ static const struct key_spec attribution_keys[] = {
 	{"per_test", KEY_BOOL, IN_CFG(attribution.per_test), 0, 0, "false", NULL},
 	{NULL, 0, 0, 0, 0, NULL, NULL},
 };
+/* [run] (issue 14): how gate run runs the suite; --repeat overrides repeat */
+static const struct key_spec run_keys[] = {
+	{"repeat", KEY_INT, offsetof(struct config, repeat), 1, REPEAT_MAX, "3", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
 
 struct section {
 	const char *name;
@@ -939,6 +946,7 @@ static const struct section sections[] = {
 	{"process", process_keys, NULL},  {"atom", atom_keys, NULL},
 	{"allocator", allocator_keys, NULL}, {"baseline", baseline_keys, NULL},
 	{"attribution", attribution_keys, NULL},
+	{"run", run_keys, NULL},
 	{NULL, NULL, NULL},
 };
 
@@ -1168,7 +1176,7 @@ static int load_root(struct loader *ld, const struct toml_value *root, struct co
 			rc = fail(ld, toml_table_key_pos(root, i), path,
 				  "unknown key; the configuration has only the tables [node], "
 				  "[output], [growth], [ets], [binary], [process], [atom], "
-				  "[allocator], [baseline] and [attribution]");
+				  "[allocator], [baseline], [attribution] and [run]");
 		if (rc < 0)
 			return -1;
 	}
