@@ -13,6 +13,25 @@ static size_t failed_of(const struct test_run *t)
 	return c.failed + c.invalid;
 }
 
+/* gate_probe:repeat_reset/0: the node's working directory and Mix's tasks as for run 1 */
+static int reset(struct session *ses, int timeout_ms, char *err, size_t errlen)
+{
+	ei_x_buff args;
+	struct term *root = NULL;
+	const struct term *reply;
+	if (ei_x_new(&args) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	ei_x_encode_empty_list(&args);
+	ses->phase = "preparing the next run";
+	int rc = eic_rpc(&ses->conn, "gate_probe", "repeat_reset", &args, timeout_ms, &root, &reply,
+			 err, errlen);
+	ei_x_free(&args);
+	term_free(root);
+	return rc == EIC_OK ? 0 : -1;
+}
+
 int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeout_ms,
 		     const struct snapshot *before, struct test_run *tests,
 		     repeat_suite_fn suite, void *arg, char *err, size_t errlen)
@@ -48,6 +67,8 @@ int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeou
 		}
 		st->earlier[st->nearlier++] = *tests;
 		memset(tests, 0, sizeof(*tests));
+		if (reset(ses, rpc_timeout_ms, err, errlen) < 0)
+			return -1;
 		session_progress(ses, "run %zu of %zu (--repeat): mix test again in the same node",
 				 k + 1, st->n);
 		if (suite(arg, err, errlen) < 0)

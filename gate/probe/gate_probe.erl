@@ -13,6 +13,8 @@
 -export([cluster_nodes/0, cluster_load/3, cluster_snapshot/3, cluster_unload/3, watch/1]).
 %% sampling during a run (gate run --sample, issue 14; see the section near the end)
 -export([sample_start/2, sample_stop/0]).
+%% gate run --repeat: the node made ready for the next run of the suite (issue 14)
+-export([repeat_reset/0]).
 
 %% Largest failure message shipped back per test; ExUnit messages above that are cut.
 -define(MAX_MESSAGE, 16384).
@@ -907,3 +909,14 @@ sample_stop() ->
             after 5000 -> exit(Pid, kill), none
             end
     end.
+
+%% ---- Repeated runs (gate run --repeat, issue 14) ----
+%% Before runs 2..N the node is put back as mix test found it for run 1: the working
+%% directory the project's node started in (a test that cd'd into a directory it then removed
+%% leaves the node without one), and every Mix task may run again, as in a fresh `mix test`
+%% (a test calling Mix.Task.run("compile") got :noop on a second run otherwise).
+repeat_reset() ->
+    Dir = filename:dirname(unicode:characters_to_list('Elixir.Mix.Project':project_file())),
+    ok = file:set_cwd(Dir),
+    'Elixir.Mix.Task':clear(),
+    ok.
