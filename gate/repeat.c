@@ -13,7 +13,7 @@ static size_t failed_of(const struct test_run *t)
 	return c.failed + c.invalid;
 }
 
-/* gate_probe:repeat_reset/0: the node's working directory and Mix's tasks as for run 1 */
+/* gate_probe:repeat_reset/0: the node's working directory as for run 1 */
 static int reset(struct session *ses, int timeout_ms, char *err, size_t errlen)
 {
 	ei_x_buff args;

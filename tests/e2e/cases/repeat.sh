@@ -60,6 +60,9 @@ case_repeat_failure_in_any_run() {
 	expect_rc 1
 	expect_in "$OUT" "passes from the second run on (run 1)"
 	junit_check "$d/_build/gate/junit.xml" --failures 1
+	# a test that leaves the node in a removed directory: the next run starts all the same
+	run_gate run -C "$d" --repeat 2 -- --include leaves_cwd
+	expect_rc 0
 	printf '[run]\nrepeat = 2\n' >"$d/gate.toml"
 	run_gate run -C "$d"
 	expect_rc 0
