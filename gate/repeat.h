@@ -27,6 +27,10 @@ struct repeat_step {
 /* Runs the suite again: fills *tests (cleared first) or returns -1 with err. */
 typedef int (*repeat_suite_fn)(void *arg, char *err, size_t errlen);
 
+/* Before run 1: the node notes which files are required, so that files required during a
+ * run are forgotten before the next (gate_probe:repeat_mark/0). 0, or -1 with err. */
+int repeat_step_mark(struct session *ses, int timeout_ms, char *err, size_t errlen);
+
 /* Called after run 1 finished (its results in *tests): for runs 2..n, a GC'd snapshot of the
  * run before (deep after run 1, where the before mark is set again), that run's results kept,
  * the suite again through suite(arg). The last run's results are left in *tests; the caller

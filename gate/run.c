@@ -593,6 +593,7 @@ int run_main(const struct run_opts *opts)
 	    take_snapshot(&r, &r.before, "before", PROBE_MARK_BEFORE, r.err, sizeof(r.err)) < 0 ||
 	    (opts->sample_ms && sample_start(&r.ses.conn, opts->sample_ms, r.cfg.rpc_timeout_ms,
 					     r.err, sizeof(r.err)) < 0) ||
+	    (r.rep.n >= 2 && repeat_step_mark(&r.ses, r.cfg.rpc_timeout_ms, r.err, sizeof(r.err)) < 0) ||
 	    (opts->exec ? run_exec(&r, r.err, sizeof(r.err)) : run_suite(&r, r.err, sizeof(r.err))) < 0 ||
 	    (r.rep.n >= 2 && repeat_step_loop(&r.rep, &r.ses, r.cfg.rpc_timeout_ms, &r.before,
 					      &r.tests, suite_again, &r, r.err, sizeof(r.err)) < 0) ||
