@@ -161,3 +161,21 @@ case_watch_alert_drilldown() {
 	cl_wait_no_probe "$a"
 	cl_stop
 }
+
+# Stopped by SIGTERM between samples: exit 143 and the probe removed; killed with SIGKILL:
+# the probe's watchdog removes it.
+case_watch_signals_leave_nothing() {
+	cl_start 1
+	local a=${CL_NODES[0]}
+	ERL_EPMD_PORT=$CL_PORT gate_bg '"sample":2' watch --attach "$a" \
+		--cookie-file "$CL_HOME/.erlang.cookie" --interval 200ms
+	gate_signal TERM
+	expect_rc 143
+	cl_no_probe "$a"
+	ERL_EPMD_PORT=$CL_PORT gate_bg '"sample":2' watch --attach "$a" \
+		--cookie-file "$CL_HOME/.erlang.cookie" --interval 200ms
+	[ "$(cl_call "$a" code is_loaded "[gate_probe]")" != "false" ] || fail "the probe was not loaded while watching"
+	gate_signal KILL
+	cl_wait_no_probe "$a"
+	cl_stop
+}
