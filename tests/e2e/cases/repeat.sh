@@ -179,3 +179,25 @@ case_watch_signals_leave_nothing() {
 	cl_wait_no_probe "$a"
 	cl_stop
 }
+
+# A node that stops answering for a while (SIGSTOP): the samples that time out are reported
+# and skipped, the watch goes on and ends normally once the node answers again.
+case_watch_keeps_going_after_timeouts() {
+	cl_start 1
+	local a=${CL_NODES[0]} i
+	ERL_EPMD_PORT=$CL_PORT gate_bg '"sample":2' watch --attach "$a" \
+		--cookie-file "$CL_HOME/.erlang.cookie" --interval 200ms --timeout 300ms --count 20
+	kill -STOP "${CL_PIDS[0]}"
+	sleep 2
+	kill -CONT "${CL_PIDS[0]}"
+	for i in $(seq 1 300); do kill -0 "$BG_PID" 2>/dev/null || break; sleep 0.1; done
+	wait "$BG_PID"
+	RC=$?
+	expect_rc 0
+	expect_in "$ERR" "skipped: node $a did not answer"
+	[ "$(wc -l <"$OUT")" = 20 ] || fail "expected 20 lines, got $(wc -l <"$OUT")"
+	grep -q '"error":' "$OUT" || fail "no line tells of a skipped sample"
+	tail -n 1 "$OUT" | grep -q '"memory":' || fail "the last sample after the stall has no figures"
+	cl_no_probe "$a"
+	cl_stop
+}
