@@ -18,6 +18,7 @@ void session_init(struct session *s, const struct session_opts *o)
 	s->node.stdin_fd = -1;
 	s->t0_ms = clock_ms();
 	s->phase = "starting";
+	signals_phase_src = &s->phase;
 	eic_init(&s->conn);
 }
 
@@ -40,7 +41,8 @@ static int session_poll(void *arg, char *err, size_t errlen)
 {
 	struct session *s = arg;
 	if (signals_caught) {
-		snprintf(err, errlen, "interrupted by %s while %s", strsignal(signals_caught), s->phase);
+		snprintf(err, errlen, "interrupted by %s while %s", strsignal(signals_caught),
+			 signals_phase[0] ? signals_phase : s->phase);
 		return 1;
 	}
 	if (s->node.pid > 0 && node_exited(&s->node)) {
