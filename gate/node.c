@@ -122,6 +122,8 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		/* child: own process group, default signals, stdin from gate */
 		signals_child_reset();
 		dup2(in[0], 0);
+		if (opts->stderr_fd > 2)
+			dup2(opts->stderr_fd, 2);
 		if (chdir(opts->project_dir) < 0) {
 			int e = errno;
 			(void)!write(ready[1], &e, sizeof(e));
