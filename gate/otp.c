@@ -1,20 +1,24 @@
 /* gate/otp.c: the node's Erlang/OTP release against what gate supports and was built with. */
 #include "otp.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probe_blob.h"
 
-/* "25" -> 25; "R16B03" and anything else -> 0 (unknown) */
+/* "25" -> 25; "R16B03" -> 16 (releases before OTP 17 were named so); anything else 0 */
 static int release_number(const char *r)
 {
+	bool old = r && r[0] == 'R';
+	if (old)
+		r++;
 	if (!r || r[0] < '1' || r[0] > '9')
 		return 0;
 	char *end;
 	long v = strtol(r, &end, 10);
-	return (*end == '\0' && v > 0 && v < 1000) ? (int)v : 0;
+	return ((*end == '\0' || old) && v > 0 && v < 1000) ? (int)v : 0;
 }
 
 int otp_release_check(const char *node, const char *node_release, char *err, size_t errlen)
