@@ -124,7 +124,8 @@ if [ ${#CASES[@]} -eq 0 ]; then
 		atom_leak_fails flooded_mailbox_named failing_test_fails no_compile_is_error
 		attribution_sync_module_named attribution_async_module_named attach_mix_test_node
 		toolchain_project_needs_newer_elixir toolchain_deps_not_fetched
-		toolchain_probe_from_newer_erlc_loads_in_both toolchain_probe_newer_than_node)
+		toolchain_probe_from_newer_erlc_loads_in_both toolchain_probe_newer_than_node
+		toolchain_gitlab_job_in_an_elixir_image)
 fi
 bash tests/e2e/run.sh "${CASES[@]}"
 rc=$?

@@ -102,4 +102,51 @@ case_toolchain_probe_newer_than_node() {
 	no_leftovers "$d"
 }
 
+# GitLab's gate:merge-request job, before_script and script as the template has them, run
+# as a Docker runner runs them in an image: the Debian 13 chroot stands for an elixir image
+# (root, Erlang/OTP 27 and Elixir 1.18 on PATH, no compiler). It installs only gate's build
+# packages with apt (no Erlang, no Elixir), fetches gate at GATE_REF from GATE_SOURCE (this
+# repository's HEAD, committed), builds it against the image's OTP 27 (ei from its erl) and
+# judges a failing project; run twice in the same place, as on a reused runner. The deps
+# step is off (GATE_MIX_DEPS_GET=false): hex.pm is not reachable from here.
+case_toolchain_gitlab_job_in_an_elixir_image() {
+	integ_npm
+	local t d r rev i; t=$(mktemp -d "$WORK/gitlab.XXXXXX")
+	git clone -q --bare "$ROOT" "$t/gate.git" || { fail "cannot clone $ROOT"; return; }
+	rev=$(git -C "$ROOT" rev-parse HEAD)
+	d=$(git_fixture failing)
+	r=$(bare_remote "$d")
+	git -C "$d" push -q origin main 2>/dev/null
+	git -C "$d" checkout -q --detach
+	{
+		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" .gate before_script
+		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:merge-request
+	} >"$t/job.sh" || { fail "no gate:merge-request job"; return; }
+	for i in 1 2; do
+		chroot "$GATE_COMPAT_ROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			GATE_COMPAT_RUN="$GATE_COMPAT_RUN" LANG=C.UTF-8 CI_DEFAULT_BRANCH=main MIX_ENV=test \
+			GATE_IMAGE=debian-13-chroot GATE_PROJECT=. GATE_ARGS=-q GATE_SOURCE="file://$t/gate.git" \
+			GATE_REF="$rev" GATE_HOME="$t/gate-job" GATE_BASELINE_BRANCH=gate/baseline \
+			GATE_MIX_DEPS_GET=false /bin/sh -c 'cd "$1" && exec sh -e "$2"' sh "$d" "$t/job.sh" \
+			>"$t/job$i.out" 2>&1
+		local rc=$?
+		[ "$rc" = 1 ] || { fail "run $i of the job exited $rc: $(tail -n 5 "$t/job$i.out")"; return; }
+		junit_check "$d/gate-reports/junit.xml" --failures 1 --errors 0 \
+			--failure-contains "test the answer is right=gate-fixture: the answer drifted"
+		expect_in "$d/gate-reports/summary.md" "gate: FAILED (1 test)"
+		expect_in "$t/job$i.out" "deps: Erlang/OTP from PATH (/usr/bin/erl): no Erlang packages"
+		expect_in "$t/job$i.out" "deps: Elixir from PATH (/usr/bin/elixir): no Elixir package"
+		expect_not_in "$t/job$i.out" "already exists"
+		rm -rf "$d/gate-reports"
+	done
+	# the second run found everything installed by the first
+	expect_in "$t/job2.out" "deps: all packages are installed"
+	expect_in "$t/gate-job/build/probe_blob.c" "probe_otp_release[] = \"$GATE_COMPAT_OTP\""
+	grep -q "erl_interface" "$t/job1.out" && fail "the build said something about erl_interface: $(grep erl_interface "$t/job1.out")"
+	if chroot "$GATE_COMPAT_ROOT" dpkg-query -W -f='${Package} ' 'erlang-*' 'elixir' 2>/dev/null | grep -q 'esl-erlang'; then
+		fail "a second Erlang got installed"
+	fi
+	no_leftovers "$d"
+}
+
 fi
