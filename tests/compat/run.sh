@@ -12,7 +12,8 @@
 # The cases: a clean pass, each leak kind, a failing test, attribution, attach, JUnit
 # validity (every case validates its JUnit), and the toolchain cases that need OTP 27's erlc.
 #
-#   bash tests/compat/run.sh [CASE...]     ends with "e2e: N passed, M failed" (exit 1 on any)
+#   bash tests/compat/run.sh [CASE...]     ends with "compat: N passed, M failed (...)"
+#                                          (exit 1 when any failed, 2 when it could not run)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$(pwd)
@@ -24,9 +25,13 @@ if [ "${1:-}" != --inside ]; then
 	export GATE_COMPAT_ROOT=$root
 	echo "compat: chroot ready in $(($(date +%s) - t0)) s"
 	command -v unshare >/dev/null 2>&1 || { echo "compat: error: unshare (util-linux) is missing"; exit 2; }
-	unshare --mount --propagation private -- bash "$0" --inside "$@"
-	rc=$?
-	echo "compat: done in $(($(date +%s) - t0)) s (exit $rc)"
+	out=$(mktemp)
+	unshare --mount --propagation private -- bash "$0" --inside "$@" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	counts=$(sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed.*/\1 passed, \2 failed/p' "$out" | tail -n 1)
+	rm -f "$out"
+	[ -n "$counts" ] || { counts="0 passed, 1 failed"; rc=1; }
+	echo "compat: $counts (OTP 27 / Elixir 1.18 in $root, $(($(date +%s) - t0)) s)"
 	exit "$rc"
 fi
 shift

@@ -225,6 +225,27 @@ case_ci_template_steps_run() {
 	expect_in "$t/summary.md" "Baseline: none at origin/main\\:.gate/baseline.json"
 	[ -s "$t/gate-reports/report.html" ] || fail "the step wrote no HTML report"
 	junit_check "$t/gate-reports/junit.xml" --failures 1 --errors 0
+	# a pull request before the first baseline: no baseline branch yet is nothing to compare
+	# with (a skipped baseline), not "could not run"
+	(cd "$d" && env GATE_EXE="$GATE" INPUT_PROJECT=. INPUT_BASELINE_REF= INPUT_BASELINE_BRANCH=gate/baseline \
+		INPUT_REQUIRE_BASELINE=false INPUT_UPDATE_BASELINE=false INPUT_ARGS="-q -- --exclude test" \
+		RUNNER_TEMP="$t/first" GITHUB_OUTPUT="$t/first.output" GITHUB_STEP_SUMMARY="$t/first.md" \
+		bash --noprofile --norc -eo pipefail "$t/run.sh") >"$t/first.out" 2>&1 ||
+		fail "the Run gate step failed by itself: $(tail -n 3 "$t/first.out")"
+	expect_in "$t/first.output" "exit-code=0"
+	expect_in "$t/first.out" "gate: no origin/gate/baseline yet: nothing to compare with"
+	# the toolchain check: no elixir on PATH stops the action with the reason
+	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Check the toolchain" >"$t/tool.sh"
+	mkdir -p "$t/bin" && ln -s "$(command -v erl)" "$t/bin/erl"
+	env PATH="$t/bin:/usr/bin:/bin" bash --noprofile --norc -eo pipefail "$t/tool.sh" >"$t/tool.ok" 2>&1 ||
+		fail "the toolchain check failed with erl and elixir on PATH: $(cat "$t/tool.ok")"
+	expect_in "$t/tool.ok" "gate: Erlang/OTP "
+	mkdir -p "$t/onlyerl" && ln -s "$(command -v erl)" "$t/onlyerl/erl"
+	for x in sh dirname basename sed cat; do ln -s "$(command -v "$x")" "$t/onlyerl/$x"; done
+	env PATH="$t/onlyerl" "$BASH" --noprofile --norc -eo pipefail "$t/tool.sh" >"$t/tool.out" 2>&1
+	local trc=$?
+	[ "$trc" = 2 ] || fail "the toolchain check without elixir exited $trc"
+	expect_in "$t/tool.out" "::error title=gate::no elixir mix on PATH: set up Erlang/OTP and Elixir first (erlef/setup-beam"
 	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Verdict" >"$t/verdict.sh"
 	local rc want
 	for want in 0 1 2; do
