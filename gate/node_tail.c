@@ -64,13 +64,16 @@ static bool pump(void)
 static void *run(void *arg)
 {
 	(void)arg;
+	int after_stop = 0;
 	for (;;) {
 		struct pollfd p = { .fd = tail.rfd, .events = POLLIN };
 		int r = poll(&p, 1, 100);
 		if (r > 0 && !pump())
 			break;
-		if (r == 0 && atomic_load(&tail.stop))
-			break; /* nothing more came, and gate is done with the node */
+		/* nothing more came and gate is done with the node; or something that escaped the
+		 * node's group still writes: gate reads at most 50 more chunks of it */
+		if (atomic_load(&tail.stop) && (r == 0 || ++after_stop > 50))
+			break;
 	}
 	return NULL;
 }
