@@ -16,14 +16,14 @@ tc_elixir_version() {
 case_toolchain_elixir_not_on_path() {
 	local d; d=$(fixture clean)
 	mkdir -p "$WORK/emptybin"
-	GATE_E2E_ELIXIR= GATE_WRAP="env PATH=$WORK/emptybin" run_gate run -C "$d"
+	GATE_E2E_ELIXIR='' GATE_WRAP="env PATH=$WORK/emptybin" run_gate run -C "$d"
 	expect_rc 2
 	expect_in "$ERR" "gate: error: cannot run elixir: not found on PATH"
 	expect_in "$ERR" "erlef/setup-beam"
 	expect_in "$ERR" "--elixir PATH"
 	junit_valid "$d/_build/gate/junit.xml"
 	junit_check "$d/_build/gate/junit.xml" --errors 1 --failure-contains "gate=cannot run elixir: not found on PATH"
-	GATE_E2E_ELIXIR= run_gate run -C "$d" --elixir "$WORK/no/such/elixir"
+	GATE_E2E_ELIXIR='' run_gate run -C "$d" --elixir "$WORK/no/such/elixir"
 	expect_rc 2
 	expect_in "$ERR" "cannot run $WORK/no/such/elixir to start the node in $d: No such file or directory"
 	no_leftovers "$d"
@@ -78,7 +78,7 @@ if [ -n "${GATE_COMPAT_PROBE_GATE:-}" ]; then
 # OTP 25 node and into the chroot's OTP 27 node: both runs pass and judge
 case_toolchain_probe_from_newer_erlc_loads_in_both() {
 	local d e; d=$(fixture clean)
-	GATE="$GATE_COMPAT_PROBE_GATE" GATE_E2E_ELIXIR= run_gate run -C "$d"
+	GATE="$GATE_COMPAT_PROBE_GATE" GATE_E2E_ELIXIR='' run_gate run -C "$d"
 	expect_rc 0
 	expect_in "$OUT" "28 tests: 28 passed, 0 failed"
 	e=$(fixture leak_ets)
@@ -93,7 +93,7 @@ case_toolchain_probe_from_newer_erlc_loads_in_both() {
 # compiled without them, an OTP 25 node cannot load it: exit 2 naming both releases
 case_toolchain_probe_newer_than_node() {
 	local d; d=$(fixture clean)
-	GATE="$GATE_COMPAT_RAW_PROBE_GATE" GATE_E2E_ELIXIR= run_gate run -C "$d"
+	GATE="$GATE_COMPAT_RAW_PROBE_GATE" GATE_E2E_ELIXIR='' run_gate run -C "$d"
 	expect_rc 2
 	expect_in "$ERR" "runs Erlang/OTP 25, but this gate's probe was compiled by OTP $GATE_COMPAT_OTP's erlc and OTP 25 cannot load it"
 	expect_in "$ERR" "build gate with the OTP the project runs on"
@@ -111,11 +111,11 @@ case_toolchain_probe_newer_than_node() {
 # step is off (GATE_MIX_DEPS_GET=false): hex.pm is not reachable from here.
 case_toolchain_gitlab_job_in_an_elixir_image() {
 	integ_npm
-	local t d r rev i; t=$(mktemp -d "$WORK/gitlab.XXXXXX")
+	local t d rev i; t=$(mktemp -d "$WORK/gitlab.XXXXXX")
 	git clone -q --bare "$ROOT" "$t/gate.git" || { fail "cannot clone $ROOT"; return; }
 	rev=$(git -C "$ROOT" rev-parse HEAD)
 	d=$(git_fixture failing)
-	r=$(bare_remote "$d")
+	bare_remote "$d" >/dev/null
 	git -C "$d" push -q origin main 2>/dev/null
 	git -C "$d" checkout -q --detach
 	{
