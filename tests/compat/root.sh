@@ -23,6 +23,7 @@ die() {
 	exit 2
 }
 
+case "$root" in /?*/?*) ;; *) die "GATE_COMPAT_ROOT=$root: give a directory of its own, e.g. /var/cache/gate-compat/trixie" ;; esac
 if [ -f "$stamp" ] && [ -x "$root/usr/bin/elixir" ] && [ -x "$root/usr/bin/erl" ]; then
 	echo "compat: using the chroot in $root ($(cat "$stamp"))" >&2
 	echo "$root"
@@ -52,7 +53,11 @@ ex=$(chroot "$partial" /usr/bin/elixir -e 'IO.write(System.version())' 2>/dev/nu
 	die "the new chroot's elixir does not run"
 echo "debian $suite, OTP $otp, Elixir $ex, built $(date -u +%Y-%m-%dT%H:%M:%SZ) in $(($(date +%s) - t0)) s" >"$partial/.gate-compat"
 rm -f "$partial.log"
-[ ! -e "$root" ] || rm -rf "$root"
+# an incomplete root left by something else: replaced, unless anything is mounted in it
+if [ -e "$root" ]; then
+	grep -q " $root/" /proc/mounts && die "$root is incomplete and has mounts under it: umount them first"
+	rm -rf "$root"
+fi
 mv "$partial" "$root"
 echo "compat: built $root: $(cat "$stamp")" >&2
 echo "$root"
