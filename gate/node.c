@@ -122,8 +122,10 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		/* child: own process group, default signals, stdin from gate */
 		signals_child_reset();
 		dup2(in[0], 0);
+		if (opts->stderr_fd > 2)
+			dup2(opts->stderr_fd, 2);
 		if (chdir(opts->project_dir) < 0) {
-			int e = errno;
+			int e = -errno; /* negative: chdir, not exec */
 			(void)!write(ready[1], &e, sizeof(e));
 			_exit(127);
 		}
@@ -153,10 +155,15 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		n->stdin_fd = -1;
 		if (child_errno == ENOENT && strchr(elixir, '/') == NULL)
 			snprintf(err, errlen, "cannot run %s: not found on PATH; install Elixir "
-				 "(Debian: apt-get install elixir) or fix PATH", elixir);
+				 "(GitHub: erlef/setup-beam; GitLab: an elixir image; Debian: apt-get "
+				 "install elixir), fix PATH, or pass --elixir PATH", elixir);
+		else if (child_errno > 0)
+			snprintf(err, errlen, "cannot run %s to start the node in %s: %s; pass "
+				 "--elixir the path of an elixir executable", elixir, opts->project_dir,
+				 strerror(child_errno));
 		else
 			snprintf(err, errlen, "cannot start the node in %s: %s", opts->project_dir,
-				 strerror(child_errno));
+				 strerror(-child_errno));
 		return -1;
 	}
 

@@ -19,6 +19,7 @@ struct node_opts {
 	const char *mix_env;
 	const char *erl_flags; /* extra erl flags, split on blanks; may be NULL */
 	const char *elixir;    /* the elixir executable; NULL for "elixir" from PATH */
+	int stderr_fd;         /* > 2: the node's stderr (node_tail's pipe); else gate's */
 };
 
 struct node {

@@ -124,8 +124,17 @@ add_event({Kind, Mod, Async, {T, Mem, Procs, Ets}}, #{events := Es, nevents := N
     E = {Kind, atom_to_binary(Mod), Async, T, Mem, Procs, Ets},
     S#{events := [E | Es], nevents := N + 1}.
 
-%% ExUnit 1.14 puts async in every test's tags (from use ExUnit.Case, async: ...).
+%% ExUnit 1.14 puts async in every test's tags (from use ExUnit.Case, async: ...). ExUnit
+%% 1.18 adds it to the tags only when each test runs; the module says it in
+%% Mod:'__ex_unit__'(config) (found by make compat on Elixir 1.18).
 async(#{tests := [#{tags := #{async := true}} | _]}) -> true;
+async(#{name := Mod}) when is_atom(Mod) ->
+    try Mod:'__ex_unit__'(config) of
+        #{'async?' := true} -> true;
+        _ -> false
+    catch
+        _:_ -> false
+    end;
 async(_) -> false.
 
 %% A light snapshot; with GC, a sweep of every process first (no settling pause: per test).

@@ -274,7 +274,7 @@ mix_node() {
 	local i
 	MIX_DIR=$(fixture "$1")
 	MIX_NODE="e2e_mix_$RANDOM$RANDOM@127.0.0.1"
-	(cd "$MIX_DIR" && export HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT MIX_ENV=$2 && exec elixir \
+	(cd "$MIX_DIR" && export HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT MIX_ENV=$2 && exec ${GATE_E2E_ELIXIR:-elixir} \
 		--name "$MIX_NODE" --erl "-start_epmd false -kernel inet_dist_use_interface {127,0,0,1}" \
 		-S mix run --no-halt -e 'spawn(fn -> Process.sleep(300_000); System.halt() end)
 		File.write!("mix_node.ready", "")') >"$WORK/mix_node.out" 2>&1 &
