@@ -36,6 +36,7 @@
 #include "eic.h"
 #include "exec.h"
 #include "exit.h"
+#include "faithful.h"
 #include "node.h"
 #include "probe.h"
 #include "report_out.h"
@@ -144,7 +145,13 @@ static int load_config(struct run *r, char *err, size_t errlen)
 static int prepare_suite(struct run *r, char *err, size_t errlen)
 {
 	r->ses.phase = "preparing the suite";
-	return probe_prepare(&r->ses.conn, r->cfg.rpc_timeout_ms, err, errlen) == EIC_OK ? 0 : -1;
+	if (probe_prepare(&r->ses.conn, r->cfg.rpc_timeout_ms, err, errlen) != EIC_OK)
+		return -1;
+	/* what mix test does before the suite: the `test` alias's preparation steps, the
+	 * applications (the node gate started was booted with --no-start) */
+	r->ses.phase = "preparing mix test (alias steps, starting the applications)";
+	return faithful_prep(&r->ses.conn, r->opts->test_args, r->opts->ntest_args,
+			     r->ses.node.pid > 0, r->cfg.test_timeout_ms, err, errlen);
 }
 
 /* ---- attach mode, --exec and --cluster (issue 7) ---- */
@@ -310,6 +317,24 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 	}
 	if (rc != EIC_OK)
 		return -1;
+	/* nothing is dropped silently: more tests than gate records is "could not run" */
+	if (r->tests.tests_dropped > 0) {
+		snprintf(err, errlen, "the suite ran %lld tests, more than gate records (its cap is "
+			 "%lld tests per run); %lld were not recorded, so gate cannot give a verdict "
+			 "on them: split the suite (e.g. mix test --partitions N with "
+			 "MIX_TEST_PARTITION, one gate run per partition)",
+			 (long long)(r->tests.count + (size_t)r->tests.tests_dropped),
+			 (long long)r->tests.test_cap, (long long)r->tests.tests_dropped);
+		return -1;
+	}
+	/* mix test failed before any suite ran (a test file that does not compile, a missing
+	 * test_helper.exs, a Mix error): the suite could not run at all */
+	if (r->tests.mix_reported && !r->tests.suite_ran && r->tests.mix_status != 0) {
+		snprintf(err, errlen, "mix test could not run the suite (bare `mix test` would exit "
+			 "with status %d): %s", r->tests.mix_status,
+			 r->tests.mix_reason ? r->tests.mix_reason : "it gave no reason");
+		return -1;
+	}
 	if (r->tests.attribution != ATTRIBUTION_OFF && !r->tests.attribution_sync)
 		progress(r, "attribution is approximate: ExUnit.EventManager could not be hooked "
 			 "(%s), so the figures were taken as ExUnit's events reached gate's formatter, "
@@ -383,6 +408,11 @@ static int write_reports(struct run *r, const char *error)
 		.memory_time_s = (double)(r->before.gc_us + r->after.gc_us) / 1e6,
 		.error = error,
 	};
+	char repo_root[PATH_MAX];
+	if (faithful_repo_root(r->project, repo_root, sizeof(repo_root)) == 0)
+		meta.file_root = repo_root;
+	else
+		meta.file_root = r->project;
 	struct junit_node jn[r->cl.n ? r->cl.n : 1];
 	struct summary_node sn[r->cl.n ? r->cl.n : 1];
 	for (size_t i = 0; r->opts->cluster && i < r->cl.n; i++) {
@@ -541,6 +571,7 @@ int run_main(const struct run_opts *opts)
 	so.mix_env = r.cfg.mix_env;
 	so.erl_flags = r.cfg.erl_flags;
 	so.elixir = opts->elixir;
+	so.mix_test = !opts->exec && !opts->attach;
 	so.boot_timeout_ms = r.cfg.boot_timeout_ms;
 	so.rpc_timeout_ms = r.cfg.rpc_timeout_ms;
 	so.stop_timeout_ms = r.cfg.stop_timeout_ms;
@@ -573,11 +604,18 @@ int run_main(const struct run_opts *opts)
 	}
 	if (r.suite_error)
 		progress(&r, "mix test reported: %s", r.suite_error);
+	if (r.tests.mix_status != 0) { /* said even with -q: it is the verdict's reason */
+		fflush(stdout);
+		fprintf(stderr, "gate: mix test failed: bare `mix test` would exit with status %d: "
+			"%s\n", r.tests.mix_status, r.tests.mix_reason ? r.tests.mix_reason
+			: "it printed no reason");
+	}
 	int reports_rc = write_reports(&r, NULL);
 
 	struct test_counts tc = test_run_count(&r.tests);
-	code = findings_failed(&r.findings) || tc.failed || tc.invalid ? GATE_EXIT_FAIL
-								     : GATE_EXIT_PASS;
+	code = findings_failed(&r.findings) || tc.failed || tc.invalid || r.tests.mix_status != 0
+		       ? GATE_EXIT_FAIL
+		       : GATE_EXIT_PASS;
 	for (size_t i = 0; opts->cluster && i < r.cl.n; i++)
 		if (r.cl.nodes[i].error[0] || findings_failed(&r.cl.nodes[i].findings))
 			code = GATE_EXIT_FAIL; /* a node lost mid-run fails the gate, in its suite */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "faithful.h"
 #include "signals.h"
 
 void session_init(struct session *s, const struct session_opts *o)
@@ -94,7 +95,15 @@ static int boot(struct session *s, char *err, size_t errlen)
 		.mix_env = s->o.mix_env,
 		.erl_flags = s->o.erl_flags,
 		.elixir = s->o.elixir,
+		.no_start = s->o.mix_test,
 	};
+	char adopted[96], from[4096];
+	if (s->o.mix_test &&
+	    faithful_node_name(s->o.project_dir, adopted, sizeof(adopted), from, sizeof(from))) {
+		no.name = adopted;
+		session_progress(s, "%s starts distribution as %s: the node gets that name", from,
+				 adopted);
+	}
 	s->phase = "booting the node";
 	if (node_start(&s->node, &no, err, errlen) < 0)
 		return -1;
