@@ -213,3 +213,53 @@ int faithful_repo_root(const char *dir, char *out, size_t len)
 		*slash = '\0';
 	}
 }
+
+static const char *app_of(const struct test_run *run, const char *module)
+{
+	for (size_t i = 0; i < run->count; i++)
+		if (run->tests[i].module && strcmp(run->tests[i].module, module) == 0)
+			return run->tests[i].app && *run->tests[i].app ? run->tests[i].app : NULL;
+	return NULL;
+}
+
+static int rename_with_app(char **name, const char *app)
+{
+	if (!app || !*name)
+		return 0;
+	size_t len = strlen(*name) + strlen(app) + sizeof(" (app )");
+	char *s = malloc(len);
+	if (!s)
+		return -1;
+	snprintf(s, len, "%s (app %s)", *name, app);
+	free(*name);
+	*name = s;
+	return 0;
+}
+
+int faithful_name_apps(struct test_run *run, struct snapshot *after)
+{
+	const char *first = NULL;
+	bool several = false;
+	for (size_t i = 0; i < run->count && !several; i++) {
+		const char *a = run->tests[i].app;
+		if (!a || !*a)
+			continue;
+		if (!first)
+			first = a;
+		else if (strcmp(first, a) != 0)
+			several = true;
+	}
+	if (!several)
+		return 0;
+	/* the growth and owners first: they look the app up by the tests' original names */
+	for (size_t i = 0; i < run->nmodules; i++)
+		if (rename_with_app(&run->modules[i].module, app_of(run, run->modules[i].module)) < 0)
+			return -1;
+	for (size_t i = 0; after && i < after->nowners; i++)
+		if (rename_with_app(&after->owners[i].module, app_of(run, after->owners[i].module)) < 0)
+			return -1;
+	for (size_t i = 0; i < run->count; i++)
+		if (rename_with_app(&run->tests[i].module, run->tests[i].app) < 0)
+			return -1;
+	return 0;
+}

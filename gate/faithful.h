@@ -54,4 +54,10 @@ int faithful_partition(char *const *args, size_t nargs);
  * Returns 0, or -1 when dir is in no repository. */
 int faithful_repo_root(const char *dir, char *out, size_t len);
 
+/* An umbrella run (tests of two apps or more): every test module is renamed "MODULE (app
+ * APP)" in the tests, the attributed module growth and the after-snapshot's module owners,
+ * so that the JUnit suites and every culprit name the app beside the module. Returns 0, or
+ * -1 when out of memory (names then partly renamed, all still valid). */
+int faithful_name_apps(struct test_run *run, struct snapshot *after);
+
 #endif

@@ -587,6 +587,10 @@ int run_main(const struct run_opts *opts)
 
 	session_end(&r.ses);
 
+	if (faithful_name_apps(&r.tests, &r.after) < 0) {
+		snprintf(r.err, sizeof(r.err), "out of memory naming the umbrella's apps");
+		goto fail;
+	}
 	if (opts->cluster ? cluster_step_rules(&r) < 0
 			  : rules_check_all(&r.findings, &r.before, &r.after, &r.tests, &r.cfg.rules) < 0) {
 		snprintf(r.err, sizeof(r.err), "out of memory applying the rules");
