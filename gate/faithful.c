@@ -53,6 +53,7 @@ int faithful_run_decode(const struct term *body, struct test_run *out, char *err
 	out->mix_reported = true;
 	out->mix_status = status >= 0 && status <= 255 ? (int)status : 1;
 	out->suite_ran = term_is_atom(term_map_get(body, "suite_ran"), "true");
+	out->mix_explained = term_is_atom(term_map_get(body, "exit_explained"), "true");
 	if (term_int(term_map_get(body, "dropped"), &dropped) == 0 && dropped > 0)
 		out->tests_dropped = dropped;
 	out->test_cap = faithful_test_cap();

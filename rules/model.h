@@ -229,6 +229,7 @@ struct test_run {
 	bool mix_reported;  /* the probe reported the fields below */
 	int mix_status;     /* the exit status bare `mix test` would give (0: green) */
 	char *mix_reason;   /* why it is non-zero, in Mix's words; NULL when 0 */
+	bool mix_explained; /* the failed tests are the whole reason (no separate report case) */
 	bool suite_ran;     /* ExUnit reported at least one suite_finished */
 	int64_t tests_dropped; /* tests past the formatter's cap, not recorded */
 	int64_t test_cap;      /* that cap */

@@ -30,7 +30,7 @@
 -export([async/1, light/1]).
 
 -define(MAX_MESSAGE, 16384).
-%% The cap on tests recorded (gate_probe env max_tests; gate passes its own figure). Past it,
+%% The cap on tests recorded (gate_max_tests in the start options; gate passes its own figure). Past it,
 %% tests are counted as dropped, and gate refuses the run (exit 2) naming cap and count.
 -define(MAX_TESTS, 200000).
 %% Two per module; past this, module events are dropped (and counted).
@@ -44,7 +44,7 @@ init(Opts) ->
                _ -> module
            end,
     {ok, #{tests => [], count => 0, dropped => 0,
-           max => application:get_env(gate_probe, max_tests, ?MAX_TESTS),
+           max => proplists:get_value(gate_max_tests, Opts, ?MAX_TESTS),
            app => current_app(),
            seed => proplists:get_value(seed, Opts, 0),
            module_errors => #{},

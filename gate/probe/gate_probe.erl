@@ -538,7 +538,6 @@ run_tests(Args) -> run_tests(Args, #{}).
 run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
     Mode = maps:get(attribution, Opts, module),
     application:set_env(gate_probe, attribution, Mode),
-    application:set_env(gate_probe, max_tests, maps:get(max_tests, Opts, 200000)),
     Args = [unicode:characters_to_binary(A) || A <- Args0],
     catch unregister(gate_probe_collector),
     true = register(gate_probe_collector, self()),
@@ -556,8 +555,9 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
     {Formatter, Extra} =
         case Hooked of
             true ->
-                application:set_env(gate_probe, deliver, true),
-                {ok, F} = gen_server:start('Elixir.Gate.Formatter', [], []),
+                {ok, F} = gen_server:start('Elixir.Gate.Formatter',
+                                           [{gate_max_tests, maps:get(max_tests, Opts, 200000)}],
+                                           []),
                 {F, []};
             false ->
                 {none, case lists:member(<<"--formatter">>, Args) of
@@ -575,8 +575,7 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
                         catch
                             Class:Reason:Stack -> task_status(Class, Reason, Stack)
                         after
-                            hook_remove(),
-                            application:unset_env(gate_probe, deliver)
+                            hook_remove()
                         end,
     {Status, HookRaised} = at_exit_run(Status0, <<>>, Capture),
     elixir_config:update(at_exit, fun(New) -> New ++ Kept end),
@@ -584,25 +583,23 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
     Words = capture_stop(Capture),
     is_pid(Formatter) andalso (catch gen_server:stop(Formatter)),
     restore_env(ex_unit, ExUnitEnv),
-    application:unset_env(gate_probe, max_tests),
     unregister(gate_probe_collector),
     Suites = collect_suites([]),
     Suite = merge_suites(Suites),
     Failed = length([T || T <- maps:get(tests, Suite), element(6, T) =/= passed,
                           element(6, T) =/= skipped, element(6, T) =/= excluded]),
-    Why = exit_reason(Status, Failed, <<Raised/binary, HookRaised/binary>>, Words),
+    {Why, Explained} = exit_reason(Status, Failed, <<Raised/binary, HookRaised/binary>>, Words),
     {ok, Suite#{wall_us => Wall, hook_error => HookError,
                 suite_ran => Suites =/= [],
-                exit_status => Status, exit_reason => Why,
+                exit_status => Status, exit_reason => Why, exit_explained => Explained,
                 partition => partition(Args),
                 error => case Raised of <<>> -> <<>>; _ -> Raised end}}.
 
 %% The test task as `mix test ARGS` runs it: a `test` alias whose preparation run_prep/2 ran
 %% already goes on from its test step; any other alias runs whole (Mix.Task.rerun/2).
 run_test_task(Args) ->
-    case application:get_env(gate_probe, alias_rest) of
-        {ok, [Step | After]} ->
-            application:unset_env(gate_probe, alias_rest),
+    case split_alias(test_alias()) of
+        {_, [Step | After]} ->
             Proj = 'Elixir.Mix.Project':get(),
             'Elixir.Mix.Task':reenable(<<"test">>),
             'Elixir.Mix.TasksServer':put({alias, <<"test">>, Proj}),
@@ -624,21 +621,11 @@ run_test_task(Args) ->
 %% Returns ok | {error, Text}.
 run_prep(Args0, Opts) when is_list(Args0), is_map(Opts) ->
     Args = [unicode:characters_to_binary(A) || A <- Args0],
-    application:unset_env(gate_probe, alias_rest),
     try
-        Aliases = case 'Elixir.Mix.Project':config() of
-                      C when is_list(C) -> proplists:get_value(aliases, C, []);
-                      _ -> []
-                  end,
-        {Prep, Rest} = split_alias(case Aliases of
-                                       L when is_list(L) -> proplists:get_value(test, L);
-                                       _ -> undefined
-                                   end),
+        {Prep, Rest} = split_alias(test_alias()),
         [alias_step(S) || S <- Prep],
         StepArgs = case Rest of
-                       [Step | _] ->
-                           application:set_env(gate_probe, alias_rest, Rest),
-                           tl('Elixir.OptionParser':split(Step));
+                       [Step | _] -> tl('Elixir.OptionParser':split(Step));
                        [] -> []
                    end,
         TestArgs = StepArgs ++ Args,
@@ -655,8 +642,19 @@ run_prep(Args0, Opts) when is_list(Args0), is_map(Opts) ->
             {error, iolist_to_binary(io_lib:format("exit status ~b: ~ts", [Status, Text]))}
     end.
 
+test_alias() ->
+    Aliases = case 'Elixir.Mix.Project':config() of
+                  C when is_list(C) -> proplists:get_value(aliases, C, []);
+                  _ -> []
+              end,
+    case Aliases of
+        L when is_list(L) -> proplists:get_value(test, L);
+        _ -> undefined
+    end.
+
 %% A list alias with a "test" step: {StepsBefore, [TestStep | StepsAfter]}; anything else
 %% (no alias, a function, no "test" step in it): {[], []}, and mix test runs it whole.
+split_alias(S) when is_binary(S) -> split_alias([S]);
 split_alias(L) when is_list(L) ->
     IsTest = fun(S) when is_binary(S) ->
                      case catch 'Elixir.OptionParser':split(S) of
@@ -726,23 +724,39 @@ at_exit_one(Hook, {Status, Text}, Capture) ->
 
 %% Mix's own words for a non-zero status: the failed tests, what was raised, and what the
 %% task and its hooks printed (the tail).
-exit_reason(0, _, _, _) -> <<>>;
+exit_reason(0, _, _, _) -> {<<>>, true};
 exit_reason(Status, Failed, Raised, Words) ->
+    Verdict = with_headline(Words),
+    %% Mix's own verdict line among what it printed (a coverage threshold after failed tests)
+    Marked = Verdict =/= <<>> andalso has_verdict_line(Words),
     Parts = [case Failed of
                  0 -> <<>>;
                  1 -> <<"1 test failed">>;
                  _ -> iolist_to_binary(io_lib:format("~b tests failed", [Failed]))
              end,
              Raised,
-             case Failed of
-                 0 -> with_headline(Words);
-                 _ -> <<>>
+             case Failed =:= 0 orelse Marked of
+                 true -> Verdict;
+                 false -> <<>>
              end],
+    %% explained: the failed tests are the whole reason (the JUnit has them already)
+    Explained = Failed > 0 andalso Raised =:= <<>> andalso not Marked,
     case [P || P <- Parts, P =/= <<>>] of
-        [] -> iolist_to_binary(io_lib:format("mix test would exit with status ~b "
-                                             "(it printed no reason)", [Status]));
-        Ps -> truncate(iolist_to_binary(lists:join(<<"\n">>, Ps)))
+        [] -> {iolist_to_binary(io_lib:format("mix test would exit with status ~b "
+                                              "(it printed no reason)", [Status])), false};
+        Ps -> {truncate(iolist_to_binary(lists:join(<<"\n">>, Ps))), Explained}
     end.
+
+-define(VERDICT_LINES, [<<"ERROR!">>, <<"** (">>, <<"Coverage test failed">>,
+                        <<"The --only option">>, <<"Paths given to">>,
+                        <<"== Compilation error">>]).
+
+has_verdict_line(Words) ->
+    lists:any(fun(L) -> is_verdict_line(L) end, binary:split(Words, [<<"\n">>], [global])).
+
+is_verdict_line(L) ->
+    T = string:trim(L),
+    lists:any(fun(P) -> string:prefix(T, P) =/= nomatch end, ?VERDICT_LINES).
 
 %% The line of what Mix printed that says why, first (JUnit's message= is one line): the last
 %% of Mix's own verdict lines, else the last line; then everything it printed.
@@ -750,15 +764,27 @@ with_headline(<<>>) -> <<>>;
 with_headline(Words) ->
     Lines = [L || L <- binary:split(Words, [<<"\n">>, <<"\r">>], [global]),
                   string:trim(L) =/= <<>>],
-    Verdicts = [<<"ERROR!">>, <<"** (">>, <<"Coverage test failed">>, <<"The --only option">>,
-                <<"Paths given to">>, <<"== Compilation error">>],
-    Marked = [L || L <- Lines, lists:any(fun(P) -> string:prefix(string:trim(L), P) =/= nomatch
-                                         end, Verdicts)],
-    Head = string:trim(case {Marked, Lines} of
-                           {[_ | _], _} -> lists:last(Marked);
-                           {[], [_ | _]} -> lists:last(Lines);
-                           _ -> <<>>
-                       end),
+    Marked = [L || L <- Lines, is_verdict_line(L)],
+    Head0 = string:trim(case {Marked, Lines} of
+                            {[_ | _], _} -> lists:last(Marked);
+                            {[], [_ | _]} -> lists:last(Lines);
+                            _ -> <<>>
+                        end),
+    %% "Coverage test failed, threshold not met:" is followed by its figures: joined to it
+    Head = case binary:last(<<" ", Head0/binary>>) of
+               $: ->
+                   All = binary:split(Words, [<<"\n">>, <<"\r">>], [global]),
+                   After = tl(lists:dropwhile(fun(L) -> string:trim(L) =/= Head0 end,
+                                              All ++ [<<>>])),
+                   Next = lists:takewhile(fun(L) -> string:trim(L) =/= <<>> end,
+                                          lists:dropwhile(fun(L) -> string:trim(L) =:= <<>> end,
+                                                          After)),
+                   iolist_to_binary([Head0, " ",
+                                     lists:join(<<", ">>, [re:replace(string:trim(L), <<"\\s+">>,
+                                                                      <<" ">>, [global])
+                                                           || L <- Next])]);
+               _ -> Head0
+           end,
     case Head =:= string:trim(Words) of
         true -> Head;
         false -> <<Head/binary, "\n\n", Words/binary>>
@@ -1004,11 +1030,9 @@ ex_unit_event(Msg) ->
         {ok, off} -> ok;
         _ -> ex_unit_edge(Msg)
     end,
-    %% gate's formatter is not among ExUnit's (issue 18): the hook hands it every event
-    case application:get_env(gate_probe, deliver) of
-        {ok, true} -> formatter_cast(Msg);
-        _ -> ok
-    end.
+    %% gate's formatter is not among ExUnit's (issue 18): the hook hands it every event (the
+    %% hook is installed only when run_tests started the formatter itself)
+    formatter_cast(Msg).
 
 ex_unit_edge({module_started, #{name := Mod} = TM}) ->
     formatter_cast({gate_module, start, Mod, 'Elixir.Gate.Formatter':async(TM),
