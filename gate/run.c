@@ -333,6 +333,7 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 		snprintf(err, errlen, "mix test could not run the suite (bare `mix test` would exit "
 			 "with status %d): %s", r->tests.mix_status,
 			 r->tests.mix_reason ? r->tests.mix_reason : "it gave no reason");
+		r->tests.mix_explained = true; /* the report's gate.run case says it */
 		return -1;
 	}
 	if (r->tests.attribution != ATTRIBUTION_OFF && !r->tests.attribution_sync)
