@@ -264,3 +264,21 @@ int faithful_name_apps(struct test_run *run, struct snapshot *after)
 			return -1;
 	return 0;
 }
+
+int faithful_baseline_partition(char **path, const char *default_path, int partition)
+{
+	if (partition <= 0)
+		return 0;
+	const char *p = *path ? *path : default_path;
+	const char *slash = strrchr(p, '/');
+	const char *dot = strrchr(p, '.');
+	size_t stem = dot && (!slash || dot > slash + 1) ? (size_t)(dot - p) : strlen(p);
+	size_t len = strlen(p) + 32;
+	char *out = malloc(len);
+	if (!out)
+		return -1;
+	snprintf(out, len, "%.*s.partition-%d%s", (int)stem, p, partition, p + stem);
+	free(*path);
+	*path = out;
+	return 0;
+}

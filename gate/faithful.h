@@ -50,6 +50,12 @@ int faithful_node_name(const char *project_dir, char *out, size_t len, char *fro
 /* The partition of a `--partitions N` run (N > 1): MIX_TEST_PARTITION; 0 otherwise. */
 int faithful_partition(char *const *args, size_t nargs);
 
+/* A partitioned run's baseline is the partition's own: "DIR/NAME.json" becomes
+ * "DIR/NAME.partition-N.json" (each partition runs other tests; their figures differ).
+ * path is the configured path (owned, may be NULL for the default) and is replaced.
+ * Returns 0, or -1 when out of memory. */
+int faithful_baseline_partition(char **path, const char *default_path, int partition);
+
 /* The root of the git repository holding dir (the nearest parent with .git), into out.
  * Returns 0, or -1 when dir is in no repository. */
 int faithful_repo_root(const char *dir, char *out, size_t len);

@@ -555,6 +555,12 @@ int run_main(const struct run_opts *opts)
 		goto out;
 	}
 	reports = true; /* from here on a JUnit file is written, with an error case if need be */
+	/* --partitions with MIX_TEST_PARTITION: each partition keeps a baseline of its own */
+	if (faithful_baseline_partition(&r.cfg.rules.baseline.path, BASELINE_DEFAULT_PATH,
+					faithful_partition(opts->test_args, opts->ntest_args)) < 0) {
+		snprintf(r.err, sizeof(r.err), "out of memory");
+		goto fail;
+	}
 	if (opts->require_baseline)
 		r.cfg.rules.baseline.require = true;
 	if (baseline_step_read(&r.bl, r.project, &r.cfg.rules.baseline, opts->baseline_ref, r.err,

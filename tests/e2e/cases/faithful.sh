@@ -158,11 +158,17 @@ case_faithful_coverage_threshold() {
 }
 
 # --partitions 2 with MIX_TEST_PARTITION=2: the same tests as bare mix test's partition 2,
-# the partition in the JUnit.
+# the partition in the JUnit and in the baseline's file name.
 case_faithful_partitioned() {
-	local d; d=$(fixture partitioned)
-	MIX_TEST_PARTITION=2 run_gate run -C "$d" -- --partitions 2
+	local d; d=$(git_fixture partitioned)
+	MIX_TEST_PARTITION=2 run_gate run -C "$d" --update-baseline -- --partitions 2
 	expect_rc 0
+	# the partition keeps a baseline of its own
+	[ -s "$d/.gate/baseline.partition-2.json" ] || fail "no .gate/baseline.partition-2.json"
+	[ ! -e "$d/.gate/baseline.json" ] || fail "the partition wrote the whole suite's baseline"
+	MIX_TEST_PARTITION=2 run_gate run -C "$d" --baseline-ref worktree -- --partitions 2
+	expect_rc 0
+	expect_in "$ERR" "baseline.partition-2.json"
 	MIX_TEST_PARTITION=2 bare_mix partitioned --partitions 2
 	at_least_as_strict 0
 	local bare gate
