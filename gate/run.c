@@ -336,6 +336,10 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 		r->tests.mix_explained = true; /* the report's gate.run case says it */
 		return -1;
 	}
+	if (r->tests.attribution_error && r->tests.mix_reported)
+		progress(r, "gate's formatter ran as --formatter Gate.Formatter --formatter "
+			 "ExUnit.CLIFormatter (ExUnit.EventManager could not be hooked: %s), in place "
+			 "of the formatters the project configured", r->tests.attribution_error);
 	if (r->tests.attribution != ATTRIBUTION_OFF && !r->tests.attribution_sync)
 		progress(r, "attribution is approximate: ExUnit.EventManager could not be hooked "
 			 "(%s), so the figures were taken as ExUnit's events reached gate's formatter, "
