@@ -860,11 +860,28 @@ capture_start() ->
                   %% swapped in one step each; a write between the two goes to the real one
                   catch unregister(standard_error),
                   case catch register(standard_error, Tee) of
-                      true -> Tee;
+                      true -> stderr_guard(Tee, E), Tee;
                       _ -> catch register(standard_error, E), exit(Tee, kill), none
                   end
           end,
     {Out, GL, Err}.
+
+%% Should the tee die without putting the real standard_error back (killed by the purge of
+%% this module when gate goes away mid-run), a guard does it: an interpreted fun (erl_eval's
+%% code, which the purge of gate_probe does not touch) that waits for the tee to go down.
+stderr_guard(Tee, Real) ->
+    Src = "fun(Tee, Real) -> Ref = erlang:monitor(process, Tee),"
+          "  receive {'DOWN', Ref, _, _, _} ->"
+          "    case erlang:whereis(standard_error) of"
+          "      undefined -> catch erlang:register(standard_error, Real), ok;"
+          "      _ -> ok"
+          "    end"
+          "  end end.",
+    {ok, Toks, _} = erl_scan:string(Src),
+    {ok, [Expr]} = erl_parse:parse_exprs(Toks),
+    {value, Fun, _} = erl_eval:expr(Expr, []),
+    spawn(erlang, apply, [Fun, [Tee, Real]]),
+    ok.
 
 capture_watch({Out, _, Err}, Pid) ->
     [T ! {gate_watch, Pid} || T <- [Out, Err], is_pid(T)],

@@ -232,3 +232,37 @@ case_faithful_attach_filters_restored() {
 	cl_no_probe "$MIX_NODE"
 	cl_stop "$MIX_DIR"
 }
+
+# cl_stderr_ok NODE: standard_error is the node's own again (gate's capture of what mix test
+# prints is gone) and writing to it works
+cl_stderr_ok() {
+	local out
+	out=$(echo "P = whereis(standard_error), {initial_call, C} = process_info(P, initial_call),
+		{C, io:put_chars(standard_error, \"\")}." |
+		HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$ERL_CALL" -name "$1" -e 2>&1)
+	case "$out" in
+	*gate_probe* | *erlang,apply* | *badarg* | *undefined*) fail "standard_error on $1 is not the node's own: $out" ;;
+	"{ok, {"*", ok}}") ;;
+	*) fail "standard_error on $1: $out" ;;
+	esac
+}
+
+# gate killed with SIGKILL (and interrupted with SIGINT) while an attached suite runs: the
+# probe's watchdog (or cleanup) stops the suite, and the node's standard_error is its own.
+case_faithful_attach_killed_restores_stderr() {
+	cl_start 0
+	mix_node blocking test
+	CL_PIDS+=("$MIX_PID")
+	cl_stderr_ok "$MIX_NODE"
+	ERL_EPMD_PORT=$CL_PORT gate_bg "gate-fixture: blocking now" run -C "$MIX_DIR" --attach "$MIX_NODE" \
+		--cookie-file "$CL_HOME/.erlang.cookie"
+	gate_signal KILL
+	cl_wait_no_probe "$MIX_NODE"
+	cl_stderr_ok "$MIX_NODE"
+	ERL_EPMD_PORT=$CL_PORT gate_bg "gate-fixture: blocking now" run -C "$MIX_DIR" --attach "$MIX_NODE" \
+		--cookie-file "$CL_HOME/.erlang.cookie"
+	gate_signal INT
+	cl_no_probe "$MIX_NODE"
+	cl_stderr_ok "$MIX_NODE"
+	cl_stop "$MIX_DIR"
+}
