@@ -671,6 +671,8 @@ split_alias(_) -> {[], []}.
 
 alias_step(S) when is_binary(S) ->
     [Task | A] = 'Elixir.OptionParser':split(S),
+    %% as in a fresh `mix test`, also in a node where the step ran before (attached)
+    'Elixir.Mix.Task':reenable(Task),
     'Elixir.Mix.Task':run(Task, A);
 alias_step(F) when is_function(F, 1) -> F([]);
 alias_step(Other) ->

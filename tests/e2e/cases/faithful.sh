@@ -56,6 +56,7 @@ case_faithful_warnings_as_errors() {
 	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 1 \
 		--failure-contains "exit status=ERROR! Test suite aborted after successful execution due to warnings"
 	expect_in "$d/_build/gate/junit.xml" 'type="mix.test.exit_status.1"'
+	expect_in "$OUT" "gate: FAILED (mix test exit status 1)" # the summary agrees with the exit
 	# without the option the same suite is green, under both
 	run_gate run -C "$d"
 	expect_rc 0
