@@ -120,7 +120,7 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		return -1;
 	}
 	/* -setcookie with a random throw-away value keeps erl from reading or creating
-	 * ~/.erlang.cookie; the boot code replaces it with the real cookie read from stdin
+	 * ~/.erlang.cookie; the boot code replaces it with the real cookie read from the lifeline pipe
 	 * before anything can use it. */
 	int w = snprintf(erl, sizeof(erl),
 			 "-start_epmd false -erl_epmd_port %d "
