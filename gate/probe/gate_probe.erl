@@ -846,7 +846,8 @@ add_us(A, B) -> max(A, B).
 %% Two small io servers sit in front of the real ones for the run: one is the group leader of
 %% the process running the task (so of everything it spawns), the other takes the registered
 %% name standard_error. Each forwards every request unchanged to the real server and keeps the
-%% text written by the watched processes (the runner, the at_exit hooks), the last 4 kB.
+%% last 4 kB of text: on stdout what the watched processes (the runner, the at_exit hooks)
+%% wrote, on stderr everything (Mix's errors and the compiler's warnings go there).
 %% They restore what they replaced when the run ends or the runner dies.
 -define(CAPTURE_MAX, 4096).
 
@@ -915,7 +916,9 @@ capture_loop(Owner, Real, Name, Watched, Buf) ->
     receive
         {io_request, From, _ReplyAs, Req} = Msg ->
             Real ! Msg,
-            Buf1 = case lists:member(From, Watched) of
+            %% standard_error: everything (the compiler's warnings too); the group
+            %% leader: the watched processes only (not the tests' and formatters' output)
+            Buf1 = case Name =/= none orelse lists:member(From, Watched) of
                        true -> keep_tail(<<Buf/binary, (req_text(Req))/binary>>);
                        false -> Buf
                    end,

@@ -54,7 +54,8 @@ case_faithful_warnings_as_errors() {
 	expect_in "$ERR" "gate: mix test failed: bare \`mix test\` would exit with status 1: ERROR! Test suite aborted after successful execution due to warnings while using the --warnings-as-errors option"
 	junit_valid "$d/_build/gate/junit.xml"
 	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 1 \
-		--failure-contains "exit status=ERROR! Test suite aborted after successful execution due to warnings"
+		--failure-contains "exit status=ERROR! Test suite aborted after successful execution due to warnings" \
+		--failure-contains "exit status=variable \"gate_fixture_unused\" is unused"
 	expect_in "$d/_build/gate/junit.xml" 'type="mix.test.exit_status.1"'
 	expect_in "$OUT" "gate: FAILED (mix test exit status 1)" # the summary agrees with the exit
 	# without the option the same suite is green, under both
