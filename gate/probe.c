@@ -632,7 +632,7 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 }
 
 int probe_run_tests(struct eic *c, char *const *args, size_t nargs,
-		    enum attribution_mode mode, int timeout_ms, struct test_run *out,
+		    enum attribution_mode mode, bool fresh_node, int timeout_ms, struct test_run *out,
 		    char **suite_error, char *err, size_t errlen)
 {
 	static const char *const modes[] = { "off", "module", "test" };
@@ -645,11 +645,13 @@ int probe_run_tests(struct eic *c, char *const *args, size_t nargs,
 			ei_x_encode_binary(&a, args[i], (long)strlen(args[i]));
 	}
 	ei_x_encode_empty_list(&a);
-	ei_x_encode_map_header(&a, 2);
+	ei_x_encode_map_header(&a, 3);
 	ei_x_encode_atom(&a, "attribution");
 	ei_x_encode_atom(&a, modes[mode]);
 	ei_x_encode_atom(&a, "max_tests");
 	ei_x_encode_longlong(&a, faithful_test_cap());
+	ei_x_encode_atom(&a, "ex_unit_by_gate");
+	ei_x_encode_atom(&a, fresh_node ? "true" : "false");
 	ei_x_encode_empty_list(&a);
 	struct term *root;
 	const struct term *r;

@@ -305,6 +305,7 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 					     ? ATTRIBUTION_TEST
 					     : ATTRIBUTION_MODULE;
 	int rc = probe_run_tests(&r->ses.conn, r->opts->test_args, r->opts->ntest_args, mode,
+				 r->ses.node.pid > 0,
 				 r->cfg.test_timeout_ms, &r->tests, &r->suite_error, err, errlen);
 	r->ses.conn.fetch_stdout = false;
 	fflush(stdout);

@@ -566,6 +566,11 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
                                      <<"--formatter">>, <<"ExUnit.CLIFormatter">>]
                        end}
         end,
+    %% gate's prepare/0 started ExUnit in a node gate booted: whether the suite starts it too
+    %% (ExUnit.start/0,1 called), as it must under bare mix test, is counted
+    MustStart = maps:get(ex_unit_by_gate, Opts, false) =:= true andalso
+        not required_by_project(ex_unit),
+    MustStart andalso start_count(true),
     Capture = capture_start(),
     Kept = elixir_config:get_and_put(at_exit, []),
     T0 = erlang:monotonic_time(microsecond),
@@ -577,7 +582,16 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
                         after
                             hook_remove()
                         end,
-    {Status, HookRaised} = at_exit_run(Status0, <<>>, Capture),
+    {Status1, HookRaised0} = at_exit_run(Status0, <<>>, Capture),
+    {Status, HookRaised} =
+        case MustStart andalso start_count(false) =:= 0 of
+            true when Status1 =:= 0 ->
+                {1, <<HookRaised0/binary, "ExUnit was never started: no test_helper.exs called "
+                      "ExUnit.start() (gate starts ExUnit itself, but bare `mix test` fails "
+                      "with \"no process\" for ExUnit.Server); add ExUnit.start() to "
+                      "test/test_helper.exs">>};
+            _ -> {Status1, HookRaised0}
+        end,
     elixir_config:update(at_exit, fun(New) -> New ++ Kept end),
     Wall = erlang:monotonic_time(microsecond) - T0,
     Words = capture_stop(Capture),
@@ -594,6 +608,53 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
                 exit_status => Status, exit_reason => Why, exit_explained => Explained,
                 partition => partition(Args),
                 error => case Raised of <<>> -> <<>>; _ -> Raised end}}.
+
+%% Counts calls of ExUnit.start/0,1 (call_count: every process, no trace flags) while on;
+%% start_count(false) stops counting and returns the count.
+start_count(true) ->
+    _ = erlang:trace_pattern({'Elixir.ExUnit', start, '_'}, true, [call_count]),
+    ok;
+start_count(false) ->
+    N = lists:sum([case erlang:trace_info({'Elixir.ExUnit', start, A}, call_count) of
+                       {call_count, C} when is_integer(C) -> C;
+                       _ -> 0
+                   end || A <- [0, 1]]),
+    _ = erlang:trace_pattern({'Elixir.ExUnit', start, '_'}, false, [call_count]),
+    N.
+
+%% App is among the applications the project's apps need (app.start then started it, under
+%% bare mix test too).
+required_by_project(App) ->
+    Apps = try 'Elixir.Mix.Project':config() of
+               C when is_list(C) ->
+                   case proplists:get_value(app, C) of
+                       A when is_atom(A), A =/= nil -> [A];
+                       _ -> [binary_to_atom(N) || N <- umbrella_apps()]
+                   end;
+               _ -> []
+           catch _:_ -> []
+           end,
+    lists:member(App, needs(Apps, [])).
+
+umbrella_apps() ->
+    try [atom_to_binary(maps:get(app, D)) || D <- 'Elixir.Mix.Dep.Umbrella':cached()]
+    catch _:_ -> []
+    end.
+
+needs([], Seen) -> Seen;
+needs([A | Rest], Seen) ->
+    case lists:member(A, Seen) of
+        true -> needs(Rest, Seen);
+        false ->
+            Deps = case application:get_key(A, applications) of
+                       {ok, L} -> L;
+                       undefined -> []
+                   end ++ case application:get_key(A, included_applications) of
+                              {ok, I} -> I;
+                              undefined -> []
+                          end,
+            needs(Deps ++ Rest, [A | Seen])
+    end.
 
 %% The test task as `mix test ARGS` runs it: a `test` alias whose preparation run_prep/2 ran
 %% already goes on from its test step; any other alias runs whole (Mix.Task.rerun/2).

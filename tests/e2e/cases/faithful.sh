@@ -268,3 +268,21 @@ case_faithful_attach_killed_restores_stderr() {
 	cl_stderr_ok "$MIX_NODE"
 	cl_stop "$MIX_DIR"
 }
+
+# A test_helper that never calls ExUnit.start(): bare mix test fails (ExUnit.Server is not
+# running); gate, which starts ExUnit itself before the before-snapshot, says so and fails.
+case_faithful_exunit_never_started() {
+	local d b; d=$(fixture partitioned)
+	: >"$d/test/test_helper.exs"
+	run_gate run -C "$d"
+	expect_rc 1
+	expect_in "$ERR" "would exit with status 1: ExUnit was never started: no test_helper.exs called ExUnit.start()"
+	junit_check "$d/_build/gate/junit.xml" --errors 1 --failure-contains "exit status=ExUnit was never started"
+	b=$(fixture partitioned)
+	: >"$b/test/test_helper.exs"
+	(cd "$b" && MIX_ENV=test mix test </dev/null >"$WORK/bare.out" 2>&1)
+	BARE_RC=$? BARE_OUT="$WORK/bare.out"
+	at_least_as_strict 1
+	no_leftovers "$d"
+	no_leftovers "$b"
+}
