@@ -569,8 +569,7 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
     %% gate's prepare/0 started ExUnit in a node gate booted: whether the suite starts it too
     %% (ExUnit.start/0,1 called), as it must under bare mix test, is counted
     MustStart = maps:get(ex_unit_by_gate, Opts, false) =:= true andalso
-        not required_by_project(ex_unit),
-    MustStart andalso start_count(true),
+        not required_by_project(ex_unit) andalso start_count(true),
     Capture = capture_start(),
     Kept = elixir_config:get_and_put(at_exit, []),
     T0 = erlang:monotonic_time(microsecond),
@@ -611,9 +610,10 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
 
 %% Counts calls of ExUnit.start/0,1 (call_count: every process, no trace flags) while on;
 %% start_count(false) stops counting and returns the count.
+-spec start_count(boolean()) -> boolean() | non_neg_integer().
 start_count(true) ->
-    _ = erlang:trace_pattern({'Elixir.ExUnit', start, '_'}, true, [call_count]),
-    ok;
+    %% true when counting (ExUnit is loaded and has start/0,1)
+    erlang:trace_pattern({'Elixir.ExUnit', start, '_'}, true, [call_count]) > 0;
 start_count(false) ->
     N = lists:sum([case erlang:trace_info({'Elixir.ExUnit', start, A}, call_count) of
                        {call_count, C} when is_integer(C) -> C;
