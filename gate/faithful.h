@@ -42,7 +42,7 @@ int faithful_prep(struct eic *c, char *const *args, size_t nargs, bool start, in
 /* The node name a test_helper.exs of the project starts distribution with itself
  * (`:net_kernel.start([:"NAME@127.0.0.1" ...` or `Node.start(:"NAME@127.0.0.1" ...`), read
  * from test/test_helper.exs and, in an umbrella, apps/NAME/test/test_helper.exs. Only a
- * literal long name on 127.0.0.1 or localhost is adopted (gate's node listens on loopback).
+ * literal long name on 127.0.0.1 is adopted (gate's node listens and is reached there).
  * Returns 1 with out = "NAME@HOST" and from = the file, 0 when there is none. */
 int faithful_node_name(const char *project_dir, char *out, size_t len, char *from,
 		       size_t fromlen);

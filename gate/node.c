@@ -23,7 +23,8 @@
 static const char boot_code[] =
 	"p = self(); "
 	"spawn(fn -> l = :erlang.open_port({:fd, 3, 3}, [:in, :binary, :eof, {:line, 512}]); "
-	"receive do {^l, {:data, {:eol, d}}} -> send(p, {:gate_boot, d}) end; "
+	"receive do {^l, {:data, {:eol, d}}} -> send(p, {:gate_boot, d}); "
+	"{^l, :eof} -> System.halt(3) end; "
 	"w = fn w -> receive do {^l, {:data, _}} -> w.(w); {^l, :eof} -> System.halt(3) end end; "
 	"w.(w) end); "
 	"[n, c] = receive do {:gate_boot, d} -> String.split(d) end; "

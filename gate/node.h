@@ -21,8 +21,8 @@ struct node_opts {
 	const char *mix_env;
 	const char *erl_flags; /* extra erl flags, split on blanks; may be NULL */
 	const char *elixir;    /* the elixir executable; NULL for "elixir" from PATH */
-	const char *name;      /* the node's name (NAME@127.0.0.1 or NAME@localhost, adopted
-				  from the project's test_helper); NULL: gate_<random>@127.0.0.1 */
+	const char *name;      /* the node's name (NAME@127.0.0.1, adopted from the project's
+				  test_helper); NULL: gate_<random>@127.0.0.1 */
 	bool no_start;         /* boot with `mix run --no-start`: mix test's own app.start (or
 				  gate_probe:run_prep) starts the applications */
 };

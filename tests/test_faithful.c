@@ -51,13 +51,14 @@ static void test_faithful__node_name_adopted(void **state)
 	assert_int_equal(faithful_node_name(dir, name, sizeof(name), from, sizeof(from)), 1);
 	assert_string_equal(name, "master@127.0.0.1");
 	assert_string_equal(from, path);
-	/* Node.start with localhost */
-	write_file(path, "{:ok, _} = Node.start(:\"primary@localhost\", :longnames)\n");
+	/* Node.start */
+	write_file(path, "{:ok, _} = Node.start(:\"primary@127.0.0.1\", :longnames)\n");
 	assert_int_equal(faithful_node_name(dir, name, sizeof(name), from, sizeof(from)), 1);
-	assert_string_equal(name, "primary@localhost");
+	assert_string_equal(name, "primary@127.0.0.1");
 	/* not loopback, not literal, commented out, no host: not adopted */
 	static const char *const refused[] = {
 		":net_kernel.start([:\"a@example.com\"])\n",
+		":net_kernel.start([:\"a@localhost\"])\n",
 		":net_kernel.start([String.to_atom(name)])\n",
 		"# :net_kernel.start([:\"a@127.0.0.1\"])\n",
 		":net_kernel.start([:\"nohost\"])\n",
