@@ -482,7 +482,10 @@ static void print_tail(FILE *out, size_t rules_failed, size_t nodes_lost,
 		fprintf(out, "JUnit: %s\n", path);
 	}
 
-	if (!rules_failed && !tests_failed && !unfinished && !nodes_lost) {
+	/* issue 18: bare mix test would be red for a reason the failed tests do not tell */
+	int mix_status = run && run->mix_status != 0 && !run->mix_explained ? run->mix_status : 0;
+	if (!rules_failed && !tests_failed && !unfinished && !nodes_lost && !mix_status &&
+	    !(run && run->mix_status != 0)) {
 		fprintf(out, "%sgate: PASSED%s\n", color ? C_GREEN C_BOLD : "", color ? C_RESET : "");
 		return;
 	}
@@ -498,7 +501,11 @@ static void print_tail(FILE *out, size_t rules_failed, size_t nodes_lost,
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%zu %s lost", n ? ", " : "",
 				      nodes_lost, nodes_lost == 1 ? "node" : "nodes");
 	if (unfinished)
-		snprintf(why + n, sizeof(why) - n, "%sthe test suite did not finish", n ? ", " : "");
+		n += (size_t)snprintf(why + n, sizeof(why) - n, "%sthe test suite did not finish",
+				      n ? ", " : "");
+	if (mix_status && n < sizeof(why))
+		snprintf(why + n, sizeof(why) - n, "%smix test exit status %d", n ? ", " : "",
+			 mix_status);
 	fprintf(out, "%sgate: FAILED%s (%s)\n", color ? C_RED C_BOLD : "", color ? C_RESET : "",
 		why);
 }

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "node_tail.h"
 #include "otp.h"
+#include "faithful.h"
 #include "signals.h"
 
 void session_init(struct session *s, const struct session_opts *o)
@@ -118,7 +119,15 @@ static int boot(struct session *s, char *err, size_t errlen)
 		.erl_flags = s->o.erl_flags,
 		.elixir = s->o.elixir,
 		.stderr_fd = node_tail_start(),
+		.no_start = s->o.mix_test,
 	};
+	char adopted[96], from[4096];
+	if (s->o.mix_test &&
+	    faithful_node_name(s->o.project_dir, adopted, sizeof(adopted), from, sizeof(from))) {
+		no.name = adopted;
+		session_progress(s, "%s starts distribution as %s: the node gets that name", from,
+				 adopted);
+	}
 	s->phase = "booting the node";
 	int rc = node_start(&s->node, &no, err, errlen);
 	node_tail_started();

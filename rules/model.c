@@ -107,12 +107,15 @@ void test_run_clear(struct test_run *run)
 		free(run->tests[i].name);
 		free(run->tests[i].file);
 		free(run->tests[i].message);
+		free(run->tests[i].app);
+		free(run->tests[i].reason);
 	}
 	free(run->tests);
 	for (size_t i = 0; i < run->nmodules; i++)
 		free(run->modules[i].module);
 	free(run->modules);
 	free(run->attribution_error);
+	free(run->mix_reason);
 	memset(run, 0, sizeof(*run));
 }
 

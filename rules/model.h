@@ -168,6 +168,10 @@ struct test_result {
 	bool measured;
 	bool async;
 	struct mem_delta delta;
+	/* issue 18 */
+	char *app;     /* the umbrella app (Mix project) whose suite ran it; NULL or "" when unknown */
+	char *reason;  /* the failure's reason, as junit_formatter's message=: the assertion's
+			  message or the exception's banner; NULL when none */
 };
 
 /* Where a light snapshot was taken: a test module's start or finish, or (for async modules,
@@ -221,6 +225,15 @@ struct test_run {
 	struct module_growth *modules;
 	size_t nmodules;
 	int64_t module_events_dropped;
+	/* issue 18: what `mix test` itself would have said */
+	bool mix_reported;  /* the probe reported the fields below */
+	int mix_status;     /* the exit status bare `mix test` would give (0: green) */
+	char *mix_reason;   /* why it is non-zero, in Mix's words; NULL when 0 */
+	bool mix_explained; /* the failed tests are the whole reason (no separate report case) */
+	bool suite_ran;     /* ExUnit reported at least one suite_finished */
+	int64_t tests_dropped; /* tests past the formatter's cap, not recorded */
+	int64_t test_cap;      /* that cap */
+	int partition;      /* MIX_TEST_PARTITION of a --partitions run; 0: not partitioned */
 };
 
 /* Appends a zeroed result and returns it (NULL on allocation failure). */

@@ -339,7 +339,7 @@ signal_during() {
 	no_leftovers "$d"
 }
 
-# gate killed with SIGKILL cannot clean up: the node notices its stdin closing and halts.
+# gate killed with SIGKILL cannot clean up: the node notices its lifeline pipe (fd 3) close and halts.
 case_sigkill_of_gate_leaves_no_node() {
 	local d; d=$(fixture blocking)
 	OUT="$WORK/out.$RANDOM"
@@ -353,7 +353,7 @@ case_sigkill_of_gate_leaves_no_node() {
 	grep -qF "gate-fixture: blocking now" "$OUT" || fail "the suite never started"
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null
-	sleep 2 # the node halts when it reads end-of-file on stdin
+	sleep 2 # the node halts when it reads end-of-file on its lifeline pipe
 	no_leftovers "$d"
 }
 
@@ -428,7 +428,7 @@ case_bad_config_is_error() {
 }
 
 # The value after -setcookie on the node's command line is a throw-away: the node replaces
-# it with the real cookie from stdin, so a connection using it must be refused.
+# it with the real cookie from its lifeline pipe, so a connection using it must be refused.
 case_cookie_not_on_command_line() {
 	local d; d=$(fixture blocking)
 	OUT="$WORK/out.$RANDOM"
