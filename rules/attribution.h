@@ -54,10 +54,24 @@ int attribution_key(const struct finding *f);
  * -1 for a key it says nothing about. */
 int64_t attribution_owner_value(const struct module_owner *o, int key);
 
+/* The noise floors of attribution: a module or test measured under these (light snapshots
+ * at its edges, no GC: a clean suite's modules move a few hundred kB either way) is never
+ * named as a culprit. */
+#define ATTRIBUTION_NOISE_BYTES (256 * 1000)
+#define ATTRIBUTION_NOISE_PROCESSES 10
+
+/* Whether a module or test measured growing by measured (in key's unit) is evidence for a
+ * finding that judged judged: above the noise floor, at least a quarter of judged, and not
+ * more than judged plus the noise floor (more is garbage counted between edges without GC,
+ * not this growth). */
+bool attribution_evidence(int64_t measured, int64_t judged, int key);
+
 /* Appends to every failing finding (except the "and N more" ones) the likely culprits: to
  * its message "; likely culprit: MODULE (...)" naming the module that left the most of it
  * behind by spawn ancestry (after->owners) when that is at least a quarter of the judged
- * growth, else the test or module that grew that category most,
+ * growth, else the test or module that grew that category most when attribution_evidence
+ * says it is evidence (the figure cited is never more than the judged growth), else
+ * "; no test stands out (...)",
  * and to its detail the lists: modules (and tests, when measured) with the most growth,
  * processes born and still alive grouped, ETS tables created and left alive with owner, and
  * the processes holding the most binary bytes after GC with what GC freed. before, after and

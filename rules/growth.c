@@ -52,6 +52,7 @@ struct spec {
 struct judged {
 	bool known;
 	int64_t before, after, raw, delta;
+	int64_t spec; /* of raw, in structures that fail on their own */
 	bool fail;
 	char explained[512]; /* "" when nothing was subtracted */
 	char msg[1024];
@@ -165,14 +166,24 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 				 d, NULL);
 			j->delta -= d;
 		}
+		size_t o = strlen(j->explained);
+		snprintf(j->explained + o, sizeof(j->explained) - o, " (rows of their own judge them)");
+		j->spec = sp ? sp->bytes[MEM_SYSTEM] : 0;
+		if (j->spec > pos(j->delta))
+			j->spec = pos(j->delta);
+		if (j->spec > 0) {
+			add_part(j->explained, sizeof(j->explained), sp->what[MEM_SYSTEM], j->spec,
+				 "failing on its own");
+			j->delta -= j->spec;
+		}
 		double pct = pct_of(j->delta, j->before);
 		j->fail = j->delta > lim->floor_bytes && pct > lim->max_pct;
 		model_bytes_format(ds, sizeof(ds), j->delta);
 		char mv[160];
 		movers(mv, sizeof(mv), b, a);
 		snprintf(j->msg, sizeof(j->msg),
-			 "system grew %s -> %s (%s%s); %s have rows of their own: the rest of system "
-			 "grew %s%s (%+.1f %%)%s%s%s, %s",
+			 "system grew %s -> %s (%s%s); less %s, the rest of system grew %s%s "
+			 "(%+.1f %%)%s%s%s, %s",
 			 bs, as, j->raw >= 0 ? "+" : "", rs, j->explained, j->delta >= 0 ? "+" : "", ds,
 			 pct, *mv ? " (largest allocators: " : "", mv, *mv ? ")" : "", lt);
 		return;
@@ -181,6 +192,7 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 	int64_t spec = sp ? sp->bytes[c] : 0;
 	if (spec > pos(j->raw))
 		spec = pos(j->raw);
+	j->spec = spec;
 	if (spec > 0) {
 		add_part(j->explained, sizeof(j->explained), sp->what[c], spec, "failing on its own");
 		j->delta -= spec;
@@ -263,11 +275,10 @@ static void judge_total(struct judged *j, const struct snapshot *b, const struct
 			continue;
 		/* a failing leaf explains its judged growth; any leaf, what failing structures in
 		 * it explain (raw - delta; for system that is the other leaves, counted there) */
-		v = l->fail ? pos(l->raw) : 0;
 		if (leaves[k] == MEM_SYSTEM)
-			v = l->fail ? pos(l->delta) : 0;
-		else if (!l->fail)
-			v = pos(l->raw - l->delta);
+			v = (l->fail ? pos(l->delta) : 0) + l->spec;
+		else
+			v = l->fail ? pos(l->raw) : l->spec;
 		if (v <= 0)
 			continue;
 		any_failing = true;
@@ -433,6 +444,12 @@ int growth_consolidate(struct findings *out, size_t start, const struct snapshot
 		} else if (strcmp(rule, "atom") == 0 && strcmp(subj, "growth") == 0) {
 			spec_add(sp, MEM_ATOM_USED, grew, "the new atoms");
 			spec_add(sp, MEM_ATOM, grew, "the new atoms");
+			/* the atom table's entries and index, beyond the text memory(atom) counts,
+			 * are in the rest of system (ll_alloc) */
+			int64_t atoms = after->atom_count - before->atom_count;
+			if (atoms > 0)
+				spec_add(sp, MEM_SYSTEM, atoms * GROWTH_ATOM_ENTRY_BYTES,
+					 "the new atoms' table entries");
 		}
 	}
 	judge_all(j, before, after, cfg, sp);

@@ -133,7 +133,7 @@ static void test_summary__table(void **state)
 	const char *head = line_starting(t, "category");
 	char h[256];
 	snprintf(h, sizeof(h), "%s", head);
-	const char *cols[] = { "before", "after", "delta", "%", "limit", "verdict" };
+	const char *cols[] = { "before", "after", "grew", "subtracted", "judged", "%", "verdict" };
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		assert_non_null(strstr(h, cols[i]));
 
@@ -142,8 +142,18 @@ static void test_summary__table(void **state)
 	assert_non_null(strstr(bin, " 210.0 MB"));
 	assert_non_null(strstr(bin, " +140.0 MB"));
 	assert_non_null(strstr(bin, " +200.0 %"));
-	assert_non_null(strstr(bin, "+10 %, floor 1.0 MB"));
 	assert_non_null(strstr(bin, "FAIL"));
+	/* the limits under the table: the common one once, the others by category */
+	assert_non_null(strstr(t, "\nlimit: judged growth above +10 % of before and above 1.0 MB"));
+	assert_non_null(strstr(t, "(code: +50 %,"));
+	/* issue 12: raw figures and what was subtracted, adding up on their face: system grew
+	 * +50 kB, less code +50 kB, ets +50 kB, binary +140 MB, atom +50 kB */
+	const char *sys = line_starting(t, "system ");
+	assert_non_null(strstr(sys, " +50.0 kB "));
+	assert_non_null(strstr(sys, " -140.2 MB "));
+	assert_non_null(strstr(sys, " -140.1 MB "));
+	assert_non_null(strstr(t, "judged = grew - subtracted; subtracted, and why:\n"));
+	assert_non_null(strstr(t, "  system: code +50.0 kB, ets +50.0 kB, binary +140.0 MB, atom"));
 
 	const char *skip = line_starting(t, "atom_used ");
 	assert_non_null(strstr(skip, " - "));
@@ -335,8 +345,8 @@ static void test_summary__no_pct_limit(void **state)
 	struct summary_opts o = { false, NULL, NULL };
 	const char *t = print(fx, &o);
 	const char *code = line_starting(t, "code ");
-	assert_non_null(strstr(code, "floor 5.0 MB"));
-	assert_null(strstr(code, "%,"));
+	assert_non_null(strstr(t, "limit: judged growth above 5.0 MB fails"));
+	assert_null(strstr(t, "5.0 MB fails ("));
 	assert_non_null(strstr(code, " new "));
 	/* a rule other than growth gets a line of its own, not a row of byte figures */
 	assert_null(strstr(t, "leak:processes"));
