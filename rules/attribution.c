@@ -317,7 +317,7 @@ static void add_modules(struct text *t, const struct test_run *run, int key, int
 	for (size_t i = 0; i < n; i++) {
 		const struct module_growth *m = &run->modules[top[i]];
 		/* more than the whole grew: garbage between edges, not a share of it */
-		if (attribution_value(&m->delta, key) - noise_of(key) > judged)
+		if (attribution_value(&m->delta, key) - noise_of(key) > judged * ATTRIBUTION_MAX_OVER)
 			continue;
 		if (!shown++)
 			text_add(t, "test modules that grew %s most (light snapshots at their edges, "
@@ -342,7 +342,7 @@ static void add_tests(struct text *t, const struct test_run *run, int key, int64
 
 	for (size_t i = 0; i < n; i++) {
 		const struct test_result *r = &run->tests[top[i]];
-		if (attribution_value(&r->delta, key) - noise_of(key) > judged)
+		if (attribution_value(&r->delta, key) - noise_of(key) > judged * ATTRIBUTION_MAX_OVER)
 			continue;
 		if (!shown++)
 			text_add(t, "tests that grew %s most (GC'd snapshots around each test):\n",
@@ -506,9 +506,11 @@ bool attribution_evidence(int64_t measured, int64_t judged, int key)
 							  : ATTRIBUTION_NOISE_BYTES;
 	if (judged <= 0 || measured < noise)
 		return false;
-	/* a quarter of what was judged at least, and no more than it (plus noise): a figure
-	 * above the whole is garbage counted between edges without GC, not this growth */
-	return measured >= judged / 4 && measured - noise <= judged;
+	/* a quarter of what was judged at least, and at most twice it (plus noise): the edges
+	 * are light snapshots without GC, so a leaking module's figure carries some garbage
+	 * (a GenServer's heap before its GC: +13.2 MB measured, +11.5 MB judged); far more
+	 * than the whole is garbage, not this growth (plug: +28.6 MB against +4.2 MB) */
+	return measured >= judged / 4 && measured - noise <= judged * ATTRIBUTION_MAX_OVER;
 }
 
 /* "; likely culprit: X (...)": the module that left it behind when one clearly did (exact,

@@ -59,11 +59,14 @@ int64_t attribution_owner_value(const struct module_owner *o, int key);
  * named as a culprit. */
 #define ATTRIBUTION_NOISE_BYTES (256 * 1000)
 #define ATTRIBUTION_NOISE_PROCESSES 10
+/* A module or test measured above this many times the judged growth (plus the noise floor)
+ * carries mostly garbage counted between its edges without GC: it is evidence of nothing. */
+#define ATTRIBUTION_MAX_OVER 2
 
 /* Whether a module or test measured growing by measured (in key's unit) is evidence for a
  * finding that judged judged: above the noise floor, at least a quarter of judged, and not
- * more than judged plus the noise floor (more is garbage counted between edges without GC,
- * not this growth). */
+ * more than ATTRIBUTION_MAX_OVER times judged plus the noise floor. The figure cited is
+ * then min(measured, judged): never more than what it is attributed from. */
 bool attribution_evidence(int64_t measured, int64_t judged, int key);
 
 /* Appends to every failing finding (except the "and N more" ones) the likely culprits: to

@@ -89,7 +89,7 @@ static int64_t raw_of(const struct snapshot *b, const struct snapshot *a, int c)
 	return a->mem[c] - b->mem[c];
 }
 
-/* "largest movers: ll_alloc +552.0 kB, fix_alloc +167.1 kB": the allocators outside the
+/* Appends to buf "ll_alloc +552.0 kB, fix_alloc +167.1 kB": the allocators outside the
  * leaves' own (process heaps, ETS, binaries, literals) that grew most, as evidence of where
  * the rest of system went. */
 static void movers(char *buf, size_t len, const struct snapshot *b, const struct snapshot *a)
@@ -98,7 +98,6 @@ static void movers(char *buf, size_t len, const struct snapshot *b, const struct
 					    "literal_alloc", NULL };
 	int64_t top[2] = { 0, 0 };
 	const char *name[2] = { NULL, NULL };
-	buf[0] = '\0';
 	for (size_t i = 0; i < a->nallocs; i++) {
 		const struct alloc_info *x = &a->allocs[i], *y;
 		bool skip = !x->type;
@@ -179,13 +178,18 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 		double pct = pct_of(j->delta, j->before);
 		j->fail = j->delta > lim->floor_bytes && pct > lim->max_pct;
 		model_bytes_format(ds, sizeof(ds), j->delta);
-		char mv[160];
+		char mv[200] = "";
+		/* persistent_term's values are in the rest (literal area, not code): named first */
+		if (b->have_persistent_term && a->have_persistent_term &&
+		    a->persistent_term_memory - b->persistent_term_memory >= 10000)
+			add_part(mv, sizeof(mv), "persistent_term",
+				 a->persistent_term_memory - b->persistent_term_memory, NULL);
 		movers(mv, sizeof(mv), b, a);
 		snprintf(j->msg, sizeof(j->msg),
 			 "system grew %s -> %s (%s%s); less %s, the rest of system grew %s%s "
 			 "(%+.1f %%)%s%s%s, %s",
 			 bs, as, j->raw >= 0 ? "+" : "", rs, j->explained, j->delta >= 0 ? "+" : "", ds,
-			 pct, *mv ? " (largest allocators: " : "", mv, *mv ? ")" : "", lt);
+			 pct, *mv ? " (largest: " : "", mv, *mv ? ")" : "", lt);
 		return;
 	}
 

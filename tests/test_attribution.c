@@ -227,7 +227,9 @@ static void test_evidence(void **state)
 	assert_true(attribution_evidence(1050000, 4200000, MEM_TOTAL));   /* a quarter */
 	assert_false(attribution_evidence(1000000, 4200000, MEM_TOTAL));  /* less */
 	assert_false(attribution_evidence(28600000, 4200000, MEM_TOTAL)); /* more than the whole */
-	assert_true(attribution_evidence(4400000, 4200000, MEM_TOTAL));   /* within the noise */
+	assert_true(attribution_evidence(4400000, 4200000, MEM_TOTAL));   /* garbage at its edges */
+	assert_true(attribution_evidence(8600000, 4200000, MEM_TOTAL));   /* twice, plus noise */
+	assert_false(attribution_evidence(8700000, 4200000, MEM_TOTAL));
 	assert_false(attribution_evidence(200000, 300000, MEM_TOTAL));    /* under the noise */
 	assert_false(attribution_evidence(5, 5, ATTRIBUTION_KEY_PROCESSES));
 	assert_true(attribution_evidence(500, 500, ATTRIBUTION_KEY_PROCESSES));
@@ -260,7 +262,7 @@ static void test_evidence(void **state)
 	findings_clear(&f);
 
 	/* a consistent share is named, with a figure no larger than the judged growth */
-	t->delta.mem[MEM_BINARY] = 2100000;
+	t->delta.mem[MEM_BINARY] = 2600000;
 	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 2000000, 0, 10,
 				      "binary grew"), 0);
 	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
