@@ -132,9 +132,15 @@ static void row_fill(struct row *r, const struct finding *f)
 		model_bytes_format(d, sizeof(d), raw);
 		snprintf(r->cell[COL_RAW], sizeof(r->cell[0]), "%s%s", raw > 0 ? "+" : "", d);
 		if (adjusted) {
-			int64_t sub = raw - delta;
-			model_bytes_format(d, sizeof(d), sub < 0 ? -sub : sub);
-			snprintf(r->cell[COL_SUB], sizeof(r->cell[0]), "%s%s", sub < 0 ? "+" : "-", d);
+			int64_t sub;
+			/* figures come from outside: saturate rather than overflow */
+			if (__builtin_sub_overflow(raw, delta, &sub))
+				sub = raw < delta ? INT64_MIN : INT64_MAX;
+			/* subtracted is shown with the sign it has in grew - subtracted */
+			model_bytes_format(d, sizeof(d), sub);
+			if (sub < 0)
+				d[0] = '+';
+			snprintf(r->cell[COL_SUB], sizeof(r->cell[0]), "%s%s", sub > 0 ? "-" : "", d);
 		} else {
 			snprintf(r->cell[COL_SUB], sizeof(r->cell[0]), "-");
 		}

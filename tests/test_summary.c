@@ -333,6 +333,22 @@ static void test_summary__unfinished_and_empty(void **state)
 	free(buf);
 }
 
+/* grew - subtracted = judged, with figures from outside: the subtracted cell saturates
+ * rather than overflow (found by fuzz_summary). */
+static void test_summary__subtracted_saturates(void **state)
+{
+	struct fixture *fx = *state;
+	assert_int_equal(findings_add(&fx->findings, "growth", "ets", VERDICT_PASS, 1, 0, 0, 10,
+				      "ets"),
+			 0);
+	fx->findings.items[0].delta = INT64_MAX; /* grew -1, judged INT64_MAX */
+	struct summary_opts o = { false, NULL, NULL };
+	const char *t = print(fx, &o);
+	const char *ets = line_starting(t, "ets ");
+	assert_non_null(strstr(ets, " -1 B "));
+	assert_non_null(strstr(ets, " +9223372036.85 GB "));
+}
+
 static void test_summary__no_pct_limit(void **state)
 {
 	struct fixture *fx = *state;
@@ -372,6 +388,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_summary__hostile_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary__unfinished_and_empty, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_summary__subtracted_saturates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary__no_pct_limit, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("summary", tests, NULL, NULL);
