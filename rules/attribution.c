@@ -237,8 +237,10 @@ int attribution_key(const struct finding *f)
 		return MEM_ETS;
 	if (strcmp(rule, "binary") == 0)
 		return MEM_BINARY;
+	/* born counts processes; a mailbox or one process's memory is bytes of process heap */
 	if (strcmp(rule, "process") == 0)
-		return ATTRIBUTION_KEY_PROCESSES;
+		return f->subject && strcmp(f->subject, "born") != 0 ? MEM_PROCESSES_USED
+								      : ATTRIBUTION_KEY_PROCESSES;
 	if (strcmp(rule, "atom") == 0)
 		return MEM_ATOM_USED;
 	return MEM_TOTAL;
@@ -570,7 +572,7 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 						   : "");
 		return 1;
 	}
-	if (run->nmodules || run->attribution == ATTRIBUTION_TEST) {
+	if (judged > 0 && (run->nmodules || run->attribution == ATTRIBUTION_TEST)) {
 		snprintf(buf, len, "; no test stands out (no test module's own growth of %s is a "
 				   "consistent share of the %s%s judged)",
 			 key_name(key), key == ATTRIBUTION_KEY_PROCESSES ? "" : "+", w);

@@ -46,7 +46,8 @@ size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t 
 			size_t max);
 
 /* What a finding's culprits are ranked by: its category for growth, baseline and trend;
- * ets, binary, the process count and atom_used for those rules; total otherwise. */
+ * ets, binary, atom_used for those rules; the process count for the process rule's born,
+ * processes_used for its mailbox and memory findings; total otherwise. */
 int attribution_key(const struct finding *f);
 
 /* What o left behind that key measures: processes (the process count), their memory
