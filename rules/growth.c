@@ -17,9 +17,11 @@ void growth_config_default(struct growth_config *cfg)
 	/* allocated figures: free carrier space and atom table chunks, judged by the _used twins */
 	cfg->cat[MEM_PROCESSES].enabled = false;
 	cfg->cat[MEM_ATOM].enabled = false;
-	/* test modules and their literals load during the suite */
+	/* test modules and their literals load during the suite: the floor was 8 MB for code
+	 * alone; the literals of loaded modules measured about as much again (gen_stage: code
+	 * +1.7 MB, literals +1.9 MB), so 16 MB for both */
 	cfg->cat[MEM_CODE].max_pct = 50.0;
-	cfg->cat[MEM_CODE].floor_bytes = 8000000;
+	cfg->cat[MEM_CODE].floor_bytes = 16000000;
 	cfg->live_totals = true;
 }
 

@@ -50,7 +50,7 @@ static void test_defaults_documented(void **state)
 	assert_true(c.cat[MEM_BINARY].max_pct == 10.0);
 	assert_int_equal(c.cat[MEM_BINARY].floor_bytes, 1000000);
 	assert_true(c.cat[MEM_CODE].max_pct == 50.0);
-	assert_int_equal(c.cat[MEM_CODE].floor_bytes, 8000000);
+	assert_int_equal(c.cat[MEM_CODE].floor_bytes, 16000000);
 	assert_true(c.live_totals);
 }
 
