@@ -9,6 +9,8 @@
 #   make valgrind      e2e cases with gate under valgrind memcheck (definite leaks and
 #                      memory errors fail); VALGRIND_CASES picks the cases
 #   make bench         overhead figures (ratios within one run)
+#   make realworld     gate on real open-source suites (../shared/realworld), no leak planted:
+#                      0 false alarms in REALWORLD_ROUNDS rounds (default 5)
 #   make deps          install the Debian 12 packages gate needs (idempotent)
 #   make compat        e2e cases against OTP 27 / Elixir 1.18 in a Debian 13 chroot (root)
 #   make install PREFIX=/usr/local
@@ -69,7 +71,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/ei_ping
 
 .PHONY: all test unit e2e demo asan bench clean install deps format fuzz fuzz-short \
-	fuzz-build valgrind ei-check compat probe-gate
+	fuzz-build valgrind ei-check compat probe-gate realworld
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/gate
@@ -162,6 +164,9 @@ bench: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/run.sh
 	GATE_BUILD=$(BUILD) sh tests/bench/snapshot.sh
 	GATE_BUILD=$(BUILD) sh tests/bench/repeat.sh 20
+
+realworld: $(BUILD)/gate
+	GATE_BUILD=$(BUILD) sh tests/bench/realworld.sh $(REALWORLD_ROUNDS)
 
 deps:
 	sh ci/deps.sh

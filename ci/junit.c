@@ -348,10 +348,18 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 					   "delta:  %s%s (%+lld bytes%s)\n",
 					   b, (long long)f->before, a, (long long)f->after,
 					   delta > 0 ? "+" : "", d, (long long)delta, pct);
-			if (finding_adjusted(f))
+			if (finding_adjusted(f)) {
+				/* what grew, and what the rule took out of it: issue 12's model */
+				char r[32];
+				int64_t raw = finding_raw_delta(f);
+				model_bytes_format(r, sizeof(r), raw);
 				len += snprintf(body + len, sizeof(body) - (size_t)len,
-						"        judged net of code loading and free heap "
-						"space\n");
+						"        judged: it grew %s%s, less %s\n",
+						raw > 0 ? "+" : "", r,
+						f->explained ? f->explained : "what other rows judge");
+				if (len >= (int)sizeof(body))
+					len = (int)sizeof(body) - 1;
+			}
 			if (f->max_pct >= 0)
 				snprintf(body + len, sizeof(body) - (size_t)len,
 					 "limit:  +%g %% above a floor of %s\n", f->max_pct, fl);

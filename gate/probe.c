@@ -371,6 +371,15 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 			return -1;
 		}
 	}
+	const struct term *pt = term_map_get(reply, "persistent_term_memory");
+	if (pt && pt->type == TERM_INT) {
+		if (req_int(pt, &out->persistent_term_memory) < 0) {
+			snprintf(err, errlen, "snapshot: persistent_term_memory is out of range (0 to %lld)",
+				 (long long)MODEL_FIGURE_MAX);
+			return -1;
+		}
+		out->have_persistent_term = true;
+	}
 	if (decode_procs(term_map_get(reply, "procs"), out, err, errlen) < 0 ||
 	    decode_born(term_map_get(reply, "born"), out, err, errlen) < 0 ||
 	    decode_ets(term_map_get(reply, "ets"), out, err, errlen) < 0 ||

@@ -157,6 +157,7 @@ int findings_add(struct findings *list, const char *rule, const char *subject,
 	f->subject = dup_or_null(subject);
 	f->message = dup_or_null(message);
 	f->detail = NULL;
+	f->explained = NULL;
 	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
 		free(f->rule);
 		free(f->subject);
@@ -196,6 +197,7 @@ void findings_clear(struct findings *list)
 		free(list->items[i].subject);
 		free(list->items[i].message);
 		free(list->items[i].detail);
+		free(list->items[i].explained);
 	}
 	free(list->items);
 	memset(list, 0, sizeof(*list));

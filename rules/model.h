@@ -115,6 +115,10 @@ struct snapshot {
 	int64_t taken_at_ms; /* node's os:system_time(millisecond) */
 	char otp_release[16];
 	char node[128];
+	/* persistent_term's values (persistent_term:info() memory): they live in the literal
+	 * area (allocator literal_alloc) beside the constants of loaded modules; deep snapshots */
+	bool have_persistent_term;
+	int64_t persistent_term_memory;
 
 	/* the union of the top-N lists (by memory, mailbox, binary bytes, binary freed by GC) */
 	struct proc_info *procs;
@@ -262,6 +266,10 @@ struct finding {
 	double max_pct;  /* allowed growth in percent; < 0 when the rule has none */
 	char *message;   /* one line: what was measured against what */
 	char *detail;    /* more lines for people, e.g. the likely culprits; may be NULL */
+	/* what the rule subtracted from after - before to get delta, and why, for people:
+	 * "code and literals +3.7 MB (modules the suite loaded), free heap +0.1 MB (...)";
+	 * NULL when it judged the raw growth */
+	char *explained;
 };
 
 struct findings {

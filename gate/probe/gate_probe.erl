@@ -91,7 +91,11 @@ snapshot(Opts) ->
                  false -> []
              end,
     Mark =:= before andalso keeper_start(),
-    Scan#{memory => Mem,
+    PT = case Deep of
+             true -> persistent_term_memory();
+             false -> #{}
+         end,
+    maps:merge(PT, Scan#{memory => Mem,
           probe_overhead => Overhead,
           allocs => Allocs,
           gc_us => GcUs,
@@ -107,7 +111,16 @@ snapshot(Opts) ->
           schedulers => erlang:system_info(schedulers),
           node => atom_to_binary(node()),
           taken_at_ms => os:system_time(millisecond),
-          otp_release => list_to_binary(erlang:system_info(otp_release))}.
+          otp_release => list_to_binary(erlang:system_info(otp_release))}).
+
+%% The bytes of persistent_term's values: they live in the literal area (literal_alloc) like
+%% the constants of loaded modules, so the rules tell one from the other with this figure.
+persistent_term_memory() ->
+    try persistent_term:info() of
+        #{memory := M} when is_integer(M), M >= 0 -> #{persistent_term_memory => M};
+        _ -> #{}
+    catch _:_ -> #{}
+    end.
 
 %% erlang:memory() without the keeper process's own heap (it holds the before set), so that
 %% gate does not measure itself.
