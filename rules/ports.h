@@ -19,7 +19,7 @@ void ports_config_default(struct ports_config *cfg);
 /* Appends one finding under rule "ports", subject "open": FAIL when after->ports_opened
  * (ports not open at the before-snapshot and open now) is above max_opened; its message
  * leads with the largest groups (port name, owner process, the owner's test module by spawn
- * ancestry, an OS pid) and its detail lists every group the probe shipped. SKIP when the
+ * ancestry, an OS pid). SKIP when the
  * after-snapshot has no diff against a before-snapshot (after->have_growth false) or the
  * rule is off. Returns 0, or -1 on allocation failure (out keeps what was added). */
 int ports_check(struct findings *out, const struct snapshot *before,

@@ -359,12 +359,22 @@ ets_grew_row({T, Id, S0, S, B0, B, Created}, Owners) ->
         _ -> skip
     end.
 
+%% {RegisteredName, Call}: the call is the initial call, or for a spawned fun (which starts
+%% in erlang:apply/2 and says nothing) where it is now.
 proc_label(P) ->
     Name = case erlang:process_info(P, registered_name) of
                {registered_name, N} when is_atom(N), N =/= [] -> name_text(N);
                _ -> <<>>
            end,
-    {Name, mfa_text(initial_call(P))}.
+    Call = case initial_call(P) of
+               {erlang, apply, 2} ->
+                   case erlang:process_info(P, current_function) of
+                       {current_function, Cur} -> <<"spawned fun in ", (mfa_text(Cur))/binary>>;
+                       _ -> mfa_text({erlang, apply, 2})
+                   end;
+               MFA -> mfa_text(MFA)
+           end,
+    {Name, Call}.
 
 %% persistent_term entries created during the run, grouped by the shape of their key:
 %% [{Shape, Count, Bytes, ExampleKey}], largest count first.
@@ -397,13 +407,24 @@ groups_top(Groups) ->
                                              || {S, {C, B, E}} <- maps:to_list(Groups)])),
     lists:sublist(Sorted, ?MAX_GROUPS).
 
+%% As an Elixir developer writes it: {WhatGrew.Settings, 17}, :user_1, "key".
 example_text(A) when is_atom(A) -> name_text(A);
 example_text(T) ->
-    B = iolist_to_binary(io_lib:format("~0tp", [T])),
+    B = iolist_to_binary(elixir_text(T, 3)),
     case byte_size(B) > 120 of
         true -> <<(binary:part(B, 0, 117))/binary, "...">>;
         false -> B
     end.
+
+elixir_text(A, _) when is_atom(A) ->
+    case atom_to_binary(A) of
+        <<"Elixir.", Rest/binary>> -> Rest;
+        Bin when A =:= true; A =:= false; A =:= nil -> Bin;
+        Bin -> [$:, Bin]
+    end;
+elixir_text(T, D) when is_tuple(T), D > 0 ->
+    [${, lists:join(", ", [elixir_text(E, D - 1) || E <- tuple_to_list(T)]), $}];
+elixir_text(T, _) -> io_lib:format("~0tp", [T]).
 
 %% A key's shape: digit runs become #, so that user_1 .. user_4000 are one group; a tuple
 %% keeps its atoms ({MyApp.Cache, _}); other terms by their type.
