@@ -111,9 +111,9 @@ static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struc
 		owner_label(owner, sizeof(owner), e);
 		signed_count(rows, sizeof(rows), dr);
 		signed_bytes(bytes, sizeof(bytes), db);
-		snprintf(out[k].text, sizeof(out[k].text), "ETS table %s (owner %s%s) %s rows, %s",
+		snprintf(out[k].text, sizeof(out[k].text), "ETS table %s (owner %s%s) %s row%s, %s",
 			 e->name ? e->name : "?", owner, e->created ? ", created during the run" : "",
-			 rows, bytes);
+			 rows, dr == 1 || dr == -1 ? "" : "s", bytes);
 	}
 	return n;
 }

@@ -607,11 +607,15 @@ scan_one(P, GC, Skip, BeforePids, Collect,
                 [{memory, M}, {message_queue_len, Q}, {binary, B1}] ->
                     {R1, S1} = bin_sum(B1),
                     X = {M, Q, R1, S1, R0, S0},
-                    IsBorn = BeforePids =/= none andalso not maps:is_key(P, BeforePids),
+                    %% one look-up: born, or its figures at the before-snapshot
+                    Was = case BeforePids of
+                              none -> none;
+                              _ -> maps:get(P, BeforePids, born)
+                          end,
+                    IsBorn = Was =:= born,
                     %% growth since the before-snapshot (issue 13): from 0 for the born
                     {GMem1, GMq1, GBin1} =
-                        case BeforePids =/= none andalso
-                            was_fig(maps:get(P, BeforePids, born)) of
+                        case was_fig(Was) of
                             {WasM, WasQ, WasB} ->
                                 G = {WasM, WasQ, WasB, M, Q, S1, IsBorn},
                                 {top_add(M - WasM, P, G, GMem), top_add(Q - WasQ, P, G, GMq),
