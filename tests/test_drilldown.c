@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci/snapshot_json.h"
 #include "gate/probe.h"
 #include "gate/term.h"
 #include "rules/rules.h"
@@ -516,6 +517,41 @@ static void test_decode_growth(void **state)
 	ei_x_free(&x);
 }
 
+/* gate snapshot --json of an after-snapshot carries what grew and persistent_term. */
+static void test_snapshot_json_what_grew(void **state)
+{
+	(void)state;
+	struct snapshot a;
+	snap(&a);
+	json_t *j = snapshot_json(&a);
+	assert_non_null(j);
+	assert_null(json_object_get(j, "what_grew")); /* no before set: absent */
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "persistent_term"),
+							    "count")),
+			 20);
+	json_decref(j);
+
+	add_grew_ets(&a, "corpus_cache", "Corpus.Cache", 0, 60000, 0, 7100000, true);
+	add_port_group(&a, "cat", "Elixir.Ports.LeakTest", 300);
+	add_key_group(&a.atoms_new, &a.natoms_new, "user_#", 60000, 0, "user_1");
+	j = snapshot_json(&a);
+	assert_non_null(j);
+	json_t *w = json_object_get(j, "what_grew");
+	assert_non_null(w);
+	assert_int_equal(json_integer_value(json_object_get(w, "ports_opened")), 300);
+	json_t *t = json_array_get(json_object_get(w, "ets"), 0);
+	assert_string_equal(json_string_value(json_object_get(t, "name")), "corpus_cache");
+	assert_int_equal(json_integer_value(json_object_get(t, "size")), 60000);
+	assert_true(json_is_true(json_object_get(t, "created")));
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(json_object_get(w, "ports"), 0), "module")),
+			    "Elixir.Ports.LeakTest");
+	assert_int_equal(json_array_size(json_object_get(w, "atoms_new")), 1);
+	assert_int_equal(json_array_size(json_object_get(w, "processes")), 0);
+	json_decref(j);
+	snapshot_clear(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_pterm),
 		cmocka_unit_test(test_decode_growth),
+		cmocka_unit_test(test_snapshot_json_what_grew),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
