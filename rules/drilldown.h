@@ -46,8 +46,8 @@ size_t drilldown_list(struct drill_item *out, size_t max, const struct snapshot 
 		      const struct snapshot *after);
 
 /* Rewrites the message of every failing finding that judges a category or a count without
- * naming what grew, to lead with the structures that grew most in it: growth, baseline and
- * trend of an erlang:memory category (the structures whose bytes count in it and that grew
+ * naming what grew, to lead with the structures that grew most in it: any rule whose subject
+ * is an erlang:memory category (growth, baseline, trend; the structures whose bytes count in it and that grew
  * by at least a tenth of the judged growth, at most two), the ETS total (tables), the born
  * processes (their largest group) and the atom count (atoms by shape). Other findings (they
  * name their table or process already) and findings with nothing to name are left as they

@@ -191,7 +191,14 @@ static void test_annotate_names_structure_first(void **state)
 				      -1, "ETS table corpus_cache (owner Corpus.Cache) grew"),
 			 0);
 
+	/* any rule that judges a category: the baseline too */
+	assert_int_equal(findings_add(&f, "baseline", "ets", VERDICT_FAIL, 0, 7100000, 1000000,
+				      20.0, "ets is 7.1 MB above its baseline"),
+			 0);
+
 	assert_int_equal(drilldown_annotate(&f, &b, &a), 0);
+	assert_true(starts_with(f.items[7].message, "ETS table corpus_cache (owner Corpus.Cache, "));
+	assert_non_null(strstr(f.items[7].message, "; ets is 7.1 MB above its baseline"));
 	/* the category's structure, then the original message */
 	assert_string_equal(f.items[0].message, "ETS table corpus_cache (owner Corpus.Cache, "
 						 "created during the run) +60 000 rows, +7.1 MB; "
