@@ -314,9 +314,11 @@ int drilldown_annotate(struct findings *findings, const struct snapshot *before,
 		if (f->verdict != VERDICT_FAIL || !f->message)
 			continue;
 		finding_lead(lead, sizeof(lead), f, items, n);
-		if (!lead[0])
-			continue;
 		size_t ll = strlen(lead), ml = strlen(f->message);
+		/* nothing to name, or named already (a second call names nothing twice) */
+		if (!ll || (ml > ll + 1 && strncmp(f->message, lead, ll) == 0 &&
+			    strncmp(f->message + ll, "; ", 2) == 0))
+			continue;
 		char *m = malloc(ll + 2 + ml + 1);
 		if (!m) {
 			free(items);

@@ -51,7 +51,8 @@ size_t drilldown_list(struct drill_item *out, size_t max, const struct snapshot 
  * by at least a tenth of the judged growth, at most two), the ETS total (tables), the born
  * processes (their largest group) and the atom count (atoms by shape). Other findings (they
  * name their table or process already) and findings with nothing to name are left as they
- * are. before and after may be NULL (nothing is done). Returns 0, or -1 on allocation
+ * are; so is a message that leads with its structures already (calling it twice names
+ * nothing twice). before and after may be NULL (nothing is done). Returns 0, or -1 on allocation
  * failure (a message is then left as it was). */
 int drilldown_annotate(struct findings *findings, const struct snapshot *before,
 		       const struct snapshot *after);

@@ -216,6 +216,11 @@ static void test_annotate_names_structure_first(void **state)
 	/* passing findings and findings that name their structure are left alone */
 	assert_string_equal(f.items[5].message, "fine");
 	assert_string_equal(f.items[6].message, "ETS table corpus_cache (owner Corpus.Cache) grew");
+	/* a second pass names nothing twice */
+	char *once = strdup(f.items[0].message);
+	assert_int_equal(drilldown_annotate(&f, &b, &a), 0);
+	assert_string_equal(f.items[0].message, once);
+	free(once);
 	findings_clear(&f);
 	snapshot_clear(&a);
 	snapshot_clear(&b);
