@@ -128,6 +128,7 @@ static json_t *growth_json(const struct snapshot *s, int *bad)
 		put(j, "memory_before", json_integer(e->bytes_before), bad);
 		put(j, "memory", json_integer(e->bytes), bad);
 		put(j, "created", json_boolean(e->created), bad);
+		put(j, "bin_bytes", json_integer(e->bin_bytes), bad);
 		append(ets, j, bad);
 	}
 	for (size_t i = 0; i < s->nports && !*bad; i++) {

@@ -18,7 +18,8 @@
  *               {processes: [{pid, name, initial_call, current_function, ancestor, module,
  *                 memory_before, memory, mailbox_before, mailbox, bin_bytes_before,
  *                 bin_bytes, born}], ets: [{name, id, owner_pid, owner_name, owner_call,
- *                 module, size_before, size, memory_before, memory, created}],
+ *                 module, size_before, size, memory_before, memory, created,
+ *                 bin_bytes (refc binaries its rows hold, estimated)}],
  *                ports_opened, ports: [{name, owner_pid, owner_name, owner_call, module,
  *                 count, os_pid}], persistent_term_new, atoms_new: [{key, count, bytes,
  *                 example}]}    (null: unknown or none)

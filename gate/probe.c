@@ -352,7 +352,8 @@ static int decode_grew_procs(const struct term *t, struct snapshot *out, char *e
 	return 0;
 }
 
-/* {Name, Id, OwnerPid, OwnerName, OwnerCall, Module, Rows0, Rows, Bytes0, Bytes, Created} */
+/* {Name, Id, OwnerPid, OwnerName, OwnerCall, Module, Rows0, Rows, Bytes0, Bytes, Created,
+ *  BinBytes} */
 static int decode_grew_ets(const struct term *t, struct snapshot *out, char *err,
 			   size_t errlen)
 {
@@ -369,7 +370,8 @@ static int decode_grew_ets(const struct term *t, struct snapshot *out, char *err
 		char **texts[] = { &g->name, &g->id, &g->owner_pid, &g->owner_name, &g->owner_call,
 				   &g->module };
 		int64_t *nums[] = { &g->rows_before, &g->rows, &g->bytes_before, &g->bytes };
-		if (row_fields(r, 11, texts, opt, 6, nums, 4) < 0)
+		if (row_fields(r, 12, texts, opt, 6, nums, 4) < 0 ||
+		    req_int(term_tuple_at(r, 11), &g->bin_bytes) < 0)
 			return bad_row("grew_ets", i, err, errlen);
 		g->created = term_is_atom(term_tuple_at(r, 10), "true");
 	}

@@ -81,10 +81,12 @@ static size_t add(struct drill_item *out, size_t n, size_t max, enum drill_kind 
 {
 	if (n >= max)
 		return n;
+	memset(&out[n], 0, sizeof(out[n]));
 	out[n].kind = kind;
 	out[n].bytes = bytes;
-	out[n].cats = cats;
-	out[n].text[0] = '\0';
+	for (int c = 0; c < MEM_CAT_COUNT; c++)
+		if (cats & BIT(c))
+			out[n].by_cat[c] = bytes;
 	return n + 1;
 }
 
@@ -111,9 +113,25 @@ static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struc
 		owner_label(owner, sizeof(owner), e);
 		signed_count(rows, sizeof(rows), dr);
 		signed_bytes(bytes, sizeof(bytes), db);
-		snprintf(out[k].text, sizeof(out[k].text), "ETS table %s (owner %s%s) %s row%s, %s",
+		/* the refc binaries its rows hold count under binary, not ets: the new rows' share
+		 * (rows alike: the estimate comes from a sample) */
+		int64_t bin = e->created	     ? e->bin_bytes
+			      : dr > 0 && e->rows > 0 ? (int64_t)((double)e->bin_bytes * (double)dr /
+							       (double)e->rows)
+						     : 0;
+		char held[80] = "";
+		if (bin > 0) {
+			char hb[32];
+			model_bytes_format(hb, sizeof(hb), bin);
+			snprintf(held, sizeof(held), ", holding ~%s of refc binaries", hb);
+			out[k].by_cat[MEM_BINARY] = bin;
+			out[k].by_cat[MEM_SYSTEM] += bin;
+			out[k].by_cat[MEM_TOTAL] += bin;
+			out[k].bytes += bin;
+		}
+		snprintf(out[k].text, sizeof(out[k].text), "ETS table %s (owner %s%s) %s row%s, %s%s",
 			 e->name ? e->name : "?", owner, e->created ? ", created during the run" : "",
-			 rows, dr == 1 || dr == -1 ? "" : "s", bytes);
+			 rows, dr == 1 || dr == -1 ? "" : "s", bytes, held);
 	}
 	return n;
 }
@@ -241,18 +259,18 @@ size_t drilldown_list(struct drill_item *out, size_t max, const struct snapshot 
 	return n;
 }
 
-/* What a finding judges: a category (mask of one bit), or one kind of structure. */
-static bool finding_target(const struct finding *f, unsigned *cats, int *kind)
+/* What a finding judges: a category (*cat), or one kind of structure (*kind). */
+static bool finding_target(const struct finding *f, int *cat, int *kind)
 {
 	const char *rule = f->rule ? f->rule : "";
 	const char *subject = f->subject ? f->subject : "";
 	int c = mem_cat_from_name(subject);
 
-	*cats = 0;
+	*cat = -1;
 	*kind = -1;
 	/* growth, baseline, trend: whatever rule judges a category as a whole */
 	if (c >= 0) {
-		*cats = BIT(c);
+		*cat = c;
 		return true;
 	}
 	if (strcmp(rule, "ets") == 0 && strcmp(subject, "total") == 0)
@@ -268,12 +286,11 @@ static bool finding_target(const struct finding *f, unsigned *cats, int *kind)
 static void finding_lead(char *buf, size_t len, const struct finding *f,
 			 const struct drill_item *items, size_t n)
 {
-	unsigned cats;
-	int kind;
+	int cat, kind;
 	size_t o = 0, named = 0;
 
 	buf[0] = '\0';
-	if (!finding_target(f, &cats, &kind))
+	if (!finding_target(f, &cat, &kind))
 		return;
 	int64_t judged = f->delta > 0 ? f->delta : finding_raw_delta(f);
 	int64_t least = judged > 0 ? judged / DRILL_SHARE : 1;
@@ -285,7 +302,7 @@ static void finding_lead(char *buf, size_t len, const struct finding *f,
 			/* a rule about one kind: its largest structure, whatever its bytes */
 			if ((int)it->kind != kind)
 				continue;
-		} else if (!(it->cats & cats) || it->bytes < least) {
+		} else if (it->by_cat[cat] < least) {
 			continue;
 		}
 		o += (size_t)snprintf(buf + o, len - o, "%s%s", named ? ", " : "", it->text);

@@ -31,7 +31,7 @@ const char *drill_kind_name(enum drill_kind kind);
 struct drill_item {
 	enum drill_kind kind;
 	int64_t bytes;  /* how many bytes it grew by (0 when only counted, e.g. atoms) */
-	unsigned cats;  /* (1u << MEM_x) for each erlang:memory category those bytes count in */
+	int64_t by_cat[MEM_CAT_COUNT]; /* of those, how many count in each category */
 	char text[768]; /* "ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB" */
 };
 

@@ -125,6 +125,7 @@ struct ets_growth {
 	int64_t rows_before, rows;
 	int64_t bytes_before, bytes;
 	bool created;       /* did not exist at the before-snapshot (before figures are 0) */
+	int64_t bin_bytes;  /* refc binaries its rows hold now (bytes, estimated from a sample) */
 };
 
 /* Things created during the run, grouped by shape: atoms ("plant_user_#") or

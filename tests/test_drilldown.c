@@ -226,6 +226,32 @@ static void test_annotate_names_structure_first(void **state)
 	snapshot_clear(&b);
 }
 
+/* Binaries held in an ETS table's rows count under binary: the table is named for it, with
+ * the new rows' share of the sampled estimate. */
+static void test_annotate_binaries_in_ets(void **state)
+{
+	(void)state;
+	struct snapshot b, a;
+	struct findings f = { 0 };
+
+	snap(&b);
+	snap(&a);
+	add_grew_ets(&a, "demo_sessions", "Demo.Sessions", 0, 20000, 2700, 4100000, true);
+	a.grew_ets[0].bin_bytes = 10300000;
+	add_grew_ets(&a, "old_cache", "Old.Cache", 10000, 20000, 1000000, 2000000, false);
+	a.grew_ets[1].bin_bytes = 4000000; /* half its rows are new: 2 MB of it */
+	fail_growth(&f, MEM_BINARY, 10300000);
+	assert_int_equal(drilldown_annotate(&f, &b, &a), 0);
+	assert_string_equal(f.items[0].message,
+			    "ETS table demo_sessions (owner Demo.Sessions, created during the run) "
+			    "+20 000 rows, +4.1 MB, holding ~10.3 MB of refc binaries, ETS table "
+			    "old_cache (owner Old.Cache) +10 000 rows, +1.0 MB, holding ~2.0 MB of "
+			    "refc binaries; binary grew a lot");
+	findings_clear(&f);
+	snapshot_clear(&a);
+	snapshot_clear(&b);
+}
+
 /* A structure that explains under a tenth of a category's growth is not named for it. */
 static void test_annotate_share(void **state)
 {
@@ -441,7 +467,7 @@ static void encode_reply(ei_x_buff *x, bool bad)
 	ei_x_encode_empty_list(x);
 	ei_x_encode_atom(x, "grew_ets");
 	ei_x_encode_list_header(x, 1);
-	ei_x_encode_tuple_header(x, 11);
+	ei_x_encode_tuple_header(x, 12);
 	bin(x, "corpus_cache");
 	bin(x, "#Ref<0.1.2.3>");
 	bin(x, "<0.200.0>");
@@ -453,6 +479,7 @@ static void encode_reply(ei_x_buff *x, bool bad)
 	ei_x_encode_long(x, 2440);
 	ei_x_encode_long(x, 7100000);
 	ei_x_encode_atom(x, "true");
+	ei_x_encode_long(x, 6000000);
 	ei_x_encode_empty_list(x);
 	ei_x_encode_atom(x, "pterm_new");
 	ei_x_encode_list_header(x, 1);
@@ -506,6 +533,7 @@ static void test_decode_growth(void **state)
 	assert_true(s.grew_ets[0].created);
 	assert_int_equal(s.grew_ets[0].rows, 60000);
 	assert_string_equal(s.grew_ets[0].module, "Corpus.CacheTest");
+	assert_int_equal(s.grew_ets[0].bin_bytes, 6000000);
 	assert_int_equal(s.npterm_new, 1);
 	assert_string_equal(s.pterm_new[0].example, "{Corpus.Settings, 17}");
 	assert_int_equal(s.natoms_new, 0);
@@ -569,6 +597,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_list_orders_by_bytes),
 		cmocka_unit_test(test_annotate_names_structure_first),
+		cmocka_unit_test(test_annotate_binaries_in_ets),
 		cmocka_unit_test(test_annotate_share),
 		cmocka_unit_test(test_annotate_count_rules),
 		cmocka_unit_test(test_ports),

@@ -19,6 +19,8 @@
 -define(MAX_PTERM_KEYS, 200000).
 -define(MAX_NEW_LOOKED, 100000).
 -define(MAX_GROUPS, 20).
+%% ETS rows looked at to estimate the refc binaries a growing table holds.
+-define(ETS_SAMPLE, 100).
 
 %% What the node is: versions, and whether it is a Mix project in which tests can run.
 hello() ->
@@ -328,7 +330,9 @@ ets_fig(T, W) ->
         _ -> []
     end.
 
-%% {Name, Id, OwnerPid, OwnerName, OwnerCall, TestModule, Rows0, Rows, Bytes0, Bytes, Created}
+%% {Name, Id, OwnerPid, OwnerName, OwnerCall, TestModule, Rows0, Rows, Bytes0, Bytes, Created,
+%%  BinBytes}: BinBytes estimates the refc binaries its rows hold (off the table's own memory,
+%%  under erlang:memory(binary)) from a sample of ?ETS_SAMPLE rows
 ets_growers(Before, N, Owners) ->
     W = erlang:system_info(wordsize),
     BeforeEts = maps:get(ets, Before),
@@ -355,9 +359,33 @@ ets_grew_row({T, Id, S0, S, B0, B, Created}, Owners) ->
         {Name, Owner} when is_atom(Name), is_pid(Owner) ->
             {OwnerName, OwnerCall} = proc_label(Owner),
             {name_text(Name), id_text(Id), pid_text(Owner), OwnerName, OwnerCall,
-             module_text(Owner, Owners), S0, S, B0, B, Created};
+             module_text(Owner, Owners), S0, S, B0, B, Created, ets_bin_estimate(T, S)};
         _ -> skip
     end.
+
+%% The refc binary bytes of a sample of rows, scaled to all of them; 0 for a table this
+%% process may not read (private) or an empty one.
+ets_bin_estimate(_T, 0) -> 0;
+ets_bin_estimate(T, Rows) ->
+    try ets:select(T, [{'_', [], ['$_']}], ?ETS_SAMPLE) of
+        {Objs, _} when Objs =/= [] ->
+            {Sum, _} = lists:foldl(fun refc_bytes/2, {0, ?ETS_SAMPLE * 64}, Objs),
+            Sum * Rows div length(Objs);
+        _ -> 0
+    catch _:_ -> 0
+    end.
+
+%% Bytes of the refc binaries (over 64 bytes: the rest are copied into the row) in a term,
+%% visiting at most Budget terms.
+refc_bytes(_, {Sum, Budget}) when Budget =< 0 -> {Sum, 0};
+refc_bytes(B, {Sum, Budget}) when is_binary(B), byte_size(B) > 64 ->
+    {Sum + binary:referenced_byte_size(B), Budget - 1};
+refc_bytes(T, {Sum, Budget}) when is_tuple(T) ->
+    lists:foldl(fun refc_bytes/2, {Sum, Budget - 1}, tuple_to_list(T));
+refc_bytes([H | T], {Sum, Budget}) -> refc_bytes(T, refc_bytes(H, {Sum, Budget - 1}));
+refc_bytes(M, {Sum, Budget}) when is_map(M) ->
+    refc_bytes(maps:values(M), {Sum, Budget - 1});
+refc_bytes(_, {Sum, Budget}) -> {Sum, Budget - 1}.
 
 %% {RegisteredName, Call}: the call is the initial call, or for a spawned fun (which starts
 %% in erlang:apply/2 and says nothing) where it is now.
