@@ -146,7 +146,14 @@ keeper_start(Figs) ->
                     true -> maps:from_keys([K || {K, _} <- persistent_term:get()], []);
                     false -> none
                 end,
-    Set = #{pids => maps:merge(maps:from_keys(erlang:processes(), []), Figs),
+    %% with the scan's figures, only the processes born since the scan are added
+    Pids = case map_size(Figs) of
+               0 -> maps:from_keys(erlang:processes(), []);
+               _ -> lists:foldl(fun(P, M) when is_map_key(P, M) -> M;
+                                   (P, M) -> M#{P => []}
+                                end, Figs, erlang:processes())
+           end,
+    Set = #{pids => Pids,
             ets => maps:from_list([{ets_id(T), ets_fig(T, W)} || T <- ets:all()]),
             pterm => PTerm,
             pterm_keys => PTermKeys,
