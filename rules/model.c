@@ -80,6 +80,44 @@ void snapshot_clear(struct snapshot *s)
 	for (size_t i = 0; i < s->nallocs; i++)
 		free(s->allocs[i].type);
 	free(s->allocs);
+	for (size_t i = 0; i < s->ngrew_procs; i++) {
+		struct proc_growth *g = &s->grew_procs[i];
+		free(g->pid);
+		free(g->name);
+		free(g->initial_call);
+		free(g->current_function);
+		free(g->ancestor);
+		free(g->module);
+	}
+	free(s->grew_procs);
+	for (size_t i = 0; i < s->ngrew_ets; i++) {
+		struct ets_growth *g = &s->grew_ets[i];
+		free(g->name);
+		free(g->id);
+		free(g->owner_pid);
+		free(g->owner_name);
+		free(g->owner_call);
+		free(g->module);
+	}
+	free(s->grew_ets);
+	struct key_group *kg[] = { s->pterm_new, s->atoms_new };
+	size_t nkg[] = { s->npterm_new, s->natoms_new };
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t i = 0; i < nkg[k]; i++) {
+			free(kg[k][i].key);
+			free(kg[k][i].example);
+		}
+		free(kg[k]);
+	}
+	for (size_t i = 0; i < s->nports; i++) {
+		struct port_group *g = &s->ports[i];
+		free(g->name);
+		free(g->owner_pid);
+		free(g->owner_name);
+		free(g->owner_call);
+		free(g->module);
+	}
+	free(s->ports);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -13,6 +13,8 @@ void rules_config_default(struct rules_config *cfg)
 	process_config_default(&cfg->process);
 	atom_config_default(&cfg->atom);
 	alloc_config_default(&cfg->allocator);
+	ports_config_default(&cfg->ports);
+	pterm_config_default(&cfg->pterm);
 	/* its strings stay NULL, which means BASELINE_DEFAULT_* */
 	baseline_config_default(&cfg->baseline);
 }
@@ -76,12 +78,17 @@ int rules_check_all(struct findings *out, const struct snapshot *before,
 	    binary_check(out, before, after, &cfg->binary) < 0 ||
 	    process_check(out, before, after, &cfg->process) < 0 ||
 	    atom_check(out, before, after, run, &cfg->atom) < 0 ||
-	    alloc_check(out, before, after, &cfg->allocator) < 0)
+	    alloc_check(out, before, after, &cfg->allocator) < 0 ||
+	    ports_check(out, before, after, &cfg->ports) < 0 ||
+	    pterm_check(out, before, after, &cfg->pterm) < 0)
 		return -1;
 	/* one leak, one finding: a leaf whose growth a failing structure explains, and total
 	 * when failing leaves explain it, pass as context; then the most specific first */
 	if (growth_consolidate(out, start, before, after, &cfg->growth) < 0 ||
 	    rules_order(out, start) < 0)
+		return -1;
+	/* what grew, named first in every category still failing */
+	if (drilldown_annotate(out, before, after) < 0)
 		return -1;
 	return 0;
 }

@@ -1071,6 +1071,14 @@ static void test_rules_check_all_clean(void **state)
 	a.born_memory = 30000;
 	add_group(&a, "Elixir.Logger.Backends.Console:init/1", 1, 10000, "<0.90.0>");
 	add_ets(&a, "lazy_registry", "#Ref<0.9.9.9>", "<0.90.0>", NULL, 20000, 12, true);
+	/* the diff against the before set: one port opened and kept, a few persistent terms */
+	b.have_pterm = a.have_pterm = true;
+	b.pterm_count = 20;
+	a.pterm_count = 24;
+	b.pterm_memory = 30000;
+	a.pterm_memory = 31000;
+	a.have_growth = true;
+	a.ports_opened = 1;
 	assert_int_equal(rules_check_all(&f, &b, &a, &run, &c), 0);
 	assert_int_equal(findings_failed(&f), 0);
 	for (size_t i = 0; i < f.count; i++)
@@ -1084,7 +1092,9 @@ static void test_rules_check_all_clean(void **state)
 	assert_int_equal(count(&f, "process", ANY), 3);
 	assert_int_equal(count(&f, "atom", ANY), 2);
 	assert_int_equal(count(&f, "allocator", ANY), 1);
-	assert_int_equal(f.count, MEM_CAT_COUNT - 2 + 8);
+	assert_int_equal(count(&f, "ports", ANY), 1);
+	assert_int_equal(count(&f, "persistent_term", ANY), 1);
+	assert_int_equal(f.count, MEM_CAT_COUNT - 2 + 10);
 	findings_clear(&f);
 	snapshot_clear(&a);
 	snapshot_clear(&b);
@@ -1098,6 +1108,8 @@ static void test_rules_check_all_clean(void **state)
 	assert_int_equal(count(&f, "binary", VERDICT_SKIP), 1);
 	assert_int_equal(count(&f, "process", VERDICT_SKIP), 3);
 	assert_int_equal(count(&f, "allocator", VERDICT_SKIP), 1);
+	assert_int_equal(count(&f, "ports", VERDICT_SKIP), 1);
+	assert_int_equal(count(&f, "persistent_term", VERDICT_SKIP), 1);
 	assert_int_equal(count(&f, "atom", VERDICT_PASS), 2);
 	findings_clear(&f);
 	test_run_clear(&run);
