@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "reaper.h"
 #include "signals.h"
 
 #define MAX_WORDS 4096
@@ -111,13 +112,28 @@ void exec_result_describe(const struct exec_result *r, char *buf, size_t len)
 		snprintf(buf, len, "was killed by signal %d (%s)", r->status, strsignal(r->status));
 }
 
+/* The cookie file among the workload's variables: the reaper removes it if gate dies. */
+static const char *cookie_file(const struct exec_opts *o)
+{
+	static const char key[] = "GATE_COOKIE_FILE=";
+	for (char *const *e = o->env; e && *e; e++)
+		if (strncmp(*e, key, sizeof(key) - 1) == 0)
+			return *e + sizeof(key) - 1;
+	return NULL;
+}
+
 static void child(const struct exec_opts *o, pid_t gate, int ready)
 {
 	signals_child_reset();
-	/* gate killed outright (SIGKILL) cannot stop the group: the kernel kills the command */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != gate)
 		_exit(127); /* gate is already gone */
+	/* whatever the command starts, in any session, is killed when it ends or gate dies
+	 * (SIGKILL included), and the cookie file goes with gate (gate/reaper.h) */
+	reaper_become(cookie_file(o));
+	/* the reaper killed outright: the kernel kills the command */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(127);
 	int devnull = open("/dev/null", O_RDONLY);
 	if (devnull >= 0) {
 		dup2(devnull, 0);
@@ -168,6 +184,7 @@ int exec_run(const struct exec_opts *o, struct exec_result *out, char *err, size
 	fflush(stderr);
 	long long t0 = clock_ms();
 	pid_t self = getpid();
+	reaper_gate_init();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
