@@ -1230,6 +1230,20 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 			 git_index_path(index));
 		goto out;
 	}
+	/* a sparse checkout leaves the path out of the working tree (skip-worktree): libgit2
+	 * would report it as deleted, and gate cannot update a file git keeps out */
+	const git_index_entry *ie = git_index_get_bypath(index, path, 0);
+	if (ie && (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE)) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		set_err(err, errlen, "cannot commit the baseline: %s is outside the sparse checkout "
+			"(its index entry is skip-worktree), so gate cannot write it; add it to the "
+			"checkout (git sparse-checkout add %s) and rerun", path, slash ? dir : path);
+		goto out;
+	}
 	unsigned int status = 0;
 	grc = git_status_file(&status, r, path);
 	if (grc < 0 && grc != GIT_ENOTFOUND) {

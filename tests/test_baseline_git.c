@@ -1370,6 +1370,29 @@ static void test_git__dirty_worktree_named(void **state)
 	assert_fsck(fx->repo);
 }
 
+/* A sparse checkout without .gate/: refused with the hint that fits (not "discard your
+ * deletion"), and the hint works. */
+static void test_git__sparse_checkout_hint(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char c[BASELINE_OID_HEX];
+	commit_ok(fx, r, NULL, c);
+	baseline_git_close(r);
+	SH_OK(fx->repo, "git sparse-checkout set --cone dir && test ! -e .gate/baseline.json");
+	r = open_repo(fx, fx->repo);
+	fx->b.test_count = 7;
+	assert_refused(fx, r, NULL, "is outside the sparse checkout");
+	assert_non_null(strstr(fx->err, "git sparse-checkout add .gate"));
+	assert_null(strstr(fx->err, "git restore"));
+	SH_OK(fx->repo, "git sparse-checkout add .gate");
+	commit_ok(fx, r, NULL, c);
+	assert_out(fx->repo, "", "git status --porcelain --untracked-files=all");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
 int main(void)
 {
 	setenv("LC_ALL", "C", 1);
@@ -1409,6 +1432,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_git__hooks_and_signing_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_git__refuse_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_git__dirty_worktree_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__sparse_checkout_hint, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("baseline_git", tests, NULL, NULL);
 }
