@@ -1337,7 +1337,7 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	char measured[8] = "";
 	if (b->commit && strlen(b->commit) >= 7)
 		snprintf(measured, sizeof(measured), "%.7s", b->commit);
-	int dirty = opts->measured_dirty ? 1 : 0;
+	int dirty = opts->measured_dirty || b->commit_dirty ? 1 : 0;
 	message = make_message(opts->message, opts->skip_ci, measured[0] ? measured : NULL,
 			       dirty);
 	if (!message) {

@@ -245,6 +245,7 @@ int baseline_step_make(struct baseline *out, const struct baseline_step *st,
 		.gate_version = GATE_VERSION,
 		.elixir_version = elixir_version && *elixir_version ? elixir_version : NULL,
 		.commit = st->head[0] ? st->head : NULL,
+		.commit_dirty = st->dirty,
 		.timestamp = timestamp,
 		.test_count = test_count,
 	};

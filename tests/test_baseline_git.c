@@ -1366,6 +1366,24 @@ static void test_git__dirty_worktree_named(void **state)
 			 BASELINE_OK);
 	assert_out(fx->repo, "gate: update the memory baseline (measured at 0123456 with local "
 			     "changes)\n", "git log -1 --format=%s");
+	assert_out(fx->repo, "", "git grep -h worktree HEAD -- .gate/baseline.json");
+
+	/* the baseline itself says so too, and reads back */
+	fx->b.commit_dirty = true;
+	fx->b.test_count = 5;
+	assert_int_equal(baseline_git_commit(c, r, &fx->b, NULL, fx->err, sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_out(fx->repo, "  \"worktree\": \"with local changes\"\n",
+		   "git grep -h worktree HEAD -- .gate/baseline.json");
+	assert_out(fx->repo, "gate: update the memory baseline (measured at 0123456 with local "
+			     "changes)\n", "git log -1 --format=%s");
+	struct baseline back;
+	struct baseline_source src;
+	assert_int_equal(baseline_git_read(&back, &src, r, "HEAD", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_true(back.commit_dirty);
+	baseline_clear(&back);
 	baseline_git_close(r);
 	assert_fsck(fx->repo);
 }
