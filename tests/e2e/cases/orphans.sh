@@ -6,13 +6,21 @@
 # in their environment, which everything gate starts inherits. Sourced by tests/e2e/run.sh
 # (helpers there and in hardening.sh: fixture, run_gate, hard_gate_bg, wait_text, ...).
 
-# marked MARK: the pids (and command lines) of live processes whose environment has MARK
-marked() {
+# marked_pids MARK: the pids of live processes whose environment has MARK
+marked_pids() {
 	local p
 	for p in /proc/[0-9]*; do
 		{ tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qxF "GATE_ORPHAN_MARK=$1" || continue
 		grep -q '^State:[[:space:]]*Z' "$p/status" 2>/dev/null && continue
-		printf '%s(%s) ' "${p#/proc/}" "$({ tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | cut -c1-40)"
+		echo "${p#/proc/}"
+	done
+}
+
+# marked MARK: the same with their command lines, for messages
+marked() {
+	local p
+	for p in $(marked_pids "$1"); do
+		printf '%s(%s) ' "$p" "$({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | cut -c1-40)"
 	done
 }
 
@@ -33,19 +41,23 @@ wait_sleeps() {
 	return 1
 }
 
-# no_marked MARK WHEN: nothing carrying MARK is alive now
+# no_marked MARK WHEN: nothing carrying MARK is alive now; whatever is, is reported and then
+# killed, so that a failing case leaves nothing running either
 no_marked() {
-	local left
+	local left p
 	left=$(marked "$1")
-	[ -z "$left" ] || fail "$2: processes left behind: $left"
+	[ -z "$left" ] && return 0
+	fail "$2: processes left behind: $left"
+	for p in $(marked_pids "$1"); do kill -9 "$p" 2>/dev/null; done
 }
 
-# wait_no_marked MARK WHEN: after SIGKILL of gate the reaper cleans up by itself; wait for
-# it (polling, at most 2 min), then nothing carrying MARK may be alive
+# wait_no_marked MARK WHEN: after SIGKILL of gate its reaper (a fork of gate, so its command
+# line is gate's) cleans up by itself and exits last: wait until no marked gate process is
+# left (polling, at most 5 min), then nothing carrying MARK may be alive
 wait_no_marked() {
 	local i
-	for i in $(seq 1 1200); do
-		[ -z "$(marked "$1")" ] && return 0
+	for i in $(seq 1 3000); do
+		marked "$1" | grep -qF "$GATE" || break
 		sleep 0.1
 	done
 	no_marked "$1" "$2"
@@ -106,7 +118,7 @@ case_orphans_exec_sigkill() {
 
 case_orphans_exec_normal_end() {
 	local d m f; d=$(fixture orphans); m=$(orphan_mark); f="$WORK/cookie_path.$RANDOM"
-	GATE_ORPHAN_MARK=$m run_gate run -C "$d" --exec "sh -c 'setsid sleep 308 </dev/null >/dev/null 2>&1 & nohup sleep 309 >/dev/null 2>&1 & echo \$GATE_COOKIE_FILE >$f'"
+	GATE_ORPHAN_MARK=$m run_gate run -C "$d" --exec "sh -c 'setsid sleep 3080 </dev/null >/dev/null 2>&1 & nohup sleep 3090 >/dev/null 2>&1 & echo \$GATE_COOKIE_FILE >$f'"
 	expect_rc 0
 	no_marked "$m" "after a workload that left background processes"
 	[ ! -e "$(cat "$f")" ] || fail "the cookie file survived the run"
