@@ -112,16 +112,6 @@ void exec_result_describe(const struct exec_result *r, char *buf, size_t len)
 		snprintf(buf, len, "was killed by signal %d (%s)", r->status, strsignal(r->status));
 }
 
-/* The cookie file among the workload's variables: the reaper removes it if gate dies. */
-static const char *cookie_file(const struct exec_opts *o)
-{
-	static const char key[] = "GATE_COOKIE_FILE=";
-	for (char *const *e = o->env; e && *e; e++)
-		if (strncmp(*e, key, sizeof(key) - 1) == 0)
-			return *e + sizeof(key) - 1;
-	return NULL;
-}
-
 static void child(const struct exec_opts *o, pid_t gate, int ready)
 {
 	signals_child_reset();
@@ -129,7 +119,7 @@ static void child(const struct exec_opts *o, pid_t gate, int ready)
 		_exit(127); /* gate is already gone */
 	/* whatever the command starts, in any session, is killed when it ends or gate dies
 	 * (SIGKILL included), and the cookie file goes with gate (gate/reaper.h) */
-	reaper_become(cookie_file(o));
+	reaper_become(o->secret_file);
 	/* the reaper killed outright: the kernel kills the command */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
@@ -304,10 +294,14 @@ void exec_env_clear(struct exec_env *e)
 int exec_workload(const char *cmd, const char *dir, const struct exec_env *env, int timeout_ms,
                   int stop_ms, struct eic *conn, struct test_run *tests, char *err, size_t errlen)
 {
-	char **argv;
+	char **argv, secret[4200] = "";
 	struct exec_result res;
 	if (exec_split(cmd, &argv, err, errlen) < 0)
 		return -1;
+	/* only the cookie file gate made itself (attached with --cookie-file, GATE_COOKIE_FILE
+	 * names the user's file, which stays) */
+	if (env->dir[0])
+		snprintf(secret, sizeof(secret), "%s/cookie", env->dir);
 	struct exec_opts o = {
 	        .argv = argv,
 	        .env = env->vars,
@@ -315,6 +309,7 @@ int exec_workload(const char *cmd, const char *dir, const struct exec_env *env, 
 	        .timeout_ms = timeout_ms,
 	        .stop_ms = stop_ms,
 	        .conn = conn,
+	        .secret_file = secret[0] ? secret : NULL,
 	};
 	int rc = exec_run(&o, &res, err, errlen);
 	exec_argv_free(argv);
