@@ -39,6 +39,8 @@ struct junit_meta {
 					   classnames "gate.memory.RULE[NODE]", in place of the
 					   one gate.memory suite (findings is then not used) */
 	size_t nnodes;
+	const char *file_root; /* testcases' file= are made relative to this directory (the git
+				  repository's root, as CI reporters link them); NULL: as recorded */
 };
 
 /* Writes the report to path atomically: creates the missing parent directories, writes a

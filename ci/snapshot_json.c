@@ -98,6 +98,8 @@ json_t *snapshot_json(const struct snapshot *s)
 	};
 	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]) && !bad; i++)
 		put(sys, figures[i].key, json_integer(figures[i].v), &bad);
+	if (s->have_persistent_term && !bad)
+		put(sys, "persistent_term_memory", json_integer(s->persistent_term_memory), &bad);
 
 	for (size_t i = 0; i < s->nprocs && !bad; i++) {
 		const struct proc_info *p = &s->procs[i];

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ci/utf8.h"
+#include "faithful.h"
 #include "probe_blob.h"
 #include "rules/attribution.h"
 
@@ -371,6 +372,15 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 			return -1;
 		}
 	}
+	const struct term *pt = term_map_get(reply, "persistent_term_memory");
+	if (pt && pt->type == TERM_INT) {
+		if (req_int(pt, &out->persistent_term_memory) < 0) {
+			snprintf(err, errlen, "snapshot: persistent_term_memory is out of range (0 to %lld)",
+				 (long long)MODEL_FIGURE_MAX);
+			return -1;
+		}
+		out->have_persistent_term = true;
+	}
 	if (decode_procs(term_map_get(reply, "procs"), out, err, errlen) < 0 ||
 	    decode_born(term_map_get(reply, "born"), out, err, errlen) < 0 ||
 	    decode_ets(term_map_get(reply, "ets"), out, err, errlen) < 0 ||
@@ -578,7 +588,7 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		const struct term *t = &tests->u.seq.items[i];
 		int64_t line, time_us;
 		enum test_state state;
-		if (t->type != TERM_TUPLE || (t->u.seq.n != 7 && t->u.seq.n != 8) ||
+		if (t->type != TERM_TUPLE || t->u.seq.n < 7 || t->u.seq.n > 9 ||
 		    !term_text(term_tuple_at(t, 0)) ||
 		    !term_text(term_tuple_at(t, 1)) || !term_text(term_tuple_at(t, 2)) ||
 		    term_int(term_tuple_at(t, 3), &line) < 0 ||
@@ -603,8 +613,12 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		r->line = line > 0 && line < INT32_MAX ? (int)line : 0;
 		r->time_us = time_us;
 		r->state = state;
-		if (t->u.seq.n == 8 && decode_test_delta(term_tuple_at(t, 7), r) < 0) {
+		if (t->u.seq.n >= 8 && decode_test_delta(term_tuple_at(t, 7), r) < 0) {
 			snprintf(err, errlen, "test record %zu has a malformed memory delta", i + 1);
+			return -1;
+		}
+		if (t->u.seq.n == 9 && faithful_test_decode(term_tuple_at(t, 8), r) < 0) {
+			snprintf(err, errlen, "test record %zu has malformed app and reason", i + 1);
 			return -1;
 		}
 	}
@@ -619,6 +633,8 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		out->wall_us = -1;
 	if (term_int(term_map_get(body, "seed"), &out->seed) < 0)
 		out->seed = 0;
+	if (faithful_run_decode(body, out, err, errlen) < 0)
+		return -1;
 	const char *suite_err = term_text(term_map_get(body, "error"));
 	if (suite_err && *suite_err) {
 		*suite_error = strdup(suite_err);
@@ -627,7 +643,7 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 }
 
 int probe_run_tests(struct eic *c, char *const *args, size_t nargs,
-		    enum attribution_mode mode, int timeout_ms, struct test_run *out,
+		    enum attribution_mode mode, bool fresh_node, int timeout_ms, struct test_run *out,
 		    char **suite_error, char *err, size_t errlen)
 {
 	static const char *const modes[] = { "off", "module", "test" };
@@ -640,9 +656,13 @@ int probe_run_tests(struct eic *c, char *const *args, size_t nargs,
 			ei_x_encode_binary(&a, args[i], (long)strlen(args[i]));
 	}
 	ei_x_encode_empty_list(&a);
-	ei_x_encode_map_header(&a, 1);
+	ei_x_encode_map_header(&a, 3);
 	ei_x_encode_atom(&a, "attribution");
 	ei_x_encode_atom(&a, modes[mode]);
+	ei_x_encode_atom(&a, "max_tests");
+	ei_x_encode_longlong(&a, faithful_test_cap());
+	ei_x_encode_atom(&a, "ex_unit_by_gate");
+	ei_x_encode_atom(&a, fresh_node ? "true" : "false");
 	ei_x_encode_empty_list(&a);
 	struct term *root;
 	const struct term *r;

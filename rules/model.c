@@ -107,12 +107,15 @@ void test_run_clear(struct test_run *run)
 		free(run->tests[i].name);
 		free(run->tests[i].file);
 		free(run->tests[i].message);
+		free(run->tests[i].app);
+		free(run->tests[i].reason);
 	}
 	free(run->tests);
 	for (size_t i = 0; i < run->nmodules; i++)
 		free(run->modules[i].module);
 	free(run->modules);
 	free(run->attribution_error);
+	free(run->mix_reason);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -154,6 +157,7 @@ int findings_add(struct findings *list, const char *rule, const char *subject,
 	f->subject = dup_or_null(subject);
 	f->message = dup_or_null(message);
 	f->detail = NULL;
+	f->explained = NULL;
 	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
 		free(f->rule);
 		free(f->subject);
@@ -193,6 +197,7 @@ void findings_clear(struct findings *list)
 		free(list->items[i].subject);
 		free(list->items[i].message);
 		free(list->items[i].detail);
+		free(list->items[i].explained);
 	}
 	free(list->items);
 	memset(list, 0, sizeof(*list));

@@ -115,6 +115,10 @@ struct snapshot {
 	int64_t taken_at_ms; /* node's os:system_time(millisecond) */
 	char otp_release[16];
 	char node[128];
+	/* persistent_term's values (persistent_term:info() memory): they live in the literal
+	 * area (allocator literal_alloc) beside the constants of loaded modules; deep snapshots */
+	bool have_persistent_term;
+	int64_t persistent_term_memory;
 
 	/* the union of the top-N lists (by memory, mailbox, binary bytes, binary freed by GC) */
 	struct proc_info *procs;
@@ -168,6 +172,10 @@ struct test_result {
 	bool measured;
 	bool async;
 	struct mem_delta delta;
+	/* issue 18 */
+	char *app;     /* the umbrella app (Mix project) whose suite ran it; NULL or "" when unknown */
+	char *reason;  /* the failure's reason, as junit_formatter's message=: the assertion's
+			  message or the exception's banner; NULL when none */
 };
 
 /* Where a light snapshot was taken: a test module's start or finish, or (for async modules,
@@ -221,6 +229,15 @@ struct test_run {
 	struct module_growth *modules;
 	size_t nmodules;
 	int64_t module_events_dropped;
+	/* issue 18: what `mix test` itself would have said */
+	bool mix_reported;  /* the probe reported the fields below */
+	int mix_status;     /* the exit status bare `mix test` would give (0: green) */
+	char *mix_reason;   /* why it is non-zero, in Mix's words; NULL when 0 */
+	bool mix_explained; /* the failed tests are the whole reason (no separate report case) */
+	bool suite_ran;     /* ExUnit reported at least one suite_finished */
+	int64_t tests_dropped; /* tests past the formatter's cap, not recorded */
+	int64_t test_cap;      /* that cap */
+	int partition;      /* MIX_TEST_PARTITION of a --partitions run; 0: not partitioned */
 };
 
 /* Appends a zeroed result and returns it (NULL on allocation failure). */
@@ -249,6 +266,10 @@ struct finding {
 	double max_pct;  /* allowed growth in percent; < 0 when the rule has none */
 	char *message;   /* one line: what was measured against what */
 	char *detail;    /* more lines for people, e.g. the likely culprits; may be NULL */
+	/* what the rule subtracted from after - before to get delta, and why, for people:
+	 * "code and literals +3.7 MB (modules the suite loaded), free heap +0.1 MB (...)";
+	 * NULL when it judged the raw growth */
+	char *explained;
 };
 
 struct findings {

@@ -36,7 +36,8 @@ void rules_config_default(struct rules_config *cfg);
 /* Frees what cfg owns and zeroes it; NULL and a zeroed cfg are no-ops. */
 void rules_config_clear(struct rules_config *cfg);
 
-/* Appends the findings of growth, ets, binary, process, atom and allocator, in that order,
+/* Appends the findings of growth, ets, binary, process, atom and allocator (then judged again
+ * by growth_consolidate and ordered failing first, the most specific first: rules.c)
  * to out (the baseline rules need the stored baseline and run elsewhere). run may be NULL
  * (no tests: the atom rule's per-test allowance is 0). Returns 0, or -1 on allocation
  * failure (out keeps what was added). */
