@@ -79,8 +79,8 @@ case_orphans_normal_end() {
 orphans_signal() {
 	local sig=$1 want=$2 d m; d=$(fixture orphans); m=$(orphan_mark)
 	GATE_ORPHAN_MARK=$m ORPHANS_BLOCK=1 hard_gate_bg run -C "$d"
-	wait_text "gate-fixture: orphans started" "$OUT" || { stop_bg "$GPID"; return; }
-	wait_sleeps "$m" 4 || { stop_bg "$GPID"; return; }
+	wait_text "gate-fixture: orphans started" "$OUT" || { stop_bg "$GPID"; no_marked "$m" "after the case gave up"; return; }
+	wait_sleeps "$m" 4 || { stop_bg "$GPID"; no_marked "$m" "after the case gave up"; return; }
 	kill -s "$sig" "$GPID"
 	wait "$GPID"
 	RC=$?
@@ -104,8 +104,8 @@ case_orphans_sigkill() { orphans_signal KILL 137; }
 case_orphans_exec_sigkill() {
 	local d m f; d=$(fixture orphans); m=$(orphan_mark); f="$WORK/cookie_path.$RANDOM"
 	GATE_ORPHAN_MARK=$m hard_gate_bg run -C "$d" --exec "$FIX/workload/orphans.sh $f"
-	wait_text "gate-fixture: workload started" "$OUT" || { stop_bg "$GPID"; return; }
-	wait_sleeps "$m" 3 || { stop_bg "$GPID"; return; }
+	wait_text "gate-fixture: workload started" "$OUT" || { stop_bg "$GPID"; no_marked "$m" "after the case gave up"; return; }
+	wait_sleeps "$m" 3 || { stop_bg "$GPID"; no_marked "$m" "after the case gave up"; return; }
 	local cookie; cookie=$(cat "$f")
 	[ -f "$cookie" ] || fail "the workload's cookie file $cookie does not exist during the run"
 	kill -KILL "$GPID"
