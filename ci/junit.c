@@ -271,12 +271,68 @@ static void write_node_error(struct jw *j, const struct junit_node *nd, const ch
 	jw_end(j);
 }
 
+/* A memory suite lists at most this many failing checks and this many others; the rest are
+ * counted in one testcase each (a baseline with 200 000 ETS tables gave a 52 MB report that
+ * CI viewers cannot open). The summary and the HTML report have every check. */
+#define JUNIT_MEMORY_CASES_MAX 1000
+
+struct memory_counts {
+	size_t tests, failures, skipped;   /* as written, the "more" testcases included */
+	size_t more_failing, more_other;   /* checks counted, not listed */
+};
+
+static struct memory_counts memory_counts(const struct findings *f)
+{
+	struct memory_counts c = { 0 };
+	size_t fails = 0, others = 0;
+	for (size_t i = 0; f && i < f->count; i++) {
+		if (f->items[i].verdict == VERDICT_FAIL) {
+			if (fails++ < JUNIT_MEMORY_CASES_MAX)
+				c.tests++, c.failures++;
+			else
+				c.more_failing++;
+		} else if (others++ < JUNIT_MEMORY_CASES_MAX) {
+			c.tests++;
+			c.skipped += f->items[i].verdict == VERDICT_SKIP;
+		} else {
+			c.more_other++;
+		}
+	}
+	c.tests += (c.more_failing > 0) + (c.more_other > 0);
+	c.failures += c.more_failing > 0;
+	return c;
+}
+
+/* The testcase that stands for the checks not listed. */
+static void write_more_case(struct jw *j, const char *label, size_t n, bool failing)
+{
+	char classname[400], name[160], msg[400];
+	snprintf(classname, sizeof(classname), "gate.memory.more%s", label);
+	snprintf(name, sizeof(name), "%zu more %s checks", n, failing ? "failing" : "passing or skipped");
+	snprintf(msg, sizeof(msg), "%zu more %s checks are not listed (this report lists the "
+		 "first %d of each kind); the summary and the HTML report have them all", n,
+		 failing ? "failing" : "passing or skipped", JUNIT_MEMORY_CASES_MAX);
+	jw_start(j, "testcase");
+	jw_attr_safe(j, "classname", classname, JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_attr_safe(j, "name", name, JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_attr(j, "time", "0");
+	jw_start(j, failing ? "failure" : "system-out");
+	if (failing) {
+		jw_attr_safe(j, "message", msg, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		jw_attr(j, "type", "gate.more");
+	}
+	jw_text_safe(j, msg);
+	jw_end(j);
+	jw_end(j);
+}
+
 /* The gate.memory suite; for one node of a cluster (nd) named and labelled after it. */
 static void write_memory_suite(struct jw *j, const struct suite_common *c,
 			       const struct findings *findings, const struct test_run *run,
 			       const struct junit_meta *meta, const struct junit_node *nd)
 {
-	size_t n = findings ? findings->count : 0, failures = 0, skipped = 0;
+	size_t n = findings ? findings->count : 0, shown_fail = 0, shown_other = 0;
+	struct memory_counts mc = memory_counts(findings);
 	char label[300] = "", suite[320];
 	const char *node = meta ? meta->node : NULL;
 	if (nd) {
@@ -284,12 +340,8 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		node = nd->name;
 	}
 	snprintf(suite, sizeof(suite), "gate.memory%s", label);
-	for (size_t i = 0; i < n; i++) {
-		failures += findings->items[i].verdict == VERDICT_FAIL;
-		skipped += findings->items[i].verdict == VERDICT_SKIP;
-	}
 	bool lost = nd && nd->error;
-	suite_start(j, c, suite, n + lost, failures, lost, skipped,
+	suite_start(j, c, suite, mc.tests + lost, mc.failures, lost, mc.skipped,
 		    meta && !nd ? meta->memory_time_s : 0);
 
 	if (node || (meta && meta->project) || run) {
@@ -312,6 +364,9 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 
 	for (size_t i = 0; i < n; i++) {
 		const struct finding *f = &findings->items[i];
+		if (f->verdict == VERDICT_FAIL ? shown_fail++ >= JUNIT_MEMORY_CASES_MAX
+					       : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
+			continue; /* counted in a "more" testcase below */
 		const char *rule = f->rule ? f->rule : "rule";
 		char *classname = malloc(strlen(rule) + strlen(label) + sizeof("gate.memory."));
 		char *type = malloc(strlen(rule) + sizeof("gate."));
@@ -404,6 +459,10 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		free(classname);
 		free(type);
 	}
+	if (mc.more_failing)
+		write_more_case(j, label, mc.more_failing, true);
+	if (mc.more_other)
+		write_more_case(j, label, mc.more_other, false);
 	if (lost)
 		write_node_error(j, nd, label);
 	jw_end(j);
@@ -632,14 +691,15 @@ static void write_report(struct jw *j, const struct findings *findings,
 
 	if (meta && meta->nnodes) {
 		for (size_t i = 0; i < meta->nnodes; i++) {
-			const struct findings *f = meta->nodes[i].findings;
-			tests += (f ? f->count : 0) + (meta->nodes[i].error != NULL);
-			failures += f ? findings_failed(f) : 0;
+			struct memory_counts mc = memory_counts(meta->nodes[i].findings);
+			tests += mc.tests + (meta->nodes[i].error != NULL);
+			failures += mc.failures;
 			errors += meta->nodes[i].error != NULL;
 		}
 	} else if (findings) {
-		tests += findings->count;
-		failures += findings_failed(findings);
+		struct memory_counts mc = memory_counts(findings);
+		tests += mc.tests;
+		failures += mc.failures;
 	}
 	if (run) {
 		struct test_counts tc = test_run_count(run);

@@ -11,6 +11,8 @@
          cleanup/0, ex_unit_event/1, hook_install/0, hook_remove/0]).
 %% cluster mode: gate talks to one node, which reaches the others (see the end of the file)
 -export([cluster_nodes/0, cluster_load/3, cluster_snapshot/3, cluster_unload/3, watch/1]).
+%% the watchdog starts in the very call that loads this module (see the end of the file)
+-on_load(on_load/0).
 
 %% Largest failure message shipped back per test; ExUnit messages above that are cut.
 -define(MAX_MESSAGE, 16384).
@@ -922,6 +924,7 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
     catch unregister(gate_probe_collector),
     true = register(gate_probe_collector, self()),
     forget_test_files(),
+    gl_adopt(),
     %% an attached node keeps its ExUnit configuration from run to run otherwise
     ExUnitEnv = application:get_all_env(ex_unit),
     {Hooked, HookError} = case hook_install() of
@@ -1639,18 +1642,103 @@ reason_text(_N, C, E) ->
 %% probe would stay behind: the watchdog watches gate's connection (Nodes: gate's C node,
 %% or for the other nodes of a cluster the node gate is attached to) and, when it goes
 %% down, stops a suite still running, restores what the probe changed and purges it.
+%% It starts in the call that loads the module (on_load), watching the gate C nodes
+%% connected then, so no kill between two calls leaves code behind; watch/1 then names
+%% gate's node exactly.
+%%
+%% Attached, the watchdog is also the group leader of the suite (gl_adopt/0): it sends
+%% what the suite writes to gate as {rex_stdout, Bytes}, bytes as they are, invalid UTF-8
+%% included (OTP's own forwarder for rpc output crashes on those).
+on_load() ->
+    _ = (catch watch_start([N || N <- nodes(hidden), gate_c_node(N)], none)),
+    ok.
+
+gate_c_node(N) ->
+    case string:split(atom_to_list(N), "@") of
+        ["gate_" ++ Alive, _Host] -> lists:suffix("_c", Alive);
+        _ -> false
+    end.
+
 watch(Nodes) ->
-    watch_stop(),
     Watched = [binary_to_atom(N) || N <- Nodes],
+    %% gate itself is a hidden C node; a cluster peer watches a normal node: no output there
+    Out = case Watched of
+              [G] -> case lists:member(G, nodes(hidden)) of
+                         true -> {gate_probe_output, G};
+                         false -> none
+                     end;
+              _ -> none
+          end,
+    watch_start(Watched, Out).
+
+watch_start(Watched, Out) ->
+    watch_stop(),
     Pid = spawn(fun() ->
                         [erlang:monitor_node(N, true) || N <- Watched],
-                        receive
-                            {nodedown, _} -> self_remove();
-                            stop -> ok
-                        end
+                        watchdog(Out)
                 end),
     register(gate_probe_watchdog, Pid),
     ok.
+
+watchdog(Out) ->
+    receive
+        {nodedown, _} -> self_remove();
+        stop -> ok;
+        {gl_output, From, Ref} -> From ! {Ref, Out =/= none}, watchdog(Out);
+        {io_request, From, ReplyAs, Req} ->
+            Reply = try io_request(Req, Out) catch _:_ -> {error, request} end,
+            From ! {io_reply, ReplyAs, Reply},
+            watchdog(Out);
+        _ -> watchdog(Out)
+    end.
+
+%% The io protocol, as far as output needs it; input is at end of file.
+io_request({put_chars, Enc, Chars}, Out) -> io_put(Enc, Chars, Out);
+io_request({put_chars, Enc, M, F, A}, Out) -> io_put(Enc, apply(M, F, A), Out);
+io_request({put_chars, Chars}, Out) -> io_put(latin1, Chars, Out);
+io_request({put_chars, M, F, A}, Out) -> io_put(latin1, apply(M, F, A), Out);
+io_request({requests, Reqs}, Out) ->
+    lists:foldl(fun(R, ok) -> io_request(R, Out); (_, Err) -> Err end, ok, Reqs);
+io_request({setopts, _}, _Out) -> ok;
+io_request(getopts, _Out) -> [{binary, true}, {encoding, unicode}];
+io_request({get_geometry, _}, _Out) -> {error, enotsup};
+io_request({get_chars, _, _, _}, _Out) -> eof;
+io_request({get_chars, _, _, _, _}, _Out) -> eof;
+io_request({get_line, _, _}, _Out) -> eof;
+io_request({get_until, _, _, _, _, _}, _Out) -> eof;
+io_request(_, _Out) -> {error, request}.
+
+%% Bytes go to gate as they are: a unicode list is encoded as UTF-8, a binary or a latin1
+%% list is passed on byte for byte (a test may write anything).
+io_put(Enc, Chars, Out) ->
+    Bin = case Enc of
+              unicode when is_list(Chars) ->
+                  case unicode:characters_to_binary(Chars) of
+                      B when is_binary(B) -> B;
+                      _ -> iolist_to_binary(Chars)
+                  end;
+              _ when is_binary(Chars) -> Chars;
+              _ -> iolist_to_binary(Chars)
+          end,
+    case Out of
+        none -> ok;
+        Dest -> Dest ! {rex_stdout, Bin}, ok
+    end.
+
+%% Called by run_tests: attached, the watchdog becomes the group leader of the suite.
+gl_adopt() ->
+    case whereis(gate_probe_watchdog) of
+        undefined -> ok;
+        W ->
+            Ref = monitor(process, W),
+            W ! {gl_output, self(), Ref},
+            receive
+                {Ref, true} -> demonitor(Ref, [flush]), group_leader(W, self()), ok;
+                {Ref, false} -> demonitor(Ref, [flush]), ok;
+                {'DOWN', Ref, _, _, _} -> ok
+            after 5000 -> demonitor(Ref, [flush]), ok
+            end
+    end.
 
 watch_stop() ->
     case whereis(gate_probe_watchdog) of
