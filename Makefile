@@ -9,7 +9,10 @@
 #   make valgrind      e2e cases with gate under valgrind memcheck (definite leaks and
 #                      memory errors fail); VALGRIND_CASES picks the cases
 #   make bench         overhead figures (ratios within one run)
+#   make realworld     gate on real open-source suites (../shared/realworld), no leak planted:
+#                      0 false alarms in REALWORLD_ROUNDS rounds (default 5)
 #   make deps          install the Debian 12 packages gate needs (idempotent)
+#   make compat        e2e cases against OTP 27 / Elixir 1.18 in a Debian 13 chroot (root)
 #   make install PREFIX=/usr/local
 
 PREFIX ?= /usr/local
@@ -35,10 +38,29 @@ endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# ei (erl_interface), headers and library, from the Erlang installation that `erl` on PATH
+# belongs to (setup-beam's, an image's, Debian's), never from pkg-config or apt: gate is built
+# against the OTP it runs with. EI_DIR=/path/to/erl_interface-X overrides. PROBE_OTP is the
+# OTP release whose erlc compiles the probe (ERLC); gate refuses nodes older than it.
+ERL ?= erl
+ERLC ?= erlc
+ifeq ($(origin EI_DIR),undefined)
+EI_DIR := $(shell $(ERL) -noshell -noinput -eval 'io:format("~s", [code:lib_dir(erl_interface)]), halt().' 2>/dev/null)
+endif
+ifeq ($(origin PROBE_OTP),undefined)
+PROBE_OTP := $(shell $(ERL) -noshell -noinput -eval 'io:format("~s", [erlang:system_info(otp_release)]), halt().' 2>/dev/null)
+endif
+# Keep the probe loadable by OTP 25 when a newer erlc compiles it: OTP 26/27's compiler
+# emits bs_match, update_record and the min/max BIFs and marks maybe_expr as used, which
+# OTP 25's loader refuses (checked by make compat, which compiles it with OTP 27's erlc).
+# Older erlcs ignore the options they do not know.
+PROBE_ERLC_FLAGS ?= +no_bs_match +no_update_record +no_min_max_bifs -disable-feature maybe_expr
+EI_CFLAGS = $(if $(EI_DIR),-I$(EI_DIR)/include)
+EI_LIBS = $(if $(EI_DIR),-L$(EI_DIR)/lib)
 # -Wno-format-truncation: messages are built with snprintf precisely so that they may be cut
 CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -D_DEFAULT_SOURCE -D_GNU_SOURCE \
-	-g $(OPT) $(SAN) -I. -I$(BUILD) $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) -lei -pthread $(SAN) $(LDLIBS)
+	-g $(OPT) $(SAN) -I. -I$(BUILD) $(EI_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) $(EI_LIBS) -lei -pthread $(SAN) $(LDLIBS)
 
 SRC := $(wildcard rules/*.c ci/*.c gate/*.c)
 LIB_SRC := $(filter-out gate/main.c,$(SRC))
@@ -49,7 +71,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/ei_ping
 
 .PHONY: all test unit e2e demo asan bench clean install deps format fuzz fuzz-short \
-	fuzz-build valgrind
+	fuzz-build valgrind ei-check compat probe-gate realworld
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/gate
@@ -58,18 +80,24 @@ asan: $(BUILD)/gate $(TEST_BIN)
 $(BUILD)/gate: $(BUILD)/obj/gate/main.o $(LIB_OBJ)
 	$(CC) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c | ei-check
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
+# ei.h must come from the OTP on PATH: say so before the compiler does
+ei-check:
+	@test -n "$(EI_DIR)" && test -f "$(EI_DIR)/include/ei.h" && test -f "$(EI_DIR)/lib/libei.a" || { \
+	echo "gate: error: no ei.h and libei.a from Erlang/OTP (erl_interface: '$(EI_DIR)'): put the erl of the OTP gate runs with on PATH (setup-beam, the image's, or Debian's erlang-dev), or set EI_DIR=/path/to/lib/erl_interface-X" >&2; exit 2; }
+
 # The probe: Erlang sources compiled by erlc, then embedded as byte arrays so that gate
-# needs no files beside it at run time.
+# needs no files beside it at run time. The OTP release of that erlc goes with them: a node
+# of an older OTP cannot load them, and gate says so instead of "badfile".
 $(BUILD)/probe/%.beam: gate/probe/%.erl
 	@mkdir -p $(dir $@)
-	erlc +deterministic +warnings_as_errors -o $(dir $@) $<
+	$(ERLC) +deterministic +warnings_as_errors $(PROBE_ERLC_FLAGS) -o $(dir $@) $<
 
 $(BUILD)/probe_blob.c: $(PROBE_BEAM) gate/probe/embed.sh
-	sh gate/probe/embed.sh $@ $(PROBE_BEAM)
+	GATE_PROBE_OTP="$(PROBE_OTP)" sh gate/probe/embed.sh $@ $(PROBE_BEAM)
 
 $(BUILD)/obj/probe_blob.o: $(BUILD)/probe_blob.c
 	@mkdir -p $(dir $@)
@@ -137,8 +165,31 @@ bench: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/snapshot.sh
 	GATE_BUILD=$(BUILD) sh tests/bench/repeat.sh 20
 
+realworld: $(BUILD)/gate
+	GATE_BUILD=$(BUILD) sh tests/bench/realworld.sh $(REALWORLD_ROUNDS)
+
 deps:
 	sh ci/deps.sh
+
+# make compat: the end-to-end cases that matter most against Debian 13's Erlang/OTP 27 and
+# Elixir 1.18, in a chroot built once by debootstrap ($$GATE_COMPAT_ROOT, default
+# /var/cache/gate-compat/trixie; reused when there). Needs root. See tests/compat/run.sh.
+compat:
+	sh ci/deps.sh
+	$(MAKE) $(BUILD)/gate $(BUILD)/tests/ei_ping
+	GATE_BUILD=$(BUILD) bash tests/compat/run.sh
+
+# PROBE_GATE_OUT=DIR: gate with its probe compiled by $$(ERLC) (another OTP's erlc, e.g. the
+# compat chroot's) with $$(PROBE_ERLC_FLAGS), as DIR/gate, linked with this build's objects
+probe-gate: $(BUILD)/obj/gate/main.o $(filter-out $(BUILD)/obj/probe_blob.o,$(LIB_OBJ))
+	@test -n "$(PROBE_GATE_OUT)" || { echo "make probe-gate: set PROBE_GATE_OUT=DIR" >&2; exit 2; }
+	rm -rf $(PROBE_GATE_OUT)/probe && mkdir -p $(PROBE_GATE_OUT)/probe
+	for f in $(PROBE_ERL); do $(ERLC) +deterministic +warnings_as_errors $(PROBE_ERLC_FLAGS) \
+		-o $(PROBE_GATE_OUT)/probe $$f || exit 2; done
+	GATE_PROBE_OTP="$(PROBE_OTP)" sh gate/probe/embed.sh $(PROBE_GATE_OUT)/probe_blob.c \
+		$(patsubst gate/probe/%.erl,$(PROBE_GATE_OUT)/probe/%.beam,$(PROBE_ERL))
+	$(CC) $(CFLAGS_ALL) -c -o $(PROBE_GATE_OUT)/probe_blob.o $(PROBE_GATE_OUT)/probe_blob.c
+	$(CC) -o $(PROBE_GATE_OUT)/gate $^ $(PROBE_GATE_OUT)/probe_blob.o $(LDLIBS_ALL)
 
 install: $(BUILD)/gate
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -2,6 +2,8 @@
 #include "html.h"
 #include "chart.h"
 
+#include "rules/drilldown.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -132,6 +134,30 @@ static const struct finding *growth_of(const struct findings *fs, const char *na
 }
 
 /* One row per category: the before and after bars, each pair scaled to its larger value. */
+/* What grew (issue 13): the structures that grew most, at the top, before the bars. */
+static void html_what_grew(FILE *out, const struct snapshot *b, const struct snapshot *a)
+{
+	struct drill_item *items = malloc(HTML_TOP_MAX * sizeof(*items));
+	size_t n = items ? drilldown_list(items, HTML_TOP_MAX, b, a) : 0;
+	if (n) {
+		fputs("<section id=\"what-grew\">\n<h2>What grew</h2>\n<table>\n"
+		      "<thead><tr><th>kind</th><th>structure</th><th class=\"n\">bytes</th></tr>"
+		      "</thead>\n<tbody>\n",
+		      out);
+		for (size_t i = 0; i < n; i++) {
+			fputs("<tr class=\"grew\"><td>", out);
+			h(out, drill_kind_name(items[i].kind), 40);
+			fputs("</td><td>", out);
+			h(out, items[i].text, 400);
+			fputs("</td><td class=\"n\">", out);
+			bytes(out, items[i].bytes);
+			fputs("</td></tr>\n", out);
+		}
+		fputs("</tbody>\n</table>\n</section>\n", out);
+	}
+	free(items);
+}
+
 static void html_categories(FILE *out, const struct report_data *d)
 {
 	const struct snapshot *b = d->before, *a = d->after;
@@ -544,6 +570,8 @@ int html_report_write(FILE *out, const struct report_data *d)
 
 	html_head(out, d, v);
 	html_header(out, d, v);
+	if (d->before && d->after)
+		html_what_grew(out, d->before, d->after);
 	if (d->before && d->after)
 		html_categories(out, d);
 	if (d->findings && d->findings->count)

@@ -42,6 +42,8 @@ struct junit_meta {
 	size_t nnodes;
 	const struct repeat_data *repeat; /* --repeat: per-run figures as gate.memory's <properties>
 					     (gate.repeat.runs, gate.repeat.run.K.CAT[.delta]); may be NULL */
+	const char *file_root; /* testcases' file= are made relative to this directory (the git
+				  repository's root, as CI reporters link them); NULL: as recorded */
 };
 
 /* Writes the report to path atomically: creates the missing parent directories, writes a

@@ -122,8 +122,9 @@ static void md_growth_table(struct report_buf *b, const struct findings *fs)
 	if (!any)
 		report_buf_printf(b, "No memory categories were judged.\n");
 	else if (adjusted)
-		report_buf_printf(b, "\n\\* judged on live memory: net of code loading and of free "
-		                     "heap space\n");
+		report_buf_printf(b, "\n\\* judged: what grew (after - before) less what the "
+		                     "memory model explains (code and literals, free heap space, "
+		                     "rows of their own, structures failing on their own)\n");
 }
 
 /* One row per rule other than growth, in order of first appearance. */

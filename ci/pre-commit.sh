@@ -9,7 +9,7 @@ if [ -n "${GATE_BIN:-}" ]; then
 fi
 if ! make -s -q -C "$here" build/gate 2>/dev/null; then
 	make -s -C "$here" build/gate >&2 || {
-		echo "gate: error: cannot build gate in $here: install its packages (sh $here/ci/deps.sh) or set GATE_BIN" >&2
+		echo "gate: error: cannot build gate in $here: install its libraries (GATE_DEPS=run sh $here/ci/deps.sh, with the erl and elixir of your project on PATH) or set GATE_BIN" >&2
 		exit 2
 	}
 fi

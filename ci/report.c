@@ -20,7 +20,7 @@ enum report_verdict report_verdict(const struct report_data *d)
 		return REPORT_FAILED;
 	if (d->tests) {
 		struct test_counts c = test_run_count(d->tests);
-		if (c.failed || c.invalid || !d->tests->finished)
+		if (c.failed || c.invalid || !d->tests->finished || d->tests->mix_status != 0)
 			return REPORT_FAILED;
 	}
 	return REPORT_PASSED;
@@ -59,7 +59,12 @@ void report_why(char *buf, size_t len, const struct report_data *d)
 		n += (size_t)snprintf(buf + n, len - n, "%s%zu %s", n ? ", " : "", tests,
 		                      tests == 1 ? "test" : "tests");
 	if (unfinished && n < len)
-		snprintf(buf + n, len - n, "%sthe test suite did not finish", n ? ", " : "");
+		n += (size_t)snprintf(buf + n, len - n, "%sthe test suite did not finish",
+				      n ? ", " : "");
+	/* issue 18: bare mix test would be red for a reason of its own */
+	if (d->tests && d->tests->mix_status != 0 && !d->tests->mix_explained && n < len)
+		snprintf(buf + n, len - n, "%smix test exit status %d", n ? ", " : "",
+			 d->tests->mix_status);
 }
 
 const char *report_module_name(const char *module)

@@ -74,6 +74,84 @@ static void append(json_t *a, json_t *v, int *bad)
 		*bad = 1;
 }
 
+/* [{key, count, bytes, example}] */
+static json_t *groups_json(const struct key_group *g, size_t n, int *bad)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n && !*bad; i++) {
+		json_t *j = json_object();
+		put(j, "key", str_or_null(g[i].key), bad);
+		put(j, "count", json_integer(g[i].count), bad);
+		put(j, "bytes", json_integer(g[i].bytes), bad);
+		put(j, "example", str_or_null(g[i].example), bad);
+		append(a, j, bad);
+	}
+	return a;
+}
+
+/* What grew since the before-snapshot (issue 13; after-snapshots of gate run only). */
+static json_t *growth_json(const struct snapshot *s, int *bad)
+{
+	json_t *o = json_object(), *procs = json_array(), *ets = json_array(),
+	       *ports = json_array();
+	if (!o || !procs || !ets || !ports)
+		*bad = 1;
+	for (size_t i = 0; i < s->ngrew_procs && !*bad; i++) {
+		const struct proc_growth *p = &s->grew_procs[i];
+		json_t *j = json_object();
+		put(j, "pid", str_or_null(p->pid), bad);
+		put(j, "name", str_or_null(p->name), bad);
+		put(j, "initial_call", str_or_null(p->initial_call), bad);
+		put(j, "current_function", str_or_null(p->current_function), bad);
+		put(j, "ancestor", str_or_null(p->ancestor), bad);
+		put(j, "module", str_or_null(p->module), bad);
+		put(j, "memory_before", json_integer(p->memory_before), bad);
+		put(j, "memory", json_integer(p->memory), bad);
+		put(j, "mailbox_before", json_integer(p->mailbox_before), bad);
+		put(j, "mailbox", json_integer(p->mailbox), bad);
+		put(j, "bin_bytes_before", json_integer(p->bin_before), bad);
+		put(j, "bin_bytes", json_integer(p->bin), bad);
+		put(j, "born", json_boolean(p->born), bad);
+		append(procs, j, bad);
+	}
+	for (size_t i = 0; i < s->ngrew_ets && !*bad; i++) {
+		const struct ets_growth *e = &s->grew_ets[i];
+		json_t *j = json_object();
+		put(j, "name", str_or_null(e->name), bad);
+		put(j, "id", str_or_null(e->id), bad);
+		put(j, "owner_pid", str_or_null(e->owner_pid), bad);
+		put(j, "owner_name", str_or_null(e->owner_name), bad);
+		put(j, "owner_call", str_or_null(e->owner_call), bad);
+		put(j, "module", str_or_null(e->module), bad);
+		put(j, "size_before", json_integer(e->rows_before), bad);
+		put(j, "size", json_integer(e->rows), bad);
+		put(j, "memory_before", json_integer(e->bytes_before), bad);
+		put(j, "memory", json_integer(e->bytes), bad);
+		put(j, "created", json_boolean(e->created), bad);
+		put(j, "bin_bytes", json_integer(e->bin_bytes), bad);
+		append(ets, j, bad);
+	}
+	for (size_t i = 0; i < s->nports && !*bad; i++) {
+		const struct port_group *g = &s->ports[i];
+		json_t *j = json_object();
+		put(j, "name", str_or_null(g->name), bad);
+		put(j, "owner_pid", str_or_null(g->owner_pid), bad);
+		put(j, "owner_name", str_or_null(g->owner_name), bad);
+		put(j, "owner_call", str_or_null(g->owner_call), bad);
+		put(j, "module", str_or_null(g->module), bad);
+		put(j, "count", json_integer(g->count), bad);
+		put(j, "os_pid", json_integer(g->os_pid), bad);
+		append(ports, j, bad);
+	}
+	put(o, "processes", procs, bad);
+	put(o, "ets", ets, bad);
+	put(o, "ports", ports, bad);
+	put(o, "ports_opened", json_integer(s->ports_opened), bad);
+	put(o, "persistent_term_new", groups_json(s->pterm_new, s->npterm_new, bad), bad);
+	put(o, "atoms_new", groups_json(s->atoms_new, s->natoms_new, bad), bad);
+	return o;
+}
+
 json_t *snapshot_json(const struct snapshot *s)
 {
 	int bad = 0;
@@ -98,6 +176,8 @@ json_t *snapshot_json(const struct snapshot *s)
 	};
 	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]) && !bad; i++)
 		put(sys, figures[i].key, json_integer(figures[i].v), &bad);
+	if (s->have_persistent_term && !bad)
+		put(sys, "persistent_term_memory", json_integer(s->persistent_term_memory), &bad);
 
 	for (size_t i = 0; i < s->nprocs && !bad; i++) {
 		const struct proc_info *p = &s->procs[i];
@@ -183,6 +263,14 @@ json_t *snapshot_json(const struct snapshot *s)
 		put(o, "ets", ets, &bad);
 		put(o, "allocators", allocs, &bad);
 		mem = sys = procs = born = ets = allocs = NULL;
+		if (s->have_pterm) {
+			json_t *pt = json_object();
+			put(pt, "count", json_integer(s->pterm_count), &bad);
+			put(pt, "memory", json_integer(s->pterm_memory), &bad);
+			put(o, "persistent_term", pt, &bad);
+		}
+		if (s->have_growth)
+			put(o, "what_grew", growth_json(s, &bad), &bad);
 	}
 	json_decref(mem);
 	json_decref(sys);

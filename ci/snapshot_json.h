@@ -13,6 +13,16 @@
  *   ets         [{name, id, named, type, protection, size (rows), memory (bytes), owner_pid,
  *                 owner_name (null), created}]
  *   allocators  [{type, carriers_size, blocks_size, fragmentation (0..1)}]
+ *   persistent_term {count, memory}                        (deep snapshots; else absent)
+ *   what_grew   (an after-snapshot with its before set; else absent)
+ *               {processes: [{pid, name, initial_call, current_function, ancestor, module,
+ *                 memory_before, memory, mailbox_before, mailbox, bin_bytes_before,
+ *                 bin_bytes, born}], ets: [{name, id, owner_pid, owner_name, owner_call,
+ *                 module, size_before, size, memory_before, memory, created,
+ *                 bin_bytes (refc binaries its rows hold, estimated)}],
+ *                ports_opened, ports: [{name, owner_pid, owner_name, owner_call, module,
+ *                 count, os_pid}], persistent_term_new, atoms_new: [{key, count, bytes,
+ *                 example}]}    (null: unknown or none)
  */
 #ifndef GATE_CI_SNAPSHOT_JSON_H
 #define GATE_CI_SNAPSHOT_JSON_H

@@ -93,12 +93,16 @@ static size_t cols_of(const char *s)
 	return n;
 }
 
-enum { COL_CAT, COL_BEFORE, COL_AFTER, COL_DELTA, COL_PCT, COL_LIMIT, COL_VERDICT, COLS };
+/* grew is after - before, as measured; subtracted is what the rule took out of it before
+ * judging (listed with its reasons under the table); judged = grew - subtracted, and % is
+ * judged of before */
+enum { COL_CAT, COL_BEFORE, COL_AFTER, COL_RAW, COL_SUB, COL_DELTA, COL_PCT, COL_VERDICT,
+       COLS };
 
 static const char *const col_head[COLS] = {
-	"category", "before", "after", "delta", "%", "limit", "verdict",
+	"category", "before", "after", "grew", "subtracted", "judged", "%", "verdict",
 };
-static const bool col_right[COLS] = { false, true, true, true, true, false, false };
+static const bool col_right[COLS] = { false, true, true, true, true, true, true, false };
 
 struct row {
 	char cell[COLS][NAME_MAX_COLS * 4 + 16];
@@ -124,9 +128,24 @@ static void row_fill(struct row *r, const struct finding *f)
 		model_bytes_format(r->cell[COL_BEFORE], sizeof(r->cell[0]), f->before);
 		model_bytes_format(r->cell[COL_AFTER], sizeof(r->cell[0]), f->after);
 		char d[32];
+		int64_t raw = finding_raw_delta(f);
+		model_bytes_format(d, sizeof(d), raw);
+		snprintf(r->cell[COL_RAW], sizeof(r->cell[0]), "%s%s", raw > 0 ? "+" : "", d);
+		if (adjusted) {
+			int64_t sub;
+			/* figures come from outside: saturate rather than overflow */
+			if (__builtin_sub_overflow(raw, delta, &sub))
+				sub = raw < delta ? INT64_MIN : INT64_MAX;
+			/* subtracted is shown with the sign it has in grew - subtracted */
+			model_bytes_format(d, sizeof(d), sub);
+			if (sub < 0)
+				d[0] = '+';
+			snprintf(r->cell[COL_SUB], sizeof(r->cell[0]), "%s%s", sub > 0 ? "-" : "", d);
+		} else {
+			snprintf(r->cell[COL_SUB], sizeof(r->cell[0]), "-");
+		}
 		model_bytes_format(d, sizeof(d), delta);
-		snprintf(r->cell[COL_DELTA], sizeof(r->cell[0]), "%s%s%s", delta > 0 ? "+" : "", d,
-			 adjusted ? "*" : "");
+		snprintf(r->cell[COL_DELTA], sizeof(r->cell[0]), "%s%s", delta > 0 ? "+" : "", d);
 		double pct = f->before > 0 ? 100.0 * (double)delta / (double)f->before : 0;
 		if (f->before > 0 && pct >= 10000)
 			snprintf(r->cell[COL_PCT], sizeof(r->cell[0]), ">+9999 %%");
@@ -138,11 +157,7 @@ static void row_fill(struct row *r, const struct finding *f)
 		for (int c = COL_BEFORE; c <= COL_PCT; c++)
 			snprintf(r->cell[c], sizeof(r->cell[0]), "-");
 	}
-	model_bytes_format(fl, sizeof(fl), f->floor);
-	if (f->max_pct >= 0)
-		snprintf(r->cell[COL_LIMIT], sizeof(r->cell[0]), "+%g %%, floor %s", f->max_pct, fl);
-	else
-		snprintf(r->cell[COL_LIMIT], sizeof(r->cell[0]), "floor %s", fl);
+	(void)fl;
 	snprintf(r->cell[COL_VERDICT], sizeof(r->cell[0]), "%s", verdict_name(f->verdict));
 	r->verdict = f->verdict;
 }
@@ -168,13 +183,90 @@ static void print_cell(FILE *out, const char *text, size_t width, bool right, bo
 		fprintf(out, "%*s", (int)pad, "");
 }
 
+static void print_wrapped(FILE *out, const char *lead, const char *text, size_t indent);
+
+/* Under the table, the limits, once per distinct limit: "limit: judged growth above +10 %
+ * of before and above 1.0 MB fails (code: +50 %, 8.0 MB)". */
+static void print_limits(FILE *out, const struct findings *findings)
+{
+	size_t common = SIZE_MAX, best = 0, o = 0;
+	bool any = false;
+	char text[2048] = "";
+	/* the limit most rows share is said once; the others by category */
+	for (size_t i = 0; i < findings->count; i++) {
+		size_t n = 0;
+		for (size_t k = 0; k < findings->count; k++)
+			n += findings->items[k].max_pct == findings->items[i].max_pct &&
+			     findings->items[k].floor == findings->items[i].floor;
+		if (n > best) {
+			best = n;
+			common = i;
+		}
+	}
+	if (common == SIZE_MAX)
+		return;
+	for (size_t i = 0; i < findings->count && o < sizeof(text); i++) {
+		const struct finding *f = &findings->items[i], *c = &findings->items[common];
+		char fl[32], pct[48] = "", name[NAME_MAX_COLS * 4 + 16];
+		if (i != common && f->max_pct == c->max_pct && f->floor == c->floor)
+			continue;
+		model_bytes_format(fl, sizeof(fl), f->floor);
+		if (i == common) {
+			if (f->max_pct >= 0)
+				snprintf(pct, sizeof(pct), "+%g %% of before and above ", f->max_pct);
+			o += (size_t)snprintf(text + o, sizeof(text) - o,
+					      "judged growth above %s%s fails", pct, fl);
+			continue;
+		}
+		if (f->max_pct >= 0)
+			snprintf(pct, sizeof(pct), "+%g %%, ", f->max_pct);
+		term_safe(name, sizeof(name), f->subject ? f->subject : "?", NAME_MAX_COLS);
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s: %s%s", any ? ", " : " (",
+				      name, pct, fl);
+		any = true;
+	}
+	if (any && o < sizeof(text))
+		snprintf(text + o, sizeof(text) - o, ")");
+	print_wrapped(out, "limit: ", text, 7);
+}
+
+/* Under the table: what each row subtracted from what it grew, and why (the rule's own
+ * words, finding.explained), so that grew - subtracted = judged reads on its face. */
+static void print_subtracted(FILE *out, const struct findings *findings)
+{
+	bool head = false;
+	for (size_t i = 0; i < findings->count; i++) {
+		const struct finding *f = &findings->items[i];
+		char name[NAME_MAX_COLS * 4 + 16], why[1024];
+		bool lits = f->subject && strcmp(f->subject, "code") == 0 && f->message &&
+			    strncmp(f->message, "code and literals", 17) == 0;
+		if (f->verdict == VERDICT_SKIP || (!lits && !(finding_adjusted(f) && f->explained)))
+			continue;
+		if (!head)
+			fprintf(out, "judged = grew - subtracted; subtracted, and why:\n");
+		head = true;
+		term_safe(name, sizeof(name), f->subject ? f->subject : "?", NAME_MAX_COLS);
+		if (lits) {
+			char lead[NAME_MAX_COLS * 4 + 32];
+			snprintf(lead, sizeof(lead), "  %s: ", name);
+			print_wrapped(out, lead, "nothing; its figures include the literals of loaded "
+					       "modules (the literal area less persistent_term)", 4);
+			continue;
+		}
+		char lead[NAME_MAX_COLS * 4 + 32];
+		term_safe(why, sizeof(why), f->explained, sizeof(why) / 4);
+		snprintf(lead, sizeof(lead), "  %s: ", name);
+		print_wrapped(out, lead, why, 4);
+	}
+}
+
 static void print_table(FILE *out, const struct findings *findings, bool color)
 {
-	size_t width[COLS], total = 0, gap[COLS] = { 2, 2, 2, 2, 2, 2, 0 };
+	size_t width[COLS], total = 0, gap[COLS] = { 2, 2, 2, 2, 2, 2, 2, 0 };
 	/* when the table is too wide, gaps close to one space in this order: first between
 	 * right-aligned numbers, which stay readable, last where text meets a number */
-	static const int squeeze[] = { COL_BEFORE, COL_AFTER, COL_DELTA, COL_LIMIT, COL_CAT,
-				       COL_PCT };
+	static const int squeeze[] = { COL_BEFORE, COL_AFTER, COL_RAW, COL_SUB, COL_DELTA,
+				       COL_CAT, COL_PCT };
 	struct row *rows = calloc(findings->count, sizeof(*rows));
 
 	if (!rows) {
@@ -215,13 +307,8 @@ static void print_table(FILE *out, const struct findings *findings, bool color)
 		}
 		fputc('\n', out);
 	}
-	for (size_t i = 0; i < findings->count; i++) {
-		const struct finding *f = &findings->items[i];
-		if (f->verdict != VERDICT_SKIP && finding_adjusted(f)) {
-			fprintf(out, "* judged on live memory: net of code loading and of free heap space\n");
-			break;
-		}
-	}
+	print_limits(out, findings);
+	print_subtracted(out, findings);
 	free(rows);
 }
 
@@ -322,6 +409,16 @@ static void print_memory(FILE *out, const struct findings *findings,
 	for (size_t i = 0; rows && i < findings->count; i++)
 		if (!findings->items[i].rule || strcmp(findings->items[i].rule, "growth") == 0)
 			rows[growth.count++] = findings->items[i]; /* shallow: borrowed strings */
+	/* failing findings come first in the list (most specific first); the table keeps
+	 * erlang:memory's order of categories, so that it reads the same on every run */
+	for (size_t i = 1; rows && i < growth.count; i++) {
+		struct finding x = rows[i];
+		int cx = mem_cat_from_name(x.subject);
+		size_t k = i;
+		for (; k > 0 && mem_cat_from_name(rows[k - 1].subject) > cx; k--)
+			rows[k] = rows[k - 1];
+		rows[k] = x;
+	}
 	if (growth.count)
 		print_table(out, &growth, color);
 	free(rows);
@@ -482,7 +579,10 @@ static void print_tail(FILE *out, size_t rules_failed, size_t nodes_lost,
 		fprintf(out, "JUnit: %s\n", path);
 	}
 
-	if (!rules_failed && !tests_failed && !unfinished && !nodes_lost) {
+	/* issue 18: bare mix test would be red for a reason the failed tests do not tell */
+	int mix_status = run && run->mix_status != 0 && !run->mix_explained ? run->mix_status : 0;
+	if (!rules_failed && !tests_failed && !unfinished && !nodes_lost && !mix_status &&
+	    !(run && run->mix_status != 0)) {
 		fprintf(out, "%sgate: PASSED%s\n", color ? C_GREEN C_BOLD : "", color ? C_RESET : "");
 		return;
 	}
@@ -498,7 +598,11 @@ static void print_tail(FILE *out, size_t rules_failed, size_t nodes_lost,
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%zu %s lost", n ? ", " : "",
 				      nodes_lost, nodes_lost == 1 ? "node" : "nodes");
 	if (unfinished)
-		snprintf(why + n, sizeof(why) - n, "%sthe test suite did not finish", n ? ", " : "");
+		n += (size_t)snprintf(why + n, sizeof(why) - n, "%sthe test suite did not finish",
+				      n ? ", " : "");
+	if (mix_status && n < sizeof(why))
+		snprintf(why + n, sizeof(why) - n, "%smix test exit status %d", n ? ", " : "",
+			 mix_status);
 	fprintf(out, "%sgate: FAILED%s (%s)\n", color ? C_RED C_BOLD : "", color ? C_RESET : "",
 		why);
 }

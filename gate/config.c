@@ -49,7 +49,7 @@ static const struct unit size_units[] = {
 
 static const char *const root_keys[] = {"node",    "output", "growth", "ets",      "binary",
 					"process", "atom",   "allocator", "baseline", "attribution",
-					"run", NULL};
+					"ports", "persistent_term", "run", NULL};
 static const char *const node_keys[] = {"mix_env",     "erl_flags",    "boot_timeout",
 					"rpc_timeout", "test_timeout", "stop_timeout",
 					NULL};
@@ -929,6 +929,15 @@ static const struct key_spec attribution_keys[] = {
 	{"per_test", KEY_BOOL, IN_CFG(attribution.per_test), 0, 0, "false", NULL},
 	{NULL, 0, 0, 0, 0, NULL, NULL},
 };
+static const struct key_spec ports_keys[] = {
+	{"max_opened", KEY_COUNT_OFF, IN_CFG(ports.max_opened), 0, COUNT_MAX, "50", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
+static const struct key_spec pterm_keys[] = {
+	{"max_entries", KEY_COUNT_OFF, IN_CFG(pterm.max_entries), 0, COUNT_MAX, "1000", NULL},
+	{"max_bytes", KEY_SIZE_OFF, IN_CFG(pterm.max_bytes), 0, 0, "\"1 MB\"", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
 /* [run] (issue 14): how gate run runs the suite; --repeat overrides repeat */
 static const struct key_spec run_keys[] = {
 	{"repeat", KEY_INT, offsetof(struct config, repeat), 1, REPEAT_MAX, "3", NULL},
@@ -946,6 +955,7 @@ static const struct section sections[] = {
 	{"process", process_keys, NULL},  {"atom", atom_keys, NULL},
 	{"allocator", allocator_keys, NULL}, {"baseline", baseline_keys, NULL},
 	{"attribution", attribution_keys, NULL},
+	{"ports", ports_keys, NULL},	  {"persistent_term", pterm_keys, NULL},
 	{"run", run_keys, NULL},
 	{NULL, NULL, NULL},
 };
@@ -1176,7 +1186,8 @@ static int load_root(struct loader *ld, const struct toml_value *root, struct co
 			rc = fail(ld, toml_table_key_pos(root, i), path,
 				  "unknown key; the configuration has only the tables [node], "
 				  "[output], [growth], [ets], [binary], [process], [atom], "
-				  "[allocator], [baseline], [attribution] and [run]");
+				  "[allocator], [baseline], [attribution], [ports], "
+				  "[persistent_term] and [run]");
 		if (rc < 0)
 			return -1;
 	}

@@ -13,17 +13,49 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "reaper.h"
 #include "signals.h"
 
-/* Evaluated by `mix run` once the project is compiled and its applications started: start
- * distribution under the name read from stdin, take the cookie from stdin, then halt when
- * stdin reaches end-of-file (gate is gone). Nothing secret is on this command line. */
+/* Evaluated by `mix run` once the project is compiled (and, without --no-start, its
+ * applications started): a process reads the node's name and cookie from file descriptor 3
+ * (gate's lifeline pipe, never stdin: the suite's stdin is /dev/null, as under `mix test <
+ * /dev/null`), distribution starts under that name, and the process then halts the node when
+ * the pipe reaches end-of-file (gate is gone). Nothing secret is on this command line. */
 static const char boot_code[] =
-	"[n, c] = String.split(IO.read(:stdio, :line)); "
+	"p = self(); "
+	"spawn(fn -> l = :erlang.open_port({:fd, 3, 3}, [:in, :binary, :eof, {:line, 512}]); "
+	"receive do {^l, {:data, {:eol, d}}} -> send(p, {:gate_boot, d}); "
+	"{^l, :eof} -> System.halt(3) end; "
+	"w = fn w -> receive do {^l, {:data, _}} -> w.(w); {^l, :eof} -> System.halt(3) end end; "
+	"w.(w) end); "
+	"[n, c] = receive do {:gate_boot, d} -> String.split(d) end; "
 	"{:ok, _} = :net_kernel.start([String.to_atom(n), :longnames]); "
-	":erlang.set_cookie(String.to_atom(c)); "
-	"spawn(fn -> w = fn w -> case IO.read(:stdio, :line) do "
-	"s when is_binary(s) -> w.(w); _ -> System.halt(3) end end; w.(w) end)";
+	":erlang.set_cookie(String.to_atom(c))";
+
+/* The lifeline as the child's fd 3 (no close-on-exec), stdin from /dev/null. In the child,
+ * before exec; *ready is moved off fd 3 first if it was there. Returns 0 or -1. */
+static int child_fds(int lifeline, int *ready)
+{
+	if (*ready == 3) {
+		int moved = fcntl(*ready, F_DUPFD_CLOEXEC, 4);
+		if (moved < 0)
+			return -1;
+		*ready = moved;
+	}
+	if (lifeline == 3) {
+		int fl = fcntl(3, F_GETFD);
+		if (fl < 0 || fcntl(3, F_SETFD, fl & ~FD_CLOEXEC) < 0)
+			return -1;
+	} else if (dup2(lifeline, 3) < 0) {
+		return -1;
+	}
+	int null = open("/dev/null", O_RDONLY);
+	if (null < 0 || dup2(null, 0) < 0)
+		return -1;
+	if (null != 0)
+		close(null);
+	return 0;
+}
 
 int node_random_hex(char *buf, size_t bytes)
 {
@@ -74,15 +106,23 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 			 strerror(errno));
 		return -1;
 	}
-	snprintf(n->alive, sizeof(n->alive), "gate_%s", hex);
-	snprintf(n->name, sizeof(n->name), "%s@127.0.0.1", n->alive);
+	if (opts->name && strchr(opts->name, '@') &&
+	    (size_t)(strchr(opts->name, '@') - opts->name) < sizeof(n->alive) &&
+	    strlen(opts->name) < sizeof(n->name)) {
+		snprintf(n->name, sizeof(n->name), "%s", opts->name);
+		snprintf(n->alive, sizeof(n->alive), "%.*s",
+			 (int)(strchr(opts->name, '@') - opts->name), opts->name);
+	} else {
+		snprintf(n->alive, sizeof(n->alive), "gate_%s", hex);
+		snprintf(n->name, sizeof(n->name), "%s@127.0.0.1", n->alive);
+	}
 	n->port = free_port();
 	if (n->port < 0) {
 		snprintf(err, errlen, "cannot find a free TCP port on 127.0.0.1: %s", strerror(errno));
 		return -1;
 	}
 	/* -setcookie with a random throw-away value keeps erl from reading or creating
-	 * ~/.erlang.cookie; the boot code replaces it with the real cookie read from stdin
+	 * ~/.erlang.cookie; the boot code replaces it with the real cookie read from the lifeline pipe
 	 * before anything can use it. */
 	int w = snprintf(erl, sizeof(erl),
 			 "-start_epmd false -erl_epmd_port %d "
@@ -96,7 +136,7 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 
 	const char *elixir = opts->elixir ? opts->elixir : "elixir";
 	char *argv[] = { (char *)elixir, "--erl", erl, "-S", "mix", "run", "--no-halt",
-			 "-e", (char *)boot_code, NULL };
+			 "-e", (char *)boot_code, opts->no_start ? "--no-start" : NULL, NULL };
 
 	if (pipe2(in, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -109,6 +149,7 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		close(in[1]);
 		return -1;
 	}
+	reaper_gate_init();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -119,14 +160,21 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		return -1;
 	}
 	if (pid == 0) {
-		/* child: own process group, default signals, stdin from gate */
+		/* child: own process group, default signals, the lifeline on fd 3 */
 		signals_child_reset();
-		dup2(in[0], 0);
-		if (chdir(opts->project_dir) < 0) {
+		if (opts->stderr_fd > 2)
+			dup2(opts->stderr_fd, 2);
+		if (child_fds(in[0], &ready[1]) < 0) {
 			int e = errno;
 			(void)!write(ready[1], &e, sizeof(e));
 			_exit(127);
 		}
+		if (chdir(opts->project_dir) < 0) {
+			int e = -errno; /* negative: chdir, not exec */
+			(void)!write(ready[1], &e, sizeof(e));
+			_exit(127);
+		}
+		reaper_become(NULL); /* nothing the node starts outlives gate (gate/reaper.h) */
 		setenv("MIX_ENV", opts->mix_env ? opts->mix_env : "test", 1);
 		/* should anything start an epmd after all, keep it on loopback */
 		setenv("ERL_EPMD_ADDRESS", "127.0.0.1", 1);
@@ -153,10 +201,15 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		n->stdin_fd = -1;
 		if (child_errno == ENOENT && strchr(elixir, '/') == NULL)
 			snprintf(err, errlen, "cannot run %s: not found on PATH; install Elixir "
-				 "(Debian: apt-get install elixir) or fix PATH", elixir);
+				 "(GitHub: erlef/setup-beam; GitLab: an elixir image; Debian: apt-get "
+				 "install elixir), fix PATH, or pass --elixir PATH", elixir);
+		else if (child_errno > 0)
+			snprintf(err, errlen, "cannot run %s to start the node in %s: %s; pass "
+				 "--elixir the path of an elixir executable", elixir, opts->project_dir,
+				 strerror(child_errno));
 		else
 			snprintf(err, errlen, "cannot start the node in %s: %s", opts->project_dir,
-				 strerror(child_errno));
+				 strerror(-child_errno));
 		return -1;
 	}
 

@@ -3,9 +3,11 @@
  * The node runs `elixir -S mix run --no-halt` in the project with MIX_ENV set, in a process
  * group of its own. Distribution listens on 127.0.0.1 at a free port chosen by gate, without
  * epmd (-start_epmd false, -erl_epmd_port), so no epmd is started and no fixed port is used.
- * The node name and the random cookie reach the node on its stdin, never on a command line;
- * gate keeps that pipe open, and the node halts itself when it reads end-of-file, so even a
- * gate killed with SIGKILL leaves no node behind.
+ * The node name and the random cookie reach the node on a pipe of its own (file descriptor
+ * 3, the "lifeline"), never on a command line; gate keeps that pipe open, and the node halts
+ * itself when it reads end-of-file there, so even a gate killed with SIGKILL leaves no node
+ * behind. The node's stdin is /dev/null, as under `mix test < /dev/null` (issue 18): a test
+ * reading stdin gets :eof and never sees gate's boot data.
  */
 #ifndef GATE_NODE_H
 #define GATE_NODE_H
@@ -19,11 +21,17 @@ struct node_opts {
 	const char *mix_env;
 	const char *erl_flags; /* extra erl flags, split on blanks; may be NULL */
 	const char *elixir;    /* the elixir executable; NULL for "elixir" from PATH */
+	int stderr_fd;         /* > 2: the node's stderr (node_tail's pipe); else gate's */
+	const char *name;      /* the node's name (NAME@127.0.0.1, adopted from the project's
+				  test_helper); NULL: gate_<random>@127.0.0.1 */
+	bool no_start;         /* boot with `mix run --no-start`: mix test's own app.start (or
+				  gate_probe:run_prep) starts the applications */
 };
 
 struct node {
 	pid_t pid;         /* leader of the node's process group; 0 when none */
-	int stdin_fd;      /* write end of the node's stdin; -1 when closed */
+	int stdin_fd;      /* write end of the node's lifeline pipe (its fd 3; the name kept
+			      for the callers); -1 when closed */
 	int port;          /* distribution port on 127.0.0.1 */
 	char alive[64];    /* gate_<hex> */
 	char name[96];     /* gate_<hex>@127.0.0.1 */

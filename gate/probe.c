@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci/utf8.h"
+#include "faithful.h"
 #include "probe_blob.h"
 #include "rules/attribution.h"
 
@@ -311,6 +313,149 @@ static int decode_allocs(const struct term *t, struct snapshot *out, char *err, 
 	return 0;
 }
 
+/* What grew (issue 13): rows of a fixed arity with texts then figures. texts[k] NULL-able
+ * when opt[k]; figures in [0, MODEL_FIGURE_MAX]. */
+static int row_fields(const struct term *r, size_t arity, char **texts[], const bool *opt,
+		      size_t ntexts, int64_t *nums[], size_t nnums)
+{
+	if (r->type != TERM_TUPLE || r->u.seq.n != arity)
+		return -1;
+	for (size_t k = 0; k < ntexts; k++)
+		if ((opt[k] ? opt_text : req_text)(term_tuple_at(r, k), texts[k]) < 0)
+			return -1;
+	for (size_t k = 0; k < nnums; k++)
+		if (req_int(term_tuple_at(r, ntexts + k), nums[k]) < 0)
+			return -1;
+	return 0;
+}
+
+/* {Pid, Name, InitialCall, Current, Ancestor, Module, Mem0, Mem, Mq0, Mq, Bin0, Bin, Born} */
+static int decode_grew_procs(const struct term *t, struct snapshot *out, char *err,
+			     size_t errlen)
+{
+	size_t n;
+	if (list_of(t, "grew_procs", &n, err, errlen) < 0)
+		return -1;
+	if (n && !(out->grew_procs = calloc(n, sizeof(*out->grew_procs))))
+		return bad_row("grew_procs (out of memory)", 0, err, errlen);
+	static const bool opt[] = { false, true, false, false, true, true };
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		struct proc_growth *g = &out->grew_procs[i];
+		out->ngrew_procs = i + 1;
+		char **texts[] = { &g->pid, &g->name, &g->initial_call, &g->current_function,
+				   &g->ancestor, &g->module };
+		int64_t *nums[] = { &g->memory_before, &g->memory, &g->mailbox_before, &g->mailbox,
+				    &g->bin_before, &g->bin };
+		if (row_fields(r, 13, texts, opt, 6, nums, 6) < 0)
+			return bad_row("grew_procs", i, err, errlen);
+		g->born = term_is_atom(term_tuple_at(r, 12), "true");
+	}
+	return 0;
+}
+
+/* {Name, Id, OwnerPid, OwnerName, OwnerCall, Module, Rows0, Rows, Bytes0, Bytes, Created,
+ *  BinBytes} */
+static int decode_grew_ets(const struct term *t, struct snapshot *out, char *err,
+			   size_t errlen)
+{
+	size_t n;
+	if (list_of(t, "grew_ets", &n, err, errlen) < 0)
+		return -1;
+	if (n && !(out->grew_ets = calloc(n, sizeof(*out->grew_ets))))
+		return bad_row("grew_ets (out of memory)", 0, err, errlen);
+	static const bool opt[] = { false, false, false, true, false, true };
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		struct ets_growth *g = &out->grew_ets[i];
+		out->ngrew_ets = i + 1;
+		char **texts[] = { &g->name, &g->id, &g->owner_pid, &g->owner_name, &g->owner_call,
+				   &g->module };
+		int64_t *nums[] = { &g->rows_before, &g->rows, &g->bytes_before, &g->bytes };
+		if (row_fields(r, 12, texts, opt, 6, nums, 4) < 0 ||
+		    req_int(term_tuple_at(r, 11), &g->bin_bytes) < 0)
+			return bad_row("grew_ets", i, err, errlen);
+		g->created = term_is_atom(term_tuple_at(r, 10), "true");
+	}
+	return 0;
+}
+
+/* {Shape, Count, Bytes, Example} */
+static int decode_key_groups(const struct term *t, const char *what, struct key_group **out,
+			     size_t *nout, char *err, size_t errlen)
+{
+	size_t n;
+	if (list_of(t, what, &n, err, errlen) < 0)
+		return -1;
+	if (n && !(*out = calloc(n, sizeof(**out))))
+		return bad_row(what, 0, err, errlen);
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		struct key_group *g = &(*out)[i];
+		*nout = i + 1;
+		if (r->type != TERM_TUPLE || r->u.seq.n != 4 || req_text(term_tuple_at(r, 0), &g->key) ||
+		    req_int(term_tuple_at(r, 1), &g->count) || req_int(term_tuple_at(r, 2), &g->bytes) ||
+		    req_text(term_tuple_at(r, 3), &g->example))
+			return bad_row(what, i, err, errlen);
+	}
+	return 0;
+}
+
+/* {Name, OwnerPid, OwnerName, OwnerCall, Module, Count, OsPid} */
+static int decode_ports(const struct term *t, struct snapshot *out, char *err, size_t errlen)
+{
+	size_t n;
+	if (list_of(t, "ports", &n, err, errlen) < 0)
+		return -1;
+	if (n && !(out->ports = calloc(n, sizeof(*out->ports))))
+		return bad_row("ports (out of memory)", 0, err, errlen);
+	static const bool opt[] = { false, false, true, false, true };
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		struct port_group *g = &out->ports[i];
+		out->nports = i + 1;
+		char **texts[] = { &g->name, &g->owner_pid, &g->owner_name, &g->owner_call,
+				   &g->module };
+		int64_t *nums[] = { &g->count, &g->os_pid };
+		if (row_fields(r, 7, texts, opt, 5, nums, 2) < 0)
+			return bad_row("ports", i, err, errlen);
+	}
+	return 0;
+}
+
+/* The after-snapshot's diff against the before set; absent keys: not computed. */
+static int decode_growth(const struct term *reply, struct snapshot *out, char *err,
+			 size_t errlen)
+{
+	const struct term *c = term_map_get(reply, "pterm_count");
+	const struct term *m = term_map_get(reply, "pterm_memory");
+	if (c || m) {
+		if (req_int(c, &out->pterm_count) < 0 || req_int(m, &out->pterm_memory) < 0) {
+			snprintf(err, errlen, "snapshot: pterm_count or pterm_memory is not an "
+				 "integer from 0 to %lld", (long long)MODEL_FIGURE_MAX);
+			return -1;
+		}
+		out->have_pterm = true;
+	}
+	if (!term_map_get(reply, "grew_procs"))
+		return 0;
+	out->have_growth = true;
+	const struct term *po = term_map_get(reply, "ports_opened");
+	if (po && req_int(po, &out->ports_opened) < 0) {
+		snprintf(err, errlen, "snapshot: ports_opened is out of range");
+		return -1;
+	}
+	if (decode_grew_procs(term_map_get(reply, "grew_procs"), out, err, errlen) < 0 ||
+	    decode_grew_ets(term_map_get(reply, "grew_ets"), out, err, errlen) < 0 ||
+	    decode_key_groups(term_map_get(reply, "pterm_new"), "pterm_new", &out->pterm_new,
+			      &out->npterm_new, err, errlen) < 0 ||
+	    decode_key_groups(term_map_get(reply, "atoms_new"), "atoms_new", &out->atoms_new,
+			      &out->natoms_new, err, errlen) < 0 ||
+	    decode_ports(term_map_get(reply, "ports"), out, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
 int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err,
 			  size_t errlen)
 {
@@ -370,11 +515,21 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 			return -1;
 		}
 	}
+	const struct term *pt = term_map_get(reply, "persistent_term_memory");
+	if (pt && pt->type == TERM_INT) {
+		if (req_int(pt, &out->persistent_term_memory) < 0) {
+			snprintf(err, errlen, "snapshot: persistent_term_memory is out of range (0 to %lld)",
+				 (long long)MODEL_FIGURE_MAX);
+			return -1;
+		}
+		out->have_persistent_term = true;
+	}
 	if (decode_procs(term_map_get(reply, "procs"), out, err, errlen) < 0 ||
 	    decode_born(term_map_get(reply, "born"), out, err, errlen) < 0 ||
 	    decode_ets(term_map_get(reply, "ets"), out, err, errlen) < 0 ||
 	    decode_owners(term_map_get(reply, "owners"), out, err, errlen) < 0 ||
-	    decode_allocs(term_map_get(reply, "allocs"), out, err, errlen) < 0) {
+	    decode_allocs(term_map_get(reply, "allocs"), out, err, errlen) < 0 ||
+	    decode_growth(reply, out, err, errlen) < 0) {
 		snapshot_clear(out);
 		return -1;
 	}
@@ -420,10 +575,11 @@ int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int ti
 	return rc;
 }
 
+/* A test's text as the node sent it, NUL and control bytes escaped (never cut at a NUL). */
 static char *dup_text(const struct term *t)
 {
 	const char *s = term_text(t);
-	return strdup(s ? s : "");
+	return s ? utf8_dup_escaped(s, t->u.bin.len) : strdup("");
 }
 
 static int state_from(const struct term *t, enum test_state *out)
@@ -576,7 +732,7 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		const struct term *t = &tests->u.seq.items[i];
 		int64_t line, time_us;
 		enum test_state state;
-		if (t->type != TERM_TUPLE || (t->u.seq.n != 7 && t->u.seq.n != 8) ||
+		if (t->type != TERM_TUPLE || t->u.seq.n < 7 || t->u.seq.n > 9 ||
 		    !term_text(term_tuple_at(t, 0)) ||
 		    !term_text(term_tuple_at(t, 1)) || !term_text(term_tuple_at(t, 2)) ||
 		    term_int(term_tuple_at(t, 3), &line) < 0 ||
@@ -601,8 +757,12 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		r->line = line > 0 && line < INT32_MAX ? (int)line : 0;
 		r->time_us = time_us;
 		r->state = state;
-		if (t->u.seq.n == 8 && decode_test_delta(term_tuple_at(t, 7), r) < 0) {
+		if (t->u.seq.n >= 8 && decode_test_delta(term_tuple_at(t, 7), r) < 0) {
 			snprintf(err, errlen, "test record %zu has a malformed memory delta", i + 1);
+			return -1;
+		}
+		if (t->u.seq.n == 9 && faithful_test_decode(term_tuple_at(t, 8), r) < 0) {
+			snprintf(err, errlen, "test record %zu has malformed app and reason", i + 1);
 			return -1;
 		}
 	}
@@ -617,6 +777,8 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		out->wall_us = -1;
 	if (term_int(term_map_get(body, "seed"), &out->seed) < 0)
 		out->seed = 0;
+	if (faithful_run_decode(body, out, err, errlen) < 0)
+		return -1;
 	const char *suite_err = term_text(term_map_get(body, "error"));
 	if (suite_err && *suite_err) {
 		*suite_error = strdup(suite_err);
@@ -625,7 +787,7 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 }
 
 int probe_run_tests(struct eic *c, char *const *args, size_t nargs,
-		    enum attribution_mode mode, int timeout_ms, struct test_run *out,
+		    enum attribution_mode mode, bool fresh_node, int timeout_ms, struct test_run *out,
 		    char **suite_error, char *err, size_t errlen)
 {
 	static const char *const modes[] = { "off", "module", "test" };
@@ -638,9 +800,13 @@ int probe_run_tests(struct eic *c, char *const *args, size_t nargs,
 			ei_x_encode_binary(&a, args[i], (long)strlen(args[i]));
 	}
 	ei_x_encode_empty_list(&a);
-	ei_x_encode_map_header(&a, 1);
+	ei_x_encode_map_header(&a, 3);
 	ei_x_encode_atom(&a, "attribution");
 	ei_x_encode_atom(&a, modes[mode]);
+	ei_x_encode_atom(&a, "max_tests");
+	ei_x_encode_longlong(&a, faithful_test_cap());
+	ei_x_encode_atom(&a, "ex_unit_by_gate");
+	ei_x_encode_atom(&a, fresh_node ? "true" : "false");
 	ei_x_encode_empty_list(&a);
 	struct term *root;
 	const struct term *r;

@@ -50,9 +50,11 @@ int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int ti
 		   struct snapshot *out, char *err, size_t errlen);
 /* Runs mix test with args in the node. *suite_error gets mix test's own error text when it
  * raised after running tests (owned by the caller, NULL when none). */
-/* mode: what the formatter measures for attribution (module events, GC'd per-test deltas). */
+/* mode: what the formatter measures for attribution (module events, GC'd per-test deltas).
+ * fresh_node: gate booted the node (so ExUnit runs because gate started it, and a suite that
+ * never calls ExUnit.start() is red, as under bare mix test). */
 int probe_run_tests(struct eic *c, char *const *args, size_t nargs,
-		    enum attribution_mode mode, int timeout_ms, struct test_run *out,
+		    enum attribution_mode mode, bool fresh_node, int timeout_ms, struct test_run *out,
 		    char **suite_error, char *err, size_t errlen);
 
 /* Decoders, on their own for the unit tests. Return 0, or -1 with err. */

@@ -13,4 +13,7 @@ struct probe_blob {
 /* Terminated by an entry whose module is NULL. */
 extern const struct probe_blob probe_blobs[];
 
+/* The OTP release of the erlc that compiled them, e.g. "25" ("" when the build did not say). */
+extern const char probe_otp_release[];
+
 #endif

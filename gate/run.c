@@ -37,6 +37,7 @@
 #include "eic.h"
 #include "exec.h"
 #include "exit.h"
+#include "faithful.h"
 #include "node.h"
 #include "probe.h"
 #include "repeat.h"
@@ -152,7 +153,13 @@ static int load_config(struct run *r, char *err, size_t errlen)
 static int prepare_suite(struct run *r, char *err, size_t errlen)
 {
 	r->ses.phase = "preparing the suite";
-	return probe_prepare(&r->ses.conn, r->cfg.rpc_timeout_ms, err, errlen) == EIC_OK ? 0 : -1;
+	if (probe_prepare(&r->ses.conn, r->cfg.rpc_timeout_ms, err, errlen) != EIC_OK)
+		return -1;
+	/* what mix test does before the suite: the `test` alias's preparation steps, the
+	 * applications (the node gate started was booted with --no-start) */
+	r->ses.phase = "preparing mix test (alias steps, starting the applications)";
+	return faithful_prep(&r->ses.conn, r->opts->test_args, r->opts->ntest_args,
+			     r->ses.node.pid > 0, r->cfg.test_timeout_ms, err, errlen);
 }
 
 /* ---- attach mode, --exec and --cluster (issue 7) ---- */
@@ -306,6 +313,7 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 					     ? ATTRIBUTION_TEST
 					     : ATTRIBUTION_MODULE;
 	int rc = probe_run_tests(&r->ses.conn, r->opts->test_args, r->opts->ntest_args, mode,
+				 r->ses.node.pid > 0,
 				 r->cfg.test_timeout_ms, &r->tests, &r->suite_error, err, errlen);
 	r->ses.conn.fetch_stdout = false;
 	fflush(stdout);
@@ -318,6 +326,29 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 	}
 	if (rc != EIC_OK)
 		return -1;
+	/* nothing is dropped silently: more tests than gate records is "could not run" */
+	if (r->tests.tests_dropped > 0) {
+		snprintf(err, errlen, "the suite ran %lld tests, more than gate records (its cap is "
+			 "%lld tests per run); %lld were not recorded, so gate cannot give a verdict "
+			 "on them: split the suite (e.g. mix test --partitions N with "
+			 "MIX_TEST_PARTITION, one gate run per partition)",
+			 (long long)(r->tests.count + (size_t)r->tests.tests_dropped),
+			 (long long)r->tests.test_cap, (long long)r->tests.tests_dropped);
+		return -1;
+	}
+	/* mix test failed before any suite ran (a test file that does not compile, a missing
+	 * test_helper.exs, a Mix error): the suite could not run at all */
+	if (r->tests.mix_reported && !r->tests.suite_ran && r->tests.mix_status != 0) {
+		snprintf(err, errlen, "mix test could not run the suite (bare `mix test` would exit "
+			 "with status %d): %s", r->tests.mix_status,
+			 r->tests.mix_reason ? r->tests.mix_reason : "it gave no reason");
+		r->tests.mix_explained = true; /* the report's gate.run case says it */
+		return -1;
+	}
+	if (r->tests.attribution_error && r->tests.mix_reported)
+		progress(r, "gate's formatter ran as --formatter Gate.Formatter --formatter "
+			 "ExUnit.CLIFormatter (ExUnit.EventManager could not be hooked: %s), in place "
+			 "of the formatters the project configured", r->tests.attribution_error);
 	if (r->tests.attribution != ATTRIBUTION_OFF && !r->tests.attribution_sync)
 		progress(r, "attribution is approximate: ExUnit.EventManager could not be hooked "
 			 "(%s), so the figures were taken as ExUnit's events reached gate's formatter, "
@@ -417,6 +448,11 @@ static int write_reports(struct run *r, const char *error)
 		.error = error,
 		.repeat = !error && r->rep.judged ? &r->rep.data : NULL,
 	};
+	char repo_root[PATH_MAX];
+	if (faithful_repo_root(r->project, repo_root, sizeof(repo_root)) == 0)
+		meta.file_root = repo_root;
+	else
+		meta.file_root = r->project;
 	struct junit_node jn[r->cl.n ? r->cl.n : 1];
 	struct summary_node sn[r->cl.n ? r->cl.n : 1];
 	for (size_t i = 0; r->opts->cluster && i < r->cl.n; i++) {
@@ -565,6 +601,12 @@ int run_main(const struct run_opts *opts)
 		goto out;
 	}
 	reports = true; /* from here on a JUnit file is written, with an error case if need be */
+	/* --partitions with MIX_TEST_PARTITION: each partition keeps a baseline of its own */
+	if (faithful_baseline_partition(&r.cfg.rules.baseline.path, BASELINE_DEFAULT_PATH,
+					faithful_partition(opts->test_args, opts->ntest_args)) < 0) {
+		snprintf(r.err, sizeof(r.err), "out of memory");
+		goto fail;
+	}
 	if (opts->require_baseline)
 		r.cfg.rules.baseline.require = true;
 	if (baseline_step_read(&r.bl, r.project, &r.cfg.rules.baseline, opts->baseline_ref, r.err,
@@ -582,6 +624,7 @@ int run_main(const struct run_opts *opts)
 	so.mix_env = r.cfg.mix_env;
 	so.erl_flags = r.cfg.erl_flags;
 	so.elixir = opts->elixir;
+	so.mix_test = !opts->exec && !opts->attach;
 	so.boot_timeout_ms = r.cfg.boot_timeout_ms;
 	so.rpc_timeout_ms = r.cfg.rpc_timeout_ms;
 	so.stop_timeout_ms = r.cfg.stop_timeout_ms;
@@ -603,6 +646,10 @@ int run_main(const struct run_opts *opts)
 
 	session_end(&r.ses);
 
+	if (faithful_name_apps(&r.tests, &r.after) < 0) {
+		snprintf(r.err, sizeof(r.err), "out of memory naming the umbrella's apps");
+		goto fail;
+	}
 	/* --repeat: the rules judge the growth that continued after the warm-up (rules/repeat.h) */
 	if (r.rep.n >= 2 && repeat_step_finish(&r.rep, &r.after, &r.tests) < 0) {
 		snprintf(r.err, sizeof(r.err), "out of memory judging the repeated runs");
@@ -629,11 +676,18 @@ int run_main(const struct run_opts *opts)
 	}
 	if (r.suite_error)
 		progress(&r, "mix test reported: %s", r.suite_error);
+	if (r.tests.mix_status != 0) { /* said even with -q: it is the verdict's reason */
+		fflush(stdout);
+		fprintf(stderr, "gate: mix test failed: bare `mix test` would exit with status %d: "
+			"%s\n", r.tests.mix_status, r.tests.mix_reason ? r.tests.mix_reason
+			: "it printed no reason");
+	}
 	int reports_rc = write_reports(&r, NULL);
 
 	struct test_counts tc = test_run_count(&r.tests);
-	code = findings_failed(&r.findings) || tc.failed || tc.invalid ? GATE_EXIT_FAIL
-								     : GATE_EXIT_PASS;
+	code = findings_failed(&r.findings) || tc.failed || tc.invalid || r.tests.mix_status != 0
+		       ? GATE_EXIT_FAIL
+		       : GATE_EXIT_PASS;
 	for (size_t i = 0; opts->cluster && i < r.cl.n; i++)
 		if (r.cl.nodes[i].error[0] || findings_failed(&r.cl.nodes[i].findings))
 			code = GATE_EXIT_FAIL; /* a node lost mid-run fails the gate, in its suite */

@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "node_tail.h"
+#include "otp.h"
+#include "faithful.h"
 #include "signals.h"
 
 void session_init(struct session *s, const struct session_opts *o)
@@ -18,6 +21,7 @@ void session_init(struct session *s, const struct session_opts *o)
 	s->node.stdin_fd = -1;
 	s->t0_ms = clock_ms();
 	s->phase = "starting";
+	signals_phase_src = &s->phase;
 	eic_init(&s->conn);
 }
 
@@ -35,17 +39,37 @@ void session_progress(const struct session *s, const char *fmt, ...)
 		(double)(clock_ms() - s->t0_ms) / 1000.0, line);
 }
 
+/* A node that died while booting: Mix's own words (the tail of its stderr) are the reason,
+ * with gate's hint when it knows the case. Returns -1 when there is nothing to quote. */
+static int session_boot_failure(struct session *s, const char *how, char *err, size_t errlen)
+{
+	char said[1024];
+	if (strcmp(s->phase, "booting the node") != 0)
+		return -1;
+	node_tail_stop(); /* everything the node wrote before it died */
+	node_tail_text(said, sizeof(said), 6);
+	if (!said[0])
+		return -1;
+	const char *hint = node_tail_hint(said);
+	snprintf(err, errlen, "node %s %s while %s in %s: %s; %s", s->name, how, s->phase,
+		 s->o.project_dir, said, hint[0] ? hint : "its output above says more");
+	return 0;
+}
+
 /* The eic poll callback: a signal or the node process ending stops every wait at once. */
 static int session_poll(void *arg, char *err, size_t errlen)
 {
 	struct session *s = arg;
 	if (signals_caught) {
-		snprintf(err, errlen, "interrupted by %s while %s", strsignal(signals_caught), s->phase);
+		snprintf(err, errlen, "interrupted by %s while %s", strsignal(signals_caught),
+			 signals_phase[0] ? signals_phase : s->phase);
 		return 1;
 	}
 	if (s->node.pid > 0 && node_exited(&s->node)) {
 		char how[128];
 		node_exit_describe(&s->node, how, sizeof(how));
+		if (session_boot_failure(s, how, err, errlen) == 0)
+			return 1;
 		snprintf(err, errlen, "node %s %s while %s; its output above says why", s->name, how,
 			 s->phase);
 		return 1;
@@ -94,9 +118,20 @@ static int boot(struct session *s, char *err, size_t errlen)
 		.mix_env = s->o.mix_env,
 		.erl_flags = s->o.erl_flags,
 		.elixir = s->o.elixir,
+		.stderr_fd = node_tail_start(),
+		.no_start = s->o.mix_test,
 	};
+	char adopted[96], from[4096];
+	if (s->o.mix_test &&
+	    faithful_node_name(s->o.project_dir, adopted, sizeof(adopted), from, sizeof(from))) {
+		no.name = adopted;
+		session_progress(s, "%s starts distribution as %s: the node gets that name", from,
+				 adopted);
+	}
 	s->phase = "booting the node";
-	if (node_start(&s->node, &no, err, errlen) < 0)
+	int rc = node_start(&s->node, &no, err, errlen);
+	node_tail_started();
+	if (rc < 0)
 		return -1;
 	snprintf(s->name, sizeof(s->name), "%s", s->node.name);
 	session_progress(s, "booting node %s in %s (MIX_ENV=%s, compiling if needed)", s->name,
@@ -176,8 +211,13 @@ int session_open(struct session *s, char *err, size_t errlen)
 	if ((s->o.attach ? attach(s, err, errlen) : boot(s, err, errlen)) < 0)
 		return -1;
 	s->phase = "loading the probe";
-	if (probe_load(&s->conn, s->o.need_mix, s->o.rpc_timeout_ms, err, errlen) != EIC_OK)
+	char otp[16];
+	if (otp_node_check(&s->conn, s->o.rpc_timeout_ms, otp, sizeof(otp), err, errlen) != EIC_OK)
 		return -1;
+	if (probe_load(&s->conn, s->o.need_mix, s->o.rpc_timeout_ms, err, errlen) != EIC_OK) {
+		otp_explain_probe_load(s->name, otp, err, errlen);
+		return -1;
+	}
 	s->probe_loaded = true;
 	if (probe_hello(&s->conn, s->o.rpc_timeout_ms, &s->info, err, errlen) != EIC_OK ||
 	    (s->o.attach && watch(s, err, errlen) < 0))
@@ -261,6 +301,7 @@ void session_end(struct session *s)
 	 * SIGTERM before the boot ends, which mix run --no-halt never does. A short grace then. */
 	if (s->node.pid > 0)
 		node_stop(&s->node, connected ? stop_ms : (stop_ms < 1000 ? stop_ms : 1000));
+	node_tail_stop();
 	memset(s->node.cookie, 0, sizeof(s->node.cookie));
 	signals_caught = saved;
 }

@@ -26,6 +26,10 @@ struct session_opts {
 	bool quiet;
 	bool need_mix;           /* tests will run: fail unless the node has a Mix project
 				    loaded, and load the ExUnit formatter too */
+	bool mix_test;           /* start mode, mix test will run (issue 18): boot with
+				    --no-start (the applications are started as mix test
+				    would, or not with --no-start) and under the name the
+				    project's test_helper starts distribution with, if any */
 };
 
 struct session {

@@ -5,11 +5,22 @@
 #include <unistd.h>
 
 volatile sig_atomic_t signals_caught;
+const char *const *volatile signals_phase_src;
+char signals_phase[128];
 
+/* The phase is copied here, when the signal arrives: by the time a waiting loop notices the
+ * flag the run may have moved on, and the message must name the step that was interrupted. */
 static void on_signal(int sig)
 {
-	if (!signals_caught)
-		signals_caught = sig;
+	if (signals_caught)
+		return;
+	const char *const *src = signals_phase_src;
+	const char *p = src ? *src : NULL;
+	size_t i = 0;
+	for (; p && p[i] && i + 1 < sizeof(signals_phase); i++)
+		signals_phase[i] = p[i];
+	signals_phase[i] = '\0';
+	signals_caught = sig;
 }
 
 void signals_install(void)

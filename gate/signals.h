@@ -7,6 +7,11 @@
 /* The first signal caught, or 0. */
 extern volatile sig_atomic_t signals_caught;
 
+/* Where the current phase's name lives (e.g. &session->phase), or NULL; the handler copies
+ * that name into signals_phase when it catches the first signal ("" when there was none). */
+extern const char *const *volatile signals_phase_src;
+extern char signals_phase[128];
+
 /* Installs the handlers (no SA_RESTART, so blocking calls return EINTR) and ignores SIGPIPE. */
 void signals_install(void);
 

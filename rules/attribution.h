@@ -46,7 +46,8 @@ size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t 
 			size_t max);
 
 /* What a finding's culprits are ranked by: its category for growth, baseline and trend;
- * ets, binary, the process count and atom_used for those rules; total otherwise. */
+ * ets, binary, atom_used for those rules; the process count for the process rule's born,
+ * processes_used for its mailbox and memory findings; total otherwise. */
 int attribution_key(const struct finding *f);
 
 /* What o left behind that key measures: processes (the process count), their memory
@@ -54,10 +55,27 @@ int attribution_key(const struct finding *f);
  * -1 for a key it says nothing about. */
 int64_t attribution_owner_value(const struct module_owner *o, int key);
 
+/* The noise floors of attribution: a module or test measured under these (light snapshots
+ * at its edges, no GC: a clean suite's modules move a few hundred kB either way) is never
+ * named as a culprit. */
+#define ATTRIBUTION_NOISE_BYTES (256 * 1000)
+#define ATTRIBUTION_NOISE_PROCESSES 10
+/* A module or test measured above this many times the judged growth (plus the noise floor)
+ * carries mostly garbage counted between its edges without GC: it is evidence of nothing. */
+#define ATTRIBUTION_MAX_OVER 2
+
+/* Whether a module or test measured growing by measured (in key's unit) is evidence for a
+ * finding that judged judged: above the noise floor, at least a quarter of judged, and not
+ * more than ATTRIBUTION_MAX_OVER times judged plus the noise floor. The figure cited is
+ * then min(measured, judged): never more than what it is attributed from. */
+bool attribution_evidence(int64_t measured, int64_t judged, int key);
+
 /* Appends to every failing finding (except the "and N more" ones) the likely culprits: to
  * its message "; likely culprit: MODULE (...)" naming the module that left the most of it
  * behind by spawn ancestry (after->owners) when that is at least a quarter of the judged
- * growth, else the test or module that grew that category most,
+ * growth, else the test or module that grew that category most when attribution_evidence
+ * says it is evidence (the figure cited is never more than the judged growth), else
+ * "; no test stands out (...)",
  * and to its detail the lists: modules (and tests, when measured) with the most growth,
  * processes born and still alive grouped, ETS tables created and left alive with owner, and
  * the processes holding the most binary bytes after GC with what GC freed. before, after and

@@ -80,6 +80,44 @@ void snapshot_clear(struct snapshot *s)
 	for (size_t i = 0; i < s->nallocs; i++)
 		free(s->allocs[i].type);
 	free(s->allocs);
+	for (size_t i = 0; i < s->ngrew_procs; i++) {
+		struct proc_growth *g = &s->grew_procs[i];
+		free(g->pid);
+		free(g->name);
+		free(g->initial_call);
+		free(g->current_function);
+		free(g->ancestor);
+		free(g->module);
+	}
+	free(s->grew_procs);
+	for (size_t i = 0; i < s->ngrew_ets; i++) {
+		struct ets_growth *g = &s->grew_ets[i];
+		free(g->name);
+		free(g->id);
+		free(g->owner_pid);
+		free(g->owner_name);
+		free(g->owner_call);
+		free(g->module);
+	}
+	free(s->grew_ets);
+	struct key_group *kg[] = { s->pterm_new, s->atoms_new };
+	size_t nkg[] = { s->npterm_new, s->natoms_new };
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t i = 0; i < nkg[k]; i++) {
+			free(kg[k][i].key);
+			free(kg[k][i].example);
+		}
+		free(kg[k]);
+	}
+	for (size_t i = 0; i < s->nports; i++) {
+		struct port_group *g = &s->ports[i];
+		free(g->name);
+		free(g->owner_pid);
+		free(g->owner_name);
+		free(g->owner_call);
+		free(g->module);
+	}
+	free(s->ports);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -107,12 +145,15 @@ void test_run_clear(struct test_run *run)
 		free(run->tests[i].name);
 		free(run->tests[i].file);
 		free(run->tests[i].message);
+		free(run->tests[i].app);
+		free(run->tests[i].reason);
 	}
 	free(run->tests);
 	for (size_t i = 0; i < run->nmodules; i++)
 		free(run->modules[i].module);
 	free(run->modules);
 	free(run->attribution_error);
+	free(run->mix_reason);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -154,6 +195,7 @@ int findings_add(struct findings *list, const char *rule, const char *subject,
 	f->subject = dup_or_null(subject);
 	f->message = dup_or_null(message);
 	f->detail = NULL;
+	f->explained = NULL;
 	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
 		free(f->rule);
 		free(f->subject);
@@ -193,6 +235,7 @@ void findings_clear(struct findings *list)
 		free(list->items[i].subject);
 		free(list->items[i].message);
 		free(list->items[i].detail);
+		free(list->items[i].explained);
 	}
 	free(list->items);
 	memset(list, 0, sizeof(*list));

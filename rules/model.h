@@ -96,6 +96,58 @@ struct alloc_info {
 	double fragmentation;  /* 1 - blocks/carriers, 0 when carriers_size is 0 */
 };
 
+/* What grew since the before-snapshot, computed in the node by the after-snapshot from the
+ * keeper's before set (issue 13). Figures before and after, never deltas, so that every
+ * figure stays in [0, MODEL_FIGURE_MAX]. */
+
+/* A process among the top growers of memory, mailbox or refc binary bytes. */
+struct proc_growth {
+	char *pid;
+	char *name;             /* registered name, NULL when none */
+	char *initial_call;     /* proc_lib's translated call */
+	char *current_function;
+	char *ancestor;         /* nearest named ancestor or supervisor, NULL when none */
+	char *module;           /* test module by spawn ancestry, NULL when none */
+	int64_t memory_before, memory;   /* bytes, after GC; 0 before for a born process */
+	int64_t mailbox_before, mailbox; /* messages */
+	int64_t bin_before, bin;         /* refc binary bytes after GC */
+	bool born;
+};
+
+/* An ETS table among the top growers in bytes or rows, created before the run or during it. */
+struct ets_growth {
+	char *name;
+	char *id;
+	char *owner_pid;
+	char *owner_name;   /* registered name of the owner, NULL when none */
+	char *owner_call;   /* the owner's initial call */
+	char *module;       /* test module of the owner by spawn ancestry, NULL when none */
+	int64_t rows_before, rows;
+	int64_t bytes_before, bytes;
+	bool created;       /* did not exist at the before-snapshot (before figures are 0) */
+	int64_t bin_bytes;  /* refc binaries its rows hold now (bytes, estimated from a sample) */
+};
+
+/* Things created during the run, grouped by shape: atoms ("plant_user_#") or
+ * persistent_term keys ("{MyApp.Cache, _}"). */
+struct key_group {
+	char *key;
+	int64_t count;
+	int64_t bytes;   /* heap bytes of the values (persistent_term); 0 for atoms */
+	char *example;
+};
+
+/* Ports opened during the run and still open, by name and owner. */
+struct port_group {
+	char *name;        /* "cat", "tcp_inet", an executable's path */
+	char *owner_pid;   /* an example owner */
+	char *owner_name;  /* registered name of the owner, NULL when none */
+	char *owner_call;  /* the owner's initial call */
+	char *module;      /* test module of the owner by spawn ancestry, NULL when none */
+	int64_t count;
+	int64_t os_pid;    /* an example's OS process, 0 when none */
+};
+
 /* One snapshot of a node, taken by the probe. The deep parts (procs, ets, allocs, born) may
  * be empty: a light snapshot has only the figures. */
 struct snapshot {
@@ -115,6 +167,10 @@ struct snapshot {
 	int64_t taken_at_ms; /* node's os:system_time(millisecond) */
 	char otp_release[16];
 	char node[128];
+	/* persistent_term's values (persistent_term:info() memory): they live in the literal
+	 * area (allocator literal_alloc) beside the constants of loaded modules; deep snapshots */
+	bool have_persistent_term;
+	int64_t persistent_term_memory;
 
 	/* the union of the top-N lists (by memory, mailbox, binary bytes, binary freed by GC) */
 	struct proc_info *procs;
@@ -132,6 +188,24 @@ struct snapshot {
 	/* per test module, what it left behind (after-snapshot, when attribution ran) */
 	struct module_owner *owners;
 	size_t nowners;
+
+	/* persistent_term:info() (deep snapshots) */
+	bool have_pterm;
+	int64_t pterm_count;
+	int64_t pterm_memory; /* bytes */
+	/* what grew since the before-snapshot (after-snapshot; have_growth says it was computed) */
+	bool have_growth;
+	struct proc_growth *grew_procs;
+	size_t ngrew_procs;
+	struct ets_growth *grew_ets;
+	size_t ngrew_ets;
+	struct key_group *pterm_new; /* persistent_term keys created, by shape, most first */
+	size_t npterm_new;
+	struct key_group *atoms_new; /* atoms created, by shape, most first */
+	size_t natoms_new;
+	int64_t ports_opened;        /* ports opened during the run and still open */
+	struct port_group *ports;    /* those, by name and owner, most first */
+	size_t nports;
 };
 
 /* Frees the deep parts and zeroes the whole struct. */
@@ -168,6 +242,10 @@ struct test_result {
 	bool measured;
 	bool async;
 	struct mem_delta delta;
+	/* issue 18 */
+	char *app;     /* the umbrella app (Mix project) whose suite ran it; NULL or "" when unknown */
+	char *reason;  /* the failure's reason, as junit_formatter's message=: the assertion's
+			  message or the exception's banner; NULL when none */
 };
 
 /* Where a light snapshot was taken: a test module's start or finish, or (for async modules,
@@ -221,6 +299,15 @@ struct test_run {
 	struct module_growth *modules;
 	size_t nmodules;
 	int64_t module_events_dropped;
+	/* issue 18: what `mix test` itself would have said */
+	bool mix_reported;  /* the probe reported the fields below */
+	int mix_status;     /* the exit status bare `mix test` would give (0: green) */
+	char *mix_reason;   /* why it is non-zero, in Mix's words; NULL when 0 */
+	bool mix_explained; /* the failed tests are the whole reason (no separate report case) */
+	bool suite_ran;     /* ExUnit reported at least one suite_finished */
+	int64_t tests_dropped; /* tests past the formatter's cap, not recorded */
+	int64_t test_cap;      /* that cap */
+	int partition;      /* MIX_TEST_PARTITION of a --partitions run; 0: not partitioned */
 };
 
 /* Appends a zeroed result and returns it (NULL on allocation failure). */
@@ -249,6 +336,10 @@ struct finding {
 	double max_pct;  /* allowed growth in percent; < 0 when the rule has none */
 	char *message;   /* one line: what was measured against what */
 	char *detail;    /* more lines for people, e.g. the likely culprits; may be NULL */
+	/* what the rule subtracted from after - before to get delta, and why, for people:
+	 * "code and literals +3.7 MB (modules the suite loaded), free heap +0.1 MB (...)";
+	 * NULL when it judged the raw growth */
+	char *explained;
 };
 
 struct findings {

@@ -12,10 +12,13 @@
 #include "attribution.h"
 #include "baseline.h"
 #include "binary.h"
+#include "drilldown.h"
 #include "ets.h"
 #include "growth.h"
 #include "model.h"
+#include "ports.h"
 #include "process.h"
+#include "pterm.h"
 
 struct rules_config {
 	struct growth_config growth;     /* [growth], [growth.<category>] */
@@ -26,6 +29,8 @@ struct rules_config {
 	struct alloc_config allocator;   /* [allocator] */
 	struct baseline_config baseline; /* [baseline]: read here, applied by the baseline rules */
 	struct attribution_config attribution; /* [attribution]: what gate run measures per test */
+	struct ports_config ports;       /* [ports] */
+	struct pterm_config pterm;       /* [persistent_term] */
 };
 
 /* Fills cfg (raw memory) with every rule's documented defaults (see gate.toml), each from
@@ -36,8 +41,10 @@ void rules_config_default(struct rules_config *cfg);
 /* Frees what cfg owns and zeroes it; NULL and a zeroed cfg are no-ops. */
 void rules_config_clear(struct rules_config *cfg);
 
-/* Appends the findings of growth, ets, binary, process, atom and allocator, in that order,
- * to out (the baseline rules need the stored baseline and run elsewhere). run may be NULL
+/* Appends the findings of growth, ets, binary, process, atom, allocator, ports and
+ * persistent_term (then judged again by growth_consolidate and ordered failing first, the
+ * most specific first: rules.c) to out (the baseline rules need the stored baseline and run
+ * elsewhere), then names what grew first in every failing category (drilldown_annotate). run may be NULL
  * (no tests: the atom rule's per-test allowance is 0). Returns 0, or -1 on allocation
  * failure (out keeps what was added). */
 int rules_check_all(struct findings *out, const struct snapshot *before,

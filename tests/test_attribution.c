@@ -125,6 +125,7 @@ static void test_annotate(void **state)
 					.created = true } };
 	after.ets = tables;
 	after.nets = 1;
+	after.born_count = 300;
 	assert_int_equal(attribution_build(&run, ev, 4), 0);
 	run.attribution = ATTRIBUTION_MODULE;
 	run.attribution_sync = true;
@@ -135,7 +136,8 @@ static void test_annotate(void **state)
 				      "300 processes born"), 0);
 	assert_int_equal(attribution_annotate(&f, NULL, &after, &run), 0);
 	assert_string_equal(f.items[0].message,
-			    "binary grew; likely culprit: LeakTest (+20.0 MB binary)");
+			    "binary grew; likely culprit: LeakTest (+20.0 MB binary of +20.0 MB "
+			    "judged)");
 	assert_non_null(strstr(f.items[0].detail, "  1. LeakTest (sync) +20.0 MB binary"));
 	/* CleanTest grew 10 B: named second */
 	assert_non_null(strstr(f.items[0].detail, "  2. CleanTest (sync) +10 B binary"));
@@ -145,7 +147,8 @@ static void test_annotate(void **state)
 	assert_string_equal(f.items[1].message, "ok");
 	/* the process rule ranks by the process count */
 	assert_string_equal(f.items[2].message,
-			    "300 processes born; likely culprit: LeakTest (+300 processes)");
+			    "300 processes born; likely culprit: LeakTest (+300 processes of 300 "
+			    "judged)");
 	findings_clear(&f);
 
 	/* without the hook the edges are approximate, and the text says so */
@@ -205,6 +208,70 @@ static void test_owner_evidence(void **state)
 	test_run_clear(&run);
 }
 
+/* Issue 12: culprits only with evidence. A module measured growing more than the whole run
+ * (garbage between edges without GC: plug's +28.6 MB against +4.2 MB), under the noise floor,
+ * or under a quarter of the judged growth is never named; the text says no test stands out
+ * and the detail lists no figure larger than the judged growth. */
+static void test_evidence(void **state)
+{
+	(void)state;
+	struct findings f = { 0 };
+	struct test_run run = { 0 };
+	const struct module_event ev[] = {
+		EV(EDGE_MODULE_START, "Elixir.Churn", false, 0, 0, 0),
+		EV(EDGE_MODULE_FINISH, "Elixir.Churn", false, 1, 28600000, 0),
+		EV(EDGE_MODULE_START, "Elixir.Small", false, 2, 28600000, 0),
+		EV(EDGE_MODULE_FINISH, "Elixir.Small", false, 3, 28600000 + 200000, 0),
+	};
+	assert_true(attribution_evidence(4200000, 4200000, MEM_TOTAL));
+	assert_true(attribution_evidence(1050000, 4200000, MEM_TOTAL));   /* a quarter */
+	assert_false(attribution_evidence(1000000, 4200000, MEM_TOTAL));  /* less */
+	assert_false(attribution_evidence(28600000, 4200000, MEM_TOTAL)); /* more than the whole */
+	assert_true(attribution_evidence(4400000, 4200000, MEM_TOTAL));   /* garbage at its edges */
+	assert_true(attribution_evidence(8600000, 4200000, MEM_TOTAL));   /* twice, plus noise */
+	assert_false(attribution_evidence(8700000, 4200000, MEM_TOTAL));
+	assert_false(attribution_evidence(200000, 300000, MEM_TOTAL));    /* under the noise */
+	assert_false(attribution_evidence(5, 5, ATTRIBUTION_KEY_PROCESSES));
+	assert_true(attribution_evidence(500, 500, ATTRIBUTION_KEY_PROCESSES));
+	assert_false(attribution_evidence(1, 0, MEM_TOTAL));
+
+	assert_int_equal(attribution_build(&run, ev, 4), 0);
+	run.attribution = ATTRIBUTION_MODULE;
+	run.attribution_sync = true;
+	assert_int_equal(findings_add(&f, "growth", "total", VERDICT_FAIL, 25000000, 29200000, 0,
+				      10, "total grew"), 0);
+	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
+	assert_non_null(strstr(f.items[0].message, "; no test stands out"));
+	assert_null(strstr(f.items[0].message, "Churn"));
+	/* the lists leave out the module measured above the whole growth */
+	assert_true(!f.items[0].detail || !strstr(f.items[0].detail, "Churn"));
+	findings_clear(&f);
+
+	/* per test: a test measured at 5x the whole growth is not named either */
+	struct test_result *t = test_run_add(&run);
+	t->module = strdup("Elixir.Churn");
+	t->name = strdup("test churns");
+	t->measured = true;
+	t->delta.mem[MEM_BINARY] = 5 * 2000000;
+	run.attribution = ATTRIBUTION_TEST;
+	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 2000000, 0, 10,
+				      "binary grew"), 0);
+	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
+	assert_non_null(strstr(f.items[0].message, "; no test stands out"));
+	assert_null(strstr(f.items[0].message, "churns"));
+	findings_clear(&f);
+
+	/* a consistent share is named, with a figure no larger than the judged growth */
+	t->delta.mem[MEM_BINARY] = 2600000;
+	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 2000000, 0, 10,
+				      "binary grew"), 0);
+	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
+	assert_string_equal(f.items[0].message, "binary grew; likely culprit: Churn \"test churns\" "
+						"(+2.0 MB binary of +2.0 MB judged)");
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
 /* Per test: the measured tests are ranked; unmeasured ones never are. */
 static void test_rank_tests(void **state)
 {
@@ -239,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_async_split_by_busy),
 		cmocka_unit_test(test_unmatched_edges),
 		cmocka_unit_test(test_annotate),
+		cmocka_unit_test(test_evidence),
 		cmocka_unit_test(test_owner_evidence),
 		cmocka_unit_test(test_rank_tests),
 	};

@@ -144,6 +144,48 @@ static void test_html__content(void **state)
 	rfx_clear(&x);
 }
 
+/* Issue 13: what grew, in a table at the top, before the category bars; hostile names stay
+ * text. */
+static void test_html__what_grew(void **state)
+{
+	(void)state;
+	struct rfx x;
+	size_t len;
+	rfx_build(&x, false);
+	x.after.grew_ets = calloc(1, sizeof(*x.after.grew_ets));
+	assert_non_null(x.after.grew_ets);
+	x.after.ngrew_ets = 1;
+	x.after.have_growth = true;
+	struct ets_growth *e = &x.after.grew_ets[0];
+	e->name = strdup("corpus_<b>cache</b>");
+	e->id = strdup("#Ref<0.1.2.3>");
+	e->owner_pid = strdup("<0.200.0>");
+	e->owner_name = strdup("Corpus.Cache");
+	e->rows = 60000;
+	e->bytes_before = 2440;
+	e->bytes = 7102440;
+	char *t = render(&x.d, &len);
+	xmlDocPtr doc = parse_strict(t, len);
+	assert_int_equal(count(doc, "//section[@id='what-grew']//tr[@class='grew']"), 1);
+	assert_int_equal(count(doc, "//b"), 0);
+	assert_int_equal(count(doc, "//section[@id='what-grew']//td[.='ETS table corpus_<b>cache"
+				    "</b> (owner Corpus.Cache) +60 000 rows, +7.1 MB']"),
+			 1);
+	assert_int_equal(count(doc, "//section[@id='what-grew']/following::s:g[@class='category']"),
+			 MEM_CAT_COUNT);
+	xmlFreeDoc(doc);
+	free(t);
+
+	/* nothing grew: no table */
+	x.d.after = NULL;
+	t = render(&x.d, &len);
+	doc = parse_strict(t, len);
+	assert_int_equal(count(doc, "//section[@id='what-grew']"), 0);
+	xmlFreeDoc(doc);
+	free(t);
+	rfx_clear(&x);
+}
+
 static void test_html__error_only(void **state)
 {
 	(void)state;
@@ -163,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_html__hostile_well_formed),
 		cmocka_unit_test(test_html__all_passing_well_formed),
 		cmocka_unit_test(test_html__content),
+		cmocka_unit_test(test_html__what_grew),
 		cmocka_unit_test(test_html__error_only),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

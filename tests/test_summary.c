@@ -133,7 +133,7 @@ static void test_summary__table(void **state)
 	const char *head = line_starting(t, "category");
 	char h[256];
 	snprintf(h, sizeof(h), "%s", head);
-	const char *cols[] = { "before", "after", "delta", "%", "limit", "verdict" };
+	const char *cols[] = { "before", "after", "grew", "subtracted", "judged", "%", "verdict" };
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		assert_non_null(strstr(h, cols[i]));
 
@@ -142,8 +142,18 @@ static void test_summary__table(void **state)
 	assert_non_null(strstr(bin, " 210.0 MB"));
 	assert_non_null(strstr(bin, " +140.0 MB"));
 	assert_non_null(strstr(bin, " +200.0 %"));
-	assert_non_null(strstr(bin, "+10 %, floor 1.0 MB"));
 	assert_non_null(strstr(bin, "FAIL"));
+	/* the limits under the table: the common one once, the others by category */
+	assert_non_null(strstr(t, "\nlimit: judged growth above +10 % of before and above 1.0 MB"));
+	assert_non_null(strstr(t, "(code: +50 %,"));
+	/* issue 12: raw figures and what was subtracted, adding up on their face: system grew
+	 * +50 kB, less code +50 kB, ets +50 kB, binary +140 MB, atom +50 kB */
+	const char *sys = line_starting(t, "system ");
+	assert_non_null(strstr(sys, " +50.0 kB "));
+	assert_non_null(strstr(sys, " -140.2 MB "));
+	assert_non_null(strstr(sys, " -140.1 MB "));
+	assert_non_null(strstr(t, "judged = grew - subtracted; subtracted, and why:\n"));
+	assert_non_null(strstr(t, "  system: code +50.0 kB, ets +50.0 kB, binary +140.0 MB, atom"));
 
 	const char *skip = line_starting(t, "atom_used ");
 	assert_non_null(strstr(skip, " - "));
@@ -323,6 +333,22 @@ static void test_summary__unfinished_and_empty(void **state)
 	free(buf);
 }
 
+/* grew - subtracted = judged, with figures from outside: the subtracted cell saturates
+ * rather than overflow (found by fuzz_summary). */
+static void test_summary__subtracted_saturates(void **state)
+{
+	struct fixture *fx = *state;
+	assert_int_equal(findings_add(&fx->findings, "growth", "ets", VERDICT_PASS, 1, 0, 0, 10,
+				      "ets"),
+			 0);
+	fx->findings.items[0].delta = INT64_MAX; /* grew -1, judged INT64_MAX */
+	struct summary_opts o = { false, NULL, NULL };
+	const char *t = print(fx, &o);
+	const char *ets = line_starting(t, "ets ");
+	assert_non_null(strstr(ets, " -1 B "));
+	assert_non_null(strstr(ets, " +9223372036.85 GB "));
+}
+
 static void test_summary__no_pct_limit(void **state)
 {
 	struct fixture *fx = *state;
@@ -335,8 +361,8 @@ static void test_summary__no_pct_limit(void **state)
 	struct summary_opts o = { false, NULL, NULL };
 	const char *t = print(fx, &o);
 	const char *code = line_starting(t, "code ");
-	assert_non_null(strstr(code, "floor 5.0 MB"));
-	assert_null(strstr(code, "%,"));
+	assert_non_null(strstr(t, "limit: judged growth above 5.0 MB fails"));
+	assert_null(strstr(t, "5.0 MB fails ("));
 	assert_non_null(strstr(code, " new "));
 	/* a rule other than growth gets a line of its own, not a row of byte figures */
 	assert_null(strstr(t, "leak:processes"));
@@ -362,6 +388,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_summary__hostile_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary__unfinished_and_empty, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_summary__subtracted_saturates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary__no_pct_limit, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("summary", tests, NULL, NULL);

@@ -3,8 +3,12 @@
 %% Named 'Elixir.Gate.Formatter' so that `mix test --formatter Gate.Formatter` finds it.
 %% It records every finished test (module, name, file, line, time, state, failure text) and
 %% at suite_finished hands the records to the process registered as gate_probe_collector
-%% (gate_probe:run_tests/1). ExUnit's own CLI formatter runs beside it, so the console output
-%% stays as usual.
+%% (gate_probe:run_tests/1). gate_probe starts it itself and feeds it ExUnit's events through
+%% its hook in ExUnit.EventManager, so the formatters the project configured (ExUnit's CLI
+%% formatter, a JUnit formatter...) run as they would under bare mix test; only when the hook
+%% cannot be installed does mix test start it with --formatter (issue 18).
+%% In an umbrella every app's ExUnit run is one suite_started..suite_finished; each test is
+%% tagged with the app (Mix's current project when the suite started).
 %%
 %% Attribution (issue 5), mode from application env gate_probe/attribution (set by run_tests):
 %%   module (default): a light snapshot (erlang:memory, process and ETS counts, no GC) at every
@@ -26,6 +30,8 @@
 -export([async/1, light/1]).
 
 -define(MAX_MESSAGE, 16384).
+%% The cap on tests recorded (gate_max_tests in the start options; gate passes its own figure). Past it,
+%% tests are counted as dropped, and gate refuses the run (exit 2) naming cap and count.
 -define(MAX_TESTS, 200000).
 %% Two per module; past this, module events are dropped (and counted).
 -define(MAX_EVENTS, 20000).
@@ -38,6 +44,8 @@ init(Opts) ->
                _ -> module
            end,
     {ok, #{tests => [], count => 0, dropped => 0,
+           max => proplists:get_value(gate_max_tests, Opts, ?MAX_TESTS),
+           app => current_app(),
            seed => proplists:get_value(seed, Opts, 0),
            module_errors => #{},
            mode => Mode, sync => Sync, events => [], modpids => #{}, spawns => [], nevents => 0, events_dropped => 0,
@@ -61,12 +69,17 @@ handle_cast({gate_test, Mod, Name, Start, Finish}, #{mode := test} = S) ->
 handle_cast({test_started, #{module := Mod, name := Name}}, #{mode := test, sync := false} = S) ->
     Snaps = maps:get(test_snaps, S),
     {noreply, S#{test_snaps := Snaps#{{Mod, Name} => light(true)}}};
-handle_cast({test_finished, Test}, #{count := N} = S) when N >= ?MAX_TESTS ->
+handle_cast({suite_started, Opts}, S) when is_list(Opts) ->
+    {noreply, S#{seed := proplists:get_value(seed, Opts, maps:get(seed, S)),
+                 app := current_app()}};
+handle_cast({test_finished, Test}, #{count := N, max := Max} = S) when N >= Max ->
     _ = Test,
     {noreply, S#{dropped := maps:get(dropped, S) + 1}};
 handle_cast({test_finished, Test}, #{tests := Ts, count := N} = S) ->
     {Delta, S1} = test_delta(Test, S),
-    {noreply, S1#{tests := [erlang:append_element(record(Test), Delta) | Ts], count := N + 1}};
+    Extra = #{app => maps:get(app, S), reason => reason_of(maps:get(state, Test, nil))},
+    {noreply, S1#{tests := [erlang:append_element(erlang:append_element(record(Test), Delta),
+                                                  Extra) | Ts], count := N + 1}};
 handle_cast({module_started, TM}, S) ->
     {noreply, module_event(start, TM, S)};
 handle_cast({module_finished, #{state := {failed, Failures}, name := Mod} = TM}, S0) ->
@@ -77,7 +90,7 @@ handle_cast({module_finished, #{state := {failed, Failures}, name := Mod} = TM},
           catch _:_ -> <<"setup_all failed">>
           end,
     Errors = maps:get(module_errors, S),
-    {noreply, S#{module_errors := Errors#{Mod => Msg}}};
+    {noreply, S#{module_errors := Errors#{Mod => {Msg, reason_of({failed, Failures})}}}};
 handle_cast({module_finished, TM}, S) ->
     {noreply, module_event(finish, TM, S)};
 handle_cast({suite_finished, Times}, #{tests := Ts} = S) ->
@@ -91,6 +104,7 @@ handle_cast({suite_finished, Times}, #{tests := Ts} = S) ->
               run_us => time_of(run, Times),
               load_us => time_of(load, Times),
               seed => maps:get(seed, S),
+              app => maps:get(app, S),
               dropped => maps:get(dropped, S)},
     %% for gate_probe:owners/2 in the after-snapshot: module process and its tests -> module
     MP = maps:get(modpids, S),
@@ -106,7 +120,7 @@ handle_cast({suite_finished, Times}, #{tests := Ts} = S) ->
         Pid -> Pid ! {gate_suite, Suite}
     end,
     {noreply, S#{tests := [], count := 0, events := [], nevents := 0, test_snaps := #{},
-                 modpids := #{}, spawns := []}};
+                 modpids := #{}, spawns := [], dropped := 0, module_errors := #{}}};
 handle_cast(_Event, S) ->
     {noreply, S}.
 
@@ -124,8 +138,17 @@ add_event({Kind, Mod, Async, {T, Mem, Procs, Ets}}, #{events := Es, nevents := N
     E = {Kind, atom_to_binary(Mod), Async, T, Mem, Procs, Ets},
     S#{events := [E | Es], nevents := N + 1}.
 
-%% ExUnit 1.14 puts async in every test's tags (from use ExUnit.Case, async: ...).
+%% ExUnit 1.14 puts async in every test's tags (from use ExUnit.Case, async: ...). ExUnit
+%% 1.18 adds it to the tags only when each test runs; the module says it in
+%% Mod:'__ex_unit__'(config) (found by make compat on Elixir 1.18).
 async(#{tests := [#{tags := #{async := true}} | _]}) -> true;
+async(#{name := Mod}) when is_atom(Mod) ->
+    try Mod:'__ex_unit__'(config) of
+        #{'async?' := true} -> true;
+        _ -> false
+    catch
+        _:_ -> false
+    end;
 async(_) -> false.
 
 %% A light snapshot; with GC, a sweep of every process first (no settling pause: per test).
@@ -159,10 +182,39 @@ time_of(Key, Times) when is_map(Times) ->
     end;
 time_of(_, _) -> -1.
 
-attach_module_error({Mod, Name, File, Line, Time, invalid, <<>>}, Errors) ->
-    {Mod, Name, File, Line, Time, invalid,
-     maps:get(binary_to_atom(Mod), Errors, <<"setup_all failed">>)};
+attach_module_error({Mod, Name, File, Line, Time, invalid, <<>>, Delta, Extra}, Errors) ->
+    {Msg, Reason} = maps:get(binary_to_atom(Mod), Errors,
+                             {<<"setup_all failed">>, <<"setup_all failed">>}),
+    {Mod, Name, File, Line, Time, invalid, Msg, Delta,
+     Extra#{reason => <<"setup_all failed: ", Reason/binary>>}};
 attach_module_error(T, _) -> T.
+
+%% The app whose suite runs: Mix's current project (in an umbrella, the app being tested).
+current_app() ->
+    try 'Elixir.Mix.Project':config() of
+        C when is_list(C) ->
+            case proplists:get_value(app, C) of
+                A when is_atom(A), A =/= nil -> atom_to_binary(A);
+                _ -> <<>>
+            end;
+        _ -> <<>>
+    catch _:_ -> <<>>
+    end.
+
+%% The failure's reason, as junit_formatter gives it in message="...": an assertion's own
+%% message, else the exception's banner ("** (RuntimeError) boom"); the first failure's.
+reason_of({failed, [{Kind, Reason, Stack} | _]}) ->
+    Text = try
+               case Reason of
+                   #{'__struct__' := 'Elixir.ExUnit.AssertionError', message := M}
+                     when is_binary(M) -> M;
+                   _ -> 'Elixir.Exception':format_banner(Kind, Reason, Stack)
+               end
+           catch _:_ -> iolist_to_binary(io_lib:format("~0tp", [Reason]))
+           end,
+    truncate(unicode:characters_to_binary(Text));
+reason_of({failed, _}) -> <<"test failed">>;
+reason_of(_) -> <<>>.
 
 %% {Module, Name, File, Line, TimeUs, State, Message}, all binaries but Line, TimeUs, State;
 %% handle_cast appends the memory delta (none when not measured).

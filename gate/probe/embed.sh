@@ -24,5 +24,7 @@ tmp="$out.tmp.$$"
 	done
 	echo "	{ 0, 0, 0 }"
 	echo "};"
+	# GATE_PROBE_OTP: the OTP release of the erlc that compiled them (the Makefile's PROBE_OTP)
+	echo "const char probe_otp_release[] = \"$(printf '%s' "${GATE_PROBE_OTP:-}" | tr -cd '0-9A-Za-z.')\";"
 } >"$tmp"
 mv "$tmp" "$out"

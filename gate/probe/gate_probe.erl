@@ -7,7 +7,7 @@
 %% the C side would cost ~65 us each.
 -module(gate_probe).
 
--export([hello/0, prepare/0, snapshot/1, run_tests/1, run_tests/2, gc_all/0, gc_light/0,
+-export([hello/0, prepare/0, snapshot/1, run_tests/1, run_tests/2, run_prep/2, gc_all/0, gc_light/0,
          cleanup/0, ex_unit_event/1, hook_install/0, hook_remove/0]).
 %% cluster mode: gate talks to one node, which reaches the others (see the end of the file)
 -export([cluster_nodes/0, cluster_load/3, cluster_snapshot/3, cluster_unload/3, watch/1]).
@@ -15,9 +15,18 @@
 -export([sample_start/2, sample_stop/0]).
 %% gate run --repeat: the node made ready for the next run of the suite (issue 14)
 -export([repeat_mark/0, repeat_reset/0]).
+%% the watchdog starts in the very call that loads this module (see the end of the file)
+-on_load(on_load/0).
 
 %% Largest failure message shipped back per test; ExUnit messages above that are cut.
 -define(MAX_MESSAGE, 16384).
+%% What grew (issue 13): persistent_term keys remembered at most, new entries and new atoms
+%% looked at at most (beyond, a sample), groups shipped per kind.
+-define(MAX_PTERM_KEYS, 200000).
+-define(MAX_NEW_LOOKED, 100000).
+-define(MAX_GROUPS, 20).
+%% ETS rows looked at to estimate the refc binaries a growing table holds.
+-define(ETS_SAMPLE, 100).
 
 %% What the node is: versions, and whether it is a Mix project in which tests can run.
 hello() ->
@@ -76,13 +85,18 @@ snapshot(Opts) ->
     Skip = lists:usort([P || P <- [self(), Keeper, whereis(gate_probe_watchdog)
                                    | maps:get(skip, Opts, [])], is_pid(P),
                              node(P) =:= node()]),
-    Scan = case Deep of
-               true -> deep_scan(GC, maps:get(top, Opts, 20), Skip, Before,
-                                 maps:get(ets_cap, Opts, 10000));
-               false ->
-                   GC andalso gc_pass(),
-                   #{}
-           end,
+    Scan0 = case Deep of
+                true -> deep_scan(GC, maps:get(top, Opts, 20), Skip, Before,
+                                  maps:get(ets_cap, Opts, 10000), Mark =:= before);
+                false ->
+                    GC andalso gc_pass(),
+                    #{}
+            end,
+    %% the per-process figures of a before-snapshot stay in the node, with the keeper
+    {Figs, Scan} = case maps:take(keeper_figs, Scan0) of
+                       error -> {#{}, Scan0};
+                       {F, S} -> {F, S}
+                   end,
     GC andalso erlang:garbage_collect(),
     GC andalso settle(10, erlang:memory(total)),
     GcUs = case GC of
@@ -94,8 +108,12 @@ snapshot(Opts) ->
                  true -> allocators();
                  false -> []
              end,
-    Mark =:= before andalso keeper_start(),
-    Scan#{memory => Mem,
+    Mark =:= before andalso keeper_start(Figs),
+    PT = case Deep of
+             true -> persistent_term_memory();
+             false -> #{}
+         end,
+    maps:merge(PT, Scan#{memory => Mem,
           probe_overhead => Overhead,
           allocs => Allocs,
           gc_us => GcUs,
@@ -111,7 +129,16 @@ snapshot(Opts) ->
           schedulers => erlang:system_info(schedulers),
           node => atom_to_binary(node()),
           taken_at_ms => os:system_time(millisecond),
-          otp_release => list_to_binary(erlang:system_info(otp_release))}.
+          otp_release => list_to_binary(erlang:system_info(otp_release))}).
+
+%% The bytes of persistent_term's values: they live in the literal area (literal_alloc) like
+%% the constants of loaded modules, so the rules tell one from the other with this figure.
+persistent_term_memory() ->
+    try persistent_term:info() of
+        #{memory := M} when is_integer(M), M >= 0 -> #{persistent_term_memory => M};
+        _ -> #{}
+    catch _:_ -> #{}
+    end.
 
 %% erlang:memory() without the keeper process's own heap (it holds the before set), so that
 %% gate does not measure itself.
@@ -124,11 +151,33 @@ memory_less_keeper(Keeper) ->
     Less = fun(Key, Map) -> maps:update_with(Key, fun(V) -> max(0, V - K) end, Map) end,
     {lists:foldl(Less, M, [total, processes, processes_used]), K}.
 
-%% The keeper remembers the processes and ETS tables alive at the before-snapshot.
-keeper_start() ->
+%% The keeper remembers what existed at the before-snapshot, so that the after-snapshot can
+%% tell what grew: per process its memory, mailbox and refc binary bytes (Figs, from the
+%% deep scan: M, or {M, Q, B} when it has a mailbox or binaries; [] for a process the scan
+%% did not see), per ETS table {Rows, Bytes}, persistent_term:info() and its keys, the open
+%% ports and the atom count.
+keeper_start(Figs) ->
     keeper_stop(),
-    Set = #{pids => maps:from_keys(erlang:processes(), []),
-            ets => maps:from_keys([ets_id(T) || T <- ets:all()], [])},
+    W = erlang:system_info(wordsize),
+    PTerm = persistent_term:info(),
+    %% keys only (values are not copied); a node with a huge number of terms is not diffed
+    PTermKeys = case maps:get(count, PTerm, 0) =< ?MAX_PTERM_KEYS of
+                    true -> maps:from_keys([K || {K, _} <- persistent_term:get()], []);
+                    false -> none
+                end,
+    %% with the scan's figures, only the processes born since the scan are added
+    Pids = case map_size(Figs) of
+               0 -> maps:from_keys(erlang:processes(), []);
+               _ -> lists:foldl(fun(P, M) when is_map_key(P, M) -> M;
+                                   (P, M) -> M#{P => []}
+                                end, Figs, erlang:processes())
+           end,
+    Set = #{pids => Pids,
+            ets => maps:from_list([{ets_id(T), ets_fig(T, W)} || T <- ets:all()]),
+            pterm => PTerm,
+            pterm_keys => PTermKeys,
+            ports => maps:from_keys(erlang:ports(), []),
+            atoms => erlang:system_info(atom_count)},
     Pid = spawn(fun() -> keeper(Set) end),
     register(gate_probe_keeper, Pid),
     ok.
@@ -195,10 +244,10 @@ stop_suite(Runner) ->
 %% The single pass: for each process, its refc binaries, a GC, then memory, mailbox and its
 %% binaries again (recon's bin_leak: what the GC freed). Kept: the top N by memory, mailbox,
 %% binary bytes after GC and binary bytes freed, and (after a before mark) the born ones.
-deep_scan(GC, N, Skip, Before, EtsCap) ->
+deep_scan(GC, N, Skip, Before, EtsCap, Collect) ->
     BeforePids = case Before of none -> none; _ -> maps:get(pids, Before) end,
-    {TMem, TMq, TBin, TFreed, Born, BornN, BornMem} =
-        parallel_scan(erlang:processes(), GC, N, Skip, BeforePids),
+    {TMem, TMq, TBin, TFreed, Born, BornN, BornMem, GMem, GMq, GBin, Figs} =
+        parallel_scan(erlang:processes(), GC, N, Skip, BeforePids, Collect),
     Tops = top_list(TMem) ++ top_list(TMq) ++ top_list(TBin) ++ top_list(TFreed),
     Nums = maps:from_list([{Pid, X} || {_, Pid, X} <- Tops]),
     Procs = [Row || Pid <- lists:usort(maps:keys(Nums)),
@@ -207,12 +256,313 @@ deep_scan(GC, N, Skip, Before, EtsCap) ->
                                          not maps:is_key(Pid, BeforePids))],
                     Row =/= skip],
     Ets = ets_rows(Before, EtsCap),
-    #{procs => Procs,
-      born_count => BornN,
-      born_memory => BornMem,
-      born => born_groups(Born),
-      ets => Ets,
-      owners => owners(Born, Before)}.
+    PTerm = persistent_term:info(),
+    Scan = #{procs => Procs,
+             born_count => BornN,
+             born_memory => BornMem,
+             born => born_groups(Born),
+             ets => Ets,
+             owners => owners(Born, Before),
+             pterm_count => maps:get(count, PTerm, 0),
+             pterm_memory => maps:get(memory, PTerm, 0)},
+    case Collect of
+        true -> Scan#{keeper_figs => maps:from_list(Figs)};
+        false when Before =:= none -> Scan;
+        false -> maps:merge(Scan, what_grew(Before, N, GMem, GMq, GBin))
+    end.
+
+%% ---- What grew since the before-snapshot (issue 13) ----
+%% Computed here from the keeper's before set, bounded: the top N processes by growth of
+%% memory, mailbox and refc binary bytes (from the one scan pass), the top N ETS tables by
+%% growth in bytes and in rows (created during the run or before), the persistent_term keys
+%% and atoms created during the run grouped by their shape, and the ports opened during the
+%% run and still open, grouped by name and owner.
+what_grew(Before, N, GMem, GMq, GBin) ->
+    Owners = spawn_owner_map(),
+    Tops = top_list(GMem) ++ top_list(GMq) ++ top_list(GBin),
+    Grew = maps:from_list([{Pid, G} || {_, Pid, G} <- Tops]),
+    Procs = [Row || {Pid, G} <- maps:to_list(Grew), Row <- [grew_row(Pid, G, Owners)],
+                    Row =/= skip],
+    {PortsN, Ports} = ports_new(Before, Owners),
+    #{grew_procs => Procs,
+      grew_ets => ets_growers(Before, N, Owners),
+      pterm_new => pterm_new(Before),
+      ports_opened => PortsN,
+      ports => Ports,
+      atoms_new => atoms_new(Before)}.
+
+spawn_owner_map() ->
+    case application:get_env(gate_probe, spawn_owners) of
+        {ok, Map} when is_map(Map) -> Map;
+        _ -> #{}
+    end.
+
+module_text(P, Owners) when is_pid(P), map_size(Owners) > 0 ->
+    case owner_of(P, Owners, 32) of
+        none -> <<>>;
+        Mod -> name_text(Mod)
+    end;
+module_text(_, _) -> <<>>.
+
+%% {Pid, Name, InitialCall, CurrentFunction, Ancestor, TestModule, Mem0, Mem, Mq0, Mq,
+%%  Bin0, Bin, Born}
+grew_row(Pid, {M0, Q0, B0, M, Q, B, Born}, Owners) ->
+    case erlang:process_info(Pid, [registered_name, current_function]) of
+        [{registered_name, Name}, {current_function, Cur}] ->
+            {pid_text(Pid), name_text(Name), mfa_text(initial_call(Pid)), mfa_text(Cur),
+             ancestor_text(Pid), module_text(Pid, Owners), M0, M, Q0, Q, B0, B, Born};
+        _ -> skip
+    end.
+
+%% The nearest named ancestor: proc_lib's '$ancestors' (registered names, or pids that may
+%% be registered), else a registered parent or grandparent (init says nothing).
+ancestor_text(P) ->
+    Ancestors = case erlang:process_info(P, dictionary) of
+                    {dictionary, D} ->
+                        case lists:keyfind('$ancestors', 1, D) of
+                            {_, L} when is_list(L) -> L;
+                            _ -> []
+                        end;
+                    _ -> []
+                end,
+    case first_named(Ancestors) of
+        <<>> -> parent_named(P, 2);
+        Name -> Name
+    end.
+
+first_named([A | _]) when is_atom(A) -> name_text(A);
+first_named([P | Rest]) when is_pid(P) ->
+    case erlang:process_info(P, registered_name) of
+        {registered_name, N} when is_atom(N), N =/= [] -> name_text(N);
+        _ -> first_named(Rest)
+    end;
+first_named([_ | Rest]) -> first_named(Rest);
+first_named([]) -> <<>>.
+
+parent_named(_P, 0) -> <<>>;
+parent_named(P, K) ->
+    case erlang:process_info(P, parent) of
+        {parent, Parent} when is_pid(Parent) ->
+            case erlang:process_info(Parent, registered_name) of
+                {registered_name, init} -> <<>>;
+                {registered_name, N} when is_atom(N), N =/= [] -> name_text(N);
+                _ -> parent_named(Parent, K - 1)
+            end;
+        _ -> <<>>
+    end.
+
+%% What the keeper keeps of a table: {Rows, Bytes}, [] when it went away meanwhile.
+ets_fig(T, W) ->
+    case catch {ets:info(T, size), ets:info(T, memory)} of
+        {S, M} when is_integer(S), is_integer(M) -> {S, M * W};
+        _ -> []
+    end.
+
+%% {Name, Id, OwnerPid, OwnerName, OwnerCall, TestModule, Rows0, Rows, Bytes0, Bytes, Created,
+%%  BinBytes}: BinBytes estimates the refc binaries its rows hold (off the table's own memory,
+%%  under erlang:memory(binary)) from a sample of ?ETS_SAMPLE rows
+ets_growers(Before, N, Owners) ->
+    W = erlang:system_info(wordsize),
+    BeforeEts = maps:get(ets, Before),
+    Empty = {N, 0, []},
+    {TB, TR} = lists:foldl(
+                 fun(T, {AB, AR} = Acc) ->
+                         case catch {ets_id(T), ets:info(T, size), ets:info(T, memory)} of
+                             {Id, S, M} when is_integer(S), is_integer(M) ->
+                                 {S0, B0, Created} = case maps:get(Id, BeforeEts, created) of
+                                                         {S1, B1} -> {S1, B1, false};
+                                                         created -> {0, 0, true};
+                                                         _ -> {S, M * W, false}
+                                                     end,
+                                 G = {T, Id, S0, S, B0, M * W, Created},
+                                 {top_add(M * W - B0, T, G, AB), top_add(S - S0, T, G, AR)};
+                             _ -> Acc
+                         end
+                 end, {Empty, Empty}, ets:all()),
+    Gs = maps:from_list([{T, G} || {_, T, G} <- top_list(TB) ++ top_list(TR)]),
+    [Row || G <- maps:values(Gs), Row <- [ets_grew_row(G, Owners)], Row =/= skip].
+
+ets_grew_row({T, Id, S0, S, B0, B, Created}, Owners) ->
+    case catch {ets:info(T, name), ets:info(T, owner)} of
+        {Name, Owner} when is_atom(Name), is_pid(Owner) ->
+            {OwnerName, OwnerCall} = proc_label(Owner),
+            {name_text(Name), id_text(Id), pid_text(Owner), OwnerName, OwnerCall,
+             module_text(Owner, Owners), S0, S, B0, B, Created, ets_bin_estimate(T, S)};
+        _ -> skip
+    end.
+
+%% The refc binary bytes of a sample of rows, scaled to all of them; 0 for a table this
+%% process may not read (private) or an empty one.
+ets_bin_estimate(_T, 0) -> 0;
+ets_bin_estimate(T, Rows) ->
+    try ets:select(T, [{'_', [], ['$_']}], ?ETS_SAMPLE) of
+        {Objs, _} when Objs =/= [] ->
+            {Sum, _} = lists:foldl(fun refc_bytes/2, {0, ?ETS_SAMPLE * 64}, Objs),
+            Sum * Rows div length(Objs);
+        _ -> 0
+    catch _:_ -> 0
+    end.
+
+%% Bytes of the refc binaries (over 64 bytes: the rest are copied into the row) in a term,
+%% visiting at most Budget terms.
+refc_bytes(_, {Sum, Budget}) when Budget =< 0 -> {Sum, 0};
+refc_bytes(B, {Sum, Budget}) when is_binary(B), byte_size(B) > 64 ->
+    {Sum + binary:referenced_byte_size(B), Budget - 1};
+refc_bytes(T, {Sum, Budget}) when is_tuple(T) ->
+    lists:foldl(fun refc_bytes/2, {Sum, Budget - 1}, tuple_to_list(T));
+refc_bytes([H | T], {Sum, Budget}) -> refc_bytes(T, refc_bytes(H, {Sum, Budget - 1}));
+refc_bytes(M, {Sum, Budget}) when is_map(M) ->
+    refc_bytes(maps:values(M), {Sum, Budget - 1});
+refc_bytes(_, {Sum, Budget}) -> {Sum, Budget - 1}.
+
+%% {RegisteredName, Call}: the call is the initial call, or for a spawned fun (which starts
+%% in erlang:apply/2 and says nothing) where it is now.
+proc_label(P) ->
+    Name = case erlang:process_info(P, registered_name) of
+               {registered_name, N} when is_atom(N), N =/= [] -> name_text(N);
+               _ -> <<>>
+           end,
+    Call = case initial_call(P) of
+               {erlang, apply, 2} ->
+                   case erlang:process_info(P, current_function) of
+                       {current_function, Cur} -> <<"spawned fun in ", (mfa_text(Cur))/binary>>;
+                       _ -> mfa_text({erlang, apply, 2})
+                   end;
+               MFA -> mfa_text(MFA)
+           end,
+    {Name, Call}.
+
+%% persistent_term entries created during the run, grouped by the shape of their key:
+%% [{Shape, Count, Bytes, ExampleKey}], largest count first.
+pterm_new(Before) ->
+    case maps:get(pterm_keys, Before, none) of
+        Keys when is_map(Keys) ->
+            W = erlang:system_info(wordsize),
+            {Groups, _} = lists:foldl(
+                            fun({K, V}, {G, Seen}) ->
+                                    case maps:is_key(K, Keys) of
+                                        true -> {G, Seen};
+                                        false when Seen >= ?MAX_NEW_LOOKED ->
+                                            {group_add(key_shape(K), 1, 0, K, G), Seen};
+                                        false ->
+                                            Bytes = try erts_debug:flat_size(V) * W
+                                                    catch _:_ -> 0 end,
+                                            {group_add(key_shape(K), 1, Bytes, K, G), Seen + 1}
+                                    end
+                            end, {#{}, 0}, persistent_term:get()),
+            groups_top(Groups);
+        _ -> []
+    end.
+
+group_add(Shape, C, B, Example, G) ->
+    maps:update_with(Shape, fun({C0, B0, E}) -> {C0 + C, B0 + B, E} end,
+                     {C, B, Example}, G).
+
+groups_top(Groups) ->
+    Sorted = lists:reverse(lists:keysort(2, [{S, C, B, example_text(E)}
+                                             || {S, {C, B, E}} <- maps:to_list(Groups)])),
+    lists:sublist(Sorted, ?MAX_GROUPS).
+
+%% As an Elixir developer writes it: {WhatGrew.Settings, 17}, :user_1, "key".
+example_text(A) when is_atom(A) -> name_text(A);
+example_text(T) ->
+    B = iolist_to_binary(elixir_text(T, 3)),
+    case byte_size(B) > 120 of
+        true -> <<(binary:part(B, 0, 117))/binary, "...">>;
+        false -> B
+    end.
+
+elixir_text(A, _) when is_atom(A) ->
+    case atom_to_binary(A) of
+        <<"Elixir.", Rest/binary>> -> Rest;
+        Bin when A =:= true; A =:= false; A =:= nil -> Bin;
+        Bin -> [$:, Bin]
+    end;
+elixir_text(T, D) when is_tuple(T), D > 0 ->
+    [${, lists:join(", ", [elixir_text(E, D - 1) || E <- tuple_to_list(T)]), $}];
+elixir_text(T, _) -> io_lib:format("~0tp", [T]).
+
+%% A key's shape: digit runs become #, so that user_1 .. user_4000 are one group; a tuple
+%% keeps its atoms ({MyApp.Cache, _}); other terms by their type.
+key_shape(K) when is_atom(K) -> digits_out(name_text(K));
+key_shape(K) when is_binary(K), byte_size(K) =< 120 ->
+    case io_lib:printable_unicode_list(unicode:characters_to_list(K)) of
+        true -> <<$", (digits_out(K))/binary, $">>;
+        false -> <<"binary">>
+    end;
+key_shape(K) when is_tuple(K), tuple_size(K) > 0 ->
+    Els = [case E of
+               _ when is_atom(E) -> digits_out(name_text(E));
+               _ -> <<"_">>
+           end || E <- lists:sublist(tuple_to_list(K), 4)],
+    More = case tuple_size(K) > 4 of true -> [<<", ...">>]; false -> [] end,
+    iolist_to_binary([${, lists:join(<<", ">>, Els), More, $}]);
+key_shape(K) when is_integer(K) -> <<"integer">>;
+key_shape(K) when is_reference(K) -> <<"reference">>;
+key_shape(K) when is_list(K) -> <<"list">>;
+key_shape(_) -> <<"term">>.
+
+%% A number that counts (user_12, item-7, key42), not one inside a word (i18n, Base64).
+digits_out(B) ->
+    re:replace(B, "(?<![A-Za-z0-9])[0-9]+|[0-9]+$", "#", [global, {return, binary}, unicode]).
+
+%% Atoms created during the run, by shape: atoms are numbered in the order they are made,
+%% so those from the before count up are new; each is read by its index (the external
+%% format's internal atom reference). At most ?MAX_NEW_LOOKED of them, evenly sampled.
+atoms_new(Before) ->
+    case maps:get(atoms, Before, none) of
+        From when is_integer(From) ->
+            To = min(erlang:system_info(atom_count), 1 bsl 24),
+            Step = max(1, (To - From) div ?MAX_NEW_LOOKED),
+            try
+                Groups = atoms_fold(From, To, Step, #{}),
+                [{S, C, 0, E} || {S, C, _, E} <- groups_top(Groups)]
+            catch _:_ -> []
+            end;
+        _ -> []
+    end.
+
+atoms_fold(I, To, _Step, G) when I >= To -> G;
+atoms_fold(I, To, Step, G) ->
+    A = binary_to_term(<<131, 75, I:24>>),
+    true = is_atom(A),
+    atoms_fold(I + Step, To, Step, group_add(digits_out(name_text(A)), Step, 0, A, G)).
+
+%% Ports opened during the run and still open: their count, and by name and owner (its
+%% registered name, else its initial call) [{Name, OwnerPid, OwnerName, OwnerCall,
+%% TestModule, Count, OsPid}], most first; the owner, module and OS pid are an example's.
+ports_new(Before, Owners) ->
+    case maps:get(ports, Before, none) of
+        BeforePorts when is_map(BeforePorts) ->
+            New = [P || P <- erlang:ports(), not maps:is_key(P, BeforePorts)],
+            Groups = lists:foldl(
+                       fun(P, G) ->
+                               case {erlang:port_info(P, name), erlang:port_info(P, connected),
+                                     erlang:port_info(P, os_pid)} of
+                                   {{name, Name}, {connected, Owner}, {os_pid, Os}} ->
+                                       {ON, OC} = proc_label(Owner),
+                                       Key = {port_name(Name), ON, OC},
+                                       maps:update_with(Key, fun({C, E}) -> {C + 1, E} end,
+                                                        {1, {Owner, Os}}, G);
+                                   _ -> G
+                               end
+                       end, #{}, New),
+            Rows = [{Name, pid_text(Owner), ON, OC, module_text(Owner, Owners), C,
+                     case Os of I when is_integer(I) -> I; _ -> 0 end}
+                    || {{Name, ON, OC}, {C, {Owner, Os}}} <- maps:to_list(Groups)],
+            {length(New), lists:sublist(lists:reverse(lists:keysort(6, Rows)), ?MAX_GROUPS)};
+        _ -> {0, []}
+    end.
+
+port_name(Name) ->
+    B = case unicode:characters_to_binary(Name) of
+            Bin when is_binary(Bin) -> Bin;
+            _ -> <<"?">>
+        end,
+    case byte_size(B) > 120 of
+        true -> <<(binary:part(B, 0, 117))/binary, "...">>;
+        false -> B
+    end.
 
 %% Which test module the leftovers belong to, by spawn ancestry: the formatter learnt which
 %% processes each test module's process spawned (its tests, through a trace of that process
@@ -265,15 +615,17 @@ owner_of(P, Map, N) ->
 
 %% The pass is split over one worker per scheduler: each scans an interleaved share of the
 %% processes and keeps its own top N; the shares are merged here.
-parallel_scan(Pids, GC, N, Skip, BeforePids) ->
+parallel_scan(Pids, GC, N, Skip, BeforePids, Collect) ->
     W = max(1, erlang:system_info(schedulers_online)),
     Shares = deal(Pids, W),
     Self = self(),
     Workers = [spawn_monitor(fun() ->
                                      Empty = {N, 0, []},
-                                     Acc0 = {Empty, Empty, Empty, Empty, [], 0, 0},
+                                     Acc0 = {Empty, Empty, Empty, Empty, [], 0, 0,
+                                             Empty, Empty, Empty, []},
                                      R = lists:foldl(fun(P, A) ->
-                                                             scan_one(P, GC, Skip, BeforePids, A)
+                                                             scan_one(P, GC, Skip, BeforePids,
+                                                                      Collect, A)
                                                      end, Acc0, Share),
                                      Self ! {self(), R}
                              end) || Share <- Shares],
@@ -289,15 +641,18 @@ deal([], _W, T, _I) -> tuple_to_list(T);
 deal([P | Rest], W, T, I) ->
     deal(Rest, W, setelement(I, T, [P | element(I, T)]), I rem W + 1).
 
-merge_scan({A1, A2, A3, A4, B, BN, BM}, {C1, C2, C3, C4, D, DN, DM}) ->
+merge_scan({A1, A2, A3, A4, B, BN, BM, G1, G2, G3, F},
+           {C1, C2, C3, C4, D, DN, DM, H1, H2, H3, E}) ->
     {top_merge(A1, C1), top_merge(A2, C2), top_merge(A3, C3), top_merge(A4, C4),
-     B ++ D, BN + DN, BM + DM}.
+     B ++ D, BN + DN, BM + DM, top_merge(G1, H1), top_merge(G2, H2), top_merge(G3, H3),
+     F ++ E}.
 
 top_merge(T, {_, _, L}) ->
     lists:foldl(fun({V, P, X}, Acc) -> top_add(V, P, X, Acc) end, T, L).
 
-scan_one(P, _GC, _Skip, _BeforePids, Acc) when not is_pid(P) -> Acc;
-scan_one(P, GC, Skip, BeforePids, {TMem, TMq, TBin, TFreed, Born, BornN, BornMem} = Acc) ->
+scan_one(P, _GC, _Skip, _BeforePids, _Collect, Acc) when not is_pid(P) -> Acc;
+scan_one(P, GC, Skip, BeforePids, Collect,
+         {TMem, TMq, TBin, TFreed, Born, BornN, BornMem, GMem, GMq, GBin, Figs} = Acc) ->
     case lists:member(P, Skip) orelse erlang:process_info(P, binary) of
         true -> Acc;
         undefined -> Acc;
@@ -308,15 +663,42 @@ scan_one(P, GC, Skip, BeforePids, {TMem, TMq, TBin, TFreed, Born, BornN, BornMem
                 [{memory, M}, {message_queue_len, Q}, {binary, B1}] ->
                     {R1, S1} = bin_sum(B1),
                     X = {M, Q, R1, S1, R0, S0},
-                    IsBorn = BeforePids =/= none andalso not maps:is_key(P, BeforePids),
+                    %% one look-up: born, or its figures at the before-snapshot
+                    Was = case BeforePids of
+                              none -> none;
+                              _ -> maps:get(P, BeforePids, born)
+                          end,
+                    IsBorn = Was =:= born,
+                    %% growth since the before-snapshot (issue 13): from 0 for the born
+                    {GMem1, GMq1, GBin1} =
+                        case was_fig(Was) of
+                            {WasM, WasQ, WasB} ->
+                                G = {WasM, WasQ, WasB, M, Q, S1, IsBorn},
+                                {top_add(M - WasM, P, G, GMem), top_add(Q - WasQ, P, G, GMq),
+                                 top_add(S1 - WasB, P, G, GBin)};
+                            _ -> {GMem, GMq, GBin}
+                        end,
                     {top_add(M, P, X, TMem), top_add(Q, P, X, TMq), top_add(S1, P, X, TBin),
                      top_add(S0 - S1, P, X, TFreed),
                      case IsBorn of true -> [{P, M, S1} | Born]; false -> Born end,
                      case IsBorn of true -> BornN + 1; false -> BornN end,
-                     case IsBorn of true -> BornMem + M; false -> BornMem end};
+                     case IsBorn of true -> BornMem + M; false -> BornMem end,
+                     GMem1, GMq1, GBin1,
+                     case Collect of
+                         true when Q =:= 0, S1 =:= 0 -> [{P, M} | Figs];
+                         true -> [{P, {M, Q, S1}} | Figs];
+                         false -> Figs
+                     end};
                 _ -> Acc
             end
     end.
+
+%% A process's figures at the before-snapshot as the keeper holds them; born: from zero;
+%% none when the scan did not see it.
+was_fig(born) -> {0, 0, 0};
+was_fig(M) when is_integer(M) -> {M, 0, 0};
+was_fig({_, _, _} = F) -> F;
+was_fig(_) -> none.
 
 bin_sum(Bins) -> lists:foldl(fun({_, Size, _}, {R, S}) -> {R + 1, S + Size} end, {0, 0}, Bins).
 
@@ -526,60 +908,508 @@ gc_pass() ->
     ok.
 
 %% Runs the project's suite with mix test in this node and returns what our ExUnit formatter
-%% recorded. Mix.Task.run/2 returns ok even when tests fail (mix test only registers an
-%% at_exit hook), so the verdict comes from the formatter, never from the return value.
+%% recorded, and what `mix test` would have exited with (issue 18). mix test signals most of
+%% its failures through System.at_exit hooks that exit({shutdown, N}) (failed tests: the
+%% exit status, 2 by default; a coverage threshold: 3; --only matching nothing: 1), some by
+%% exit({shutdown, 1}) straight from the task (--warnings-as-errors, a test file that does not
+%% compile) and others by raising Mix.Error. Elixir's CLI (Kernel.CLI.exec_fun/2, at_exit/1)
+%% turns those into the VM's exit status; run_tests does the same in this node: the task's own
+%% exit or exception gives the first status, then the at_exit hooks the run registered are run
+%% (and removed) in the CLI's order, each able to change it. Hooks registered before the run
+%% are kept aside and put back. What the task and its hooks print themselves (Mix's own words:
+%% "** (Mix) ...", "ERROR! ... --warnings-as-errors", a coverage verdict) is captured beside
+%% the console, for the reason.
 run_tests(Args) -> run_tests(Args, #{}).
 
-%% Opts: attribution => off | module | test (default module; see Elixir.Gate.Formatter).
+%% Opts: attribution => off | module | test (default module; see Elixir.Gate.Formatter),
+%%       max_tests => the formatter's cap.
 run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
-    application:set_env(gate_probe, attribution, maps:get(attribution, Opts, module)),
+    Mode = maps:get(attribution, Opts, module),
+    application:set_env(gate_probe, attribution, Mode),
     Args = [unicode:characters_to_binary(A) || A <- Args0],
     catch unregister(gate_probe_collector),
     true = register(gate_probe_collector, self()),
-    Formatters = case lists:member(<<"--formatter">>, Args) of
-                     true -> [<<"--formatter">>, <<"Gate.Formatter">>];
-                     false -> [<<"--formatter">>, <<"Gate.Formatter">>,
-                               <<"--formatter">>, <<"ExUnit.CLIFormatter">>]
-                 end,
     forget_test_files(),
-    {Sync, HookError} = case maps:get(attribution, Opts, module) of
-                            off -> {false, <<>>};
-                            _ ->
-                                case hook_install() of
-                                    ok -> {true, <<>>};
-                                    {error, Why} ->
-                                        {false, truncate(iolist_to_binary(
-                                                           io_lib:format("~0p", [Why])))}
-                                end
-                        end,
-    application:set_env(gate_probe, attribution_sync, Sync),
+    gl_adopt(),
+    %% an attached node keeps its ExUnit configuration from run to run otherwise
+    ExUnitEnv = application:get_all_env(ex_unit),
+    {Hooked, HookError} = case hook_install() of
+                              ok -> {true, <<>>};
+                              {error, HookWhy} ->
+                                  {false, truncate(iolist_to_binary(io_lib:format("~0p", [HookWhy])))}
+                          end,
+    application:set_env(gate_probe, attribution_sync, Hooked andalso Mode =/= off),
+    %% hooked: our formatter gets ExUnit's events from the hook and the project's formatters
+    %% stay as configured; otherwise mix test has to start it (and --formatter replaces them)
+    {Formatter, Extra} =
+        case Hooked of
+            true ->
+                {ok, F} = gen_server:start('Elixir.Gate.Formatter',
+                                           [{gate_max_tests, maps:get(max_tests, Opts, 200000)}],
+                                           []),
+                {F, []};
+            false ->
+                {none, case lists:member(<<"--formatter">>, Args) of
+                           true -> [<<"--formatter">>, <<"Gate.Formatter">>];
+                           false -> [<<"--formatter">>, <<"Gate.Formatter">>,
+                                     <<"--formatter">>, <<"ExUnit.CLIFormatter">>]
+                       end}
+        end,
+    %% gate's prepare/0 started ExUnit in a node gate booted: whether the suite starts it too
+    %% (ExUnit.start/0,1 called), as it must under bare mix test, is counted
+    MustStart = maps:get(ex_unit_by_gate, Opts, false) =:= true andalso
+        not required_by_project(ex_unit) andalso start_count(true),
+    Capture = capture_start(),
+    Kept = elixir_config:get_and_put(at_exit, []),
     T0 = erlang:monotonic_time(microsecond),
-    Outcome = try
-                  'Elixir.Mix.Task':rerun(<<"test">>, Args ++ Formatters),
-                  ok
-              catch
-                  Class:Reason:Stack ->
-                      {error, format_error(Class, Reason, Stack)}
-              after
-                  hook_remove()
-              end,
+    {Status0, Raised} = try
+                            run_test_task(Args ++ Extra),
+                            {0, <<>>}
+                        catch
+                            Class:Reason:Stack -> task_status(Class, Reason, Stack)
+                        after
+                            hook_remove()
+                        end,
+    {Status1, HookRaised0} = at_exit_run(Status0, <<>>, Capture),
+    {Status, HookRaised} =
+        case MustStart andalso start_count(false) =:= 0 of
+            true when Status1 =:= 0 ->
+                {1, <<HookRaised0/binary, "ExUnit was never started: no test_helper.exs called "
+                      "ExUnit.start() (gate starts ExUnit itself, but bare `mix test` fails "
+                      "with \"no process\" for ExUnit.Server); add ExUnit.start() to "
+                      "test/test_helper.exs">>};
+            _ -> {Status1, HookRaised0}
+        end,
+    elixir_config:update(at_exit, fun(New) -> New ++ Kept end),
     Wall = erlang:monotonic_time(microsecond) - T0,
+    Words = capture_stop(Capture),
+    is_pid(Formatter) andalso (catch gen_server:stop(Formatter)),
+    restore_env(ex_unit, ExUnitEnv),
     unregister(gate_probe_collector),
-    Suite = receive
-                {gate_suite, S} -> S
-            after 0 -> none
-            end,
-    flush_collector(),
-    case {Outcome, Suite} of
-        {ok, none} ->
-            {error, <<"mix test returned without running a suite (ExUnit reported no "
-                      "suite_finished): check that the project has a test/ directory with "
-                      "test_helper.exs">>};
-        {{error, Msg}, none} -> {error, Msg};
-        {_, _} ->
-            {ok, Suite#{wall_us => Wall, hook_error => HookError,
-                        error => case Outcome of ok -> <<>>; {error, M} -> M end}}
+    Suites = collect_suites([]),
+    Suite = merge_suites(Suites),
+    Failed = length([T || T <- maps:get(tests, Suite), element(6, T) =/= passed,
+                          element(6, T) =/= skipped, element(6, T) =/= excluded]),
+    {Why, Explained} = exit_reason(Status, Failed, <<Raised/binary, HookRaised/binary>>, Words),
+    {ok, Suite#{wall_us => Wall, hook_error => HookError,
+                suite_ran => Suites =/= [],
+                exit_status => Status, exit_reason => Why, exit_explained => Explained,
+                partition => partition(Args),
+                error => case Raised of <<>> -> <<>>; _ -> Raised end}}.
+
+%% Counts calls of ExUnit.start/0,1 (call_count: every process, no trace flags) while on;
+%% start_count(false) stops counting and returns the count.
+-spec start_count(boolean()) -> boolean() | non_neg_integer().
+start_count(true) ->
+    %% true when counting (ExUnit is loaded and has start/0,1)
+    erlang:trace_pattern({'Elixir.ExUnit', start, '_'}, true, [call_count]) > 0;
+start_count(false) ->
+    N = lists:sum([case erlang:trace_info({'Elixir.ExUnit', start, A}, call_count) of
+                       {call_count, C} when is_integer(C) -> C;
+                       _ -> 0
+                   end || A <- [0, 1]]),
+    _ = erlang:trace_pattern({'Elixir.ExUnit', start, '_'}, false, [call_count]),
+    N.
+
+%% App is among the applications the project's apps need (app.start then started it, under
+%% bare mix test too).
+required_by_project(App) ->
+    Apps = try 'Elixir.Mix.Project':config() of
+               C when is_list(C) ->
+                   case proplists:get_value(app, C) of
+                       A when is_atom(A), A =/= nil -> [A];
+                       _ -> [binary_to_atom(N) || N <- umbrella_apps()]
+                   end;
+               _ -> []
+           catch _:_ -> []
+           end,
+    lists:member(App, needs(Apps, [])).
+
+umbrella_apps() ->
+    try [atom_to_binary(maps:get(app, D)) || D <- 'Elixir.Mix.Dep.Umbrella':cached()]
+    catch _:_ -> []
     end.
+
+needs([], Seen) -> Seen;
+needs([A | Rest], Seen) ->
+    case lists:member(A, Seen) of
+        true -> needs(Rest, Seen);
+        false ->
+            Deps = case application:get_key(A, applications) of
+                       {ok, L} -> L;
+                       undefined -> []
+                   end ++ case application:get_key(A, included_applications) of
+                              {ok, I} -> I;
+                              undefined -> []
+                          end,
+            needs(Deps ++ Rest, [A | Seen])
+    end.
+
+%% The test task as `mix test ARGS` runs it: a `test` alias whose preparation run_prep/2 ran
+%% already goes on from its test step; any other alias runs whole (Mix.Task.rerun/2).
+run_test_task(Args) ->
+    case split_alias(test_alias()) of
+        {_, [Step | After]} ->
+            Proj = 'Elixir.Mix.Project':get(),
+            'Elixir.Mix.Task':reenable(<<"test">>),
+            'Elixir.Mix.TasksServer':put({alias, <<"test">>, Proj}),
+            [<<"test">> | StepArgs] = 'Elixir.OptionParser':split(Step),
+            'Elixir.Mix.Task':run(<<"test">>, StepArgs ++ Args),
+            [alias_step(S) || S <- After],
+            'Elixir.Mix.TasksServer':put({task, <<"test">>, Proj}),
+            ok;
+        _ ->
+            'Elixir.Mix.Task':rerun(<<"test">>, Args)
+    end.
+
+%% Before the before-snapshot (issue 18): what `mix test` does ahead of the suite and gate
+%% can tell apart. The steps of a `test` alias before its "test" step (e.g. "ecto.create
+%% --quiet", "ecto.migrate"), as Mix runs them (no arguments: Mix gives those to the last
+%% step only); then, in a node gate started (Opts start => true, the node booted with
+%% `mix run --no-start`), the project's applications, as mix test's own app.start would,
+%% unless --no-start is given (on the command line or in the alias's test step).
+%% Returns ok | {error, Text}.
+run_prep(Args0, Opts) when is_list(Args0), is_map(Opts) ->
+    Args = [unicode:characters_to_binary(A) || A <- Args0],
+    try
+        {Prep, Rest} = split_alias(test_alias()),
+        [alias_step(S) || S <- Prep],
+        StepArgs = case Rest of
+                       [Step | _] -> tl('Elixir.OptionParser':split(Step));
+                       [] -> []
+                   end,
+        TestArgs = StepArgs ++ Args,
+        case maps:get(start, Opts, false) andalso not lists:member(<<"--no-start">>, TestArgs) of
+            true ->
+                'Elixir.Mix.Task':reenable(<<"app.start">>),
+                'Elixir.Mix.Task':run(<<"app.start">>, TestArgs);
+            false -> ok
+        end,
+        {ok, #{prep_steps => length(Prep), alias => Rest =/= []}}
+    catch
+        Class:Reason:Stack ->
+            {Status, Text} = task_status(Class, Reason, Stack),
+            {error, iolist_to_binary(io_lib:format("exit status ~b: ~ts", [Status, Text]))}
+    end.
+
+test_alias() ->
+    Aliases = case 'Elixir.Mix.Project':config() of
+                  C when is_list(C) -> proplists:get_value(aliases, C, []);
+                  _ -> []
+              end,
+    case Aliases of
+        L when is_list(L) -> proplists:get_value(test, L);
+        _ -> undefined
+    end.
+
+%% A list alias with a "test" step: {StepsBefore, [TestStep | StepsAfter]}; anything else
+%% (no alias, a function, no "test" step in it): {[], []}, and mix test runs it whole.
+split_alias(S) when is_binary(S) -> split_alias([S]);
+split_alias(L) when is_list(L) ->
+    IsTest = fun(S) when is_binary(S) ->
+                     case catch 'Elixir.OptionParser':split(S) of
+                         [<<"test">> | _] -> true;
+                         _ -> false
+                     end;
+                (_) -> false
+             end,
+    case lists:splitwith(fun(S) -> not IsTest(S) end, L) of
+        {Before, [_ | _] = Rest} -> {Before, Rest};
+        _ -> {[], []}
+    end;
+split_alias(_) -> {[], []}.
+
+alias_step(S) when is_binary(S) ->
+    [Task | A] = 'Elixir.OptionParser':split(S),
+    %% as in a fresh `mix test`, also in a node where the step ran before (attached)
+    'Elixir.Mix.Task':reenable(Task),
+    'Elixir.Mix.Task':run(Task, A);
+alias_step(F) when is_function(F, 1) -> F([]);
+alias_step(Other) ->
+    'Elixir.Mix':raise(iolist_to_binary(io_lib:format("Invalid Mix alias format: ~0tp",
+                                                      [Other]))).
+
+%% The status and text Elixir's CLI and Mix's give a task that ended by exit or exception.
+task_status(exit, {shutdown, N}, _) when is_integer(N) -> {N, <<>>};
+task_status(exit, R, _) when R =:= normal; R =:= shutdown -> {0, <<>>};
+task_status(exit, {shutdown, _}, _) -> {0, <<>>};
+task_status(error, #{'__exception__' := true, '__struct__' := Mod, mix := M} = E, _)
+  when M =:= true; is_integer(M) ->
+    Msg = try 'Elixir.Exception':message(E) catch _:_ -> <<"(no message)">> end,
+    [First | _] = binary:split(atom_to_binary(Mod), <<".">>, [global]) -- [<<"Elixir">>],
+    {case M of true -> 1; _ -> M end,
+     truncate(unicode:characters_to_binary(["** (", First, ") ", Msg]))};
+task_status(Class, Reason, Stack) ->
+    {1, format_error(Class, Reason, Stack)}.
+
+%% Runs the at_exit hooks registered since the run started, as Kernel.CLI.at_exit/1 does:
+%% each in a process of its own, given the status so far; exit({shutdown, N}) sets it, a crash
+%% sets 1; hooks that hooks register run after them.
+at_exit_run(Status, Text, Capture) ->
+    case elixir_config:get_and_put(at_exit, []) of
+        [] -> {Status, Text};
+        Hooks ->
+            {S, T} = lists:foldl(fun(H, Acc) -> at_exit_one(H, Acc, Capture) end,
+                                 {Status, Text}, Hooks),
+            at_exit_run(S, T, Capture)
+    end.
+
+at_exit_one(Hook, {Status, Text}, Capture) ->
+    Self = self(),
+    {Pid, Ref} = spawn_monitor(fun() ->
+                                       receive go -> ok end,
+                                       R = try Hook(Status), same
+                                           catch C:E:St -> task_status(C, E, St)
+                                           end,
+                                       Self ! {self(), gate_hook, R}
+                               end),
+    capture_watch(Capture, Pid),
+    Pid ! go,
+    receive
+        {Pid, gate_hook, same} -> erlang:demonitor(Ref, [flush]), {Status, Text};
+        {Pid, gate_hook, {0, _}} -> erlang:demonitor(Ref, [flush]), {Status, Text};
+        {Pid, gate_hook, {N, T}} -> erlang:demonitor(Ref, [flush]), {N, <<Text/binary, T/binary>>};
+        {'DOWN', Ref, _, _, Why} ->
+            {1, <<Text/binary, (truncate(iolist_to_binary(io_lib:format("an at_exit hook "
+                                                                        "died: ~0tp", [Why]))))/binary>>}
+    end.
+
+%% Mix's own words for a non-zero status: the failed tests, what was raised, and what the
+%% task and its hooks printed (the tail).
+exit_reason(0, _, _, _) -> {<<>>, true};
+exit_reason(Status, Failed, Raised, Words) ->
+    Verdict = with_headline(Words),
+    %% Mix's own verdict line among what it printed (a coverage threshold after failed tests)
+    Marked = Verdict =/= <<>> andalso has_verdict_line(Words),
+    Parts = [case Failed of
+                 0 -> <<>>;
+                 1 -> <<"1 test failed">>;
+                 _ -> iolist_to_binary(io_lib:format("~b tests failed", [Failed]))
+             end,
+             Raised,
+             case Failed =:= 0 orelse Marked of
+                 true -> Verdict;
+                 false -> <<>>
+             end],
+    %% explained: the failed tests are the whole reason (the JUnit has them already)
+    Explained = Failed > 0 andalso Raised =:= <<>> andalso not Marked,
+    case [P || P <- Parts, P =/= <<>>] of
+        [] -> {iolist_to_binary(io_lib:format("mix test would exit with status ~b "
+                                              "(it printed no reason)", [Status])), false};
+        Ps -> {truncate(iolist_to_binary(lists:join(<<"\n">>, Ps))), Explained}
+    end.
+
+-define(VERDICT_LINES, [<<"ERROR!">>, <<"** (">>, <<"Coverage test failed">>,
+                        <<"The --only option">>, <<"Paths given to">>,
+                        <<"== Compilation error">>]).
+
+has_verdict_line(Words) ->
+    lists:any(fun(L) -> is_verdict_line(L) end, binary:split(Words, [<<"\n">>], [global])).
+
+is_verdict_line(L) ->
+    T = string:trim(L),
+    lists:any(fun(P) -> string:prefix(T, P) =/= nomatch end, ?VERDICT_LINES).
+
+%% The line of what Mix printed that says why, first (JUnit's message= is one line): the last
+%% of Mix's own verdict lines, else the last line; then everything it printed.
+with_headline(<<>>) -> <<>>;
+with_headline(Words) ->
+    Lines = [L || L <- binary:split(Words, [<<"\n">>, <<"\r">>], [global]),
+                  string:trim(L) =/= <<>>],
+    Marked = [L || L <- Lines, is_verdict_line(L)],
+    Head0 = string:trim(case {Marked, Lines} of
+                            {[_ | _], _} -> lists:last(Marked);
+                            {[], [_ | _]} -> lists:last(Lines);
+                            _ -> <<>>
+                        end),
+    %% "Coverage test failed, threshold not met:" is followed by its figures: joined to it
+    Head = case binary:last(<<" ", Head0/binary>>) of
+               $: ->
+                   All = binary:split(Words, [<<"\n">>, <<"\r">>], [global]),
+                   After = tl(lists:dropwhile(fun(L) -> string:trim(L) =/= Head0 end,
+                                              All ++ [<<>>])),
+                   Next = lists:takewhile(fun(L) -> string:trim(L) =/= <<>> end,
+                                          lists:dropwhile(fun(L) -> string:trim(L) =:= <<>> end,
+                                                          After)),
+                   iolist_to_binary([Head0, " ",
+                                     lists:join(<<", ">>, [re:replace(string:trim(L), <<"\\s+">>,
+                                                                      <<" ">>, [global])
+                                                           || L <- Next])]);
+               _ -> Head0
+           end,
+    case Head =:= string:trim(Words) of
+        true -> Head;
+        false -> <<Head/binary, "\n\n", Words/binary>>
+    end.
+
+%% --partitions N with MIX_TEST_PARTITION: the partition this run is (0: not partitioned).
+partition(Args) ->
+    Parts = case lists:dropwhile(fun(A) -> A =/= <<"--partitions">> end, Args) of
+                [_, N | _] -> (catch binary_to_integer(N));
+                _ -> case [A || <<"--partitions=", A/binary>> <- Args] of
+                         [N | _] -> (catch binary_to_integer(N));
+                         [] -> 0
+                     end
+            end,
+    case is_integer(Parts) andalso Parts > 1 of
+        true ->
+            case catch list_to_integer(os:getenv("MIX_TEST_PARTITION", "")) of
+                P when is_integer(P) -> P;
+                _ -> 0
+            end;
+        false -> 0
+    end.
+
+restore_env(App, Env) ->
+    [application:unset_env(App, K) || {K, _} <- application:get_all_env(App),
+                                     not lists:keymember(K, 1, Env)],
+    [application:set_env(App, K, V) || {K, V} <- Env],
+    ok.
+
+%% Every suite the run reported: one, or one per app of an umbrella.
+collect_suites(Acc) ->
+    receive {gate_suite, S} -> collect_suites([S | Acc])
+    after 0 -> lists:reverse(Acc)
+    end.
+
+merge_suites([]) ->
+    #{tests => [], attribution => application:get_env(gate_probe, attribution, module),
+      attribution_sync => false, module_events => [], module_events_dropped => 0,
+      run_us => -1, load_us => -1, seed => 0, dropped => 0};
+merge_suites([S]) -> S;
+merge_suites([S | Rest]) ->
+    lists:foldl(fun(B, A) ->
+                        A#{tests := maps:get(tests, A) ++ maps:get(tests, B),
+                           module_events := maps:get(module_events, A) ++
+                               maps:get(module_events, B),
+                           module_events_dropped := maps:get(module_events_dropped, A) +
+                               maps:get(module_events_dropped, B),
+                           run_us := add_us(maps:get(run_us, A), maps:get(run_us, B)),
+                           load_us := add_us(maps:get(load_us, A), maps:get(load_us, B)),
+                           dropped := maps:get(dropped, A) + maps:get(dropped, B)}
+                end, S, Rest).
+
+add_us(A, B) when A >= 0, B >= 0 -> A + B;
+add_us(A, B) -> max(A, B).
+
+%% ---- What the test task and its hooks print themselves ----
+%% Two small io servers sit in front of the real ones for the run: one is the group leader of
+%% the process running the task (so of everything it spawns), the other takes the registered
+%% name standard_error. Each forwards every request unchanged to the real server and keeps the
+%% last 4 kB of text: on stdout what the watched processes (the runner, the at_exit hooks)
+%% wrote, on stderr everything (Mix's errors and the compiler's warnings go there).
+%% They restore what they replaced when the run ends or the runner dies.
+-define(CAPTURE_MAX, 4096).
+
+capture_start() ->
+    Self = self(),
+    GL = group_leader(),
+    Out = spawn(fun() -> capture_init(Self, GL, none) end),
+    group_leader(Out, Self),
+    Err = case whereis(standard_error) of
+              undefined -> none;
+              E ->
+                  Tee = spawn(fun() -> capture_init(Self, E, standard_error) end),
+                  %% swapped in one step each; a write between the two goes to the real one
+                  catch unregister(standard_error),
+                  case catch register(standard_error, Tee) of
+                      true -> stderr_guard(Tee, E), Tee;
+                      _ -> catch register(standard_error, E), exit(Tee, kill), none
+                  end
+          end,
+    {Out, GL, Err}.
+
+%% Should the tee die without putting the real standard_error back (killed by the purge of
+%% this module when gate goes away mid-run), a guard does it: an interpreted fun (erl_eval's
+%% code, which the purge of gate_probe does not touch) that waits for the tee to go down.
+stderr_guard(Tee, Real) ->
+    Src = "fun(Tee, Real) -> Ref = erlang:monitor(process, Tee),"
+          "  receive {'DOWN', Ref, _, _, _} ->"
+          "    case erlang:whereis(standard_error) of"
+          "      undefined -> catch erlang:register(standard_error, Real), ok;"
+          "      _ -> ok"
+          "    end"
+          "  end end.",
+    {ok, Toks, _} = erl_scan:string(Src),
+    {ok, [Expr]} = erl_parse:parse_exprs(Toks),
+    {value, Fun, _} = erl_eval:expr(Expr, []),
+    spawn(erlang, apply, [Fun, [Tee, Real]]),
+    ok.
+
+capture_watch({Out, _, Err}, Pid) ->
+    [T ! {gate_watch, Pid} || T <- [Out, Err], is_pid(T)],
+    ok.
+
+capture_stop({Out, GL, Err}) ->
+    group_leader(GL, self()),
+    %% what the suite left running must not keep a group leader that is about to go
+    [catch group_leader(GL, P) || P <- processes(),
+                                  process_info(P, group_leader) =:= {group_leader, Out}],
+    Texts = [capture_end(T) || T <- [Out, Err], is_pid(T)],
+    strip_ansi(iolist_to_binary(lists:join(<<"\n">>, [T || T <- Texts, T =/= <<>>]))).
+
+capture_end(Tee) ->
+    Ref = monitor(process, Tee),
+    Tee ! {gate_stop, self()},
+    receive
+        {Tee, gate_text, Text} -> erlang:demonitor(Ref, [flush]), Text;
+        {'DOWN', Ref, _, _, _} -> <<>>
+    after 5000 -> exit(Tee, kill), <<>>
+    end.
+
+capture_init(Owner, Real, Name) ->
+    process_flag(trap_exit, true),
+    link(Owner),
+    capture_loop(Owner, Real, Name, [Owner], <<>>).
+
+capture_loop(Owner, Real, Name, Watched, Buf) ->
+    receive
+        {io_request, From, _ReplyAs, Req} = Msg ->
+            Real ! Msg,
+            %% standard_error: everything (the compiler's warnings too); the group
+            %% leader: the watched processes only (not the tests' and formatters' output)
+            Buf1 = case Name =/= none orelse lists:member(From, Watched) of
+                       true -> keep_tail(<<Buf/binary, (req_text(Req))/binary>>);
+                       false -> Buf
+                   end,
+            capture_loop(Owner, Real, Name, Watched, Buf1);
+        {gate_watch, Pid} ->
+            capture_loop(Owner, Real, Name, [Pid | Watched], Buf);
+        {gate_stop, From} ->
+            capture_restore(Real, Name),
+            From ! {self(), gate_text, Buf};
+        {'EXIT', Owner, _} ->
+            capture_restore(Real, Name);
+        _ ->
+            capture_loop(Owner, Real, Name, Watched, Buf)
+    end.
+
+capture_restore(_Real, none) -> ok;
+capture_restore(Real, Name) ->
+    case whereis(Name) =:= self() of
+        true -> catch unregister(Name), catch register(Name, Real);
+        false -> ok
+    end.
+
+req_text({put_chars, Enc, Chars}) -> chars_text(Enc, Chars);
+req_text({put_chars, Chars}) -> chars_text(latin1, Chars);
+req_text({put_chars, Enc, M, F, A}) -> (catch chars_text(Enc, apply(M, F, A)));
+req_text({requests, Reqs}) -> iolist_to_binary([req_text(R) || R <- Reqs]);
+req_text(_) -> <<>>.
+
+chars_text(Enc, Chars) ->
+    case catch unicode:characters_to_binary(Chars, Enc) of
+        B when is_binary(B) -> B;
+        _ -> <<>>
+    end.
+
+keep_tail(B) when byte_size(B) > ?CAPTURE_MAX ->
+    binary:part(B, byte_size(B) - ?CAPTURE_MAX, ?CAPTURE_MAX);
+keep_tail(B) -> B.
+
+strip_ansi(B) ->
+    T = re:replace(B, <<"\e\\[[0-9;]*[A-Za-z]">>, <<>>, [global, {return, binary}, unicode]),
+    string:trim(T).
 
 %% A node that ran the suite before (gate attached to it again, or mix test ran there by
 %% hand) has the test files marked as required, and Mix would skip them: no tests. So the
@@ -606,9 +1436,6 @@ source_of(M) ->
             end;
         _ -> none
     end.
-
-flush_collector() ->
-    receive {gate_suite, _} -> flush_collector() after 0 -> ok end.
 
 %% Attribution needs memory figures taken exactly at the edges of each test module (and test):
 %% ExUnit casts its events to formatters, so a formatter sees them late, after the runner has
@@ -670,7 +1497,16 @@ hook_remove() ->
 %% to the formatters; what it sends to the formatter therefore arrives before the event.
 %% Module edges: a light snapshot (no GC). Test edges, in per-test mode: a GC'd one; the
 %% delta goes to the formatter ahead of the test_finished event it belongs to.
-ex_unit_event({module_started, #{name := Mod} = TM}) ->
+ex_unit_event(Msg) ->
+    case application:get_env(gate_probe, attribution) of
+        {ok, off} -> ok;
+        _ -> ex_unit_edge(Msg)
+    end,
+    %% gate's formatter is not among ExUnit's (issue 18): the hook hands it every event (the
+    %% hook is installed only when run_tests started the formatter itself)
+    formatter_cast(Msg).
+
+ex_unit_edge({module_started, #{name := Mod} = TM}) ->
     formatter_cast({gate_module, start, Mod, 'Elixir.Gate.Formatter':async(TM),
                     'Elixir.Gate.Formatter':light(false)}),
     %% the processes this module's process spawns (its tests) are the module's: see owners/2
@@ -681,16 +1517,16 @@ ex_unit_event({module_started, #{name := Mod} = TM}) ->
             catch erlang:trace(self(), true, [procs, {tracer, F}])
     end,
     ok;
-ex_unit_event({module_finished, #{name := Mod} = TM}) ->
+ex_unit_edge({module_finished, #{name := Mod} = TM}) ->
     formatter_cast({gate_module, finish, Mod, 'Elixir.Gate.Formatter':async(TM),
                     'Elixir.Gate.Formatter':light(false)});
-ex_unit_event({test_started, #{module := Mod, name := Name} = Test}) ->
+ex_unit_edge({test_started, #{module := Mod, name := Name} = Test}) ->
     async_test_edge(test_start, Test),
     case application:get_env(gate_probe, attribution) of
         {ok, test} -> put({gate_test, Mod, Name}, 'Elixir.Gate.Formatter':light(true));
         _ -> ok
     end;
-ex_unit_event({test_finished, #{module := Mod, name := Name, state := State} = Test}) ->
+ex_unit_edge({test_finished, #{module := Mod, name := Name, state := State} = Test}) ->
     async_test_edge(test_finish, Test),
     case erase({gate_test, Mod, Name}) of
         undefined -> ok;
@@ -699,7 +1535,7 @@ ex_unit_event({test_finished, #{module := Mod, name := Name, state := State} = T
         Start -> formatter_cast({gate_test, Mod, Name, Start,
                                  'Elixir.Gate.Formatter':light(true)})
     end;
-ex_unit_event(_) -> ok.
+ex_unit_edge(_) -> ok.
 
 %% Async modules run side by side: the times of their tests' edges tell gate how long each
 %% was busy in a test between two module edges, and the growth of that stretch is shared
@@ -812,18 +1648,103 @@ reason_text(_N, C, E) ->
 %% probe would stay behind: the watchdog watches gate's connection (Nodes: gate's C node,
 %% or for the other nodes of a cluster the node gate is attached to) and, when it goes
 %% down, stops a suite still running, restores what the probe changed and purges it.
+%% It starts in the call that loads the module (on_load), watching the gate C nodes
+%% connected then, so no kill between two calls leaves code behind; watch/1 then names
+%% gate's node exactly.
+%%
+%% Attached, the watchdog is also the group leader of the suite (gl_adopt/0): it sends
+%% what the suite writes to gate as {rex_stdout, Bytes}, bytes as they are, invalid UTF-8
+%% included (OTP's own forwarder for rpc output crashes on those).
+on_load() ->
+    _ = (catch watch_start([N || N <- nodes(hidden), gate_c_node(N)], none)),
+    ok.
+
+gate_c_node(N) ->
+    case string:split(atom_to_list(N), "@") of
+        ["gate_" ++ Alive, _Host] -> lists:suffix("_c", Alive);
+        _ -> false
+    end.
+
 watch(Nodes) ->
-    watch_stop(),
     Watched = [binary_to_atom(N) || N <- Nodes],
+    %% gate itself is a hidden C node; a cluster peer watches a normal node: no output there
+    Out = case Watched of
+              [G] -> case lists:member(G, nodes(hidden)) of
+                         true -> {gate_probe_output, G};
+                         false -> none
+                     end;
+              _ -> none
+          end,
+    watch_start(Watched, Out).
+
+watch_start(Watched, Out) ->
+    watch_stop(),
     Pid = spawn(fun() ->
                         [erlang:monitor_node(N, true) || N <- Watched],
-                        receive
-                            {nodedown, _} -> self_remove();
-                            stop -> ok
-                        end
+                        watchdog(Out)
                 end),
     register(gate_probe_watchdog, Pid),
     ok.
+
+watchdog(Out) ->
+    receive
+        {nodedown, _} -> self_remove();
+        stop -> ok;
+        {gl_output, From, Ref} -> From ! {Ref, Out =/= none}, watchdog(Out);
+        {io_request, From, ReplyAs, Req} ->
+            Reply = try io_request(Req, Out) catch _:_ -> {error, request} end,
+            From ! {io_reply, ReplyAs, Reply},
+            watchdog(Out);
+        _ -> watchdog(Out)
+    end.
+
+%% The io protocol, as far as output needs it; input is at end of file.
+io_request({put_chars, Enc, Chars}, Out) -> io_put(Enc, Chars, Out);
+io_request({put_chars, Enc, M, F, A}, Out) -> io_put(Enc, apply(M, F, A), Out);
+io_request({put_chars, Chars}, Out) -> io_put(latin1, Chars, Out);
+io_request({put_chars, M, F, A}, Out) -> io_put(latin1, apply(M, F, A), Out);
+io_request({requests, Reqs}, Out) ->
+    lists:foldl(fun(R, ok) -> io_request(R, Out); (_, Err) -> Err end, ok, Reqs);
+io_request({setopts, _}, _Out) -> ok;
+io_request(getopts, _Out) -> [{binary, true}, {encoding, unicode}];
+io_request({get_geometry, _}, _Out) -> {error, enotsup};
+io_request({get_chars, _, _, _}, _Out) -> eof;
+io_request({get_chars, _, _, _, _}, _Out) -> eof;
+io_request({get_line, _, _}, _Out) -> eof;
+io_request({get_until, _, _, _, _, _}, _Out) -> eof;
+io_request(_, _Out) -> {error, request}.
+
+%% Bytes go to gate as they are: a unicode list is encoded as UTF-8, a binary or a latin1
+%% list is passed on byte for byte (a test may write anything).
+io_put(Enc, Chars, Out) ->
+    Bin = case Enc of
+              unicode when is_list(Chars) ->
+                  case unicode:characters_to_binary(Chars) of
+                      B when is_binary(B) -> B;
+                      _ -> iolist_to_binary(Chars)
+                  end;
+              _ when is_binary(Chars) -> Chars;
+              _ -> iolist_to_binary(Chars)
+          end,
+    case Out of
+        none -> ok;
+        Dest -> Dest ! {rex_stdout, Bin}, ok
+    end.
+
+%% Called by run_tests: attached, the watchdog becomes the group leader of the suite.
+gl_adopt() ->
+    case whereis(gate_probe_watchdog) of
+        undefined -> ok;
+        W ->
+            Ref = monitor(process, W),
+            W ! {gl_output, self(), Ref},
+            receive
+                {Ref, true} -> demonitor(Ref, [flush]), group_leader(W, self()), ok;
+                {Ref, false} -> demonitor(Ref, [flush]), ok;
+                {'DOWN', Ref, _, _, _} -> ok
+            after 5000 -> demonitor(Ref, [flush]), ok
+            end
+    end.
 
 watch_stop() ->
     case whereis(gate_probe_watchdog) of

@@ -3,7 +3,7 @@
 %% snapshot is measured against: one compiled pass of erlang:garbage_collect/1 +
 %% process_info(P, memory) over every process.
 -module(bench_node).
--export([start/2, floor/0, floor_us/0]).
+-export([start/2, floor/0, floor_us/0, marked_us/0]).
 
 start(N, Tables) ->
     Parent = self(),
@@ -37,3 +37,15 @@ floor_us() ->
     _ = [begin erlang:garbage_collect(P), erlang:process_info(P, memory) end
          || P <- erlang:processes()],
     erlang:monotonic_time(microsecond) - T0.
+
+%% The probe's marked deep snapshots as gate run takes them (GC, deep, before then after),
+%% timed inside the node: "BeforeUs AfterUs". Needs gate_probe on the code path.
+marked_us() ->
+    Opts = #{gc => true, deep => true},
+    T0 = erlang:monotonic_time(microsecond),
+    _ = gate_probe:snapshot(Opts#{mark => before}),
+    T1 = erlang:monotonic_time(microsecond),
+    _ = gate_probe:snapshot(Opts#{mark => 'after'}),
+    T2 = erlang:monotonic_time(microsecond),
+    gate_probe:cleanup(),
+    lists:flatten(io_lib:format("~b ~b", [T1 - T0, T2 - T1])).

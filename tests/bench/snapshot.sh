@@ -5,6 +5,8 @@
 #   (a) gate snapshot --attach, the whole command from outside the node: connect, probe load,
 #       GC + one pass, transfer, decode, probe removal (code:purge scans every process), JSON
 #   (a') the same command until the snapshot is decoded (its progress line), without removal
+#   (c) gate run's marked deep snapshots, timed inside the node (bench_node:marked_us/0): the
+#       before-snapshot (which remembers what exists) and the after-snapshot (what grew)
 #   (b) the floor: one compiled in-node pass of erlang:garbage_collect/1 + process_info(P,
 #       memory) over every process (bench_node:floor_us/0, called with erl_call)
 # Targets: (a) <= 1.3x (b) at 100k; (a) at 1M <= 11x (a) at 100k; gate's peak RSS <= 20 MiB.
@@ -16,6 +18,7 @@ small=${1:-100000}
 large=${2:-1000000}
 rounds=${3:-3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/gate-bench-snap.XXXXXX")
+probe_dir=${BENCH_PROBE_DIR:-$root/${GATE_BUILD:-build}/probe}
 erl_call=$(ls /usr/lib/erlang/lib/erl_interface-*/bin/erl_call | head -n 1)
 epmd_pid=""
 node_pid=""
@@ -57,16 +60,18 @@ measure() { # N: prints "a_ms b_ms rss_kb" medians/max over the rounds
 	n=$1
 	rm -f "$work/ready"
 	(cd "$work" && exec erl -noshell -name "$name" -kernel inet_dist_use_interface '{127,0,0,1}' \
-		+P $((n * 2 + 100000)) -pa "$work" \
+		+P $((n * 2 + 100000)) -pa "$work" -pa "$probe_dir" \
 		-eval "bench_node:start($n, 1000), file:write_file(\"ready\", \"ok\")") >/dev/null 2>&1 &
 	node_pid=$!
 	i=0
 	while [ ! -f "$work/ready" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -f "$work/ready" ] || { echo "bench: node did not start"; exit 1; }
-	: >"$work/a"; : >"$work/b"; : >"$work/rss"; : >"$work/d"
+	: >"$work/a"; : >"$work/b"; : >"$work/rss"; : >"$work/d"; : >"$work/c"
 	r=0
 	while [ $r -lt "$rounds" ]; do
 		"$erl_call" -name "$name" -a 'bench_node floor_us []' | tr -d '\r' | awk '{print $1 / 1000}' >>"$work/b"
+		"$erl_call" -name "$name" -a 'bench_node marked_us []' | tr -d '\r"' |
+			awk '{printf "%.0f/%.0f\n", $1 / 1000, $2 / 1000}' >>"$work/c"
 		t=$(now_us)
 		GATE_PROGRESS_MS=1 peak_rss_kb "$gate" snapshot --attach "$name" --json "$work/snap.json" \
 			3>>"$work/rss" 2>"$work/progress"
@@ -80,7 +85,7 @@ measure() { # N: prints "a_ms b_ms rss_kb" medians/max over the rounds
 	b=$(sort -n "$work/b" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
 	d=$(sort -n "$work/d" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
 	rss=$(sort -n "$work/rss" | tail -n 1)
-	echo "bench: $n processes: (a) whole command ms: $(tr '\n' ' ' <"$work/a")| (a') until decoded ms: $(tr '\n' ' ' <"$work/d")| (b) floor ms: $(tr '\n' ' ' <"$work/b")| gate peak RSS $rss kB" >&2
+	echo "bench: $n processes: (a) whole command ms: $(tr '\n' ' ' <"$work/a")| (a') until decoded ms: $(tr '\n' ' ' <"$work/d")| (b) floor ms: $(tr '\n' ' ' <"$work/b")| (c) marked before/after ms: $(tr '\n' ' ' <"$work/c")| gate peak RSS $rss kB" >&2
 	echo "$a $b $rss $d"
 }
 

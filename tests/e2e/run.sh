@@ -43,6 +43,10 @@ fixture() {
 run_gate() {
 	OUT="$WORK/out.$RANDOM"
 	ERR="$WORK/err.$RANDOM"
+	# GATE_E2E_ELIXIR: the elixir gate starts nodes with (make compat: the chroot's OTP 27)
+	if [ -n "${GATE_E2E_ELIXIR:-}" ]; then
+		case "${1:-}" in run | snapshot) set -- "$1" --elixir "$GATE_E2E_ELIXIR" "${@:2}" ;; esac
+	fi
 	# shellcheck disable=SC2086 # GATE_WRAP: a command line such as valgrind's (make valgrind)
 	timeout -k 5 300 ${GATE_WRAP:-} "$GATE" "$@" >"$OUT" 2>"$ERR"
 	RC=$?
@@ -73,7 +77,8 @@ no_leftovers() {
 	sleep 0.2
 	for p in /proc/[0-9]*; do
 		cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
-		case "$cwd" in "$dir"|"$dir"/*) left="$left ${p#/proc/}($(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-60))" ;; esac
+		# make compat: a node in the chroot has its cwd under the chroot's bind of /tmp
+		case "$cwd" in "$dir"|"$dir"/*|"${GATE_COMPAT_ROOT:-/nonexistent}$dir"|"${GATE_COMPAT_ROOT:-/nonexistent}$dir"/*) left="$left ${p#/proc/}($(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-60))" ;; esac
 	done
 	[ -z "$left" ] || fail "processes left behind:$left"
 	local ours
@@ -119,14 +124,17 @@ case_clean_passes() {
 	no_leftovers "$d"
 }
 
+# One leak, one finding (issue 12): the holder fails; the binary row's growth is the
+# holder's, so it passes as context, saying so.
 case_leak_binary_fails() {
 	local d; d=$(fixture leak_binary)
 	run_gate run -C "$d" --junit "$d/out/report.xml"
 	expect_rc 1
-	expect_in "$OUT" "gate: FAILED"
-	expect_in "$OUT" "binary grew"
+	expect_in "$OUT" "gate: FAILED (1 memory rule)"
+	expect_in "$OUT" "process LeakBinary.Holder (<0."
 	junit_valid "$d/out/report.xml"
-	junit_check "$d/out/report.xml" --failure-contains "binary=binary grew" --errors 0
+	junit_check "$d/out/report.xml" --failures 1 --errors 0 \
+		--failure-contains "process LeakBinary.Holder=300 refc binaries"
 	no_leftovers "$d"
 }
 
@@ -334,7 +342,7 @@ signal_during() {
 	no_leftovers "$d"
 }
 
-# gate killed with SIGKILL cannot clean up: the node notices its stdin closing and halts.
+# gate killed with SIGKILL cannot clean up: the node notices its lifeline pipe (fd 3) close and halts.
 case_sigkill_of_gate_leaves_no_node() {
 	local d; d=$(fixture blocking)
 	OUT="$WORK/out.$RANDOM"
@@ -348,7 +356,7 @@ case_sigkill_of_gate_leaves_no_node() {
 	grep -qF "gate-fixture: blocking now" "$OUT" || fail "the suite never started"
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null
-	sleep 2 # the node halts when it reads end-of-file on stdin
+	sleep 2 # the node halts when it reads end-of-file on its lifeline pipe
 	no_leftovers "$d"
 }
 
@@ -423,7 +431,7 @@ case_bad_config_is_error() {
 }
 
 # The value after -setcookie on the node's command line is a throw-away: the node replaces
-# it with the real cookie from stdin, so a connection using it must be refused.
+# it with the real cookie from its lifeline pipe, so a connection using it must be refused.
 case_cookie_not_on_command_line() {
 	local d; d=$(fixture blocking)
 	OUT="$WORK/out.$RANDOM"
@@ -695,7 +703,7 @@ for c in $CASES; do
 	EPMD_BEFORE=$(pgrep -x epmd | sort | tr '\n' ' ')
 	start=$(date +%s)
 	echo "e2e: $c"
-	"case_$c"
+	if declare -F "case_$c" >/dev/null; then "case_$c"; else fail "no such case: $c"; fi
 	if [ "$CASE_OK" = 1 ]; then
 		PASS=$((PASS + 1))
 		echo "    ok ($(($(date +%s) - start)) s)"

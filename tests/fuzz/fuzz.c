@@ -223,6 +223,72 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		a->blocks_size = fuzz_figure(in);
 		a->fragmentation = (double)fuzz_figure(in) / (double)MODEL_FIGURE_MAX;
 	}
+	/* what grew (issue 13): read last, so that older seeds keep their meaning */
+	s->have_pterm = fuzz_u8(in) & 1;
+	s->pterm_count = fuzz_figure(in);
+	s->pterm_memory = fuzz_figure(in);
+	s->have_growth = fuzz_u8(in) & 1;
+	s->ports_opened = fuzz_figure(in);
+	n = fuzz_u8(in) % 5;
+	s->grew_procs = calloc_or_die(n, sizeof(*s->grew_procs));
+	for (; s->ngrew_procs < n; s->ngrew_procs++) {
+		struct proc_growth *p = &s->grew_procs[s->ngrew_procs];
+		p->pid = fuzz_str(in, 1);
+		p->name = fuzz_str(in, 1);
+		p->initial_call = fuzz_str(in, 1);
+		p->current_function = fuzz_str(in, 1);
+		p->ancestor = fuzz_str(in, 1);
+		p->module = fuzz_str(in, 1);
+		p->memory_before = fuzz_figure(in);
+		p->memory = fuzz_figure(in);
+		p->mailbox_before = fuzz_figure(in);
+		p->mailbox = fuzz_figure(in);
+		p->bin_before = fuzz_figure(in);
+		p->bin = fuzz_figure(in);
+		p->born = fuzz_u8(in) & 1;
+	}
+	n = fuzz_u8(in) % 5;
+	s->grew_ets = calloc_or_die(n, sizeof(*s->grew_ets));
+	for (; s->ngrew_ets < n; s->ngrew_ets++) {
+		struct ets_growth *e = &s->grew_ets[s->ngrew_ets];
+		e->name = fuzz_str(in, 1);
+		e->id = fuzz_str(in, 1);
+		e->owner_pid = fuzz_str(in, 1);
+		e->owner_name = fuzz_str(in, 1);
+		e->owner_call = fuzz_str(in, 1);
+		e->module = fuzz_str(in, 1);
+		e->rows_before = fuzz_figure(in);
+		e->rows = fuzz_figure(in);
+		e->bytes_before = fuzz_figure(in);
+		e->bytes = fuzz_figure(in);
+		e->bin_bytes = fuzz_figure(in);
+		e->created = fuzz_u8(in) & 1;
+	}
+	struct key_group **kg[] = { &s->pterm_new, &s->atoms_new };
+	size_t *nkg[] = { &s->npterm_new, &s->natoms_new };
+	for (size_t k = 0; k < 2; k++) {
+		n = fuzz_u8(in) % 5;
+		*kg[k] = calloc_or_die(n, sizeof(**kg[k]));
+		for (; *nkg[k] < n; (*nkg[k])++) {
+			struct key_group *g = &(*kg[k])[*nkg[k]];
+			g->key = fuzz_str(in, 1);
+			g->example = fuzz_str(in, 1);
+			g->count = fuzz_figure(in);
+			g->bytes = fuzz_figure(in);
+		}
+	}
+	n = fuzz_u8(in) % 5;
+	s->ports = calloc_or_die(n, sizeof(*s->ports));
+	for (; s->nports < n; s->nports++) {
+		struct port_group *g = &s->ports[s->nports];
+		g->name = fuzz_str(in, 1);
+		g->owner_pid = fuzz_str(in, 1);
+		g->owner_name = fuzz_str(in, 1);
+		g->owner_call = fuzz_str(in, 1);
+		g->module = fuzz_str(in, 1);
+		g->count = fuzz_figure(in);
+		g->os_pid = fuzz_figure(in);
+	}
 }
 
 void fuzz_model_make(struct fuzz_model *m, const uint8_t *data, size_t size)

@@ -51,6 +51,14 @@ function shellOk (file, where, script, shell = 'bash') {
   if (!steps.some((s) => String(s.uses ?? '').startsWith('actions/upload-artifact'))) fail(f, 'does not upload the reports')
   if (!/--junit/.test(text) || !/--html/.test(text)) fail(f, 'does not ask gate for the JUnit and HTML reports')
   if (!steps.some((s) => /refs\/notes\/gate/.test(s.run ?? '') && /push/.test(s.run ?? ''))) fail(f, 'never pushes refs/notes/gate')
+  // the team's Erlang/Elixir: no Erlang or Elixir from apt, only gate's C libraries
+  if (/apt-get install[^\n]*(erlang|elixir)/.test(text)) fail(f, 'installs Erlang or Elixir packages itself')
+  const install = steps.find((s) => /deps\.sh/.test(s.run ?? ''))
+  if (!install || !/GATE_DEPS=run/.test(install.run)) fail(f, 'installs its libraries other than with GATE_DEPS=run ci/deps.sh')
+  if (install && /sudo/.test(install.run) && !/PATH="\$PATH"/.test(install.run)) fail(f, "sudo drops setup-beam's PATH: deps.sh would not see its erl")
+  const order = (n) => steps.findIndex((s) => s.name === n)
+  if (order('Prepare the baseline branch') < 0 || order('Prepare the baseline branch') > order('Run gate')) fail(f, 'the push rights must be checked before the suite runs')
+  if (!/push --dry-run/.test(steps[order('Prepare the baseline branch')]?.run ?? '')) fail(f, 'the prepare step does not check the push rights')
 }
 
 // the documented example workflow
@@ -64,7 +72,27 @@ function shellOk (file, where, script, shell = 'bash') {
   if (!jobs.some((j) => j.steps?.some((s) => s.with?.['update-baseline'] === 'true') && j.permissions?.contents === 'write')) {
     fail(f, 'the main job must update the baseline with contents: write')
   }
-  if (!jobs.some((j) => j.steps?.some((s) => s.with?.['baseline-ref']))) fail(f, 'the pull-request job must name the baseline ref')
+  if (!jobs.some((j) => j.steps?.some((s) => s.with?.['baseline-ref'] || s.with?.['baseline-branch']))) fail(f, 'the pull-request job must name the baseline branch or ref')
+  // the team's toolchain: setup-beam with the versions, deps fetched and cached on mix.lock,
+  // all before gate's action
+  for (const [name, j] of Object.entries(w.jobs ?? {})) {
+    const steps = j.steps ?? []
+    const at = (pred) => steps.findIndex(pred)
+    const gate = at((s) => /\/ci\/github@/.test(s.uses ?? ''))
+    const beam = at((s) => /^erlef\/setup-beam@/.test(s.uses ?? ''))
+    const cache = at((s) => /^actions\/cache@/.test(s.uses ?? ''))
+    const depsGet = at((s) => /\bmix deps\.get\b/.test(s.run ?? ''))
+    if (beam < 0 || !steps[beam].with?.['otp-version'] || !steps[beam].with?.['elixir-version']) fail(f, `${name}: no erlef/setup-beam step with otp-version and elixir-version`)
+    if (cache < 0) fail(f, `${name}: no actions/cache step`)
+    else {
+      const c = steps[cache].with ?? {}
+      if (!/\bdeps\b/.test(c.path ?? '') || !/\b_build\b/.test(c.path ?? '')) fail(f, `${name}: the cache must hold deps and _build`)
+      if (!/hashFiles\('\*\*\/mix\.lock'\)/.test(c.key ?? '')) fail(f, `${name}: the cache key must hash mix.lock`)
+    }
+    if (depsGet < 0) fail(f, `${name}: no mix deps.get step`)
+    if (gate >= 0 && !(beam >= 0 && beam < cache && cache < depsGet && depsGet < gate)) fail(f, `${name}: setup-beam, cache and mix deps.get must come before gate's action, in that order`)
+    if (gate >= 0 && !/@[0-9a-f]{40}$|@v\d+\.\d+\.\d+$/.test(steps[gate].uses)) fail(f, `${name}: pin gate's action to a release tag or a commit`)
+  }
   const action = load('ci/github/action.yml')
   for (const j of jobs) {
     for (const s of j.steps ?? []) {
@@ -95,7 +123,19 @@ function shellOk (file, where, script, shell = 'bash') {
     shellOk(f, name, script, 'sh')
     if (!script.includes('--junit ' + base?.artifacts?.reports?.junit)) fail(f, `${name} does not write the JUnit report the artifact names`)
   }
+  if (/debian:|ubuntu:/.test(String(base?.image))) fail(f, `.gate runs in ${base?.image}, not the project's image`)
+  if (!/\$GATE_IMAGE/.test(String(base?.image)) || !/^elixir:/.test(String(g.variables?.GATE_IMAGE))) fail(f, '.gate must run in $GATE_IMAGE, an elixir image by default')
+  const before = (base?.before_script ?? []).map(String).join('\n')
+  if (/\/opt\/gate/.test(before) || !/rm -rf "\$GATE_HOME"/.test(before)) fail(f, "gate's checkout must be a fresh directory of the job's own (re-runnable)")
+  if (!/apt-get/.test(before) || !/apk add/.test(before) || !/neither apt-get/.test(before)) fail(f, 'must handle Debian (apt-get) and Alpine (apk) images and say what it cannot')
+  if (/apt-get install[^\n]*(erlang|elixir)/.test(before)) fail(f, "installs Erlang or Elixir: the image's are used")
+  if (!/mix deps\.get/.test(before)) fail(f, 'does not fetch the deps')
   const baseScript = (g['gate:baseline']?.script ?? []).map(String)
+  const runAt = baseScript.findIndex((l) => /build\/gate run/.test(l))
+  const tokenAt = baseScript.findIndex((l) => /test -n "\$GATE_PUSH_TOKEN"/.test(l))
+  const dryAt = baseScript.findIndex((l) => /push --dry-run/.test(l))
+  if (tokenAt < 0 || dryAt < 0 || tokenAt > runAt || dryAt > runAt) fail(f, 'gate:baseline must check GATE_PUSH_TOKEN and its push rights before the suite runs')
+  if (baseScript.some((l) => /HEAD:refs\/heads\/\$CI_(COMMIT|DEFAULT)_BRANCH/.test(l))) fail(f, 'gate:baseline pushes to the default branch, which protected branches refuse')
   if (!baseScript.some((l) => l.includes('--update-baseline --commit'))) fail(f, 'gate:baseline does not commit the baseline')
   if (!baseScript.some((l) => l.includes('refs/notes/gate') && l.includes('push'))) fail(f, 'gate:baseline does not push the notes')
 }

@@ -4,21 +4,23 @@
 //
 //   node tests/junit/check.js REPORT.xml [--tests N] [--failures N] [--errors N]
 //        [--skipped N] [--failure-contains CASE_NAME=TEXT]... [--testcase CLASSNAME=NAME]...
-//        [--property CASE_NAME=PROPERTY>MIN]...
+//        [--property CASE_NAME=PROPERTY>MIN]... [--first-failure-contains TEXT]...
 //
 // Counts are of testcases as the reader parses them (a testcase with <failure> is a failure,
 // and so on), and every declared tests/failures/errors/skipped attribute must agree with
 // them. --failure-contains: some testcase named CASE_NAME has a <failure> (or, failing that,
 // an <error>) whose message or text contains TEXT. --testcase: a testcase with that classname
 // and name exists. --property: a testcase named CASE_NAME carries, inside it, a <property>
-// named PROPERTY whose value is a number above MIN. Exit 0: all checks hold; 1: one does not
+// named PROPERTY whose value is a number above MIN. --first-failure-contains: the message of
+// the first <failure> in the report (what a CI reader sees first) contains TEXT. Exit 0: all checks hold; 1: one does not
 // or the file cannot be read; 2: usage.
 import { readFile } from 'node:fs/promises'
 import { parse } from 'junit2json'
 
 const usage = 'usage: node tests/junit/check.js REPORT.xml [--tests N] [--failures N] ' +
   '[--errors N] [--skipped N] [--failure-contains CASE_NAME=TEXT]... ' +
-  '[--testcase CLASSNAME=NAME]... [--property CASE_NAME=PROPERTY>MIN]...'
+  '[--testcase CLASSNAME=NAME]... [--property CASE_NAME=PROPERTY>MIN]... ' +
+  '[--first-failure-contains TEXT]...'
 
 function die (code, msg) {
   console.error(`check.js: ${msg}`)
@@ -26,7 +28,7 @@ function die (code, msg) {
 }
 
 function parseArgs (argv) {
-  const opts = { file: null, expect: {}, contains: [], present: [], props: [] }
+  const opts = { file: null, expect: {}, contains: [], present: [], props: [], first: [] }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const value = () => {
@@ -52,6 +54,8 @@ function parseArgs (argv) {
       const m = /^(.+)=([^=>]+)>(-?\d+)$/.exec(v)
       if (!m) die(2, `--property wants CASE_NAME=PROPERTY>MIN, not "${v}"`)
       opts.props.push({ name: m[1], prop: m[2], min: Number(m[3]) })
+    } else if (a === '--first-failure-contains') {
+      opts.first.push(value())
     } else if (a === '-h' || a === '--help') {
       console.log(usage)
       process.exit(0)
@@ -132,6 +136,16 @@ for (const { name, text } of opts.contains) {
   }
 }
 
+const firstFailing = cases.find(({ tc }) => tc.failure)
+const firstMessage = firstFailing ? String((firstFailing.tc.failure[0] ?? {}).message ?? '') : null
+for (const text of opts.first) {
+  if (firstMessage === null) problems.push('--first-failure-contains: the report has no <failure>')
+  else if (!firstMessage.includes(text)) {
+    problems.push(`--first-failure-contains: the first failure ("${firstFailing.tc.name}") ` +
+      `reads "${firstMessage.slice(0, 300)}", without "${text}"`)
+  }
+}
+
 for (const { classname, name } of opts.present) {
   if (!cases.some(({ tc }) => String(tc.classname) === classname && String(tc.name) === name)) {
     problems.push(`--testcase: no testcase ${classname} / "${name}"`)
@@ -164,5 +178,5 @@ if (problems.length) {
   process.exit(1)
 }
 const checked = Object.keys(opts.expect).length + opts.contains.length + opts.present.length +
-  opts.props.length
+  opts.props.length + opts.first.length
 console.log(`check.js: OK (${checked} expectations, declared counts consistent)`)

@@ -274,7 +274,7 @@ mix_node() {
 	local i
 	MIX_DIR=$(fixture "$1")
 	MIX_NODE="e2e_mix_$RANDOM$RANDOM@127.0.0.1"
-	(cd "$MIX_DIR" && export HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT MIX_ENV=$2 && exec elixir \
+	(cd "$MIX_DIR" && export HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT MIX_ENV=$2 && exec ${GATE_E2E_ELIXIR:-elixir} \
 		--name "$MIX_NODE" --erl "-start_epmd false -kernel inet_dist_use_interface {127,0,0,1}" \
 		-S mix run --no-halt -e 'spawn(fn -> Process.sleep(300_000); System.halt() end)
 		File.write!("mix_node.ready", "")') >"$WORK/mix_node.out" 2>&1 &
@@ -361,7 +361,11 @@ case_attach_dev_node_and_sigint() {
 # GATE_NODE_PORT, GATE_COOKIE_FILE), its status is the testcase, a missing command is exit 2,
 # and SIGTERM stops it with the node.
 case_exec_start_mode() {
-	local d; d=$(fixture clean)
+	local d old_tmp=${TMPDIR-}; d=$(fixture clean)
+	# a TMPDIR of the case's own: other users' gate runs on this machine make their own
+	# gate-exec.* dirs in /tmp, and only ours must be gone
+	export TMPDIR="$WORK/exec_tmp.$RANDOM"
+	mkdir -p "$TMPDIR"
 	cat >"$d/probe_node.sh" <<'EOS'
 #!/bin/sh
 erl_call=$(ls /usr/lib/erlang/lib/erl_interface-*/bin/erl_call | head -n 1)
@@ -388,7 +392,8 @@ EOS
 	gate_bg "workload-started" run -C "$d" --exec "sh -c 'echo workload-started; sleep 300'"
 	gate_signal TERM
 	expect_rc 143
-	ls -d "${TMPDIR:-/tmp}"/gate-exec.* >/dev/null 2>&1 && fail "a workload cookie dir was left: $(ls -d "${TMPDIR:-/tmp}"/gate-exec.*)"
+	ls -d "$TMPDIR"/gate-exec.* >/dev/null 2>&1 && fail "a workload cookie dir was left: $(ls -d "$TMPDIR"/gate-exec.*)"
+	if [ -n "$old_tmp" ]; then export TMPDIR=$old_tmp; else unset TMPDIR; fi
 	no_leftovers "$d"
 }
 

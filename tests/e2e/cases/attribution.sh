@@ -2,8 +2,8 @@
 
 # Issue 5: one module plants a binary, ETS and process leak among clean modules; the failing
 # rules' JUnit messages and the console name it first.
-attribution_checks() { # DIR MODULE
-	local d=$1 m=$2
+attribution_checks() { # DIR MODULE HOLDER
+	local d=$1 m=$2 h=$3
 	expect_rc 1
 	expect_not_in "$ERR" "attribution is approximate"
 	expect_in "$OUT" "Top growing test modules"
@@ -15,10 +15,11 @@ attribution_checks() { # DIR MODULE
 	expect_in "$OUT" "processes holding the most refc binary bytes after GC:"
 	junit_valid "$d/_build/gate/junit.xml"
 	junit_check "$d/_build/gate/junit.xml" \
-		--failure-contains "binary=likely culprit: $m (its processes hold 1" \
-		--failure-contains "ets=likely culprit: $m (its processes own 1 ETS table of 2." \
+		--failures 3 \
+		--failure-contains "process $h=likely culprit: $m (its processes hold 1" \
+		--failure-contains "left_alive attrib_cache=likely culprit: $m (its processes own 1 ETS table of 2." \
 		--failure-contains "born=likely culprit: $m (left 201 processes alive" \
-		--failure-contains "binary=1. $m"
+		--failure-contains "process $h=1. $m"
 	grep -q "<property name=\"gate.memory.binary.delta\"" "$d/_build/gate/junit.xml" ||
 		fail "no module delta properties in the JUnit"
 	no_leftovers "$d"
@@ -27,15 +28,15 @@ attribution_checks() { # DIR MODULE
 case_attribution_sync_module_named() {
 	local d; d=$(fixture attrib)
 	run_gate run -C "$d" -- --include leak_sync
-	attribution_checks "$d" Attrib.LeakSyncTest
+	attribution_checks "$d" Attrib.LeakSyncTest Attrib.SyncHolder
 	expect_in "$OUT" "Attrib.LeakSyncTest (sync)"
 }
 
 case_attribution_async_module_named() {
 	local d; d=$(fixture attrib)
 	run_gate run -C "$d" -- --include leak_async
-	attribution_checks "$d" Attrib.LeakAsyncTest
-	expect_in "$OUT" "in an async group"
+	attribution_checks "$d" Attrib.LeakAsyncTest Attrib.AsyncHolder
+	expect_in "$OUT" "Attrib.LeakAsyncTest (async: shared with"
 }
 
 case_attribution_per_test() {
@@ -49,7 +50,7 @@ case_attribution_per_test() {
 	junit_valid "$d/_build/gate/junit.xml"
 	# the leaking test carries its deltas; a clean test beside it grew no ETS
 	junit_check "$d/_build/gate/junit.xml" \
-		--failure-contains "ets=likely culprit: Attrib.LeakSyncTest \"test starts a cache holder" \
+		--failure-contains "left_alive attrib_cache=likely culprit: Attrib.LeakSyncTest \"test starts a cache holder" \
 		--property "test starts a cache holder and never stops it=gate.memory.binary.delta>15000000" \
 		--property "test starts a cache holder and never stops it=gate.memory.ets.delta>2000000" \
 		--property "test starts a cache holder and never stops it=gate.processes.delta>199"

@@ -37,6 +37,18 @@ wait_text() {
 	return 1
 }
 
+# wait_text_now TEXT FILE...: as wait_text, but returns as soon as TEXT is written (tail -f
+# follows the files through inotify; no polling interval, no process spawned per look), for
+# phases that last only a few hundred ms (the gc_heavy fixture's GC: 200-300 ms here)
+wait_text_now() {
+	local text=$1
+	shift
+	grep -q -m1 -F -- "$text" < <(timeout 300 tail -q -n +1 --pid="$GPID" -f "$@" 2>/dev/null) &&
+		return 0
+	fail "never saw: $text"
+	return 1
+}
+
 # stop_bg PID...: ends background processes this case started, and reaps them
 stop_bg() {
 	local p
@@ -63,7 +75,7 @@ interrupt_at() {
 	local fx=$1 sig=$2 text=$3 rc=$4 phase=$5 d
 	d=$(fixture "$fx")
 	hard_gate_bg run -C "$d"
-	wait_text "$text" "$OUT" "$ERR"
+	wait_text_now "$text" "$OUT" "$ERR"
 	kill -s "$sig" "$GPID"
 	wait "$GPID"
 	RC=$?
@@ -87,7 +99,8 @@ case_sigterm_while_tests_run() {
 }
 
 # The gc_heavy fixture's holders keep 3 M refc binaries: the GC and the probe's per-process
-# pass over them take long enough (over a second here) to be interrupted in.
+# pass over them take long enough (200-300 ms here, longer under load) to be interrupted in;
+# interrupt_at signals as soon as the phase's line is written (wait_text_now).
 case_sigint_while_collecting_garbage() {
 	interrupt_at gc_heavy INT "collecting garbage for the before-snapshot" 130 \
 		"collecting garbage for the before-snapshot"

@@ -212,6 +212,7 @@ case_ci_template_steps_run() {
 	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Run gate" >"$t/run.sh" ||
 		fail "the action has no Run gate step"
 	(cd "$d" && env GATE_EXE="$GATE" INPUT_PROJECT=. INPUT_BASELINE_REF=origin/main \
+		INPUT_BASELINE_BRANCH=gate/baseline \
 		INPUT_REQUIRE_BASELINE=false INPUT_UPDATE_BASELINE=false INPUT_ARGS="-q -- --seed 0" \
 		RUNNER_TEMP="$t" GITHUB_OUTPUT="$t/output" GITHUB_STEP_SUMMARY="$t/summary.md" \
 		GITHUB_ACTIONS=true GITHUB_WORKSPACE="$d" \
@@ -224,6 +225,27 @@ case_ci_template_steps_run() {
 	expect_in "$t/summary.md" "Baseline: none at origin/main\\:.gate/baseline.json"
 	[ -s "$t/gate-reports/report.html" ] || fail "the step wrote no HTML report"
 	junit_check "$t/gate-reports/junit.xml" --failures 1 --errors 0
+	# a pull request before the first baseline: no baseline branch yet is nothing to compare
+	# with (a skipped baseline), not "could not run"
+	(cd "$d" && env GATE_EXE="$GATE" INPUT_PROJECT=. INPUT_BASELINE_REF= INPUT_BASELINE_BRANCH=gate/baseline \
+		INPUT_REQUIRE_BASELINE=false INPUT_UPDATE_BASELINE=false INPUT_ARGS="-q -- --exclude test" \
+		RUNNER_TEMP="$t/first" GITHUB_OUTPUT="$t/first.output" GITHUB_STEP_SUMMARY="$t/first.md" \
+		bash --noprofile --norc -eo pipefail "$t/run.sh") >"$t/first.out" 2>&1 ||
+		fail "the Run gate step failed by itself: $(tail -n 3 "$t/first.out")"
+	expect_in "$t/first.output" "exit-code=0"
+	expect_in "$t/first.out" "gate: no origin/gate/baseline yet: nothing to compare with"
+	# the toolchain check: no elixir on PATH stops the action with the reason
+	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Check the toolchain" >"$t/tool.sh"
+	mkdir -p "$t/bin" && ln -s "$(command -v erl)" "$t/bin/erl"
+	env PATH="$t/bin:/usr/bin:/bin" bash --noprofile --norc -eo pipefail "$t/tool.sh" >"$t/tool.ok" 2>&1 ||
+		fail "the toolchain check failed with erl and elixir on PATH: $(cat "$t/tool.ok")"
+	expect_in "$t/tool.ok" "gate: Erlang/OTP "
+	mkdir -p "$t/onlyerl" && ln -s "$(command -v erl)" "$t/onlyerl/erl"
+	for x in sh dirname basename sed cat; do ln -s "$(command -v "$x")" "$t/onlyerl/$x"; done
+	env PATH="$t/onlyerl" "$BASH" --noprofile --norc -eo pipefail "$t/tool.sh" >"$t/tool.out" 2>&1
+	local trc=$?
+	[ "$trc" = 2 ] || fail "the toolchain check without elixir exited $trc"
+	expect_in "$t/tool.out" "::error title=gate::no elixir mix on PATH: set up Erlang/OTP and Elixir first (erlef/setup-beam"
 	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Verdict" >"$t/verdict.sh"
 	local rc want
 	for want in 0 1 2; do
@@ -231,11 +253,13 @@ case_ci_template_steps_run() {
 		rc=$?
 		[ "$rc" = "$want" ] || fail "the Verdict step exits $rc for gate's $want"
 	done
-	node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:merge-request |
-		sed "s|/opt/gate/build/gate|$GATE|g" >"$t/gitlab.sh"
-	mkdir -p "$d/gate-reports"
-	(cd "$d" && env CI_DEFAULT_BRANCH=main GATE_PROJECT=. GATE_ARGS=-q sh -e "$t/gitlab.sh") \
-		>"$t/gitlab.out" 2>&1
+	# GitLab's job compares with the baseline branch; here origin/gate/baseline is main
+	git -C "$d" update-ref refs/remotes/origin/gate/baseline HEAD
+	node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:merge-request >"$t/gitlab.sh"
+	mkdir -p "$d/gate-reports" "$t/gatehome/build"
+	ln -s "$GATE" "$t/gatehome/build/gate"
+	(cd "$d" && env CI_DEFAULT_BRANCH=main GATE_PROJECT=. GATE_ARGS=-q GATE_HOME="$t/gatehome" \
+		GATE_BASELINE_BRANCH=gate/baseline sh -e "$t/gitlab.sh") >"$t/gitlab.out" 2>&1
 	rc=$?
 	[ "$rc" = 1 ] || fail "gate:merge-request's script exited $rc: $(tail -n 3 "$t/gitlab.out")"
 	junit_check "$d/gate-reports/junit.xml" --failures 1 --errors 0
@@ -252,61 +276,159 @@ ci_step() {
 	(cd "$dir" && env "$@" bash --noprofile --norc -eo pipefail "$WORK/step.sh")
 }
 
-# (h) the whole loop through a remote: the main job (action with update-baseline) commits
-# the baseline and pushes it with the notes; a pull request's clone fetches them with the
-# action's fetch step and is compared with that baseline, its trend chart has the point
+# protect_main REMOTE: the remote refuses pushes to main, as a protected branch does, unless
+# GATE_E2E_ADMIN=1 (a maintainer merging)
+protect_main() {
+	cat >"$1/hooks/pre-receive" <<'HOOK'
+#!/bin/sh
+while read -r old new ref; do
+	if [ "$ref" = refs/heads/main ] && [ "${GATE_E2E_ADMIN:-}" != 1 ]; then
+		echo "remote: main is a protected branch" >&2
+		exit 1
+	fi
+done
+HOOK
+	chmod 755 "$1/hooks/pre-receive"
+}
+
+# github_main_job CLONE RUNNER_DIR: the action's steps of the baseline job (update-baseline,
+# baseline-branch gate/baseline) in CLONE as GitHub would run them
+github_main_job() {
+	local c=$1 t=$2
+	mkdir -p "$t"
+	ci_step ci/github/action.yml "Fetch the baselines and the notes" "$c" MAIN=main BRANCH=gate/baseline \
+		>"$t/fetch.out" 2>&1 || { fail "main job's fetch step: $(tail -n 3 "$t/fetch.out")"; return 1; }
+	ci_step ci/github/action.yml "Prepare the baseline branch" "$c" BRANCH=gate/baseline RUNNER_TEMP="$t" \
+		>"$t/prepare.out" 2>&1 || { fail "main job's prepare step: $(tail -n 3 "$t/prepare.out")"; return 1; }
+	ci_step ci/github/action.yml "Run gate" "$c" GATE_EXE="$GATE" INPUT_PROJECT=. \
+		INPUT_BASELINE_BRANCH=gate/baseline INPUT_BASELINE_REF= INPUT_REQUIRE_BASELINE=false \
+		INPUT_UPDATE_BASELINE=true INPUT_ARGS=-q RUNNER_TEMP="$t" GITHUB_OUTPUT="$t/output" \
+		>"$t/run.out" 2>&1 || { fail "main job's Run gate step: $(tail -n 3 "$t/run.out")"; return 1; }
+	expect_in "$t/output" "exit-code=0"
+	ci_step ci/github/action.yml "Push the baseline and the notes" "$c" BRANCH=gate/baseline \
+		>"$t/push.out" 2>&1 || { fail "main job's push step: $(tail -n 3 "$t/push.out")"; return 1; }
+}
+
+# (h) the whole loop through a remote whose main is protected: the main job (action with
+# update-baseline) merges the commit under test into gate/baseline, commits the baseline
+# there and pushes it with the notes, main untouched; a second main job after a new commit
+# extends that branch (fast-forward), so the trend has both runs; a pull request's clone
+# fetches them with the action's fetch step and is compared with that baseline; GitLab's
+# baseline job does the same on the same remote
 case_ci_main_job_then_pull_request() {
 	integ_npm
-	local d r t c1 c2; d=$(git_fixture clean)
+	local d r t c1 c2 main0; d=$(git_fixture clean)
 	r=$(bare_remote "$d")
 	git -C "$d" push -q origin main 2>/dev/null || fail "cannot push to the test remote"
+	protect_main "$r"
+	main0=$(git -C "$r" rev-parse main)
 	t=$(mktemp -d "$WORK/runner.XXXXXX")
 	c1="$t/main" && git clone -q "$r" "$c1"
-	ci_step ci/github/action.yml "Run gate" "$c1" GATE_EXE="$GATE" INPUT_PROJECT=. \
-		INPUT_BASELINE_REF= INPUT_REQUIRE_BASELINE=false INPUT_UPDATE_BASELINE=true \
-		INPUT_ARGS=-q RUNNER_TEMP="$t/m" GITHUB_OUTPUT="$t/m.output" >"$t/m.out" 2>&1 ||
-		fail "main job's Run gate step: $(tail -n 3 "$t/m.out")"
-	expect_in "$t/m.output" "exit-code=0"
+	github_main_job "$c1" "$t/m1" || return
 	[ "$(git -C "$c1" log -1 --format='%an <%ae>')" = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>" ] ||
 		fail "the baseline commit's author: $(git -C "$c1" log -1 --format='%an <%ae>')"
-	ci_step ci/github/action.yml "Push the baseline and the notes" "$c1" GITHUB_REF_NAME=main \
-		>"$t/push.out" 2>&1 || fail "push step: $(tail -n 3 "$t/push.out")"
-	[ "$(git -C "$r" rev-parse main)" = "$(git -C "$c1" rev-parse HEAD)" ] || fail "main was not pushed"
+	[ "$(git -C "$r" rev-parse main)" = "$main0" ] || fail "the main job pushed to the protected main"
+	[ "$(git -C "$r" rev-parse gate/baseline)" = "$(git -C "$c1" rev-parse HEAD)" ] || fail "gate/baseline was not pushed"
+	[ "$(git -C "$r" rev-parse gate/baseline~1)" = "$main0" ] || fail "the first baseline is not on top of main"
 	git -C "$r" rev-parse -q --verify refs/notes/gate >/dev/null || fail "refs/notes/gate was not pushed"
+	# a maintainer merges new work into main; the next main job extends gate/baseline
+	local w="$t/dev"
+	git clone -q "$r" "$w" && printf 'more\n' >"$w/README" && git -C "$w" add README &&
+		git -C "$w" -c user.name=dev -c user.email=dev@gate.invalid commit -q -m "new work" &&
+		GATE_E2E_ADMIN=1 git -C "$w" push -q origin main 2>/dev/null || fail "the maintainer's push failed"
+	local b1; b1=$(git -C "$r" rev-parse gate/baseline)
+	local c1b="$t/main2" && git clone -q "$r" "$c1b"
+	github_main_job "$c1b" "$t/m2" || return
+	git -C "$r" merge-base --is-ancestor "$b1" gate/baseline || fail "the second baseline did not extend gate/baseline"
+	git -C "$r" merge-base --is-ancestor main gate/baseline || fail "gate/baseline does not hold main's new commit"
 	# a pull request: a clone without the notes, then the action's fetch step
 	c2="$t/pr" && git clone -q "$r" "$c2" && git -C "$c2" checkout -q -b feature
 	git -C "$c2" rev-parse -q --verify refs/notes/gate >/dev/null && fail "a clone has the notes already?"
-	ci_step ci/github/action.yml "Fetch the main branch and the notes" "$c2" MAIN=main \
+	ci_step ci/github/action.yml "Fetch the baselines and the notes" "$c2" MAIN=main BRANCH=gate/baseline \
 		>"$t/fetch.out" 2>&1 || fail "fetch step: $(tail -n 3 "$t/fetch.out")"
 	git -C "$c2" rev-parse -q --verify refs/notes/gate >/dev/null || fail "the fetch step did not get the notes"
 	ci_step ci/github/action.yml "Run gate" "$c2" GATE_EXE="$GATE" INPUT_PROJECT=. \
-		INPUT_BASELINE_REF=origin/main INPUT_REQUIRE_BASELINE=true INPUT_UPDATE_BASELINE=false \
-		INPUT_ARGS=-q RUNNER_TEMP="$t/p" GITHUB_OUTPUT="$t/p.output" \
+		INPUT_BASELINE_BRANCH=gate/baseline INPUT_BASELINE_REF= INPUT_REQUIRE_BASELINE=true \
+		INPUT_UPDATE_BASELINE=false INPUT_ARGS=-q RUNNER_TEMP="$t/p" GITHUB_OUTPUT="$t/p.output" \
 		GITHUB_STEP_SUMMARY="$t/p.md" >"$t/p.out" 2>&1 || fail "PR Run gate step: $(tail -n 3 "$t/p.out")"
 	expect_in "$t/p.output" "exit-code=0"
-	expect_in "$t/p.md" "Baseline: origin/main\\:.gate/baseline.json at commit $(git -C "$r" rev-parse main | cut -c1-12); trend over 1 noted run"
-	[ "$(grep -c 'class="point"' "$t/p/gate-reports/report.html")" = 1 ] || fail "the PR's trend chart lacks the noted run"
+	expect_in "$t/p.md" "Baseline: origin/gate/baseline\\:.gate/baseline.json at commit $(git -C "$r" rev-parse gate/baseline | cut -c1-12); trend over 2 noted runs"
+	[ "$(grep -c 'class="point"' "$t/p/gate-reports/report.html")" = 2 ] || fail "the PR's trend chart lacks the noted runs"
 	# GitLab's baseline job on the same remote: a detached checkout as GitLab makes it, the
-	# template's fetch lines, its script; the push goes to the test remote instead of the
-	# server's URL
+	# template's fetch lines, its script; GATE_PUSH_URL is the test remote
 	local c3="$t/gitlab"
-	git clone -q "$r" "$c3" && git -C "$c3" checkout -q --detach
+	git clone -q "$r" "$c3" && git -C "$c3" checkout -q --detach origin/main
 	git -C "$r" config receive.advertisePushOptions true
 	{
 		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" .gate before_script "git fetch"
 		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:baseline
-	} | sed -e "s|/opt/gate/build/gate|$GATE|g" -e "s|\"https://[^\"]*\"|\"$r\"|" >"$t/gl.sh"
-	mkdir -p "$c3/gate-reports"
+	} >"$t/gl.sh"
+	mkdir -p "$c3/gate-reports" "$t/gatehome/build"
+	ln -s "$GATE" "$t/gatehome/build/gate"
+	local b2; b2=$(git -C "$r" rev-parse gate/baseline)
 	(cd "$c3" && env CI_DEFAULT_BRANCH=main CI_COMMIT_BRANCH=main CI_COMMIT_SHA="$(git -C "$c3" rev-parse HEAD)" \
-		GATE_PROJECT=. GATE_ARGS=-q GATE_PUSH_TOKEN=unused GATE_AUTHOR_NAME=gate \
+		GATE_PROJECT=. GATE_ARGS=-q GATE_PUSH_TOKEN=unused GATE_PUSH_URL="$r" GATE_HOME="$t/gatehome" \
+		GATE_BASELINE_BRANCH=gate/baseline GATE_AUTHOR_NAME=gate \
 		GATE_AUTHOR_EMAIL=gate@gitlab.invalid sh -e "$t/gl.sh") >"$t/gl.out" 2>&1 ||
 		fail "gate:baseline's script: $(tail -n 3 "$t/gl.out")"
-	[ "$(git -C "$r" rev-parse main)" = "$(git -C "$c3" rev-parse HEAD)" ] || fail "GitLab's job did not push main"
+	[ "$(git -C "$r" rev-parse gate/baseline)" = "$(git -C "$c3" rev-parse HEAD)" ] || fail "GitLab's job did not push gate/baseline"
+	git -C "$r" merge-base --is-ancestor "$b2" gate/baseline || fail "GitLab's baseline did not extend gate/baseline"
 	[ "$(git -C "$r" rev-parse refs/notes/gate)" = "$(git -C "$c3" rev-parse refs/notes/gate)" ] ||
 		fail "GitLab's job did not push the notes"
+	[ "$(git -C "$r" rev-parse main)" = "$(git -C "$w" rev-parse HEAD)" ] || fail "a job pushed to the protected main"
 	junit_check "$c3/gate-reports/junit.xml" --failures 0 --errors 0
 	fsck_clean "$c1"
 	fsck_clean "$r"
+	no_leftovers "$t"
+	no_leftovers "$d"
+}
+
+# (h2) credentials are checked before the suite runs: a remote this job cannot push to (a
+# read-only git daemon) stops the action's prepare step and GitLab's gate:baseline with exit 2
+# and the reason, and no node is booted; GitLab's job without GATE_PUSH_TOKEN says so first
+case_ci_push_rights_checked_before_the_suite() {
+	integ_npm
+	local d t port dpid i; d=$(git_fixture clean)
+	t=$(mktemp -d "$WORK/runner.XXXXXX")
+	git clone -q --bare "$d" "$t/srv/repo.git"
+	for i in 1 2 3 4 5; do
+		port=$((20000 + RANDOM % 30000))
+		git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --base-path="$t/srv" --export-all \
+			"$t/srv" >/dev/null 2>&1 &
+		dpid=$!
+		sleep 0.5
+		git ls-remote "git://127.0.0.1:$port/repo.git" >/dev/null 2>&1 && break
+		kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; dpid=""
+	done
+	[ -n "$dpid" ] || { fail "no git daemon would start"; return; }
+	local c="$t/clone"
+	git clone -q "git://127.0.0.1:$port/repo.git" "$c"
+	ci_step ci/github/action.yml "Prepare the baseline branch" "$c" BRANCH=gate/baseline RUNNER_TEMP="$t" \
+		>"$t/prepare.out" 2>&1
+	local rc=$?
+	[ "$rc" = 2 ] || fail "the prepare step with a read-only remote exited $rc"
+	expect_in "$t/prepare.out" "::error title=gate::this job cannot push to gate/baseline: give it permissions: contents: write"
+	# GitLab: no token at all, then a token that cannot push: both before gate runs
+	node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:baseline >"$t/gl.sh"
+	mkdir -p "$t/gatehome/build" && ln -s "$GATE" "$t/gatehome/build/gate"
+	(cd "$c" && env CI_COMMIT_SHA="$(git -C "$c" rev-parse HEAD)" GATE_PROJECT=. GATE_ARGS=-q \
+		GATE_PUSH_TOKEN= GATE_HOME="$t/gatehome" GATE_BASELINE_BRANCH=gate/baseline CI_PROJECT_PATH=group/app \
+		sh -e "$t/gl.sh") >"$t/gl1.out" 2>&1
+	rc=$?
+	[ "$rc" = 2 ] || fail "gate:baseline without GATE_PUSH_TOKEN exited $rc"
+	expect_in "$t/gl1.out" "gate: error: set GATE_PUSH_TOKEN"
+	(cd "$c" && env CI_COMMIT_SHA="$(git -C "$c" rev-parse HEAD)" GATE_PROJECT=. GATE_ARGS=-q \
+		GATE_PUSH_TOKEN=read-only GATE_PUSH_URL="git://127.0.0.1:$port/repo.git" GATE_HOME="$t/gatehome" \
+		GATE_BASELINE_BRANCH=gate/baseline GATE_AUTHOR_NAME=gate GATE_AUTHOR_EMAIL=gate@gitlab.invalid \
+		CI_PROJECT_PATH=group/app sh -e "$t/gl.sh") >"$t/gl2.out" 2>&1
+	rc=$?
+	[ "$rc" = 2 ] || fail "gate:baseline with a token that cannot push exited $rc"
+	expect_in "$t/gl2.out" "gate: error: GATE_PUSH_TOKEN cannot push to gate/baseline of group/app"
+	expect_not_in "$t/gl1.out" "booting node"
+	expect_not_in "$t/gl2.out" "booting node"
+	[ ! -e "$c/_build/gate" ] || fail "gate ran although the push could not happen"
+	kill "$dpid" 2>/dev/null
+	wait "$dpid" 2>/dev/null
 	no_leftovers "$t"
 	no_leftovers "$d"
 }

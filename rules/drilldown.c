@@ -1,0 +1,352 @@
+/* rules/drilldown.c: what grew, named first in every failing category. */
+#include "drilldown.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "culprits.h"
+
+#define BIT(c) (1u << (c))
+/* the categories each kind's bytes count in */
+#define CATS_ETS (BIT(MEM_ETS) | BIT(MEM_SYSTEM) | BIT(MEM_TOTAL))
+#define CATS_PROC (BIT(MEM_PROCESSES) | BIT(MEM_PROCESSES_USED) | BIT(MEM_TOTAL))
+#define CATS_BINARY (BIT(MEM_BINARY) | BIT(MEM_SYSTEM) | BIT(MEM_TOTAL))
+#define CATS_PTERM (BIT(MEM_SYSTEM) | BIT(MEM_TOTAL))
+#define CATS_ATOMS (BIT(MEM_ATOM) | BIT(MEM_ATOM_USED) | BIT(MEM_SYSTEM) | BIT(MEM_TOTAL))
+/* a failing category names the structures that grew by at least this part of its growth */
+#define DRILL_SHARE 10
+/* and at most this many of them */
+#define DRILL_IN_MESSAGE 2
+
+const char *drill_kind_name(enum drill_kind kind)
+{
+	switch (kind) {
+	case DRILL_ETS: return "ETS table";
+	case DRILL_PROCESS: return "process";
+	case DRILL_BINARY: return "refc binaries";
+	case DRILL_BORN: return "processes left alive";
+	case DRILL_PTERM: return "persistent_term";
+	case DRILL_ATOMS: return "atoms";
+	case DRILL_KIND_COUNT: break;
+	}
+	return "?";
+}
+
+static void signed_count(char *buf, size_t len, int64_t n)
+{
+	char c[32];
+	rules_count_format(c, sizeof(c), n);
+	snprintf(buf, len, "%s%s", n >= 0 ? "+" : "", c);
+}
+
+static void signed_bytes(char *buf, size_t len, int64_t n)
+{
+	char b[32];
+	model_bytes_format(b, sizeof(b), n);
+	snprintf(buf, len, "%s%s", n >= 0 ? "+" : "", b);
+}
+
+/* "Corpus.Store (<0.234.0>, Agent.Server:init/1, under Corpus.Supervisor)"; a spawned fun
+ * (erlang:apply/2 says nothing) by where it is now. */
+static void proc_label(char *buf, size_t len, const struct proc_growth *p)
+{
+	char call[300];
+	const char *ic = p->initial_call ? p->initial_call : "?";
+	if (strcmp(ic, "erlang:apply/2") == 0 && p->current_function)
+		snprintf(call, sizeof(call), "spawned fun in %s", p->current_function);
+	else
+		snprintf(call, sizeof(call), "%s", ic);
+	const char *pid = p->pid ? p->pid : "?";
+	char under[300] = "";
+	if (p->ancestor)
+		snprintf(under, sizeof(under), ", under %s", p->ancestor);
+	if (p->name)
+		snprintf(buf, len, "%s (%s, %s%s)", p->name, pid, call, under);
+	else
+		snprintf(buf, len, "%s (%s%s)", pid, call, under);
+}
+
+static void owner_label(char *buf, size_t len, const struct ets_growth *e)
+{
+	if (e->owner_name)
+		snprintf(buf, len, "%s", e->owner_name);
+	else
+		snprintf(buf, len, "%s %s", e->owner_pid ? e->owner_pid : "?",
+			 e->owner_call ? e->owner_call : "?");
+}
+
+static size_t add(struct drill_item *out, size_t n, size_t max, enum drill_kind kind,
+		  int64_t bytes, unsigned cats)
+{
+	if (n >= max)
+		return n;
+	memset(&out[n], 0, sizeof(out[n]));
+	out[n].kind = kind;
+	out[n].bytes = bytes;
+	for (int c = 0; c < MEM_CAT_COUNT; c++)
+		if (cats & BIT(c))
+			out[n].by_cat[c] = bytes;
+	return n + 1;
+}
+
+static int by_bytes_desc(const void *x, const void *y)
+{
+	const struct drill_item *a = x, *b = y;
+	if (a->bytes != b->bytes)
+		return a->bytes < b->bytes ? 1 : -1;
+	return (int)a->kind - (int)b->kind;
+}
+
+static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struct snapshot *a)
+{
+	char owner[400], rows[40], bytes[40];
+	for (size_t i = 0; i < a->ngrew_ets; i++) {
+		const struct ets_growth *e = &a->grew_ets[i];
+		int64_t db = e->bytes - e->bytes_before, dr = e->rows - e->rows_before;
+		if (db <= 0 && dr <= 0)
+			continue;
+		size_t k = n;
+		n = add(out, n, max, DRILL_ETS, db > 0 ? db : 0, CATS_ETS);
+		if (n == k)
+			break;
+		owner_label(owner, sizeof(owner), e);
+		signed_count(rows, sizeof(rows), dr);
+		signed_bytes(bytes, sizeof(bytes), db);
+		/* the refc binaries its rows hold count under binary, not ets: the new rows' share
+		 * (rows alike: the estimate comes from a sample) */
+		int64_t bin = e->created	     ? e->bin_bytes
+			      : dr > 0 && e->rows > 0 ? (int64_t)((double)e->bin_bytes * (double)dr /
+							       (double)e->rows)
+						     : 0;
+		char held[80] = "";
+		if (bin > 0) {
+			char hb[32];
+			model_bytes_format(hb, sizeof(hb), bin);
+			snprintf(held, sizeof(held), ", holding ~%s of refc binaries", hb);
+			out[k].by_cat[MEM_BINARY] = bin;
+			out[k].by_cat[MEM_SYSTEM] += bin;
+			out[k].by_cat[MEM_TOTAL] += bin;
+			out[k].bytes += bin;
+		}
+		snprintf(out[k].text, sizeof(out[k].text), "ETS table %s (owner %s%s) %s row%s, %s%s",
+			 e->name ? e->name : "?", owner, e->created ? ", created during the run" : "",
+			 rows, dr == 1 || dr == -1 ? "" : "s", bytes, held);
+	}
+	return n;
+}
+
+static size_t list_procs(struct drill_item *out, size_t n, size_t max, const struct snapshot *a)
+{
+	char label[700], b[40], q[40];
+	for (size_t i = 0; i < a->ngrew_procs; i++) {
+		const struct proc_growth *p = &a->grew_procs[i];
+		int64_t dm = p->memory - p->memory_before, dq = p->mailbox - p->mailbox_before;
+		int64_t dbin = p->bin - p->bin_before;
+		proc_label(label, sizeof(label), p);
+		if (dm > 0 || dq > 0) {
+			size_t k = n;
+			n = add(out, n, max, DRILL_PROCESS, dm > 0 ? dm : 0, CATS_PROC);
+			if (n == k)
+				break;
+			signed_bytes(b, sizeof(b), dm);
+			signed_count(q, sizeof(q), dq);
+			if (dq > 0)
+				snprintf(out[k].text, sizeof(out[k].text),
+					 "process %s mailbox %s messages, memory %s%s", label, q, b,
+					 p->born ? ", born during the run" : "");
+			else
+				snprintf(out[k].text, sizeof(out[k].text), "process %s memory %s%s",
+					 label, b, p->born ? ", born during the run" : "");
+		}
+		if (dbin > 0) {
+			size_t k = n;
+			n = add(out, n, max, DRILL_BINARY, dbin, CATS_BINARY);
+			if (n == k)
+				break;
+			signed_bytes(b, sizeof(b), dbin);
+			snprintf(out[k].text, sizeof(out[k].text), "process %s holds %s of refc binaries%s",
+				 label, b, p->born ? ", born during the run" : "");
+		}
+	}
+	return n;
+}
+
+static size_t list_born(struct drill_item *out, size_t n, size_t max, const struct snapshot *a)
+{
+	char c[32], b[32], gc[32];
+	if (a->born_count <= 0 || !a->nborn)
+		return n;
+	size_t k = n;
+	n = add(out, n, max, DRILL_BORN, a->born_memory, CATS_PROC);
+	if (n == k)
+		return n;
+	const struct proc_group *g = &a->born[0];
+	rules_count_format(c, sizeof(c), a->born_count);
+	rules_count_format(gc, sizeof(gc), g->count);
+	model_bytes_format(b, sizeof(b), a->born_memory);
+	snprintf(out[k].text, sizeof(out[k].text),
+		 "%s process%s born during the run still alive (%s): %s x %s (e.g. %s)", c,
+		 a->born_count == 1 ? "" : "es", b, g->key ? rules_display(g->key) : "?", gc,
+		 g->example_pid ? g->example_pid : "?");
+	return n;
+}
+
+/* "{Foo.Cache, _} x 4 000 (e.g. {Foo.Cache, 17})" for the largest group, into buf. */
+static void group_text(char *buf, size_t len, const struct key_group *g, size_t ngroups)
+{
+	char c[32];
+	if (!ngroups) {
+		buf[0] = '\0';
+		return;
+	}
+	rules_count_format(c, sizeof(c), g->count);
+	snprintf(buf, len, ": %s x %s (e.g. %s)", g->key ? g->key : "?", c,
+		 g->example ? g->example : "?");
+}
+
+static size_t list_pterm(struct drill_item *out, size_t n, size_t max, const struct snapshot *b,
+			 const struct snapshot *a)
+{
+	char c[40], by[40], grp[600];
+	if (!b || !b->have_pterm || !a->have_pterm)
+		return n;
+	int64_t dc = a->pterm_count - b->pterm_count, dm = a->pterm_memory - b->pterm_memory;
+	if (dc <= 0 && dm <= 0)
+		return n;
+	size_t k = n;
+	n = add(out, n, max, DRILL_PTERM, dm > 0 ? dm : 0, CATS_PTERM);
+	if (n == k)
+		return n;
+	signed_count(c, sizeof(c), dc);
+	signed_bytes(by, sizeof(by), dm);
+	group_text(grp, sizeof(grp), a->pterm_new, a->npterm_new);
+	snprintf(out[k].text, sizeof(out[k].text), "persistent_term %s entries, %s%s", c, by, grp);
+	return n;
+}
+
+static size_t list_atoms(struct drill_item *out, size_t n, size_t max, const struct snapshot *b,
+			 const struct snapshot *a)
+{
+	char c[40], grp[600];
+	if (!b || a->atom_count <= b->atom_count)
+		return n;
+	int64_t bytes = b->have[MEM_ATOM_USED] && a->have[MEM_ATOM_USED]
+				? a->mem[MEM_ATOM_USED] - b->mem[MEM_ATOM_USED]
+				: 0;
+	size_t k = n;
+	n = add(out, n, max, DRILL_ATOMS, bytes > 0 ? bytes : 0, CATS_ATOMS);
+	if (n == k)
+		return n;
+	signed_count(c, sizeof(c), a->atom_count - b->atom_count);
+	group_text(grp, sizeof(grp), a->atoms_new, a->natoms_new);
+	snprintf(out[k].text, sizeof(out[k].text), "atoms %s%s", c, grp);
+	return n;
+}
+
+size_t drilldown_list(struct drill_item *out, size_t max, const struct snapshot *before,
+		      const struct snapshot *after)
+{
+	size_t n = 0;
+	if (!after || !out || !max)
+		return 0;
+	n = list_ets(out, n, max, after);
+	n = list_procs(out, n, max, after);
+	n = list_born(out, n, max, after);
+	n = list_pterm(out, n, max, before, after);
+	n = list_atoms(out, n, max, before, after);
+	qsort(out, n, sizeof(*out), by_bytes_desc);
+	return n;
+}
+
+/* What a finding judges: a category (*cat), or one kind of structure (*kind). */
+static bool finding_target(const struct finding *f, int *cat, int *kind)
+{
+	const char *rule = f->rule ? f->rule : "";
+	const char *subject = f->subject ? f->subject : "";
+	int c = mem_cat_from_name(subject);
+
+	*cat = -1;
+	*kind = -1;
+	/* growth, baseline, trend: whatever rule judges a category as a whole */
+	if (c >= 0) {
+		*cat = c;
+		return true;
+	}
+	if (strcmp(rule, "ets") == 0 && strcmp(subject, "total") == 0)
+		*kind = DRILL_ETS;
+	else if (strcmp(rule, "process") == 0 && strcmp(subject, "born") == 0)
+		*kind = DRILL_BORN;
+	else if (strcmp(rule, "atom") == 0)
+		*kind = DRILL_ATOMS;
+	return *kind >= 0;
+}
+
+/* The lead for f: the structures it names, "A, B", or "" when none. */
+static void finding_lead(char *buf, size_t len, const struct finding *f,
+			 const struct drill_item *items, size_t n)
+{
+	int cat, kind;
+	size_t o = 0, named = 0;
+
+	buf[0] = '\0';
+	if (!finding_target(f, &cat, &kind))
+		return;
+	int64_t judged = f->delta > 0 ? f->delta : finding_raw_delta(f);
+	int64_t least = judged > 0 ? judged / DRILL_SHARE : 1;
+	if (least < 1)
+		least = 1;
+	for (size_t i = 0; i < n && named < DRILL_IN_MESSAGE && o < len; i++) {
+		const struct drill_item *it = &items[i];
+		if (kind >= 0) {
+			/* a rule about one kind: its largest structure, whatever its bytes */
+			if ((int)it->kind != kind)
+				continue;
+		} else if (it->by_cat[cat] < least) {
+			continue;
+		}
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", named ? ", " : "", it->text);
+		named++;
+		if (kind >= 0)
+			break;
+	}
+	if (o >= len && len > 4)
+		strcpy(buf + len - 4, "...");
+}
+
+int drilldown_annotate(struct findings *findings, const struct snapshot *before,
+		       const struct snapshot *after)
+{
+	struct drill_item *items;
+	size_t n;
+	char lead[2048];
+
+	if (!findings || !before || !after)
+		return 0;
+	if (!(items = malloc(DRILL_MAX * sizeof(*items))))
+		return -1;
+	n = drilldown_list(items, DRILL_MAX, before, after);
+	for (size_t i = 0; i < findings->count; i++) {
+		struct finding *f = &findings->items[i];
+		if (f->verdict != VERDICT_FAIL || !f->message)
+			continue;
+		finding_lead(lead, sizeof(lead), f, items, n);
+		size_t ll = strlen(lead), ml = strlen(f->message);
+		/* nothing to name, or named already (a second call names nothing twice) */
+		if (!ll || (ml > ll + 1 && strncmp(f->message, lead, ll) == 0 &&
+			    strncmp(f->message + ll, "; ", 2) == 0))
+			continue;
+		char *m = malloc(ll + 2 + ml + 1);
+		if (!m) {
+			free(items);
+			return -1;
+		}
+		memcpy(m, lead, ll);
+		memcpy(m + ll, "; ", 2);
+		memcpy(m + ll + 2, f->message, ml + 1);
+		free(f->message);
+		f->message = m;
+	}
+	free(items);
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* rules/drilldown.h: what grew, named first (issue 13). A failing category says which
+ * structure grew ("ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB; ets
+ * grew ..."), before the attribution says which test module grew it.
+ *
+ * Reads the after-snapshot's diff against the before set (struct proc_growth, ets_growth,
+ * key_group: computed in the node), the born-process groups and persistent_term and atom
+ * figures. Pure: no I/O, no allocation but the rewritten messages.
+ */
+#ifndef GATE_RULES_DRILLDOWN_H
+#define GATE_RULES_DRILLDOWN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+enum drill_kind {
+	DRILL_ETS,        /* an ETS table grew in bytes or rows */
+	DRILL_PROCESS,    /* a process's memory grew (its heap, its mailbox) */
+	DRILL_BINARY,     /* a process holds more refc binary bytes */
+	DRILL_BORN,       /* processes born during the run and still alive, by their top group */
+	DRILL_PTERM,      /* persistent_term entries */
+	DRILL_ATOMS,      /* atoms created */
+	DRILL_KIND_COUNT
+};
+
+/* "ETS table", "process", ...: the kind's column in a table of what grew. */
+const char *drill_kind_name(enum drill_kind kind);
+
+/* One structure that grew, written for people. */
+struct drill_item {
+	enum drill_kind kind;
+	int64_t bytes;  /* how many bytes it grew by (0 when only counted, e.g. atoms) */
+	int64_t by_cat[MEM_CAT_COUNT]; /* of those, how many count in each category */
+	char text[768]; /* "ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB" */
+};
+
+/* How many structures drilldown_list finds at most. */
+#define DRILL_MAX 64
+
+/* Writes to out (up to max) every structure that grew between before and after, largest
+ * bytes first, and returns how many. Nothing when after has no diff (after->have_growth
+ * false) and no born processes; before may be NULL (persistent_term and atoms are then
+ * not compared). */
+size_t drilldown_list(struct drill_item *out, size_t max, const struct snapshot *before,
+		      const struct snapshot *after);
+
+/* Rewrites the message of every failing finding that judges a category or a count without
+ * naming what grew, to lead with the structures that grew most in it: any rule whose subject
+ * is an erlang:memory category (growth, baseline, trend; the structures whose bytes count in it and that grew
+ * by at least a tenth of the judged growth, at most two), the ETS total (tables), the born
+ * processes (their largest group) and the atom count (atoms by shape). Other findings (they
+ * name their table or process already) and findings with nothing to name are left as they
+ * are; so is a message that leads with its structures already (calling it twice names
+ * nothing twice). before and after may be NULL (nothing is done). Returns 0, or -1 on allocation
+ * failure (a message is then left as it was). */
+int drilldown_annotate(struct findings *findings, const struct snapshot *before,
+		       const struct snapshot *after);
+
+#endif

@@ -1,0 +1,74 @@
+/* rules/ports.c: the ports rule: ports opened during the run and still open. */
+#include "ports.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define RULE "ports"
+#define SUBJECT "open"
+/* groups named in the message (the probe ships up to 20) */
+#define PORTS_IN_MESSAGE 3
+
+void ports_config_default(struct ports_config *cfg)
+{
+	cfg->max_opened = 50;
+}
+
+void ports_group_format(char *buf, size_t len, const struct port_group *g)
+{
+	char n[32], owner[512], os[48] = "";
+
+	rules_count_format(n, sizeof(n), g->count);
+	if (g->owner_name)
+		snprintf(owner, sizeof(owner), "%s (%s)", rules_display(g->owner_name),
+			 g->owner_pid ? g->owner_pid : "?");
+	else
+		snprintf(owner, sizeof(owner), "%s (%s)", g->owner_pid ? g->owner_pid : "?",
+			 g->owner_call ? rules_display(g->owner_call) : "?");
+	if (g->os_pid > 0)
+		snprintf(os, sizeof(os), ", e.g. OS pid %lld", (long long)g->os_pid);
+	snprintf(buf, len, "port %s x %s, owner %s%s%s%s", g->name ? g->name : "?", n, owner,
+		 g->module ? " from test module " : "", g->module ? rules_display(g->module) : "",
+		 os);
+}
+
+int ports_check(struct findings *out, const struct snapshot *before,
+		const struct snapshot *after, const struct ports_config *cfg)
+{
+	char msg[2048], n[32], lim[32], grp[768];
+	(void)before;
+
+	if (cfg->max_opened == RULES_OFF)
+		return findings_add(out, RULE, SUBJECT, VERDICT_SKIP, 0, 0, 0, -1,
+				    "ports: off ([ports] max_opened = \"off\")");
+	if (!after->have_growth)
+		return findings_add(out, RULE, SUBJECT, VERDICT_SKIP, 0, 0, cfg->max_opened, -1,
+				    "ports: the after-snapshot has no diff against a "
+				    "before-snapshot (an older probe or a light snapshot)");
+
+	bool fail = after->ports_opened > cfg->max_opened;
+	rules_count_format(n, sizeof(n), after->ports_opened);
+	rules_count_format(lim, sizeof(lim), cfg->max_opened);
+	size_t o = 0;
+	if (fail) {
+		/* what, first: the largest groups */
+		for (size_t i = 0; i < after->nports && i < PORTS_IN_MESSAGE; i++) {
+			ports_group_format(grp, sizeof(grp), &after->ports[i]);
+			o += (size_t)snprintf(msg + o, sizeof(msg) - o, "%s%s", i ? ", " : "", grp);
+			if (o >= sizeof(msg))
+				o = sizeof(msg) - 1;
+		}
+		if (o)
+			o += (size_t)snprintf(msg + o, sizeof(msg) - o, "; ");
+		if (o >= sizeof(msg))
+			o = sizeof(msg) - 1;
+	}
+	snprintf(msg + o, sizeof(msg) - o,
+		 "%s port%s opened during the run %s still open, limit %s", n,
+		 after->ports_opened == 1 ? "" : "s", after->ports_opened == 1 ? "is" : "are", lim);
+	if (findings_add(out, RULE, SUBJECT, fail ? VERDICT_FAIL : VERDICT_PASS, 0,
+			 after->ports_opened, cfg->max_opened, -1, msg) < 0)
+		return -1;
+	out->items[out->count - 1].delta = after->ports_opened;
+	return 0;
+}

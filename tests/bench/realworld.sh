@@ -1,0 +1,155 @@
+#!/bin/sh
+# tests/bench/realworld.sh: `make realworld`: gate's defaults on real open-source suites that
+# nobody here wrote ($GATE_REALWORLD, ../shared/realworld/src or tests/realworld), with no leak
+# planted.
+#
+# Each project is copied to a temp dir and compiled once; then, N rounds interleaved, a bare
+# `MIX_ENV=test mix test` and a `gate run` (default config, a fresh node each time). Per
+# project it prints the tests, gate's exit codes, and:
+#   false alarms  gate exited 1 while the bare run of that round passed and no test failed
+#                 under gate: a memory verdict on a clean suite. Any false alarm fails.
+#   test fails    rounds where a test of the project's own failed (bare or under gate). A
+#                 real suite has timing-sensitive tests (gen_stage's "80% min demand" one
+#                 fails about once in 40 runs on a busy machine): such a round is reported,
+#                 is not a false alarm, and fails the check only when gate PASSED a run in
+#                 which a test failed (gate must fail failing tests), or when tests failed in
+#                 more than half of the runs (a broken suite, not a flaky test).
+#   errors        gate exited 2 (or anything but 0/1), or its report could not be read; bare
+#                 runs that did not finish. Any error fails.
+#   median wall   bare vs gate (ms) and their ratio (this machine is shared: informative).
+#
+# usage: tests/bench/realworld.sh [ROUNDS] [PROJECT...]    (default 5 rounds, every project;
+#        ROUNDS also from $REALWORLD_ROUNDS)
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+gate="$root/${GATE_BUILD:-build}/gate"
+# $GATE_REALWORLD, else the workplace's shared folder beside the checkout (it may hold more
+# real projects), else the copies in tests/realworld (always there, so CI on a fresh clone runs)
+src=${GATE_REALWORLD:-$root/../shared/realworld/src}
+[ -d "$src" ] || src=$root/tests/realworld
+rounds=${1:-${REALWORLD_ROUNDS:-5}}
+[ $# -gt 0 ] && shift
+case "$rounds" in
+'' | *[!0-9]*) echo "realworld: error: ROUNDS must be a positive number, got '$rounds'" >&2; exit 2 ;;
+esac
+[ "$rounds" -ge 1 ] || { echo "realworld: error: ROUNDS must be at least 1" >&2; exit 2; }
+if [ ! -x "$gate" ]; then
+	echo "realworld: error: $gate is missing: run make first" >&2
+	exit 2
+fi
+if [ ! -d "$src" ]; then
+	echo "realworld: error: no real projects at $src: set GATE_REALWORLD to the folder that holds them" >&2
+	exit 2
+fi
+if [ $# -gt 0 ]; then
+	projects="$*"
+else
+	projects=$(cd "$src" && for p in */; do [ -f "$p/mix.exs" ] && printf '%s ' "${p%/}"; done)
+fi
+[ -n "$projects" ] || { echo "realworld: error: no Mix project in $src" >&2; exit 2; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/gate-realworld.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+export MIX_ENV=test LC_ALL=C
+limit=${REALWORLD_TIMEOUT:-900} # seconds per run: a hung suite is an error, not a hang of CI
+
+now_ms() { date +%s%3N; }
+median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+status=0
+table="$work/table"
+printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' project tests "gate exits" "false" "tests" errors "bare ms" "gate ms" ratio >"$table"
+printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' "" "" "" alarms failed "" median median "" >>"$table"
+for p in $projects; do
+	if [ ! -f "$src/$p/mix.exs" ]; then
+		echo "realworld: error: $src/$p is no Mix project (no mix.exs)" >&2
+		exit 2
+	fi
+	d="$work/$p"
+	cp -r "$src/$p" "$d"
+	rm -rf "$d/_build" "$d/.gate"
+	if ! (cd "$d" && mix compile >"$work/$p.compile" 2>&1); then
+		echo "realworld: error: $p does not compile:" >&2
+		tail -n 20 "$work/$p.compile" >&2
+		exit 2
+	fi
+	: >"$work/$p.bare"
+	: >"$work/$p.gate"
+	exits="" tests="?" alarms=0 tfail=0 errors=0 gate_pass_failed=0
+	i=1
+	while [ "$i" -le "$rounds" ]; do
+		t=$(now_ms)
+		(cd "$d" && timeout "$limit" mix test >"$work/bare.out" 2>&1)
+		brc=$?
+		echo $(($(now_ms) - t)) >>"$work/$p.bare"
+		# ExUnit's closing line: "212 tests, 0 failures" (", 3 excluded", "1 test, 1 failure")
+		bline=$(grep -E '^[0-9]+ (tests?|doctests?|propert)[^,]*(, [0-9]+ [a-z]+)*, [0-9]+ failures?' "$work/bare.out" | tail -n 1)
+		bfail=$(printf '%s\n' "$bline" | sed -n 's/.* \([0-9][0-9]*\) failures\{0,1\}.*/\1/p')
+		t=$(now_ms)
+		timeout "$limit" "$gate" run -q -C "$d" --json "$work/run.json" >"$work/gate.out" 2>&1
+		grc=$?
+		echo $(($(now_ms) - t)) >>"$work/$p.gate"
+		exits="$exits$grc"
+		# gate's summary: "212 tests: 212 passed, 0 failed, 0 skipped"
+		gline=$(grep -E '^[0-9]+ tests?: [0-9]+ passed, [0-9]+ failed' "$work/gate.out" | tail -n 1)
+		gtests=$(printf '%s\n' "$gline" | sed -n 's/^\([0-9][0-9]*\) test.*/\1/p')
+		gfail=$(printf '%s\n' "$gline" | sed -n 's/.* passed, \([0-9][0-9]*\) failed.*/\1/p')
+		ginvalid=$(printf '%s\n' "$gline" | sed -n 's/.* \([0-9][0-9]*\) invalid.*/\1/p')
+		[ -n "$gtests" ] && tests=$gtests
+		what=""
+		if [ "$brc" -ne 0 ] && [ -z "$bfail" ]; then
+			errors=$((errors + 1))
+			what="error: bare mix test exited $brc without ExUnit's closing line"
+		elif [ "$grc" -ne 0 ] && [ "$grc" -ne 1 ]; then
+			errors=$((errors + 1))
+			what="error: gate exited $grc"
+		elif [ -z "$gline" ]; then
+			errors=$((errors + 1))
+			what="error: gate's summary has no test counts"
+		else
+			failed=$((gfail + ${ginvalid:-0}))
+			if [ "$failed" -gt 0 ] || [ "${bfail:-0}" -gt 0 ]; then
+				tfail=$((tfail + 1))
+				what="a test failed (bare: ${bfail:-0}, under gate: $failed): the project's own test, not a gate verdict"
+				if [ "$failed" -gt 0 ] && [ "$grc" -eq 0 ]; then
+					gate_pass_failed=$((gate_pass_failed + 1))
+					what="gate PASSED although $failed test(s) failed under it"
+				fi
+			fi
+			if [ "$grc" -eq 1 ] && [ "$brc" -eq 0 ] && [ "$failed" -eq 0 ]; then
+				alarms=$((alarms + 1))
+				what="FALSE ALARM"
+			fi
+		fi
+		if [ -n "$what" ]; then
+			echo "realworld: $p round $i: bare exit $brc, gate exit $grc: $what"
+			grep -E 'FAIL|error|failure|^  [a-z_]+ grew' "$work/gate.out" | grep -v '^\.' | head -n 12 | sed 's/^/    /'
+		fi
+		i=$((i + 1))
+	done
+	bm=$(median <"$work/$p.bare")
+	gm=$(median <"$work/$p.gate")
+	ratio=$(awk -v b="$bm" -v g="$gm" 'BEGIN { if (b > 0) printf "%.2f", g / b; else print "-" }')
+	printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' "$p" "$tests" "$exits" "$alarms" "$tfail" "$errors" "$bm" "$gm" "${ratio}x" >>"$table"
+	[ "$alarms" -eq 0 ] || status=1
+	[ "$errors" -eq 0 ] || status=1
+	if [ "$gate_pass_failed" -gt 0 ]; then
+		echo "realworld: $p: gate passed $gate_pass_failed run(s) in which a test failed" >&2
+		status=1
+	fi
+	# more than half of all runs (bare + gate) with failing tests: a broken suite, not noise
+	if [ $((tfail * 2)) -gt "$rounds" ]; then
+		echo "realworld: $p: tests failed in $tfail of $rounds rounds: the suite is broken here, not flaky" >&2
+		status=1
+	fi
+done
+echo "realworld: $rounds rounds per project, bare mix test and gate run interleaved"
+cat "$table"
+if [ "$status" -eq 0 ]; then
+	echo "realworld: ok: 0 false alarms, 0 errors"
+else
+	echo "realworld: FAILED (see the rounds above)"
+fi
+exit "$status"
