@@ -254,6 +254,30 @@ static void property(struct jw *j, const char *name, const char *value)
 	jw_end(j);
 }
 
+/* --repeat (issue 14): the figures after every run and each run's growth over the one before */
+static void repeat_properties(struct jw *j, const struct repeat_data *d)
+{
+	char name[96], value[32];
+	snprintf(value, sizeof(value), "%zu", d->n);
+	property(j, "gate.repeat.runs", value);
+	for (size_t k = 1; k <= d->n; k++) {
+		const struct repeat_point *p = repeat_point_at(d, k);
+		for (int c = 0; c < MEM_CAT_COUNT; c++) {
+			if (!p->have[c])
+				continue;
+			snprintf(name, sizeof(name), "gate.repeat.run.%zu.%s", k,
+				 mem_cat_name((enum mem_cat)c));
+			snprintf(value, sizeof(value), "%lld", (long long)p->mem[c]);
+			property(j, name, value);
+			snprintf(name, sizeof(name), "gate.repeat.run.%zu.%s.delta", k,
+				 mem_cat_name((enum mem_cat)c));
+			snprintf(value, sizeof(value), "%lld",
+				 (long long)repeat_run_growth(d, k, (enum mem_cat)c));
+			property(j, name, value);
+		}
+	}
+}
+
 /* The error testcase of a cluster node that failed or left the run. */
 static void write_node_error(struct jw *j, const struct junit_node *nd, const char *label)
 {
@@ -344,8 +368,10 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 	suite_start(j, c, suite, mc.tests + lost, mc.failures, lost, mc.skipped,
 		    meta && !nd ? meta->memory_time_s : 0);
 
-	if (node || (meta && meta->project) || run) {
+	if (node || (meta && meta->project) || run || (meta && meta->repeat && !nd)) {
 		jw_start(j, "properties");
+		if (meta && meta->repeat && !nd)
+			repeat_properties(j, meta->repeat);
 		if (node)
 			property(j, "node", node);
 		if (meta && meta->project)

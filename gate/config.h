@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "rules/repeat.h"
 #include "rules/rules.h"
 
 struct config {
@@ -19,6 +20,8 @@ struct config {
 	/* [growth], [growth.<category>], [ets], [[ets.table]], [binary], [process], [atom],
 	 * [allocator], [baseline] */
 	struct rules_config rules;
+	/* [run] */
+	int repeat;             /* runs of the suite in one node (gate run --repeat); default 1 */
 	/* where the values came from, for messages; "defaults" when no file was read */
 	char *source;
 };

@@ -11,6 +11,10 @@
          cleanup/0, ex_unit_event/1, hook_install/0, hook_remove/0]).
 %% cluster mode: gate talks to one node, which reaches the others (see the end of the file)
 -export([cluster_nodes/0, cluster_load/3, cluster_snapshot/3, cluster_unload/3, watch/1]).
+%% sampling during a run (gate run --sample, issue 14; see the section near the end)
+-export([sample_start/2, sample_stop/0]).
+%% gate run --repeat: the node made ready for the next run of the suite (issue 14)
+-export([repeat_mark/0, repeat_reset/0]).
 %% the watchdog starts in the very call that loads this module (see the end of the file)
 -on_load(on_load/0).
 
@@ -206,9 +210,11 @@ keeper_stop() ->
 %% or timed out) is stopped with the process that runs it.
 cleanup() ->
     watch_stop(),
+    sample_stop(),
     hook_remove(),
     %% an attached node keeps running: none of gate's settings may stay in it
-    [application:unset_env(gate_probe, K) || K <- [spawn_owners, attribution, attribution_sync]],
+    [application:unset_env(gate_probe, K) || K <- [spawn_owners, attribution, attribution_sync,
+                                                   repeat_required]],
     keeper_stop(),
     case whereis(gate_probe_collector) of
         Runner when is_pid(Runner), Runner =/= self() -> stop_suite(Runner);
@@ -1760,3 +1766,118 @@ self_remove() ->
     [code:delete(M) || M <- Mods],
     [spawn(code, purge, [M]) || M <- Mods],
     ok.
+
+%% ---- Sampling during a run (gate run --sample, issue 14) ----
+%% A sampler process takes a light snapshot (erlang:memory and the process, ETS table, atom
+%% and port counts; no GC, no walk over processes: ~0.4 ms) every IntervalMs, at fixed times
+%% T0 + k x IntervalMs so that a slow sample does not shift the next. At most Cap samples are
+%% kept: when the cap is reached every other one is dropped and the interval doubled, so a
+%% long workload costs a bounded heap and reply. sample_stop/0 ends it and returns them, t in
+%% ms since sample_start/2. cleanup/0 stops it too.
+-define(SAMPLE_KEYS, [total, processes, processes_used, system, atom, atom_used, binary, code,
+                      ets]).
+
+sample_start(IntervalMs, Cap) when is_integer(IntervalMs), IntervalMs > 0, is_integer(Cap),
+                                   Cap >= 2 ->
+    sample_stop(),
+    T0 = erlang:monotonic_time(millisecond),
+    Pid = spawn(fun() -> sampler(IntervalMs, Cap, T0, T0, [], 0) end),
+    register(gate_probe_sampler, Pid),
+    ok.
+
+sampler(Iv, Cap, T0, Due, Acc, N) ->
+    Now = erlang:monotonic_time(millisecond),
+    {Acc1, N1, Iv1} = case Now >= Due of
+                          true -> sample_keep([sample_light(Now - T0) | Acc], N + 1, Cap, Iv);
+                          false -> {Acc, N, Iv}
+                      end,
+    %% the next due time on the grid T0 + k x Iv1 after now
+    Next = T0 + ((max(Now, Due) - T0) div Iv1 + 1) * Iv1,
+    receive
+        {stop, From, Ref} -> From ! {Ref, Iv1, lists:reverse(Acc1), N1}
+    after max(0, Next - erlang:monotonic_time(millisecond)) ->
+            sampler(Iv1, Cap, T0, Next, Acc1, N1)
+    end.
+
+%% Acc is newest first; thinning keeps the oldest sample and every other one after it.
+sample_keep(Acc, N, Cap, Iv) when N >= Cap ->
+    Kept = lists:reverse(sample_every_other(lists:reverse(Acc))),
+    {Kept, length(Kept), Iv * 2};
+sample_keep(Acc, N, _Cap, Iv) -> {Acc, N, Iv}.
+
+sample_every_other([A, _ | Rest]) -> [A | sample_every_other(Rest)];
+sample_every_other(L) -> L.
+
+sample_light(T) ->
+    Mem = erlang:memory(?SAMPLE_KEYS),
+    list_to_tuple([T | [V || {_, V} <- Mem]] ++
+                  [erlang:system_info(process_count), erlang:system_info(ets_count),
+                   erlang:system_info(atom_count), erlang:system_info(port_count)]).
+
+%% #{interval_ms, samples => [{T, Total, Processes, ProcessesUsed, System, Atom, AtomUsed,
+%% Binary, Code, Ets, ProcessCount, EtsCount, AtomCount, PortCount}]}, or none when no
+%% sampler runs.
+sample_stop() ->
+    case whereis(gate_probe_sampler) of
+        undefined -> none;
+        Pid ->
+            Ref = monitor(process, Pid),
+            Pid ! {stop, self(), Ref},
+            receive
+                {Ref, Iv, Samples, _N} ->
+                    erlang:demonitor(Ref, [flush]),
+                    #{interval_ms => Iv, samples => Samples};
+                {'DOWN', Ref, _, _, _} -> none
+            after 5000 -> exit(Pid, kill), none
+            end
+    end.
+
+%% ---- Repeated runs (gate run --repeat, issue 14) ----
+%% Before runs 2..N the node gets back the working directory mix test had in run 1, the
+%% project's: a test that cd'd into a directory it then removed leaves the node without one,
+%% and the next mix test could not even start. (Mix's invoked tasks are left as they are:
+%% clearing them makes the rerun start the applications and Logger's configuration again,
+%% which broke gen_stage's capture_log tests.)
+%% And a file whose Code.require_file raised (a test of compile errors: nimble_parsec's)
+%% stays "being required" in Elixir's code server (1.14), so that requiring it again in the
+%% next run waits forever. Between two runs no test runs: an entry still pending with nobody
+%% waiting for it, on two reads 300 ms apart, is such a leftover and is dropped. Returns how
+%% many.
+%% Files required during a run that were not before run 1 (repeat_mark/0), such as a file a
+%% test compiles with Code.require_file into a temp dir, are forgotten with the modules they
+%% defined, as gate forgets the test files: a fresh node would require them again.
+%% And Elixir's compiler modules (elixir_compiler_N, which ran the top-level code of the
+%% required test files) are purged: they keep their literals, and each run added ~1.2 MB of
+%% literal_alloc (`system`) on gen_stage until they were (measured: +1.2 MB per run before,
+%% +0 after).
+repeat_mark() ->
+    application:set_env(gate_probe, repeat_required, 'Elixir.Code':required_files()),
+    ok.
+
+repeat_reset() ->
+    Dir = filename:dirname(unicode:characters_to_list('Elixir.Mix.Project':project_file())),
+    ok = file:set_cwd(Dir),
+    case application:get_env(gate_probe, repeat_required) of
+        {ok, Before} ->
+            New = 'Elixir.Code':required_files() -- Before,
+            Mods = [M || {M, _} <- code:all_loaded(), lists:member(source_of(M), New)],
+            [begin code:delete(M), code:purge(M) end || M <- Mods],
+            'Elixir.Code':unrequire_files(New);
+        undefined -> ok
+    end,
+    catch gen_server:call(elixir_code_server, purge_compiler_modules, 10000),
+    Stale = case pending_requires() of
+                [] -> [];
+                P1 -> timer:sleep(300), [F || F <- pending_requires(), lists:member(F, P1)]
+            end,
+    Stale =/= [] andalso 'Elixir.Code':unrequire_files(Stale),
+    length(Stale).
+
+%% Files acquired by a Code.require_file that never finished, nobody queued behind it.
+pending_requires() ->
+    try sys:get_state(elixir_code_server, 5000) of
+        State when is_tuple(State), tuple_size(State) >= 2, is_map(element(2, State)) ->
+            [F || {F, []} <- maps:to_list(element(2, State))];
+        _ -> []
+    catch _:_ -> []
+    end.
