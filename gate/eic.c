@@ -285,3 +285,18 @@ void eic_close(struct eic *c)
 		c->fd = -1;
 	}
 }
+
+int eic_rpc0(struct eic *c, const char *mod, const char *fun, int timeout_ms,
+	     struct term **out_root, const struct term **out_reply, char *err, size_t errlen)
+{
+	ei_x_buff args;
+	*out_root = NULL;
+	*out_reply = NULL;
+	if (ei_x_new(&args) < 0 || ei_x_encode_empty_list(&args) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return EIC_ERROR;
+	}
+	int rc = eic_rpc(c, mod, fun, &args, timeout_ms, out_root, out_reply, err, errlen);
+	ei_x_free(&args);
+	return rc;
+}

@@ -59,6 +59,11 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 	    int timeout_ms, struct term **out_root, const struct term **out_reply, char *err,
 	    size_t errlen);
 
+/* eic_rpc of mod:fun() with no arguments; the same ownership, and EIC_ERROR with "out of
+ * memory" when the request cannot be built. */
+int eic_rpc0(struct eic *c, const char *mod, const char *fun, int timeout_ms,
+	     struct term **out_root, const struct term **out_reply, char *err, size_t errlen);
+
 /* Keeps the connection alive for timeout_ms while gate waits for something else (a
  * workload): answers the node's ticks and drops stray messages. Returns EIC_OK when the time
  * is up, EIC_CANCELLED when the poll callback asked to stop, EIC_ERROR (err says so) when

@@ -17,18 +17,11 @@ static size_t failed_of(const struct test_run *t)
  * half-done by the last run forgotten */
 static int reset(struct session *ses, int timeout_ms, char *err, size_t errlen)
 {
-	ei_x_buff args;
 	struct term *root = NULL;
 	const struct term *reply;
-	if (ei_x_new(&args) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	ei_x_encode_empty_list(&args);
 	ses->phase = "preparing the next run";
-	int rc = eic_rpc(&ses->conn, "gate_probe", "repeat_reset", &args, timeout_ms, &root, &reply,
-			 err, errlen);
-	ei_x_free(&args);
+	int rc = eic_rpc0(&ses->conn, "gate_probe", "repeat_reset", timeout_ms, &root, &reply, err,
+			  errlen);
 	int64_t stale = 0;
 	if (rc == EIC_OK && term_int(reply, &stale) == 0 && stale > 0)
 		session_progress(ses, "%lld file%s left half-required by a Code.require_file that "
@@ -41,17 +34,10 @@ static int reset(struct session *ses, int timeout_ms, char *err, size_t errlen)
 
 int repeat_step_mark(struct session *ses, int timeout_ms, char *err, size_t errlen)
 {
-	ei_x_buff args;
 	struct term *root = NULL;
 	const struct term *reply;
-	if (ei_x_new(&args) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	ei_x_encode_empty_list(&args);
-	int rc = eic_rpc(&ses->conn, "gate_probe", "repeat_mark", &args, timeout_ms, &root, &reply,
-			 err, errlen);
-	ei_x_free(&args);
+	int rc = eic_rpc0(&ses->conn, "gate_probe", "repeat_mark", timeout_ms, &root, &reply, err,
+			  errlen);
 	term_free(root);
 	return rc == EIC_OK ? 0 : -1;
 }

@@ -93,17 +93,9 @@ int sample_decode(const struct term *reply, struct sample_series *out, char *err
 int sample_fetch(struct eic *c, int timeout_ms, struct sample_series *out, char *err,
 		 size_t errlen)
 {
-	ei_x_buff args;
 	struct term *root = NULL;
 	const struct term *reply;
-	if (ei_x_new(&args) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	ei_x_encode_empty_list(&args);
-	int rc = eic_rpc(c, "gate_probe", "sample_stop", &args, timeout_ms, &root, &reply, err,
-			 errlen);
-	ei_x_free(&args);
+	int rc = eic_rpc0(c, "gate_probe", "sample_stop", timeout_ms, &root, &reply, err, errlen);
 	if (rc == EIC_OK)
 		rc = sample_decode(reply, out, err, errlen) < 0 ? EIC_ERROR : EIC_OK;
 	term_free(root);
