@@ -35,11 +35,16 @@ static bool wanted(const struct probe_blob *b, bool for_tests)
 	return for_tests || strcmp(b->module, "gate_probe") == 0;
 }
 
+static void call_module(struct eic *c, const char *mod, const char *fun, const char *arg,
+			int timeout_ms);
+
 int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen)
 {
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
 		if (!wanted(b, for_tests))
 			continue;
+		bool purged = false;
+	again:;
 		ei_x_buff args;
 		char file[128];
 		snprintf(file, sizeof(file), "gate:%s.beam", b->module);
@@ -57,7 +62,16 @@ int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t 
 			term_free(root);
 			return rc;
 		}
-		/* {module, Mod} or {error, What} */
+		/* {module, Mod} or {error, What}. not_purged: the old code of a previous gate is
+		 * still there, its purge left to the node not done yet (see probe_unload): purge it
+		 * now (waiting for that purge) and load again, once */
+		if (!purged && term_is_atom(term_tuple_at(reply, 0), "error") &&
+		    term_is_atom(term_tuple_at(reply, 1), "not_purged")) {
+			term_free(root);
+			call_module(c, "code", "purge", b->module, timeout_ms);
+			purged = true;
+			goto again;
+		}
 		if (!term_is_atom(term_tuple_at(reply, 0), "module")) {
 			char what[256];
 			term_format(reply, what, sizeof(what));
