@@ -6,14 +6,16 @@
 # generous bound (no timed assertion). Sourced by tests/e2e/run.sh (helpers there and in
 # attach.sh: cl_start, cl_node, cl_call, cl_no_probe, cl_stop, gate_bg, ...).
 
-# sp_node: a plain node in a fresh private cluster with 100 000 idle processes (a tenth of them
+# sp_node: a plain node in a fresh private cluster with 200 000 idle processes (a tenth of them
 # holding a sub-binary, as make bench's), so that a snapshot and a purge take a while; its name
 # in SP_NODE
 sp_node() {
 	cl_start 0
 	SP_NODE="e2e_speed_$RANDOM$RANDOM@127.0.0.1"
-	cl_node "$SP_NODE" "[spawn(fun() -> B = binary:copy(<<I:8>>, 1000), P = binary:part(B, 0, 100),
-		receive stop -> P end end) || I <- lists:seq(1, 100000)],"
+	cl_node "$SP_NODE" "[spawn(fun() -> P = case I rem 10 of
+			0 -> binary:part(binary:copy(<<I:8>>, 1000), 0, 100);
+			_ -> none
+		end, receive stop -> P end end) || I <- lists:seq(1, 200000)],"
 	CL_NODES=("$SP_NODE")
 	CL_PIDS=("$CL_LAST_PID")
 	cl_wait_registered "$SP_NODE"
@@ -82,21 +84,25 @@ case_snapshot_attach_ends_clean() {
 }
 
 # gate killed with SIGKILL while the probe is in the node (mid-snapshot): the watchdog removes
-# it. gate is stopped (SIGSTOP) while the node is asked, and goes on only 50 ms at a time, so
-# the kill lands between the load and the removal, whatever the machine's speed.
+# it. From its start gate runs 20 ms at a time and is stopped (SIGSTOP) while the node is
+# asked: the snapshot of 200 000 processes it waits for lasts longer than that, so a check
+# falls between the load and the removal, whatever the machine's speed.
 case_snapshot_attach_sigkill_ends_clean() {
 	sp_node
-	ERL_EPMD_PORT=$CL_PORT gate_bg "attached to node" snapshot --attach "$SP_NODE" \
-		--cookie-file "$CL_HOME/.erlang.cookie" --json "$WORK/killed.json"
+	OUT="$WORK/out.$RANDOM"
+	ERR="$WORK/err.$RANDOM"
+	ERL_EPMD_PORT=$CL_PORT "$GATE" snapshot --attach "$SP_NODE" \
+		--cookie-file "$CL_HOME/.erlang.cookie" --json "$WORK/killed.json" >"$OUT" 2>"$ERR" &
+	BG_PID=$!
 	local i loaded=0
-	for i in $(seq 1 600); do
+	for i in $(seq 1 1000); do
+		sleep 0.02
 		kill -STOP "$BG_PID" 2>/dev/null || break
 		if [ "$(cl_call "$SP_NODE" code is_loaded "[gate_probe]")" != "false" ]; then
 			loaded=1
 			break
 		fi
 		kill -CONT "$BG_PID"
-		sleep 0.05
 	done
 	[ "$loaded" = 1 ] || fail "never saw the probe loaded while gate ran: $(cat "$ERR")"
 	gate_signal KILL
