@@ -30,7 +30,9 @@ erl_call=$(ls /usr/lib/erlang/lib/erl_interface-*/bin/erl_call | head -n 1)
 epmd_pid=""
 node_pid=""
 cleanup() {
-	[ -z "$node_pid" ] || kill "$node_pid" 2>/dev/null || true
+	# measure runs in a command substitution (a subshell): its node's pid is in a file
+	[ -f "$work/node.pid" ] && node_pid=$(cat "$work/node.pid")
+	[ -z "$node_pid" ] || kill -9 "$node_pid" 2>/dev/null || true
 	[ -z "$epmd_pid" ] || kill "$epmd_pid" 2>/dev/null || true
 	wait 2>/dev/null || true
 	rm -rf "$work"
@@ -66,6 +68,7 @@ measure() { # N: prints per-round figures to stderr; on stdout "a_med b_med rss_
 		+P $((n * 2 + 100000)) -pa "$work" -pa "$probe_dir" \
 		-eval "bench_node:start($n, 1000), file:write_file(\"ready\", \"ok\")") >/dev/null 2>&1 &
 	node_pid=$!
+	echo "$node_pid" >"$work/node.pid"
 	i=0
 	while [ ! -f "$work/ready" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
 	[ -f "$work/ready" ] || { echo "bench: node did not start" >&2; exit 1; }
@@ -99,7 +102,7 @@ measure() { # N: prints per-round figures to stderr; on stdout "a_med b_med rss_
 		awk -v a="$rc" -v b="$b" 'BEGIN {printf "%.3f\n", a / b}' >>"$work/rr"
 		r=$((r + 1))
 	done
-	kill "$node_pid"; wait "$node_pid" 2>/dev/null || true; node_pid=""
+	kill "$node_pid"; wait "$node_pid" 2>/dev/null || true; node_pid=""; rm -f "$work/node.pid"
 	{
 		echo "bench: snapshot, $n processes, $rounds rounds, ms as min median max:"
 		echo "bench:   (b) floor (GC + memory, compiled, in node)  $(stats "$work/b")"
