@@ -196,8 +196,11 @@ json_t *snapshot_json(const struct snapshot *s)
 		put(j, "message_queue_len", json_integer(p->message_queue_len), &bad);
 		put(j, "bin_refs", json_integer(p->bin_refs), &bad);
 		put(j, "bin_bytes", json_integer(p->bin_bytes), &bad);
-		put(j, "bin_refs_before_gc", json_integer(p->bin_refs_before_gc), &bad);
-		put(j, "bin_bytes_before_gc", json_integer(p->bin_bytes_before_gc), &bad);
+		/* -1: not measured (gate snapshot without --bin-leak) */
+		put(j, "bin_refs_before_gc", p->bin_refs_before_gc < 0 ? json_null() :
+		    json_integer(p->bin_refs_before_gc), &bad);
+		put(j, "bin_bytes_before_gc", p->bin_bytes_before_gc < 0 ? json_null() :
+		    json_integer(p->bin_bytes_before_gc), &bad);
 		put(j, "born", json_boolean(p->born), &bad);
 		append(procs, j, &bad);
 	}

@@ -8,7 +8,8 @@
  *                port_count, port_limit, word_size, schedulers}
  *   processes   [{pid, name (null), initial_call, current_function, memory, heap_size,
  *                 total_heap_size, message_queue_len, bin_refs, bin_bytes,
- *                 bin_refs_before_gc, bin_bytes_before_gc, born}]   sizes in bytes
+ *                 bin_refs_before_gc, bin_bytes_before_gc, born}]   sizes in bytes; the
+ *                 before-GC figures are null unless measured (gate snapshot --bin-leak)
  *   born        {count, memory, groups: [{key, count, memory, example_pid}]}
  *   ets         [{name, id, named, type, protection, size (rows), memory (bytes), owner_pid,
  *                 owner_name (null), created}]

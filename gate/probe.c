@@ -35,11 +35,16 @@ static bool wanted(const struct probe_blob *b, bool for_tests)
 	return for_tests || strcmp(b->module, "gate_probe") == 0;
 }
 
+static void call_module(struct eic *c, const char *mod, const char *fun, const char *arg,
+			int timeout_ms);
+
 int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen)
 {
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
 		if (!wanted(b, for_tests))
 			continue;
+		bool purged = false;
+	again:;
 		ei_x_buff args;
 		char file[128];
 		snprintf(file, sizeof(file), "gate:%s.beam", b->module);
@@ -57,7 +62,16 @@ int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t 
 			term_free(root);
 			return rc;
 		}
-		/* {module, Mod} or {error, What} */
+		/* {module, Mod} or {error, What}. not_purged: the old code of a previous gate is
+		 * still there, its purge left to the node not done yet (see probe_unload): purge it
+		 * now (waiting for that purge) and load again, once */
+		if (!purged && term_is_atom(term_tuple_at(reply, 0), "error") &&
+		    term_is_atom(term_tuple_at(reply, 1), "not_purged")) {
+			term_free(root);
+			call_module(c, "code", "purge", b->module, timeout_ms);
+			purged = true;
+			goto again;
+		}
 		if (!term_is_atom(term_tuple_at(reply, 0), "module")) {
 			char what[256];
 			term_format(reply, what, sizeof(what));
@@ -71,7 +85,45 @@ int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t 
 	return EIC_OK;
 }
 
-void probe_unload(struct eic *c, bool for_tests, int timeout_ms)
+/* One RPC Mod:Fun(Arg) with the module name as its only argument; the reply is ignored. */
+static void call_module(struct eic *c, const char *mod, const char *fun, const char *arg,
+			int timeout_ms)
+{
+	char ignored[256];
+	ei_x_buff args;
+	ei_x_new(&args);
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_atom(&args, arg);
+	ei_x_encode_empty_list(&args);
+	struct term *root;
+	const struct term *reply;
+	call(c, mod, fun, &args, timeout_ms, &root, &reply, ignored, sizeof(ignored));
+	term_free(root);
+	ei_x_free(&args);
+}
+
+/* erlang:spawn(code, purge, [Mod]): the purge runs in the node after gate has gone; no code
+ * of gate's runs in that process (a purge kills the processes still running old code). */
+static void spawn_purge(struct eic *c, const char *module, int timeout_ms)
+{
+	char ignored[256];
+	ei_x_buff args;
+	ei_x_new(&args);
+	ei_x_encode_list_header(&args, 3);
+	ei_x_encode_atom(&args, "code");
+	ei_x_encode_atom(&args, "purge");
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_atom(&args, module);
+	ei_x_encode_empty_list(&args);
+	ei_x_encode_empty_list(&args);
+	struct term *root;
+	const struct term *reply;
+	call(c, "erlang", "spawn", &args, timeout_ms, &root, &reply, ignored, sizeof(ignored));
+	term_free(root);
+	ei_x_free(&args);
+}
+
+void probe_unload(struct eic *c, bool for_tests, enum probe_unload_mode mode, int timeout_ms)
 {
 	char ignored[256];
 	struct term *croot;
@@ -79,25 +131,20 @@ void probe_unload(struct eic *c, bool for_tests, int timeout_ms)
 	call(c, "gate_probe", "cleanup", NULL, timeout_ms, &croot, &creply, ignored,
 	     sizeof(ignored));
 	term_free(croot);
+	if (mode == PROBE_UNLOAD_HALTING)
+		return;
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
-		/* delete makes the current code old, purge removes old code; the purge before
-		 * clears old code a reload might have left */
-		static const char *const funs[] = { "purge", "delete", "purge" };
 		if (!wanted(b, for_tests))
 			continue;
-		for (size_t i = 0; i < 3; i++) {
-			ei_x_buff args;
-			ei_x_new(&args);
-			ei_x_encode_list_header(&args, 1);
-			ei_x_encode_atom(&args, b->module);
-			ei_x_encode_empty_list(&args);
-			struct term *root;
-			const struct term *reply;
-			call(c, "code", funs[i], &args, timeout_ms, &root, &reply, ignored,
-			     sizeof(ignored));
-			term_free(root);
-			ei_x_free(&args);
-		}
+		/* delete makes the current code old, purge removes old code; the purge before
+		 * clears old code a reload might have left (no old code: it returns at once,
+		 * without a scan) */
+		call_module(c, "code", "purge", b->module, timeout_ms);
+		call_module(c, "code", "delete", b->module, timeout_ms);
+		if (mode == PROBE_UNLOAD_HANDOFF)
+			spawn_purge(c, b->module, timeout_ms);
+		else
+			call_module(c, "code", "purge", b->module, timeout_ms);
 	}
 }
 
@@ -213,9 +260,13 @@ static int decode_procs(const struct term *t, struct snapshot *out, char *err, s
 		    req_text(term_tuple_at(r, 2), &p->initial_call) ||
 		    req_text(term_tuple_at(r, 3), &p->current_function))
 			return bad_row("procs", i, err, errlen);
-		for (size_t k = 0; k < 8; k++)
-			if (req_int(term_tuple_at(r, 4 + k), nums[k]) < 0)
+		for (size_t k = 0; k < 8; k++) {
+			/* the before-GC figures: undefined when not measured (bin_leak off) */
+			if (k >= 6 && term_is_atom(term_tuple_at(r, 4 + k), "undefined"))
+				*nums[k] = -1;
+			else if (req_int(term_tuple_at(r, 4 + k), nums[k]) < 0)
 				return bad_row("procs", i, err, errlen);
+		}
 		p->born = term_is_atom(term_tuple_at(r, 12), "true");
 	}
 	return 0;
@@ -539,7 +590,7 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *opts)
 {
 	static const char *const marks[] = { "none", "before", "after" };
-	ei_x_encode_map_header(x, opts->top > 0 ? 4 : 3);
+	ei_x_encode_map_header(x, (opts->top > 0 ? 4 : 3) + (opts->no_bin_leak ? 1 : 0));
 	ei_x_encode_atom(x, "gc");
 	ei_x_encode_atom(x, opts->gc ? "true" : "false");
 	ei_x_encode_atom(x, "deep");
@@ -549,6 +600,10 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 	if (opts->top > 0) {
 		ei_x_encode_atom(x, "top");
 		ei_x_encode_long(x, opts->top);
+	}
+	if (opts->no_bin_leak) {
+		ei_x_encode_atom(x, "bin_leak");
+		ei_x_encode_atom(x, "false");
 	}
 }
 

@@ -26,9 +26,18 @@ struct probe_info {
 /* Loads the embedded modules with code:load_binary/3 (nothing is written to the node): the
  * probe, and with for_tests the ExUnit formatter too. */
 int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen);
-/* Stops the probe's helpers in the node, then purges and deletes the embedded modules; best
- * effort, errors are ignored. */
-void probe_unload(struct eic *c, bool for_tests, int timeout_ms);
+/* How the embedded modules leave the node at the end (issue 15). code:purge of old code
+ * checks every process of the node (about 250 ms at 100k processes), so:
+ *   PROBE_UNLOAD_WAIT     purge, delete, purge, each awaited (the modules are gone on return)
+ *   PROBE_UNLOAD_HANDOFF  delete awaited (code:is_loaded/1 says false on return), the final
+ *                         purge handed to a process of the node spawned in code:purge/1, which
+ *                         outlives the connection: the user does not wait for its scan
+ *   PROBE_UNLOAD_HALTING  the node is halted right after: the helpers are stopped, the code
+ *                         stays (it goes with the node) */
+enum probe_unload_mode { PROBE_UNLOAD_WAIT, PROBE_UNLOAD_HANDOFF, PROBE_UNLOAD_HALTING };
+/* Stops the probe's helpers in the node, then removes the embedded modules as mode says;
+ * best effort, errors are ignored. */
+void probe_unload(struct eic *c, bool for_tests, enum probe_unload_mode mode, int timeout_ms);
 
 int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err,
 		size_t errlen);
@@ -41,6 +50,8 @@ struct probe_snapshot_opts {
 	bool deep;            /* processes, ETS tables, allocators too */
 	int top;              /* processes per ranking; 0: the probe's default (20) */
 	enum probe_mark mark; /* BEFORE remembers what exists; AFTER reports what was born */
+	bool no_bin_leak;     /* skip each process's refc binaries before its GC (recon's
+			       * bin_leak: 1.5x the pass); the before-GC figures are then -1 */
 };
 
 /* Appends opts as the map gate_probe:snapshot/1 takes (cluster mode sends it on). */

@@ -281,7 +281,10 @@ void session_end(struct session *s)
 	if (s->probe_loaded && s->conn.fd >= 0 && alive) {
 		if (s->before_unload)
 			s->before_unload(s->before_unload_arg);
-		probe_unload(&s->conn, s->o.need_mix, 2000);
+		/* a node gate started is halted next: its code goes with it; an attached node
+		 * keeps running: the final purge is left to the node (see probe.h) */
+		probe_unload(&s->conn, s->o.need_mix,
+			     s->node.pid > 0 ? PROBE_UNLOAD_HALTING : PROBE_UNLOAD_HANDOFF, 2000);
 	}
 	s->before_unload = NULL;
 	s->probe_loaded = false;

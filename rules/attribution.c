@@ -410,7 +410,9 @@ static void add_bin_holders(struct text *t, const struct snapshot *after)
 		if (i == 0)
 			text_add(t, "processes holding the most refc binary bytes after GC:\n");
 		model_bytes_format(b, sizeof(b), p->bin_bytes);
-		model_bytes_format(freed, sizeof(freed), p->bin_bytes_before_gc - p->bin_bytes);
+		/* -1 before GC: not measured (issue 15); gate run always measures it */
+		model_bytes_format(freed, sizeof(freed), p->bin_bytes_before_gc > p->bin_bytes ?
+				   p->bin_bytes_before_gc - p->bin_bytes : 0);
 		rules_proc_label(label, sizeof(label), p);
 		text_add(t, "  %s %s in %lld binaries (GC freed %s)%s\n", label, b,
 			 (long long)p->bin_refs, freed, p->born ? ", born during the run" : "");

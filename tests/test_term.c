@@ -267,6 +267,84 @@ static void test_snapshot_decode(void **state)
 	ei_x_free(&x);
 }
 
+/* a procs row as gate_probe ships it: {Pid, Name, Init, Cur, M, H, TH, Q, R1, S1, R0, S0,
+ * Born}; before_gc NULL: the atom undefined for R0 and S0 (bin_leak off, issue 15); bad_mem:
+ * undefined in the memory figure, which is always measured */
+static void encode_proc_row(ei_x_buff *x, const char *pid, bool before_gc, bool bad_mem)
+{
+	ei_x_encode_tuple_header(x, 13);
+	ei_x_encode_binary(x, pid, (long)strlen(pid));
+	ei_x_encode_binary(x, "", 0);
+	ei_x_encode_binary(x, "erlang:apply/2", 14);
+	ei_x_encode_binary(x, "m:f/0", 5);
+	if (bad_mem)
+		ei_x_encode_atom(x, "undefined");
+	else
+		ei_x_encode_long(x, 2000);
+	const long rest[] = { 300, 400, 0, 1, 100 };
+	for (int i = 0; i < 5; i++)
+		ei_x_encode_long(x, rest[i]);
+	if (before_gc) {
+		ei_x_encode_long(x, 2);
+		ei_x_encode_long(x, 1100);
+	} else {
+		ei_x_encode_atom(x, "undefined");
+		ei_x_encode_atom(x, "undefined");
+	}
+	ei_x_encode_atom(x, "false");
+}
+
+static void encode_snapshot_procs(ei_x_buff *x, bool bad_mem)
+{
+	ei_x_new_with_version(x);
+	ei_x_encode_map_header(x, 9);
+	encode_memory(x, 30000000);
+	const char *keys[] = { "process_count", "ets_count", "port_count", "gc_us", "taken_at_ms" };
+	for (int i = 0; i < 5; i++) {
+		ei_x_encode_atom(x, keys[i]);
+		ei_x_encode_long(x, 10 + i);
+	}
+	ei_x_encode_atom(x, "otp_release");
+	ei_x_encode_binary(x, "25", 2);
+	ei_x_encode_atom(x, "atom_count");
+	ei_x_encode_long(x, 15000);
+	ei_x_encode_atom(x, "procs");
+	ei_x_encode_list_header(x, 2);
+	encode_proc_row(x, "<0.1.0>", true, false);
+	encode_proc_row(x, "<0.2.0>", false, bad_mem);
+	ei_x_encode_empty_list(x);
+}
+
+/* Without bin_leak the before-GC figures are not measured: -1, which nothing mistakes for
+ * "the GC freed nothing"; every other figure stays required. */
+static void test_snapshot_decode_before_gc(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	char err[256];
+	struct snapshot s;
+	encode_snapshot_procs(&x, false);
+	struct term *t = decode_ok(&x);
+	assert_int_equal(probe_snapshot_decode(t, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.nprocs, 2);
+	assert_int_equal(s.procs[0].bin_refs_before_gc, 2);
+	assert_int_equal(s.procs[0].bin_bytes_before_gc, 1100);
+	assert_int_equal(s.procs[1].bin_refs_before_gc, -1);
+	assert_int_equal(s.procs[1].bin_bytes_before_gc, -1);
+	assert_int_equal(s.procs[1].bin_bytes, 100);
+	snapshot_clear(&s);
+	term_free(t);
+	ei_x_free(&x);
+
+	encode_snapshot_procs(&x, true);
+	t = decode_ok(&x);
+	assert_int_equal(probe_snapshot_decode(t, &s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "procs entry 2"));
+	snapshot_clear(&s);
+	term_free(t);
+	ei_x_free(&x);
+}
+
 static void encode_test(ei_x_buff *x, const char *name, const char *state, const char *msg)
 {
 	ei_x_encode_tuple_header(x, 7);
@@ -497,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_lengths),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_snapshot_decode),
+		cmocka_unit_test(test_snapshot_decode_before_gc),
 		cmocka_unit_test(test_tests_decode),
 		cmocka_unit_test(test_tests_decode_errors),
 		cmocka_unit_test(test_tests_decode_attribution),
