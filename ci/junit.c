@@ -271,6 +271,39 @@ static void write_node_error(struct jw *j, const struct junit_node *nd, const ch
 	jw_end(j);
 }
 
+static const char *relative_file(const char *file, const char *root);
+
+/* The attention budget (issue 19): a memory testcase per rule and subject that failed, warned,
+ * was skipped, or was judged against a limit; not the baseline's passing per-table rows
+ * ("ets:inet_db"), which no one capped (a capped table has its ets rule case). */
+static bool finding_shown(const struct finding *f)
+{
+	if (f->verdict != VERDICT_PASS)
+		return true;
+	return !(f->rule && strcmp(f->rule, "baseline") == 0 && f->subject &&
+		 strncmp(f->subject, "ets:", 4) == 0);
+}
+
+static size_t findings_shown(const struct findings *findings)
+{
+	size_t n = 0;
+	for (size_t i = 0; findings && i < findings->count; i++)
+		n += finding_shown(&findings->items[i]);
+	return n;
+}
+
+/* file= and line= of a memory finding: its culprit test's (rules/tags.c), so that CI
+ * reporters place it at the test that grew the memory rather than inventing a file. */
+static void finding_location(struct jw *j, const struct finding *f, const struct junit_meta *meta)
+{
+	if (!f->file || !*f->file)
+		return;
+	jw_attr_safe(j, "file", relative_file(f->file, meta ? meta->file_root : NULL),
+		     JUNIT_ATTR_MAX * 4, SAFE_ALL);
+	if (f->line > 0)
+		jw_attrf(j, "line", "%d", f->line);
+}
+
 /* The gate.memory suite; for one node of a cluster (nd) named and labelled after it. */
 static void write_memory_suite(struct jw *j, const struct suite_common *c,
 			       const struct findings *findings, const struct test_run *run,
@@ -289,7 +322,7 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		skipped += findings->items[i].verdict == VERDICT_SKIP;
 	}
 	bool lost = nd && nd->error;
-	suite_start(j, c, suite, n + lost, failures, lost, skipped,
+	suite_start(j, c, suite, findings_shown(findings) + lost, failures, lost, skipped,
 		    meta && !nd ? meta->memory_time_s : 0);
 
 	if (node || (meta && meta->project) || run) {
@@ -313,6 +346,8 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 	for (size_t i = 0; i < n; i++) {
 		const struct finding *f = &findings->items[i];
 		const char *rule = f->rule ? f->rule : "rule";
+		if (!finding_shown(f))
+			continue;
 		char *classname = malloc(strlen(rule) + strlen(label) + sizeof("gate.memory."));
 		char *type = malloc(strlen(rule) + sizeof("gate."));
 		if (!classname || !type) {
@@ -329,6 +364,7 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		jw_attr_safe(j, "name", f->subject ? f->subject : "(none)", JUNIT_ATTR_MAX,
 			     SAFE_ALL);
 		jw_attr(j, "time", "0");
+		finding_location(j, f, meta);
 		if (f->verdict == VERDICT_FAIL) {
 			char b[32], a[32], d[32], fl[32], body[512], pct[48];
 			int64_t delta = f->delta; /* as the rule judged it */
@@ -395,6 +431,11 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 			jw_attr_safe(j, "message", f->message ? f->message : "skipped",
 				     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
 			jw_end(j);
+			if (f->warned && f->detail) { /* a warning's culprits, as a failure's */
+				jw_start(j, "system-out");
+				jw_text_safe(j, f->detail);
+				jw_end(j);
+			}
 		} else if (f->message) {
 			jw_start(j, "system-out");
 			jw_text_safe(j, f->message);
@@ -633,12 +674,12 @@ static void write_report(struct jw *j, const struct findings *findings,
 	if (meta && meta->nnodes) {
 		for (size_t i = 0; i < meta->nnodes; i++) {
 			const struct findings *f = meta->nodes[i].findings;
-			tests += (f ? f->count : 0) + (meta->nodes[i].error != NULL);
+			tests += findings_shown(f) + (meta->nodes[i].error != NULL);
 			failures += f ? findings_failed(f) : 0;
 			errors += meta->nodes[i].error != NULL;
 		}
 	} else if (findings) {
-		tests += findings->count;
+		tests += findings_shown(findings);
 		failures += findings_failed(findings);
 	}
 	if (run) {

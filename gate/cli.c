@@ -66,6 +66,8 @@ static const char run_help[] =
 	"  -q, --quiet             no progress lines\n"
 	"      --per-test          a GC'd snapshot around every test: the growth of each test\n"
 	"                          (slower; [attribution] per_test)\n"
+	"      --warn-only         memory findings are warnings: reported, never failing the\n"
+	"                          gate (failing tests still fail); [severity] per rule\n"
 	"  -h, --help              this help\n"
 	"\n"
 	"reports for CI (colour only on a terminal, never with NO_COLOR set):\n"
@@ -144,6 +146,8 @@ static int cmd_run(int argc, char **argv)
 		{ "per-test", no_argument, NULL, 'P' },
 		{ "no-attribution", no_argument, NULL, 'N' }, /* hidden: for the bench */
 		{ "allow-outside", no_argument, NULL, 'O' },
+		{ "warn-only", no_argument, NULL, 'W' },
+		{ "comment-flag", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
@@ -174,6 +178,8 @@ static int cmd_run(int argc, char **argv)
 		case 'P': o.per_test = true; break;
 		case 'N': o.no_attribution = true; break;
 		case 'O': o.allow_outside = true; break;
+		case 'W': o.warn_only = true; break;
+		case 'K': o.comment_flag = optarg; break;
 		case 'b':
 			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
 				return cli_usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",

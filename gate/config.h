@@ -19,6 +19,7 @@ struct config {
 	/* [growth], [growth.<category>], [ets], [[ets.table]], [binary], [process], [atom],
 	 * [allocator], [baseline] */
 	struct rules_config rules;
+	int annotations; /* [attention] annotations: GitHub annotations at most (issue 19); 8 */
 	/* where the values came from, for messages; "defaults" when no file was read */
 	char *source;
 };
