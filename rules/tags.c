@@ -138,8 +138,9 @@ bool tags_module_exempt(const struct test_run *run, const char *module)
 		return false;
 	for (size_t i = 0; i < run->count; i++) {
 		const struct test_result *t = &run->tests[i];
-		if (!t->module || strcmp(t->module, module) != 0)
-			continue;
+		if (!t->module || strcmp(t->module, module) != 0 ||
+		    (t->state != TEST_PASSED && t->state != TEST_FAILED))
+			continue; /* only the tests that ran */
 		if (!tags_test_exempt(t))
 			return false;
 		any = true;
@@ -206,7 +207,7 @@ static int check_one(struct findings *out, const struct test_result *t,
 	where_format(where, sizeof(where), t);
 	if (!t->measured) {
 		snprintf(msg, sizeof(msg),
-			 "test %s (%s) was not measured: its limits need gate's hook in "
+			 "%s (%s) was not measured: its limits need gate's hook in "
 			 "ExUnit.EventManager (an ExUnit with debug info)", name, where);
 		if (findings_add(out, "tag", subject, VERDICT_SKIP, 0, 0, 0, -1, msg) < 0)
 			return -1;
@@ -249,13 +250,13 @@ static int check_one(struct findings *out, const struct test_result *t,
 				       "running alongside included)"
 				     : "";
 	if (v == VERDICT_FAIL)
-		snprintf(msg, sizeof(msg), "%s%stest %s (%s) %s%s%s%s, limits from its @tag gate%s",
+		snprintf(msg, sizeof(msg), "%s%s%s %s%s%s%s, limits from its @tag gate%s",
 			 t->gate_grew && *t->gate_grew ? t->gate_grew : "",
-			 t->gate_grew && *t->gate_grew ? "; " : "", name, where, over,
+			 t->gate_grew && *t->gate_grew ? "; " : "", name, over,
 			 *parts ? " (" : "", parts, *parts ? ")" : "", async);
 	else
-		snprintf(msg, sizeof(msg), "test %s (%s) within its @tag gate limits: %s%s", name,
-			 where, within, async);
+		snprintf(msg, sizeof(msg), "%s within its @tag gate limits: %s%s", name, within,
+			 async);
 	if (findings_add(out, "tag", subject, v, 0, judged, 0, -1, msg) < 0)
 		return -1;
 	struct finding *f = &out->items[out->count - 1];
@@ -275,19 +276,17 @@ int tags_check(struct findings *out, const struct test_run *run, const struct se
 		const struct test_result *t = &run->tests[i];
 		struct tag_limits lim;
 		char why[512];
-		if (!t->gate_tag)
-			continue;
+		if (!t->gate_tag || (t->state != TEST_PASSED && t->state != TEST_FAILED))
+			continue; /* untagged, or it did not run */
 		if (tags_parse(t->gate_tag, &lim, why, sizeof(why)) < 0) {
 			char where[512];
 			where_format(where, sizeof(where), t);
-			snprintf(err, errlen, "%s: test \"%s\" of %s: %s", where, t->name ? t->name : "",
-				 rules_display(t->module), why);
+			snprintf(err, errlen, "%s: %s \"%s\": %s", where, rules_display(t->module),
+				 t->name ? t->name : "", why);
 			return -2;
 		}
 		if (lim.exempt || (lim.max_growth < 0 && lim.max_processes < 0 && lim.max_ets_tables < 0))
 			continue;
-		if (t->state != TEST_PASSED && t->state != TEST_FAILED)
-			continue; /* it did not run */
 		if (check_one(out, t, &lim, cfg && cfg->warn[SEVERITY_TAG]) < 0)
 			return -1;
 	}
