@@ -304,6 +304,29 @@ static void finding_location(struct jw *j, const struct finding *f, const struct
 		jw_attrf(j, "line", "%d", f->line);
 }
 
+/* A stack-trace line for reporters that place failures from one (dorny/test-reporter's
+ * java-junit parser: "at PACKAGE.CLASS(FILE:LINE)", FILE a tracked file's name and PACKAGE
+ * its directories): "at test.Demo.SessionsTest(sessions_test.exs:12)". Empty when the
+ * finding has no file in a directory. */
+static void finding_trace(char *buf, size_t len, const struct finding *f,
+			  const struct junit_meta *meta)
+{
+	buf[0] = '\0';
+	if (!f->file || !*f->file || f->line <= 0 || !f->culprit)
+		return;
+	const char *rel = relative_file(f->file, meta ? meta->file_root : NULL);
+	const char *slash = strrchr(rel, '/');
+	if (!slash || slash == rel || rel[0] == '/')
+		return;
+	const char *mod = f->culprit;
+	if (strncmp(mod, "Elixir.", 7) == 0)
+		mod += 7;
+	int o = snprintf(buf, len, "\nat ");
+	for (const char *c = rel; c < slash && o > 0 && (size_t)o + 2 < len; c++)
+		buf[o++] = *c == '/' ? '.' : *c;
+	snprintf(buf + o, len - (size_t)o, ".%s(%s:%d)\n", mod, slash + 1, f->line);
+}
+
 /* The gate.memory suite; for one node of a cluster (nd) named and labelled after it. */
 static void write_memory_suite(struct jw *j, const struct suite_common *c,
 			       const struct findings *findings, const struct test_run *run,
@@ -425,6 +448,10 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 			} else {
 				jw_text_safe(j, body); /* a message may name a table or process of the node */
 			}
+			char trace[1400];
+			finding_trace(trace, sizeof(trace), f, meta);
+			if (trace[0])
+				jw_text_safe(j, trace);
 			jw_end(j);
 		} else if (f->verdict == VERDICT_SKIP) {
 			jw_start(j, "skipped");
