@@ -65,10 +65,13 @@ static const char *workspace_rel(const char *file, const char *workspace)
 
 /* A memory finding, at its culprit test's file and line when it has one; a warning (severity
  * warn, --warn-only) is a ::warning. */
-static void finding_annotation(FILE *out, const struct finding *f, const char *workspace)
+static void finding_annotation(FILE *out, const struct finding *f, const char *workspace,
+                               const char *d_root)
 {
 	char title[256];
 	const char *file = workspace_rel(f->file, workspace);
+	if (!file && f->file && !workspace) /* no workspace: relative to the project */
+		file = workspace_rel(f->file, d_root);
 	snprintf(title, sizeof(title), "gate: %s %s%s", f->rule ? f->rule : "growth",
 	         f->subject ? f->subject : "", f->warned ? " (warning)" : "");
 	fputs(f->warned ? "::warning " : "::error ", out);
@@ -136,7 +139,7 @@ int annotate_github_write_max(FILE *out, const struct report_data *d, const char
 		if (f->verdict != VERDICT_FAIL)
 			continue;
 		if (room) {
-			finding_annotation(out, f, workspace);
+			finding_annotation(out, f, workspace, d->root);
 			room--;
 		} else {
 			rules_more++;
@@ -147,7 +150,7 @@ int annotate_github_write_max(FILE *out, const struct report_data *d, const char
 		if (f->verdict == VERDICT_FAIL || !f->warned)
 			continue;
 		if (room) {
-			finding_annotation(out, f, workspace);
+			finding_annotation(out, f, workspace, d->root);
 			room--;
 		} else {
 			warn_more++;

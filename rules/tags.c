@@ -342,6 +342,18 @@ int severity_apply(struct findings *out, const struct severity_config *cfg, bool
 	return n;
 }
 
+/* The table a finding is about: "table NAME" (ets rule) or "ets:NAME" (baseline); NULL. */
+static const char *table_of(const struct finding *f)
+{
+	if (!f->subject)
+		return NULL;
+	if (strncmp(f->subject, "table ", 6) == 0)
+		return f->subject + 6;
+	if (strncmp(f->subject, "ets:", 4) == 0)
+		return f->subject + 4;
+	return NULL;
+}
+
 int tags_locate(struct findings *out, const struct test_run *run)
 {
 	if (!run)
@@ -367,6 +379,25 @@ int tags_locate(struct findings *out, const struct test_run *run)
 		if (!(f->file = strdup(best->file)))
 			return -1;
 		f->line = best->line;
+	}
+	/* a finding about a table no test stands out for (the baseline's row of it) points where
+	 * another finding about the same table does */
+	for (size_t i = 0; i < out->count; i++) {
+		struct finding *f = &out->items[i];
+		const char *t = table_of(f);
+		if (f->file || !t)
+			continue;
+		for (size_t k = 0; k < out->count; k++) {
+			const struct finding *g = &out->items[k];
+			const char *u = table_of(g);
+			if (k == i || !g->file || !u || strcmp(t, u) != 0)
+				continue;
+			if (!(f->file = strdup(g->file)) ||
+			    (g->culprit && !f->culprit && !(f->culprit = strdup(g->culprit))))
+				return -1;
+			f->line = g->line;
+			break;
+		}
 	}
 	return 0;
 }
