@@ -227,27 +227,56 @@ static void rules_table_head(FILE *out)
 
 /* ---- a reviewer's attention (issue 19) ---- */
 
-/* A finding's culprit lists, unless an earlier finding printed the very same lists: then a
- * pointer to it (the one leak's lists used to repeat under every row it touched). */
+/* Whether the block [p, p+n) (a heading line and its indented lines) is in the detail of a
+ * finding before i (shown above it). */
+static bool block_seen(const struct findings *fs, size_t i, const char *p, size_t n)
+{
+	for (size_t k = 0; k < i; k++) {
+		for (const char *q = fs->items[k].detail; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL)
+			/* the same lines, and the block ends there too (no indented line follows) */
+			if (strncmp(q, p, n) == 0 && q[n] != ' ')
+				return true;
+	}
+	return false;
+}
+
+/* A finding's culprit lists, each list (a heading line and its indented lines) once: a list
+ * an earlier row printed is not repeated (one leak's lists used to repeat under every row
+ * it touched), and a line says how many were left out. */
 static void html_detail_once(FILE *out, const struct findings *fs, size_t i)
 {
-	const struct finding *f = &fs->items[i];
-	if (!f->detail)
+	const char *d = fs->items[i].detail;
+	size_t dropped = 0;
+	bool open = false;
+	if (!d)
 		return;
-	for (size_t k = 0; k < i; k++) {
-		const struct finding *e = &fs->items[k];
-		if (e->detail && e->verdict == f->verdict && strcmp(e->detail, f->detail) == 0) {
-			fputs("<p class=\"detail\">the culprit lists are those of ", out);
-			h(out, e->rule ? e->rule : "growth", 60);
-			fputs(" ", out);
-			h(out, e->subject, 200);
-			fputs(" above</p>", out);
-			return;
+	for (const char *p = d; *p;) {
+		/* the block: this line and the indented lines after it */
+		const char *e = strchr(p, '\n');
+		e = e ? e + 1 : p + strlen(p);
+		while (*e == ' ')
+			if (!(e = strchr(e, '\n')) || !*++e)
+				break;
+		if (!e)
+			e = p + strlen(p);
+		size_t n = (size_t)(e - p);
+		if (block_seen(fs, i, p, n)) {
+			dropped++;
+		} else {
+			char *blk = strndup(p, n);
+			if (!open)
+				fputs("<pre class=\"detail\">", out);
+			open = true;
+			h(out, blk ? blk : "", HTML_MESSAGE_MAX);
+			free(blk);
 		}
+		p = e;
 	}
-	fputs("<pre class=\"detail\">", out);
-	h(out, f->detail, HTML_MESSAGE_MAX);
-	fputs("</pre>", out);
+	if (open)
+		fputs("</pre>", out);
+	if (dropped)
+		fprintf(out, "<p class=\"detail\">and %zu culprit list%s shown above</p>", dropped,
+		        dropped == 1 ? "" : "s");
 }
 
 /* The headline under the verdict: what grew and who grew it (each failing or warned

@@ -170,5 +170,14 @@ case_attention_demo_junit_cases() {
 		fail "reporters: $(grep PROBLEM "$WORK/reporters.out" | head -3)"
 	[ "$(grep -c '^::' "$OUT")" -le 8 ] || fail "more than 8 annotations"
 	expect_not_in "$OUT" "file=growth"
+	# the HTML report in headless Chromium: the headline (what grew, who grew it, where) under
+	# the verdict, each culprit list once
+	integ_npm
+	node "$ROOT/tests/integrations/render.js" "$WORK/demo.html" "$WORK/demo.png" --verdict "gate: FAILED" \
+		--text "What grew, who grew it" --text "ets table demo_sessions: ETS table demo_sessions (owner Demo.Sessions) grew" \
+		--text "at test/demo_test.exs:21" >"$WORK/render.out" 2>&1 ||
+		fail "render: $(tail -n 3 "$WORK/render.out")"
+	[ "$(grep -c 'ETS tables created during the run and left alive:\|processes holding the most refc binary bytes after GC:' "$WORK/demo.html")" -le 2 ] ||
+		fail "a culprit list is repeated: $(grep -c 'processes holding the most refc binary bytes after GC:' "$WORK/demo.html") times"
 	no_leftovers "$d"
 }
