@@ -957,7 +957,7 @@ static const struct key_spec severity_keys[] = {
 	{NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec attention_keys[] = {
-	{"annotations", KEY_INT, offsetof(struct config, annotations), 0, 50, "8", NULL},
+	{"annotations", KEY_INT, offsetof(struct config, annotations), 1, 50, "8", NULL},
 	{NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
