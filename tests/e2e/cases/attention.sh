@@ -82,6 +82,8 @@ case_attention_warn_only() {
 	expect_in "$OUT" "::warning file=test/limits_test.exs,line=12,title=gate%3A tag"
 	expect_not_in "$OUT" "::error"
 	expect_in "$OUT" "gate: PASSED"
+	expect_in "$OUT" "warnings (severity warn, never failing the gate):"
+	expect_in "$OUT" "  warning: ETS table tags_store (owner Tags.Store) +20 000 rows"
 	# failing tests still fail
 	run_gate run -C "$d" --warn-only -- --include failing
 	expect_rc 1
