@@ -87,8 +87,16 @@ void atomic_file_abort(struct atomic_file *t)
 	t->fd = -1;
 }
 
-int atomic_file_open(struct atomic_file *t, const char *path, bool executable, char *err,
-		     size_t errlen)
+/* The mode a new file gets under the process's umask, as open(2) would give it. */
+static mode_t umasked(bool executable)
+{
+	mode_t mask = umask(0);
+	umask(mask);
+	return (executable ? 0777 : 0666) & ~mask;
+}
+
+static int open_tmp(struct atomic_file *t, const char *path, const char *fixed_tmp,
+		    bool executable, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
@@ -105,7 +113,8 @@ int atomic_file_open(struct atomic_file *t, const char *path, bool executable, c
 	}
 	t->path = strdup(path);
 	t->dir = malloc(dlen + 2);
-	t->tmp = malloc(dlen + strlen(base) + sizeof("/..tmp.XXXXXX"));
+	t->tmp = fixed_tmp ? strdup(fixed_tmp)
+			   : malloc(dlen + strlen(base) + sizeof("/..tmp.XXXXXX"));
 	if (!t->path || !t->dir || !t->tmp) {
 		errtext_set(err, errlen, path, "out of memory");
 		goto fail;
@@ -116,7 +125,8 @@ int atomic_file_open(struct atomic_file *t, const char *path, bool executable, c
 		memcpy(t->dir, path, dlen), t->dir[dlen] = '\0';
 	else
 		strcpy(t->dir, ".");
-	sprintf(t->tmp, "%s/.%s.tmp.XXXXXX", t->dir, base);
+	if (!fixed_tmp)
+		sprintf(t->tmp, "%s/.%s.tmp.XXXXXX", t->dir, base);
 
 	const char *failed_dir = NULL;
 	if (make_dirs(t->dir, &failed_dir, &t->created) < 0) {
@@ -125,7 +135,9 @@ int atomic_file_open(struct atomic_file *t, const char *path, bool executable, c
 		t->created = 0; /* make_dirs stops where it failed: nothing of ours to remove */
 		goto fail;
 	}
-	t->fd = mkostemp(t->tmp, O_CLOEXEC);
+	t->fd = fixed_tmp ? open(t->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+				 0600)
+			  : mkostemp(t->tmp, O_CLOEXEC);
 	if (t->fd < 0) {
 		errtext_set(err, errlen, path, "cannot create a temp file in %s: %s", t->dir,
 			strerror(errno));
@@ -133,12 +145,25 @@ int atomic_file_open(struct atomic_file *t, const char *path, bool executable, c
 		t->tmp = NULL;
 		goto fail;
 	}
-	/* mkostemp makes it 0600; a written file is for everyone to read */
-	(void)fchmod(t->fd, executable ? 0755 : 0644);
+	/* mkostemp makes it 0600; the file gets the mode open(2) would give it under the
+	 * umask, as any other program's output would */
+	(void)fchmod(t->fd, umasked(executable));
 	return 0;
 fail:
 	atomic_file_abort(t);
 	return -1;
+}
+
+int atomic_file_open(struct atomic_file *t, const char *path, bool executable, char *err,
+		     size_t errlen)
+{
+	return open_tmp(t, path, NULL, executable, err, errlen);
+}
+
+int atomic_file_open_at(struct atomic_file *t, const char *path, const char *tmp,
+			bool executable, char *err, size_t errlen)
+{
+	return open_tmp(t, path, tmp, executable, err, errlen);
 }
 
 int atomic_file_finish(struct atomic_file *t, char *err, size_t errlen)

@@ -19,14 +19,20 @@ struct atomic_file {
 };
 
 /* For streaming writers: creates the missing parents of path and opens a temp file beside
- * it (t->fd), mode 0755 when executable, else 0644. On failure t is cleared. */
+ * it (t->fd), mode 0777 when executable, else 0666, less the umask (as open(2) gives a new
+ * file). On failure t is cleared. */
 int atomic_file_open(struct atomic_file *t, const char *path, bool executable, char *err,
 		     size_t errlen);
+/* The same with a temp file whose name the caller chose (tmp, in path's directory),
+ * created or truncated: for a writer that records the name before creating it, so that a
+ * later run can remove it after a kill (baseline_git_commit's journal). */
+int atomic_file_open_at(struct atomic_file *t, const char *path, const char *tmp,
+			bool executable, char *err, size_t errlen);
 /* fsyncs and closes t->fd; on failure the temp file is removed and t cleared. */
 int atomic_file_finish(struct atomic_file *t, char *err, size_t errlen);
 
 /* Creates the missing parent directories of path and writes data to a fsynced temp file
- * beside it, with mode 0755 when executable, else 0644. t must be zeroed. On failure
+ * beside it, with the modes of atomic_file_open. t must be zeroed. On failure
  * nothing is left behind and t is cleared. */
 int atomic_file_write(struct atomic_file *t, const char *path, const char *data,
 			   size_t len, bool executable, char *err, size_t errlen);

@@ -69,6 +69,9 @@ static json_t *to_json(const struct baseline *b, bool full, const char **why)
 	if (set_str(root, "gate", b->gate_version) < 0 || set_str(root, "otp", b->otp_release) < 0 ||
 	    set_str(root, "elixir", b->elixir_version) < 0 || set_str(root, "commit", b->commit) < 0)
 		goto fail;
+	/* measured on a working tree with local changes: said as what it is */
+	if (b->commit_dirty && set_str(root, "worktree", "with local changes") < 0)
+		goto fail;
 	if (!full)
 		return root;
 
@@ -495,6 +498,9 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 		errtext_set(err, errlen, r.name, "commit: \"%.80s\" is not a commit id", out->commit);
 		goto out;
 	}
+	const json_t *wt = json_object_get(root, "worktree");
+	out->commit_dirty = json_is_string(wt) &&
+			    strcmp(json_string_value(wt), "with local changes") == 0;
 
 	const json_t *ets = rd_object(&r, root, "ets", full);
 	if (!ets && (full || json_object_get(root, "ets")))

@@ -5,12 +5,14 @@
 #include "errtext.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,6 +50,22 @@ static int git_fail(char *err, size_t errlen, int code, const char *fix, const c
 		snprintf(err, errlen, "%s: %s%s%s", what, why, fix ? "; " : "", fix ? fix : "");
 	}
 	return BASELINE_ERROR;
+}
+
+/* 2*bytes random hex digits from /dev/urandom; -1 when it cannot be read. */
+static int random_hex(char *buf, size_t bytes)
+{
+	unsigned char raw[32];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || bytes > sizeof(raw) || read(fd, raw, bytes) != (ssize_t)bytes) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	for (size_t i = 0; i < bytes; i++)
+		sprintf(buf + 2 * i, "%02x", raw[i]);
+	return 0;
 }
 
 static void oid_hex(char out[BASELINE_OID_HEX], const git_oid *id)
@@ -427,12 +445,13 @@ static int make_signature(git_signature **out, git_repository *repo, char *err, 
 }
 
 /* The commit message, with " [skip ci]" on the subject line when asked; malloc'd. */
-static char *make_message(const char *message, bool skip_ci, const char *measured)
+static char *make_message(const char *message, bool skip_ci, const char *measured, int dirty)
 {
-	char dflt[128];
+	char dflt[160];
 	if (!message || !*message) {
-		snprintf(dflt, sizeof(dflt), "gate: update the memory baseline%s%s%s",
+		snprintf(dflt, sizeof(dflt), "gate: update the memory baseline%s%s%s%s",
 			 measured ? " (measured at " : "", measured ? measured : "",
+			 measured && dirty ? " with local changes" : "",
 			 measured ? ")" : "");
 		message = dflt;
 	}
@@ -455,6 +474,571 @@ static char *make_message(const char *message, bool skip_ci, const char *measure
 		m[n++] = '\n';
 	m[n] = '\0';
 	return m;
+}
+
+/* ---- crash safety: a journal under .git and git's own index.lock ----
+ *
+ * A baseline commit changes three things git keeps apart: the branch, the working-tree file
+ * and the index. Before the first of them changes, gate writes what it is about to do to
+ * GITDIR/gate-baseline-commit (flock'd while a gate works on it, so a live gate and a dead
+ * one are told apart) and takes GITDIR/index.lock the way git does (created with link(2), so
+ * it appears with gate's token in it). A run that finds the journal of a killed gate
+ * finishes the update when the branch had moved, or undoes it when it had not. */
+
+void (*baseline_git_fault)(const char *step);
+
+static void fault(const char *step)
+{
+	if (baseline_git_fault)
+		baseline_git_fault(step);
+}
+
+#define JOURNAL_NAME "gate-baseline-commit"
+#define JOURNAL_MAX 16384
+
+struct journal {
+	int fd;                 /* the flock'd journal; -1 when none */
+	char gitdir[PATH_MAX];  /* ends with "/" */
+	char path[PATH_MAX + 64];
+	char token[40];         /* "gate <pid> <random>": the content of our index.lock */
+	char ref[256];
+	char old_hex[BASELINE_OID_HEX], new_hex[BASELINE_OID_HEX], blob_hex[BASELINE_OID_HEX];
+	unsigned mode;
+	char relpath[PATH_MAX];
+	char tmp[PATH_MAX * 2]; /* the temp file beside the working-tree file */
+	bool indexed;           /* the index already has the new entry */
+	bool has_commit;        /* the fields above were read (a journal that got that far) */
+};
+
+static void gitdir_file(char *out, size_t len, const struct journal *j, const char *name)
+{
+	snprintf(out, len, "%s%s", j->gitdir, name);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void fsync_path_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+}
+
+/* Opens and flocks the journal (created empty when absent). BASELINE_ERROR when another
+ * gate holds it (named in err) or it cannot be made. */
+static int journal_acquire(struct journal *j, const char *gitdir, char *err, size_t errlen)
+{
+	memset(j, 0, sizeof(*j));
+	j->fd = -1;
+	snprintf(j->gitdir, sizeof(j->gitdir), "%s", gitdir);
+	gitdir_file(j->path, sizeof(j->path), j, JOURNAL_NAME);
+	for (int tries = 0; tries < 100; tries++) {
+		int fd = open(j->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0) {
+			set_err(err, errlen, "cannot commit the baseline: cannot create %s: %s",
+				j->path, strerror(errno));
+			return BASELINE_ERROR;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);
+			set_err(err, errlen, "cannot commit the baseline: another gate is committing "
+				"a baseline in this repository now (it holds %s); wait for it to "
+				"finish, then rerun", j->path);
+			return BASELINE_ERROR;
+		}
+		/* the holder before us may have removed it after we opened it: use the live one */
+		struct stat a, b;
+		if (fstat(fd, &a) == 0 && stat(j->path, &b) == 0 && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev) {
+			j->fd = fd;
+			return BASELINE_OK;
+		}
+		close(fd);
+	}
+	set_err(err, errlen, "cannot commit the baseline: %s keeps changing", j->path);
+	return BASELINE_ERROR;
+}
+
+/* Drops the journal: the update it describes is complete or undone. */
+static void journal_drop(struct journal *j)
+{
+	if (j->fd < 0)
+		return;
+	unlink(j->path);
+	fsync_path_dir(j->gitdir);
+	close(j->fd);
+	j->fd = -1;
+}
+
+/* Lets go of the journal but keeps it for the next run (the update is half done). */
+static void journal_keep(struct journal *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+}
+
+/* Reads the journal's fields; false when it is empty (nothing was started). */
+static bool journal_read(struct journal *j)
+{
+	char buf[JOURNAL_MAX + 1];
+	ssize_t n = pread(j->fd, buf, JOURNAL_MAX, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *line = buf, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *v = strchr(line, ' ');
+		if (!v)
+			v = line + strlen(line);
+		else
+			*v++ = '\0';
+#define FIELD(name, dst)                                                                      \
+	if (strcmp(line, name) == 0)                                                           \
+		snprintf(dst, sizeof(dst), "%s", v);
+		FIELD("token", j->token)
+		FIELD("ref", j->ref)
+		FIELD("old", j->old_hex)
+		FIELD("new", j->new_hex)
+		FIELD("blob", j->blob_hex)
+		FIELD("path", j->relpath)
+		FIELD("tmp", j->tmp)
+#undef FIELD
+		if (strcmp(line, "mode") == 0)
+			j->mode = (unsigned)strtoul(v, NULL, 8);
+		if (strcmp(line, "indexed") == 0)
+			j->indexed = true;
+	}
+	j->has_commit = j->ref[0] && strlen(j->old_hex) == 40 && strlen(j->new_hex) == 40 &&
+			strlen(j->blob_hex) == 40 && j->relpath[0];
+	return true;
+}
+
+/* Writes the journal's fields and fsyncs it: from here on a kill is recoverable. */
+static int journal_write(struct journal *j, char *err, size_t errlen)
+{
+	char buf[JOURNAL_MAX];
+	int n = snprintf(buf, sizeof(buf),
+			 "gate baseline commit journal 1\ntoken %s\nref %s\nold %s\nnew %s\n"
+			 "blob %s\nmode %o\npath %s\ntmp %s\n",
+			 j->token, j->ref, j->old_hex, j->new_hex, j->blob_hex, j->mode, j->relpath,
+			 j->tmp);
+	if (n < 0 || (size_t)n >= sizeof(buf) || ftruncate(j->fd, 0) < 0 ||
+	    pwrite(j->fd, buf, (size_t)n, 0) != n || fsync(j->fd) < 0) {
+		set_err(err, errlen, "cannot commit the baseline: cannot write %s: %s; nothing was "
+			"changed", j->path, strerror(errno));
+		return BASELINE_ERROR;
+	}
+	fsync_path_dir(j->gitdir);
+	return BASELINE_OK;
+}
+
+static void journal_mark_indexed(struct journal *j)
+{
+	off_t end = lseek(j->fd, 0, SEEK_END);
+	if (end >= 0 && pwrite(j->fd, "indexed\n", 8, end) == 8)
+		(void)fsync(j->fd);
+	j->indexed = true;
+}
+
+/* index.lock holds our token: it is ours (a killed gate's, when read from the journal). */
+static bool lock_is_ours(const struct journal *j)
+{
+	char lock[PATH_MAX + 64], buf[64];
+	gitdir_file(lock, sizeof(lock), j, "index.lock");
+	int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || !j->token[0])
+		return false;
+	buf[n] = '\0';
+	return strcmp(buf, j->token) == 0;
+}
+
+/* Takes index.lock as git does, with our token in it from the first instant (written to a
+ * file of ours, then linked: link(2) fails when the lock exists). */
+static int lock_take(struct journal *j, char *err, size_t errlen)
+{
+	char lock[PATH_MAX + 64], tmp[PATH_MAX + 64];
+	if (lock_is_ours(j))
+		return BASELINE_OK;
+	gitdir_file(lock, sizeof(lock), j, "index.lock");
+	gitdir_file(tmp, sizeof(tmp), j, "gate-index.lock.tmp");
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 || write_all(fd, j->token, strlen(j->token)) < 0 || fsync(fd) < 0) {
+		set_err(err, errlen, "cannot commit the baseline: cannot write %s: %s", tmp,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		return BASELINE_ERROR;
+	}
+	close(fd);
+	int rc = link(tmp, lock);
+	int e = errno;
+	unlink(tmp);
+	if (rc < 0) {
+		if (e == EEXIST)
+			set_err(err, errlen, "cannot commit the baseline: %s exists, so another git "
+				"process is using the index; wait for it to finish (or remove the "
+				"stale lock), then rerun", lock);
+		else
+			set_err(err, errlen, "cannot commit the baseline: cannot create %s: %s", lock,
+				strerror(e));
+		return BASELINE_ERROR;
+	}
+	return BASELINE_OK;
+}
+
+static void lock_drop(const struct journal *j)
+{
+	char p[PATH_MAX + 64];
+	if (lock_is_ours(j)) {
+		gitdir_file(p, sizeof(p), j, "index.lock");
+		unlink(p);
+	}
+	gitdir_file(p, sizeof(p), j, "gate-index.lock.tmp");
+	unlink(p);
+	gitdir_file(p, sizeof(p), j, "gate-index.new");
+	unlink(p);
+	gitdir_file(p, sizeof(p), j, "gate-index.new.lock");
+	unlink(p);
+}
+
+/* Copies src to dst (dst replaced); ENOENT of src leaves no dst and returns 1. */
+static int copy_file(const char *src, const char *dst)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errno == ENOENT ? 1 : -1;
+	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	char buf[65536];
+	ssize_t n;
+	int rc = 0;
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write_all(out, buf, (size_t)n) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	if (fsync(out) < 0)
+		rc = -1;
+	close(in);
+	close(out);
+	return rc;
+}
+
+/* With index.lock ours: reads the index as it is now (whatever was staged meanwhile), sets
+ * only the baseline's entry and replaces the index. The working-tree file's stat data goes
+ * in only when the file has the blob's bytes, so git never takes another file as clean. */
+static int index_apply(git_repository *r, struct journal *j, char *err, size_t errlen)
+{
+	char index_path[PATH_MAX + 64], next[PATH_MAX + 64], full[PATH_MAX * 2];
+	git_index *idx = NULL;
+	git_oid blob_id, on_disk;
+	int grc, rc = BASELINE_ERROR;
+
+	gitdir_file(index_path, sizeof(index_path), j, "index");
+	gitdir_file(next, sizeof(next), j, "gate-index.new");
+	if (git_oid_fromstr(&blob_id, j->blob_hex) < 0) {
+		set_err(err, errlen, "the journal %s names no blob", j->path);
+		return BASELINE_ERROR;
+	}
+	if (copy_file(index_path, next) < 0) {
+		set_err(err, errlen, "cannot copy the index %s to %s: %s", index_path, next,
+			strerror(errno));
+		goto out;
+	}
+	grc = git_index_open(&idx, next);
+	if (grc < 0) {
+		git_fail(err, errlen, grc, "check it with git status", "cannot read the index %s",
+			 index_path);
+		goto out;
+	}
+	git_index_entry e;
+	memset(&e, 0, sizeof(e));
+	snprintf(full, sizeof(full), "%s%s", git_repository_workdir(r), j->relpath);
+	struct stat st;
+	if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) &&
+	    git_odb_hashfile(&on_disk, full, GIT_OBJECT_BLOB) == 0 &&
+	    git_oid_equal(&on_disk, &blob_id)) {
+		e.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
+		e.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
+		e.mtime.seconds = (int32_t)st.st_mtim.tv_sec;
+		e.mtime.nanoseconds = (uint32_t)st.st_mtim.tv_nsec;
+		e.dev = (uint32_t)st.st_dev;
+		e.ino = (uint32_t)st.st_ino;
+		e.uid = st.st_uid;
+		e.gid = st.st_gid;
+		e.file_size = (uint32_t)st.st_size;
+	}
+	e.mode = j->mode ? j->mode : GIT_FILEMODE_BLOB;
+	e.path = j->relpath;
+	git_oid_cpy(&e.id, &blob_id);
+	grc = git_index_add(idx, &e);
+	if (grc >= 0)
+		grc = git_index_write(idx);
+	if (grc < 0) {
+		git_fail(err, errlen, grc, NULL, "cannot write the new index %s", next);
+		goto out;
+	}
+	fault("index-written");
+	if (rename(next, index_path) < 0) {
+		set_err(err, errlen, "cannot rename %s to %s: %s", next, index_path, strerror(errno));
+		goto out;
+	}
+	fsync_path_dir(j->gitdir);
+	rc = BASELINE_OK;
+out:
+	git_index_free(idx);
+	unlink(next);
+	return rc;
+}
+
+/* The temp file beside the working-tree file: a name fixed by the path, so that the journal
+ * never has to be trusted with a path to remove. */
+static void tmp_path(char *out, size_t len, const char *workdir, const char *relpath)
+{
+	const char *slash = strrchr(relpath, '/');
+	if (slash)
+		snprintf(out, len, "%s%.*s/.%s.gate-tmp", workdir, (int)(slash - relpath), relpath,
+			 slash + 1);
+	else
+		snprintf(out, len, "%s.%s.gate-tmp", workdir, relpath);
+}
+
+/* Moves a finished temp file over the working-tree file, if it is still there. */
+static int tmp_finish(git_repository *r, struct journal *j, char *err, size_t errlen)
+{
+	char target[PATH_MAX * 2];
+	struct stat st;
+	if (lstat(j->tmp, &st) < 0)
+		return BASELINE_OK; /* renamed already */
+	snprintf(target, sizeof(target), "%s%s", git_repository_workdir(r), j->relpath);
+	if (rename(j->tmp, target) < 0) {
+		set_err(err, errlen, "cannot rename %s over %s: %s", j->tmp, target, strerror(errno));
+		return BASELINE_ERROR;
+	}
+	char *slash = strrchr(target, '/');
+	if (slash) {
+		*slash = '\0';
+		fsync_path_dir(target);
+	}
+	return BASELINE_OK;
+}
+
+/* With the journal of a killed gate in hand (read, flock'd): finishes the update when the
+ * branch had moved, undoes it when it had not. Returns 1 with msg saying which, or
+ * BASELINE_ERROR (the journal is kept for the next run). */
+static int journal_recover(git_repository *r, struct journal *j, char *msg, size_t msglen,
+			   char *err, size_t errlen)
+{
+	const char *wd = git_repository_workdir(r);
+	char why[1024] = "";
+	if (j->relpath[0] && check_relpath(j->relpath, why, sizeof(why)) < 0)
+		j->has_commit = false, j->relpath[0] = '\0';
+	if (wd && j->relpath[0])
+		tmp_path(j->tmp, sizeof(j->tmp), wd, j->relpath);
+	else
+		j->tmp[0] = '\0';
+	git_oid now, old_id, new_id;
+	bool moved = false, same = false;
+	if (j->has_commit && wd && git_oid_fromstr(&old_id, j->old_hex) == 0 &&
+	    git_oid_fromstr(&new_id, j->new_hex) == 0 &&
+	    git_reference_name_to_id(&now, r, j->ref) == 0) {
+		same = git_oid_equal(&now, &old_id);
+		moved = git_oid_equal(&now, &new_id);
+	}
+	if (moved) {
+		if (tmp_finish(r, j, why, sizeof(why)) < 0)
+			goto keep;
+		if (!j->indexed) {
+			if (lock_take(j, why, sizeof(why)) < 0 ||
+			    index_apply(r, j, why, sizeof(why)) < 0)
+				goto keep;
+		}
+		lock_drop(j);
+		journal_drop(j);
+		snprintf(msg, msglen, "an earlier gate was stopped in the middle of a baseline "
+			 "commit after %s had moved to %.7s; finished it: %s in the working tree "
+			 "and in the index now match that commit", j->ref, j->new_hex, j->relpath);
+		return 1;
+	}
+	if (j->tmp[0])
+		unlink(j->tmp);
+	lock_drop(j);
+	journal_drop(j);
+	if (same || !j->has_commit)
+		snprintf(msg, msglen, "an earlier gate was stopped in the middle of a baseline "
+			 "commit before %s moved; undid it (removed its temp file and its "
+			 "index.lock; nothing else had changed)", j->has_commit ? j->ref : "the branch");
+	else
+		snprintf(msg, msglen, "found the journal of an interrupted baseline commit "
+			 "(%.7s on %s), but the branch has moved on since; removed gate's temp file "
+			 "and lock and left the branch, the index and the working tree as they are: "
+			 "check git status -- %s", j->new_hex, j->ref, j->relpath);
+	return 1;
+keep:
+	lock_drop(j);
+	journal_keep(j);
+	set_err(err, errlen, "an earlier gate was stopped in the middle of a baseline commit "
+		"(%s is at %.7s, the new baseline), and finishing it failed: %s; fix that and "
+		"rerun gate, or restore the file by hand (git checkout HEAD -- %s) and remove %s",
+		j->ref, j->new_hex, why, j->relpath, j->path);
+	return BASELINE_ERROR;
+}
+
+int baseline_git_recover(struct baseline_repo *repo, char *msg, size_t msglen, char *err,
+			 size_t errlen)
+{
+	struct journal j;
+	char path[PATH_MAX + 64];
+	if (msg && msglen)
+		msg[0] = '\0';
+	if (err && errlen)
+		err[0] = '\0';
+	const char *gitdir = git_repository_path(repo->repo);
+	snprintf(path, sizeof(path), "%s%s", gitdir, JOURNAL_NAME);
+	if (access(path, F_OK) < 0)
+		return 0;
+	char busy[512];
+	if (journal_acquire(&j, gitdir, busy, sizeof(busy)) < 0)
+		return 0; /* a live gate is at work: it is not ours to finish */
+	if (!journal_read(&j)) {
+		journal_drop(&j);
+		return 0;
+	}
+	char m[2048];
+	int rc = journal_recover(repo->repo, &j, m, sizeof(m), err, errlen);
+	if (rc == 1 && msg)
+		snprintf(msg, msglen, "%s", m);
+	return rc;
+}
+
+/* ---- what git would have done ---- */
+
+/* Appends text to the caller's notice buffer, one line each. */
+static void notice_add(const struct baseline_commit_opts *o, const char *text)
+{
+	if (!o->notice || !o->notice_len || !text[0])
+		return;
+	size_t n = strlen(o->notice);
+	snprintf(o->notice + n, o->notice_len - n, "%s%s", n ? "\n" : "", text);
+}
+
+/* The hooks `git commit` would run and gate's commit does not, and commit.gpgsign. */
+static void skipped_by_libgit2(git_repository *r, const struct baseline_commit_opts *o)
+{
+	static const char *const hooks[] = { "pre-commit", "prepare-commit-msg", "commit-msg",
+					     "post-commit" };
+	git_config *cfg = NULL;
+	char dir[PATH_MAX * 2], found[256] = "", line[PATH_MAX * 3];
+	const char *hooks_path = NULL;
+	int sign = 0;
+
+	if (git_repository_config_snapshot(&cfg, r) < 0)
+		cfg = NULL;
+	if (cfg && git_config_get_string(&hooks_path, cfg, "core.hooksPath") == 0 &&
+	    hooks_path[0]) {
+		if (hooks_path[0] == '/')
+			snprintf(dir, sizeof(dir), "%s", hooks_path);
+		else
+			snprintf(dir, sizeof(dir), "%s%s", git_repository_workdir(r), hooks_path);
+	} else {
+		hooks_path = NULL;
+		snprintf(dir, sizeof(dir), "%shooks", git_repository_commondir(r));
+	}
+	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		char p[PATH_MAX * 3];
+		snprintf(p, sizeof(p), "%s/%s", dir, hooks[i]);
+		if (access(p, X_OK) == 0) {
+			size_t n = strlen(found);
+			snprintf(found + n, sizeof(found) - n, "%s%s", n ? ", " : "", hooks[i]);
+		}
+	}
+	if (found[0]) {
+		snprintf(line, sizeof(line), "the baseline commit did not run the git hooks %s (in "
+			 "%s%s): gate commits its one file with libgit2, which runs no hooks; run "
+			 "them yourself if they must see it (git hook run pre-commit)", found, dir,
+			 hooks_path ? ", core.hooksPath" : "");
+		notice_add(o, line);
+	}
+	if (cfg && git_config_get_bool(&sign, cfg, "commit.gpgsign") == 0 && sign)
+		notice_add(o, "the baseline commit is not signed although commit.gpgsign is set: "
+			      "gate cannot sign; sign it with git commit --amend --no-edit -S before "
+			      "you push, if the branch requires signed commits");
+	git_config_free(cfg);
+}
+
+/* A clean/smudge filter (.gitattributes filter=, e.g. Git LFS) on the path: git would store
+ * what the filter makes of the file, libgit2 stores the raw bytes. Refused, never bypassed. */
+static int refuse_filter(git_repository *r, const char *path, char *err, size_t errlen)
+{
+	const char *v = NULL;
+	if (git_attr_get(&v, r, 0, path, "filter") < 0 ||
+	    git_attr_value(v) != GIT_ATTR_VALUE_STRING)
+		return BASELINE_OK;
+	set_err(err, errlen, "cannot commit the baseline: .gitattributes gives %s the filter "
+		"\"%s\", which gate's commit (libgit2) cannot run, so git would see the raw file "
+		"as changed; exclude the baseline from it (add the line \"%s -filter\" to "
+		".gitattributes, after the line that sets it) and rerun", path, v, path);
+	return BASELINE_ERROR;
+}
+
+/* Local changes anywhere but the baseline path (untracked files count: they change what
+ * the suite runs). 1 dirty, 0 clean, -1 when status cannot be read. */
+static int worktree_dirty(git_repository *r, const char *path)
+{
+	git_status_list *list = NULL;
+	git_status_options so;
+	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
+	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+		   GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (git_status_list_new(&list, r, &so) < 0)
+		return -1;
+	int dirty = 0;
+	for (size_t i = 0; i < git_status_list_entrycount(list) && !dirty; i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir
+							      : e->head_to_index;
+		const char *p = d ? (d->new_file.path ? d->new_file.path : d->old_file.path) : NULL;
+		if (e->status == GIT_STATUS_CURRENT || e->status == GIT_STATUS_IGNORED)
+			continue;
+		if (p && strcmp(p, path) == 0)
+			continue;
+		dirty = 1;
+	}
+	git_status_list_free(list);
+	return dirty;
+}
+
+int baseline_git_worktree_dirty(struct baseline_repo *repo, const char *path)
+{
+	return worktree_dirty(repo->repo, path ? path : BASELINE_DEFAULT_PATH);
 }
 
 /* ---- the one-file commit ---- */
@@ -537,10 +1121,12 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	git_index *index = NULL;
 	git_signature *sig = NULL;
 	struct atomic_file tmp = { 0 };
+	struct journal j = { .fd = -1 };
 	char *text = NULL, *message = NULL, *full = NULL;
 	size_t len = 0;
 	int rc = BASELINE_ERROR, grc;
 	char head_hex[BASELINE_OID_HEX], new_hex[BASELINE_OID_HEX], short_head[16];
+	char recovered[2048];
 
 	if (!opts)
 		opts = &none;
@@ -548,8 +1134,23 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	out[0] = '\0';
 	if (err && errlen)
 		err[0] = '\0';
+	if (opts->notice && opts->notice_len)
+		opts->notice[0] = '\0';
 	if (check_relpath(path, err, errlen) < 0)
 		return BASELINE_ERROR;
+	if (strchr(path, '\n')) {
+		set_err(err, errlen, "baseline path %s: may not contain a line break", path);
+		return BASELINE_ERROR;
+	}
+
+	/* 0. an earlier gate killed in the middle of a commit: finish or undo that first */
+	if (git_repository_workdir(r)) {
+		int rrc = baseline_git_recover(repo, recovered, sizeof(recovered), err, errlen);
+		if (rrc < 0)
+			return BASELINE_ERROR;
+		if (rrc == 1)
+			notice_add(opts, recovered);
+	}
 
 	/* 1. where we are: a branch with commits, nothing in progress */
 	const char *wd = git_repository_workdir(r);
@@ -629,6 +1230,20 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 			 git_index_path(index));
 		goto out;
 	}
+	/* a sparse checkout leaves the path out of the working tree (skip-worktree): libgit2
+	 * would report it as deleted, and gate cannot update a file git keeps out */
+	const git_index_entry *ie = git_index_get_bypath(index, path, 0);
+	if (ie && (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE)) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%s", path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		set_err(err, errlen, "cannot commit the baseline: %s is outside the sparse checkout "
+			"(its index entry is skip-worktree), so gate cannot write it; add it to the "
+			"checkout (git sparse-checkout add %s) and rerun", path, slash ? dir : path);
+		goto out;
+	}
 	unsigned int status = 0;
 	grc = git_status_file(&status, r, path);
 	if (grc < 0 && grc != GIT_ENOTFOUND) {
@@ -676,7 +1291,10 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 		}
 	}
 
-	/* 4. the new bytes; an old file we cannot read is not replaced unless forced */
+	/* 4. the new bytes; an old file we cannot read is not replaced unless forced; a
+	 * filter git would run on the path is not bypassed */
+	if (refuse_filter(r, path, err, errlen) < 0)
+		goto out;
 	if (baseline_format(&text, &len, b, err, errlen) != BASELINE_OK)
 		goto out;
 	if (old_blob) {
@@ -719,7 +1337,9 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	char measured[8] = "";
 	if (b->commit && strlen(b->commit) >= 7)
 		snprintf(measured, sizeof(measured), "%.7s", b->commit);
-	message = make_message(opts->message, opts->skip_ci, measured[0] ? measured : NULL);
+	int dirty = opts->measured_dirty || b->commit_dirty ? 1 : 0;
+	message = make_message(opts->message, opts->skip_ci, measured[0] ? measured : NULL,
+			       dirty);
 	if (!message) {
 		set_err(err, errlen, "out of memory");
 		goto out;
@@ -732,18 +1352,59 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	}
 	oid_hex(new_hex, &commit_id);
 
-	/* 6. the new bytes beside the working-tree file, not yet visible */
+	/* 6. the journal, then git's index.lock: from here on a kill is finished or undone
+	 * by the next run, and no other git process writes the index until we are done */
 	size_t flen = strlen(wd) + strlen(path) + 1;
 	if (!(full = malloc(flen))) {
 		set_err(err, errlen, "out of memory");
 		goto out;
 	}
 	snprintf(full, flen, "%s%s", wd, path);
-	if (atomic_file_write(&tmp, full, text, len, mode == GIT_FILEMODE_BLOB_EXECUTABLE, err,
-				   errlen) != BASELINE_OK)
+	if (journal_acquire(&j, gitdir, err, errlen) < 0)
 		goto out;
+	if (journal_read(&j)) { /* a killed gate's, left since step 0 */
+		set_err(err, errlen, "cannot commit the baseline: %s appeared while gate was "
+			"starting; rerun gate", j.path);
+		journal_keep(&j);
+		goto out;
+	}
+	{
+		char rnd[17] = "0";
+		(void)random_hex(rnd, 8);
+		snprintf(j.token, sizeof(j.token), "gate %ld %s", (long)getpid(), rnd);
+	}
+	snprintf(j.ref, sizeof(j.ref), "%s", branch);
+	memcpy(j.old_hex, head_hex, BASELINE_OID_HEX);
+	memcpy(j.new_hex, new_hex, BASELINE_OID_HEX);
+	oid_hex(j.blob_hex, &blob_id);
+	j.mode = mode;
+	snprintf(j.relpath, sizeof(j.relpath), "%s", path);
+	tmp_path(j.tmp, sizeof(j.tmp), wd, path);
+	if (journal_write(&j, err, errlen) < 0) {
+		journal_drop(&j);
+		goto out;
+	}
+	fault("journal");
+	if (lock_take(&j, err, errlen) < 0) {
+		journal_drop(&j);
+		goto out;
+	}
+	fault("locked");
 
-	/* 7. move the branch, only if it still points where we started */
+	/* 7. the new bytes beside the working-tree file, not yet visible */
+	if (atomic_file_open_at(&tmp, full, j.tmp, mode == GIT_FILEMODE_BLOB_EXECUTABLE, err,
+				errlen) < 0 ||
+	    write_all(tmp.fd, text, len) < 0 || atomic_file_finish(&tmp, err, errlen) < 0) {
+		if (tmp.path && (!err || !err[0]))
+			set_err(err, errlen, "cannot write %s: %s", j.tmp, strerror(errno));
+		atomic_file_abort(&tmp);
+		lock_drop(&j);
+		journal_drop(&j);
+		goto out;
+	}
+	fault("tmp");
+
+	/* 8. move the branch, only if it still points where we started */
 	char reflog[512];
 	snprintf(reflog, sizeof(reflog), "commit: %.*s", (int)strcspn(message, "\n"), message);
 	grc = git_reference_create_matching(&moved, r, branch, &commit_id, 1, &head_id, reflog);
@@ -755,45 +1416,42 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 		else
 			git_fail(err, errlen, grc, "nothing was changed", "cannot update %s",
 				 branch_short);
+		atomic_file_abort(&tmp);
+		lock_drop(&j);
+		journal_drop(&j);
 		goto out;
 	}
+	fault("branch");
 
-	/* 8. the working tree and the index follow; every other index entry stays as it was */
+	/* 9. the working tree and the index follow: the index is read again now, under the
+	 * lock, and only the baseline's entry changes, so whatever was staged meanwhile stays */
 	if (atomic_file_commit(&tmp, err, errlen) != BASELINE_OK) {
 		char why[512];
 		snprintf(why, sizeof(why), "%s", err ? err : "");
 		set_err(err, errlen, "committed the baseline as %.7s on %s, but could not write the "
-			"working-tree file (%s); restore it with git checkout HEAD -- %s",
-			new_hex, branch_short, why, path);
+			"working-tree file (%s); the next gate run finishes it, or restore it with "
+			"git checkout HEAD -- %s", new_hex, branch_short, why, path);
+		lock_drop(&j);
+		journal_keep(&j);
 		goto out;
 	}
-	struct stat st;
-	git_index_entry e;
-	memset(&e, 0, sizeof(e));
-	if (lstat(full, &st) == 0) {
-		e.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
-		e.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
-		e.mtime.seconds = (int32_t)st.st_mtim.tv_sec;
-		e.mtime.nanoseconds = (uint32_t)st.st_mtim.tv_nsec;
-		e.dev = (uint32_t)st.st_dev;
-		e.ino = (uint32_t)st.st_ino;
-		e.uid = st.st_uid;
-		e.gid = st.st_gid;
-		e.file_size = (uint32_t)st.st_size;
-	}
-	e.mode = mode;
-	e.path = path;
-	git_oid_cpy(&e.id, &blob_id);
-	grc = git_index_add(index, &e);
-	if (grc >= 0)
-		grc = git_index_write(index);
-	if (grc < 0) {
-		git_fail(err, errlen, grc, NULL,
-			 "committed the baseline as %.7s on %s, but could not update the index for "
-			 "%s (it still stages the old file; fix it with git reset -q -- %s)",
-			 new_hex, branch_short, path, path);
+	fault("file");
+	if (index_apply(r, &j, err, errlen) < 0) {
+		char why[1024];
+		snprintf(why, sizeof(why), "%s", err ? err : "");
+		set_err(err, errlen, "committed the baseline as %.7s on %s, but could not update the "
+			"index for %s (%s); the next gate run finishes it, or fix it with git reset "
+			"-q -- %s", new_hex, branch_short, path, why, path);
+		lock_drop(&j);
+		journal_keep(&j);
 		goto out;
 	}
+	journal_mark_indexed(&j);
+	fault("indexed");
+	lock_drop(&j);
+	fault("unlocked");
+	journal_drop(&j);
+	skipped_by_libgit2(r, opts);
 	memcpy(out, new_hex, BASELINE_OID_HEX);
 	rc = BASELINE_OK;
 out:

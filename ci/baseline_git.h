@@ -89,18 +89,32 @@ struct baseline_commit_opts {
 	const char *message;       /* NULL: "gate: update the memory baseline" */
 	bool skip_ci;              /* append " [skip ci]" to the subject line */
 	unsigned flags;            /* BASELINE_WRITE_FORCE: replace an unreadable old file */
+	bool measured_dirty;       /* the run measured a working tree with local changes: the
+				      default message says "measured at X with local changes" */
+	char *notice;              /* out, may be NULL: what the user must be told although the
+				      commit worked (one line each): an interrupted earlier commit
+				      finished or undone, git hooks not run, commit.gpgsign not
+				      honoured */
+	size_t notice_len;
 };
 
 /* Commits b as the file at opts->path, and nothing else, on top of HEAD's branch: the new
  * tree is HEAD's tree with the new blob (intermediate trees created), the index entry of
- * that path is set to the new blob (every other entry is written back as it was), and the
- * working-tree file is replaced atomically with the same bytes. The branch moves only if it
- * still points at the HEAD read at the start (compare-and-swap).
+ * that path is set to the new blob, and the working-tree file is replaced atomically with
+ * the same bytes. The branch moves only if it still points at the HEAD read at the start
+ * (compare-and-swap).
+ * Crash-consistent: before the first change a journal (GITDIR/gate-baseline-commit) is
+ * written and git's index.lock taken (refused when another process holds it); the index is
+ * re-read under that lock and only the baseline's entry is changed, so concurrent staging
+ * is kept. Killed at any instant, the repository is as before or committed, and the next
+ * call (or baseline_git_recover) finishes or undoes the update and says so in notice.
+ * Hooks and signing are not run (libgit2): notice says so when they are configured.
  * Refuses (BASELINE_ERROR, nothing changed) on: a bare repository, an unborn or detached
  * HEAD, a merge/rebase/cherry-pick/revert/bisect/am in progress, local changes to that path
  * in the index or the working tree (untracked included), HEAD not at expected_head, HEAD
- * moving during the call, a held index.lock, an old file this gate cannot read (unless
- * BASELINE_WRITE_FORCE). Author and committer: GATE_AUTHOR_NAME / GATE_AUTHOR_EMAIL when
+ * moving during the call, a held index.lock, another gate committing in the same repository,
+ * a clean/smudge filter (.gitattributes filter=) on the path, an old file this gate cannot
+ * read (unless BASELINE_WRITE_FORCE). Author and committer: GATE_AUTHOR_NAME / GATE_AUTHOR_EMAIL when
  * set, else git config user.name / user.email.
  * Returns BASELINE_OK with out = the new commit, or BASELINE_UNCHANGED with out = HEAD when
  * HEAD's file already has these bytes. An error after the branch moved (renaming the file,
@@ -108,6 +122,22 @@ struct baseline_commit_opts {
 int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 			const struct baseline *b, const struct baseline_commit_opts *opts,
 			char *err, size_t errlen);
+
+/* Finishes or undoes a baseline commit that a killed gate left half done (its journal under
+ * the git dir): finished when the branch had moved, undone when not. Returns 0 when there
+ * was nothing to do (or a live gate is at work), 1 with msg saying what was done, or
+ * BASELINE_ERROR (the journal is kept; err says what is left and how to fix it by hand). */
+int baseline_git_recover(struct baseline_repo *repo, char *msg, size_t msglen, char *err,
+			 size_t errlen);
+
+/* 1 when the working tree has local changes (staged, unstaged or untracked) other than at
+ * path (NULL: BASELINE_DEFAULT_PATH), 0 when clean, -1 when git status cannot be read. */
+int baseline_git_worktree_dirty(struct baseline_repo *repo, const char *path);
+
+/* For tests: called with the name of each step of baseline_git_commit after it is done
+ * ("journal", "locked", "tmp", "branch", "file", "index-written", "indexed", "unlocked"),
+ * so a test can kill the process there. NULL (the default) in gate. */
+extern void (*baseline_git_fault)(const char *step);
 
 /* Stores b's summary (baseline_summary_format) as the note of commit (hex) under notes_ref
  * (NULL: BASELINE_DEFAULT_NOTES_REF; "gate" means "refs/notes/gate"). An existing note is

@@ -1,5 +1,6 @@
 /* ci/html.c: the self-contained HTML report. */
 #include "html.h"
+#include "chart.h"
 
 #include "rules/drilldown.h"
 
@@ -702,6 +703,7 @@ int html_report_write(FILE *out, const struct report_data *d)
 		html_ets(out, d->before, d->after);
 	if (!d->error || d->nhistory)
 		html_trend(out, d);
+	chart_html_write(out, d); /* --repeat's runs, --sample's series (issue 14) */
 	if (d->tests)
 		html_top_growing(out, d->tests);
 	if (d->tests)

@@ -254,6 +254,30 @@ static void property(struct jw *j, const char *name, const char *value)
 	jw_end(j);
 }
 
+/* --repeat (issue 14): the figures after every run and each run's growth over the one before */
+static void repeat_properties(struct jw *j, const struct repeat_data *d)
+{
+	char name[96], value[32];
+	snprintf(value, sizeof(value), "%zu", d->n);
+	property(j, "gate.repeat.runs", value);
+	for (size_t k = 1; k <= d->n; k++) {
+		const struct repeat_point *p = repeat_point_at(d, k);
+		for (int c = 0; c < MEM_CAT_COUNT; c++) {
+			if (!p->have[c])
+				continue;
+			snprintf(name, sizeof(name), "gate.repeat.run.%zu.%s", k,
+				 mem_cat_name((enum mem_cat)c));
+			snprintf(value, sizeof(value), "%lld", (long long)p->mem[c]);
+			property(j, name, value);
+			snprintf(name, sizeof(name), "gate.repeat.run.%zu.%s.delta", k,
+				 mem_cat_name((enum mem_cat)c));
+			snprintf(value, sizeof(value), "%lld",
+				 (long long)repeat_run_growth(d, k, (enum mem_cat)c));
+			property(j, name, value);
+		}
+	}
+}
+
 /* The error testcase of a cluster node that failed or left the run. */
 static void write_node_error(struct jw *j, const struct junit_node *nd, const char *label)
 {
@@ -282,14 +306,6 @@ static bool finding_shown(const struct finding *f)
 		return true;
 	return !(f->rule && strcmp(f->rule, "baseline") == 0 && f->subject &&
 		 strncmp(f->subject, "ets:", 4) == 0);
-}
-
-static size_t findings_shown(const struct findings *findings)
-{
-	size_t n = 0;
-	for (size_t i = 0; findings && i < findings->count; i++)
-		n += finding_shown(&findings->items[i]);
-	return n;
 }
 
 /* file= and line= of a memory finding: its culprit test's (rules/tags.c), so that CI
@@ -327,12 +343,70 @@ static void finding_trace(char *buf, size_t len, const struct finding *f,
 	snprintf(buf + o, len - (size_t)o, ".%s(%s:%d)\n", mod, slash + 1, f->line);
 }
 
+/* A memory suite lists at most this many failing checks and this many others; the rest are
+ * counted in one testcase each (a baseline with 200 000 ETS tables gave a 52 MB report that
+ * CI viewers cannot open). The summary and the HTML report have every check. */
+#define JUNIT_MEMORY_CASES_MAX 1000
+
+struct memory_counts {
+	size_t tests, failures, skipped;   /* as written, the "more" testcases included */
+	size_t more_failing, more_other;   /* checks counted, not listed */
+};
+
+static struct memory_counts memory_counts(const struct findings *f)
+{
+	struct memory_counts c = { 0 };
+	size_t fails = 0, others = 0;
+	for (size_t i = 0; f && i < f->count; i++) {
+		if (!finding_shown(&f->items[i]))
+			continue; /* issue 19: not a testcase at all */
+		if (f->items[i].verdict == VERDICT_FAIL) {
+			if (fails++ < JUNIT_MEMORY_CASES_MAX)
+				c.tests++, c.failures++;
+			else
+				c.more_failing++;
+		} else if (others++ < JUNIT_MEMORY_CASES_MAX) {
+			c.tests++;
+			c.skipped += f->items[i].verdict == VERDICT_SKIP;
+		} else {
+			c.more_other++;
+		}
+	}
+	c.tests += (c.more_failing > 0) + (c.more_other > 0);
+	c.failures += c.more_failing > 0;
+	return c;
+}
+
+/* The testcase that stands for the checks not listed. */
+static void write_more_case(struct jw *j, const char *label, size_t n, bool failing)
+{
+	char classname[400], name[160], msg[400];
+	snprintf(classname, sizeof(classname), "gate.memory.more%s", label);
+	snprintf(name, sizeof(name), "%zu more %s checks", n, failing ? "failing" : "passing or skipped");
+	snprintf(msg, sizeof(msg), "%zu more %s checks are not listed (this report lists the "
+		 "first %d of each kind); the summary and the HTML report have them all", n,
+		 failing ? "failing" : "passing or skipped", JUNIT_MEMORY_CASES_MAX);
+	jw_start(j, "testcase");
+	jw_attr_safe(j, "classname", classname, JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_attr_safe(j, "name", name, JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_attr(j, "time", "0");
+	jw_start(j, failing ? "failure" : "system-out");
+	if (failing) {
+		jw_attr_safe(j, "message", msg, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		jw_attr(j, "type", "gate.more");
+	}
+	jw_text_safe(j, msg);
+	jw_end(j);
+	jw_end(j);
+}
+
 /* The gate.memory suite; for one node of a cluster (nd) named and labelled after it. */
 static void write_memory_suite(struct jw *j, const struct suite_common *c,
 			       const struct findings *findings, const struct test_run *run,
 			       const struct junit_meta *meta, const struct junit_node *nd)
 {
-	size_t n = findings ? findings->count : 0, failures = 0, skipped = 0;
+	size_t n = findings ? findings->count : 0, shown_fail = 0, shown_other = 0;
+	struct memory_counts mc = memory_counts(findings);
 	char label[300] = "", suite[320];
 	const char *node = meta ? meta->node : NULL;
 	if (nd) {
@@ -340,16 +414,14 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		node = nd->name;
 	}
 	snprintf(suite, sizeof(suite), "gate.memory%s", label);
-	for (size_t i = 0; i < n; i++) {
-		failures += findings->items[i].verdict == VERDICT_FAIL;
-		skipped += findings->items[i].verdict == VERDICT_SKIP;
-	}
 	bool lost = nd && nd->error;
-	suite_start(j, c, suite, findings_shown(findings) + lost, failures, lost, skipped,
+	suite_start(j, c, suite, mc.tests + lost, mc.failures, lost, mc.skipped,
 		    meta && !nd ? meta->memory_time_s : 0);
 
-	if (node || (meta && meta->project) || run) {
+	if (node || (meta && meta->project) || run || (meta && meta->repeat && !nd)) {
 		jw_start(j, "properties");
+		if (meta && meta->repeat && !nd)
+			repeat_properties(j, meta->repeat);
 		if (node)
 			property(j, "node", node);
 		if (meta && meta->project)
@@ -368,9 +440,12 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 
 	for (size_t i = 0; i < n; i++) {
 		const struct finding *f = &findings->items[i];
-		const char *rule = f->rule ? f->rule : "rule";
 		if (!finding_shown(f))
-			continue;
+			continue; /* issue 19 */
+		if (f->verdict == VERDICT_FAIL ? shown_fail++ >= JUNIT_MEMORY_CASES_MAX
+					       : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
+			continue; /* counted in a "more" testcase below */
+		const char *rule = f->rule ? f->rule : "rule";
 		char *classname = malloc(strlen(rule) + strlen(label) + sizeof("gate.memory."));
 		char *type = malloc(strlen(rule) + sizeof("gate."));
 		if (!classname || !type) {
@@ -472,6 +547,10 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		free(classname);
 		free(type);
 	}
+	if (mc.more_failing)
+		write_more_case(j, label, mc.more_failing, true);
+	if (mc.more_other)
+		write_more_case(j, label, mc.more_other, false);
 	if (lost)
 		write_node_error(j, nd, label);
 	jw_end(j);
@@ -700,14 +779,15 @@ static void write_report(struct jw *j, const struct findings *findings,
 
 	if (meta && meta->nnodes) {
 		for (size_t i = 0; i < meta->nnodes; i++) {
-			const struct findings *f = meta->nodes[i].findings;
-			tests += findings_shown(f) + (meta->nodes[i].error != NULL);
-			failures += f ? findings_failed(f) : 0;
+			struct memory_counts mc = memory_counts(meta->nodes[i].findings);
+			tests += mc.tests + (meta->nodes[i].error != NULL);
+			failures += mc.failures;
 			errors += meta->nodes[i].error != NULL;
 		}
 	} else if (findings) {
-		tests += findings_shown(findings);
-		failures += findings_failed(findings);
+		struct memory_counts mc = memory_counts(findings);
+		tests += mc.tests;
+		failures += mc.failures;
 	}
 	if (run) {
 		struct test_counts tc = test_run_count(run);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "rules/model.h"
+#include "rules/repeat.h"
 
 /* Cap on the text of one <failure>/<error>/<skipped> body; longer text is cut and says so. */
 #define JUNIT_BODY_MAX (64 * 1024)
@@ -39,6 +40,8 @@ struct junit_meta {
 					   classnames "gate.memory.RULE[NODE]", in place of the
 					   one gate.memory suite (findings is then not used) */
 	size_t nnodes;
+	const struct repeat_data *repeat; /* --repeat: per-run figures as gate.memory's <properties>
+					     (gate.repeat.runs, gate.repeat.run.K.CAT[.delta]); may be NULL */
 	const char *file_root; /* testcases' file= are made relative to this directory (the git
 				  repository's root, as CI reporters link them); NULL: as recorded */
 };

@@ -16,6 +16,8 @@
 
 #include "rules/baseline.h"
 #include "rules/model.h"
+#include "rules/repeat.h"
+#include "rules/trend_samples.h"
 
 struct report_data {
 	const char *project;                   /* the project's name for titles; may be NULL */
@@ -33,6 +35,9 @@ struct report_data {
 	const char *root;       /* test files under this directory are shown relative to it
 	                           (the project); may be NULL */
 	const char *error;      /* gate could not finish: why (the verdict is then "ERROR") */
+	/* issue 14: --repeat's figures per run and --sample's series; may be NULL */
+	const struct repeat_data *repeat;
+	const struct sample_series *samples;
 };
 
 enum report_verdict { REPORT_PASSED, REPORT_FAILED, REPORT_ERROR };

@@ -1,6 +1,9 @@
 /* ci/utf8.c: strict UTF-8 decoding and encoding. */
 #include "utf8.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 size_t utf8_next(const unsigned char *s, uint32_t *cp)
 {
 	unsigned char c = s[0];
@@ -58,4 +61,31 @@ size_t utf8_put(char *out, uint32_t cp)
 	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
 	out[3] = (char)(0x80 | (cp & 0x3F));
 	return 4;
+}
+
+static int escaped_control(unsigned char c)
+{
+	return (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != 0x1B) || c == 0x7F;
+}
+
+char *utf8_dup_escaped(const char *s, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += escaped_control((unsigned char)s[i]) ? 4 : 1;
+	char *out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (escaped_control(c)) {
+			snprintf(out + o, 5, "\\x%02x", c);
+			o += 4;
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+	return out;
 }

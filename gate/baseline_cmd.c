@@ -140,6 +140,15 @@ static int step_locate(struct baseline_step *st, const char *project,
 		return -1;
 	if (baseline_git_head(st->head, st->repo, herr, sizeof(herr)) != BASELINE_OK)
 		st->head[0] = '\0'; /* unborn: nothing to compare with, nothing to commit onto */
+	/* a baseline commit an earlier gate was killed in: finish or undo it, and say so */
+	char done[2048];
+	int rrc = baseline_git_recover(st->repo, done, sizeof(done), err, errlen);
+	if (rrc < 0)
+		return -1;
+	if (rrc == 1)
+		fprintf(stderr, "gate: note: %s\n", done);
+	/* what the figures are measured on: HEAD, or HEAD with local changes */
+	st->dirty = st->head[0] && baseline_git_worktree_dirty(st->repo, st->relpath) == 1;
 	return 0;
 }
 
@@ -236,6 +245,7 @@ int baseline_step_make(struct baseline *out, const struct baseline_step *st,
 		.gate_version = GATE_VERSION,
 		.elixir_version = elixir_version && *elixir_version ? elixir_version : NULL,
 		.commit = st->head[0] ? st->head : NULL,
+		.commit_dirty = st->dirty,
 		.timestamp = timestamp,
 		.test_count = test_count,
 	};
@@ -270,9 +280,18 @@ int baseline_step_update(struct baseline_step *st, const struct baseline *b,
 		.expected_head = expected_head ? expected_head : (st->head[0] ? st->head : NULL),
 		.message = message,
 		.skip_ci = cfg->skip_ci,
+		.measured_dirty = st->dirty,
 	};
-	char oid[BASELINE_OID_HEX];
+	char oid[BASELINE_OID_HEX], notice[4096] = "";
+	co.notice = notice;
+	co.notice_len = sizeof(notice);
 	int rc = baseline_git_commit(oid, st->repo, b, &co, err, errlen);
+	for (char *line = notice, *next; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		fprintf(stderr, "gate: note: %s\n", line);
+	}
 	if (rc == BASELINE_UNCHANGED) {
 		fprintf(out, "gate: HEAD (%.7s) already has exactly this baseline at %s: nothing "
 			"committed\n", oid, st->relpath);

@@ -31,6 +31,8 @@ struct baseline_step {
 	bool no_repo;                 /* in no repository, and the ref is not "worktree": the
 					 rule adds no finding unless a baseline is required */
 	struct baseline_history hist; /* the notes, oldest first; count 0 when none */
+	bool dirty;                   /* the working tree had local changes when the run began
+					 (other than the baseline file) */
 	bool allow_outside;           /* write the file even through a symlink that leads out of
 					 the project (ci/outpath.h) */
 };

@@ -12,8 +12,10 @@
 #include "config.h"
 #include "exit.h"
 #include "hook_cmd.h"
+#include "interval.h"
 #include "run.h"
 #include "snapshot_cmd.h"
+#include "watch_cmd.h"
 
 static const char main_help[] =
 	"gate " GATE_VERSION ": a memory quality gate for Elixir/Erlang test suites\n"
@@ -28,6 +30,8 @@ static const char main_help[] =
 	"  baseline       update the memory baseline in git, or list its history (notes)\n"
 	"  config check   validate a gate.toml and print the effective configuration\n"
 	"  hook           install or uninstall gate as a git pre-push or pre-commit hook\n"
+	"  watch          sample a running node at an interval (JSON Lines or Prometheus text)\n"
+	"                 and alert when a category rises above its rolling average\n"
 	"\n"
 	"options:\n"
 	"  -h, --help     this help; `gate <command> --help` for a command's\n"
@@ -66,6 +70,13 @@ static const char run_help[] =
 	"  -q, --quiet             no progress lines\n"
 	"      --per-test          a GC'd snapshot around every test: the growth of each test\n"
 	"                          (slower; [attribution] per_test)\n"
+	"      --repeat N          leak or warm-up? the suite N times (2..100) in the same node,\n"
+	"                          a GC'd snapshot after each; run 1 is the warm-up and the\n"
+	"                          rules judge the smallest growth of runs 2..N, N-1 times\n"
+	"                          ([run] repeat), e.g. gate run --repeat 3\n"
+	"      --sample INTERVAL   light snapshots (no GC) every INTERVAL during the suite or\n"
+	"                          --exec workload, e.g. --sample 250ms: in --json \"samples\",\n"
+	"                          charts in --html; a steady rise over >= 1 min fails (soak)\n"
 	"      --warn-only         memory findings are warnings: reported, never failing the\n"
 	"                          gate (failing tests still fail); [severity] per rule\n"
 	"  -h, --help              this help\n"
@@ -146,6 +157,8 @@ static int cmd_run(int argc, char **argv)
 		{ "per-test", no_argument, NULL, 'P' },
 		{ "no-attribution", no_argument, NULL, 'N' }, /* hidden: for the bench */
 		{ "allow-outside", no_argument, NULL, 'O' },
+		{ "repeat", required_argument, NULL, 'n' },
+		{ "sample", required_argument, NULL, 's' },
 		{ "warn-only", no_argument, NULL, 'W' },
 		{ "comment-flag", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
@@ -190,6 +203,20 @@ static int cmd_run(int argc, char **argv)
 				return cli_usage_error("run ", "--test-timeout %s: expected seconds, e.g. 1800",
 						   optarg);
 			break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v < 2 || v > REPEAT_MAX)
+				return cli_usage_error("run ", "--repeat %s: expected a number of runs "
+						   "from 2 to 100, e.g. --repeat 3", optarg);
+			o.repeat = (int)v;
+			break;
+		}
+		case 's':
+			if (interval_parse(optarg, 10, 3600000, &o.sample_ms) < 0)
+				return cli_usage_error("run ", "--sample %s: expected an interval from "
+						   "10ms to 1h, e.g. 250ms or 5s", optarg);
+			break;
 		case 'h': fputs(run_help, stdout); return GATE_EXIT_PASS;
 		case ':': return cli_usage_error("run ", "option %s needs a value", argv[optind - 1]);
 		default: return cli_usage_error("run ", "unknown option %s", argv[optind - 1]);
@@ -218,6 +245,12 @@ static int cmd_run(int argc, char **argv)
 	if (o.exec && optind < argc)
 		return cli_usage_error("run ", "%s: arguments after -- are for mix test, which --exec "
 				   "replaces; put them in the --exec command", argv[optind]);
+	if (o.repeat && (o.exec || o.cluster))
+		return cli_usage_error("run ", "%s: --repeat runs mix test again in one node; it "
+				   "does not go with --exec or --cluster", o.exec ? "--exec" : "--cluster");
+	if (o.sample_ms && o.cluster)
+		return cli_usage_error("run ", "%s: sampling is one node's; it does not go with "
+				   "--cluster", "--sample");
 	o.test_args = argv + optind;
 	o.ntest_args = (size_t)(argc - optind);
 	return run_main(&o);
@@ -279,6 +312,8 @@ int cli_main(int argc, char **argv)
 		return baseline_cmd_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "hook") == 0)
 		return hook_cmd_main(argc - 1, argv + 1);
-	return cli_usage_error("", "unknown command %s (commands: run, snapshot, baseline, config, hook)",
+	if (strcmp(cmd, "watch") == 0)
+		return watch_cmd_main(argc - 1, argv + 1);
+	return cli_usage_error("", "unknown command %s (commands: run, snapshot, baseline, config, hook, watch)",
 			   cmd);
 }

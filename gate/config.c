@@ -49,7 +49,7 @@ static const struct unit size_units[] = {
 
 static const char *const root_keys[] = {"node",    "output", "growth", "ets",      "binary",
 					"process", "atom",   "allocator", "baseline", "attribution",
-					"ports", "persistent_term", "severity", "attention", NULL};
+					"ports", "persistent_term", "run", "severity", "attention", NULL};
 static const char *const node_keys[] = {"mix_env",     "erl_flags",    "boot_timeout",
 					"rpc_timeout", "test_timeout", "stop_timeout",
 					NULL};
@@ -119,6 +119,7 @@ int config_default(struct config *cfg)
 	cfg->stop_timeout_ms = 10 * MS_PER_S;
 	rules_config_default(&cfg->rules);
 	cfg->annotations = 8; /* issue 19: well under GitHub's 10 per step */
+	cfg->repeat = 1; /* [run] repeat: the suite once */
 	cfg->mix_env = config_strdup("test");
 	cfg->erl_flags = config_strdup("");
 	cfg->junit = config_strdup("_build/gate/junit.xml");
@@ -939,6 +940,11 @@ static const struct key_spec pterm_keys[] = {
 	{"max_bytes", KEY_SIZE_OFF, IN_CFG(pterm.max_bytes), 0, 0, "\"1 MB\"", NULL},
 	{NULL, 0, 0, 0, 0, NULL, NULL},
 };
+/* [run] (issue 14): how gate run runs the suite; --repeat overrides repeat */
+static const struct key_spec run_keys[] = {
+	{"repeat", KEY_INT, offsetof(struct config, repeat), 1, REPEAT_MAX, "3", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
 
 /* issue 19: [severity] RULE = "error" | "warn"; [attention] the reviewer's budget */
 #define IN_SEV(r) offsetof(struct config, rules.severity.warn[r])
@@ -973,6 +979,7 @@ static const struct section sections[] = {
 	{"allocator", allocator_keys, NULL}, {"baseline", baseline_keys, NULL},
 	{"attribution", attribution_keys, NULL},
 	{"ports", ports_keys, NULL},	  {"persistent_term", pterm_keys, NULL},
+	{"run", run_keys, NULL},
 	{"severity", severity_keys, NULL}, {"attention", attention_keys, NULL},
 	{NULL, NULL, NULL},
 };
@@ -1213,8 +1220,8 @@ static int load_root(struct loader *ld, const struct toml_value *root, struct co
 			rc = fail(ld, toml_table_key_pos(root, i), path,
 				  "unknown key; the configuration has only the tables [node], "
 				  "[output], [growth], [ets], [binary], [process], [atom], "
-				  "[allocator], [baseline], [attribution], [ports] and "
-				  "[persistent_term]");
+				  "[allocator], [baseline], [attribution], [ports], "
+				  "[persistent_term] and [run]");
 		if (rc < 0)
 			return -1;
 	}

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "rules/repeat.h"
 #include "rules/rules.h"
 
 struct config {
@@ -20,6 +21,8 @@ struct config {
 	 * [allocator], [baseline] */
 	struct rules_config rules;
 	int annotations; /* [attention] annotations: GitHub annotations at most (issue 19); 8 */
+	/* [run] */
+	int repeat;             /* runs of the suite in one node (gate run --repeat); default 1 */
 	/* where the values came from, for messages; "defaults" when no file was read */
 	char *source;
 };

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "reaper.h"
 #include "signals.h"
 
 #define MAX_WORDS 4096
@@ -114,10 +115,15 @@ void exec_result_describe(const struct exec_result *r, char *buf, size_t len)
 static void child(const struct exec_opts *o, pid_t gate, int ready)
 {
 	signals_child_reset();
-	/* gate killed outright (SIGKILL) cannot stop the group: the kernel kills the command */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != gate)
 		_exit(127); /* gate is already gone */
+	/* whatever the command starts, in any session, is killed when it ends or gate dies
+	 * (SIGKILL included), and the cookie file goes with gate (gate/reaper.h) */
+	reaper_become(o->secret_file);
+	/* the reaper killed outright: the kernel kills the command */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(127);
 	int devnull = open("/dev/null", O_RDONLY);
 	if (devnull >= 0) {
 		dup2(devnull, 0);
@@ -168,6 +174,7 @@ int exec_run(const struct exec_opts *o, struct exec_result *out, char *err, size
 	fflush(stderr);
 	long long t0 = clock_ms();
 	pid_t self = getpid();
+	reaper_gate_init();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -287,10 +294,14 @@ void exec_env_clear(struct exec_env *e)
 int exec_workload(const char *cmd, const char *dir, const struct exec_env *env, int timeout_ms,
                   int stop_ms, struct eic *conn, struct test_run *tests, char *err, size_t errlen)
 {
-	char **argv;
+	char **argv, secret[4200] = "";
 	struct exec_result res;
 	if (exec_split(cmd, &argv, err, errlen) < 0)
 		return -1;
+	/* only the cookie file gate made itself (attached with --cookie-file, GATE_COOKIE_FILE
+	 * names the user's file, which stays) */
+	if (env->dir[0])
+		snprintf(secret, sizeof(secret), "%s/cookie", env->dir);
 	struct exec_opts o = {
 	        .argv = argv,
 	        .env = env->vars,
@@ -298,6 +309,7 @@ int exec_workload(const char *cmd, const char *dir, const struct exec_env *env, 
 	        .timeout_ms = timeout_ms,
 	        .stop_ms = stop_ms,
 	        .conn = conn,
+	        .secret_file = secret[0] ? secret : NULL,
 	};
 	int rc = exec_run(&o, &res, err, errlen);
 	exec_argv_free(argv);

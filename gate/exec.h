@@ -32,6 +32,9 @@ struct exec_opts {
 	int stop_ms;       /* after SIGTERM to its group, before SIGKILL */
 	struct eic *conn;  /* kept alive while waiting (ticks); its poll callback can
 	                      cancel the wait (signals, a dead node); may be NULL */
+	const char *secret_file; /* a temp file of gate's own (the cookie file gate made) that
+	                            the command's reaper removes, with its directory, should
+	                            gate die first; NULL: none (never a file of the user's) */
 };
 
 struct exec_result {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "reaper.h"
 #include "signals.h"
 
 /* Evaluated by `mix run` once the project is compiled (and, without --no-start, its
@@ -148,6 +149,7 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		close(in[1]);
 		return -1;
 	}
+	reaper_gate_init();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -172,6 +174,7 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 			(void)!write(ready[1], &e, sizeof(e));
 			_exit(127);
 		}
+		reaper_become(NULL); /* nothing the node starts outlives gate (gate/reaper.h) */
 		setenv("MIX_ENV", opts->mix_env ? opts->mix_env : "test", 1);
 		/* should anything start an epmd after all, keep it on loopback */
 		setenv("ERL_EPMD_ADDRESS", "127.0.0.1", 1);

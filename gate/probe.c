@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci/utf8.h"
 #include "faithful.h"
 #include "probe_tags.h"
 #include "probe_blob.h"
@@ -575,10 +576,11 @@ int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int ti
 	return rc;
 }
 
+/* A test's text as the node sent it, NUL and control bytes escaped (never cut at a NUL). */
 static char *dup_text(const struct term *t)
 {
 	const char *s = term_text(t);
-	return strdup(s ? s : "");
+	return s ? utf8_dup_escaped(s, t->u.bin.len) : strdup("");
 }
 
 static int state_from(const struct term *t, enum test_state *out)

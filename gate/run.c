@@ -25,6 +25,7 @@
 #include "baseline_cmd.h"
 #include "ci/atomic.h"
 #include "ci/baseline.h"
+#include "ci/iterations.h"
 #include "ci/junit.h"
 #include "ci/outpath.h"
 #include "ci/snapshot_json.h"
@@ -39,9 +40,12 @@
 #include "faithful.h"
 #include "node.h"
 #include "probe.h"
+#include "repeat.h"
 #include "report_out.h"
 #include "rules/attribution.h"
 #include "rules/growth.h"
+#include "rules/trend_samples.h"
+#include "sample.h"
 #include "session.h"
 #include "signals.h"
 
@@ -60,6 +64,8 @@ struct run {
 	time_t started;
 	struct cluster cl;         /* --cluster: every node, with its snapshots and findings */
 	struct exec_env env;       /* --exec: what the command gets to reach the node */
+	struct repeat_step rep;    /* --repeat N (issue 14): runs 1..N, the judged pair */
+	struct sample_series samples; /* --sample (issue 14): light snapshots during the run */
 	char err[4096];
 };
 
@@ -122,6 +128,8 @@ static int load_config(struct run *r, char *err, size_t errlen)
 		r->cfg.boot_timeout_ms = r->opts->boot_timeout_ms;
 	if (r->opts->test_timeout_ms > 0)
 		r->cfg.test_timeout_ms = r->opts->test_timeout_ms;
+	r->rep.n = (size_t)(r->opts->repeat > 0 ? r->opts->repeat
+			    : r->opts->exec || r->opts->cluster ? 1 : r->cfg.repeat);
 
 	if (r->opts->junit_path)
 		snprintf(r->junit, sizeof(r->junit), "%s", r->opts->junit_path);
@@ -354,6 +362,29 @@ static int run_suite(struct run *r, char *err, size_t errlen)
 	return 0;
 }
 
+/* ---- --repeat and --sample (issue 14): the logic is in gate/repeat.c and gate/sample.c ---- */
+
+/* --repeat: runs 2..N, each on a clean slate of results */
+static int suite_again(void *arg, char *err, size_t errlen)
+{
+	struct run *r = arg;
+	free(r->suite_error);
+	r->suite_error = NULL;
+	return run_suite(r, err, errlen);
+}
+
+/* --sample: the sampler's figures, fetched once the workload is done */
+static int sample_stage_fetch(struct run *r, char *err, size_t errlen)
+{
+	r->ses.phase = "fetching the samples";
+	if (sample_fetch(&r->ses.conn, r->cfg.rpc_timeout_ms, &r->samples, err, errlen) < 0)
+		return -1;
+	progress(r, "%zu samples taken every %lld ms during the run%s", r->samples.n,
+		 (long long)r->samples.interval_ms,
+		 r->samples.interval_ms > r->opts->sample_ms ? " (thinned to stay under the cap)" : "");
+	return 0;
+}
+
 /* The step summary, the HTML report and the annotations (gate/report_out.c). */
 static int write_ci_outputs(struct run *r, const char *error)
 {
@@ -382,6 +413,8 @@ static int write_ci_outputs(struct run *r, const char *error)
 		.junit_path = r->junit[0] ? r->junit : NULL,
 		.root = r->project,
 		.error = error,
+		.repeat = !error && r->rep.judged ? &r->rep.data : NULL,
+		.samples = !error && r->samples.n ? &r->samples : NULL,
 	};
 	struct report_out o = {
 		.summary_path = r->opts->summary_path,
@@ -415,6 +448,7 @@ static int write_reports(struct run *r, const char *error)
 		.node = r->ses.name[0] ? r->ses.name : NULL,
 		.memory_time_s = (double)(r->before.gc_us + r->after.gc_us) / 1e6,
 		.error = error,
+		.repeat = !error && r->rep.judged ? &r->rep.data : NULL,
 	};
 	char repo_root[PATH_MAX];
 	if (faithful_repo_root(r->project, repo_root, sizeof(repo_root)) == 0)
@@ -449,6 +483,8 @@ static int write_reports(struct run *r, const char *error)
 		.node = r->ses.name,
 	};
 	fflush(stderr);
+	if (r->rep.judged)
+		iterations_print(stdout, &r->rep.data, so.color);
 	if (r->opts->cluster)
 		summary_print_cluster(stdout, sn, r->cl.n, &r->tests, &so);
 	else
@@ -503,6 +539,11 @@ static int write_json(struct run *r, int code, char *err, size_t errlen)
 	findings = NULL;
 	json_object_set_new(root, "before", snapshot_json(&r->before));
 	json_object_set_new(root, "after", snapshot_json(&r->after));
+	if ((r->rep.judged && json_object_set_new(root, "iterations",
+						  iterations_json(&r->rep.data)) < 0) ||
+	    (r->opts->sample_ms && json_object_set_new(root, "samples",
+						       samples_json(&r->samples)) < 0))
+		goto oom;
 	text = json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2));
 	if (!text)
 		goto oom;
@@ -595,7 +636,13 @@ int run_main(const struct run_opts *opts)
 	    (opts->cluster && cluster_step_open(&r, r.err, sizeof(r.err)) < 0) ||
 	    (!opts->exec && prepare_suite(&r, r.err, sizeof(r.err)) < 0) ||
 	    take_snapshot(&r, &r.before, "before", PROBE_MARK_BEFORE, r.err, sizeof(r.err)) < 0 ||
+	    (opts->sample_ms && sample_start(&r.ses.conn, opts->sample_ms, r.cfg.rpc_timeout_ms,
+					     r.err, sizeof(r.err)) < 0) ||
+	    (r.rep.n >= 2 && repeat_step_mark(&r.ses, r.cfg.rpc_timeout_ms, r.err, sizeof(r.err)) < 0) ||
 	    (opts->exec ? run_exec(&r, r.err, sizeof(r.err)) : run_suite(&r, r.err, sizeof(r.err))) < 0 ||
+	    (r.rep.n >= 2 && repeat_step_loop(&r.rep, &r.ses, r.cfg.rpc_timeout_ms, &r.before,
+					      &r.tests, suite_again, &r, r.err, sizeof(r.err)) < 0) ||
+	    (opts->sample_ms && sample_stage_fetch(&r, r.err, sizeof(r.err)) < 0) ||
 	    take_snapshot(&r, &r.after, "after", PROBE_MARK_AFTER, r.err, sizeof(r.err)) < 0)
 		goto fail;
 
@@ -605,8 +652,17 @@ int run_main(const struct run_opts *opts)
 		snprintf(r.err, sizeof(r.err), "out of memory naming the umbrella's apps");
 		goto fail;
 	}
+	/* --repeat: the rules judge the growth that continued after the warm-up (rules/repeat.h) */
+	if (r.rep.n >= 2 && repeat_step_finish(&r.rep, &r.after, &r.tests) < 0) {
+		snprintf(r.err, sizeof(r.err), "out of memory judging the repeated runs");
+		goto fail;
+	}
+	const struct snapshot *jb = r.rep.judged ? &r.rep.judged_before : &r.before;
+	const struct snapshot *ja = r.rep.judged ? &r.rep.judged_after : &r.after;
 	if (opts->cluster ? cluster_step_rules(&r) < 0
-			  : rules_check_all(&r.findings, &r.before, &r.after, &r.tests, &r.cfg.rules) < 0) {
+			  : rules_check_all(&r.findings, jb, ja, &r.tests, &r.cfg.rules) < 0 ||
+				    repeat_annotate(&r.findings, &r.rep.data) < 0 ||
+				    trend_samples_check(&r.findings, &r.samples, &r.cfg.rules.growth) < 0) {
 		snprintf(r.err, sizeof(r.err), "out of memory applying the rules");
 		goto fail;
 	}
@@ -616,7 +672,7 @@ int run_main(const struct run_opts *opts)
 		goto fail;
 	}
 	/* the culprits go into the failing findings' messages, so before any report */
-	if (attribution_annotate(&r.findings, &r.before, &r.after, &r.tests) < 0) {
+	if (attribution_annotate(&r.findings, jb, ja, &r.tests) < 0) {
 		snprintf(r.err, sizeof(r.err), "out of memory naming the culprits");
 		goto fail;
 	}
@@ -688,6 +744,8 @@ out:
 	baseline_clear(&r.newbase);
 	cluster_clear(&r.cl);
 	exec_env_clear(&r.env);
+	repeat_step_clear(&r.rep);
+	sample_series_clear(&r.samples);
 	free(r.suite_error);
 	config_clear(&r.cfg);
 	return code;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct run_opts {
 	const char *project_dir; /* -C; "." when NULL */
@@ -41,6 +42,9 @@ struct run_opts {
 	bool no_attribution;     /* --no-attribution (hidden, for the bench): no module events */
 	bool allow_outside;      /* --allow-outside: write outputs through symlinks that lead out
 				    of the project (ci/outpath.h) */
+	/* warm-up or leak (issue 14) */
+	int repeat;              /* --repeat N: the suite N times in one node; 0: [run] repeat */
+	int64_t sample_ms;       /* --sample INTERVAL: light snapshots during the run; 0: none */
 };
 
 /* Runs the whole pipeline and returns the process exit code (enum gate_exit, or 128+signal). */

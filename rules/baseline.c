@@ -86,6 +86,7 @@ int baseline_from_snapshot(struct baseline *out, const struct snapshot *after,
 		out->gate_version = dup_opt(meta->gate_version, &oom);
 		out->elixir_version = dup_opt(meta->elixir_version, &oom);
 		out->commit = dup_opt(meta->commit, &oom);
+		out->commit_dirty = meta->commit_dirty;
 		out->timestamp = meta->timestamp;
 		out->test_count = meta->test_count;
 	}

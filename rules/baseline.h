@@ -61,6 +61,8 @@ struct baseline {
 	char *otp_release;    /* "25"; NULL when unknown */
 	char *elixir_version; /* "1.14.0"; NULL when unknown */
 	char *commit;         /* hex id of the commit measured; NULL when unknown */
+	bool commit_dirty;    /* the working tree had local changes besides the baseline file:
+				 the figures are of commit plus those ("worktree" in the file) */
 	int64_t timestamp;    /* unix seconds of the run */
 	int64_t test_count;
 	int64_t mem[MEM_CAT_COUNT]; /* bytes */
@@ -78,6 +80,7 @@ struct baseline_meta {
 	const char *gate_version;
 	const char *elixir_version;
 	const char *commit;
+	bool commit_dirty;
 	int64_t timestamp;
 	int64_t test_count;
 };

@@ -432,7 +432,10 @@ static void test_git__head_moved_during_commit(void **state)
 	char head[BASELINE_OID_HEX], c[BASELINE_OID_HEX] = "x";
 	head_hex(fx, r, head);
 	char *index = out(fx->repo, "git ls-files -s --debug");
-	race_cmd = "git commit -q --allow-empty -m racing";
+	/* the branch moves without the index (gate holds index.lock by then, so a `git commit`
+	 * would be refused: a fetch into the branch or update-ref is what can still race) */
+	race_cmd = "git update-ref refs/heads/main "
+		   "$(git commit-tree -p HEAD -m racing 'HEAD^{tree}')";
 	struct baseline_commit_opts o = { .expected_head = head };
 	int rc = baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err));
 	assert_null(race_cmd); /* the race did happen */
@@ -1072,6 +1075,342 @@ static void test_git__paths(void **state)
 	assert_fsck(fx->repo);
 }
 
+
+/* ---- crash safety (issue 20) ---- */
+
+/* The steps of baseline_git_commit, in order, and whether a kill there leaves the branch
+ * moved (the next run finishes the update) or not (the next run undoes it). */
+static const struct {
+	const char *step;
+	bool moved;
+} steps[] = {
+	{ "journal", false }, { "locked", false },        { "tmp", false },
+	{ "branch", true },   { "file", true },           { "index-written", true },
+	{ "indexed", true },  { "unlocked", true },
+};
+
+static const char *die_at;
+
+static void die_hook(const char *step)
+{
+	if (die_at && strcmp(step, die_at) == 0)
+		_exit(77); /* no clean-up of any kind, as with SIGKILL */
+}
+
+/* A repository with user changes that must survive anything: a staged edit, an unstaged
+ * edit, an untracked file. */
+static void make_busy_repo(struct fixture *fx)
+{
+	make_repo(fx);
+	SH_OK(fx->repo, "printf 'staged\\n' >a.txt && git add a.txt && printf 'unstaged\\n' >b.txt"
+			" && printf 'new\\n' >untracked.txt");
+}
+
+#define USER_STATUS "M  a.txt\n M b.txt\n?? untracked.txt\n"
+
+/* Everything agrees: HEAD (old or new), the index entry, the working-tree file; the user's
+ * changes as they were; no lock, journal or temp file of ours. */
+static void assert_consistent(struct fixture *fx, const char *old_head, bool committed)
+{
+	char want[128];
+	snprintf(want, sizeof(want), "%s\n", old_head);
+	if (committed) {
+		assert_out(fx->repo, want, "git rev-parse HEAD~1");
+		assert_out(fx->repo, ".gate/baseline.json\n", "git diff --name-only HEAD~1 HEAD");
+		/* index entry = HEAD's blob = the file's bytes */
+		char *idx = out(fx->repo, "git rev-parse :.gate/baseline.json");
+		char *head = out(fx->repo, "git rev-parse HEAD:.gate/baseline.json");
+		char *file = out(fx->repo, "git hash-object .gate/baseline.json");
+		assert_string_equal(idx, head);
+		assert_string_equal(file, head);
+		free(idx), free(head), free(file);
+	} else {
+		assert_out(fx->repo, want, "git rev-parse HEAD");
+		assert_int_equal(sh(fx->repo, "test ! -e .gate/baseline.json"), 0);
+	}
+	assert_out(fx->repo, USER_STATUS, "git status --porcelain --untracked-files=all");
+	assert_out(fx->repo, "a.txt\n", "git diff --cached --name-only");
+	assert_out(fx->repo, "b.txt\n", "git diff --name-only");
+	assert_int_equal(sh(fx->repo, "test ! -e .git/index.lock && test ! -e "
+				      ".git/gate-baseline-commit && ! ls -A .git | grep -q '^gate-'"),
+			 0);
+	assert_int_equal(sh(fx->repo, "! ls -A .gate 2>/dev/null | grep -q tmp"), 0);
+	assert_fsck(fx->repo);
+}
+
+/* gate killed after each step of the commit: until the next run, git refuses to write the
+ * index (our index.lock) unless the repository is already consistent; the next run finishes
+ * (branch moved) or undoes (not moved) the update, says so, and everything agrees. */
+static void test_git__kill_at_each_step(void **state)
+{
+	struct fixture *fx = *state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		rm_rf(fx->repo);
+		make_busy_repo(fx);
+		struct baseline_repo *r = open_repo(fx, fx->repo);
+		char old[BASELINE_OID_HEX];
+		head_hex(fx, r, old);
+		baseline_git_close(r);
+
+		fflush(NULL);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			die_at = steps[i].step;
+			baseline_git_fault = die_hook;
+			struct baseline_repo *cr = NULL;
+			char c[BASELINE_OID_HEX], e[2048];
+			if (baseline_git_open(&cr, fx->repo, e, sizeof(e)) != BASELINE_OK)
+				_exit(2);
+			struct baseline_commit_opts o = { .expected_head = old };
+			baseline_git_commit(c, cr, &fx->b, &o, e, sizeof(e));
+			_exit(3); /* the step was never reached */
+		}
+		int st = 0;
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 77)
+			fail_msg("step %s: the child did not stop there (status %d)", steps[i].step, st);
+
+		/* before the next run: the user's own commit cannot record a half-done state */
+		char *head_now = out(fx->repo, "git rev-parse HEAD");
+		bool at_new = strncmp(head_now, old, 40) != 0;
+		free(head_now);
+		assert_true(at_new == steps[i].moved);
+		bool locked = strcmp(steps[i].step, "journal") != 0 &&
+			      strcmp(steps[i].step, "unlocked") != 0;
+		if (locked && sh(fx->repo, "git add untracked.txt") == 0)
+			fail_msg("step %s: git could stage while the update was half done",
+				 steps[i].step);
+
+		/* the next run says what it did and leaves a consistent repository */
+		r = open_repo(fx, fx->repo);
+		char msg[2048];
+		int rc = baseline_git_recover(r, msg, sizeof(msg), fx->err, sizeof(fx->err));
+		if (rc != 1)
+			fail_msg("step %s: recover returned %d: %s", steps[i].step, rc, fx->err);
+		assert_non_null(strstr(msg, steps[i].moved ? "finished it" : "undid it"));
+		assert_int_equal(baseline_git_recover(r, msg, sizeof(msg), fx->err,
+						      sizeof(fx->err)),
+				 0); /* once only */
+		baseline_git_close(r);
+		assert_consistent(fx, old, steps[i].moved);
+
+		/* and a commit works again from there */
+		if (!steps[i].moved) {
+			r = open_repo(fx, fx->repo);
+			char c[BASELINE_OID_HEX];
+			commit_ok(fx, r, NULL, c);
+			baseline_git_close(r);
+			assert_consistent(fx, old, true);
+		}
+	}
+}
+
+/* A kill is also recovered by the next commit itself, which says so in its notice. */
+static void test_git__next_commit_recovers(void **state)
+{
+	struct fixture *fx = *state;
+	make_busy_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char old[BASELINE_OID_HEX];
+	head_hex(fx, r, old);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		die_at = "tmp";
+		baseline_git_fault = die_hook;
+		char c[BASELINE_OID_HEX], e[2048];
+		baseline_git_commit(c, r, &fx->b, NULL, e, sizeof(e));
+		_exit(3);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 77);
+	char notice[4096], c[BASELINE_OID_HEX];
+	struct baseline_commit_opts o = { .expected_head = old, .notice = notice,
+					  .notice_len = sizeof(notice) };
+	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_non_null(strstr(notice, "undid it"));
+	baseline_git_close(r);
+	assert_consistent(fx, old, true);
+}
+
+static const char *add_at;
+static int add_rc[16];
+static int add_n;
+
+static void add_hook(const char *step)
+{
+	if (!add_at || strcmp(step, add_at) != 0)
+		return;
+	add_rc[add_n] = sh(g_fx->repo, "printf 'x\\n' >during-%d.txt && git add during-%d.txt",
+			   add_n, add_n);
+	add_n++;
+}
+
+/* `git add` of another file while gate commits, at every step and before the lock: either
+ * git refuses it (gate holds index.lock, and git says so) or it is still staged afterwards.
+ * Nothing that git add reported as done is lost. */
+static void test_git__concurrent_add_kept(void **state)
+{
+	struct fixture *fx = *state;
+	/* before the lock: between the checks and the commit (the signature is made there) */
+	make_busy_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	race_cmd = "printf 'y\\n' >early.txt && git add early.txt";
+	char c[BASELINE_OID_HEX];
+	commit_ok(fx, r, NULL, c);
+	assert_null(race_cmd);
+	assert_out(fx->repo, "a.txt\nearly.txt\n", "git diff --cached --name-only");
+	baseline_git_close(r);
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		rm_rf(fx->repo);
+		make_busy_repo(fx);
+		r = open_repo(fx, fx->repo);
+		add_n = 0;
+		add_at = steps[i].step;
+		baseline_git_fault = add_hook;
+		commit_ok(fx, r, NULL, c);
+		baseline_git_fault = NULL;
+		add_at = NULL;
+		baseline_git_close(r);
+		assert_int_equal(add_n, 1);
+		char *staged = out(fx->repo, "git diff --cached --name-only");
+		bool kept = strstr(staged, "during-0.txt") != NULL;
+		free(staged);
+		if (add_rc[0] == 0 && !kept)
+			fail_msg("step %s: git add returned 0 and its file is no longer staged",
+				 steps[i].step);
+		if (add_rc[0] != 0 && strcmp(steps[i].step, "unlocked") == 0)
+			fail_msg("git add failed after gate released the index");
+		assert_out(fx->repo, "", "git diff --name-only HEAD -- .gate");
+		assert_fsck(fx->repo);
+	}
+}
+
+/* Hooks and signing configured: the commit says that it did not run or honour them. */
+static void test_git__hooks_and_signing_named(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	SH_OK(fx->repo, "printf '#!/bin/sh\\nexit 1\\n' >.git/hooks/pre-commit && chmod +x "
+			".git/hooks/pre-commit && git config commit.gpgsign true");
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char notice[4096], c[BASELINE_OID_HEX];
+	struct baseline_commit_opts o = { .notice = notice, .notice_len = sizeof(notice) };
+	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_non_null(strstr(notice, "did not run the git hooks pre-commit"));
+	assert_non_null(strstr(notice, "not signed although commit.gpgsign is set"));
+
+	/* core.hooksPath is where git looks then */
+	SH_OK(fx->repo, "rm .git/hooks/pre-commit && git config --unset commit.gpgsign && mkdir "
+			"githooks && printf '#!/bin/sh\\n' >githooks/commit-msg && chmod +x "
+			"githooks/commit-msg && git config core.hooksPath githooks && git add githooks"
+			" && git commit -q --no-verify -m hooks");
+	fx->b.test_count = 9;
+	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_non_null(strstr(notice, "commit-msg"));
+	assert_non_null(strstr(notice, "core.hooksPath"));
+	assert_null(strstr(notice, "signed"));
+
+	/* nothing configured: nothing said */
+	SH_OK(fx->repo, "git config --unset core.hooksPath");
+	fx->b.test_count = 10;
+	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_string_equal(notice, "");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* A clean/smudge filter on the baseline path is refused, not bypassed. */
+static void test_git__refuse_filter(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	SH_OK(fx->repo, "printf '.gate/** filter=lfs diff=lfs merge=lfs -text\\n' >.gitattributes"
+			" && git add .gitattributes && git commit -q -m lfs");
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	assert_refused(fx, r, NULL, "the filter \"lfs\"");
+	assert_non_null(strstr(fx->err, ".gate/baseline.json -filter"));
+	/* the fix the message gives works */
+	SH_OK(fx->repo, "printf '.gate/baseline.json -filter\\n' >>.gitattributes && git commit -qam"
+			" fix");
+	char c[BASELINE_OID_HEX];
+	commit_ok(fx, r, NULL, c);
+	assert_out(fx->repo, "", "git status --porcelain --untracked-files=all");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* A run measured on a dirty working tree says so; the baseline path itself does not count. */
+static void test_git__dirty_worktree_named(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	assert_int_equal(baseline_git_worktree_dirty(r, NULL), 0);
+	SH_OK(fx->repo, "mkdir -p .gate && printf '{}' >.gate/baseline.json");
+	assert_int_equal(baseline_git_worktree_dirty(r, NULL), 0);
+	SH_OK(fx->repo, "rm -r .gate && printf 'x\\n' >>b.txt");
+	assert_int_equal(baseline_git_worktree_dirty(r, NULL), 1);
+	SH_OK(fx->repo, "git checkout -q b.txt && printf 'x\\n' >new.txt");
+	assert_int_equal(baseline_git_worktree_dirty(r, NULL), 1);
+	char c[BASELINE_OID_HEX];
+	struct baseline_commit_opts o = { .measured_dirty = true };
+	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_out(fx->repo, "gate: update the memory baseline (measured at 0123456 with local "
+			     "changes)\n", "git log -1 --format=%s");
+	assert_out(fx->repo, "", "git grep -h worktree HEAD -- .gate/baseline.json");
+
+	/* the baseline itself says so too, and reads back */
+	fx->b.commit_dirty = true;
+	fx->b.test_count = 5;
+	assert_int_equal(baseline_git_commit(c, r, &fx->b, NULL, fx->err, sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_out(fx->repo, "  \"worktree\": \"with local changes\"\n",
+		   "git grep -h worktree HEAD -- .gate/baseline.json");
+	assert_out(fx->repo, "gate: update the memory baseline (measured at 0123456 with local "
+			     "changes)\n", "git log -1 --format=%s");
+	struct baseline back;
+	struct baseline_source src;
+	assert_int_equal(baseline_git_read(&back, &src, r, "HEAD", false, NULL, fx->err,
+					   sizeof(fx->err)),
+			 BASELINE_OK);
+	assert_true(back.commit_dirty);
+	baseline_clear(&back);
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
+/* A sparse checkout without .gate/: refused with the hint that fits (not "discard your
+ * deletion"), and the hint works. */
+static void test_git__sparse_checkout_hint(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char c[BASELINE_OID_HEX];
+	commit_ok(fx, r, NULL, c);
+	baseline_git_close(r);
+	SH_OK(fx->repo, "git sparse-checkout set --cone dir && test ! -e .gate/baseline.json");
+	r = open_repo(fx, fx->repo);
+	fx->b.test_count = 7;
+	assert_refused(fx, r, NULL, "is outside the sparse checkout");
+	assert_non_null(strstr(fx->err, "git sparse-checkout add .gate"));
+	assert_null(strstr(fx->err, "git restore"));
+	SH_OK(fx->repo, "git sparse-checkout add .gate");
+	commit_ok(fx, r, NULL, c);
+	assert_out(fx->repo, "", "git status --porcelain --untracked-files=all");
+	baseline_git_close(r);
+	assert_fsck(fx->repo);
+}
+
 int main(void)
 {
 	setenv("LC_ALL", "C", 1);
@@ -1105,6 +1444,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_git__bad_repositories, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_git__shallow_clone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_git__paths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__kill_at_each_step, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__next_commit_recovers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__concurrent_add_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__hooks_and_signing_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__refuse_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__dirty_worktree_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git__sparse_checkout_hint, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("baseline_git", tests, NULL, NULL);
 }

@@ -566,7 +566,7 @@ static void test_unknown_keys(void **state)
 		{"colour = 1",
 		 "t.toml:1:1: colour: unknown key; the configuration has only the tables [node], "
 		 "[output], [growth], [ets], [binary], [process], [atom], [allocator], "
-		 "[baseline], [attribution], [ports] and [persistent_term]"},
+		 "[baseline], [attribution], [ports], [persistent_term] and [run]"},
 		{"[ports]\nmax_open = 10",
 		 "t.toml:2:1: ports.max_open: unknown key; did you mean \"max_opened\"?"},
 		{"[growth]\nmaxx = 1", "t.toml:2:1: growth.maxx: unknown key; did you mean \"max\"?"},

@@ -323,6 +323,44 @@ static void test_junit__counts(void **state)
 	assert_schema_valid(d);
 }
 
+
+/* Issue 20: a baseline with very many ETS tables gives very many checks; the report lists the
+ * first 1000 failing and 1000 other ones and counts the rest in one testcase each, with
+ * figures that still match the testcases. */
+static void test_junit__many_findings_capped(void **state)
+{
+	struct fixture *fx = *state;
+	char subject[64];
+	for (int i = 0; i < 30000; i++) {
+		snprintf(subject, sizeof(subject), "ets table t_%06d", i);
+		enum verdict v = i % 10 == 0 ? VERDICT_FAIL : i % 10 == 1 ? VERDICT_SKIP : VERDICT_PASS;
+		assert_int_equal(findings_add(&fx->findings, "baseline", subject, v, 1000, 5000, 0,
+					      10.0, "ets table t grew"),
+				 0);
+	}
+	write_ok(fx, &fx->meta);
+	xmlDocPtr d = fx->doc;
+	const char *m = "/testsuites/testsuite[@name='gate.memory']";
+	assert_string_equal(xp(d, "count(%s/testcase)", m), "2002");
+	assert_string_equal(xp(d, "string(%s/@tests)", m), "2002");
+	assert_string_equal(xp(d, "string(%s/@failures)", m), "1001");
+	assert_string_equal(xp(d, "string(/testsuites/@tests)"), "2002");
+	assert_string_equal(xp(d, "string(/testsuites/@failures)"), "1001");
+	assert_string_equal(xp(d, "string(%s/testcase[@classname='gate.memory.more'][failure]/@name)",
+			       m), "2000 more failing checks");
+	assert_string_equal(xp(d, "string(%s/testcase[@classname='gate.memory.more'][not(failure)]"
+			       "/@name)", m), "26000 more passing or skipped checks");
+	assert_string_equal(xp(d, "count(//testsuite[@tests != count(testcase)])"), "0");
+	assert_string_equal(xp(d, "count(//testsuite[@failures != count(testcase/failure)])"),
+			    "0");
+	assert_string_equal(xp(d, "count(//testsuite[@skipped != count(testcase/skipped)])"),
+			    "0");
+	struct stat st;
+	assert_int_equal(stat(fx->path, &st), 0);
+	assert_true(st.st_size < 2 * 1024 * 1024);
+	assert_schema_valid(d);
+}
+
 static void test_junit__attributes(void **state)
 {
 	struct fixture *fx = *state;
@@ -732,6 +770,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_junit__counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_junit__many_findings_capped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junit__attributes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junit__grouping_interleaved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_junit__time_format, setup, teardown),

@@ -11,6 +11,12 @@
          cleanup/0, ex_unit_event/1, hook_install/0, hook_remove/0]).
 %% cluster mode: gate talks to one node, which reaches the others (see the end of the file)
 -export([cluster_nodes/0, cluster_load/3, cluster_snapshot/3, cluster_unload/3, watch/1]).
+%% sampling during a run (gate run --sample, issue 14; see the section near the end)
+-export([sample_start/2, sample_stop/0]).
+%% gate run --repeat: the node made ready for the next run of the suite (issue 14)
+-export([repeat_mark/0, repeat_reset/0]).
+%% the watchdog starts in the very call that loads this module (see the end of the file)
+-on_load(on_load/0).
 
 %% Largest failure message shipped back per test; ExUnit messages above that are cut.
 -define(MAX_MESSAGE, 16384).
@@ -204,9 +210,11 @@ keeper_stop() ->
 %% or timed out) is stopped with the process that runs it.
 cleanup() ->
     watch_stop(),
+    sample_stop(),
     hook_remove(),
     %% an attached node keeps running: none of gate's settings may stay in it
-    [application:unset_env(gate_probe, K) || K <- [spawn_owners, attribution, attribution_sync]],
+    [application:unset_env(gate_probe, K) || K <- [spawn_owners, attribution, attribution_sync,
+                                                   repeat_required]],
     keeper_stop(),
     case whereis(gate_probe_collector) of
         Runner when is_pid(Runner), Runner =/= self() -> stop_suite(Runner);
@@ -922,6 +930,7 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
     catch unregister(gate_probe_collector),
     true = register(gate_probe_collector, self()),
     forget_test_files(),
+    gl_adopt(),
     %% an attached node keeps its ExUnit configuration from run to run otherwise
     ExUnitEnv = application:get_all_env(ex_unit),
     {Hooked, HookError} = case hook_install() of
@@ -1739,18 +1748,103 @@ reason_text(_N, C, E) ->
 %% probe would stay behind: the watchdog watches gate's connection (Nodes: gate's C node,
 %% or for the other nodes of a cluster the node gate is attached to) and, when it goes
 %% down, stops a suite still running, restores what the probe changed and purges it.
+%% It starts in the call that loads the module (on_load), watching the gate C nodes
+%% connected then, so no kill between two calls leaves code behind; watch/1 then names
+%% gate's node exactly.
+%%
+%% Attached, the watchdog is also the group leader of the suite (gl_adopt/0): it sends
+%% what the suite writes to gate as {rex_stdout, Bytes}, bytes as they are, invalid UTF-8
+%% included (OTP's own forwarder for rpc output crashes on those).
+on_load() ->
+    _ = (catch watch_start([N || N <- nodes(hidden), gate_c_node(N)], none)),
+    ok.
+
+gate_c_node(N) ->
+    case string:split(atom_to_list(N), "@") of
+        ["gate_" ++ Alive, _Host] -> lists:suffix("_c", Alive);
+        _ -> false
+    end.
+
 watch(Nodes) ->
-    watch_stop(),
     Watched = [binary_to_atom(N) || N <- Nodes],
+    %% gate itself is a hidden C node; a cluster peer watches a normal node: no output there
+    Out = case Watched of
+              [G] -> case lists:member(G, nodes(hidden)) of
+                         true -> {gate_probe_output, G};
+                         false -> none
+                     end;
+              _ -> none
+          end,
+    watch_start(Watched, Out).
+
+watch_start(Watched, Out) ->
+    watch_stop(),
     Pid = spawn(fun() ->
                         [erlang:monitor_node(N, true) || N <- Watched],
-                        receive
-                            {nodedown, _} -> self_remove();
-                            stop -> ok
-                        end
+                        watchdog(Out)
                 end),
     register(gate_probe_watchdog, Pid),
     ok.
+
+watchdog(Out) ->
+    receive
+        {nodedown, _} -> self_remove();
+        stop -> ok;
+        {gl_output, From, Ref} -> From ! {Ref, Out =/= none}, watchdog(Out);
+        {io_request, From, ReplyAs, Req} ->
+            Reply = try io_request(Req, Out) catch _:_ -> {error, request} end,
+            From ! {io_reply, ReplyAs, Reply},
+            watchdog(Out);
+        _ -> watchdog(Out)
+    end.
+
+%% The io protocol, as far as output needs it; input is at end of file.
+io_request({put_chars, Enc, Chars}, Out) -> io_put(Enc, Chars, Out);
+io_request({put_chars, Enc, M, F, A}, Out) -> io_put(Enc, apply(M, F, A), Out);
+io_request({put_chars, Chars}, Out) -> io_put(latin1, Chars, Out);
+io_request({put_chars, M, F, A}, Out) -> io_put(latin1, apply(M, F, A), Out);
+io_request({requests, Reqs}, Out) ->
+    lists:foldl(fun(R, ok) -> io_request(R, Out); (_, Err) -> Err end, ok, Reqs);
+io_request({setopts, _}, _Out) -> ok;
+io_request(getopts, _Out) -> [{binary, true}, {encoding, unicode}];
+io_request({get_geometry, _}, _Out) -> {error, enotsup};
+io_request({get_chars, _, _, _}, _Out) -> eof;
+io_request({get_chars, _, _, _, _}, _Out) -> eof;
+io_request({get_line, _, _}, _Out) -> eof;
+io_request({get_until, _, _, _, _, _}, _Out) -> eof;
+io_request(_, _Out) -> {error, request}.
+
+%% Bytes go to gate as they are: a unicode list is encoded as UTF-8, a binary or a latin1
+%% list is passed on byte for byte (a test may write anything).
+io_put(Enc, Chars, Out) ->
+    Bin = case Enc of
+              unicode when is_list(Chars) ->
+                  case unicode:characters_to_binary(Chars) of
+                      B when is_binary(B) -> B;
+                      _ -> iolist_to_binary(Chars)
+                  end;
+              _ when is_binary(Chars) -> Chars;
+              _ -> iolist_to_binary(Chars)
+          end,
+    case Out of
+        none -> ok;
+        Dest -> Dest ! {rex_stdout, Bin}, ok
+    end.
+
+%% Called by run_tests: attached, the watchdog becomes the group leader of the suite.
+gl_adopt() ->
+    case whereis(gate_probe_watchdog) of
+        undefined -> ok;
+        W ->
+            Ref = monitor(process, W),
+            W ! {gl_output, self(), Ref},
+            receive
+                {Ref, true} -> demonitor(Ref, [flush]), group_leader(W, self()), ok;
+                {Ref, false} -> demonitor(Ref, [flush]), ok;
+                {'DOWN', Ref, _, _, _} -> ok
+            after 5000 -> demonitor(Ref, [flush]), ok
+            end
+    end.
 
 watch_stop() ->
     case whereis(gate_probe_watchdog) of
@@ -1772,3 +1866,118 @@ self_remove() ->
     [code:delete(M) || M <- Mods],
     [spawn(code, purge, [M]) || M <- Mods],
     ok.
+
+%% ---- Sampling during a run (gate run --sample, issue 14) ----
+%% A sampler process takes a light snapshot (erlang:memory and the process, ETS table, atom
+%% and port counts; no GC, no walk over processes: ~0.4 ms) every IntervalMs, at fixed times
+%% T0 + k x IntervalMs so that a slow sample does not shift the next. At most Cap samples are
+%% kept: when the cap is reached every other one is dropped and the interval doubled, so a
+%% long workload costs a bounded heap and reply. sample_stop/0 ends it and returns them, t in
+%% ms since sample_start/2. cleanup/0 stops it too.
+-define(SAMPLE_KEYS, [total, processes, processes_used, system, atom, atom_used, binary, code,
+                      ets]).
+
+sample_start(IntervalMs, Cap) when is_integer(IntervalMs), IntervalMs > 0, is_integer(Cap),
+                                   Cap >= 2 ->
+    sample_stop(),
+    T0 = erlang:monotonic_time(millisecond),
+    Pid = spawn(fun() -> sampler(IntervalMs, Cap, T0, T0, [], 0) end),
+    register(gate_probe_sampler, Pid),
+    ok.
+
+sampler(Iv, Cap, T0, Due, Acc, N) ->
+    Now = erlang:monotonic_time(millisecond),
+    {Acc1, N1, Iv1} = case Now >= Due of
+                          true -> sample_keep([sample_light(Now - T0) | Acc], N + 1, Cap, Iv);
+                          false -> {Acc, N, Iv}
+                      end,
+    %% the next due time on the grid T0 + k x Iv1 after now
+    Next = T0 + ((max(Now, Due) - T0) div Iv1 + 1) * Iv1,
+    receive
+        {stop, From, Ref} -> From ! {Ref, Iv1, lists:reverse(Acc1), N1}
+    after max(0, Next - erlang:monotonic_time(millisecond)) ->
+            sampler(Iv1, Cap, T0, Next, Acc1, N1)
+    end.
+
+%% Acc is newest first; thinning keeps the oldest sample and every other one after it.
+sample_keep(Acc, N, Cap, Iv) when N >= Cap ->
+    Kept = lists:reverse(sample_every_other(lists:reverse(Acc))),
+    {Kept, length(Kept), Iv * 2};
+sample_keep(Acc, N, _Cap, Iv) -> {Acc, N, Iv}.
+
+sample_every_other([A, _ | Rest]) -> [A | sample_every_other(Rest)];
+sample_every_other(L) -> L.
+
+sample_light(T) ->
+    Mem = erlang:memory(?SAMPLE_KEYS),
+    list_to_tuple([T | [V || {_, V} <- Mem]] ++
+                  [erlang:system_info(process_count), erlang:system_info(ets_count),
+                   erlang:system_info(atom_count), erlang:system_info(port_count)]).
+
+%% #{interval_ms, samples => [{T, Total, Processes, ProcessesUsed, System, Atom, AtomUsed,
+%% Binary, Code, Ets, ProcessCount, EtsCount, AtomCount, PortCount}]}, or none when no
+%% sampler runs.
+sample_stop() ->
+    case whereis(gate_probe_sampler) of
+        undefined -> none;
+        Pid ->
+            Ref = monitor(process, Pid),
+            Pid ! {stop, self(), Ref},
+            receive
+                {Ref, Iv, Samples, _N} ->
+                    erlang:demonitor(Ref, [flush]),
+                    #{interval_ms => Iv, samples => Samples};
+                {'DOWN', Ref, _, _, _} -> none
+            after 5000 -> exit(Pid, kill), none
+            end
+    end.
+
+%% ---- Repeated runs (gate run --repeat, issue 14) ----
+%% Before runs 2..N the node gets back the working directory mix test had in run 1, the
+%% project's: a test that cd'd into a directory it then removed leaves the node without one,
+%% and the next mix test could not even start. (Mix's invoked tasks are left as they are:
+%% clearing them makes the rerun start the applications and Logger's configuration again,
+%% which broke gen_stage's capture_log tests.)
+%% And a file whose Code.require_file raised (a test of compile errors: nimble_parsec's)
+%% stays "being required" in Elixir's code server (1.14), so that requiring it again in the
+%% next run waits forever. Between two runs no test runs: an entry still pending with nobody
+%% waiting for it, on two reads 300 ms apart, is such a leftover and is dropped. Returns how
+%% many.
+%% Files required during a run that were not before run 1 (repeat_mark/0), such as a file a
+%% test compiles with Code.require_file into a temp dir, are forgotten with the modules they
+%% defined, as gate forgets the test files: a fresh node would require them again.
+%% And Elixir's compiler modules (elixir_compiler_N, which ran the top-level code of the
+%% required test files) are purged: they keep their literals, and each run added ~1.2 MB of
+%% literal_alloc (`system`) on gen_stage until they were (measured: +1.2 MB per run before,
+%% +0 after).
+repeat_mark() ->
+    application:set_env(gate_probe, repeat_required, 'Elixir.Code':required_files()),
+    ok.
+
+repeat_reset() ->
+    Dir = filename:dirname(unicode:characters_to_list('Elixir.Mix.Project':project_file())),
+    ok = file:set_cwd(Dir),
+    case application:get_env(gate_probe, repeat_required) of
+        {ok, Before} ->
+            New = 'Elixir.Code':required_files() -- Before,
+            Mods = [M || {M, _} <- code:all_loaded(), lists:member(source_of(M), New)],
+            [begin code:delete(M), code:purge(M) end || M <- Mods],
+            'Elixir.Code':unrequire_files(New);
+        undefined -> ok
+    end,
+    catch gen_server:call(elixir_code_server, purge_compiler_modules, 10000),
+    Stale = case pending_requires() of
+                [] -> [];
+                P1 -> timer:sleep(300), [F || F <- pending_requires(), lists:member(F, P1)]
+            end,
+    Stale =/= [] andalso 'Elixir.Code':unrequire_files(Stale),
+    length(Stale).
+
+%% Files acquired by a Code.require_file that never finished, nobody queued behind it.
+pending_requires() ->
+    try sys:get_state(elixir_code_server, 5000) of
+        State when is_tuple(State), tuple_size(State) >= 2, is_map(element(2, State)) ->
+            [F || {F, []} <- maps:to_list(element(2, State))];
+        _ -> []
+    catch _:_ -> []
+    end.

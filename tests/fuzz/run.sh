@@ -32,10 +32,12 @@ for t in $targets; do
 	grep -q fuzz_model_make "$root/tests/fuzz/fuzz_$t.c" && maxlen=1024
 	dict=""
 	[ -f "$root/tests/fuzz/$t.dict" ] && dict="-dict=$root/tests/fuzz/$t.dict"
-	# -rss_limit_mb: a reply or file that makes us allocate without bound is a finding too
-	${FUZZ_NICE:+nice} "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
+	# -rss_limit_mb: a reply or file that makes us allocate without bound is a finding too.
+	# Run from the target's work directory: whatever libFuzzer writes without the prefix
+	# (crash-*, leak-*, timeout-*, oom-*, slow-unit-*) lands there, never in the repository.
+	(cd "$work" && exec ${FUZZ_NICE:+nice} "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
 		-max_len=$maxlen -print_final_stats=1 -artifact_prefix="$build/fuzz/crashes/$t-" \
-		$dict "$work" "$root/tests/fuzz/corpus/$t" >"$log" 2>&1
+		$dict "$work" "$root/tests/fuzz/corpus/$t") >"$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
@@ -49,5 +51,11 @@ for t in $targets; do
 		grep -E 'ERROR|SUMMARY|oracle|==[0-9]+==' "$log" | head -n 12 | sed 's/^/    | /'
 	fi
 done
+# an artifact in the repository is a run that escaped the prefix: say so, and fail
+strays=$(cd "$root" && ls -d crash-* leak-* timeout-* oom-* slow-unit-* 2>/dev/null)
+if [ -n "$strays" ]; then
+	echo "fuzz: libFuzzer artifacts in $root (move them to $build/fuzz/crashes): $strays"
+	failed=$((failed + 1))
+fi
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
