@@ -59,6 +59,19 @@ case_attention_tag_exempt() {
 	no_leftovers "$d"
 }
 
+# @moduletag gate: [...] judges every test of the module: the one that leaves a process and
+# its ETS table alive fails on both counts, the one that cleans up passes
+case_attention_moduletag() {
+	local d; d=$(fixture tags)
+	run_gate run -C "$d" -- --only moduletag_only
+	expect_rc 1
+	junit_check "$d/_build/gate/junit.xml" \
+		--failure-contains 'Tags.ModuleTagTest "test leaves a process and its table alive"=left processes 1, max_processes 0; left ETS tables 1, max_ets_tables 0'
+	[ "$(xpath_count "$d/_build/gate/junit.xml" "$(attention_case 'Tags.ModuleTagTest "test cleans up after itself"')/failure")" = 0 ] ||
+		fail "the test that cleans up failed its module's limits"
+	no_leftovers "$d"
+}
+
 # A tag gate cannot read is exit 2 naming the test's file:line, the key and the keys
 case_attention_bad_tag_is_error() {
 	local d; d=$(fixture tags)
