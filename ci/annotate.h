@@ -1,5 +1,5 @@
-/* ci/annotate.h: GitHub Actions workflow commands for a run: one `::error` line per failing
- * rule finding and per failed test, which GitHub shows on the run's page and, with file and
+/* ci/annotate.h: GitHub Actions workflow commands for a run: `::error` lines for failing
+ * rule findings and failed tests within an attention budget, which GitHub shows on the run's page and, with file and
  * line, beside the test's code.
  *
  * Escaping follows GitHub's toolkit: in the message '%', CR and LF become %25, %0D and %0A;
@@ -14,9 +14,6 @@
 
 #include "ci/report.h"
 
-/* Annotations of each kind (rules, tests) before one `::notice` says how many more. GitHub
- * shows 10 errors per step and 50 per job. */
-#define ANNOTATE_MAX 10
 /* Characters of one message before it is cut. */
 #define ANNOTATE_MESSAGE_MAX 2000
 
@@ -24,5 +21,14 @@
  * stripped from test files so that GitHub can place them; may be NULL. Returns 0, or -1 on
  * a write error. */
 int annotate_github_write(FILE *out, const struct report_data *d, const char *workspace);
+
+/* The attention budget (issue 19): at most max lines (GitHub shows 10 errors per step), in
+ * this order: gate's own error, failed tests (with file and line), failing memory findings
+ * in the rules' order (the most specific first; at the culprit test's file and line when
+ * known), warnings (::warning); when they do not all fit, the last line is one ::notice
+ * saying how many of each were left out. annotate_github_write uses ANNOTATE_DEFAULT. */
+#define ANNOTATE_DEFAULT 8
+int annotate_github_write_max(FILE *out, const struct report_data *d, const char *workspace,
+                              int max);
 
 #endif

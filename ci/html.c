@@ -191,6 +191,8 @@ static void html_categories(FILE *out, const struct report_data *d)
 		bool fail = g && g->verdict == VERDICT_FAIL;
 		char pct[32];
 		report_pct_format(pct, sizeof(pct), bv, av - bv);
+		if (g) /* one source of numbers (issue 19): the rule's judged growth, as its row says */
+			report_pct_format(pct, sizeof(pct), g->before, g->delta);
 		fprintf(out,
 		        "<g class=\"category\" data-category=\"%s\"><text x=\"0\" "
 		        "y=\"%d\">%s</text>",
@@ -210,7 +212,8 @@ static void html_categories(FILE *out, const struct report_data *d)
 		bytes(out, bv);
 		fputs(" \xE2\x86\x92 ", out);
 		bytes(out, av);
-		fprintf(out, " (%s)%s</text></g>\n", pct, fail ? " FAIL" : "");
+		fprintf(out, " (%s%s)%s</text></g>\n", pct, g && finding_adjusted(g) ? " judged" : "",
+		        fail ? " FAIL" : "");
 		y += row_h;
 	}
 	fputs("</svg>\n</section>\n", out);
@@ -221,6 +224,127 @@ static void rules_table_head(FILE *out)
 	fputs("<table>\n<thead><tr><th>rule</th><th>subject</th><th>verdict</th><th class=\"n\">"
 	      "before</th><th class=\"n\">after</th><th>message</th></tr></thead>\n<tbody>\n",
 	      out);
+}
+
+/* ---- a reviewer's attention (issue 19) ---- */
+
+/* Whether the block [p, p+n) (a heading line and its indented lines) is in the detail of a
+ * finding before i (shown above it). */
+static bool block_seen(const struct findings *fs, size_t i, const char *p, size_t n)
+{
+	for (size_t k = 0; k < i; k++) {
+		for (const char *q = fs->items[k].detail; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL)
+			/* the same lines, and the block ends there too (no indented line follows) */
+			if (strncmp(q, p, n) == 0 && q[n] != ' ')
+				return true;
+	}
+	return false;
+}
+
+/* A finding's culprit lists, each list (a heading line and its indented lines) once: a list
+ * an earlier row printed is not repeated (one leak's lists used to repeat under every row
+ * it touched), and a line says how many were left out. */
+static void html_detail_once(FILE *out, const struct findings *fs, size_t i)
+{
+	const char *d = fs->items[i].detail;
+	size_t dropped = 0;
+	bool open = false;
+	if (!d)
+		return;
+	for (const char *p = d; *p;) {
+		/* the block: this line and the indented lines after it */
+		const char *e = strchr(p, '\n');
+		e = e ? e + 1 : p + strlen(p);
+		while (*e == ' ')
+			if (!(e = strchr(e, '\n')) || !*++e)
+				break;
+		if (!e)
+			e = p + strlen(p);
+		size_t n = (size_t)(e - p);
+		if (block_seen(fs, i, p, n)) {
+			dropped++;
+		} else {
+			char *blk = strndup(p, n);
+			if (!open)
+				fputs("<pre class=\"detail\">", out);
+			open = true;
+			h(out, blk ? blk : "", HTML_MESSAGE_MAX);
+			free(blk);
+		}
+		p = e;
+	}
+	if (open)
+		fputs("</pre>", out);
+	if (dropped)
+		fprintf(out, "<p class=\"detail\">and %zu culprit list%s shown above</p>", dropped,
+		        dropped == 1 ? "" : "s");
+}
+
+/* The headline under the verdict: what grew and who grew it (each failing or warned
+ * finding's first line, which names the structure, and the culprit test's file and line),
+ * and the failed tests with theirs, so that a reviewer reads the cause before any chart. */
+static void html_headline(FILE *out, const struct report_data *d)
+{
+	size_t nf = 0, nt = 0;
+	for (size_t i = 0; d->findings && i < d->findings->count; i++)
+		nf += d->findings->items[i].verdict == VERDICT_FAIL || d->findings->items[i].warned;
+	for (size_t i = 0; d->tests && i < d->tests->count; i++)
+		nt += d->tests->tests[i].state == TEST_FAILED || d->tests->tests[i].state == TEST_INVALID;
+	if (!nf && !nt)
+		return;
+	fputs("<section id=\"headline\">\n", out);
+	if (nf) {
+		size_t shown = 0;
+		fputs("<h2>What grew, who grew it</h2>\n<ol class=\"headline\">\n", out);
+		for (size_t i = 0; i < d->findings->count && shown < HTML_HEADLINE_MAX; i++) {
+			const struct finding *f = &d->findings->items[i];
+			if (f->verdict != VERDICT_FAIL && !f->warned)
+				continue;
+			fprintf(out, "<li class=\"%s\"><strong>", f->warned ? "warn" : "fail");
+			h(out, f->rule ? f->rule : "growth", 60);
+			fputs(" ", out);
+			h(out, f->subject, 200);
+			fputs("</strong>: ", out);
+			h(out, f->message, HTML_MESSAGE_MAX);
+			if (f->file) {
+				fputs(" <span class=\"where\">at ", out);
+				h(out, report_path_rel(f->file, d->root), 400);
+				if (f->line > 0)
+					fprintf(out, ":%d", f->line);
+				fputs("</span>", out);
+			}
+			fputs("</li>\n", out);
+			shown++;
+		}
+		fputs("</ol>\n", out);
+		if (nf > shown)
+			fprintf(out, "<p>and %zu more below</p>\n", nf - shown);
+	}
+	if (nt) {
+		size_t shown = 0;
+		fprintf(out, "<h2>Failed tests (%zu)</h2>\n<ul class=\"failed-tests\">\n", nt);
+		for (size_t i = 0; i < d->tests->count && shown < HTML_HEADLINE_MAX; i++) {
+			const struct test_result *t = &d->tests->tests[i];
+			if (t->state != TEST_FAILED && t->state != TEST_INVALID)
+				continue;
+			fputs("<li>", out);
+			h(out, report_module_name(t->module), 200);
+			fputs(": ", out);
+			h(out, t->name, 400);
+			fputs(" <span class=\"where\">", out);
+			h(out, report_path_rel(t->file, d->root), 400);
+			if (t->line > 0)
+				fprintf(out, ":%d", t->line);
+			fputs("</span>: ", out);
+			h(out, t->reason && *t->reason ? t->reason : "failed", 300);
+			fputs("</li>\n", out);
+			shown++;
+		}
+		fputs("</ul>\n", out);
+		if (nt > shown)
+			fprintf(out, "<p>and %zu more in Tests below</p>\n", nt - shown);
+	}
+	fputs("</section>\n", out);
 }
 
 /* The failing findings in a table, the others folded away under <details>. */
@@ -261,11 +385,7 @@ static void html_rules(FILE *out, const struct findings *fs)
 			}
 			fputs("</td><td>", out);
 			h(out, f->message, HTML_MESSAGE_MAX);
-			if (f->detail) {
-				fputs("<pre class=\"detail\">", out);
-				h(out, f->detail, HTML_MESSAGE_MAX);
-				fputs("</pre>", out);
-			}
+			html_detail_once(out, fs, i);
 			fputs("</td></tr>\n", out);
 			shown++;
 		}
@@ -570,6 +690,7 @@ int html_report_write(FILE *out, const struct report_data *d)
 
 	html_head(out, d, v);
 	html_header(out, d, v);
+	html_headline(out, d);
 	if (d->before && d->after)
 		html_what_grew(out, d->before, d->after);
 	if (d->before && d->after)

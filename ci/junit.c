@@ -295,6 +295,54 @@ static void write_node_error(struct jw *j, const struct junit_node *nd, const ch
 	jw_end(j);
 }
 
+static const char *relative_file(const char *file, const char *root);
+
+/* The attention budget (issue 19): a memory testcase per rule and subject that failed, warned,
+ * was skipped, or was judged against a limit; not the baseline's passing per-table rows
+ * ("ets:inet_db"), which no one capped (a capped table has its ets rule case). */
+static bool finding_shown(const struct finding *f)
+{
+	if (f->verdict != VERDICT_PASS)
+		return true;
+	return !(f->rule && strcmp(f->rule, "baseline") == 0 && f->subject &&
+		 strncmp(f->subject, "ets:", 4) == 0);
+}
+
+/* file= and line= of a memory finding: its culprit test's (rules/tags.c), so that CI
+ * reporters place it at the test that grew the memory rather than inventing a file. */
+static void finding_location(struct jw *j, const struct finding *f, const struct junit_meta *meta)
+{
+	if (!f->file || !*f->file)
+		return;
+	jw_attr_safe(j, "file", relative_file(f->file, meta ? meta->file_root : NULL),
+		     JUNIT_ATTR_MAX * 4, SAFE_ALL);
+	if (f->line > 0)
+		jw_attrf(j, "line", "%d", f->line);
+}
+
+/* A stack-trace line for reporters that place failures from one (dorny/test-reporter's
+ * java-junit parser: "at PACKAGE.CLASS(FILE:LINE)", FILE a tracked file's name and PACKAGE
+ * its directories): "at test.Demo.SessionsTest(sessions_test.exs:12)". Empty when the
+ * finding has no file in a directory. */
+static void finding_trace(char *buf, size_t len, const struct finding *f,
+			  const struct junit_meta *meta)
+{
+	buf[0] = '\0';
+	if (!f->file || !*f->file || f->line <= 0 || !f->culprit)
+		return;
+	const char *rel = relative_file(f->file, meta ? meta->file_root : NULL);
+	const char *slash = strrchr(rel, '/');
+	if (!slash || slash == rel || rel[0] == '/')
+		return;
+	const char *mod = f->culprit;
+	if (strncmp(mod, "Elixir.", 7) == 0)
+		mod += 7;
+	int o = snprintf(buf, len, "\nat ");
+	for (const char *c = rel; c < slash && o > 0 && (size_t)o + 2 < len; c++)
+		buf[o++] = *c == '/' ? '.' : *c;
+	snprintf(buf + o, len - (size_t)o, ".%s(%s:%d)\n", mod, slash + 1, f->line);
+}
+
 /* A memory suite lists at most this many failing checks and this many others; the rest are
  * counted in one testcase each (a baseline with 200 000 ETS tables gave a 52 MB report that
  * CI viewers cannot open). The summary and the HTML report have every check. */
@@ -310,6 +358,8 @@ static struct memory_counts memory_counts(const struct findings *f)
 	struct memory_counts c = { 0 };
 	size_t fails = 0, others = 0;
 	for (size_t i = 0; f && i < f->count; i++) {
+		if (!finding_shown(&f->items[i]))
+			continue; /* issue 19: not a testcase at all */
 		if (f->items[i].verdict == VERDICT_FAIL) {
 			if (fails++ < JUNIT_MEMORY_CASES_MAX)
 				c.tests++, c.failures++;
@@ -390,6 +440,8 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 
 	for (size_t i = 0; i < n; i++) {
 		const struct finding *f = &findings->items[i];
+		if (!finding_shown(f))
+			continue; /* issue 19 */
 		if (f->verdict == VERDICT_FAIL ? shown_fail++ >= JUNIT_MEMORY_CASES_MAX
 					       : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
 			continue; /* counted in a "more" testcase below */
@@ -410,6 +462,7 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		jw_attr_safe(j, "name", f->subject ? f->subject : "(none)", JUNIT_ATTR_MAX,
 			     SAFE_ALL);
 		jw_attr(j, "time", "0");
+		finding_location(j, f, meta);
 		if (f->verdict == VERDICT_FAIL) {
 			char b[32], a[32], d[32], fl[32], body[512], pct[48];
 			int64_t delta = f->delta; /* as the rule judged it */
@@ -470,12 +523,21 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 			} else {
 				jw_text_safe(j, body); /* a message may name a table or process of the node */
 			}
+			char trace[1400];
+			finding_trace(trace, sizeof(trace), f, meta);
+			if (trace[0])
+				jw_text_safe(j, trace);
 			jw_end(j);
 		} else if (f->verdict == VERDICT_SKIP) {
 			jw_start(j, "skipped");
 			jw_attr_safe(j, "message", f->message ? f->message : "skipped",
 				     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
 			jw_end(j);
+			if (f->warned && f->detail) { /* a warning's culprits, as a failure's */
+				jw_start(j, "system-out");
+				jw_text_safe(j, f->detail);
+				jw_end(j);
+			}
 		} else if (f->message) {
 			jw_start(j, "system-out");
 			jw_text_safe(j, f->message);

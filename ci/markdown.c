@@ -293,6 +293,24 @@ static void md_tests(struct report_buf *b, const struct test_run *run, const cha
 		report_buf_printf(b, "\nand %zu more failed tests\n", bad - shown);
 }
 
+/* Warnings (issue 19): each warned finding's message, after the culprits. */
+static void md_warnings(struct report_buf *b, const struct findings *fs)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < fs->count; i++)
+		n += fs->items[i].warned;
+	if (!n)
+		return;
+	report_buf_printf(b, "\n#### \xE2\x9A\xA0\xEF\xB8\x8F Warnings (severity warn: never failing the gate)\n\n");
+	for (size_t i = 0; i < fs->count; i++) {
+		if (!fs->items[i].warned)
+			continue;
+		report_buf_printf(b, "- ");
+		md_text(b, fs->items[i].message, 2000);
+		report_buf_put(b, "\n", 1);
+	}
+}
+
 int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 {
 	enum report_verdict v = report_verdict(d);
@@ -328,6 +346,7 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 		md_growth_table(b, d->findings);
 		md_rule_table(b, d->findings);
 		md_culprits(b, d->findings);
+		md_warnings(b, d->findings);
 	}
 	if (d->baseline_where) {
 		report_buf_printf(b, "\nBaseline: ");

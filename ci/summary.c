@@ -607,10 +607,32 @@ static void print_tail(FILE *out, size_t rules_failed, size_t nodes_lost,
 		why);
 }
 
+/* Warnings (issue 19): findings that failed under severity warn or --warn-only; they never
+ * fail the gate, and are said here with their culprit lists. */
+static void print_warnings(FILE *out, const struct findings *findings, bool color)
+{
+	size_t n = 0;
+	for (size_t i = 0; findings && i < findings->count; i++)
+		n += findings->items[i].warned;
+	if (!n)
+		return;
+	fprintf(out, "\n%s%zu %s (severity warn, never failing the gate):%s\n", color ? C_BOLD : "",
+		n, n == 1 ? "warning" : "warnings", color ? C_RESET : "");
+	for (size_t i = 0; i < findings->count; i++) {
+		const struct finding *f = &findings->items[i];
+		char msg[2048];
+		if (!f->warned)
+			continue;
+		term_safe(msg, sizeof(msg), f->message ? f->message : "", 1000);
+		print_wrapped(out, "  ", msg, 4);
+	}
+}
+
 void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
 		   const struct summary_opts *opts)
 {
 	print_memory(out, findings, opts);
+	print_warnings(out, findings, opts && opts->color);
 	if (run)
 		print_top_growing(out, run, opts && opts->color);
 	fputc('\n', out);

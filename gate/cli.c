@@ -77,6 +77,8 @@ static const char run_help[] =
 	"      --sample INTERVAL   light snapshots (no GC) every INTERVAL during the suite or\n"
 	"                          --exec workload, e.g. --sample 250ms: in --json \"samples\",\n"
 	"                          charts in --html; a steady rise over >= 1 min fails (soak)\n"
+	"      --warn-only         memory findings are warnings: reported, never failing the\n"
+	"                          gate (failing tests still fail); [severity] per rule\n"
 	"  -h, --help              this help\n"
 	"\n"
 	"reports for CI (colour only on a terminal, never with NO_COLOR set):\n"
@@ -84,7 +86,10 @@ static const char run_help[] =
 	"                          tests (default: appended to $GITHUB_STEP_SUMMARY when set)\n"
 	"      --html FILE         one self-contained HTML page: before/after bars, rules, top\n"
 	"                          processes and ETS tables, the baseline trend from the notes\n"
-	"      with GITHUB_ACTIONS=true, failing rules and tests also print ::error annotations\n"
+	"      --comment-flag FILE true when a review comment is due (the gate failed or a\n"
+	"                          figure regressed against the baseline), else false\n"
+	"      with GITHUB_ACTIONS=true, failed tests and failing rules also print ::error\n"
+	"      annotations, at most [attention] annotations (8), and $GITHUB_OUTPUT gets comment=\n"
 	"\n"
 	"baselines (the after-snapshot against the one committed on the main branch):\n"
 	"      --baseline-ref REF  read the baseline at REF with libgit2, no checkout (default:\n"
@@ -157,6 +162,8 @@ static int cmd_run(int argc, char **argv)
 		{ "allow-outside", no_argument, NULL, 'O' },
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "sample", required_argument, NULL, 's' },
+		{ "warn-only", no_argument, NULL, 'W' },
+		{ "comment-flag", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_opts o = { 0 };
@@ -187,6 +194,8 @@ static int cmd_run(int argc, char **argv)
 		case 'P': o.per_test = true; break;
 		case 'N': o.no_attribution = true; break;
 		case 'O': o.allow_outside = true; break;
+		case 'W': o.warn_only = true; break;
+		case 'K': o.comment_flag = optarg; break;
 		case 'b':
 			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
 				return cli_usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",

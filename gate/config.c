@@ -49,7 +49,7 @@ static const struct unit size_units[] = {
 
 static const char *const root_keys[] = {"node",    "output", "growth", "ets",      "binary",
 					"process", "atom",   "allocator", "baseline", "attribution",
-					"ports", "persistent_term", "run", NULL};
+					"ports", "persistent_term", "run", "severity", "attention", NULL};
 static const char *const node_keys[] = {"mix_env",     "erl_flags",    "boot_timeout",
 					"rpc_timeout", "test_timeout", "stop_timeout",
 					NULL};
@@ -118,6 +118,7 @@ int config_default(struct config *cfg)
 	cfg->test_timeout_ms = 30 * MS_PER_MIN;
 	cfg->stop_timeout_ms = 10 * MS_PER_S;
 	rules_config_default(&cfg->rules);
+	cfg->annotations = 8; /* issue 19: well under GitHub's 10 per step */
 	cfg->repeat = 1; /* [run] repeat: the suite once */
 	cfg->mix_env = config_strdup("test");
 	cfg->erl_flags = config_strdup("");
@@ -858,6 +859,7 @@ enum key_kind {
 	KEY_PATH,      /* char *, relative, inside the repository */
 	KEY_REF,       /* char *, a git ref or shorthand */
 	KEY_NOTES_REF, /* char *, a full git ref */
+	KEY_SEVERITY,  /* bool warn: "error" (false) or "warn" (true) (issue 19) */
 };
 
 struct key_spec {
@@ -944,6 +946,27 @@ static const struct key_spec run_keys[] = {
 	{NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
+/* issue 19: [severity] RULE = "error" | "warn"; [attention] the reviewer's budget */
+#define IN_SEV(r) offsetof(struct config, rules.severity.warn[r])
+static const struct key_spec severity_keys[] = {
+	{"growth", KEY_SEVERITY, IN_SEV(SEVERITY_GROWTH), 0, 0, "\"warn\"", NULL},
+	{"ets", KEY_SEVERITY, IN_SEV(SEVERITY_ETS), 0, 0, "\"warn\"", NULL},
+	{"binary", KEY_SEVERITY, IN_SEV(SEVERITY_BINARY), 0, 0, "\"warn\"", NULL},
+	{"process", KEY_SEVERITY, IN_SEV(SEVERITY_PROCESS), 0, 0, "\"warn\"", NULL},
+	{"atom", KEY_SEVERITY, IN_SEV(SEVERITY_ATOM), 0, 0, "\"warn\"", NULL},
+	{"allocator", KEY_SEVERITY, IN_SEV(SEVERITY_ALLOCATOR), 0, 0, "\"warn\"", NULL},
+	{"ports", KEY_SEVERITY, IN_SEV(SEVERITY_PORTS), 0, 0, "\"warn\"", NULL},
+	{"persistent_term", KEY_SEVERITY, IN_SEV(SEVERITY_PTERM), 0, 0, "\"warn\"", NULL},
+	{"baseline", KEY_SEVERITY, IN_SEV(SEVERITY_BASELINE), 0, 0, "\"warn\"", NULL},
+	{"trend", KEY_SEVERITY, IN_SEV(SEVERITY_TREND), 0, 0, "\"warn\"", NULL},
+	{"tag", KEY_SEVERITY, IN_SEV(SEVERITY_TAG), 0, 0, "\"warn\"", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
+static const struct key_spec attention_keys[] = {
+	{"annotations", KEY_INT, offsetof(struct config, annotations), 1, 50, "8", NULL},
+	{NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
 struct section {
 	const char *name;
 	const struct key_spec *keys;
@@ -957,6 +980,7 @@ static const struct section sections[] = {
 	{"attribution", attribution_keys, NULL},
 	{"ports", ports_keys, NULL},	  {"persistent_term", pterm_keys, NULL},
 	{"run", run_keys, NULL},
+	{"severity", severity_keys, NULL}, {"attention", attention_keys, NULL},
 	{NULL, NULL, NULL},
 };
 
@@ -1029,6 +1053,16 @@ static int load_key(struct loader *ld, const struct key_spec *spec, const struct
 		return get_number(ld, v, path, spec->example, field);
 	case KEY_BOOL:
 		return get_bool(ld, v, path, field);
+	case KEY_SEVERITY: {
+		const char *sv = toml_string(v, NULL);
+		if (sv && (strcmp(sv, "error") == 0 || strcmp(sv, "warn") == 0)) {
+			*(bool *)field = strcmp(sv, "warn") == 0;
+			return 0;
+		}
+		return fail(ld, toml_pos(v), path, "%s%s%s is not a severity; write \"error\" "
+			    "(fails the gate) or \"warn\" (reported, never failing)",
+			    sv ? "\"" : "", sv ? sv : "this value", sv ? "\"" : "");
+	}
 	case KEY_GLOB:
 		return get_checked_string(ld, v, path, STR_GLOB, example, field);
 	case KEY_PATH:
@@ -1447,6 +1481,9 @@ static void print_key(FILE *out, const struct key_spec *spec, const void *base)
 		break;
 	case KEY_BOOL:
 		fprintf(out, "%s = %s\n", spec->key, *(const bool *)field ? "true" : "false");
+		break;
+	case KEY_SEVERITY:
+		fprintf(out, "%s = \"%s\"\n", spec->key, *(const bool *)field ? "warn" : "error");
 		break;
 	case KEY_GLOB:
 	case KEY_PATH:

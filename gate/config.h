@@ -20,6 +20,7 @@ struct config {
 	/* [growth], [growth.<category>], [ets], [[ets.table]], [binary], [process], [atom],
 	 * [allocator], [baseline] */
 	struct rules_config rules;
+	int annotations; /* [attention] annotations: GitHub annotations at most (issue 19); 8 */
 	/* [run] */
 	int repeat;             /* runs of the suite in one node (gate run --repeat); default 1 */
 	/* where the values came from, for messages; "defaults" when no file was read */

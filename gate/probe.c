@@ -7,6 +7,7 @@
 
 #include "ci/utf8.h"
 #include "faithful.h"
+#include "probe_tags.h"
 #include "probe_blob.h"
 #include "rules/attribution.h"
 
@@ -818,6 +819,10 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		}
 		if (t->u.seq.n == 9 && faithful_test_decode(term_tuple_at(t, 8), r) < 0) {
 			snprintf(err, errlen, "test record %zu has malformed app and reason", i + 1);
+			return -1;
+		}
+		if (t->u.seq.n == 9 && probe_tags_decode(term_tuple_at(t, 8), r) < 0) {
+			snprintf(err, errlen, "test record %zu has a malformed gate tag", i + 1);
 			return -1;
 		}
 	}

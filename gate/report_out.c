@@ -133,6 +133,41 @@ static int write_html(const char *path, const struct report_data *d, char *err, 
 	return rc;
 }
 
+bool report_out_comment_due(const struct report_data *d)
+{
+	if (report_verdict(d) != REPORT_PASSED)
+		return true;
+	for (size_t i = 0; d->findings && i < d->findings->count; i++) {
+		const struct finding *f = &d->findings->items[i];
+		if ((f->verdict == VERDICT_FAIL || f->warned) && f->rule &&
+		    (strcmp(f->rule, "baseline") == 0 || strcmp(f->rule, "trend") == 0))
+			return true;
+	}
+	return false;
+}
+
+/* --comment-flag FILE gets "true\n" or "false\n"; under GitHub Actions $GITHUB_OUTPUT also
+ * gets "comment=true|false" for the workflow's `if:` (issue 19). */
+static int comment_flag_write(const struct report_out *o, const struct report_data *d, char *err,
+                              size_t errlen)
+{
+	bool due = report_out_comment_due(d);
+	const char *gho = getenv("GITHUB_OUTPUT");
+	if (o->comment_flag &&
+	    atomic_file_replace(o->comment_flag, due ? "true\n" : "false\n", due ? 5 : 6, err,
+	                        errlen) < 0)
+		return -1;
+	if (gho && *gho) {
+		FILE *f = fopen(gho, "a");
+		if (!f || fprintf(f, "comment=%s\n", due ? "true" : "false") < 0 || fclose(f) != 0) {
+			snprintf(err, errlen, "%s ($GITHUB_OUTPUT): cannot append: %s", gho,
+			         strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int report_out_write(const struct report_out *o, struct report_data *d, char *err, size_t errlen)
 {
 	const char *env = getenv("GITHUB_STEP_SUMMARY");
@@ -143,10 +178,12 @@ int report_out_write(const struct report_out *o, struct report_data *d, char *er
 
 	if (gha && strcmp(gha, "true") == 0) {
 		fflush(stdout);
-		annotate_github_write(stdout, d, getenv("GITHUB_WORKSPACE"));
+		annotate_github_write_max(stdout, d, getenv("GITHUB_WORKSPACE"), o->annotations);
 		fflush(stdout);
 	}
 	if (summary && write_summary(summary, !o->summary_path, d, err, errlen) < 0)
+		return -1;
+	if (comment_flag_write(o, d, err, errlen) < 0)
 		return -1;
 	if (!o->html_path)
 		return 0;

@@ -24,7 +24,14 @@ struct report_out {
 	struct baseline_repo *repo;
 	const char *notes_ref;
 	const char *history_from;
+	/* issue 19 */
+	int annotations;          /* the annotation budget ([attention] annotations); 0: default */
+	const char *comment_flag; /* --comment-flag FILE: whether a review comment is due; NULL */
 };
+
+/* A review comment is due when the gate failed or a figure regressed against the baseline
+ * (a baseline or trend finding failed or warned). */
+bool report_out_comment_due(const struct report_data *d);
 
 /* Refuses an output path that cannot be a file (empty, a directory) before the run starts.
  * Returns 0, or -1 with err naming the option and the path. */

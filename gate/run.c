@@ -422,6 +422,8 @@ static int write_ci_outputs(struct run *r, const char *error)
 		.repo = r->bl.repo,
 		.notes_ref = r->cfg.rules.baseline.notes_ref,
 		.history_from = r->bl.src.commit[0] ? r->bl.src.commit : NULL,
+		.annotations = r->cfg.annotations,
+		.comment_flag = r->opts->comment_flag,
 	};
 	char err[1024];
 	int rc = report_out_write(&o, &d, err, sizeof(err));
@@ -673,6 +675,18 @@ int run_main(const struct run_opts *opts)
 	if (attribution_annotate(&r.findings, jb, ja, &r.tests) < 0) {
 		snprintf(r.err, sizeof(r.err), "out of memory naming the culprits");
 		goto fail;
+	}
+	/* issue 19: the tests' own limits (a tag that does not parse is exit 2, naming the test),
+	 * severity (warnings never fail), and each finding's culprit file and line */
+	{
+		int trc = tags_check(&r.findings, &r.tests, &r.cfg.rules.severity, r.err, sizeof(r.err));
+		if (trc == -2)
+			goto fail;
+		if (trc < 0 || severity_apply(&r.findings, &r.cfg.rules.severity, opts->warn_only) < 0 ||
+		    tags_locate(&r.findings, &r.tests) < 0) {
+			snprintf(r.err, sizeof(r.err), "out of memory applying the tests' gate tags");
+			goto fail;
+		}
 	}
 	if (r.suite_error)
 		progress(&r, "mix test reported: %s", r.suite_error);

@@ -36,6 +36,9 @@ struct run_opts {
 	const char *html_path;    /* --html: the self-contained HTML report */
 	/* attribution (issue 5) */
 	bool per_test;           /* --per-test: GC'd snapshots around every test */
+	/* issue 19 */
+	bool warn_only;          /* --warn-only: every memory finding a warning, never failing */
+	const char *comment_flag; /* --comment-flag FILE: "true"/"false", post a review comment */
 	bool no_attribution;     /* --no-attribution (hidden, for the bench): no module events */
 	bool allow_outside;      /* --allow-outside: write outputs through symlinks that lead out
 				    of the project (ci/outpath.h) */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "culprits.h"
+#include "tags.h"
 
 static struct module_growth *module_add(struct test_run *run, size_t *cap,
 					const struct module_event *e)
@@ -207,10 +208,12 @@ size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t 
 	for (size_t i = 0; i < n; i++) {
 		int64_t v;
 		if (tests) {
-			if (!run->tests[i].measured)
+			if (!run->tests[i].measured || tags_test_exempt(&run->tests[i]))
 				continue;
 			v = attribution_value(&run->tests[i].delta, key);
 		} else {
+			if (tags_module_exempt(run, run->modules[i].module))
+				continue; /* @moduletag gate: false (issue 19) */
 			v = attribution_value(&run->modules[i].delta, key);
 		}
 		if (v > 0)
@@ -521,13 +524,16 @@ bool attribution_evidence(int64_t measured, int64_t judged, int key)
  * also for async modules), else the test when measured, else the module that grew it, each
  * only with evidence (attribution_evidence); else "; no test stands out". */
 static int first_culprit(char *buf, size_t len, const struct test_run *run,
-			 const struct snapshot *after, const struct finding *f, int key)
+			 const struct snapshot *after, const struct finding *f, int key,
+			 const char **cmod, const char **ctest)
 {
 	size_t top[1];
 	char v[256], w[64];
 	const struct module_owner *o = top_owner(after, key, f);
 	int64_t judged = judged_of(after, f, key);
 
+	if (o && tags_module_exempt(run, o->module))
+		o = NULL; /* @moduletag gate: false (issue 19) */
 	if (o && attribution_owner_value(o, key) < (key == ATTRIBUTION_KEY_PROCESSES
 							     ? ATTRIBUTION_NOISE_PROCESSES
 							     : ATTRIBUTION_NOISE_BYTES))
@@ -538,11 +544,14 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 		/* per test, name the module's test that grew it most */
 		if (run && run->attribution == ATTRIBUTION_TEST &&
 		    attribution_rank(run, key, true, top, 1) && run->tests[top[0]].module &&
-		    strcmp(run->tests[top[0]].module, o->module) == 0)
+		    strcmp(run->tests[top[0]].module, o->module) == 0) {
 			snprintf(buf, len, "; likely culprit: %s \"%s\" (%s)", rules_display(o->module),
 				 run->tests[top[0]].name, v);
-		else
+			*ctest = run->tests[top[0]].name;
+		} else {
 			snprintf(buf, len, "; likely culprit: %s (%s)", rules_display(o->module), v);
+		}
+		*cmod = o->module;
 		return 1;
 	}
 	if (!run)
@@ -560,6 +569,8 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 		snprintf(buf, len, "; likely culprit: %s \"%s\" (%s of %s%s judged%s)",
 			 rules_display(r->module), r->name, v, key == ATTRIBUTION_KEY_PROCESSES ? "" : "+",
 			 w, r->async ? ", async: overlapping tests share it" : "");
+		*cmod = r->module;
+		*ctest = r->name;
 		return 1;
 	}
 	if (attribution_rank(run, key, false, top, 1) &&
@@ -572,6 +583,7 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 			 m->async && m->overlapped ? ", in an async group: shared with the modules "
 						     "busy at the same time"
 						   : "");
+		*cmod = m->module;
 		return 1;
 	}
 	if (judged > 0 && (run->nmodules || run->attribution == ATTRIBUTION_TEST)) {
@@ -615,7 +627,8 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 			free(f->detail);
 			f->detail = t.s;
 		}
-		if (first_culprit(lead, sizeof(lead), run, after, f, key)) {
+		const char *cmod = NULL, *ctest = NULL;
+		if (first_culprit(lead, sizeof(lead), run, after, f, key, &cmod, &ctest)) {
 			size_t ml = f->message ? strlen(f->message) : 0;
 			char *m = realloc(f->message, ml + strlen(lead) + 1);
 			if (!m)
@@ -624,6 +637,13 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 				m[0] = '\0';
 			strcat(m, lead);
 			f->message = m;
+			/* issue 19: who, for the writers' file and line (rules/tags.c) */
+			free(f->culprit);
+			free(f->culprit_test);
+			f->culprit = cmod ? strdup(cmod) : NULL;
+			f->culprit_test = ctest ? strdup(ctest) : NULL;
+			if ((cmod && !f->culprit) || (ctest && !f->culprit_test))
+				return -1;
 		}
 	}
 	return 0;

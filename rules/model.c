@@ -147,6 +147,8 @@ void test_run_clear(struct test_run *run)
 		free(run->tests[i].message);
 		free(run->tests[i].app);
 		free(run->tests[i].reason);
+		free(run->tests[i].gate_tag);
+		free(run->tests[i].gate_grew);
 	}
 	free(run->tests);
 	for (size_t i = 0; i < run->nmodules; i++)
@@ -196,6 +198,9 @@ int findings_add(struct findings *list, const char *rule, const char *subject,
 	f->message = dup_or_null(message);
 	f->detail = NULL;
 	f->explained = NULL;
+	f->warned = false;
+	f->culprit = f->culprit_test = f->file = NULL;
+	f->line = 0;
 	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
 		free(f->rule);
 		free(f->subject);
@@ -236,6 +241,9 @@ void findings_clear(struct findings *list)
 		free(list->items[i].message);
 		free(list->items[i].detail);
 		free(list->items[i].explained);
+		free(list->items[i].culprit);
+		free(list->items[i].culprit_test);
+		free(list->items[i].file);
 	}
 	free(list->items);
 	memset(list, 0, sizeof(*list));

@@ -246,6 +246,11 @@ struct test_result {
 	char *app;     /* the umbrella app (Mix project) whose suite ran it; NULL or "" when unknown */
 	char *reason;  /* the failure's reason, as junit_formatter's message=: the assertion's
 			  message or the exception's banner; NULL when none */
+	/* issue 19: the test's `gate` tag (@tag / @moduletag gate: ..., rules/tags.h): NULL
+	 * untagged, "false" exempt, else "key=value" lines as the test wrote them ("!text":
+	 * not a keyword list); grew: what grew most in a tagged test's window, NULL when none */
+	char *gate_tag;
+	char *gate_grew;
 };
 
 /* Where a light snapshot was taken: a test module's start or finish, or (for async modules,
@@ -340,6 +345,12 @@ struct finding {
 	 * "code and literals +3.7 MB (modules the suite loaded), free heap +0.1 MB (...)";
 	 * NULL when it judged the raw growth */
 	char *explained;
+	/* issue 19 (rules/tags.h) */
+	bool warned;        /* it failed, but its severity is warn: a pass that says so */
+	char *culprit;      /* the culprit test module ("Elixir.Foo.BarTest"); NULL when none */
+	char *culprit_test; /* and its test, when one test stands out or a tag judged it */
+	char *file;         /* where a reviewer looks: the culprit's test file; NULL when none */
+	int line;           /* and line, 0 when unknown */
 };
 
 struct findings {

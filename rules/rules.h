@@ -19,6 +19,7 @@
 #include "ports.h"
 #include "process.h"
 #include "pterm.h"
+#include "tags.h"
 
 struct rules_config {
 	struct growth_config growth;     /* [growth], [growth.<category>] */
@@ -31,6 +32,7 @@ struct rules_config {
 	struct attribution_config attribution; /* [attribution]: what gate run measures per test */
 	struct ports_config ports;       /* [ports] */
 	struct pterm_config pterm;       /* [persistent_term] */
+	struct severity_config severity; /* [severity] (issue 19, rules/tags.h) */
 };
 
 /* Fills cfg (raw memory) with every rule's documented defaults (see gate.toml), each from

@@ -71,7 +71,9 @@ static void test_annotate__escaping(void **state)
 	rfx_clear(&x);
 }
 
-static void test_annotate__caps_and_error(void **state)
+/* The attention budget (issue 19): at most ANNOTATE_DEFAULT lines, gate's error first, then
+ * failed tests, then failing findings; the last line says how many of each were left out. */
+static void test_annotate__budget_and_error(void **state)
 {
 	(void)state;
 	struct rfx x;
@@ -81,13 +83,51 @@ static void test_annotate__caps_and_error(void **state)
 		rfx_test(&x.run, "Elixir.T", "test t", "test/t_test.exs", i + 1, TEST_FAILED, "m");
 	x.d.error = "the node died\nwhile running the tests";
 	char *t = annotate(&x.d, NULL, &len);
-	assert_non_null(strstr(t, "::error title=gate could not run::the node died%0Awhile"));
-	assert_non_null(strstr(t, "::notice title=gate::and 21 more failed tests"));
+	assert_true(strncmp(t, "::error title=gate could not run::the node died%0Awhile", 55) == 0);
 	assert_non_null(strstr(t, "::error file=test/t_test.exs,line=1,title=T%3A test t::m\n"));
-	size_t errors = 0;
+	size_t lines = 0, errors = 0;
+	for (const char *p = t; (p = strchr(p, '\n')); p++)
+		lines++;
 	for (const char *p = t; (p = strstr(p, "::error ")); p++)
 		errors++;
-	assert_int_equal(errors, 1 + 3 + ANNOTATE_MAX); /* the error, 3 failed findings, 10 tests */
+	assert_int_equal(lines, ANNOTATE_DEFAULT);
+	/* the error and 6 tests; the 7th line of room went to the notice */
+	assert_int_equal(errors, ANNOTATE_DEFAULT - 1);
+	const char *last = strstr(t, "::notice title=gate::and ");
+	assert_non_null(last);
+	if (!strstr(last, " failed tests, 3 failing memory rules, 0 warnings"))
+		fail_msg("%s", t);
+	free(t);
+	rfx_clear(&x);
+}
+
+/* Failed tests come before memory findings, and a finding with a culprit file is placed at
+ * it (relative to the workspace); a warning is a ::warning. */
+static void test_annotate__order_and_location(void **state)
+{
+	(void)state;
+	struct rfx x;
+	size_t len;
+	rfx_build(&x, true);
+	struct finding *f = &x.findings.items[0];
+	for (size_t i = 0; i < x.findings.count; i++)
+		if (x.findings.items[i].verdict == VERDICT_FAIL) {
+			f = &x.findings.items[i];
+			break;
+		}
+	f->file = strdup("/ws/proj/test/leak_test.exs");
+	f->line = 7;
+	assert_non_null(f->file);
+	char *t = NULL;
+	FILE *out = open_memstream(&t, &len);
+	assert_int_equal(annotate_github_write_max(out, &x.d, "/ws/proj", 50), 0);
+	assert_int_equal(fclose(out), 0);
+	const char *test = strstr(t, "::error file=test/");
+	const char *finding = strstr(t, "::error file=test/leak_test.exs,line=7,title=gate%3A ");
+	assert_non_null(test);
+	assert_non_null(finding);
+	assert_true(test < finding);
+	assert_null(strstr(t, "::notice"));
 	free(t);
 	rfx_clear(&x);
 }
@@ -97,7 +137,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_annotate__golden),
 		cmocka_unit_test(test_annotate__escaping),
-		cmocka_unit_test(test_annotate__caps_and_error),
+		cmocka_unit_test(test_annotate__budget_and_error),
+		cmocka_unit_test(test_annotate__order_and_location),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -115,7 +115,14 @@ static void test_html__content(void **state)
 	assert_int_equal(count(doc, "//section[@id='rules']//tbody/tr[1][contains(@class,'FAIL')]"), 1);
 	assert_non_null(strstr(t, "Content-Security-Policy"));
 	/* issue 5's culprit lists and top growing modules */
-	assert_int_equal(count(doc, "//pre[@class='detail' and contains(., '1. Demo.CacheTest (sync)')]"), 2);
+	/* issue 19: each culprit list once; a later finding says how many of its lists are shown above */
+	assert_int_equal(count(doc, "//pre[@class='detail' and contains(., '1. Demo.CacheTest (sync)')]"), 1);
+	assert_int_equal(count(doc, "//p[@class='detail' and starts-with(., 'and ') and contains(., 'shown above')]"), 1);
+	/* the headline under the verdict: what grew and the failed tests, before the charts */
+	assert_int_equal(count(doc, "//section[@id='headline']/ol/li[@class='fail']"), 3);
+	assert_int_equal(count(doc, "//section[@id='headline']/ul[@class='failed-tests']/li"),
+			 count(doc, "//tr[contains(@class,'failed-test')]"));
+	assert_int_equal(count(doc, "//section[@id='headline'][following-sibling::section[@id='categories']]"), 1);
 	assert_int_equal(count(doc, "//section[@id='top-growing']//tr[@class='growing']"), 2);
 	assert_int_equal(count(doc, "//tr[@class='growing'][1]/td[2][.='Demo.CacheTest']"), 1);
 	assert_non_null(strstr(t, "LeakEts.Corpus:init/1 <em>(born during the run)</em>"));

@@ -75,9 +75,13 @@ handle_cast({suite_started, Opts}, S) when is_list(Opts) ->
 handle_cast({test_finished, Test}, #{count := N, max := Max} = S) when N >= Max ->
     _ = Test,
     {noreply, S#{dropped := maps:get(dropped, S) + 1}};
+handle_cast({gate_tag, Mod, Name, Start, Finish, Grew}, S) ->
+    Tags = maps:get(tag_snaps, S, #{}),
+    {noreply, S#{tag_snaps => Tags#{{Mod, Name} => {Start, Finish, Grew}}}};
 handle_cast({test_finished, Test}, #{tests := Ts, count := N} = S) ->
-    {Delta, S1} = test_delta(Test, S),
-    Extra = #{app => maps:get(app, S), reason => reason_of(maps:get(state, Test, nil))},
+    {Delta0, S0} = test_delta(Test, S),
+    {Delta, TagExtra, S1} = tag_extra(Test, Delta0, S0),
+    Extra = maps:merge(TagExtra, #{app => maps:get(app, S), reason => reason_of(maps:get(state, Test, nil))}),
     {noreply, S1#{tests := [erlang:append_element(erlang:append_element(record(Test), Delta),
                                                   Extra) | Ts], count := N + 1}};
 handle_cast({module_started, TM}, S) ->
@@ -174,6 +178,45 @@ test_delta(#{module := Mod, name := Name} = Test, #{mode := test, sync := Sync} 
         error -> {none, S}
     end;
 test_delta(_, S) -> {none, S}.
+
+%% ---- Tags (issue 19, gate_probe's "Tags" section) ----
+%% The test's `gate` tag for gate's rules/tags.c: false, [{Key, Value}] as text, or
+%% {invalid, Text}; and for a tagged test measured at its edges, its delta (when --per-test
+%% did not measure it already) and what grew in its window.
+tag_extra(#{module := Mod, name := Name, tags := #{gate := Spec}} = Test, Delta0, S) ->
+    Tags = maps:get(tag_snaps, S, #{}),
+    {Edges, Rest} = case maps:take({Mod, Name}, Tags) of
+                        error -> {none, Tags};
+                        T -> T
+                    end,
+    Base = #{gate => tag_spec(Spec)},
+    case Edges of
+        none -> {Delta0, Base, S};
+        {{_, M0, P0, E0}, {_, M1, P1, E1}, Grew} ->
+            Delta = case Delta0 of
+                        none ->
+                            D = maps:map(fun(K, V) -> V - maps:get(K, M0, 0) end, M1),
+                            Async = maps:get(async, maps:get(tags, Test, #{}), false) =:= true,
+                            {Async, D, P1 - P0, E1 - E0};
+                        _ -> Delta0
+                    end,
+            {Delta, Base#{gate_grew => Grew}, S#{tag_snaps => Rest}}
+    end;
+tag_extra(_, Delta0, S) -> {Delta0, #{}, S}.
+
+tag_spec(false) -> false;
+tag_spec(L) when is_list(L) ->
+    try [{tag_text(K), tag_text(V)} || {K, V} <- L] of
+        KVs -> KVs
+    catch _:_ -> {invalid, tag_text(L)}
+    end;
+tag_spec(Other) -> {invalid, tag_text(Other)}.
+
+tag_text(B) when is_binary(B) -> B;
+tag_text(A) when is_atom(A) -> atom_to_binary(A);
+tag_text(I) when is_integer(I) -> integer_to_binary(I);
+tag_text(F) when is_float(F) -> float_to_binary(F, [short]);
+tag_text(X) -> truncate(iolist_to_binary(io_lib:format("~0tp", [X]))).
 
 time_of(Key, Times) when is_map(Times) ->
     case maps:get(Key, Times, nil) of

@@ -1558,6 +1558,7 @@ ex_unit_event(Msg) ->
         {ok, off} -> ok;
         _ -> ex_unit_edge(Msg)
     end,
+    tag_edge(Msg), %% issue 19: see "Tags" below
     %% gate's formatter is not among ExUnit's (issue 18): the hook hands it every event (the
     %% hook is installed only when run_tests started the formatter itself)
     formatter_cast(Msg).
@@ -1601,6 +1602,105 @@ async_test_edge(Kind, #{module := Mod, tags := #{async := true}}) ->
     formatter_cast({gate_module, Kind, Mod, true,
                     {erlang:monotonic_time(microsecond), none, 0, 0}});
 async_test_edge(_, _) -> ok.
+
+%% ---- Tags: limits where tests are written (issue 19) ----
+%% A test tagged `gate: [max_growth: "1 MB", ...]` (@tag, or @moduletag for a module's tests)
+%% is measured on its own: a GC'd snapshot at its start and finish (as --per-test takes for
+%% every test), taken here in the module's process, which reports both edges; and what grew
+%% in that window: ETS tables by bytes and processes by memory plus refc binaries, compared
+%% in the node. Untagged tests cost nothing. `gate: false` (an exemption) is not measured.
+%% The formatter receives {gate_tag, Mod, Name, Start, Finish, Grew} ahead of test_finished.
+%% A structure that grew less than this is not named (a formatter's mailbox, a timer).
+-define(TAG_NOISE, 65536).
+
+tag_measured(#{tags := #{gate := L}}) when is_list(L), L =/= [] -> true;
+tag_measured(_) -> false.
+
+tag_edge({test_started, #{module := Mod, name := Name} = Test}) ->
+    case tag_measured(Test) of
+        true ->
+            Snap = tag_light(),
+            put({gate_tag, Mod, Name}, {Snap, tag_structs()});
+        false -> ok
+    end;
+tag_edge({test_finished, #{module := Mod, name := Name, state := State}}) ->
+    case erase({gate_tag, Mod, Name}) of
+        undefined -> ok;
+        _ when is_tuple(State), (element(1, State) =:= excluded orelse
+                                 element(1, State) =:= skipped) -> ok;
+        {Start, Structs} ->
+            Finish = tag_light(),
+            formatter_cast({gate_tag, Mod, Name, Start, Finish, tag_grew(Structs)})
+    end;
+tag_edge(_) -> ok.
+
+%% A GC'd light snapshot that lets freed memory settle first (gc_all/0): the test's process
+%% has just exited and its heap is released asynchronously (without the pause, a test that
+%% built a 2 MB list and dropped it read +2.4 MB processes_used at its finish).
+tag_light() ->
+    _ = gc_all(),
+    'Elixir.Gate.Formatter':light(false).
+
+%% {#{Tid => {Rows, Bytes}}, #{Pid => Bytes}}: every table's size, every process's memory and
+%% refc binary bytes (after the GC light(true) just did).
+tag_structs() ->
+    W = erlang:system_info(wordsize),
+    Ets = maps:from_list([{T, {R, M * W}} || T <- ets:all(),
+                                            R <- [ets:info(T, size)], is_integer(R),
+                                            M <- [ets:info(T, memory)], is_integer(M)]),
+    Procs = maps:from_list([{P, B} || P <- erlang:processes(), B <- [tag_proc_bytes(P)],
+                                      is_integer(B)]),
+    {Ets, Procs}.
+
+tag_proc_bytes(P) ->
+    case erlang:process_info(P, [memory, binary]) of
+        [{memory, M}, {binary, Bins}] ->
+            M + lists:sum([S || {_, S, _} <- Bins]);
+        _ -> undefined
+    end.
+
+%% The structures that grew most in the window, largest first (at most one table and one
+%% process): [{ets, Name, Owner, RowsDelta, BytesDelta} | {process, Pid, Label, BytesDelta}].
+tag_grew({Ets0, Procs0}) ->
+    {Ets1, Procs1} = tag_structs(),
+    Tables = lists:reverse(lists:keysort(5,
+               [{ets, tag_table_name(T), tag_owner(T), R - R0, B - B0}
+                || {T, {R, B}} <- maps:to_list(Ets1),
+                   {R0, B0} <- [maps:get(T, Ets0, {0, 0})], B - B0 >= ?TAG_NOISE])),
+    Procs = lists:reverse(lists:keysort(4,
+               [{process, list_to_binary(pid_to_list(P)), tag_proc_label(P), B - B0}
+                || {P, B} <- maps:to_list(Procs1), P =/= self(),
+                   P =/= whereis('Elixir.Gate.Formatter'),
+                   B0 <- [maps:get(P, Procs0, 0)], B - B0 >= ?TAG_NOISE])),
+    lists:sort(fun(A, B) -> tag_bytes(A) >= tag_bytes(B) end,
+               lists:sublist(Tables, 1) ++ lists:sublist(Procs, 1)).
+
+tag_bytes({ets, _, _, _, B}) -> B;
+tag_bytes({process, _, _, B}) -> B.
+
+tag_table_name(T) ->
+    case ets:info(T, name) of
+        N when is_atom(N) -> name_text(N);
+        _ -> <<"unnamed">>
+    end.
+
+tag_owner(T) ->
+    case ets:info(T, owner) of
+        P when is_pid(P) -> tag_proc_label(P);
+        _ -> <<>>
+    end.
+
+tag_proc_label(P) ->
+    case erlang:process_info(P, registered_name) of
+        {registered_name, N} when is_atom(N) -> name_text(N);
+        _ ->
+            case erlang:process_info(P, initial_call) of
+                {initial_call, {proc_lib, init_p, 5}} ->
+                    mfa_text(proc_lib:translate_initial_call(P));
+                {initial_call, MFA} -> mfa_text(MFA);
+                _ -> <<>>
+            end
+    end.
 
 formatter_cast(Msg) ->
     case whereis('Elixir.Gate.Formatter') of

@@ -469,12 +469,15 @@ case_cookie_not_on_command_line() {
 
 	# control: ei_ping does say pong when the cookie is right (a node of our own)
 	local cport=$((20000 + RANDOM % 30000)) cnode="e2e_ctl_$RANDOM@127.0.0.1" cpid
+	# a port nothing listens on yet (another user's node on it answered pang), and time for
+	# a node booting on a loaded machine
+	while ss -ltn 2>/dev/null | grep -q ":$cport "; do cport=$((20000 + RANDOM % 30000)); done
 	printf 'e2e_known_cookie\n' >"$WORK/known.cookie"
 	(cd "$WORK" && exec erl -noshell -start_epmd false -erl_epmd_port "$cport" -name "$cnode" \
 		-kernel inet_dist_use_interface '{127,0,0,1}' -setcookie e2e_known_cookie \
 		-eval 'spawn(fun() -> timer:sleep(30000), halt() end).') >/dev/null 2>&1 &
 	cpid=$!
-	for i in $(seq 1 50); do
+	for i in $(seq 1 300); do
 		ss -ltn 2>/dev/null | grep -q "127.0.0.1:$cport " && break
 		sleep 0.1
 	done

@@ -140,6 +140,41 @@ function shellOk (file, where, script, shell = 'bash') {
   if (!baseScript.some((l) => l.includes('refs/notes/gate') && l.includes('push'))) fail(f, 'gate:baseline does not push the notes')
 }
 
+// issue 19: review comments, the artifact's contents and name, expose_as
+{
+  const f = 'ci/github/action.yml'
+  const a = load(f)
+  const text = readFileSync(join(root, f), 'utf8')
+  if (!/--summary "\$out\/summary\.md"/.test(text)) fail(f, 'does not write summary.md into the uploaded reports')
+  if (!/>>"\$GITHUB_STEP_SUMMARY"/.test(text)) fail(f, 'does not put the summary on the run page')
+  const up = (a.runs?.steps ?? []).find((s) => String(s.uses ?? '').startsWith('actions/upload-artifact'))
+  if (!/github\.job/.test(up?.with?.name ?? '') || !/strategy\.job-index/.test(up?.with?.name ?? '')) fail(f, 'the artifact name must be unique per matrix job (github.job and strategy.job-index)')
+  for (const o of ['comment', 'summary']) if (!a.outputs?.[o]) fail(f, `no output ${o} for the review comment`)
+  const w = load('ci/github/example-workflow.yml')
+  const pr = w.jobs?.['memory-pr']
+  const steps = pr?.steps ?? []
+  const gateAt = steps.findIndex((s) => /\/ci\/github@/.test(s.uses ?? ''))
+  const comment = steps.filter((s) => /^marocchino\/sticky-pull-request-comment@v\d+$/.test(s.uses ?? ''))
+  if (pr?.permissions?.['pull-requests'] !== 'write') fail('ci/github/example-workflow.yml', 'the pull-request job needs pull-requests: write for its comment')
+  const post = comment.find((s) => s.with?.path && !s.with?.delete)
+  if (!post || !/always\(\)/.test(post.if ?? '') || !new RegExp(`steps\\.${steps[gateAt]?.id}\\.outputs\\.comment == 'true'`).test(post.if ?? '')) {
+    fail('ci/github/example-workflow.yml', "the comment step must run if: always() && steps.<gate>.outputs.comment == 'true'")
+  }
+  if (post && !/outputs\.summary/.test(post.with.path)) fail('ci/github/example-workflow.yml', "the comment must be gate's summary")
+  if (!comment.some((s) => s.with?.delete === true && s.with?.header === post?.with?.header)) fail('ci/github/example-workflow.yml', 'a clean pull request keeps a stale comment (no delete step with the same header)')
+  const g = load('ci/gitlab/gate.gitlab-ci.yml')
+  const fg = 'ci/gitlab/gate.gitlab-ci.yml'
+  const art = g['.gate']?.artifacts ?? {}
+  if (!art.expose_as) fail(fg, '.gate artifacts have no expose_as')
+  for (const want of ['gate-reports/report.html', 'gate-reports/summary.md', 'gate-reports/junit.xml']) if (!(art.paths ?? []).includes(want)) fail(fg, `the artifacts do not keep ${want}`)
+  const mr = (g['gate:merge-request']?.script ?? []).map(String)
+  const tokenAt = mr.findIndex((l) => /GATE_NOTE_TOKEN/.test(l) && /exit 2/.test(l))
+  const runAt = mr.findIndex((l) => /build\/gate" run/.test(l))
+  if (tokenAt < 0 || runAt < 0 || tokenAt > runAt) fail(fg, 'gate:merge-request must check GATE_NOTE_TOKEN before the suite runs')
+  if (!/--comment-flag gate-reports\/comment/.test(mr[runAt] ?? '') || !/merge_requests\/\$CI_MERGE_REQUEST_IID\/notes/.test(mr[runAt] ?? '')) fail(fg, "the merge-request note must be posted on gate's comment flag")
+  if (g.variables?.GATE_MR_NOTE === undefined) fail(fg, 'GATE_MR_NOTE is not a documented variable')
+}
+
 // the pre-commit framework's hook list
 {
   const f = '.pre-commit-hooks.yaml'
@@ -150,6 +185,10 @@ function shellOk (file, where, script, shell = 'bash') {
     if (h.pass_filenames !== false) fail(f, `${h.id}: pass_filenames must be false`)
     if (h.always_run !== true) fail(f, `${h.id}: always_run must be true`)
     if (!(h.stages ?? []).includes('pre-push')) fail(f, `${h.id}: stages must include pre-push`)
+    // stage names pre-commit/pre-push are read from pre-commit 3.2.0 on (before: commit/push)
+    const min = String(h.minimum_pre_commit_version ?? '0').split('.').map(Number)
+    const atLeast = (v) => { for (let i = 0; i < 3; i++) { if ((min[i] ?? 0) !== v[i]) return (min[i] ?? 0) > v[i] } return true }
+    if ((h.stages ?? []).some((st) => /^pre-/.test(st)) && !atLeast([3, 2, 0])) fail(f, `${h.id}: stages named pre-* need minimum_pre_commit_version 3.2.0 or later`)
     if (h.language === 'script') {
       try { accessSync(join(root, h.entry.split(' ')[0]), constants.X_OK) } catch { fail(f, `${h.id}: entry ${h.entry} is not an executable in the repository`) }
     }
