@@ -628,12 +628,24 @@ static void print_warnings(FILE *out, const struct findings *findings, bool colo
 	}
 }
 
+/* Whether a memory finding failed or warned: only then is ranking the test modules an
+ * investigation's next step. On a clean run the light snapshots' raw figures (code loading,
+ * heap not yet collected) would read as blame without evidence (issue 12); they stay in the
+ * JUnit properties, the Markdown summary and the HTML report. */
+static bool memory_flagged(const struct findings *findings)
+{
+	for (size_t i = 0; findings && i < findings->count; i++)
+		if (findings->items[i].verdict == VERDICT_FAIL || findings->items[i].warned)
+			return true;
+	return false;
+}
+
 void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
 		   const struct summary_opts *opts)
 {
 	print_memory(out, findings, opts);
 	print_warnings(out, findings, opts && opts->color);
-	if (run)
+	if (run && memory_flagged(findings))
 		print_top_growing(out, run, opts && opts->color);
 	fputc('\n', out);
 	print_tail(out, findings ? findings_failed(findings) : 0, 0, run, opts);
@@ -660,7 +672,10 @@ void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n
 		}
 		fputc('\n', out);
 	}
-	if (run) { /* the suite ran in the attached node: its growing tests once */
+	bool flagged = false;
+	for (size_t i = 0; i < n; i++)
+		flagged = flagged || memory_flagged(nodes[i].findings);
+	if (run && flagged) { /* the suite ran in the attached node: its growing tests once */
 		print_top_growing(out, run, o.color);
 		fputc('\n', out);
 	}

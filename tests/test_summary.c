@@ -378,10 +378,31 @@ static void test_summary__no_pct_limit(void **state)
 	assert_non_null(strstr(t, "  mailbox Foo.Sink has 20 000 messages"));
 }
 
+/* The test modules are ranked only when a memory finding failed (or warned): on a clean run
+ * their raw light-snapshot figures would read as blame without evidence (issue 12). */
+static void test_summary__top_growing_only_when_flagged(void **state)
+{
+	struct fixture *fx = *state;
+	fill_tests(fx, 2, 0);
+	fx->run.attribution = ATTRIBUTION_MODULE;
+	fx->run.attribution_sync = true;
+	fx->run.modules = calloc(1, sizeof(*fx->run.modules));
+	assert_non_null(fx->run.modules);
+	fx->run.modules[0].module = strdup("Elixir.Foo.BarTest");
+	fx->run.modules[0].finished = true;
+	fx->run.modules[0].delta.mem[MEM_TOTAL] = 7400000;
+	fx->run.nmodules = 1;
+	assert_null(strstr(print(fx, NULL), "Top growing"));
+	fill_growth(fx, false); /* binary fails */
+	assert_non_null(strstr(print(fx, NULL), "Top growing test modules"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_summary__table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_summary__top_growing_only_when_flagged, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_summary__passed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary__plurals_and_more, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary__color, setup, teardown),
