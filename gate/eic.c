@@ -300,3 +300,13 @@ int eic_rpc0(struct eic *c, const char *mod, const char *fun, int timeout_ms,
 	ei_x_free(&args);
 	return rc;
 }
+
+void eic_encode_binaries(ei_x_buff *x, char *const *v, size_t n)
+{
+	if (n) {
+		ei_x_encode_list_header(x, (long)n);
+		for (size_t i = 0; i < n; i++)
+			ei_x_encode_binary(x, v[i], (long)strlen(v[i]));
+	}
+	ei_x_encode_empty_list(x);
+}

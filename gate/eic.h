@@ -59,6 +59,9 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 	    int timeout_ms, struct term **out_root, const struct term **out_reply, char *err,
 	    size_t errlen);
 
+/* Appends the strings v[0..n) to x as one Erlang list of binaries (mix test's arguments). */
+void eic_encode_binaries(ei_x_buff *x, char *const *v, size_t n);
+
 /* eic_rpc of mod:fun() with no arguments; the same ownership, and EIC_ERROR with "out of
  * memory" when the request cannot be built. */
 int eic_rpc0(struct eic *c, const char *mod, const char *fun, int timeout_ms,

@@ -75,12 +75,7 @@ int faithful_prep(struct eic *c, char *const *args, size_t nargs, bool start, in
 	const struct term *r;
 	ei_x_new(&a);
 	ei_x_encode_list_header(&a, 2);
-	if (nargs) {
-		ei_x_encode_list_header(&a, (long)nargs);
-		for (size_t i = 0; i < nargs; i++)
-			ei_x_encode_binary(&a, args[i], (long)strlen(args[i]));
-	}
-	ei_x_encode_empty_list(&a);
+	eic_encode_binaries(&a, args, nargs);
 	ei_x_encode_map_header(&a, 1);
 	ei_x_encode_atom(&a, "start");
 	ei_x_encode_atom(&a, start ? "true" : "false");
