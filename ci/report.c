@@ -18,11 +18,8 @@ enum report_verdict report_verdict(const struct report_data *d)
 		return REPORT_ERROR;
 	if (d->findings && findings_failed(d->findings))
 		return REPORT_FAILED;
-	if (d->tests) {
-		struct test_counts c = test_run_count(d->tests);
-		if (c.failed || c.invalid || !d->tests->finished || d->tests->mix_status != 0)
-			return REPORT_FAILED;
-	}
+	if (d->tests && (test_run_red(d->tests) || !d->tests->finished))
+		return REPORT_FAILED;
 	return REPORT_PASSED;
 }
 

@@ -581,8 +581,7 @@ static void print_tail(FILE *out, size_t rules_failed, size_t nodes_lost,
 
 	/* issue 18: bare mix test would be red for a reason the failed tests do not tell */
 	int mix_status = run && run->mix_status != 0 && !run->mix_explained ? run->mix_status : 0;
-	if (!rules_failed && !tests_failed && !unfinished && !nodes_lost && !mix_status &&
-	    !(run && run->mix_status != 0)) {
+	if (!rules_failed && !unfinished && !nodes_lost && !(run && test_run_red(run))) {
 		fprintf(out, "%sgate: PASSED%s\n", color ? C_GREEN C_BOLD : "", color ? C_RESET : "");
 		return;
 	}

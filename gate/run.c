@@ -698,10 +698,8 @@ int run_main(const struct run_opts *opts)
 	}
 	int reports_rc = write_reports(&r, NULL);
 
-	struct test_counts tc = test_run_count(&r.tests);
-	code = findings_failed(&r.findings) || tc.failed || tc.invalid || r.tests.mix_status != 0
-		       ? GATE_EXIT_FAIL
-		       : GATE_EXIT_PASS;
+	code = findings_failed(&r.findings) || test_run_red(&r.tests) ? GATE_EXIT_FAIL
+								     : GATE_EXIT_PASS;
 	for (size_t i = 0; opts->cluster && i < r.cl.n; i++)
 		if (r.cl.nodes[i].error[0] || findings_failed(&r.cl.nodes[i].findings))
 			code = GATE_EXIT_FAIL; /* a node lost mid-run fails the gate, in its suite */

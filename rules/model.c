@@ -175,6 +175,12 @@ struct test_counts test_run_count(const struct test_run *run)
 	return c;
 }
 
+bool test_run_red(const struct test_run *run)
+{
+	struct test_counts c = test_run_count(run);
+	return c.failed || c.invalid || run->mix_status != 0;
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;

@@ -325,6 +325,11 @@ struct test_counts {
 /* skipped counts both skipped and excluded tests. */
 struct test_counts test_run_count(const struct test_run *run);
 
+/* Whether the tests alone make the gate fail: a failed or invalid test, or bare `mix test`
+ * would exit non-zero for a reason of its own (issue 18). The one test of the exit code and
+ * every report's verdict. */
+bool test_run_red(const struct test_run *run);
+
 enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_SKIP };
 
 const char *verdict_name(enum verdict v);
