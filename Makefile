@@ -62,7 +62,7 @@ CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -D_D
 	-g $(OPT) $(SAN) -I. -I$(BUILD) $(EI_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) $(EI_LIBS) -lei -pthread $(SAN) $(LDLIBS)
 
-SRC := $(wildcard rules/*.c ci/*.c gate/*.c)
+SRC := $(wildcard rules/*.c ci/*.c gate/*.c gate/*/*.c)
 LIB_SRC := $(filter-out gate/main.c,$(SRC))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/probe_blob.o
 PROBE_ERL := $(wildcard gate/probe/*.erl)
@@ -71,7 +71,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/ei_ping
 
 .PHONY: all test unit e2e demo asan bench clean install deps format fuzz fuzz-short \
-	fuzz-build valgrind ei-check compat probe-gate realworld
+	fuzz-build valgrind ei-check compat probe-gate realworld format-check lint
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/gate
@@ -125,17 +125,17 @@ fuzz-build: $(FUZZ_BIN)
 
 # deps first: clang and its libFuzzer runtime may be missing on a fresh machine
 fuzz:
-	sh ci/deps.sh
+	sh integrations/deps.sh
 	$(MAKE) fuzz-build
 	GATE_BUILD=$(BUILD) sh tests/fuzz/run.sh $(FUZZ_TIME)
 
 fuzz-short:
-	sh ci/deps.sh
+	sh integrations/deps.sh
 	$(MAKE) fuzz-build
 	GATE_BUILD=$(BUILD) sh tests/fuzz/run.sh 5
 
 valgrind: $(BUILD)/gate $(BUILD)/tests/ei_ping
-	sh ci/deps.sh
+	sh integrations/deps.sh
 	GATE_BUILD=$(BUILD) GATE_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
 	--error-exitcode=99 --log-file=$(CURDIR)/$(BUILD)/valgrind.%p.log" \
 	bash tests/e2e/run.sh $(VALGRIND_CASES)
@@ -146,17 +146,17 @@ unit: $(TEST_BIN)
 e2e: $(BUILD)/gate $(BUILD)/tests/ei_ping
 	GATE_BUILD=$(BUILD) sh tests/run.sh e2e
 
-# test and demo first install what is missing (ci/deps.sh is idempotent and quick when
+# test and demo first install what is missing (integrations/deps.sh is idempotent and quick when
 # everything is there), so that both work on a fresh Debian 12 machine.
 test:
-	sh ci/deps.sh
+	sh integrations/deps.sh
 	test -d tests/junit/node_modules/junit2json || (cd tests/junit && npm ci --no-audit --no-fund)
 	test -d tests/integrations/node_modules/playwright-core || (cd tests/integrations && npm ci --no-audit --no-fund)
 	$(MAKE) $(if $(SAN),asan,$(BUILD)/gate $(TEST_BIN))
 	GATE_BUILD=$(BUILD) sh tests/run.sh all
 
 demo:
-	sh ci/deps.sh
+	sh integrations/deps.sh
 	$(MAKE) $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh examples/demo.sh
 
@@ -169,13 +169,13 @@ realworld: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/realworld.sh $(REALWORLD_ROUNDS)
 
 deps:
-	sh ci/deps.sh
+	sh integrations/deps.sh
 
 # make compat: the end-to-end cases that matter most against Debian 13's Erlang/OTP 27 and
 # Elixir 1.18, in a chroot built once by debootstrap ($$GATE_COMPAT_ROOT, default
 # /var/cache/gate-compat/trixie; reused when there). Needs root. See tests/compat/run.sh.
 compat:
-	sh ci/deps.sh
+	sh integrations/deps.sh
 	$(MAKE) $(BUILD)/gate $(BUILD)/tests/ei_ping
 	GATE_BUILD=$(BUILD) bash tests/compat/run.sh
 
@@ -195,8 +195,19 @@ install: $(BUILD)/gate
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/gate $(DESTDIR)$(PREFIX)/bin/gate
 
+# The house style (.clang-format): make format rewrites, make format-check fails on a difference
+FORMAT_SRC = $(SRC) $(wildcard rules/*.h ci/*.h gate/*.h gate/*/*.h tests/*.h tests/fuzz/*.[ch]) \
+	$(TEST_SRC) tests/e2e/ei_ping.c
+
 format:
-	clang-format -i $(SRC) $(wildcard rules/*.h ci/*.h gate/*.h) $(TEST_SRC)
+	clang-format -i $(FORMAT_SRC)
+
+# make lint: the house style and the house layout (tests/lint/layout.sh), as .ci/run checks them
+lint: format-check
+	@sh tests/lint/layout.sh
+
+format-check:
+	@clang-format --dry-run -Werror $(FORMAT_SRC) || { echo "make format-check: the files above differ from .clang-format's house style: run make format" >&2; exit 1; }
 
 clean:
 	rm -rf build

@@ -1,4 +1,5 @@
-/* ci/annotate.c: GitHub Actions annotations for failing tests, rules and warnings, within a budget. */
+/* ci/annotate.c: GitHub Actions annotations for failing tests, rules and warnings, within a budget.
+ */
 #include "annotate.h"
 
 #include <string.h>
@@ -108,7 +109,8 @@ int annotate_github_write_max(FILE *out, const struct report_data *d, const char
 	/* what must be said, counted first so that the last line can say what was left out */
 	size_t ntests = 0, nrules = 0, nwarn = 0;
 	for (size_t i = 0; d->tests && i < d->tests->count; i++)
-		if (d->tests->tests[i].state == TEST_FAILED || d->tests->tests[i].state == TEST_INVALID)
+		if (d->tests->tests[i].state == TEST_FAILED ||
+		    d->tests->tests[i].state == TEST_INVALID)
 			ntests++;
 	for (size_t i = 0; d->findings && i < d->findings->count; i++) {
 		const struct finding *f = &d->findings->items[i];
@@ -121,7 +123,8 @@ int annotate_github_write_max(FILE *out, const struct report_data *d, const char
 	size_t room = used >= budget ? 0 : budget - used;
 	if (ntests + nrules + nwarn > room && room > 0)
 		room--;
-	/* failing tests first: they have a file and line, and a red test is the first thing to fix */
+	/* failing tests first: they have a file and line, and a red test is the first thing to fix
+	 */
 	for (size_t i = 0; d->tests && i < d->tests->count; i++) {
 		const struct test_result *t = &d->tests->tests[i];
 		if (t->state != TEST_FAILED && t->state != TEST_INVALID)
@@ -159,9 +162,11 @@ int annotate_github_write_max(FILE *out, const struct report_data *d, const char
 	if (tests_more + rules_more + warn_more)
 		fprintf(out,
 		        "::notice title=gate::and %zu more: %zu failed test%s, %zu failing memory "
-		        "rule%s, %zu warning%s; the JUnit report and the step summary have them all\n",
+		        "rule%s, %zu warning%s; the JUnit report and the step summary have them "
+		        "all\n",
 		        tests_more + rules_more + warn_more, tests_more, tests_more == 1 ? "" : "s",
-		        rules_more, rules_more == 1 ? "" : "s", warn_more, warn_more == 1 ? "" : "s");
+		        rules_more, rules_more == 1 ? "" : "s", warn_more,
+		        warn_more == 1 ? "" : "s");
 	return ferror(out) ? -1 : 0;
 }
 

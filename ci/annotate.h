@@ -1,6 +1,6 @@
 /* ci/annotate.h: GitHub Actions workflow commands for a run: `::error` lines for failing
- * rule findings and failed tests within an attention budget, which GitHub shows on the run's page and, with file and
- * line, beside the test's code.
+ * rule findings and failed tests within an attention budget, which GitHub shows on the run's page
+ * and, with file and line, beside the test's code.
  *
  * Escaping follows GitHub's toolkit: in the message '%', CR and LF become %25, %0D and %0A;
  * in properties (title, file) ':' and ',' become %3A and %2C as well. So text from the suite

@@ -12,8 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
-
 /* mkdir -p of dir; on failure *failed_at is the directory that could not be made. *created
  * is the length of dir's prefix naming the first directory it made (0 when none). */
 static int make_dirs(char *dir, const char **failed_at, size_t *created)
@@ -35,7 +33,8 @@ static int make_dirs(char *dir, const char **failed_at, size_t *created)
 		if (mkdir(dir, 0777) < 0) {
 			if (errno != EEXIST) {
 				*failed_at = dir;
-				return -1; /* dir stays cut at the failing component for the message */
+				return -1; /* dir stays cut at the failing component for the message
+				            */
 			}
 		} else if (!*created) {
 			*created = (size_t)(p - dir);
@@ -95,8 +94,8 @@ static mode_t umasked(bool executable)
 	return (executable ? 0777 : 0666) & ~mask;
 }
 
-static int open_tmp(struct atomic_file *t, const char *path, const char *fixed_tmp,
-		    bool executable, char *err, size_t errlen)
+static int open_tmp(struct atomic_file *t, const char *path, const char *fixed_tmp, bool executable,
+                    char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
@@ -114,7 +113,7 @@ static int open_tmp(struct atomic_file *t, const char *path, const char *fixed_t
 	t->path = strdup(path);
 	t->dir = malloc(dlen + 2);
 	t->tmp = fixed_tmp ? strdup(fixed_tmp)
-			   : malloc(dlen + strlen(base) + sizeof("/..tmp.XXXXXX"));
+	                   : malloc(dlen + strlen(base) + sizeof("/..tmp.XXXXXX"));
 	if (!t->path || !t->dir || !t->tmp) {
 		errtext_set(err, errlen, path, "out of memory");
 		goto fail;
@@ -131,16 +130,16 @@ static int open_tmp(struct atomic_file *t, const char *path, const char *fixed_t
 	const char *failed_dir = NULL;
 	if (make_dirs(t->dir, &failed_dir, &t->created) < 0) {
 		errtext_set(err, errlen, path, "cannot create the directory %s: %s", failed_dir,
-			strerror(errno));
+		            strerror(errno));
 		t->created = 0; /* make_dirs stops where it failed: nothing of ours to remove */
 		goto fail;
 	}
-	t->fd = fixed_tmp ? open(t->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-				 0600)
-			  : mkostemp(t->tmp, O_CLOEXEC);
+	t->fd = fixed_tmp
+	                ? open(t->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)
+	                : mkostemp(t->tmp, O_CLOEXEC);
 	if (t->fd < 0) {
 		errtext_set(err, errlen, path, "cannot create a temp file in %s: %s", t->dir,
-			strerror(errno));
+		            strerror(errno));
 		free(t->tmp);
 		t->tmp = NULL;
 		goto fail;
@@ -155,13 +154,13 @@ fail:
 }
 
 int atomic_file_open(struct atomic_file *t, const char *path, bool executable, char *err,
-		     size_t errlen)
+                     size_t errlen)
 {
 	return open_tmp(t, path, NULL, executable, err, errlen);
 }
 
-int atomic_file_open_at(struct atomic_file *t, const char *path, const char *tmp,
-			bool executable, char *err, size_t errlen)
+int atomic_file_open_at(struct atomic_file *t, const char *path, const char *tmp, bool executable,
+                        char *err, size_t errlen)
 {
 	return open_tmp(t, path, tmp, executable, err, errlen);
 }
@@ -183,8 +182,8 @@ int atomic_file_finish(struct atomic_file *t, char *err, size_t errlen)
 	return 0;
 }
 
-int atomic_file_write(struct atomic_file *t, const char *path, const char *data,
-			   size_t len, bool executable, char *err, size_t errlen)
+int atomic_file_write(struct atomic_file *t, const char *path, const char *data, size_t len,
+                      bool executable, char *err, size_t errlen)
 {
 	if (atomic_file_open(t, path, executable, err, errlen) < 0)
 		return -1;
@@ -194,7 +193,7 @@ int atomic_file_write(struct atomic_file *t, const char *path, const char *data,
 			continue;
 		if (n < 0) {
 			errtext_set(err, errlen, path, "cannot write the temp file %s: %s", t->tmp,
-				strerror(errno));
+			            strerror(errno));
 			atomic_file_abort(t);
 			return -1;
 		}
@@ -207,12 +206,14 @@ int atomic_file_commit(struct atomic_file *t, char *err, size_t errlen)
 {
 	int rc = 0;
 	if (!t->tmp || t->fd >= 0) {
-		errtext_set(err, errlen, t->path ? t->path : "baseline", "no finished temp file to rename");
+		errtext_set(err, errlen, t->path ? t->path : "baseline",
+		            "no finished temp file to rename");
 		atomic_file_abort(t);
 		return -1;
 	}
 	if (rename(t->tmp, t->path) < 0) {
-		errtext_set(err, errlen, t->path, "cannot rename %s over it: %s", t->tmp, strerror(errno));
+		errtext_set(err, errlen, t->path, "cannot rename %s over it: %s", t->tmp,
+		            strerror(errno));
 		rc = -1;
 	} else {
 		free(t->tmp);
@@ -223,11 +224,9 @@ int atomic_file_commit(struct atomic_file *t, char *err, size_t errlen)
 	return rc;
 }
 
-
-int atomic_file_replace(const char *path, const char *data, size_t len, char *err,
-			size_t errlen)
+int atomic_file_replace(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
-	struct atomic_file t = { 0 };
+	struct atomic_file t = {0};
 	if (atomic_file_write(&t, path, data, len, false, err, errlen) < 0)
 		return -1;
 	return atomic_file_commit(&t, err, errlen);

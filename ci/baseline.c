@@ -17,7 +17,6 @@
 
 #include <jansson.h>
 
-
 /* ---- writing ---- */
 
 static void format_time(char *buf, size_t len, int64_t unix_s)
@@ -66,8 +65,10 @@ static json_t *to_json(const struct baseline *b, bool full, const char **why)
 	    set_int(root, "test_count", b->test_count) < 0 || set_str(root, "timestamp", ts) < 0)
 		goto fail;
 	*why = "a version or commit string is not valid UTF-8";
-	if (set_str(root, "gate", b->gate_version) < 0 || set_str(root, "otp", b->otp_release) < 0 ||
-	    set_str(root, "elixir", b->elixir_version) < 0 || set_str(root, "commit", b->commit) < 0)
+	if (set_str(root, "gate", b->gate_version) < 0 ||
+	    set_str(root, "otp", b->otp_release) < 0 ||
+	    set_str(root, "elixir", b->elixir_version) < 0 ||
+	    set_str(root, "commit", b->commit) < 0)
 		goto fail;
 	/* measured on a working tree with local changes: said as what it is */
 	if (b->commit_dirty && set_str(root, "worktree", "with local changes") < 0)
@@ -126,8 +127,8 @@ static int validate(const struct baseline *b, bool full, char *why, size_t len)
 {
 	for (int i = 0; i < MEM_CAT_COUNT; i++)
 		if (b->have[i] && b->mem[i] < 0) {
-			snprintf(why, len, "memory.%s is negative (%lld)", mem_cat_name((enum mem_cat)i),
-				 (long long)b->mem[i]);
+			snprintf(why, len, "memory.%s is negative (%lld)",
+			         mem_cat_name((enum mem_cat)i), (long long)b->mem[i]);
 			return -1;
 		}
 	if (b->process_count < 0 || b->atom_count < 0 || b->test_count < 0) {
@@ -150,14 +151,15 @@ static int validate(const struct baseline *b, bool full, char *why, size_t len)
 		}
 	for (size_t i = 0; full && i < b->nallocs; i++)
 		if (b->allocs[i].carriers_size < 0 || b->allocs[i].blocks_size < 0) {
-			snprintf(why, len, "allocators.%s has a negative figure", b->allocs[i].type);
+			snprintf(why, len, "allocators.%s has a negative figure",
+			         b->allocs[i].type);
 			return -1;
 		}
 	return 0;
 }
 
 static int dump(char **out, size_t *len, const struct baseline *b, bool full, char *err,
-		size_t errlen)
+                size_t errlen)
 {
 	const char *why;
 	char bad[160];
@@ -229,8 +231,7 @@ static const char *json_type_name(const json_t *v)
 }
 
 /* A required non-negative integer at obj[key]; where is the path of obj ("" for the top). */
-static int rd_int(struct rd *r, const json_t *obj, const char *where, const char *key,
-		  int64_t *out)
+static int rd_int(struct rd *r, const json_t *obj, const char *where, const char *key, int64_t *out)
 {
 	const json_t *v = json_object_get(obj, key);
 	if (!v) {
@@ -238,14 +239,14 @@ static int rd_int(struct rd *r, const json_t *obj, const char *where, const char
 		return -1;
 	}
 	if (!json_is_integer(v)) {
-		errtext_set(r->err, r->errlen, r->name, "%s%s: expected an integer, got %s", where, key,
-			json_type_name(v));
+		errtext_set(r->err, r->errlen, r->name, "%s%s: expected an integer, got %s", where,
+		            key, json_type_name(v));
 		return -1;
 	}
 	json_int_t i = json_integer_value(v);
 	if (i < 0) {
 		errtext_set(r->err, r->errlen, r->name, "%s%s: %lld is negative", where, key,
-			(long long)i);
+		            (long long)i);
 		return -1;
 	}
 	*out = (int64_t)i;
@@ -260,8 +261,8 @@ static int rd_str(struct rd *r, const json_t *obj, const char *key, char **out)
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_string(v)) {
-		errtext_set(r->err, r->errlen, r->name, "%s: expected a string or null, got %s", key,
-			json_type_name(v));
+		errtext_set(r->err, r->errlen, r->name, "%s: expected a string or null, got %s",
+		            key, json_type_name(v));
 		return -1;
 	}
 	if (!(*out = strdup(json_string_value(v)))) {
@@ -281,7 +282,7 @@ static const json_t *rd_object(struct rd *r, const json_t *obj, const char *key,
 	}
 	if (!json_is_object(v)) {
 		errtext_set(r->err, r->errlen, r->name, "%s: expected an object, got %s", key,
-			json_type_name(v));
+		            json_type_name(v));
 		return NULL;
 	}
 	return v;
@@ -290,10 +291,10 @@ static const json_t *rd_object(struct rd *r, const json_t *obj, const char *key,
 /* Strict "YYYY-MM-DDTHH:MM:SSZ" (what format_time writes): it must read back identically. */
 static int parse_time(const char *s, int64_t *out)
 {
-	struct tm tm = { 0 };
+	struct tm tm = {0};
 	int n = 0;
 	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 ||
+	           &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6 ||
 	    (size_t)n != strlen(s))
 		return -1;
 	tm.tm_year -= 1900;
@@ -322,13 +323,14 @@ static bool is_hex_id(const char *s)
 
 static int ets_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct baseline_ets *)a)->name, ((const struct baseline_ets *)b)->name);
+	return strcmp(((const struct baseline_ets *)a)->name,
+	              ((const struct baseline_ets *)b)->name);
 }
 
 static int alloc_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct baseline_alloc *)a)->type,
-		      ((const struct baseline_alloc *)b)->type);
+	              ((const struct baseline_alloc *)b)->type);
 }
 
 static int rd_ets(struct rd *r, const json_t *ets, struct baseline *out)
@@ -342,12 +344,13 @@ static int rd_ets(struct rd *r, const json_t *ets, struct baseline *out)
 	}
 	const char *key;
 	const json_t *t;
-	json_object_foreach((json_t *)ets, key, t) {
+	json_object_foreach((json_t *)ets, key, t)
+	{
 		char where[320];
 		snprintf(where, sizeof(where), "ets.%s.", key);
 		if (!json_is_object(t)) {
-			errtext_set(r->err, r->errlen, r->name, "ets.%s: expected an object, got %s", key,
-				json_type_name(t));
+			errtext_set(r->err, r->errlen, r->name,
+			            "ets.%s: expected an object, got %s", key, json_type_name(t));
 			return -1;
 		}
 		struct baseline_ets *e = &out->ets[out->nets];
@@ -375,12 +378,14 @@ static int rd_allocs(struct rd *r, const json_t *allocs, struct baseline *out)
 	}
 	const char *key;
 	const json_t *a;
-	json_object_foreach((json_t *)allocs, key, a) {
+	json_object_foreach((json_t *)allocs, key, a)
+	{
 		char where[320];
 		snprintf(where, sizeof(where), "allocators.%s.", key);
 		if (!json_is_object(a)) {
-			errtext_set(r->err, r->errlen, r->name, "allocators.%s: expected an object, got %s",
-				key, json_type_name(a));
+			errtext_set(r->err, r->errlen, r->name,
+			            "allocators.%s: expected an object, got %s", key,
+			            json_type_name(a));
 			return -1;
 		}
 		struct baseline_alloc *d = &out->allocs[out->nallocs];
@@ -397,10 +402,10 @@ static int rd_allocs(struct rd *r, const json_t *allocs, struct baseline *out)
 	return 0;
 }
 
-static int parse(struct baseline *out, const char *text, size_t len, const char *name,
-		 bool full, char *err, size_t errlen)
+static int parse(struct baseline *out, const char *text, size_t len, const char *name, bool full,
+                 char *err, size_t errlen)
 {
-	struct rd r = { .name = name ? name : "baseline", .err = err, .errlen = errlen };
+	struct rd r = {.name = name ? name : "baseline", .err = err, .errlen = errlen};
 	json_error_t jerr;
 	json_t *root = NULL;
 	int rc = BASELINE_ERROR;
@@ -409,13 +414,13 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 	if (err && errlen)
 		err[0] = '\0';
 	if (len > BASELINE_FILE_MAX) {
-		errtext_set(err, errlen, r.name, "%zu bytes, more than the %d a baseline may have", len,
-			BASELINE_FILE_MAX);
+		errtext_set(err, errlen, r.name, "%zu bytes, more than the %d a baseline may have",
+		            len, BASELINE_FILE_MAX);
 		return BASELINE_ERROR;
 	}
 	size_t blank = 0;
 	while (blank < len && (text[blank] == ' ' || text[blank] == '\n' || text[blank] == '\r' ||
-			       text[blank] == '\t'))
+	                       text[blank] == '\t'))
 		blank++;
 	if (blank == len) {
 		errtext_set(err, errlen, r.name, "empty, not a baseline (truncated?)");
@@ -424,12 +429,14 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		bool at_end = jerr.position >= 0 && (size_t)jerr.position >= len;
-		errtext_set(err, errlen, r.name, "%d:%d: invalid JSON: %s%s", jerr.line, jerr.column,
-			jerr.text, at_end ? " (the text ends early: truncated?)" : "");
+		errtext_set(err, errlen, r.name, "%d:%d: invalid JSON: %s%s", jerr.line,
+		            jerr.column, jerr.text,
+		            at_end ? " (the text ends early: truncated?)" : "");
 		return BASELINE_ERROR;
 	}
 	if (!json_is_object(root)) {
-		errtext_set(err, errlen, r.name, "expected a JSON object, got %s", json_type_name(root));
+		errtext_set(err, errlen, r.name, "expected a JSON object, got %s",
+		            json_type_name(root));
 		goto out;
 	}
 
@@ -441,20 +448,22 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 	}
 	if (!json_is_integer(ver)) {
 		errtext_set(err, errlen, r.name, "version: expected an integer, got %s",
-			json_type_name(ver));
+		            json_type_name(ver));
 		goto out;
 	}
 	json_int_t v = json_integer_value(ver);
 	if (v > BASELINE_FORMAT_VERSION) {
 		errtext_set(err, errlen, r.name,
-			"written by a newer gate (format version %lld; this gate reads version %d); "
-			"upgrade gate",
-			(long long)v, BASELINE_FORMAT_VERSION);
+		            "written by a newer gate (format version %lld; this gate reads version "
+		            "%d); "
+		            "upgrade gate",
+		            (long long)v, BASELINE_FORMAT_VERSION);
 		goto out;
 	}
 	if (v < 1) {
-		errtext_set(err, errlen, r.name, "version: %lld is not a format version (they start at 1)",
-			(long long)v);
+		errtext_set(err, errlen, r.name,
+		            "version: %lld is not a format version (they start at 1)",
+		            (long long)v);
 		goto out;
 	}
 	out->format_version = (int)v;
@@ -464,7 +473,8 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 		goto out;
 	const char *key;
 	const json_t *val;
-	json_object_foreach((json_t *)mem, key, val) {
+	json_object_foreach((json_t *)mem, key, val)
+	{
 		int cat = mem_cat_from_name(key);
 		if (cat < 0)
 			continue; /* a category of another OTP release: not ours to judge */
@@ -484,8 +494,8 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 	}
 	if (!json_is_string(ts) || parse_time(json_string_value(ts), &out->timestamp) < 0) {
 		errtext_set(err, errlen, r.name,
-			"timestamp: expected a UTC time like \"2026-12-02T12:00:00Z\", got %s",
-			json_is_string(ts) ? json_string_value(ts) : json_type_name(ts));
+		            "timestamp: expected a UTC time like \"2026-12-02T12:00:00Z\", got %s",
+		            json_is_string(ts) ? json_string_value(ts) : json_type_name(ts));
 		goto out;
 	}
 
@@ -495,12 +505,13 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 	    rd_str(&r, root, "commit", &out->commit) < 0)
 		goto out;
 	if (out->commit && !is_hex_id(out->commit)) {
-		errtext_set(err, errlen, r.name, "commit: \"%.80s\" is not a commit id", out->commit);
+		errtext_set(err, errlen, r.name, "commit: \"%.80s\" is not a commit id",
+		            out->commit);
 		goto out;
 	}
 	const json_t *wt = json_object_get(root, "worktree");
-	out->commit_dirty = json_is_string(wt) &&
-			    strcmp(json_string_value(wt), "with local changes") == 0;
+	out->commit_dirty =
+	        json_is_string(wt) && strcmp(json_string_value(wt), "with local changes") == 0;
 
 	const json_t *ets = rd_object(&r, root, "ets", full);
 	if (!ets && (full || json_object_get(root, "ets")))
@@ -520,14 +531,14 @@ out:
 	return rc;
 }
 
-int baseline_parse(struct baseline *out, const char *text, size_t len, const char *name,
-		   char *err, size_t errlen)
+int baseline_parse(struct baseline *out, const char *text, size_t len, const char *name, char *err,
+                   size_t errlen)
 {
 	return parse(out, text, len, name, true, err, errlen);
 }
 
-int baseline_summary_parse(struct baseline *out, const char *text, size_t len,
-			   const char *name, char *err, size_t errlen)
+int baseline_summary_parse(struct baseline *out, const char *text, size_t len, const char *name,
+                           char *err, size_t errlen)
 {
 	return parse(out, text, len, name, false, err, errlen);
 }
@@ -555,8 +566,10 @@ static int slurp(char **out, size_t *len, const char *path, char *err, size_t er
 		return BASELINE_ERROR;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		errtext_set(err, errlen, path, "is a directory, not a baseline file; point the baseline "
-			"path at a file (default %s)", BASELINE_DEFAULT_PATH);
+		errtext_set(err, errlen, path,
+		            "is a directory, not a baseline file; point the baseline "
+		            "path at a file (default %s)",
+		            BASELINE_DEFAULT_PATH);
 		close(fd);
 		return BASELINE_ERROR;
 	}
@@ -567,7 +580,7 @@ static int slurp(char **out, size_t *len, const char *path, char *err, size_t er
 	}
 	if (st.st_size > BASELINE_FILE_MAX) {
 		errtext_set(err, errlen, path, "%lld bytes, more than the %d a baseline may have",
-			(long long)st.st_size, BASELINE_FILE_MAX);
+		            (long long)st.st_size, BASELINE_FILE_MAX);
 		close(fd);
 		return BASELINE_ERROR;
 	}
@@ -594,14 +607,16 @@ static int slurp(char **out, size_t *len, const char *path, char *err, size_t er
 		if (n == cap) {
 			/* it grew while we read it: allow up to the cap, no further */
 			if (cap > BASELINE_FILE_MAX) {
-				errtext_set(err, errlen, path, "more than the %d bytes a baseline may have",
-					BASELINE_FILE_MAX);
+				errtext_set(err, errlen, path,
+				            "more than the %d bytes a baseline may have",
+				            BASELINE_FILE_MAX);
 				free(buf);
 				close(fd);
 				return BASELINE_ERROR;
 			}
-			size_t ncap = cap * 2 > (size_t)BASELINE_FILE_MAX + 1 ? (size_t)BASELINE_FILE_MAX + 1
-									   : cap * 2;
+			size_t ncap = cap * 2 > (size_t)BASELINE_FILE_MAX + 1
+			                      ? (size_t)BASELINE_FILE_MAX + 1
+			                      : cap * 2;
 			char *nb = realloc(buf, ncap + 1);
 			if (!nb) {
 				errtext_set(err, errlen, path, "out of memory");
@@ -636,7 +651,7 @@ int baseline_read_file(struct baseline *out, const char *path, char *err, size_t
 }
 
 int baseline_check_replaceable(const char *text, size_t len, const char *name, char *err,
-			       size_t errlen)
+                               size_t errlen)
 {
 	struct baseline old;
 	char why[512];
@@ -648,18 +663,18 @@ int baseline_check_replaceable(const char *text, size_t len, const char *name, c
 	size_t nl = strlen(name);
 	const char *reason = strncmp(why, name, nl) == 0 && why[nl] == ':' ? why + nl + 2 : why;
 	errtext_set(err, errlen, NULL,
-		"refusing to overwrite %s, which is not a baseline this gate can read (%s); "
-		"move it away or force the update",
-		name, reason);
+	            "refusing to overwrite %s, which is not a baseline this gate can read (%s); "
+	            "move it away or force the update",
+	            name, reason);
 	return BASELINE_ERROR;
 }
 
 int baseline_write(const char *path, const struct baseline *b, unsigned flags, char *err,
-		   size_t errlen)
+                   size_t errlen)
 {
 	char *text = NULL, *old = NULL;
 	size_t len = 0, oldlen = 0;
-	struct atomic_file t = { 0 };
+	struct atomic_file t = {0};
 	int rc = BASELINE_ERROR;
 
 	if (err && errlen)
@@ -675,12 +690,15 @@ int baseline_write(const char *path, const struct baseline *b, unsigned flags, c
 	struct stat st;
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
-			errtext_set(err, errlen, path, "is a directory, not a baseline file; point the "
-				"baseline path at a file (default %s)", BASELINE_DEFAULT_PATH);
+			errtext_set(err, errlen, path,
+			            "is a directory, not a baseline file; point the "
+			            "baseline path at a file (default %s)",
+			            BASELINE_DEFAULT_PATH);
 			goto out;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			errtext_set(err, errlen, path, "is not a regular file; refusing to replace it");
+			errtext_set(err, errlen, path,
+			            "is not a regular file; refusing to replace it");
 			goto out;
 		}
 		if (!(flags & BASELINE_WRITE_FORCE)) {
@@ -690,13 +708,14 @@ int baseline_write(const char *path, const struct baseline *b, unsigned flags, c
 				char why[512];
 				snprintf(why, sizeof(why), "%s", err ? err : "unreadable");
 				errtext_set(err, errlen, NULL,
-					"refusing to overwrite %s, which is not a baseline this gate "
-					"can read (%s); move it away or force the update",
-					path, why);
+				            "refusing to overwrite %s, which is not a baseline "
+				            "this gate "
+				            "can read (%s); move it away or force the update",
+				            path, why);
 				goto out;
 			}
-			if (r == BASELINE_OK &&
-			    baseline_check_replaceable(old, oldlen, path, err, errlen) != BASELINE_OK)
+			if (r == BASELINE_OK && baseline_check_replaceable(old, oldlen, path, err,
+			                                                   errlen) != BASELINE_OK)
 				goto out;
 		}
 	} else if (errno != ENOENT) {

@@ -51,12 +51,12 @@ int baseline_summary_format(char **out, const struct baseline *b, char *err, siz
  * BASELINE_FILE_MAX). name says where the text is from in messages ("origin/main:.gate/
  * baseline.json"). Refuses invalid JSON (with line:column), truncated text, wrong types,
  * negative figures, a missing or higher "version". On failure out is left zeroed. */
-int baseline_parse(struct baseline *out, const char *text, size_t len, const char *name,
-		   char *err, size_t errlen);
+int baseline_parse(struct baseline *out, const char *text, size_t len, const char *name, char *err,
+                   size_t errlen);
 
 /* Parses a summary (a note): as baseline_parse, "ets" and "allocators" not required. */
-int baseline_summary_parse(struct baseline *out, const char *text, size_t len,
-			   const char *name, char *err, size_t errlen);
+int baseline_summary_parse(struct baseline *out, const char *text, size_t len, const char *name,
+                           char *err, size_t errlen);
 
 /* Reads and parses the file at path. BASELINE_MISSING (err: "no baseline at PATH") when
  * path does not exist; BASELINE_ERROR when it is a directory or not a regular file, larger
@@ -68,13 +68,13 @@ int baseline_read_file(struct baseline *out, const char *path, char *err, size_t
  * baseline this gate can read, unless flags has BASELINE_WRITE_FORCE; a directory is
  * always refused. On failure the temp file is removed and path is left as it was. */
 int baseline_write(const char *path, const struct baseline *b, unsigned flags, char *err,
-		   size_t errlen);
+                   size_t errlen);
 
 /* Checks that the bytes about to be replaced (text, len; the existing file or the blob at
  * HEAD) are a baseline this gate can read, so that a newer gate's file or one edited into
  * something else is never overwritten silently. BASELINE_OK, or BASELINE_ERROR with err
  * saying why and how to force it. */
 int baseline_check_replaceable(const char *text, size_t len, const char *name, char *err,
-			       size_t errlen);
+                               size_t errlen);
 
 #endif

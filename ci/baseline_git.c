@@ -29,8 +29,8 @@ struct baseline_repo {
 #define set_err(err, errlen, ...) errtext_set(err, errlen, NULL, __VA_ARGS__)
 
 /* "WHAT: libgit2's reason[; FIX]" with the reason from git_error_last() */
-__attribute__((format(printf, 5, 6)))
-static int git_fail(char *err, size_t errlen, int code, const char *fix, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static int git_fail(char *err, size_t errlen, int code,
+                                                          const char *fix, const char *fmt, ...)
 {
 	if (err && errlen) {
 		const git_error *e = git_error_last();
@@ -83,13 +83,15 @@ static void short_hex(char out[16], const git_oid *id)
 static int check_relpath(const char *path, char *err, size_t errlen)
 {
 	if (!path || !*path) {
-		set_err(err, errlen, "the baseline path is empty; set it to a file in the "
-			"repository (default %s)", BASELINE_DEFAULT_PATH);
+		set_err(err, errlen,
+		        "the baseline path is empty; set it to a file in the "
+		        "repository (default %s)",
+		        BASELINE_DEFAULT_PATH);
 		return BASELINE_ERROR;
 	}
 	if (path[0] == '/') {
 		set_err(err, errlen, "baseline path %s: must be relative to the repository root",
-			path);
+		        path);
 		return BASELINE_ERROR;
 	}
 	for (const char *p = path;;) {
@@ -97,8 +99,8 @@ static int check_relpath(const char *path, char *err, size_t errlen)
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
 			set_err(err, errlen, "baseline path %s: %s", path,
-				n == 0 ? "has an empty component or ends with \"/\""
-				       : "may not contain \".\" or \"..\" components");
+			        n == 0 ? "has an empty component or ends with \"/\""
+			               : "may not contain \".\" or \"..\" components");
 			return BASELINE_ERROR;
 		}
 		if (n == 4 && strncasecmp(p, ".git", 4) == 0) {
@@ -131,7 +133,7 @@ int baseline_git_open(struct baseline_repo **out, const char *dir, char *err, si
 	int serr = stat(dir ? dir : ".", &st) < 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
 	if (serr) {
 		set_err(err, errlen, "cannot open the git repository at %s: %s", dir ? dir : ".",
-			strerror(serr));
+		        strerror(serr));
 		free(r);
 		git_libgit2_shutdown();
 		return BASELINE_ERROR;
@@ -140,13 +142,13 @@ int baseline_git_open(struct baseline_repo **out, const char *dir, char *err, si
 	if (rc < 0) {
 		if (rc == GIT_ENOTFOUND)
 			git_fail(err, errlen, rc,
-				 "run gate inside a git checkout, or read the baseline from the "
-				 "working tree (--baseline-ref worktree)",
-				 "%s is not in a git repository (looked there and in its parents)",
-				 dir ? dir : ".");
+			         "run gate inside a git checkout, or read the baseline from the "
+			         "working tree (--baseline-ref worktree)",
+			         "%s is not in a git repository (looked there and in its parents)",
+			         dir ? dir : ".");
 		else
 			git_fail(err, errlen, rc, "check the repository with git status / git fsck",
-				 "cannot open the git repository at %s", dir ? dir : ".");
+			         "cannot open the git repository at %s", dir ? dir : ".");
 		free(r);
 		git_libgit2_shutdown();
 		return BASELINE_ERROR;
@@ -198,7 +200,7 @@ static void normalize(char *path)
 }
 
 int baseline_git_relpath(char *out, size_t outlen, const struct baseline_repo *repo,
-			 const char *dir, const char *path, char *err, size_t errlen)
+                         const char *dir, const char *path, char *err, size_t errlen)
 {
 	const char *wd = baseline_git_workdir(repo);
 	char real_wd[PATH_MAX], real_dir[PATH_MAX], joined[PATH_MAX * 2];
@@ -226,7 +228,7 @@ int baseline_git_relpath(char *out, size_t outlen, const struct baseline_repo *r
 	size_t wl = strcmp(real_wd, "/") == 0 ? 0 : strlen(real_wd);
 	if (strncmp(joined, real_wd, wl) != 0 || (joined[wl] != '/' && joined[wl] != '\0')) {
 		set_err(err, errlen, "baseline path %s is outside the working tree %s", joined,
-			real_wd);
+		        real_wd);
 		return BASELINE_ERROR;
 	}
 	const char *rel = joined + wl;
@@ -240,12 +242,13 @@ int baseline_git_relpath(char *out, size_t outlen, const struct baseline_repo *r
 }
 
 int baseline_git_head(char out[BASELINE_OID_HEX], struct baseline_repo *repo, char *err,
-		      size_t errlen)
+                      size_t errlen)
 {
 	git_oid id;
 	out[0] = '\0';
 	if (git_repository_head_unborn(repo->repo) == 1) {
-		set_err(err, errlen, "HEAD has no commits yet (unborn branch); make a first commit");
+		set_err(err, errlen,
+		        "HEAD has no commits yet (unborn branch); make a first commit");
 		return BASELINE_ERROR;
 	}
 	int rc = git_reference_name_to_id(&id, repo->repo, "HEAD");
@@ -258,15 +261,16 @@ int baseline_git_head(char out[BASELINE_OID_HEX], struct baseline_repo *repo, ch
 /* ---- reading at a ref ---- */
 
 static int read_worktree(struct baseline *out, struct baseline_source *src,
-			 struct baseline_repo *repo, const char *path, char *err, size_t errlen)
+                         struct baseline_repo *repo, const char *path, char *err, size_t errlen)
 {
 	const char *wd = baseline_git_workdir(repo);
 	char full[PATH_MAX * 2];
 	snprintf(src->ref, sizeof(src->ref), "%s", BASELINE_REF_WORKTREE);
 	snprintf(src->where, sizeof(src->where), "%s:%s", BASELINE_REF_WORKTREE, path);
 	if (!wd) {
-		set_err(err, errlen, "cannot read the baseline from the working tree: the "
-			"repository is bare; pass --baseline-ref REF");
+		set_err(err, errlen,
+		        "cannot read the baseline from the working tree: the "
+		        "repository is bare; pass --baseline-ref REF");
 		return BASELINE_ERROR;
 	}
 	snprintf(full, sizeof(full), "%s%s", wd, path);
@@ -292,9 +296,9 @@ static int resolve_commit(git_commit **out, git_repository *repo, const char *re
 	return 0;
 }
 
-int baseline_git_read(struct baseline *out, struct baseline_source *src,
-		      struct baseline_repo *repo, const char *ref, bool fallback_to_head,
-		      const char *path, char *err, size_t errlen)
+int baseline_git_read(struct baseline *out, struct baseline_source *src, struct baseline_repo *repo,
+                      const char *ref, bool fallback_to_head, const char *path, char *err,
+                      size_t errlen)
 {
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
@@ -323,8 +327,10 @@ int baseline_git_read(struct baseline *out, struct baseline_source *src,
 		snprintf(src->ref, sizeof(src->ref), "HEAD");
 		snprintf(src->where, sizeof(src->where), "HEAD:%s", path);
 		if (git_repository_head_unborn(repo->repo) == 1) {
-			set_err(err, errlen, "no baseline at %s: %s does not exist and HEAD has no "
-				"commits yet", src->where, ref);
+			set_err(err, errlen,
+			        "no baseline at %s: %s does not exist and HEAD has no "
+			        "commits yet",
+			        src->where, ref);
 			return BASELINE_MISSING;
 		}
 		grc = resolve_commit(&commit, repo->repo, "HEAD");
@@ -333,8 +339,9 @@ int baseline_git_read(struct baseline *out, struct baseline_source *src,
 		const char *asked = src->ref;
 		if (grc == GIT_ENOTFOUND && strcmp(asked, "HEAD") == 0 &&
 		    git_repository_head_unborn(repo->repo) == 1) {
-			set_err(err, errlen, "cannot read the baseline at HEAD: HEAD has no commits "
-				"yet; make a first commit or pass --baseline-ref worktree");
+			set_err(err, errlen,
+			        "cannot read the baseline at HEAD: HEAD has no commits "
+			        "yet; make a first commit or pass --baseline-ref worktree");
 			return BASELINE_ERROR;
 		}
 		if (grc == GIT_ENOTFOUND) {
@@ -343,27 +350,29 @@ int baseline_git_read(struct baseline *out, struct baseline_source *src,
 			const char *slash = strchr(asked, '/');
 			if (slash && slash != asked && slash[1] && !strchr(slash + 1, '~') &&
 			    !strchr(slash + 1, '^') && strncmp(asked, "refs/", 5) != 0)
-				snprintf(fix, sizeof(fix),
-					 "fetch it (git fetch --depth=1 %.*s %s:refs/remotes/%s) or "
-					 "pass another --baseline-ref",
-					 (int)(slash - asked), asked, slash + 1, asked);
+				snprintf(
+				        fix, sizeof(fix),
+				        "fetch it (git fetch --depth=1 %.*s %s:refs/remotes/%s) or "
+				        "pass another --baseline-ref",
+				        (int)(slash - asked), asked, slash + 1, asked);
 			else
-				snprintf(fix, sizeof(fix), "fetch it or pass another --baseline-ref");
+				snprintf(fix, sizeof(fix),
+				         "fetch it or pass another --baseline-ref");
 			return git_fail(err, errlen, grc, fix, "the baseline ref %s does not exist",
-					asked);
+			                asked);
 		}
 		if (grc == GIT_EPEEL)
 			return git_fail(err, errlen, grc, "pass a branch, tag or commit",
-					"the baseline ref %s does not name a commit", asked);
+			                "the baseline ref %s does not name a commit", asked);
 		return git_fail(err, errlen, grc, "pass a branch, tag or commit",
-				"cannot resolve the baseline ref %s", asked);
+		                "cannot resolve the baseline ref %s", asked);
 	}
 	oid_hex(src->commit, git_commit_id(commit));
 
 	grc = git_commit_tree(&tree, commit);
 	if (grc < 0) {
 		git_fail(err, errlen, grc, "the clone may lack the objects: fetch the ref again",
-			 "cannot read the tree of %s (%s)", src->ref, src->commit);
+		         "cannot read the tree of %s (%s)", src->ref, src->commit);
 		goto out;
 	}
 	grc = git_tree_entry_bypath(&entry, tree, path);
@@ -378,27 +387,29 @@ int baseline_git_read(struct baseline *out, struct baseline_source *src,
 	}
 	git_filemode_t mode = git_tree_entry_filemode(entry);
 	if (mode == GIT_FILEMODE_TREE || mode == GIT_FILEMODE_COMMIT || mode == GIT_FILEMODE_LINK) {
-		set_err(err, errlen, "%s is a %s, not a baseline file; point the baseline path at a "
-			"file (default %s)", src->where,
-			mode == GIT_FILEMODE_TREE ? "directory" :
-			mode == GIT_FILEMODE_COMMIT ? "submodule" : "symbolic link",
-			BASELINE_DEFAULT_PATH);
+		set_err(err, errlen,
+		        "%s is a %s, not a baseline file; point the baseline path at a "
+		        "file (default %s)",
+		        src->where,
+		        mode == GIT_FILEMODE_TREE     ? "directory"
+		        : mode == GIT_FILEMODE_COMMIT ? "submodule"
+		                                      : "symbolic link",
+		        BASELINE_DEFAULT_PATH);
 		goto out;
 	}
 	grc = git_blob_lookup(&blob, repo->repo, git_tree_entry_id(entry));
 	if (grc < 0) {
 		git_fail(err, errlen, grc, "the clone may lack the objects: fetch the ref again",
-			 "cannot read the blob of %s", src->where);
+		         "cannot read the blob of %s", src->where);
 		goto out;
 	}
 	git_object_size_t size = git_blob_rawsize(blob);
 	if (size > BASELINE_FILE_MAX) {
 		set_err(err, errlen, "%s: %llu bytes, more than the %d a baseline may have",
-			src->where, (unsigned long long)size, BASELINE_FILE_MAX);
+		        src->where, (unsigned long long)size, BASELINE_FILE_MAX);
 		goto out;
 	}
-	rc = baseline_parse(out, git_blob_rawcontent(blob), (size_t)size, src->where, err,
-			    errlen);
+	rc = baseline_parse(out, git_blob_rawcontent(blob), (size_t)size, src->where, err, errlen);
 out:
 	git_blob_free(blob);
 	git_tree_entry_free(entry);
@@ -429,17 +440,18 @@ static int make_signature(git_signature **out, git_repository *repo, char *err, 
 				email = NULL;
 	}
 	if (!name || !*name || !email || !*email) {
-		set_err(err, errlen, "no author for the commit: git config has no user.%s; set it "
-			"(git config user.name NAME; git config user.email EMAIL) or set "
-			"GATE_AUTHOR_NAME and GATE_AUTHOR_EMAIL",
-			!name || !*name ? "name" : "email");
+		set_err(err, errlen,
+		        "no author for the commit: git config has no user.%s; set it "
+		        "(git config user.name NAME; git config user.email EMAIL) or set "
+		        "GATE_AUTHOR_NAME and GATE_AUTHOR_EMAIL",
+		        !name || !*name ? "name" : "email");
 		git_config_free(cfg);
 		return BASELINE_ERROR;
 	}
 	rc = git_signature_now(out, name, email);
 	if (rc < 0)
 		git_fail(err, errlen, rc, "fix GATE_AUTHOR_* or user.name / user.email",
-			 "invalid author \"%s <%s>\"", name, email);
+		         "invalid author \"%s <%s>\"", name, email);
 	git_config_free(cfg); /* name and email borrow from it until here */
 	return rc < 0 ? BASELINE_ERROR : BASELINE_OK;
 }
@@ -450,9 +462,8 @@ static char *make_message(const char *message, bool skip_ci, const char *measure
 	char dflt[160];
 	if (!message || !*message) {
 		snprintf(dflt, sizeof(dflt), "gate: update the memory baseline%s%s%s%s",
-			 measured ? " (measured at " : "", measured ? measured : "",
-			 measured && dirty ? " with local changes" : "",
-			 measured ? ")" : "");
+		         measured ? " (measured at " : "", measured ? measured : "",
+		         measured && dirty ? " with local changes" : "", measured ? ")" : "");
 		message = dflt;
 	}
 	size_t len = strlen(message);
@@ -497,10 +508,10 @@ static void fault(const char *step)
 #define JOURNAL_MAX 16384
 
 struct journal {
-	int fd;                 /* the flock'd journal; -1 when none */
-	char gitdir[PATH_MAX];  /* ends with "/" */
+	int fd;                /* the flock'd journal; -1 when none */
+	char gitdir[PATH_MAX]; /* ends with "/" */
 	char path[PATH_MAX + 64];
-	char token[40];         /* "gate <pid> <random>": the content of our index.lock */
+	char token[40]; /* "gate <pid> <random>": the content of our index.lock */
 	char ref[256];
 	char old_hex[BASELINE_OID_HEX], new_hex[BASELINE_OID_HEX], blob_hex[BASELINE_OID_HEX];
 	unsigned mode;
@@ -550,14 +561,16 @@ static int journal_acquire(struct journal *j, const char *gitdir, char *err, siz
 		int fd = open(j->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd < 0) {
 			set_err(err, errlen, "cannot commit the baseline: cannot create %s: %s",
-				j->path, strerror(errno));
+			        j->path, strerror(errno));
 			return BASELINE_ERROR;
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			close(fd);
-			set_err(err, errlen, "cannot commit the baseline: another gate is committing "
-				"a baseline in this repository now (it holds %s); wait for it to "
-				"finish, then rerun", j->path);
+			set_err(err, errlen,
+			        "cannot commit the baseline: another gate is committing "
+			        "a baseline in this repository now (it holds %s); wait for it to "
+			        "finish, then rerun",
+			        j->path);
 			return BASELINE_ERROR;
 		}
 		/* the holder before us may have removed it after we opened it: use the live one */
@@ -609,8 +622,8 @@ static bool journal_read(struct journal *j)
 			v = line + strlen(line);
 		else
 			*v++ = '\0';
-#define FIELD(name, dst)                                                                      \
-	if (strcmp(line, name) == 0)                                                           \
+#define FIELD(name, dst)                                                                           \
+	if (strcmp(line, name) == 0)                                                               \
 		snprintf(dst, sizeof(dst), "%s", v);
 		FIELD("token", j->token)
 		FIELD("ref", j->ref)
@@ -626,7 +639,7 @@ static bool journal_read(struct journal *j)
 			j->indexed = true;
 	}
 	j->has_commit = j->ref[0] && strlen(j->old_hex) == 40 && strlen(j->new_hex) == 40 &&
-			strlen(j->blob_hex) == 40 && j->relpath[0];
+	                strlen(j->blob_hex) == 40 && j->relpath[0];
 	return true;
 }
 
@@ -635,14 +648,16 @@ static int journal_write(struct journal *j, char *err, size_t errlen)
 {
 	char buf[JOURNAL_MAX];
 	int n = snprintf(buf, sizeof(buf),
-			 "gate baseline commit journal 1\ntoken %s\nref %s\nold %s\nnew %s\n"
-			 "blob %s\nmode %o\npath %s\ntmp %s\n",
-			 j->token, j->ref, j->old_hex, j->new_hex, j->blob_hex, j->mode, j->relpath,
-			 j->tmp);
+	                 "gate baseline commit journal 1\ntoken %s\nref %s\nold %s\nnew %s\n"
+	                 "blob %s\nmode %o\npath %s\ntmp %s\n",
+	                 j->token, j->ref, j->old_hex, j->new_hex, j->blob_hex, j->mode, j->relpath,
+	                 j->tmp);
 	if (n < 0 || (size_t)n >= sizeof(buf) || ftruncate(j->fd, 0) < 0 ||
 	    pwrite(j->fd, buf, (size_t)n, 0) != n || fsync(j->fd) < 0) {
-		set_err(err, errlen, "cannot commit the baseline: cannot write %s: %s; nothing was "
-			"changed", j->path, strerror(errno));
+		set_err(err, errlen,
+		        "cannot commit the baseline: cannot write %s: %s; nothing was "
+		        "changed",
+		        j->path, strerror(errno));
 		return BASELINE_ERROR;
 	}
 	fsync_path_dir(j->gitdir);
@@ -685,7 +700,7 @@ static int lock_take(struct journal *j, char *err, size_t errlen)
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0 || write_all(fd, j->token, strlen(j->token)) < 0 || fsync(fd) < 0) {
 		set_err(err, errlen, "cannot commit the baseline: cannot write %s: %s", tmp,
-			strerror(errno));
+		        strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		unlink(tmp);
@@ -697,12 +712,14 @@ static int lock_take(struct journal *j, char *err, size_t errlen)
 	unlink(tmp);
 	if (rc < 0) {
 		if (e == EEXIST)
-			set_err(err, errlen, "cannot commit the baseline: %s exists, so another git "
-				"process is using the index; wait for it to finish (or remove the "
-				"stale lock), then rerun", lock);
+			set_err(err, errlen,
+			        "cannot commit the baseline: %s exists, so another git "
+			        "process is using the index; wait for it to finish (or remove the "
+			        "stale lock), then rerun",
+			        lock);
 		else
-			set_err(err, errlen, "cannot commit the baseline: cannot create %s: %s", lock,
-				strerror(e));
+			set_err(err, errlen, "cannot commit the baseline: cannot create %s: %s",
+			        lock, strerror(e));
 		return BASELINE_ERROR;
 	}
 	return BASELINE_OK;
@@ -770,13 +787,13 @@ static int index_apply(git_repository *r, struct journal *j, char *err, size_t e
 	}
 	if (copy_file(index_path, next) < 0) {
 		set_err(err, errlen, "cannot copy the index %s to %s: %s", index_path, next,
-			strerror(errno));
+		        strerror(errno));
 		goto out;
 	}
 	grc = git_index_open(&idx, next);
 	if (grc < 0) {
 		git_fail(err, errlen, grc, "check it with git status", "cannot read the index %s",
-			 index_path);
+		         index_path);
 		goto out;
 	}
 	git_index_entry e;
@@ -808,7 +825,8 @@ static int index_apply(git_repository *r, struct journal *j, char *err, size_t e
 	}
 	fault("index-written");
 	if (rename(next, index_path) < 0) {
-		set_err(err, errlen, "cannot rename %s to %s: %s", next, index_path, strerror(errno));
+		set_err(err, errlen, "cannot rename %s to %s: %s", next, index_path,
+		        strerror(errno));
 		goto out;
 	}
 	fsync_path_dir(j->gitdir);
@@ -826,7 +844,7 @@ static void tmp_path(char *out, size_t len, const char *workdir, const char *rel
 	const char *slash = strrchr(relpath, '/');
 	if (slash)
 		snprintf(out, len, "%s%.*s/.%s.gate-tmp", workdir, (int)(slash - relpath), relpath,
-			 slash + 1);
+		         slash + 1);
 	else
 		snprintf(out, len, "%s.%s.gate-tmp", workdir, relpath);
 }
@@ -840,7 +858,8 @@ static int tmp_finish(git_repository *r, struct journal *j, char *err, size_t er
 		return BASELINE_OK; /* renamed already */
 	snprintf(target, sizeof(target), "%s%s", git_repository_workdir(r), j->relpath);
 	if (rename(j->tmp, target) < 0) {
-		set_err(err, errlen, "cannot rename %s over %s: %s", j->tmp, target, strerror(errno));
+		set_err(err, errlen, "cannot rename %s over %s: %s", j->tmp, target,
+		        strerror(errno));
 		return BASELINE_ERROR;
 	}
 	char *slash = strrchr(target, '/');
@@ -855,7 +874,7 @@ static int tmp_finish(git_repository *r, struct journal *j, char *err, size_t er
  * branch had moved, undoes it when it had not. Returns 1 with msg saying which, or
  * BASELINE_ERROR (the journal is kept for the next run). */
 static int journal_recover(git_repository *r, struct journal *j, char *msg, size_t msglen,
-			   char *err, size_t errlen)
+                           char *err, size_t errlen)
 {
 	const char *wd = git_repository_workdir(r);
 	char why[1024] = "";
@@ -883,9 +902,11 @@ static int journal_recover(git_repository *r, struct journal *j, char *msg, size
 		}
 		lock_drop(j);
 		journal_drop(j);
-		snprintf(msg, msglen, "an earlier gate was stopped in the middle of a baseline "
-			 "commit after %s had moved to %.7s; finished it: %s in the working tree "
-			 "and in the index now match that commit", j->ref, j->new_hex, j->relpath);
+		snprintf(msg, msglen,
+		         "an earlier gate was stopped in the middle of a baseline "
+		         "commit after %s had moved to %.7s; finished it: %s in the working tree "
+		         "and in the index now match that commit",
+		         j->ref, j->new_hex, j->relpath);
 		return 1;
 	}
 	if (j->tmp[0])
@@ -893,27 +914,33 @@ static int journal_recover(git_repository *r, struct journal *j, char *msg, size
 	lock_drop(j);
 	journal_drop(j);
 	if (same || !j->has_commit)
-		snprintf(msg, msglen, "an earlier gate was stopped in the middle of a baseline "
-			 "commit before %s moved; undid it (removed its temp file and its "
-			 "index.lock; nothing else had changed)", j->has_commit ? j->ref : "the branch");
+		snprintf(msg, msglen,
+		         "an earlier gate was stopped in the middle of a baseline "
+		         "commit before %s moved; undid it (removed its temp file and its "
+		         "index.lock; nothing else had changed)",
+		         j->has_commit ? j->ref : "the branch");
 	else
-		snprintf(msg, msglen, "found the journal of an interrupted baseline commit "
-			 "(%.7s on %s), but the branch has moved on since; removed gate's temp file "
-			 "and lock and left the branch, the index and the working tree as they are: "
-			 "check git status -- %s", j->new_hex, j->ref, j->relpath);
+		snprintf(
+		        msg, msglen,
+		        "found the journal of an interrupted baseline commit "
+		        "(%.7s on %s), but the branch has moved on since; removed gate's temp file "
+		        "and lock and left the branch, the index and the working tree as they are: "
+		        "check git status -- %s",
+		        j->new_hex, j->ref, j->relpath);
 	return 1;
 keep:
 	lock_drop(j);
 	journal_keep(j);
-	set_err(err, errlen, "an earlier gate was stopped in the middle of a baseline commit "
-		"(%s is at %.7s, the new baseline), and finishing it failed: %s; fix that and "
-		"rerun gate, or restore the file by hand (git checkout HEAD -- %s) and remove %s",
-		j->ref, j->new_hex, why, j->relpath, j->path);
+	set_err(err, errlen,
+	        "an earlier gate was stopped in the middle of a baseline commit "
+	        "(%s is at %.7s, the new baseline), and finishing it failed: %s; fix that and "
+	        "rerun gate, or restore the file by hand (git checkout HEAD -- %s) and remove %s",
+	        j->ref, j->new_hex, why, j->relpath, j->path);
 	return BASELINE_ERROR;
 }
 
 int baseline_git_recover(struct baseline_repo *repo, char *msg, size_t msglen, char *err,
-			 size_t errlen)
+                         size_t errlen)
 {
 	struct journal j;
 	char path[PATH_MAX + 64];
@@ -953,8 +980,8 @@ static void notice_add(const struct baseline_commit_opts *o, const char *text)
 /* The hooks `git commit` would run and gate's commit does not, and commit.gpgsign. */
 static void skipped_by_libgit2(git_repository *r, const struct baseline_commit_opts *o)
 {
-	static const char *const hooks[] = { "pre-commit", "prepare-commit-msg", "commit-msg",
-					     "post-commit" };
+	static const char *const hooks[] = {"pre-commit", "prepare-commit-msg", "commit-msg",
+	                                    "post-commit"};
 	git_config *cfg = NULL;
 	char dir[PATH_MAX * 2], found[256] = "", line[PATH_MAX * 3];
 	const char *hooks_path = NULL;
@@ -981,16 +1008,18 @@ static void skipped_by_libgit2(git_repository *r, const struct baseline_commit_o
 		}
 	}
 	if (found[0]) {
-		snprintf(line, sizeof(line), "the baseline commit did not run the git hooks %s (in "
-			 "%s%s): gate commits its one file with libgit2, which runs no hooks; run "
-			 "them yourself if they must see it (git hook run pre-commit)", found, dir,
-			 hooks_path ? ", core.hooksPath" : "");
+		snprintf(line, sizeof(line),
+		         "the baseline commit did not run the git hooks %s (in "
+		         "%s%s): gate commits its one file with libgit2, which runs no hooks; run "
+		         "them yourself if they must see it (git hook run pre-commit)",
+		         found, dir, hooks_path ? ", core.hooksPath" : "");
 		notice_add(o, line);
 	}
 	if (cfg && git_config_get_bool(&sign, cfg, "commit.gpgsign") == 0 && sign)
-		notice_add(o, "the baseline commit is not signed although commit.gpgsign is set: "
-			      "gate cannot sign; sign it with git commit --amend --no-edit -S before "
-			      "you push, if the branch requires signed commits");
+		notice_add(o,
+		           "the baseline commit is not signed although commit.gpgsign is set: "
+		           "gate cannot sign; sign it with git commit --amend --no-edit -S before "
+		           "you push, if the branch requires signed commits");
 	git_config_free(cfg);
 }
 
@@ -1002,10 +1031,12 @@ static int refuse_filter(git_repository *r, const char *path, char *err, size_t 
 	if (git_attr_get(&v, r, 0, path, "filter") < 0 ||
 	    git_attr_value(v) != GIT_ATTR_VALUE_STRING)
 		return BASELINE_OK;
-	set_err(err, errlen, "cannot commit the baseline: .gitattributes gives %s the filter "
-		"\"%s\", which gate's commit (libgit2) cannot run, so git would see the raw file "
-		"as changed; exclude the baseline from it (add the line \"%s -filter\" to "
-		".gitattributes, after the line that sets it) and rerun", path, v, path);
+	set_err(err, errlen,
+	        "cannot commit the baseline: .gitattributes gives %s the filter "
+	        "\"%s\", which gate's commit (libgit2) cannot run, so git would see the raw file "
+	        "as changed; exclude the baseline from it (add the line \"%s -filter\" to "
+	        ".gitattributes, after the line that sets it) and rerun",
+	        path, v, path);
 	return BASELINE_ERROR;
 }
 
@@ -1017,14 +1048,14 @@ static int worktree_dirty(git_repository *r, const char *path)
 	git_status_options so;
 	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
 	so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
-		   GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	           GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
 	if (git_status_list_new(&list, r, &so) < 0)
 		return -1;
 	int dirty = 0;
 	for (size_t i = 0; i < git_status_list_entrycount(list) && !dirty; i++) {
 		const git_status_entry *e = git_status_byindex(list, i);
-		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir
-							      : e->head_to_index;
+		const git_diff_delta *d =
+		        e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
 		const char *p = d ? (d->new_file.path ? d->new_file.path : d->old_file.path) : NULL;
 		if (e->status == GIT_STATUS_CURRENT || e->status == GIT_STATUS_IGNORED)
 			continue;
@@ -1082,19 +1113,19 @@ static void describe_status(char *buf, size_t len, unsigned int st)
 		unsigned int bit;
 		const char *what;
 	} bits[] = {
-		{ GIT_STATUS_INDEX_NEW, "staged as new" },
-		{ GIT_STATUS_INDEX_MODIFIED, "staged changes" },
-		{ GIT_STATUS_INDEX_DELETED, "staged deletion" },
-		{ GIT_STATUS_INDEX_RENAMED, "staged rename" },
-		{ GIT_STATUS_INDEX_TYPECHANGE, "staged type change" },
-		{ GIT_STATUS_WT_NEW, "untracked file" },
-		{ GIT_STATUS_WT_MODIFIED, "unstaged changes" },
-		{ GIT_STATUS_WT_DELETED, "deleted in the working tree" },
-		{ GIT_STATUS_WT_TYPECHANGE, "type changed in the working tree" },
-		{ GIT_STATUS_WT_RENAMED, "renamed in the working tree" },
-		{ GIT_STATUS_WT_UNREADABLE, "unreadable in the working tree" },
-		{ GIT_STATUS_IGNORED, "an ignored untracked file" },
-		{ GIT_STATUS_CONFLICTED, "a merge conflict" },
+	        {GIT_STATUS_INDEX_NEW, "staged as new"},
+	        {GIT_STATUS_INDEX_MODIFIED, "staged changes"},
+	        {GIT_STATUS_INDEX_DELETED, "staged deletion"},
+	        {GIT_STATUS_INDEX_RENAMED, "staged rename"},
+	        {GIT_STATUS_INDEX_TYPECHANGE, "staged type change"},
+	        {GIT_STATUS_WT_NEW, "untracked file"},
+	        {GIT_STATUS_WT_MODIFIED, "unstaged changes"},
+	        {GIT_STATUS_WT_DELETED, "deleted in the working tree"},
+	        {GIT_STATUS_WT_TYPECHANGE, "type changed in the working tree"},
+	        {GIT_STATUS_WT_RENAMED, "renamed in the working tree"},
+	        {GIT_STATUS_WT_UNREADABLE, "unreadable in the working tree"},
+	        {GIT_STATUS_IGNORED, "an ignored untracked file"},
+	        {GIT_STATUS_CONFLICTED, "a merge conflict"},
 	};
 	size_t n = 0;
 	buf[0] = '\0';
@@ -1108,10 +1139,10 @@ static void describe_status(char *buf, size_t len, unsigned int st)
 }
 
 int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
-			const struct baseline *b, const struct baseline_commit_opts *opts,
-			char *err, size_t errlen)
+                        const struct baseline *b, const struct baseline_commit_opts *opts,
+                        char *err, size_t errlen)
 {
-	static const struct baseline_commit_opts none = { 0 };
+	static const struct baseline_commit_opts none = {0};
 	git_repository *r = repo->repo;
 	git_reference *head = NULL, *moved = NULL;
 	git_commit *parent = NULL;
@@ -1120,8 +1151,8 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	git_blob *old_blob = NULL;
 	git_index *index = NULL;
 	git_signature *sig = NULL;
-	struct atomic_file tmp = { 0 };
-	struct journal j = { .fd = -1 };
+	struct atomic_file tmp = {0};
+	struct journal j = {.fd = -1};
 	char *text = NULL, *message = NULL, *full = NULL;
 	size_t len = 0;
 	int rc = BASELINE_ERROR, grc;
@@ -1155,8 +1186,10 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	/* 1. where we are: a branch with commits, nothing in progress */
 	const char *wd = git_repository_workdir(r);
 	if (!wd) {
-		set_err(err, errlen, "cannot commit the baseline: the repository %s is bare; run "
-			"gate in a checkout", git_repository_path(r));
+		set_err(err, errlen,
+		        "cannot commit the baseline: the repository %s is bare; run "
+		        "gate in a checkout",
+		        git_repository_path(r));
 		return BASELINE_ERROR;
 	}
 	int state = git_repository_state(r);
@@ -1166,8 +1199,9 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 		return BASELINE_ERROR;
 	}
 	if (git_repository_head_unborn(r) == 1) {
-		set_err(err, errlen, "cannot commit the baseline: HEAD has no commits yet (unborn "
-			"branch); make a first commit");
+		set_err(err, errlen,
+		        "cannot commit the baseline: HEAD has no commits yet (unborn "
+		        "branch); make a first commit");
 		return BASELINE_ERROR;
 	}
 	grc = git_repository_head_detached(r);
@@ -1176,8 +1210,10 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 		char at[16] = "?";
 		if (git_reference_name_to_id(&id, r, "HEAD") == 0)
 			short_hex(at, &id);
-		set_err(err, errlen, "cannot commit the baseline: HEAD is detached (at %s); check "
-			"out the branch the baseline belongs to (git switch main) and rerun", at);
+		set_err(err, errlen,
+		        "cannot commit the baseline: HEAD is detached (at %s); check "
+		        "out the branch the baseline belongs to (git switch main) and rerun",
+		        at);
 		return BASELINE_ERROR;
 	}
 	if (grc < 0)
@@ -1185,7 +1221,8 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	grc = git_repository_head(&head, r);
 	if (grc < 0)
 		return git_fail(err, errlen, grc, NULL, "cannot resolve HEAD");
-	const char *branch = git_reference_name(head), *branch_short = git_reference_shorthand(head);
+	const char *branch = git_reference_name(head),
+	           *branch_short = git_reference_shorthand(head);
 	git_oid head_id;
 	git_oid_cpy(&head_id, git_reference_target(head));
 	oid_hex(head_hex, &head_id);
@@ -1195,15 +1232,18 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 		git_oid want;
 		if (strlen(opts->expected_head) != GIT_OID_HEXSZ ||
 		    git_oid_fromstr(&want, opts->expected_head) < 0) {
-			set_err(err, errlen, "cannot commit the baseline: expected HEAD \"%s\" is not a "
-				"commit id", opts->expected_head);
+			set_err(err, errlen,
+			        "cannot commit the baseline: expected HEAD \"%s\" is not a "
+			        "commit id",
+			        opts->expected_head);
 			goto out;
 		}
 		if (!git_oid_equal(&want, &head_id)) {
-			set_err(err, errlen, "cannot commit the baseline: HEAD moved since the run "
-				"started (it was %.7s, %s is now at %s); the figures belong to the "
-				"old commit, so rerun gate on the new HEAD",
-				opts->expected_head, branch_short, short_head);
+			set_err(err, errlen,
+			        "cannot commit the baseline: HEAD moved since the run "
+			        "started (it was %.7s, %s is now at %s); the figures belong to the "
+			        "old commit, so rerun gate on the new HEAD",
+			        opts->expected_head, branch_short, short_head);
 			goto out;
 		}
 	}
@@ -1213,8 +1253,10 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	char lock[PATH_MAX * 2];
 	snprintf(lock, sizeof(lock), "%sindex.lock", gitdir);
 	if (access(lock, F_OK) == 0) {
-		set_err(err, errlen, "cannot commit the baseline: %s exists, so another git process "
-			"is using the index; wait for it to finish (or remove the stale lock)", lock);
+		set_err(err, errlen,
+		        "cannot commit the baseline: %s exists, so another git process "
+		        "is using the index; wait for it to finish (or remove the stale lock)",
+		        lock);
 		goto out;
 	}
 
@@ -1227,7 +1269,7 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	grc = git_index_read(index, 1);
 	if (grc < 0) {
 		git_fail(err, errlen, grc, "check it with git status", "cannot read the index %s",
-			 git_index_path(index));
+		         git_index_path(index));
 		goto out;
 	}
 	/* a sparse checkout leaves the path out of the working tree (skip-worktree): libgit2
@@ -1239,9 +1281,12 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 		char *slash = strrchr(dir, '/');
 		if (slash)
 			*slash = '\0';
-		set_err(err, errlen, "cannot commit the baseline: %s is outside the sparse checkout "
-			"(its index entry is skip-worktree), so gate cannot write it; add it to the "
-			"checkout (git sparse-checkout add %s) and rerun", path, slash ? dir : path);
+		set_err(err, errlen,
+		        "cannot commit the baseline: %s is outside the sparse checkout "
+		        "(its index entry is skip-worktree), so gate cannot write it; add it to "
+		        "the "
+		        "checkout (git sparse-checkout add %s) and rerun",
+		        path, slash ? dir : path);
 		goto out;
 	}
 	unsigned int status = 0;
@@ -1254,12 +1299,16 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 		char what[256];
 		describe_status(what, sizeof(what), status);
 		if (status & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED))
-			set_err(err, errlen, "cannot commit the baseline: %s has local changes of its "
-				"own (%s); commit it or remove it, then rerun", path, what);
+			set_err(err, errlen,
+			        "cannot commit the baseline: %s has local changes of its "
+			        "own (%s); commit it or remove it, then rerun",
+			        path, what);
 		else
-			set_err(err, errlen, "cannot commit the baseline: %s has local changes of its "
-				"own (%s); commit them, or discard them (git restore --staged "
-				"--worktree %s), then rerun", path, what, path);
+			set_err(err, errlen,
+			        "cannot commit the baseline: %s has local changes of its "
+			        "own (%s); commit them, or discard them (git restore --staged "
+			        "--worktree %s), then rerun",
+			        path, what, path);
 		goto out;
 	}
 
@@ -1278,9 +1327,11 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	if (old_entry) {
 		git_filemode_t m = git_tree_entry_filemode(old_entry);
 		if (m != GIT_FILEMODE_BLOB && m != GIT_FILEMODE_BLOB_EXECUTABLE) {
-			set_err(err, errlen, "cannot commit the baseline: HEAD:%s is a %s, not a file",
-				path, m == GIT_FILEMODE_TREE ? "directory" :
-				m == GIT_FILEMODE_COMMIT ? "submodule" : "symbolic link");
+			set_err(err, errlen,
+			        "cannot commit the baseline: HEAD:%s is a %s, not a file", path,
+			        m == GIT_FILEMODE_TREE     ? "directory"
+			        : m == GIT_FILEMODE_COMMIT ? "submodule"
+			                                   : "symbolic link");
 			goto out;
 		}
 		mode = m;
@@ -1320,7 +1371,7 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 		git_fail(err, errlen, grc, NULL, "cannot write the blob for %s", path);
 		goto out;
 	}
-	git_tree_update upd = { .action = GIT_TREE_UPDATE_UPSERT, .filemode = mode, .path = path };
+	git_tree_update upd = {.action = GIT_TREE_UPDATE_UPSERT, .filemode = mode, .path = path};
 	git_oid_cpy(&upd.id, &blob_id);
 	grc = git_tree_create_updated(&tree_id, r, parent_tree, 1, &upd);
 	if (grc < 0) {
@@ -1338,13 +1389,12 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	if (b->commit && strlen(b->commit) >= 7)
 		snprintf(measured, sizeof(measured), "%.7s", b->commit);
 	int dirty = opts->measured_dirty || b->commit_dirty ? 1 : 0;
-	message = make_message(opts->message, opts->skip_ci, measured[0] ? measured : NULL,
-			       dirty);
+	message = make_message(opts->message, opts->skip_ci, measured[0] ? measured : NULL, dirty);
 	if (!message) {
 		set_err(err, errlen, "out of memory");
 		goto out;
 	}
-	const git_commit *parents[1] = { parent };
+	const git_commit *parents[1] = {parent};
 	grc = git_commit_create(&commit_id, r, NULL, sig, sig, NULL, message, new_tree, 1, parents);
 	if (grc < 0) {
 		git_fail(err, errlen, grc, NULL, "cannot create the commit");
@@ -1363,8 +1413,10 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	if (journal_acquire(&j, gitdir, err, errlen) < 0)
 		goto out;
 	if (journal_read(&j)) { /* a killed gate's, left since step 0 */
-		set_err(err, errlen, "cannot commit the baseline: %s appeared while gate was "
-			"starting; rerun gate", j.path);
+		set_err(err, errlen,
+		        "cannot commit the baseline: %s appeared while gate was "
+		        "starting; rerun gate",
+		        j.path);
 		journal_keep(&j);
 		goto out;
 	}
@@ -1393,7 +1445,7 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 
 	/* 7. the new bytes beside the working-tree file, not yet visible */
 	if (atomic_file_open_at(&tmp, full, j.tmp, mode == GIT_FILEMODE_BLOB_EXECUTABLE, err,
-				errlen) < 0 ||
+	                        errlen) < 0 ||
 	    write_all(tmp.fd, text, len) < 0 || atomic_file_finish(&tmp, err, errlen) < 0) {
 		if (tmp.path && (!err || !err[0]))
 			set_err(err, errlen, "cannot write %s: %s", j.tmp, strerror(errno));
@@ -1410,12 +1462,14 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	grc = git_reference_create_matching(&moved, r, branch, &commit_id, 1, &head_id, reflog);
 	if (grc < 0) {
 		if (grc == GIT_EMODIFIED)
-			set_err(err, errlen, "cannot commit the baseline: %s moved while gate was "
-				"committing (it is no longer at %s); nothing was changed, rerun gate",
-				branch_short, short_head);
+			set_err(err, errlen,
+			        "cannot commit the baseline: %s moved while gate was "
+			        "committing (it is no longer at %s); nothing was changed, rerun "
+			        "gate",
+			        branch_short, short_head);
 		else
 			git_fail(err, errlen, grc, "nothing was changed", "cannot update %s",
-				 branch_short);
+			         branch_short);
 		atomic_file_abort(&tmp);
 		lock_drop(&j);
 		journal_drop(&j);
@@ -1428,9 +1482,11 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	if (atomic_file_commit(&tmp, err, errlen) != BASELINE_OK) {
 		char why[512];
 		snprintf(why, sizeof(why), "%s", err ? err : "");
-		set_err(err, errlen, "committed the baseline as %.7s on %s, but could not write the "
-			"working-tree file (%s); the next gate run finishes it, or restore it with "
-			"git checkout HEAD -- %s", new_hex, branch_short, why, path);
+		set_err(err, errlen,
+		        "committed the baseline as %.7s on %s, but could not write the "
+		        "working-tree file (%s); the next gate run finishes it, or restore it with "
+		        "git checkout HEAD -- %s",
+		        new_hex, branch_short, why, path);
 		lock_drop(&j);
 		journal_keep(&j);
 		goto out;
@@ -1439,9 +1495,12 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 	if (index_apply(r, &j, err, errlen) < 0) {
 		char why[1024];
 		snprintf(why, sizeof(why), "%s", err ? err : "");
-		set_err(err, errlen, "committed the baseline as %.7s on %s, but could not update the "
-			"index for %s (%s); the next gate run finishes it, or fix it with git reset "
-			"-q -- %s", new_hex, branch_short, path, why, path);
+		set_err(err, errlen,
+		        "committed the baseline as %.7s on %s, but could not update the "
+		        "index for %s (%s); the next gate run finishes it, or fix it with git "
+		        "reset "
+		        "-q -- %s",
+		        new_hex, branch_short, path, why, path);
 		lock_drop(&j);
 		journal_keep(&j);
 		goto out;
@@ -1495,9 +1554,8 @@ static int parse_commit_id(git_oid *out, const char *hex, char *err, size_t errl
 	return BASELINE_OK;
 }
 
-int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref,
-			    const char *commit, const struct baseline *b, bool overwrite,
-			    char *err, size_t errlen)
+int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref, const char *commit,
+                            const struct baseline *b, bool overwrite, char *err, size_t errlen)
 {
 	char ref[256];
 	git_oid id, note_id;
@@ -1526,12 +1584,15 @@ int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref,
 		goto out;
 	grc = git_note_create(&note_id, repo->repo, ref, sig, sig, &id, text, overwrite);
 	if (grc == GIT_EEXISTS) {
-		set_err(err, errlen, "commit %.7s already has a note in %s; remove it (git notes "
-			"--ref %s remove %.7s) or overwrite it", commit, ref, ref, commit);
+		set_err(err, errlen,
+		        "commit %.7s already has a note in %s; remove it (git notes "
+		        "--ref %s remove %.7s) or overwrite it",
+		        commit, ref, ref, commit);
 		goto out;
 	}
 	if (grc < 0) {
-		git_fail(err, errlen, grc, NULL, "cannot write the note of %.7s in %s", commit, ref);
+		git_fail(err, errlen, grc, NULL, "cannot write the note of %.7s in %s", commit,
+		         ref);
 		goto out;
 	}
 	rc = BASELINE_OK;
@@ -1543,8 +1604,8 @@ out:
 }
 
 /* BASELINE_MISSING when id has no note in ref. */
-static int note_read(struct baseline *out, git_repository *repo, const char *ref,
-		     const git_oid *id, char *err, size_t errlen)
+static int note_read(struct baseline *out, git_repository *repo, const char *ref, const git_oid *id,
+                     char *err, size_t errlen)
 {
 	git_note *note = NULL;
 	char hex[BASELINE_OID_HEX], name[512];
@@ -1555,7 +1616,8 @@ static int note_read(struct baseline *out, git_repository *repo, const char *ref
 		return BASELINE_MISSING;
 	}
 	if (grc < 0)
-		return git_fail(err, errlen, grc, NULL, "cannot read the note of %.7s in %s", hex, ref);
+		return git_fail(err, errlen, grc, NULL, "cannot read the note of %.7s in %s", hex,
+		                ref);
 	const char *msg = git_note_message(note);
 	size_t len = msg ? strlen(msg) : 0;
 	snprintf(name, sizeof(name), "note %s of %.7s", ref, hex);
@@ -1564,8 +1626,8 @@ static int note_read(struct baseline *out, git_repository *repo, const char *ref
 	return rc;
 }
 
-int baseline_git_note_read(struct baseline *out, struct baseline_repo *repo,
-			   const char *notes_ref, const char *commit, char *err, size_t errlen)
+int baseline_git_note_read(struct baseline *out, struct baseline_repo *repo, const char *notes_ref,
+                           const char *commit, char *err, size_t errlen)
 {
 	char ref[256];
 	git_oid id;
@@ -1592,7 +1654,7 @@ void baseline_history_clear(struct baseline_history *h)
 }
 
 static int history_push(struct baseline_history *h, size_t *cap, struct baseline *b,
-			const git_oid *noted)
+                        const git_oid *noted)
 {
 	if (h->count == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 16;
@@ -1614,8 +1676,8 @@ static int history_push(struct baseline_history *h, size_t *cap, struct baseline
 }
 
 int baseline_git_history(struct baseline_history *out, struct baseline_repo *repo,
-			 const char *notes_ref, const char *from, size_t max_entries,
-			 size_t max_walk, char *err, size_t errlen)
+                         const char *notes_ref, const char *from, size_t max_entries,
+                         size_t max_walk, char *err, size_t errlen)
 {
 	git_repository *r = repo->repo;
 	git_commit *c = NULL;
@@ -1660,9 +1722,11 @@ int baseline_git_history(struct baseline_history *out, struct baseline_repo *rep
 				goto out;
 			}
 		} else if (nrc == BASELINE_ERROR) {
-			/* one bad note must not hide the others: count it, keep the newest reason */
+			/* one bad note must not hide the others: count it, keep the newest reason
+			 */
 			if (!out->unreadable)
-				snprintf(out->unreadable_why, sizeof(out->unreadable_why), "%s", why);
+				snprintf(out->unreadable_why, sizeof(out->unreadable_why), "%s",
+				         why);
 			out->unreadable++;
 		}
 		if (git_commit_parentcount(c) == 0)
@@ -1676,8 +1740,9 @@ int baseline_git_history(struct baseline_history *out, struct baseline_repo *rep
 		if (grc < 0) {
 			char hex[BASELINE_OID_HEX];
 			oid_hex(hex, git_commit_id(c));
-			git_fail(err, errlen, grc, "the clone may be incomplete: fetch more history",
-				 "cannot read the parent of %.7s", hex);
+			git_fail(err, errlen, grc,
+			         "the clone may be incomplete: fetch more history",
+			         "cannot read the parent of %.7s", hex);
 			goto out;
 		}
 		git_commit_free(c);
@@ -1702,7 +1767,7 @@ out:
 }
 
 int baseline_history_format_json(char **out, const struct baseline_history *h, char *err,
-				 size_t errlen)
+                                 size_t errlen)
 {
 	json_t *arr = json_array();
 	*out = NULL;

@@ -54,11 +54,11 @@ const char *baseline_git_workdir(const struct baseline_repo *repo);
  * monorepo), for the path arguments below: "apps/foo/.gate/baseline.json". Fails when the
  * result would be outside the working tree. */
 int baseline_git_relpath(char *out, size_t outlen, const struct baseline_repo *repo,
-			 const char *dir, const char *path, char *err, size_t errlen);
+                         const char *dir, const char *path, char *err, size_t errlen);
 
 /* The commit HEAD points to. BASELINE_ERROR when HEAD is unborn (no commits yet). */
 int baseline_git_head(char out[BASELINE_OID_HEX], struct baseline_repo *repo, char *err,
-		      size_t errlen);
+                      size_t errlen);
 
 /* Where baseline_git_read found (or looked for) the baseline. */
 struct baseline_source {
@@ -78,23 +78,23 @@ struct baseline_source {
  *   BASELINE_ERROR    ref does not exist (named), path is a directory/submodule/symlink
  *                     at ref, the blob is not a valid baseline, a libgit2 failure.
  * src is filled as far as the lookup got, in every case. */
-int baseline_git_read(struct baseline *out, struct baseline_source *src,
-		      struct baseline_repo *repo, const char *ref, bool fallback_to_head,
-		      const char *path, char *err, size_t errlen);
+int baseline_git_read(struct baseline *out, struct baseline_source *src, struct baseline_repo *repo,
+                      const char *ref, bool fallback_to_head, const char *path, char *err,
+                      size_t errlen);
 
 struct baseline_commit_opts {
 	const char *path;          /* repository-relative; NULL: BASELINE_DEFAULT_PATH */
 	const char *expected_head; /* HEAD as the caller read it before the run (hex); NULL:
-				      only the atomic check against HEAD at the call */
+	                              only the atomic check against HEAD at the call */
 	const char *message;       /* NULL: "gate: update the memory baseline" */
 	bool skip_ci;              /* append " [skip ci]" to the subject line */
 	unsigned flags;            /* BASELINE_WRITE_FORCE: replace an unreadable old file */
 	bool measured_dirty;       /* the run measured a working tree with local changes: the
-				      default message says "measured at X with local changes" */
+	                              default message says "measured at X with local changes" */
 	char *notice;              /* out, may be NULL: what the user must be told although the
-				      commit worked (one line each): an interrupted earlier commit
-				      finished or undone, git hooks not run, commit.gpgsign not
-				      honoured */
+	                              commit worked (one line each): an interrupted earlier commit
+	                              finished or undone, git hooks not run, commit.gpgsign not
+	                              honoured */
 	size_t notice_len;
 };
 
@@ -114,21 +114,20 @@ struct baseline_commit_opts {
  * in the index or the working tree (untracked included), HEAD not at expected_head, HEAD
  * moving during the call, a held index.lock, another gate committing in the same repository,
  * a clean/smudge filter (.gitattributes filter=) on the path, an old file this gate cannot
- * read (unless BASELINE_WRITE_FORCE). Author and committer: GATE_AUTHOR_NAME / GATE_AUTHOR_EMAIL when
- * set, else git config user.name / user.email.
- * Returns BASELINE_OK with out = the new commit, or BASELINE_UNCHANGED with out = HEAD when
- * HEAD's file already has these bytes. An error after the branch moved (renaming the file,
- * writing the index) says what is left to do by hand. */
+ * read (unless BASELINE_WRITE_FORCE). Author and committer: GATE_AUTHOR_NAME / GATE_AUTHOR_EMAIL
+ * when set, else git config user.name / user.email. Returns BASELINE_OK with out = the new commit,
+ * or BASELINE_UNCHANGED with out = HEAD when HEAD's file already has these bytes. An error after
+ * the branch moved (renaming the file, writing the index) says what is left to do by hand. */
 int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
-			const struct baseline *b, const struct baseline_commit_opts *opts,
-			char *err, size_t errlen);
+                        const struct baseline *b, const struct baseline_commit_opts *opts,
+                        char *err, size_t errlen);
 
 /* Finishes or undoes a baseline commit that a killed gate left half done (its journal under
  * the git dir): finished when the branch had moved, undone when not. Returns 0 when there
  * was nothing to do (or a live gate is at work), 1 with msg saying what was done, or
  * BASELINE_ERROR (the journal is kept; err says what is left and how to fix it by hand). */
 int baseline_git_recover(struct baseline_repo *repo, char *msg, size_t msglen, char *err,
-			 size_t errlen);
+                         size_t errlen);
 
 /* 1 when the working tree has local changes (staged, unstaged or untracked) other than at
  * path (NULL: BASELINE_DEFAULT_PATH), 0 when clean, -1 when git status cannot be read. */
@@ -142,24 +141,23 @@ extern void (*baseline_git_fault)(const char *step);
 /* Stores b's summary (baseline_summary_format) as the note of commit (hex) under notes_ref
  * (NULL: BASELINE_DEFAULT_NOTES_REF; "gate" means "refs/notes/gate"). An existing note is
  * replaced when overwrite, else BASELINE_ERROR. Same author rules as baseline_git_commit. */
-int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref,
-			    const char *commit, const struct baseline *b, bool overwrite,
-			    char *err, size_t errlen);
+int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref, const char *commit,
+                            const struct baseline *b, bool overwrite, char *err, size_t errlen);
 
 /* Reads the note of commit under notes_ref as a summary. BASELINE_MISSING when there is
  * none; BASELINE_ERROR when it is not a summary this gate can read. */
-int baseline_git_note_read(struct baseline *out, struct baseline_repo *repo,
-			   const char *notes_ref, const char *commit, char *err, size_t errlen);
+int baseline_git_note_read(struct baseline *out, struct baseline_repo *repo, const char *notes_ref,
+                           const char *commit, char *err, size_t errlen);
 
 /* The history: the notes on the first-parent chain from a commit, oldest first. */
 struct baseline_history {
-	struct baseline *items;              /* summaries, oldest first (trend_check's input) */
-	char (*noted)[BASELINE_OID_HEX];     /* noted[i]: the commit items[i] is the note of */
+	struct baseline *items;          /* summaries, oldest first (trend_check's input) */
+	char (*noted)[BASELINE_OID_HEX]; /* noted[i]: the commit items[i] is the note of */
 	size_t count;
-	size_t walked;          /* commits looked at */
-	bool notes_ref_missing; /* the notes ref does not exist (not fetched? none written?) */
-	bool shallow_end;       /* the walk reached the boundary of a shallow clone */
-	size_t unreadable;      /* notes skipped because they are not summaries we read */
+	size_t walked;            /* commits looked at */
+	bool notes_ref_missing;   /* the notes ref does not exist (not fetched? none written?) */
+	bool shallow_end;         /* the walk reached the boundary of a shallow clone */
+	size_t unreadable;        /* notes skipped because they are not summaries we read */
 	char unreadable_why[512]; /* why the newest of them was skipped */
 };
 
@@ -168,13 +166,13 @@ struct baseline_history {
  * (0: no limit). An unborn HEAD or a missing notes ref give an empty history, not an error.
  * out must be zeroed; on failure it is cleared. */
 int baseline_git_history(struct baseline_history *out, struct baseline_repo *repo,
-			 const char *notes_ref, const char *from, size_t max_entries,
-			 size_t max_walk, char *err, size_t errlen);
+                         const char *notes_ref, const char *from, size_t max_entries,
+                         size_t max_walk, char *err, size_t errlen);
 void baseline_history_clear(struct baseline_history *h);
 
 /* `gate baseline history --json`: an array, oldest first, of the summaries, each with
  * "noted_commit" added; sorted keys, 2-space indent, trailing newline. *out is malloc'd. */
 int baseline_history_format_json(char **out, const struct baseline_history *h, char *err,
-				 size_t errlen);
+                                 size_t errlen);
 
 #endif

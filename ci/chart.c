@@ -12,12 +12,13 @@ static void bytes(FILE *out, int64_t n)
 
 static void runs_section(FILE *out, const struct repeat_data *d)
 {
-	fprintf(out, "<section id=\"runs\">\n<h2>Runs (--repeat %zu)</h2>\n<p class=\"meta\">The "
-		"figures after each run (GC'd) and their growth over the run before. Run 1 is "
-		"the warm-up; the rules judge the smallest growth of runs 2..%zu, %zu times."
-		"</p>\n<table>\n<thead><tr><th>run</th><th class=\"n\">tests</th>"
-		"<th class=\"n\">failed</th>",
-		d->n, d->n, d->n - 1);
+	fprintf(out,
+	        "<section id=\"runs\">\n<h2>Runs (--repeat %zu)</h2>\n<p class=\"meta\">The "
+	        "figures after each run (GC'd) and their growth over the run before. Run 1 is "
+	        "the warm-up; the rules judge the smallest growth of runs 2..%zu, %zu times."
+	        "</p>\n<table>\n<thead><tr><th>run</th><th class=\"n\">tests</th>"
+	        "<th class=\"n\">failed</th>",
+	        d->n, d->n, d->n - 1);
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
 		fprintf(out, "<th class=\"n\">%s</th>", mem_cat_name((enum mem_cat)c));
 	fputs("</tr></thead>\n<tbody>\n", out);
@@ -28,7 +29,7 @@ static void runs_section(FILE *out, const struct repeat_data *d)
 			fprintf(out, "%zu%s", k, k == 1 ? " (warm-up)" : "");
 		if (k)
 			fprintf(out, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td>",
-				d->runs[k - 1].tests, d->runs[k - 1].failed);
+			        d->runs[k - 1].tests, d->runs[k - 1].failed);
 		else
 			fputs("</td><td class=\"n\">-</td><td class=\"n\">-</td>", out);
 		for (int c = 0; c < MEM_CAT_COUNT; c++) {
@@ -69,22 +70,23 @@ static void series_svg(FILE *out, const struct sample_series *s, enum mem_cat c)
 	double span = t1 > t0 ? (double)(t1 - t0) : 1;
 	const char *name = mem_cat_name(c);
 	fprintf(out,
-		"<figure class=\"series\" data-category=\"%s\"><figcaption>%s</figcaption>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s over time, %zu samples\" "
-		"data-points=\"%zu\">\n",
-		name, name, W, H, W, H, name, s->n, s->n);
+	        "<figure class=\"series\" data-category=\"%s\"><figcaption>%s</figcaption>\n"
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"%s over time, %zu samples\" "
+	        "data-points=\"%zu\">\n",
+	        name, name, W, H, W, H, name, s->n, s->n);
 	fprintf(out,
-		"<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
-		"<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
-		left, top, left, H - bottom, left, H - bottom, W - right, H - bottom);
+	        "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
+	        "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+	        left, top, left, H - bottom, left, H - bottom, W - right, H - bottom);
 	fprintf(out, "<text x=\"4\" y=\"%d\">", top + 4);
 	bytes(out, hi);
 	fprintf(out, "</text><text x=\"4\" y=\"%d\">", H - bottom);
 	bytes(out, lo);
-	fprintf(out, "</text><text x=\"%d\" y=\"%d\">0 s</text><text x=\"%d\" y=\"%d\" "
-		"text-anchor=\"end\">%.1f s</text>\n",
-		left, H - bottom + 18, W - right, H - bottom + 18, span / 1000.0);
+	fprintf(out,
+	        "</text><text x=\"%d\" y=\"%d\">0 s</text><text x=\"%d\" y=\"%d\" "
+	        "text-anchor=\"end\">%.1f s</text>\n",
+	        left, H - bottom + 18, W - right, H - bottom + 18, span / 1000.0);
 	fputs("<polyline class=\"line\" points=\"", out);
 	for (size_t i = 0; i < s->n; i++) {
 		double x = left + pw * (double)(s->items[i].t_ms - t0) / span;
@@ -96,12 +98,13 @@ static void series_svg(FILE *out, const struct sample_series *s, enum mem_cat c)
 
 static void samples_section(FILE *out, const struct sample_series *s)
 {
-	fprintf(out, "<section id=\"samples\">\n<h2>During the run (--sample)</h2>\n<p "
-		"class=\"meta\">%zu light snapshots (erlang:memory, no GC), one every %lld ms",
-		s->n, (long long)s->interval_ms);
+	fprintf(out,
+	        "<section id=\"samples\">\n<h2>During the run (--sample)</h2>\n<p "
+	        "class=\"meta\">%zu light snapshots (erlang:memory, no GC), one every %lld ms",
+	        s->n, (long long)s->interval_ms);
 	if (s->n)
-		fprintf(out, " over %.1f s", (double)(s->items[s->n - 1].t_ms - s->items[0].t_ms) /
-					      1000.0);
+		fprintf(out, " over %.1f s",
+		        (double)(s->items[s->n - 1].t_ms - s->items[0].t_ms) / 1000.0);
 	fputs(".</p>\n", out);
 	if (s->n >= 2)
 		for (int c = 0; c < MEM_CAT_COUNT; c++)

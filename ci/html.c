@@ -191,7 +191,8 @@ static void html_categories(FILE *out, const struct report_data *d)
 		bool fail = g && g->verdict == VERDICT_FAIL;
 		char pct[32];
 		report_pct_format(pct, sizeof(pct), bv, av - bv);
-		if (g) /* one source of numbers (issue 19): the rule's judged growth, as its row says */
+		if (g) /* one source of numbers (issue 19): the rule's judged growth, as its row
+		          says */
 			report_pct_format(pct, sizeof(pct), g->before, g->delta);
 		fprintf(out,
 		        "<g class=\"category\" data-category=\"%s\"><text x=\"0\" "
@@ -212,8 +213,8 @@ static void html_categories(FILE *out, const struct report_data *d)
 		bytes(out, bv);
 		fputs(" \xE2\x86\x92 ", out);
 		bytes(out, av);
-		fprintf(out, " (%s%s)%s</text></g>\n", pct, g && finding_adjusted(g) ? " judged" : "",
-		        fail ? " FAIL" : "");
+		fprintf(out, " (%s%s)%s</text></g>\n", pct,
+		        g && finding_adjusted(g) ? " judged" : "", fail ? " FAIL" : "");
 		y += row_h;
 	}
 	fputs("</svg>\n</section>\n", out);
@@ -233,8 +234,10 @@ static void rules_table_head(FILE *out)
 static bool block_seen(const struct findings *fs, size_t i, const char *p, size_t n)
 {
 	for (size_t k = 0; k < i; k++) {
-		for (const char *q = fs->items[k].detail; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL)
-			/* the same lines, and the block ends there too (no indented line follows) */
+		for (const char *q = fs->items[k].detail; q && *q;
+		     q = strchr(q, '\n'), q = q ? q + 1 : NULL)
+			/* the same lines, and the block ends there too (no indented line follows)
+			 */
 			if (strncmp(q, p, n) == 0 && q[n] != ' ')
 				return true;
 	}
@@ -289,7 +292,8 @@ static void html_headline(FILE *out, const struct report_data *d)
 	for (size_t i = 0; d->findings && i < d->findings->count; i++)
 		nf += d->findings->items[i].verdict == VERDICT_FAIL || d->findings->items[i].warned;
 	for (size_t i = 0; d->tests && i < d->tests->count; i++)
-		nt += d->tests->tests[i].state == TEST_FAILED || d->tests->tests[i].state == TEST_INVALID;
+		nt += d->tests->tests[i].state == TEST_FAILED ||
+		      d->tests->tests[i].state == TEST_INVALID;
 	if (!nf && !nt)
 		return;
 	fputs("<section id=\"headline\">\n", out);

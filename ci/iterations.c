@@ -7,16 +7,17 @@
 #define C_RESET "\033[0m"
 
 /* the categories the table shows: the ones the default rules judge */
-static const enum mem_cat shown[] = { MEM_TOTAL, MEM_PROCESSES_USED, MEM_BINARY, MEM_ETS,
-				      MEM_CODE,  MEM_SYSTEM,         MEM_ATOM_USED };
+static const enum mem_cat shown[] = {MEM_TOTAL, MEM_PROCESSES_USED, MEM_BINARY,   MEM_ETS,
+                                     MEM_CODE,  MEM_SYSTEM,         MEM_ATOM_USED};
 #define NSHOWN (sizeof(shown) / sizeof(shown[0]))
 
 void iterations_print(FILE *out, const struct repeat_data *d, bool color)
 {
 	char b[32], g[32], cell[48];
-	fprintf(out, "\n%sRuns (--repeat %zu)%s: the figures after each run (GC'd) and their "
-		"growth over the run before; run 1 is the warm-up\n",
-		color ? C_BOLD : "", d->n, color ? C_RESET : "");
+	fprintf(out,
+	        "\n%sRuns (--repeat %zu)%s: the figures after each run (GC'd) and their "
+	        "growth over the run before; run 1 is the warm-up\n",
+	        color ? C_BOLD : "", d->n, color ? C_RESET : "");
 	fprintf(out, "  %-8s %7s", "run", "tests");
 	for (size_t i = 0; i < NSHOWN; i++)
 		fprintf(out, " %22s", mem_cat_name(shown[i]));
@@ -27,7 +28,7 @@ void iterations_print(FILE *out, const struct repeat_data *d, bool color)
 		snprintf(label, sizeof(label), k ? "%zu%s" : "before", k, k == 1 ? " (warm)" : "");
 		if (k)
 			snprintf(tests, sizeof(tests), "%zu%s", d->runs[k - 1].tests,
-				 d->runs[k - 1].failed ? "!" : "");
+			         d->runs[k - 1].failed ? "!" : "");
 		else
 			snprintf(tests, sizeof(tests), "-");
 		fprintf(out, "  %-8s %7s", label, tests);
@@ -54,7 +55,7 @@ void iterations_print(FILE *out, const struct repeat_data *d, bool color)
 		int64_t m = repeat_continuing(d, shown[i]);
 		model_bytes_format(g, sizeof(g), m * (int64_t)(d->n - 1));
 		fprintf(out, " %s %s%s%s", mem_cat_name(shown[i]), m >= 0 ? "+" : "", g,
-			i + 1 < NSHOWN ? "," : "\n");
+		        i + 1 < NSHOWN ? "," : "\n");
 	}
 }
 
@@ -64,7 +65,7 @@ static json_t *mem_json(const int64_t *mem, const bool *have)
 	for (int c = 0; o && c < MEM_CAT_COUNT; c++)
 		if (!have || have[c])
 			json_object_set_new(o, mem_cat_name((enum mem_cat)c),
-					    json_integer((json_int_t)mem[c]));
+			                    json_integer((json_int_t)mem[c]));
 	return o;
 }
 
@@ -77,9 +78,9 @@ json_t *iterations_json(const struct repeat_data *d)
 		for (int c = 0; c < MEM_CAT_COUNT; c++)
 			delta[c] = repeat_run_growth(d, k, (enum mem_cat)c);
 		json_t *o = json_pack("{s:I, s:b, s:I, s:I, s:I}", "run", (json_int_t)k, "warmup",
-				      k == 1, "process_count", (json_int_t)p->process_count,
-				      "ets_count", (json_int_t)p->ets_count, "atom_count",
-				      (json_int_t)p->atom_count);
+		                      k == 1, "process_count", (json_int_t)p->process_count,
+		                      "ets_count", (json_int_t)p->ets_count, "atom_count",
+		                      (json_int_t)p->atom_count);
 		if (!o || json_array_append_new(a, o) < 0) {
 			json_decref(a);
 			return NULL;
@@ -90,7 +91,8 @@ json_t *iterations_json(const struct repeat_data *d)
 			json_object_set_new(o, "delta", mem_json(delta, p->have));
 			json_object_set_new(o, "tests", json_integer((json_int_t)r->tests));
 			json_object_set_new(o, "failed", json_integer((json_int_t)r->failed));
-			json_object_set_new(o, "wall_ms", json_integer((json_int_t)(r->wall_us / 1000)));
+			json_object_set_new(o, "wall_ms",
+			                    json_integer((json_int_t)(r->wall_us / 1000)));
 		}
 	}
 	return a;
@@ -99,7 +101,7 @@ json_t *iterations_json(const struct repeat_data *d)
 json_t *samples_json(const struct sample_series *s)
 {
 	json_t *root = json_pack("{s:I, s:I}", "interval_ms", (json_int_t)s->interval_ms, "count",
-				 (json_int_t)s->n);
+	                         (json_int_t)s->n);
 	json_t *a = json_array();
 	if (!root || !a) {
 		json_decref(root);
@@ -109,10 +111,11 @@ json_t *samples_json(const struct sample_series *s)
 	json_object_set_new(root, "samples", a);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct sample *x = &s->items[i];
-		json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I}", "t_ms", (json_int_t)x->t_ms,
-				      "process_count", (json_int_t)x->process_count, "ets_count",
-				      (json_int_t)x->ets_count, "atom_count", (json_int_t)x->atom_count,
-				      "port_count", (json_int_t)x->port_count);
+		json_t *o =
+		        json_pack("{s:I, s:I, s:I, s:I, s:I}", "t_ms", (json_int_t)x->t_ms,
+		                  "process_count", (json_int_t)x->process_count, "ets_count",
+		                  (json_int_t)x->ets_count, "atom_count", (json_int_t)x->atom_count,
+		                  "port_count", (json_int_t)x->port_count);
 		if (!o || json_array_append_new(a, o) < 0) {
 			json_decref(root);
 			return NULL;

@@ -62,7 +62,7 @@ enum safe_mode {
 static char *xml_safe(const char *in, size_t max, enum safe_mode mode)
 {
 	const unsigned char *s = (const unsigned char *)(in ? in : "");
-	struct sbuf b = { 0 };
+	struct sbuf b = {0};
 	bool cut = false;
 	size_t cut_at = 0; /* offset in s where output stopped for the cap */
 
@@ -112,8 +112,8 @@ static char *xml_safe(const char *in, size_t max, enum safe_mode mode)
 		} else {
 			char note[96];
 			int n = snprintf(note, sizeof(note),
-					 "\n[gate: truncated here, %zu more bytes not shown]",
-					 strlen((const char *)s + cut_at));
+			                 "\n[gate: truncated here, %zu more bytes not shown]",
+			                 strlen((const char *)s + cut_at));
 			sbuf_put(&b, note, (size_t)n);
 		}
 	}
@@ -151,8 +151,8 @@ static void jw_attr(struct jw *j, const char *name, const char *value)
 		j->failed = true;
 }
 
-__attribute__((format(printf, 3, 4)))
-static void jw_attrf(struct jw *j, const char *name, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void jw_attrf(struct jw *j, const char *name,
+                                                           const char *fmt, ...)
 {
 	char buf[256];
 	va_list ap;
@@ -170,7 +170,7 @@ static void jw_text(struct jw *j, const char *text)
 
 /* An attribute from outside text: made safe, capped at max. */
 static void jw_attr_safe(struct jw *j, const char *name, const char *value, size_t max,
-			 enum safe_mode mode)
+                         enum safe_mode mode)
 {
 	char *v = xml_safe(value, max, mode);
 	if (!v) {
@@ -232,8 +232,8 @@ static const char *module_shown(const char *module)
 	return module;
 }
 
-static void suite_start(struct jw *j, const struct suite_common *c, const char *name,
-			size_t tests, size_t failures, size_t errors, size_t skipped, double time_s)
+static void suite_start(struct jw *j, const struct suite_common *c, const char *name, size_t tests,
+                        size_t failures, size_t errors, size_t skipped, double time_s)
 {
 	jw_start(j, "testsuite");
 	jw_attr_safe(j, "name", name, JUNIT_ATTR_MAX * 4, SAFE_ALL);
@@ -266,13 +266,13 @@ static void repeat_properties(struct jw *j, const struct repeat_data *d)
 			if (!p->have[c])
 				continue;
 			snprintf(name, sizeof(name), "gate.repeat.run.%zu.%s", k,
-				 mem_cat_name((enum mem_cat)c));
+			         mem_cat_name((enum mem_cat)c));
 			snprintf(value, sizeof(value), "%lld", (long long)p->mem[c]);
 			property(j, name, value);
 			snprintf(name, sizeof(name), "gate.repeat.run.%zu.%s.delta", k,
-				 mem_cat_name((enum mem_cat)c));
+			         mem_cat_name((enum mem_cat)c));
 			snprintf(value, sizeof(value), "%lld",
-				 (long long)repeat_run_growth(d, k, (enum mem_cat)c));
+			         (long long)repeat_run_growth(d, k, (enum mem_cat)c));
 			property(j, name, value);
 		}
 	}
@@ -305,7 +305,7 @@ static bool finding_shown(const struct finding *f)
 	if (f->verdict != VERDICT_PASS)
 		return true;
 	return !(f->rule && strcmp(f->rule, "baseline") == 0 && f->subject &&
-		 strncmp(f->subject, "ets:", 4) == 0);
+	         strncmp(f->subject, "ets:", 4) == 0);
 }
 
 /* file= and line= of a memory finding: its culprit test's (rules/tags.c), so that CI
@@ -315,7 +315,7 @@ static void finding_location(struct jw *j, const struct finding *f, const struct
 	if (!f->file || !*f->file)
 		return;
 	jw_attr_safe(j, "file", relative_file(f->file, meta ? meta->file_root : NULL),
-		     JUNIT_ATTR_MAX * 4, SAFE_ALL);
+	             JUNIT_ATTR_MAX * 4, SAFE_ALL);
 	if (f->line > 0)
 		jw_attrf(j, "line", "%d", f->line);
 }
@@ -325,7 +325,7 @@ static void finding_location(struct jw *j, const struct finding *f, const struct
  * its directories): "at test.Demo.SessionsTest(sessions_test.exs:12)". Empty when the
  * finding has no file in a directory. */
 static void finding_trace(char *buf, size_t len, const struct finding *f,
-			  const struct junit_meta *meta)
+                          const struct junit_meta *meta)
 {
 	buf[0] = '\0';
 	if (!f->file || !*f->file || f->line <= 0 || !f->culprit)
@@ -349,13 +349,13 @@ static void finding_trace(char *buf, size_t len, const struct finding *f,
 #define JUNIT_MEMORY_CASES_MAX 1000
 
 struct memory_counts {
-	size_t tests, failures, skipped;   /* as written, the "more" testcases included */
-	size_t more_failing, more_other;   /* checks counted, not listed */
+	size_t tests, failures, skipped; /* as written, the "more" testcases included */
+	size_t more_failing, more_other; /* checks counted, not listed */
 };
 
 static struct memory_counts memory_counts(const struct findings *f)
 {
-	struct memory_counts c = { 0 };
+	struct memory_counts c = {0};
 	size_t fails = 0, others = 0;
 	for (size_t i = 0; f && i < f->count; i++) {
 		if (!finding_shown(&f->items[i]))
@@ -382,10 +382,12 @@ static void write_more_case(struct jw *j, const char *label, size_t n, bool fail
 {
 	char classname[400], name[160], msg[400];
 	snprintf(classname, sizeof(classname), "gate.memory.more%s", label);
-	snprintf(name, sizeof(name), "%zu more %s checks", n, failing ? "failing" : "passing or skipped");
-	snprintf(msg, sizeof(msg), "%zu more %s checks are not listed (this report lists the "
-		 "first %d of each kind); the summary and the HTML report have them all", n,
-		 failing ? "failing" : "passing or skipped", JUNIT_MEMORY_CASES_MAX);
+	snprintf(name, sizeof(name), "%zu more %s checks", n,
+	         failing ? "failing" : "passing or skipped");
+	snprintf(msg, sizeof(msg),
+	         "%zu more %s checks are not listed (this report lists the "
+	         "first %d of each kind); the summary and the HTML report have them all",
+	         n, failing ? "failing" : "passing or skipped", JUNIT_MEMORY_CASES_MAX);
 	jw_start(j, "testcase");
 	jw_attr_safe(j, "classname", classname, JUNIT_ATTR_MAX, SAFE_ALL);
 	jw_attr_safe(j, "name", name, JUNIT_ATTR_MAX, SAFE_ALL);
@@ -402,8 +404,8 @@ static void write_more_case(struct jw *j, const char *label, size_t n, bool fail
 
 /* The gate.memory suite; for one node of a cluster (nd) named and labelled after it. */
 static void write_memory_suite(struct jw *j, const struct suite_common *c,
-			       const struct findings *findings, const struct test_run *run,
-			       const struct junit_meta *meta, const struct junit_node *nd)
+                               const struct findings *findings, const struct test_run *run,
+                               const struct junit_meta *meta, const struct junit_node *nd)
 {
 	size_t n = findings ? findings->count : 0, shown_fail = 0, shown_other = 0;
 	struct memory_counts mc = memory_counts(findings);
@@ -416,7 +418,7 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 	snprintf(suite, sizeof(suite), "gate.memory%s", label);
 	bool lost = nd && nd->error;
 	suite_start(j, c, suite, mc.tests + lost, mc.failures, lost, mc.skipped,
-		    meta && !nd ? meta->memory_time_s : 0);
+	            meta && !nd ? meta->memory_time_s : 0);
 
 	if (node || (meta && meta->project) || run || (meta && meta->repeat && !nd)) {
 		jw_start(j, "properties");
@@ -443,7 +445,7 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		if (!finding_shown(f))
 			continue; /* issue 19 */
 		if (f->verdict == VERDICT_FAIL ? shown_fail++ >= JUNIT_MEMORY_CASES_MAX
-					       : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
+		                               : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
 			continue; /* counted in a "more" testcase below */
 		const char *rule = f->rule ? f->rule : "rule";
 		char *classname = malloc(strlen(rule) + strlen(label) + sizeof("gate.memory."));
@@ -460,7 +462,7 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		jw_start(j, "testcase");
 		jw_attr_safe(j, "classname", classname, JUNIT_ATTR_MAX, SAFE_ALL);
 		jw_attr_safe(j, "name", f->subject ? f->subject : "(none)", JUNIT_ATTR_MAX,
-			     SAFE_ALL);
+		             SAFE_ALL);
 		jw_attr(j, "time", "0");
 		finding_location(j, f, meta);
 		if (f->verdict == VERDICT_FAIL) {
@@ -473,39 +475,41 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 			model_bytes_format(fl, sizeof(fl), f->floor);
 			if (f->before > 0)
 				snprintf(pct, sizeof(pct), ", %+.1f %%",
-					 100.0 * (double)delta / (double)f->before);
+				         100.0 * (double)delta / (double)f->before);
 			else
 				pct[0] = '\0';
 			int len = snprintf(body, sizeof(body),
-					   "before: %s (%lld bytes)\n"
-					   "after:  %s (%lld bytes)\n"
-					   "delta:  %s%s (%+lld bytes%s)\n",
-					   b, (long long)f->before, a, (long long)f->after,
-					   delta > 0 ? "+" : "", d, (long long)delta, pct);
+			                   "before: %s (%lld bytes)\n"
+			                   "after:  %s (%lld bytes)\n"
+			                   "delta:  %s%s (%+lld bytes%s)\n",
+			                   b, (long long)f->before, a, (long long)f->after,
+			                   delta > 0 ? "+" : "", d, (long long)delta, pct);
 			if (finding_adjusted(f)) {
 				/* what grew, and what the rule took out of it: issue 12's model */
 				char r[32];
 				int64_t raw = finding_raw_delta(f);
 				model_bytes_format(r, sizeof(r), raw);
 				len += snprintf(body + len, sizeof(body) - (size_t)len,
-						"        judged: it grew %s%s, less %s\n",
-						raw > 0 ? "+" : "", r,
-						f->explained ? f->explained : "what other rows judge");
+				                "        judged: it grew %s%s, less %s\n",
+				                raw > 0 ? "+" : "", r,
+				                f->explained ? f->explained
+				                             : "what other rows judge");
 				if (len >= (int)sizeof(body))
 					len = (int)sizeof(body) - 1;
 			}
 			if (f->max_pct >= 0)
 				snprintf(body + len, sizeof(body) - (size_t)len,
-					 "limit:  +%g %% above a floor of %s\n", f->max_pct, fl);
+				         "limit:  +%g %% above a floor of %s\n", f->max_pct, fl);
 			else
 				snprintf(body + len, sizeof(body) - (size_t)len,
-					 "limit:  a floor of %s\n", fl);
-			/* the other rules' figures are not byte deltas: their message says it all */
+				         "limit:  a floor of %s\n", fl);
+			/* the other rules' figures are not byte deltas: their message says it all
+			 */
 			if (!bytes)
 				snprintf(body, sizeof(body), "%s\n", f->message ? f->message : "");
 			jw_start(j, "failure");
 			jw_attr_safe(j, "message", f->message ? f->message : "memory rule failed",
-				     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+			             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
 			jw_attr_safe(j, "type", type, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
 			if (f->detail) {
 				/* the likely culprits (rules/attribution.c) after the figures */
@@ -521,7 +525,8 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 				jw_text_safe(j, all);
 				free(all);
 			} else {
-				jw_text_safe(j, body); /* a message may name a table or process of the node */
+				jw_text_safe(j, body); /* a message may name a table or process of
+				                          the node */
 			}
 			char trace[1400];
 			finding_trace(trace, sizeof(trace), f, meta);
@@ -531,7 +536,7 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		} else if (f->verdict == VERDICT_SKIP) {
 			jw_start(j, "skipped");
 			jw_attr_safe(j, "message", f->message ? f->message : "skipped",
-				     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+			             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
 			jw_end(j);
 			if (f->warned && f->detail) { /* a warning's culprits, as a failure's */
 				jw_start(j, "system-out");
@@ -576,8 +581,7 @@ static void write_error_suite(struct jw *j, const struct suite_common *c, const 
  * (warnings as errors, a coverage threshold, a Mix error...): one error testcase "exit status"
  * in a suite "mix.test" of its own, whose message is Mix's reason and whose type names the
  * exit status. */
-static void write_mix_suite(struct jw *j, const struct suite_common *c,
-			    const struct test_run *run)
+static void write_mix_suite(struct jw *j, const struct suite_common *c, const struct test_run *run)
 {
 	char msg[160], type[48];
 	snprintf(msg, sizeof(msg), "mix test would exit with status %d", run->mix_status);
@@ -589,7 +593,7 @@ static void write_mix_suite(struct jw *j, const struct suite_common *c,
 	jw_attr(j, "time", "0");
 	jw_start(j, "error");
 	jw_attr_safe(j, "message", run->mix_reason && *run->mix_reason ? run->mix_reason : msg,
-		     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+	             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
 	jw_attr(j, "type", type);
 	size_t len = strlen(msg) + (run->mix_reason ? strlen(run->mix_reason) : 0) + 4;
 	char *body = malloc(len);
@@ -598,7 +602,7 @@ static void write_mix_suite(struct jw *j, const struct suite_common *c,
 		return;
 	}
 	snprintf(body, len, "%s%s%s\n", msg, run->mix_reason ? ": " : "",
-		 run->mix_reason ? run->mix_reason : "");
+	         run->mix_reason ? run->mix_reason : "");
 	jw_text_safe(j, body);
 	free(body);
 	jw_end(j);
@@ -649,14 +653,13 @@ static const char *relative_file(const char *file, const char *root)
 }
 
 static void write_testcase(struct jw *j, const char *module, const struct test_result *t,
-			   const char *root)
+                           const char *root)
 {
 	char line[24];
 
 	jw_start(j, "testcase");
 	jw_attr_safe(j, "classname", module, JUNIT_ATTR_MAX * 4, SAFE_ALL);
-	jw_attr_safe(j, "name", t->name ? t->name : "(unnamed test)", JUNIT_ATTR_MAX * 4,
-		     SAFE_ALL);
+	jw_attr_safe(j, "name", t->name ? t->name : "(unnamed test)", JUNIT_ATTR_MAX * 4, SAFE_ALL);
 	if (t->file && *t->file)
 		jw_attr_safe(j, "file", relative_file(t->file, root), JUNIT_ATTR_MAX * 4, SAFE_ALL);
 	if (t->line > 0) {
@@ -675,20 +678,21 @@ static void write_testcase(struct jw *j, const char *module, const struct test_r
 		if (!(t->app && *t->app))
 			jw_start(j, "properties");
 		property(j, "gate.attribution",
-			 t->async ? "async: overlapping tests share these figures"
-				  : "GC'd snapshots at the test's start and finish");
+		         t->async ? "async: overlapping tests share these figures"
+		                  : "GC'd snapshots at the test's start and finish");
 		delta_properties(j, &t->delta);
 	}
 	if (t->measured || (t->app && *t->app))
 		jw_end(j);
 	switch (t->state) {
-	case TEST_PASSED:
-		break;
+	case TEST_PASSED: break;
 	case TEST_FAILED:
 		jw_start(j, "failure");
-		jw_attr_safe(j, "message", t->reason && *t->reason ? t->reason
-			     : t->message ? t->message : "test failed", JUNIT_ATTR_MAX,
-			     SAFE_FIRST_LINE);
+		jw_attr_safe(j, "message",
+		             t->reason && *t->reason ? t->reason
+		             : t->message            ? t->message
+		                                     : "test failed",
+		             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
 		jw_attr(j, "type", "ExUnit");
 		if (t->message)
 			jw_text_safe(j, t->message);
@@ -698,13 +702,13 @@ static void write_testcase(struct jw *j, const char *module, const struct test_r
 	case TEST_EXCLUDED:
 		jw_start(j, "skipped");
 		jw_attr_safe(j, "message", t->message ? t->message : test_state_name(t->state),
-			     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
 		jw_end(j);
 		break;
 	case TEST_INVALID:
 		jw_start(j, "error");
 		jw_attr_safe(j, "message", t->reason && *t->reason ? t->reason : "setup_all failed",
-			     JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
 		jw_attr(j, "type", "ExUnit");
 		if (t->message)
 			jw_text_safe(j, t->message);
@@ -717,7 +721,7 @@ static void write_testcase(struct jw *j, const char *module, const struct test_r
 /* Properties of a module's <testsuite>: the module's attributed growth (the keys of
  * delta_properties and "gate.attribution", how it was measured). */
 static void write_suite_properties(struct jw *j, const struct test_run *run,
-				   const struct ordered *o, size_t s)
+                                   const struct ordered *o, size_t s)
 {
 	const struct module_growth *m = NULL;
 	char value[256];
@@ -733,21 +737,25 @@ static void write_suite_properties(struct jw *j, const struct test_run *run,
 		return;
 	jw_start(j, "properties");
 	if (m->async && m->overlapped)
-		snprintf(value, sizeof(value), "async: ran beside %zu other module%s; what grew "
-			 "while several were busy is shared%s", m->overlapped,
-			 m->overlapped == 1 ? "" : "s", run->attribution_sync ? "" : "; approximate edges");
+		snprintf(value, sizeof(value),
+		         "async: ran beside %zu other module%s; what grew "
+		         "while several were busy is shared%s",
+		         m->overlapped, m->overlapped == 1 ? "" : "s",
+		         run->attribution_sync ? "" : "; approximate edges");
 	else
-		snprintf(value, sizeof(value), "%s: the module's own growth (light snapshots at its "
-			 "edges, no GC%s)", m->async ? "async, ran alone" : "sync",
-			 run->attribution_sync ? "" : "; approximate edges");
+		snprintf(value, sizeof(value),
+		         "%s: the module's own growth (light snapshots at its "
+		         "edges, no GC%s)",
+		         m->async ? "async, ran alone" : "sync",
+		         run->attribution_sync ? "" : "; approximate edges");
 	property(j, "gate.attribution", value);
 	delta_properties(j, &m->delta);
 	jw_end(j);
 }
 
 static void write_test_suites(struct jw *j, const struct suite_common *c,
-			      const struct test_run *run, const struct ordered *o, size_t n,
-			      const char *root)
+                              const struct test_run *run, const struct ordered *o, size_t n,
+                              const char *root)
 {
 	for (size_t s = 0; s < n && !j->failed;) {
 		size_t e = s, failures = 0, errors = 0, skipped = 0;
@@ -770,9 +778,9 @@ static void write_test_suites(struct jw *j, const struct suite_common *c,
 	}
 }
 
-static void write_report(struct jw *j, const struct findings *findings,
-			 const struct test_run *run, const struct junit_meta *meta,
-			 const struct suite_common *c, const struct ordered *o, size_t n)
+static void write_report(struct jw *j, const struct findings *findings, const struct test_run *run,
+                         const struct junit_meta *meta, const struct suite_common *c,
+                         const struct ordered *o, size_t n)
 {
 	size_t tests = 0, failures = 0, errors = 0;
 	double time_s = meta ? meta->memory_time_s : 0;
@@ -836,7 +844,8 @@ static void write_report(struct jw *j, const struct findings *findings,
 		write_error_suite(j, c, meta->error);
 	if (meta && meta->nnodes)
 		for (size_t i = 0; i < meta->nnodes; i++)
-			write_memory_suite(j, c, meta->nodes[i].findings, run, meta, &meta->nodes[i]);
+			write_memory_suite(j, c, meta->nodes[i].findings, run, meta,
+			                   &meta->nodes[i]);
 	else
 		write_memory_suite(j, c, findings, run, meta, NULL);
 	write_test_suites(j, c, run, o, n, meta ? meta->file_root : NULL);
@@ -895,21 +904,20 @@ static void xml_errcap_handler(void *ctx, xmlErrorPtr e)
 		cap->text[--n] = '\0';
 }
 
-
 int junit_write(const char *path, const struct findings *findings, const struct test_run *run,
-		const struct junit_meta *meta, char *err, size_t errlen)
+                const struct junit_meta *meta, char *err, size_t errlen)
 {
 	int rc = -1;
-	struct atomic_file file = { .fd = -1 };
+	struct atomic_file file = {.fd = -1};
 	struct ordered *o = NULL;
 	size_t n = run ? run->count : 0;
-	struct sink sink = { .fd = -1, .err = 0 };
-	struct xml_errcap cap = { { 0 } };
+	struct sink sink = {.fd = -1, .err = 0};
+	struct xml_errcap cap = {{0}};
 	xmlStructuredErrorFunc old_handler = xmlStructuredError;
 	void *old_ctx = xmlStructuredErrorContext;
 	xmlOutputBufferPtr out = NULL;
-	struct jw j = { 0 };
-	struct suite_common common = { 0 };
+	struct jw j = {0};
+	struct suite_common common = {0};
 	char host[256];
 
 	if (err && errlen)
@@ -969,13 +977,13 @@ int junit_write(const char *path, const struct findings *findings, const struct 
 	j.w = NULL;
 	if (j.failed || sink.err) {
 		if (sink.err)
-			errtext_set(err, errlen, path, "cannot write the temp file %s: %s", file.tmp,
-				strerror(sink.err));
+			errtext_set(err, errlen, path, "cannot write the temp file %s: %s",
+			            file.tmp, strerror(sink.err));
 		else if (j.oom)
 			errtext_set(err, errlen, path, "out of memory while writing the report");
 		else
 			errtext_set(err, errlen, path, "libxml2 could not write the report: %s",
-				cap.text[0] ? cap.text : "unknown error");
+			            cap.text[0] ? cap.text : "unknown error");
 		goto out;
 	}
 	if (atomic_file_finish(&file, err, errlen) < 0 ||

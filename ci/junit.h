@@ -25,25 +25,28 @@ struct junit_node {
 	const char *name;                /* the node, e.g. app_b@127.0.0.1 */
 	const struct findings *findings; /* its rules; may be NULL */
 	const char *error;               /* non-NULL when the node failed or left the run: an
-					    error testcase "gate.node[NAME]" / "node" says this */
+	                                    error testcase "gate.node[NAME]" / "node" says this */
 };
 
 struct junit_meta {
-	const char *hostname;  /* <testsuite hostname>; NULL: this machine's name */
-	int64_t timestamp;     /* unix seconds of the run start, written as UTC "2026-12-02T12:00:00" */
-	const char *project;   /* <testsuites name="gate: PROJECT">; NULL: name="gate" */
-	const char *node;      /* node name, a <property> of the gate.memory suite; may be NULL */
-	double memory_time_s;  /* time attributed to the gate.memory suite */
-	const char *error;     /* non-NULL when gate could not finish: a gate.run suite with one
-				  testcase (classname "gate.run", name "gate") whose <error> says this */
+	const char *hostname; /* <testsuite hostname>; NULL: this machine's name */
+	int64_t timestamp; /* unix seconds of the run start, written as UTC "2026-12-02T12:00:00" */
+	const char *project;  /* <testsuites name="gate: PROJECT">; NULL: name="gate" */
+	const char *node;     /* node name, a <property> of the gate.memory suite; may be NULL */
+	double memory_time_s; /* time attributed to the gate.memory suite */
+	const char
+	        *error; /* non-NULL when gate could not finish: a gate.run suite with one
+	                   testcase (classname "gate.run", name "gate") whose <error> says this */
 	const struct junit_node *nodes; /* cluster runs: one suite "gate.memory[NODE]" per node,
-					   classnames "gate.memory.RULE[NODE]", in place of the
-					   one gate.memory suite (findings is then not used) */
+	                                   classnames "gate.memory.RULE[NODE]", in place of the
+	                                   one gate.memory suite (findings is then not used) */
 	size_t nnodes;
-	const struct repeat_data *repeat; /* --repeat: per-run figures as gate.memory's <properties>
-					     (gate.repeat.runs, gate.repeat.run.K.CAT[.delta]); may be NULL */
-	const char *file_root; /* testcases' file= are made relative to this directory (the git
-				  repository's root, as CI reporters link them); NULL: as recorded */
+	const struct repeat_data
+	        *repeat; /* --repeat: per-run figures as gate.memory's <properties>
+	                    (gate.repeat.runs, gate.repeat.run.K.CAT[.delta]); may be NULL */
+	const char
+	        *file_root; /* testcases' file= are made relative to this directory (the git
+	                       repository's root, as CI reporters link them); NULL: as recorded */
 };
 
 /* Writes the report to path atomically: creates the missing parent directories, writes a
@@ -52,6 +55,6 @@ struct junit_meta {
  * Returns 0, or -1 with err holding "PATH: what failed: why" (err may be NULL). On failure the
  * temp file is removed and an existing file at path is left as it was. */
 int junit_write(const char *path, const struct findings *findings, const struct test_run *run,
-		const struct junit_meta *meta, char *err, size_t errlen);
+                const struct junit_meta *meta, char *err, size_t errlen);
 
 #endif

@@ -301,7 +301,8 @@ static void md_warnings(struct report_buf *b, const struct findings *fs)
 		n += fs->items[i].warned;
 	if (!n)
 		return;
-	report_buf_printf(b, "\n#### \xE2\x9A\xA0\xEF\xB8\x8F Warnings (severity warn: never failing the gate)\n\n");
+	report_buf_printf(b, "\n#### \xE2\x9A\xA0\xEF\xB8\x8F Warnings (severity warn: never "
+	                     "failing the gate)\n\n");
 	for (size_t i = 0; i < fs->count; i++) {
 		if (!fs->items[i].warned)
 			continue;

@@ -17,6 +17,6 @@
 /* project is a realpath. what names the output in messages ("the JUnit report"). Returns 0
  * when path may be written, or -1 with err saying where the symlink leads and what to do. */
 int outpath_check(const char *project, const char *path, const char *what, char *err,
-		  size_t errlen);
+                  size_t errlen);
 
 #endif

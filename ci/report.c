@@ -57,11 +57,11 @@ void report_why(char *buf, size_t len, const struct report_data *d)
 		                      tests == 1 ? "test" : "tests");
 	if (unfinished && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%sthe test suite did not finish",
-				      n ? ", " : "");
+		                      n ? ", " : "");
 	/* issue 18: bare mix test would be red for a reason of its own */
 	if (d->tests && d->tests->mix_status != 0 && !d->tests->mix_explained && n < len)
 		snprintf(buf + n, len - n, "%smix test exit status %d", n ? ", " : "",
-			 d->tests->mix_status);
+		         d->tests->mix_status);
 }
 
 const char *report_module_name(const char *module)

@@ -19,7 +19,10 @@ static size_t utf8_len(const unsigned char *s)
 	unsigned char c = s[0];
 	if (c < 0x80)
 		return 1;
-	size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+	size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+	           : c >= 0xE0 && c <= 0xEF ? 3
+	           : c >= 0xF0 && c <= 0xF4 ? 4
+	                                    : 0;
 	for (size_t k = 1; k < n; k++)
 		if ((s[k] & 0xC0) != 0x80)
 			return 0;
@@ -168,11 +171,11 @@ json_t *snapshot_json(const struct snapshot *s)
 		const char *key;
 		int64_t v;
 	} figures[] = {
-		{ "process_count", s->process_count }, { "process_limit", s->process_limit },
-		{ "atom_count", s->atom_count },       { "atom_limit", s->atom_limit },
-		{ "ets_count", s->ets_count },         { "ets_limit", s->ets_limit },
-		{ "port_count", s->port_count },       { "port_limit", s->port_limit },
-		{ "word_size", s->word_size },         { "schedulers", s->schedulers },
+	        {"process_count", s->process_count}, {"process_limit", s->process_limit},
+	        {"atom_count", s->atom_count},       {"atom_limit", s->atom_limit},
+	        {"ets_count", s->ets_count},         {"ets_limit", s->ets_limit},
+	        {"port_count", s->port_count},       {"port_limit", s->port_limit},
+	        {"word_size", s->word_size},         {"schedulers", s->schedulers},
 	};
 	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]) && !bad; i++)
 		put(sys, figures[i].key, json_integer(figures[i].v), &bad);
@@ -197,10 +200,12 @@ json_t *snapshot_json(const struct snapshot *s)
 		put(j, "bin_refs", json_integer(p->bin_refs), &bad);
 		put(j, "bin_bytes", json_integer(p->bin_bytes), &bad);
 		/* -1: not measured (gate snapshot without --bin-leak) */
-		put(j, "bin_refs_before_gc", p->bin_refs_before_gc < 0 ? json_null() :
-		    json_integer(p->bin_refs_before_gc), &bad);
-		put(j, "bin_bytes_before_gc", p->bin_bytes_before_gc < 0 ? json_null() :
-		    json_integer(p->bin_bytes_before_gc), &bad);
+		put(j, "bin_refs_before_gc",
+		    p->bin_refs_before_gc < 0 ? json_null() : json_integer(p->bin_refs_before_gc),
+		    &bad);
+		put(j, "bin_bytes_before_gc",
+		    p->bin_bytes_before_gc < 0 ? json_null() : json_integer(p->bin_bytes_before_gc),
+		    &bad);
 		put(j, "born", json_boolean(p->born), &bad);
 		append(procs, j, &bad);
 	}

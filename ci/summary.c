@@ -18,7 +18,6 @@
 #define C_BOLD "\033[1m"
 #define C_RESET "\033[0m"
 
-
 /* Copies in into out (size len) so that a terminal shows it as text: ANSI escapes are
  * dropped, control characters (C0, DEL, C1, newlines too) and invalid UTF-8 become '?'.
  * At most max_cols characters are kept; a cut shows as "...". Returns the characters
@@ -48,12 +47,15 @@ static size_t term_safe(char *out, size_t len, const char *in, size_t max_cols)
 			if (k == len_seq) {
 				n = len_seq;
 				ok = true;
-				/* C1 controls (U+0080..U+009F): some terminals read them as ESC [ */
+				/* C1 controls (U+0080..U+009F): some terminals read them as ESC [
+				 */
 				if (c == 0xC2 && s[i + 1] < 0xA0)
 					ok = false;
 				/* overlongs, surrogates and values past U+10FFFF */
-				if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] >= 0xA0) ||
-				    (c == 0xF0 && s[i + 1] < 0x90) || (c == 0xF4 && s[i + 1] >= 0x90))
+				if ((c == 0xE0 && s[i + 1] < 0xA0) ||
+				    (c == 0xED && s[i + 1] >= 0xA0) ||
+				    (c == 0xF0 && s[i + 1] < 0x90) ||
+				    (c == 0xF4 && s[i + 1] >= 0x90))
 					ok = false;
 			}
 		}
@@ -96,13 +98,12 @@ static size_t cols_of(const char *s)
 /* grew is after - before, as measured; subtracted is what the rule took out of it before
  * judging (listed with its reasons under the table); judged = grew - subtracted, and % is
  * judged of before */
-enum { COL_CAT, COL_BEFORE, COL_AFTER, COL_RAW, COL_SUB, COL_DELTA, COL_PCT, COL_VERDICT,
-       COLS };
+enum { COL_CAT, COL_BEFORE, COL_AFTER, COL_RAW, COL_SUB, COL_DELTA, COL_PCT, COL_VERDICT, COLS };
 
 static const char *const col_head[COLS] = {
-	"category", "before", "after", "grew", "subtracted", "judged", "%", "verdict",
+        "category", "before", "after", "grew", "subtracted", "judged", "%", "verdict",
 };
-static const bool col_right[COLS] = { false, true, true, true, true, true, true, false };
+static const bool col_right[COLS] = {false, true, true, true, true, true, true, false};
 
 struct row {
 	char cell[COLS][NAME_MAX_COLS * 4 + 16];
@@ -140,7 +141,8 @@ static void row_fill(struct row *r, const struct finding *f)
 			model_bytes_format(d, sizeof(d), sub);
 			if (sub < 0)
 				d[0] = '+';
-			snprintf(r->cell[COL_SUB], sizeof(r->cell[0]), "%s%s", sub > 0 ? "-" : "", d);
+			snprintf(r->cell[COL_SUB], sizeof(r->cell[0]), "%s%s", sub > 0 ? "-" : "",
+			         d);
 		} else {
 			snprintf(r->cell[COL_SUB], sizeof(r->cell[0]), "-");
 		}
@@ -152,7 +154,8 @@ static void row_fill(struct row *r, const struct finding *f)
 		else if (f->before > 0)
 			snprintf(r->cell[COL_PCT], sizeof(r->cell[0]), "%+.1f %%", pct);
 		else
-			snprintf(r->cell[COL_PCT], sizeof(r->cell[0]), "%s", delta > 0 ? "new" : "-");
+			snprintf(r->cell[COL_PCT], sizeof(r->cell[0]), "%s",
+			         delta > 0 ? "new" : "-");
 	} else {
 		for (int c = COL_BEFORE; c <= COL_PCT; c++)
 			snprintf(r->cell[c], sizeof(r->cell[0]), "-");
@@ -173,7 +176,7 @@ static const char *verdict_color(enum verdict v)
 }
 
 static void print_cell(FILE *out, const char *text, size_t width, bool right, bool last,
-		       const char *color)
+                       const char *color)
 {
 	size_t pad = width > cols_of(text) ? width - cols_of(text) : 0;
 	if (right)
@@ -213,16 +216,17 @@ static void print_limits(FILE *out, const struct findings *findings)
 		model_bytes_format(fl, sizeof(fl), f->floor);
 		if (i == common) {
 			if (f->max_pct >= 0)
-				snprintf(pct, sizeof(pct), "+%g %% of before and above ", f->max_pct);
+				snprintf(pct, sizeof(pct), "+%g %% of before and above ",
+				         f->max_pct);
 			o += (size_t)snprintf(text + o, sizeof(text) - o,
-					      "judged growth above %s%s fails", pct, fl);
+			                      "judged growth above %s%s fails", pct, fl);
 			continue;
 		}
 		if (f->max_pct >= 0)
 			snprintf(pct, sizeof(pct), "+%g %%, ", f->max_pct);
 		term_safe(name, sizeof(name), f->subject ? f->subject : "?", NAME_MAX_COLS);
 		o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s: %s%s", any ? ", " : " (",
-				      name, pct, fl);
+		                      name, pct, fl);
 		any = true;
 	}
 	if (any && o < sizeof(text))
@@ -239,7 +243,7 @@ static void print_subtracted(FILE *out, const struct findings *findings)
 		const struct finding *f = &findings->items[i];
 		char name[NAME_MAX_COLS * 4 + 16], why[1024];
 		bool lits = f->subject && strcmp(f->subject, "code") == 0 && f->message &&
-			    strncmp(f->message, "code and literals", 17) == 0;
+		            strncmp(f->message, "code and literals", 17) == 0;
 		if (f->verdict == VERDICT_SKIP || (!lits && !(finding_adjusted(f) && f->explained)))
 			continue;
 		if (!head)
@@ -249,8 +253,10 @@ static void print_subtracted(FILE *out, const struct findings *findings)
 		if (lits) {
 			char lead[NAME_MAX_COLS * 4 + 32];
 			snprintf(lead, sizeof(lead), "  %s: ", name);
-			print_wrapped(out, lead, "nothing; its figures include the literals of loaded "
-					       "modules (the literal area less persistent_term)", 4);
+			print_wrapped(out, lead,
+			              "nothing; its figures include the literals of loaded "
+			              "modules (the literal area less persistent_term)",
+			              4);
 			continue;
 		}
 		char lead[NAME_MAX_COLS * 4 + 32];
@@ -262,11 +268,11 @@ static void print_subtracted(FILE *out, const struct findings *findings)
 
 static void print_table(FILE *out, const struct findings *findings, bool color)
 {
-	size_t width[COLS], total = 0, gap[COLS] = { 2, 2, 2, 2, 2, 2, 2, 0 };
+	size_t width[COLS], total = 0, gap[COLS] = {2, 2, 2, 2, 2, 2, 2, 0};
 	/* when the table is too wide, gaps close to one space in this order: first between
 	 * right-aligned numbers, which stay readable, last where text meets a number */
-	static const int squeeze[] = { COL_BEFORE, COL_AFTER, COL_RAW, COL_SUB, COL_DELTA,
-				       COL_CAT, COL_PCT };
+	static const int squeeze[] = {COL_BEFORE, COL_AFTER, COL_RAW, COL_SUB,
+	                              COL_DELTA,  COL_CAT,   COL_PCT};
 	struct row *rows = calloc(findings->count, sizeof(*rows));
 
 	if (!rows) {
@@ -291,7 +297,7 @@ static void print_table(FILE *out, const struct findings *findings, bool color)
 
 	for (int c = 0; c < COLS; c++) {
 		print_cell(out, col_head[c], width[c], col_right[c], c == COLS - 1,
-			   color ? C_BOLD : NULL);
+		           color ? C_BOLD : NULL);
 		if (c < COLS - 1)
 			fprintf(out, "%*s", (int)gap[c], "");
 	}
@@ -301,7 +307,8 @@ static void print_table(FILE *out, const struct findings *findings, bool color)
 			const char *col = NULL;
 			if (color && c == COL_VERDICT)
 				col = verdict_color(rows[i].verdict);
-			print_cell(out, rows[i].cell[c], width[c], col_right[c], c == COLS - 1, col);
+			print_cell(out, rows[i].cell[c], width[c], col_right[c], c == COLS - 1,
+			           col);
 			if (c < COLS - 1)
 				fprintf(out, "%*s", (int)gap[c], "");
 		}
@@ -374,20 +381,26 @@ static void print_rule_lines(FILE *out, const struct findings *findings, bool co
 		char name[64];
 		term_safe(name, sizeof(name), rule, 20);
 		fprintf(out, "%s%-16s %s%s%s", any ? "" : "\n", name,
-			color ? (failed ? C_RED C_BOLD : skipped == total ? C_YELLOW : C_GREEN) : "",
-			failed ? "FAIL" : skipped == total ? "skip" : "pass", color ? C_RESET : "");
+		        color ? (failed             ? C_RED C_BOLD
+		                 : skipped == total ? C_YELLOW
+		                                    : C_GREEN)
+		              : "",
+		        failed             ? "FAIL"
+		        : skipped == total ? "skip"
+		                           : "pass",
+		        color ? C_RESET : "");
 		if (failed)
 			fprintf(out, " (%zu of %zu check%s)", failed, total, total == 1 ? "" : "s");
 		else
 			fprintf(out, " (%zu check%s%s)", total, total == 1 ? "" : "s",
-				skipped ? ", some skipped" : "");
+			        skipped ? ", some skipped" : "");
 		fputc('\n', out);
 		any = true;
 	}
 }
 
 static void print_memory(FILE *out, const struct findings *findings,
-			 const struct summary_opts *opts)
+                         const struct summary_opts *opts)
 {
 	bool color = opts && opts->color;
 	char node[256];
@@ -405,7 +418,7 @@ static void print_memory(FILE *out, const struct findings *findings,
 	/* the table is for the growth rule's byte figures; the other rules get one line each,
 	 * and their failures are spelled out below with the growth failures */
 	struct finding *rows = calloc(findings->count, sizeof(*rows));
-	struct findings growth = { rows, 0, findings->count };
+	struct findings growth = {rows, 0, findings->count};
 	for (size_t i = 0; rows && i < findings->count; i++)
 		if (!findings->items[i].rule || strcmp(findings->items[i].rule, "growth") == 0)
 			rows[growth.count++] = findings->items[i]; /* shallow: borrowed strings */
@@ -428,7 +441,7 @@ static void print_memory(FILE *out, const struct findings *findings,
 	if (!failed)
 		return;
 	fprintf(out, "\n%s%s:%s\n", color ? C_RED C_BOLD : "",
-		failed == 1 ? "Failed memory rule" : "Failed memory rules", color ? C_RESET : "");
+	        failed == 1 ? "Failed memory rule" : "Failed memory rules", color ? C_RESET : "");
 	/* the culprit lists shared by several rules (born processes, tables left alive, binary
 	 * holders) are printed under the first rule that has them, not under every one */
 	char *shown[256];
@@ -441,7 +454,7 @@ static void print_memory(FILE *out, const struct findings *findings,
 		char raw[1024];
 		if (!f->message) /* the subject may be a table's name, from the node */
 			snprintf(raw, sizeof(raw), "%s %s failed", f->rule ? f->rule : "rule",
-				 f->subject ? f->subject : "");
+			         f->subject ? f->subject : "");
 		term_safe(msg, sizeof(msg), f->message ? f->message : raw, 500);
 		print_wrapped(out, "  ", msg, 4);
 		if (f->detail) {
@@ -451,7 +464,8 @@ static void print_memory(FILE *out, const struct findings *findings,
 				const char *nl = strchr(p, '\n');
 				size_t n = nl ? (size_t)(nl - p) : strlen(p);
 				char raw[1024], line[1200];
-				snprintf(raw, sizeof(raw), "%.*s", (int)(n < sizeof(raw) ? n : sizeof(raw) - 1), p);
+				snprintf(raw, sizeof(raw), "%.*s",
+				         (int)(n < sizeof(raw) ? n : sizeof(raw) - 1), p);
 				term_safe(line, sizeof(line), raw, 300);
 				p += n + (nl ? 1 : 0);
 				bool seen = false;
@@ -460,7 +474,8 @@ static void print_memory(FILE *out, const struct findings *findings,
 				if (seen)
 					continue;
 				if (nshown < sizeof(shown) / sizeof(shown[0]))
-					shown[nshown] = strdup(line), nshown += shown[nshown] != NULL;
+					shown[nshown] = strdup(line),
+					nshown += shown[nshown] != NULL;
 				fprintf(out, "    %s\n", line);
 			}
 		}
@@ -481,29 +496,32 @@ static void print_top_growing(FILE *out, const struct test_run *run, bool color)
 	if (!run->nmodules && !tests)
 		return;
 	fprintf(out, "\n%sTop growing %s%s (by total; %s):\n", color ? C_BOLD : "",
-		tests ? "tests" : "test modules", color ? C_RESET : "",
-		tests ? "GC'd snapshots around each test"
-		      : run->attribution_sync
-			  ? "light snapshots at each module's edges; async modules share what grew "
-			    "while they were busy together"
-			  : "approximate: light snapshots as ExUnit's events arrived");
+	        tests ? "tests" : "test modules", color ? C_RESET : "",
+	        tests ? "GC'd snapshots around each test"
+	        : run->attribution_sync
+	                ? "light snapshots at each module's edges; async modules share what grew "
+	                  "while they were busy together"
+	                : "approximate: light snapshots as ExUnit's events arrived");
 	if (!n) {
 		fprintf(out, "  none grew\n");
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		char raw[600];
-		const struct mem_delta *d = report_growing_entry(raw, sizeof(raw), run, top[i], tests);
+		const struct mem_delta *d =
+		        report_growing_entry(raw, sizeof(raw), run, top[i], tests);
 		term_safe(label, sizeof(label), raw, 70);
 		model_bytes_format(t, sizeof(t), d->mem[MEM_TOTAL]);
 		model_bytes_format(p, sizeof(p), d->mem[MEM_PROCESSES]);
 		model_bytes_format(b, sizeof(b), d->mem[MEM_BINARY]);
 		model_bytes_format(e, sizeof(e), d->mem[MEM_ETS]);
-		fprintf(out, "  %zu. %s: total %s%s, processes %s%s, binary %s%s, ets %s%s, "
-			"%+lld procs, %+lld tables\n", i + 1, label, d->mem[MEM_TOTAL] > 0 ? "+" : "", t,
-			d->mem[MEM_PROCESSES] > 0 ? "+" : "", p, d->mem[MEM_BINARY] > 0 ? "+" : "", b,
-			d->mem[MEM_ETS] > 0 ? "+" : "", e, (long long)d->processes,
-			(long long)d->ets_tables);
+		fprintf(out,
+		        "  %zu. %s: total %s%s, processes %s%s, binary %s%s, ets %s%s, "
+		        "%+lld procs, %+lld tables\n",
+		        i + 1, label, d->mem[MEM_TOTAL] > 0 ? "+" : "", t,
+		        d->mem[MEM_PROCESSES] > 0 ? "+" : "", p, d->mem[MEM_BINARY] > 0 ? "+" : "",
+		        b, d->mem[MEM_ETS] > 0 ? "+" : "", e, (long long)d->processes,
+		        (long long)d->ets_tables);
 	}
 }
 
@@ -514,16 +532,17 @@ static void print_tests(FILE *out, const struct test_run *run, const struct summ
 	size_t shown = 0, bad = c.failed + c.invalid;
 
 	fprintf(out, "%zu %s: %zu passed, %s%zu failed%s, %zu skipped", c.total,
-		c.total == 1 ? "test" : "tests", c.passed, color && c.failed ? C_RED C_BOLD : "",
-		c.failed, color && c.failed ? C_RESET : "", c.skipped);
+	        c.total == 1 ? "test" : "tests", c.passed, color && c.failed ? C_RED C_BOLD : "",
+	        c.failed, color && c.failed ? C_RESET : "", c.skipped);
 	if (c.invalid)
 		fprintf(out, ", %s%zu invalid%s (setup_all failed)", color ? C_RED C_BOLD : "",
-			c.invalid, color ? C_RESET : "");
+		        c.invalid, color ? C_RESET : "");
 	fputc('\n', out);
 	if (!run->finished)
-		fprintf(out, "%sExUnit did not report the end of the suite: the results are "
-			     "partial%s\n",
-			color ? C_YELLOW : "", color ? C_RESET : "");
+		fprintf(out,
+		        "%sExUnit did not report the end of the suite: the results are "
+		        "partial%s\n",
+		        color ? C_YELLOW : "", color ? C_RESET : "");
 
 	for (size_t i = 0; i < run->count && shown < SUMMARY_FAILED_MAX; i++) {
 		const struct test_result *t = &run->tests[i];
@@ -548,7 +567,7 @@ static void print_tests(FILE *out, const struct test_run *run, const struct summ
 				snprintf(where, sizeof(where), " (%s)", file);
 		}
 		snprintf(line, sizeof(line), "%s: %s%s%s", mod, name, where,
-			 t->state == TEST_INVALID ? " [setup_all failed]" : "");
+		         t->state == TEST_INVALID ? " [setup_all failed]" : "");
 		char fitted[512];
 		term_safe(fitted, sizeof(fitted), line, WIDTH - 4);
 		fprintf(out, "  %s-%s %s\n", color ? C_RED : "", color ? C_RESET : "", fitted);
@@ -560,7 +579,7 @@ static void print_tests(FILE *out, const struct test_run *run, const struct summ
 
 /* The tests, the JUnit path and the verdict, after the memory sections. */
 static void print_tail(FILE *out, size_t rules_failed, size_t nodes_lost,
-		       const struct test_run *run, const struct summary_opts *opts)
+                       const struct test_run *run, const struct summary_opts *opts)
 {
 	bool color = opts && opts->color;
 	size_t tests_failed = 0;
@@ -582,28 +601,29 @@ static void print_tail(FILE *out, size_t rules_failed, size_t nodes_lost,
 	/* issue 18: bare mix test would be red for a reason the failed tests do not tell */
 	int mix_status = run && run->mix_status != 0 && !run->mix_explained ? run->mix_status : 0;
 	if (!rules_failed && !unfinished && !nodes_lost && !(run && test_run_red(run))) {
-		fprintf(out, "%sgate: PASSED%s\n", color ? C_GREEN C_BOLD : "", color ? C_RESET : "");
+		fprintf(out, "%sgate: PASSED%s\n", color ? C_GREEN C_BOLD : "",
+		        color ? C_RESET : "");
 		return;
 	}
 	char why[200] = "";
 	size_t n = 0;
 	if (rules_failed)
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%zu memory %s", rules_failed,
-				      rules_failed == 1 ? "rule" : "rules");
+		                      rules_failed == 1 ? "rule" : "rules");
 	if (tests_failed)
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%zu %s", n ? ", " : "",
-				      tests_failed, tests_failed == 1 ? "test" : "tests");
+		                      tests_failed, tests_failed == 1 ? "test" : "tests");
 	if (nodes_lost)
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%zu %s lost", n ? ", " : "",
-				      nodes_lost, nodes_lost == 1 ? "node" : "nodes");
+		                      nodes_lost, nodes_lost == 1 ? "node" : "nodes");
 	if (unfinished)
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%sthe test suite did not finish",
-				      n ? ", " : "");
+		                      n ? ", " : "");
 	if (mix_status && n < sizeof(why))
 		snprintf(why + n, sizeof(why) - n, "%smix test exit status %d", n ? ", " : "",
-			 mix_status);
+		         mix_status);
 	fprintf(out, "%sgate: FAILED%s (%s)\n", color ? C_RED C_BOLD : "", color ? C_RESET : "",
-		why);
+	        why);
 }
 
 /* Warnings (issue 19): findings that failed under severity warn or --warn-only; they never
@@ -616,7 +636,7 @@ static void print_warnings(FILE *out, const struct findings *findings, bool colo
 	if (!n)
 		return;
 	fprintf(out, "\n%s%zu %s (severity warn, never failing the gate):%s\n", color ? C_BOLD : "",
-		n, n == 1 ? "warning" : "warnings", color ? C_RESET : "");
+	        n, n == 1 ? "warning" : "warnings", color ? C_RESET : "");
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
 		char msg[2048];
@@ -640,7 +660,7 @@ static bool memory_flagged(const struct findings *findings)
 }
 
 void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
-		   const struct summary_opts *opts)
+                   const struct summary_opts *opts)
 {
 	print_memory(out, findings, opts);
 	print_warnings(out, findings, opts && opts->color);
@@ -651,9 +671,9 @@ void summary_print(FILE *out, const struct findings *findings, const struct test
 }
 
 void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n,
-			   const struct test_run *run, const struct summary_opts *opts)
+                           const struct test_run *run, const struct summary_opts *opts)
 {
-	struct summary_opts o = opts ? *opts : (struct summary_opts){ 0 };
+	struct summary_opts o = opts ? *opts : (struct summary_opts){0};
 	size_t rules_failed = 0, lost = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (nodes[i].error) {
@@ -661,7 +681,7 @@ void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n
 			term_safe(name, sizeof(name), nodes[i].name, 60);
 			term_safe(msg, sizeof(msg), nodes[i].error, 500);
 			fprintf(out, "%sNode %s: lost%s\n", o.color ? C_RED C_BOLD : "", name,
-				o.color ? C_RESET : "");
+			        o.color ? C_RESET : "");
 			print_wrapped(out, "  ", msg, 4);
 			lost++;
 		} else {

@@ -24,7 +24,7 @@ struct summary_opts {
  * escape sequences and control characters made harmless. Write errors on out are the
  * caller's to see with ferror(). */
 void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
-		   const struct summary_opts *opts);
+                   const struct summary_opts *opts);
 
 /* One node of a cluster run (gate run --cluster). */
 struct summary_node {
@@ -36,6 +36,6 @@ struct summary_node {
 /* The same for a cluster: a memory section per node (opts->node is not used), a line per
  * node that failed or left, then the tests and one verdict over all nodes. */
 void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n,
-			   const struct test_run *run, const struct summary_opts *opts);
+                           const struct test_run *run, const struct summary_opts *opts);
 
 #endif

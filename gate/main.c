@@ -1,5 +1,5 @@
 /* gate/main.c: the entry point; everything else lives in the library the tests link. */
-#include "cli.h"
+#include "gate/cmd/cli.h"
 
 int main(int argc, char **argv)
 {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# ci/deps.sh: installs the packages gate needs to build, test and run (and clang with its
+# integrations/deps.sh: installs the packages gate needs to build, test and run (and clang with its
 # libFuzzer runtime, valgrind and debootstrap for make fuzz / make valgrind / make compat),
 # when they are missing. Idempotent: installs nothing when everything is there. As root it
 # runs apt-get (Debian, Ubuntu) or apk (Alpine); otherwise it prints the exact command to run.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# ci/pre-commit.sh: the entry of .pre-commit-hooks.yaml: builds gate from this checkout when
+# integrations/pre-commit.sh: the entry of .pre-commit-hooks.yaml: builds gate from this checkout when
 # needed (GATE_BIN: use that gate instead) and runs `gate run ARGS...` from the directory
 # the pre-commit framework starts hooks in, the repository's root.
 set -eu
@@ -9,7 +9,7 @@ if [ -n "${GATE_BIN:-}" ]; then
 fi
 if ! make -s -q -C "$here" build/gate 2>/dev/null; then
 	make -s -C "$here" build/gate >&2 || {
-		echo "gate: error: cannot build gate in $here: install its libraries (GATE_DEPS=run sh $here/ci/deps.sh, with the erl and elixir of your project on PATH) or set GATE_BIN" >&2
+		echo "gate: error: cannot build gate in $here: install its libraries (GATE_DEPS=run sh $here/integrations/deps.sh, with the erl and elixir of your project on PATH) or set GATE_BIN" >&2
 		exit 2
 	}
 fi

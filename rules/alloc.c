@@ -38,8 +38,8 @@ static bool over(const struct alloc_config *cfg, const struct alloc_info *a)
 	return a->fragmentation * 100.0 > cfg->max_fragmentation_pct && waste(a) > cfg->waste_floor;
 }
 
-int alloc_check(struct findings *out, const struct snapshot *before,
-		const struct snapshot *after, const struct alloc_config *cfg)
+int alloc_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                const struct alloc_config *cfg)
 {
 	struct culprits bad = {0};
 	const struct alloc_info *top = NULL;
@@ -51,9 +51,9 @@ int alloc_check(struct findings *out, const struct snapshot *before,
 	model_bytes_format(fl, sizeof(fl), cfg->waste_floor);
 	if (after->nallocs == 0)
 		return findings_add(out, RULE, FAMILY, VERDICT_SKIP, 0, 0, cfg->waste_floor,
-				    cfg->max_fragmentation_pct,
-				    "allocator fragmentation: the after-snapshot has no allocator "
-				    "data (a light snapshot)");
+		                    cfg->max_fragmentation_pct,
+		                    "allocator fragmentation: the after-snapshot has no allocator "
+		                    "data (a light snapshot)");
 	for (size_t i = 0; i < after->nallocs; i++) {
 		const struct alloc_info *a = &after->allocs[i];
 		if (!top || waste(a) > waste(top))
@@ -64,11 +64,12 @@ int alloc_check(struct findings *out, const struct snapshot *before,
 	if (bad.count == 0) {
 		model_bytes_format(w, sizeof(w), waste(top));
 		snprintf(msg, sizeof(msg),
-			 "no allocator is over %g %% fragmented with more than %s of waste (most "
-			 "waste: %s, %s, %.1f %%)",
-			 cfg->max_fragmentation_pct, fl, type_name(top), w, top->fragmentation * 100.0);
+		         "no allocator is over %g %% fragmented with more than %s of waste (most "
+		         "waste: %s, %s, %.1f %%)",
+		         cfg->max_fragmentation_pct, fl, type_name(top), w,
+		         top->fragmentation * 100.0);
 		rc = findings_add(out, RULE, FAMILY, VERDICT_PASS, 0, waste(top), cfg->waste_floor,
-				  cfg->max_fragmentation_pct, msg);
+		                  cfg->max_fragmentation_pct, msg);
 		goto out;
 	}
 	culprits_sort(&bad);
@@ -80,18 +81,19 @@ int alloc_check(struct findings *out, const struct snapshot *before,
 		model_bytes_format(c, sizeof(c), a->carriers_size);
 		model_bytes_format(b, sizeof(b), a->blocks_size);
 		model_bytes_format(w, sizeof(w), waste(a));
-		o = (size_t)snprintf(msg, sizeof(msg),
-				     "allocator %s is %.1f %% fragmented: %s of carriers hold %s of "
-				     "blocks (%s wasted), limit %g %% above a waste floor of %s",
-				     type_name(a), a->fragmentation * 100.0, c, b, w,
-				     cfg->max_fragmentation_pct, fl);
+		o = (size_t)snprintf(
+		        msg, sizeof(msg),
+		        "allocator %s is %.1f %% fragmented: %s of carriers hold %s of "
+		        "blocks (%s wasted), limit %g %% above a waste floor of %s",
+		        type_name(a), a->fragmentation * 100.0, c, b, w, cfg->max_fragmentation_pct,
+		        fl);
 		if (was && o < sizeof(msg)) {
 			model_bytes_format(wb, sizeof(wb), waste(was));
 			snprintf(msg + o, sizeof(msg) - o, "; it wasted %s before the run", wb);
 		}
 		snprintf(subject, sizeof(subject), FAMILY " %s", type_name(a));
 		if (findings_add(out, RULE, subject, VERDICT_FAIL, was ? waste(was) : 0, waste(a),
-				 cfg->waste_floor, cfg->max_fragmentation_pct, msg) < 0)
+		                 cfg->waste_floor, cfg->max_fragmentation_pct, msg) < 0)
 			goto oom;
 	}
 	if (culprits_add_more(out, RULE, FAMILY, &bad, "fragmented allocators") < 0)

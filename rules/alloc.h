@@ -19,7 +19,7 @@ void alloc_config_default(struct alloc_config *cfg);
  * RULES_MAX_CULPRITS, then "and N more"), else one PASS "fragmentation". SKIP when the
  * after-snapshot has no allocator data; nothing when off.
  * Returns 0, or -1 on allocation failure (out keeps what was added). */
-int alloc_check(struct findings *out, const struct snapshot *before,
-		const struct snapshot *after, const struct alloc_config *cfg);
+int alloc_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                const struct alloc_config *cfg);
 
 #endif

@@ -22,8 +22,8 @@ static int64_t atom_bytes(const struct snapshot *s)
 }
 
 static int check_growth(struct findings *out, const struct snapshot *before,
-			const struct snapshot *after, const struct test_run *run,
-			const struct atom_config *cfg)
+                        const struct snapshot *after, const struct test_run *run,
+                        const struct atom_config *cfg)
 {
 	char msg[512], b[32], a[32], d[32], lim[32], base[32], per[32];
 	size_t tests = run ? run->count : 0;
@@ -31,8 +31,9 @@ static int check_growth(struct findings *out, const struct snapshot *before,
 	if (cfg->max_growth == RULES_OFF)
 		return 0;
 	if (before->atom_count <= 0 || after->atom_count <= 0) {
-		snprintf(msg, sizeof(msg), "atom count: not reported by the node in the %s snapshot",
-			 before->atom_count <= 0 ? "before" : "after");
+		snprintf(msg, sizeof(msg),
+		         "atom count: not reported by the node in the %s snapshot",
+		         before->atom_count <= 0 ? "before" : "after");
 		return findings_add(out, RULE, "growth", VERDICT_SKIP, 0, 0, 0, -1, msg);
 	}
 	int64_t delta = after->atom_count - before->atom_count;
@@ -49,43 +50,48 @@ static int check_growth(struct findings *out, const struct snapshot *before,
 	rules_count_format(base, sizeof(base), cfg->max_growth);
 	rules_count_format(per, sizeof(per), cfg->per_test);
 	snprintf(msg, sizeof(msg),
-		 "atom count %s %s -> %s (%s%s atoms), limit +%s (%s + %s x %zu %s)%s",
-		 delta > 0 ? "grew" : delta < 0 ? "shrank" : "stayed at", b, a, delta >= 0 ? "+" : "",
-		 d, lim, base, per, tests, tests == 1 ? "test" : "tests",
-		 fail ? "; atoms are never collected: look for String.to_atom/1 or "
-			"binary_to_atom/2 on data"
-		      : "");
+	         "atom count %s %s -> %s (%s%s atoms), limit +%s (%s + %s x %zu %s)%s",
+	         delta > 0   ? "grew"
+	         : delta < 0 ? "shrank"
+	                     : "stayed at",
+	         b, a, delta >= 0 ? "+" : "", d, lim, base, per, tests,
+	         tests == 1 ? "test" : "tests",
+	         fail ? "; atoms are never collected: look for String.to_atom/1 or "
+	                "binary_to_atom/2 on data"
+	              : "");
 	return findings_add(out, RULE, "growth", fail ? VERDICT_FAIL : VERDICT_PASS,
-			    atom_bytes(before), atom_bytes(after), 0, -1, msg);
+	                    atom_bytes(before), atom_bytes(after), 0, -1, msg);
 }
 
 static int check_usage(struct findings *out, const struct snapshot *before,
-		       const struct snapshot *after, const struct atom_config *cfg)
+                       const struct snapshot *after, const struct atom_config *cfg)
 {
 	char msg[512], a[32], lim[32];
 
 	if (cfg->max_usage_pct < 0)
 		return 0;
 	if (after->atom_count <= 0 || after->atom_limit <= 0)
-		return findings_add(out, RULE, "usage", VERDICT_SKIP, 0, 0, 0, -1,
-				    "atom table usage: atom_count or atom_limit not reported by the "
-				    "node in the after snapshot");
+		return findings_add(
+		        out, RULE, "usage", VERDICT_SKIP, 0, 0, 0, -1,
+		        "atom table usage: atom_count or atom_limit not reported by the "
+		        "node in the after snapshot");
 	/* compared without dividing, so that exactly the limit passes */
-	bool fail = (double)after->atom_count * 100.0 > cfg->max_usage_pct * (double)after->atom_limit;
+	bool fail =
+	        (double)after->atom_count * 100.0 > cfg->max_usage_pct * (double)after->atom_limit;
 	double pct = 100.0 * (double)after->atom_count / (double)after->atom_limit;
 
 	rules_count_format(a, sizeof(a), after->atom_count);
 	rules_count_format(lim, sizeof(lim), after->atom_limit);
 	snprintf(msg, sizeof(msg), "atom table holds %s of %s atoms (%.1f %%), limit %g %%%s", a,
-		 lim, pct, cfg->max_usage_pct,
-		 fail ? "; the node crashes when it is full (raise it with +t, or find the leak)"
-		      : "");
+	         lim, pct, cfg->max_usage_pct,
+	         fail ? "; the node crashes when it is full (raise it with +t, or find the leak)"
+	              : "");
 	return findings_add(out, RULE, "usage", fail ? VERDICT_FAIL : VERDICT_PASS,
-			    atom_bytes(before), atom_bytes(after), 0, -1, msg);
+	                    atom_bytes(before), atom_bytes(after), 0, -1, msg);
 }
 
 int atom_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
-	       const struct test_run *run, const struct atom_config *cfg)
+               const struct test_run *run, const struct atom_config *cfg)
 {
 	if (check_growth(out, before, after, run, cfg) < 0 ||
 	    check_usage(out, before, after, cfg) < 0)

@@ -7,8 +7,8 @@
 #include "model.h"
 
 struct atom_config {
-	int64_t max_growth;   /* atoms, on top of per_test x tests; default 10 000; RULES_OFF: off */
-	int64_t per_test;     /* atoms allowed per test of the run (test names are atoms); 5 */
+	int64_t max_growth; /* atoms, on top of per_test x tests; default 10 000; RULES_OFF: off */
+	int64_t per_test;   /* atoms allowed per test of the run (test names are atoms); 5 */
 	double max_usage_pct; /* atom_count of atom_limit after the run; default 80; < 0: off */
 };
 
@@ -22,6 +22,6 @@ void atom_config_default(struct atom_config *cfg);
  * Each SKIPs when a figure it needs is missing (0 in the snapshot).
  * Returns 0, or -1 on allocation failure (out keeps what was added). */
 int atom_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
-	       const struct test_run *run, const struct atom_config *cfg);
+               const struct test_run *run, const struct atom_config *cfg);
 
 #endif

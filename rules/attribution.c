@@ -10,7 +10,7 @@
 #include "tags.h"
 
 static struct module_growth *module_add(struct test_run *run, size_t *cap,
-					const struct module_event *e)
+                                        const struct module_event *e)
 {
 	if (run->nmodules == *cap) {
 		size_t nc = *cap ? *cap * 2 : 16;
@@ -29,7 +29,6 @@ static struct module_growth *module_add(struct test_run *run, size_t *cap,
 	run->nmodules++;
 	return m;
 }
-
 
 /* A module running now: its index in run->modules, the tests of it in progress, whether
  * one of its tests has started yet (before that it runs its setup_all), and how long it was
@@ -50,7 +49,7 @@ static bool running_busy(const struct running *r, const struct module_growth *m)
 }
 
 static struct running *running_find(struct running *act, size_t n, const struct test_run *run,
-				    const char *module)
+                                    const char *module)
 {
 	for (size_t k = 0; k < n; k++)
 		if (module && strcmp(run->modules[act[k].index].module, module) == 0)
@@ -60,7 +59,7 @@ static struct running *running_find(struct running *act, size_t n, const struct 
 
 /* A module's test edge (time only): its busy time is counted up to now when it stops. */
 static void running_edge(struct running *r, const struct module_growth *m, bool start,
-			 int64_t at_us)
+                         int64_t at_us)
 {
 	bool was = running_busy(r, m);
 	if (start) {
@@ -80,7 +79,7 @@ static void running_edge(struct running *r, const struct module_growth *m, bool 
  * then in proportion to how long each was busy in that stretch; when none was (or the clock
  * says nothing), evenly. While no module runs, to nobody. Each module's busy count restarts. */
 static void attribute_interval(struct test_run *run, struct running *act, size_t nact,
-			       const struct module_event *p, const struct module_event *e)
+                               const struct module_event *p, const struct module_event *e)
 {
 	int64_t total = 0;
 	for (size_t k = 0; k < nact; k++) {
@@ -95,7 +94,7 @@ static void attribute_interval(struct test_run *run, struct running *act, size_t
 		struct module_growth *m = &run->modules[r->index];
 		/* weight of this module: busy_us / total, or 1 / nact */
 		double w = total > 0 ? (r->busy_us > 0 ? (double)r->busy_us / (double)total : 0)
-				     : 1.0 / (double)nact;
+		                     : 1.0 / (double)nact;
 		for (int c = 0; c < MEM_CAT_COUNT; c++)
 			m->delta.mem[c] += (int64_t)((double)(e->mem[c] - p->mem[c]) * w);
 		m->delta.processes += (int64_t)((double)(e->processes - p->processes) * w);
@@ -108,7 +107,7 @@ static void attribute_interval(struct test_run *run, struct running *act, size_t
 int attribution_build(struct test_run *run, const struct module_event *ev, size_t n)
 {
 	size_t cap = run->nmodules, nact = 0, acap = 0;
-	struct running *act = NULL; /* the modules running now */
+	struct running *act = NULL;             /* the modules running now */
 	const struct module_event *last = NULL; /* the last snapshot with figures */
 	int rc = -1;
 
@@ -136,13 +135,13 @@ int attribution_build(struct test_run *run, const struct module_event *ev, size_
 			m->overlapped = nact;
 			for (size_t k = 0; k < nact; k++)
 				run->modules[act[k].index].overlapped++;
-			act[nact++] = (struct running){ run->nmodules - 1, 0, false, e->at_us, 0 };
+			act[nact++] = (struct running){run->nmodules - 1, 0, false, e->at_us, 0};
 			break;
 		case EDGE_TEST_START:
 		case EDGE_TEST_FINISH:
 			if ((r = running_find(act, nact, run, e->module)))
 				running_edge(r, &run->modules[r->index], e->edge == EDGE_TEST_START,
-					     e->at_us);
+				             e->at_us);
 			break;
 		case EDGE_MODULE_FINISH:
 			if ((r = running_find(act, nact, run, e->module))) {
@@ -193,7 +192,7 @@ void attribution_value_format(char *buf, size_t len, int key, int64_t v)
 	}
 	model_bytes_format(n, sizeof(n), v);
 	snprintf(buf, len, "%s%s %s", v > 0 ? "+" : "", n,
-		 key >= 0 && key < MEM_CAT_COUNT ? mem_cat_name((enum mem_cat)key) : "?");
+	         key >= 0 && key < MEM_CAT_COUNT ? mem_cat_name((enum mem_cat)key) : "?");
 }
 
 size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t *out, size_t max)
@@ -217,7 +216,7 @@ size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t 
 			v = attribution_value(&run->modules[i].delta, key);
 		}
 		if (v > 0)
-			r[k++] = (struct ranked){ i, v };
+			r[k++] = (struct ranked){i, v};
 	}
 	qsort(r, k, sizeof(*r), ranked_cmp);
 	if (k > max)
@@ -234,7 +233,8 @@ int attribution_key(const struct finding *f)
 	int c = mem_cat_from_name(f->subject);
 
 	if ((strcmp(rule, "growth") == 0 || strcmp(rule, "baseline") == 0 ||
-	     strcmp(rule, "trend") == 0) && c >= 0)
+	     strcmp(rule, "trend") == 0) &&
+	    c >= 0)
 		return c;
 	if (strcmp(rule, "ets") == 0)
 		return MEM_ETS;
@@ -243,7 +243,7 @@ int attribution_key(const struct finding *f)
 	/* born counts processes; a mailbox or one process's memory is bytes of process heap */
 	if (strcmp(rule, "process") == 0)
 		return f->subject && strcmp(f->subject, "born") != 0 ? MEM_PROCESSES_USED
-								      : ATTRIBUTION_KEY_PROCESSES;
+		                                                     : ATTRIBUTION_KEY_PROCESSES;
 	if (strcmp(rule, "atom") == 0)
 		return MEM_ATOM_USED;
 	return MEM_TOTAL;
@@ -301,16 +301,18 @@ static int64_t judged_of(const struct snapshot *after, const struct finding *f, 
 
 static int64_t noise_of(int key)
 {
-	return key == ATTRIBUTION_KEY_PROCESSES ? ATTRIBUTION_NOISE_PROCESSES : ATTRIBUTION_NOISE_BYTES;
+	return key == ATTRIBUTION_KEY_PROCESSES ? ATTRIBUTION_NOISE_PROCESSES
+	                                        : ATTRIBUTION_NOISE_BYTES;
 }
 
 static void module_label(char *buf, size_t len, const struct module_growth *m)
 {
 	if (m->async && m->overlapped)
 		snprintf(buf, len, "%s (async: shared with %zu overlapping module%s)",
-			 rules_display(m->module), m->overlapped, m->overlapped == 1 ? "" : "s");
+		         rules_display(m->module), m->overlapped, m->overlapped == 1 ? "" : "s");
 	else
-		snprintf(buf, len, "%s (%s)", rules_display(m->module), m->async ? "async, ran alone" : "sync");
+		snprintf(buf, len, "%s (%s)", rules_display(m->module),
+		         m->async ? "async, ran alone" : "sync");
 }
 
 static void add_modules(struct text *t, const struct test_run *run, int key, int64_t judged)
@@ -322,20 +324,23 @@ static void add_modules(struct text *t, const struct test_run *run, int key, int
 	for (size_t i = 0; i < n; i++) {
 		const struct module_growth *m = &run->modules[top[i]];
 		/* more than the whole grew: garbage between edges, not a share of it */
-		if (attribution_value(&m->delta, key) - noise_of(key) > judged * ATTRIBUTION_MAX_OVER)
+		if (attribution_value(&m->delta, key) - noise_of(key) >
+		    judged * ATTRIBUTION_MAX_OVER)
 			continue;
 		if (!shown++)
-			text_add(t, "test modules that grew %s most (light snapshots at their edges, "
-				    "no GC%s):\n",
-				 key_name(key), run->attribution_sync ? "" : "; approximate edges");
+			text_add(t,
+			         "test modules that grew %s most (light snapshots at their edges, "
+			         "no GC%s):\n",
+			         key_name(key), run->attribution_sync ? "" : "; approximate edges");
 		attribution_value_format(v, sizeof(v), key, attribution_value(&m->delta, key));
 		module_label(label, sizeof(label), m);
 		if (key == ATTRIBUTION_KEY_PROCESSES)
 			text_add(t, "  %zu. %s %s, %+lld ETS tables\n", shown, label, v,
-				 (long long)m->delta.ets_tables);
+			         (long long)m->delta.ets_tables);
 		else
-			text_add(t, "  %zu. %s %s, %+lld processes, %+lld ETS tables\n", shown, label,
-				 v, (long long)m->delta.processes, (long long)m->delta.ets_tables);
+			text_add(t, "  %zu. %s %s, %+lld processes, %+lld ETS tables\n", shown,
+			         label, v, (long long)m->delta.processes,
+			         (long long)m->delta.ets_tables);
 	}
 }
 
@@ -347,14 +352,15 @@ static void add_tests(struct text *t, const struct test_run *run, int key, int64
 
 	for (size_t i = 0; i < n; i++) {
 		const struct test_result *r = &run->tests[top[i]];
-		if (attribution_value(&r->delta, key) - noise_of(key) > judged * ATTRIBUTION_MAX_OVER)
+		if (attribution_value(&r->delta, key) - noise_of(key) >
+		    judged * ATTRIBUTION_MAX_OVER)
 			continue;
 		if (!shown++)
 			text_add(t, "tests that grew %s most (GC'd snapshots around each test):\n",
-				 key_name(key));
+			         key_name(key));
 		attribution_value_format(v, sizeof(v), key, attribution_value(&r->delta, key));
 		text_add(t, "  %zu. %s \"%s\" %s%s\n", shown, rules_display(r->module), r->name, v,
-			 r->async ? " (async: overlapping tests share it)" : "");
+		         r->async ? " (async: overlapping tests share it)" : "");
 	}
 }
 
@@ -366,14 +372,16 @@ static void add_born(struct text *t, const struct snapshot *after)
 		return;
 	rules_count_format(n, sizeof(n), after->born_count);
 	model_bytes_format(b, sizeof(b), after->born_memory);
-	text_add(t, "processes born during the run and still alive: %s (%s), by initial call "
-		 "or name:\n", n, b);
+	text_add(t,
+	         "processes born during the run and still alive: %s (%s), by initial call "
+	         "or name:\n",
+	         n, b);
 	for (size_t i = 0; i < after->nborn && i < ATTRIBUTION_TOP; i++) {
 		const struct proc_group *g = &after->born[i];
 		rules_count_format(n, sizeof(n), g->count);
 		model_bytes_format(b, sizeof(b), g->memory);
 		text_add(t, "  %s x %s, %s (e.g. %s)\n", rules_display(g->key), n, b,
-			 g->example_pid ? g->example_pid : "?");
+		         g->example_pid ? g->example_pid : "?");
 	}
 }
 
@@ -392,15 +400,15 @@ static void add_ets(struct text *t, const struct snapshot *after)
 		model_bytes_format(b, sizeof(b), e->memory);
 		rules_count_format(rows, sizeof(rows), e->size);
 		text_add(t, "  %s, %s rows, %s, owner %s%s%s%s\n", e->name ? e->name : "?", rows, b,
-			 e->owner_name ? rules_display(e->owner_name) : "",
-			 e->owner_name ? " (" : "", e->owner_pid ? e->owner_pid : "?",
-			 e->owner_name ? ")" : "");
+		         e->owner_name ? rules_display(e->owner_name) : "",
+		         e->owner_name ? " (" : "", e->owner_pid ? e->owner_pid : "?",
+		         e->owner_name ? ")" : "");
 	}
 }
 
 static void add_bin_holders(struct text *t, const struct snapshot *after)
 {
-	struct culprits list = { 0 };
+	struct culprits list = {0};
 	char b[32], freed[32], label[512];
 
 	for (size_t i = 0; i < after->nprocs; i++)
@@ -414,11 +422,13 @@ static void add_bin_holders(struct text *t, const struct snapshot *after)
 			text_add(t, "processes holding the most refc binary bytes after GC:\n");
 		model_bytes_format(b, sizeof(b), p->bin_bytes);
 		/* -1 before GC: not measured (issue 15); gate run always measures it */
-		model_bytes_format(freed, sizeof(freed), p->bin_bytes_before_gc > p->bin_bytes ?
-				   p->bin_bytes_before_gc - p->bin_bytes : 0);
+		model_bytes_format(freed, sizeof(freed),
+		                   p->bin_bytes_before_gc > p->bin_bytes
+		                           ? p->bin_bytes_before_gc - p->bin_bytes
+		                           : 0);
 		rules_proc_label(label, sizeof(label), p);
 		text_add(t, "  %s %s in %lld binaries (GC freed %s)%s\n", label, b,
-			 (long long)p->bin_refs, freed, p->born ? ", born during the run" : "");
+		         (long long)p->bin_refs, freed, p->born ? ", born during the run" : "");
 	}
 	culprits_clear(&list);
 }
@@ -444,7 +454,8 @@ static void owner_format(char *buf, size_t len, const struct module_owner *o, in
 	case MEM_PROCESSES_USED:
 		rules_count_format(n, sizeof(n), o->processes);
 		model_bytes_format(b, sizeof(b), o->memory);
-		snprintf(buf, len, "left %s process%s alive, %s", n, o->processes == 1 ? "" : "es", b);
+		snprintf(buf, len, "left %s process%s alive, %s", n, o->processes == 1 ? "" : "es",
+		         b);
 		break;
 	case MEM_BINARY:
 		model_bytes_format(b, sizeof(b), o->bin_bytes);
@@ -453,8 +464,8 @@ static void owner_format(char *buf, size_t len, const struct module_owner *o, in
 	default:
 		rules_count_format(n, sizeof(n), o->tables);
 		model_bytes_format(b, sizeof(b), o->table_bytes);
-		snprintf(buf, len, "its processes own %s ETS table%s of %s created during the run", n,
-			 o->tables == 1 ? "" : "s", b);
+		snprintf(buf, len, "its processes own %s ETS table%s of %s created during the run",
+		         n, o->tables == 1 ? "" : "s", b);
 		break;
 	}
 }
@@ -463,7 +474,7 @@ static void owner_format(char *buf, size_t len, const struct module_owner *o, in
  * when what it left is under a quarter of what the finding judged (the growth is then
  * mostly elsewhere, e.g. in a process started before the run). */
 static const struct module_owner *top_owner(const struct snapshot *after, int key,
-					    const struct finding *f)
+                                            const struct finding *f)
 {
 	const struct module_owner *best = NULL;
 	if (!after)
@@ -476,8 +487,8 @@ static const struct module_owner *top_owner(const struct snapshot *after, int ke
 	}
 	/* the process rule judges bytes or counts; what is left behind is counted in processes */
 	int64_t judged = key == ATTRIBUTION_KEY_PROCESSES ? after->born_count
-			 : f->delta > 0				? f->delta
-								: f->after;
+	                 : f->delta > 0                   ? f->delta
+	                                                  : f->after;
 	if (best && judged > 0 && attribution_owner_value(best, key) < judged / 4)
 		return NULL;
 	return best;
@@ -485,7 +496,7 @@ static const struct module_owner *top_owner(const struct snapshot *after, int ke
 
 static void add_owners(struct text *t, const struct snapshot *after, int key)
 {
-	struct culprits list = { 0 };
+	struct culprits list = {0};
 	char what[256];
 
 	if (!after)
@@ -499,8 +510,9 @@ static void add_owners(struct text *t, const struct snapshot *after, int key)
 	for (size_t i = 0; i < list.count && i < ATTRIBUTION_TOP; i++) {
 		const struct module_owner *o = &after->owners[list.items[i].index];
 		if (i == 0)
-			text_add(t, "test modules that left it behind (processes descending from the "
-				 "module's tests, still alive):\n");
+			text_add(t,
+			         "test modules that left it behind (processes descending from the "
+			         "module's tests, still alive):\n");
 		owner_format(what, sizeof(what), o, key);
 		text_add(t, "  %zu. %s %s\n", i + 1, rules_display(o->module), what);
 	}
@@ -510,7 +522,7 @@ static void add_owners(struct text *t, const struct snapshot *after, int key)
 bool attribution_evidence(int64_t measured, int64_t judged, int key)
 {
 	int64_t noise = key == ATTRIBUTION_KEY_PROCESSES ? ATTRIBUTION_NOISE_PROCESSES
-							  : ATTRIBUTION_NOISE_BYTES;
+	                                                 : ATTRIBUTION_NOISE_BYTES;
 	if (judged <= 0 || measured < noise)
 		return false;
 	/* a quarter of what was judged at least, and at most twice it (plus noise): the edges
@@ -524,8 +536,8 @@ bool attribution_evidence(int64_t measured, int64_t judged, int key)
  * also for async modules), else the test when measured, else the module that grew it, each
  * only with evidence (attribution_evidence); else "; no test stands out". */
 static int first_culprit(char *buf, size_t len, const struct test_run *run,
-			 const struct snapshot *after, const struct finding *f, int key,
-			 const char **cmod, const char **ctest)
+                         const struct snapshot *after, const struct finding *f, int key,
+                         const char **cmod, const char **ctest)
 {
 	size_t top[1];
 	char v[256], w[64];
@@ -535,8 +547,8 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 	if (o && tags_module_exempt(run, o->module))
 		o = NULL; /* @moduletag gate: false (issue 19) */
 	if (o && attribution_owner_value(o, key) < (key == ATTRIBUTION_KEY_PROCESSES
-							     ? ATTRIBUTION_NOISE_PROCESSES
-							     : ATTRIBUTION_NOISE_BYTES))
+	                                                    ? ATTRIBUTION_NOISE_PROCESSES
+	                                                    : ATTRIBUTION_NOISE_BYTES))
 		o = NULL;
 
 	if (o) {
@@ -545,11 +557,12 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 		if (run && run->attribution == ATTRIBUTION_TEST &&
 		    attribution_rank(run, key, true, top, 1) && run->tests[top[0]].module &&
 		    strcmp(run->tests[top[0]].module, o->module) == 0) {
-			snprintf(buf, len, "; likely culprit: %s \"%s\" (%s)", rules_display(o->module),
-				 run->tests[top[0]].name, v);
+			snprintf(buf, len, "; likely culprit: %s \"%s\" (%s)",
+			         rules_display(o->module), run->tests[top[0]].name, v);
 			*ctest = run->tests[top[0]].name;
 		} else {
-			snprintf(buf, len, "; likely culprit: %s (%s)", rules_display(o->module), v);
+			snprintf(buf, len, "; likely culprit: %s (%s)", rules_display(o->module),
+			         v);
 		}
 		*cmod = o->module;
 		return 1;
@@ -567,44 +580,49 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 		int64_t x = attribution_value(&r->delta, key);
 		attribution_value_format(v, sizeof(v), key, x < judged ? x : judged);
 		snprintf(buf, len, "; likely culprit: %s \"%s\" (%s of %s%s judged%s)",
-			 rules_display(r->module), r->name, v, key == ATTRIBUTION_KEY_PROCESSES ? "" : "+",
-			 w, r->async ? ", async: overlapping tests share it" : "");
+		         rules_display(r->module), r->name, v,
+		         key == ATTRIBUTION_KEY_PROCESSES ? "" : "+", w,
+		         r->async ? ", async: overlapping tests share it" : "");
 		*cmod = r->module;
 		*ctest = r->name;
 		return 1;
 	}
 	if (attribution_rank(run, key, false, top, 1) &&
-	    attribution_evidence(attribution_value(&run->modules[top[0]].delta, key), judged, key)) {
+	    attribution_evidence(attribution_value(&run->modules[top[0]].delta, key), judged,
+	                         key)) {
 		const struct module_growth *m = &run->modules[top[0]];
 		int64_t x = attribution_value(&m->delta, key);
 		attribution_value_format(v, sizeof(v), key, x < judged ? x : judged);
 		snprintf(buf, len, "; likely culprit: %s (%s of %s%s judged%s)",
-			 rules_display(m->module), v, key == ATTRIBUTION_KEY_PROCESSES ? "" : "+", w,
-			 m->async && m->overlapped ? ", in an async group: shared with the modules "
-						     "busy at the same time"
-						   : "");
+		         rules_display(m->module), v, key == ATTRIBUTION_KEY_PROCESSES ? "" : "+",
+		         w,
+		         m->async && m->overlapped ? ", in an async group: shared with the modules "
+		                                     "busy at the same time"
+		                                   : "");
 		*cmod = m->module;
 		return 1;
 	}
 	if (judged > 0 && (run->nmodules || run->attribution == ATTRIBUTION_TEST)) {
-		snprintf(buf, len, "; no test stands out (no test module's own growth of %s is a "
-				   "consistent share of the %s%s judged)",
-			 key_name(key), key == ATTRIBUTION_KEY_PROCESSES ? "" : "+", w);
+		snprintf(buf, len,
+		         "; no test stands out (no test module's own growth of %s is a "
+		         "consistent share of the %s%s judged)",
+		         key_name(key), key == ATTRIBUTION_KEY_PROCESSES ? "" : "+", w);
 		return 1;
 	}
 	return 0;
 }
 
 int attribution_annotate(struct findings *findings, const struct snapshot *before,
-			 const struct snapshot *after, const struct test_run *run)
+                         const struct snapshot *after, const struct test_run *run)
 {
 	(void)before;
 	for (size_t i = 0; i < findings->count; i++) {
 		struct finding *f = &findings->items[i];
-		struct text t = { 0 };
+		struct text t = {0};
 		char lead[1024];
 
-		if (f->verdict != VERDICT_FAIL || (f->message && strncmp(f->message, "and ", 4) == 0))
+		if (f->verdict != VERDICT_FAIL ||
+		    (f->message && strncmp(f->message, "and ", 4) == 0))
 			continue;
 		int key = attribution_key(f);
 		if (run) {

@@ -42,8 +42,7 @@ void attribution_value_format(char *buf, size_t len, int key, int64_t v);
 
 /* The modules (or, with tests true, the measured tests) ranked by growth of key, largest
  * first, only those that grew. Writes up to max indices into out and returns how many. */
-size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t *out,
-			size_t max);
+size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t *out, size_t max);
 
 /* What a finding's culprits are ranked by: its category for growth, baseline and trend;
  * ets, binary, atom_used for those rules; the process count for the process rule's born,
@@ -81,6 +80,6 @@ bool attribution_evidence(int64_t measured, int64_t judged, int key);
  * the processes holding the most binary bytes after GC with what GC freed. before, after and
  * run may be NULL. Returns 0, or -1 on allocation failure. */
 int attribution_annotate(struct findings *findings, const struct snapshot *before,
-			 const struct snapshot *after, const struct test_run *run);
+                         const struct snapshot *after, const struct test_run *run);
 
 #endif

@@ -48,13 +48,14 @@ static char *dup_opt(const char *s, bool *oom)
 
 static int ets_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct baseline_ets *)a)->name, ((const struct baseline_ets *)b)->name);
+	return strcmp(((const struct baseline_ets *)a)->name,
+	              ((const struct baseline_ets *)b)->name);
 }
 
 static int alloc_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct baseline_alloc *)a)->type,
-		      ((const struct baseline_alloc *)b)->type);
+	              ((const struct baseline_alloc *)b)->type);
 }
 
 /* saturating: a corrupt snapshot must not make the sums overflow (undefined behaviour) */
@@ -68,7 +69,7 @@ static int64_t add_sat(int64_t a, int64_t b)
 }
 
 int baseline_from_snapshot(struct baseline *out, const struct snapshot *after,
-			   const struct baseline_meta *meta)
+                           const struct baseline_meta *meta)
 {
 	bool oom = false;
 
@@ -116,8 +117,10 @@ int baseline_from_snapshot(struct baseline *out, const struct snapshot *after,
 		size_t w = 0;
 		for (size_t r = 0; r < n; r++) {
 			if (w > 0 && strcmp(out->ets[w - 1].name, out->ets[r].name) == 0) {
-				out->ets[w - 1].memory = add_sat(out->ets[w - 1].memory, out->ets[r].memory);
-				out->ets[w - 1].size = add_sat(out->ets[w - 1].size, out->ets[r].size);
+				out->ets[w - 1].memory =
+				        add_sat(out->ets[w - 1].memory, out->ets[r].memory);
+				out->ets[w - 1].size =
+				        add_sat(out->ets[w - 1].size, out->ets[r].size);
 				free(out->ets[r].name);
 				continue;
 			}
@@ -151,8 +154,10 @@ int baseline_from_snapshot(struct baseline *out, const struct snapshot *after,
 		for (size_t r = 0; r < n; r++) {
 			if (w > 0 && strcmp(out->allocs[w - 1].type, out->allocs[r].type) == 0) {
 				struct baseline_alloc *d = &out->allocs[w - 1];
-				d->carriers_size = add_sat(d->carriers_size, out->allocs[r].carriers_size);
-				d->blocks_size = add_sat(d->blocks_size, out->allocs[r].blocks_size);
+				d->carriers_size =
+				        add_sat(d->carriers_size, out->allocs[r].carriers_size);
+				d->blocks_size =
+				        add_sat(d->blocks_size, out->allocs[r].blocks_size);
 				free(out->allocs[r].type);
 				continue;
 			}
@@ -213,7 +218,7 @@ const struct baseline_ets *baseline_ets_find(const struct baseline *b, const cha
 {
 	if (!b || !name || !b->nets)
 		return NULL;
-	struct baseline_ets key = { .name = (char *)name };
+	struct baseline_ets key = {.name = (char *)name};
 	return bsearch(&key, b->ets, b->nets, sizeof(*b->ets), ets_cmp);
 }
 
@@ -234,9 +239,8 @@ static struct judged judge(int64_t base, int64_t after, const struct baseline_co
 	return j;
 }
 
-static int add_judged(struct findings *out, const char *subject, const char *what,
-		      int64_t base, int64_t after, const struct baseline_config *cfg,
-		      const char *otp_note)
+static int add_judged(struct findings *out, const char *subject, const char *what, int64_t base,
+                      int64_t after, const struct baseline_config *cfg, const char *otp_note)
 {
 	char msg[512], b[32], a[32], d[32], fl[32];
 	struct judged j = judge(base, after, cfg);
@@ -247,37 +251,37 @@ static int add_judged(struct findings *out, const char *subject, const char *wha
 	model_bytes_format(d, sizeof(d), delta);
 	model_bytes_format(fl, sizeof(fl), cfg->floor_bytes);
 	snprintf(msg, sizeof(msg),
-		 "%s %s vs baseline %s (%s%s, %+.1f %%), limit +%.1f %% above a floor of %s%s",
-		 what, a, b, delta >= 0 ? "+" : "", d, j.pct, cfg->max_pct, fl, otp_note);
+	         "%s %s vs baseline %s (%s%s, %+.1f %%), limit +%.1f %% above a floor of %s%s",
+	         what, a, b, delta >= 0 ? "+" : "", d, j.pct, cfg->max_pct, fl, otp_note);
 	return findings_add(out, "baseline", subject, j.fail ? VERDICT_FAIL : VERDICT_PASS, base,
-			    after, cfg->floor_bytes, cfg->max_pct, msg);
+	                    after, cfg->floor_bytes, cfg->max_pct, msg);
 }
 
-int baseline_check(struct findings *out, const struct snapshot *after,
-		   const struct baseline *base, const struct baseline_config *cfg,
-		   const char *source)
+int baseline_check(struct findings *out, const struct snapshot *after, const struct baseline *base,
+                   const struct baseline_config *cfg, const char *source)
 {
 	char msg[512], where[512];
 
 	if (!source) {
 		snprintf(where, sizeof(where), "%s:%s", cfg->ref ? cfg->ref : BASELINE_DEFAULT_REF,
-			 cfg->path ? cfg->path : BASELINE_DEFAULT_PATH);
+		         cfg->path ? cfg->path : BASELINE_DEFAULT_PATH);
 		source = where;
 	}
 	if (!base) {
 		if (cfg->require)
 			snprintf(msg, sizeof(msg),
-				 "no baseline at %s, and a baseline is required: commit one with "
-				 "`gate baseline update --commit`",
-				 source);
+			         "no baseline at %s, and a baseline is required: commit one with "
+			         "`gate baseline update --commit`",
+			         source);
 		else
-			snprintf(msg, sizeof(msg),
-				 "no baseline at %s: nothing to compare with (`gate baseline update "
-				 "--commit` makes one)",
-				 source);
+			snprintf(
+			        msg, sizeof(msg),
+			        "no baseline at %s: nothing to compare with (`gate baseline update "
+			        "--commit` makes one)",
+			        source);
 		return findings_add(out, "baseline", "baseline",
-				    cfg->require ? VERDICT_FAIL : VERDICT_SKIP, 0, 0, cfg->floor_bytes,
-				    cfg->max_pct, msg);
+		                    cfg->require ? VERDICT_FAIL : VERDICT_SKIP, 0, 0,
+		                    cfg->floor_bytes, cfg->max_pct, msg);
 	}
 
 	/* figures from another OTP release are comparable but not equal: say so */
@@ -285,17 +289,17 @@ int baseline_check(struct findings *out, const struct snapshot *after,
 	if (base->otp_release && after->otp_release[0] &&
 	    strcmp(base->otp_release, after->otp_release) != 0)
 		snprintf(otp_note, sizeof(otp_note), " (baseline measured on OTP %s, now OTP %s)",
-			 base->otp_release, after->otp_release);
+		         base->otp_release, after->otp_release);
 
 	for (int i = 0; i < MEM_CAT_COUNT; i++) {
 		const char *name = mem_cat_name((enum mem_cat)i);
 		if (!base->have[i])
 			continue;
 		if (!after->have[i]) {
-			snprintf(msg, sizeof(msg), "%s: not reported by the node in the after snapshot",
-				 name);
+			snprintf(msg, sizeof(msg),
+			         "%s: not reported by the node in the after snapshot", name);
 			if (findings_add(out, "baseline", name, VERDICT_SKIP, base->mem[i], 0,
-					 cfg->floor_bytes, cfg->max_pct, msg) < 0)
+			                 cfg->floor_bytes, cfg->max_pct, msg) < 0)
 				return -1;
 			continue;
 		}
@@ -323,14 +327,14 @@ int baseline_check(struct findings *out, const struct snapshot *after,
 		if (!seen && !complete) {
 			if (after->nets == 0)
 				snprintf(msg, sizeof(msg),
-					 "%s: the after snapshot lists no ETS tables", what);
+				         "%s: the after snapshot lists no ETS tables", what);
 			else
 				snprintf(msg, sizeof(msg),
-					 "%s: not among the %zu largest tables the after snapshot "
-					 "lists (of %lld)",
-					 what, after->nets, (long long)after->ets_count);
+				         "%s: not among the %zu largest tables the after snapshot "
+				         "lists (of %lld)",
+				         what, after->nets, (long long)after->ets_count);
 			if (findings_add(out, "baseline", subject, VERDICT_SKIP, be->memory, 0,
-					 cfg->floor_bytes, cfg->max_pct, msg) < 0)
+			                 cfg->floor_bytes, cfg->max_pct, msg) < 0)
 				return -1;
 			continue;
 		}
@@ -366,9 +370,8 @@ static int64_t round_i64(double x)
 	return (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
 }
 
-int trend_check(struct findings *out, const struct snapshot *after,
-		const struct baseline *history, size_t nhistory,
-		const struct baseline_config *cfg)
+int trend_check(struct findings *out, const struct snapshot *after, const struct baseline *history,
+                size_t nhistory, const struct baseline_config *cfg)
 {
 	char msg[512];
 	const char *notes = cfg->notes_ref ? cfg->notes_ref : BASELINE_DEFAULT_NOTES_REF;
@@ -378,8 +381,8 @@ int trend_check(struct findings *out, const struct snapshot *after,
 	size_t n = (size_t)cfg->trend_window;
 	if (nhistory < n) {
 		snprintf(msg, sizeof(msg),
-			 "trend: %zu of %zu history entr%s in %s; the trend rule starts at %zu",
-			 nhistory, n, nhistory == 1 ? "y" : "ies", notes, n);
+		         "trend: %zu of %zu history entr%s in %s; the trend rule starts at %zu",
+		         nhistory, n, nhistory == 1 ? "y" : "ies", notes, n);
 		return findings_add(out, "trend", "trend", VERDICT_SKIP, 0, 0, 0, -1, msg);
 	}
 
@@ -400,10 +403,11 @@ int trend_check(struct findings *out, const struct snapshot *after,
 		}
 		if (used < n) {
 			snprintf(msg, sizeof(msg),
-				 "%s: %zu of %zu history entries have it; the trend rule starts at %zu",
-				 name, used, n, n);
+			         "%s: %zu of %zu history entries have it; the trend rule starts at "
+			         "%zu",
+			         name, used, n, n);
 			if (findings_add(out, "trend", name, VERDICT_SKIP, 0, after->mem[c], 0, -1,
-					 msg) < 0)
+			                 msg) < 0)
 				return -1;
 			continue;
 		}
@@ -429,11 +433,11 @@ int trend_check(struct findings *out, const struct snapshot *after,
 		model_bytes_format(s, sizeof(s), round_i64(sigma));
 		model_bytes_format(l, sizeof(l), round_i64(mean + margin));
 		snprintf(msg, sizeof(msg),
-			 "%s %s vs mean %s of the last %zu runs (%+.1f %%, sigma %s), limit %s = "
-			 "mean + max(%.1f sigma, %.1f %%)",
-			 name, a, m, n, pct, s, l, cfg->trend_sigma, cfg->trend_min_pct);
+		         "%s %s vs mean %s of the last %zu runs (%+.1f %%, sigma %s), limit %s = "
+		         "mean + max(%.1f sigma, %.1f %%)",
+		         name, a, m, n, pct, s, l, cfg->trend_sigma, cfg->trend_min_pct);
 		if (findings_add(out, "trend", name, fail ? VERDICT_FAIL : VERDICT_PASS,
-				 round_i64(mean), after->mem[c], round_i64(margin), -1, msg) < 0)
+		                 round_i64(mean), after->mem[c], round_i64(margin), -1, msg) < 0)
 			return -1;
 	}
 	return 0;

@@ -17,18 +17,18 @@
 #define BASELINE_REF_WORKTREE "worktree"
 
 struct baseline_config {
-	char *path;          /* in the repository; default ".gate/baseline.json" */
-	char *ref;           /* where the baseline is read from; default "origin/main", falling
-				back to HEAD; "worktree" reads the working tree */
-	char *notes_ref;     /* default "refs/notes/gate" */
-	bool require;        /* a missing baseline fails instead of skipping; default false */
-	bool skip_ci;        /* add "[skip ci]" to the commit message; default false */
-	double max_pct;      /* after vs baseline, per category and named ETS table; default 20 */
-	int64_t floor_bytes; /* growth under this never fails; default 1 MB */
-	int trend_window;    /* N: the rolling mean of the last N history entries; default 10 */
-	double trend_sigma;  /* k; default 3.0 */
+	char *path;           /* in the repository; default ".gate/baseline.json" */
+	char *ref;            /* where the baseline is read from; default "origin/main", falling
+	                         back to HEAD; "worktree" reads the working tree */
+	char *notes_ref;      /* default "refs/notes/gate" */
+	bool require;         /* a missing baseline fails instead of skipping; default false */
+	bool skip_ci;         /* add "[skip ci]" to the commit message; default false */
+	double max_pct;       /* after vs baseline, per category and named ETS table; default 20 */
+	int64_t floor_bytes;  /* growth under this never fails; default 1 MB */
+	int trend_window;     /* N: the rolling mean of the last N history entries; default 10 */
+	double trend_sigma;   /* k; default 3.0 */
 	double trend_min_pct; /* p: the trend rule fails above mean + max(k*sigma, p % of mean);
-				 default 10 */
+	                         default 10 */
 };
 
 /* Fills the numbers and flags with the defaults above and sets the three strings to NULL
@@ -62,7 +62,7 @@ struct baseline {
 	char *elixir_version; /* "1.14.0"; NULL when unknown */
 	char *commit;         /* hex id of the commit measured; NULL when unknown */
 	bool commit_dirty;    /* the working tree had local changes besides the baseline file:
-				 the figures are of commit plus those ("worktree" in the file) */
+	                         the figures are of commit plus those ("worktree" in the file) */
 	int64_t timestamp;    /* unix seconds of the run */
 	int64_t test_count;
 	int64_t mem[MEM_CAT_COUNT]; /* bytes */
@@ -90,7 +90,7 @@ struct baseline_meta {
  * tables left out) and its allocators (summed by type); meta's strings are copied.
  * Returns 0, or -1 on allocation failure (out is then cleared). */
 int baseline_from_snapshot(struct baseline *out, const struct snapshot *after,
-			   const struct baseline_meta *meta);
+                           const struct baseline_meta *meta);
 
 /* Deep copy of src into out (zeroed or cleared). Returns 0, or -1 on allocation failure
  * (out is then cleared). */
@@ -111,9 +111,8 @@ void baseline_clear(struct baseline *b);
  * "no baseline at SOURCE", or VERDICT_FAIL when cfg->require. source names where the
  * baseline was looked for ("origin/main:.gate/baseline.json"); NULL: cfg's ref and path.
  * Returns 0, or -1 on allocation failure (out keeps what was added). */
-int baseline_check(struct findings *out, const struct snapshot *after,
-		   const struct baseline *base, const struct baseline_config *cfg,
-		   const char *source);
+int baseline_check(struct findings *out, const struct snapshot *after, const struct baseline *base,
+                   const struct baseline_config *cfg, const char *source);
 
 /* Rule "trend": each category of the after-snapshot against the last cfg->trend_window
  * history entries that have it (history is oldest first, as baseline_git_history returns
@@ -124,8 +123,7 @@ int baseline_check(struct findings *out, const struct snapshot *after,
  * the rule off (no findings). finding.before is the mean (rounded), finding.floor the
  * allowed excess over it, finding.max_pct -1 (the limit is in floor).
  * Returns 0, or -1 on allocation failure (out keeps what was added). */
-int trend_check(struct findings *out, const struct snapshot *after,
-		const struct baseline *history, size_t nhistory,
-		const struct baseline_config *cfg);
+int trend_check(struct findings *out, const struct snapshot *after, const struct baseline *history,
+                size_t nhistory, const struct baseline_config *cfg);
 
 #endif

@@ -16,9 +16,10 @@ void binary_config_default(struct binary_config *cfg)
 
 static bool over(const struct binary_config *cfg, const struct proc_info *p)
 {
-	return (cfg->max_refs_per_process != RULES_OFF && p->bin_refs > cfg->max_refs_per_process) ||
+	return (cfg->max_refs_per_process != RULES_OFF &&
+	        p->bin_refs > cfg->max_refs_per_process) ||
 	       (cfg->max_bytes_per_process != RULES_OFF &&
-		p->bin_bytes > cfg->max_bytes_per_process);
+	        p->bin_bytes > cfg->max_bytes_per_process);
 }
 
 /* "20 000 refs and 10.0 MB", or one of them */
@@ -36,8 +37,8 @@ static void limits_describe(char *buf, size_t len, const struct binary_config *c
 		snprintf(buf, len, "%s refs and %s", r, b);
 }
 
-int binary_check(struct findings *out, const struct snapshot *before,
-		 const struct snapshot *after, const struct binary_config *cfg)
+int binary_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                 const struct binary_config *cfg)
 {
 	struct culprits bad = {0};
 	const struct proc_info *top = NULL;
@@ -50,8 +51,8 @@ int binary_check(struct findings *out, const struct snapshot *before,
 	limits_describe(lims, sizeof(lims), cfg);
 	if (after->nprocs == 0)
 		return findings_add(out, RULE, FAMILY, VERDICT_SKIP, 0, 0, floor, -1,
-				    "binaries per process: the after-snapshot has no per-process "
-				    "data (a light snapshot)");
+		                    "binaries per process: the after-snapshot has no per-process "
+		                    "data (a light snapshot)");
 	for (size_t i = 0; i < after->nprocs; i++) {
 		const struct proc_info *p = &after->procs[i];
 		if (!top || p->bin_bytes > top->bin_bytes)
@@ -64,11 +65,11 @@ int binary_check(struct findings *out, const struct snapshot *before,
 		rules_count_format(refs, sizeof(refs), top->bin_refs);
 		model_bytes_format(bytes, sizeof(bytes), top->bin_bytes);
 		snprintf(msg, sizeof(msg),
-			 "no process holds more than %s of refc binaries after GC (most: %s with "
-			 "%s refs, %s)",
-			 lims, label, refs, bytes);
+		         "no process holds more than %s of refc binaries after GC (most: %s with "
+		         "%s refs, %s)",
+		         lims, label, refs, bytes);
 		rc = findings_add(out, RULE, FAMILY, VERDICT_PASS, 0, top->bin_bytes, floor, -1,
-				  msg);
+		                  msg);
 		goto out;
 	}
 	culprits_sort(&bad);
@@ -80,26 +81,26 @@ int binary_check(struct findings *out, const struct snapshot *before,
 		rules_count_format(refs, sizeof(refs), p->bin_refs);
 		model_bytes_format(bytes, sizeof(bytes), p->bin_bytes);
 		o = (size_t)snprintf(msg, sizeof(msg),
-				     "process %s holds %s refc binaries of %s after GC", label, refs,
-				     bytes);
+		                     "process %s holds %s refc binaries of %s after GC", label,
+		                     refs, bytes);
 		if (p->bin_bytes_before_gc > p->bin_bytes && o < sizeof(msg)) {
 			char freed[32], frefs[32];
-			model_bytes_format(freed, sizeof(freed), p->bin_bytes_before_gc - p->bin_bytes);
+			model_bytes_format(freed, sizeof(freed),
+			                   p->bin_bytes_before_gc - p->bin_bytes);
 			rules_count_format(frefs, sizeof(frefs),
-					   p->bin_refs_before_gc - p->bin_refs);
+			                   p->bin_refs_before_gc - p->bin_refs);
 			o += (size_t)snprintf(msg + o, sizeof(msg) - o, " (GC freed %s in %s refs)",
-					      freed, frefs);
+			                      freed, frefs);
 		}
 		if (o < sizeof(msg))
 			snprintf(msg + o, sizeof(msg) - o, ", limit %s", lims);
 		char subject[300];
 		snprintf(subject, sizeof(subject), FAMILY " %s", rules_proc_subject(p));
-		if (findings_add(out, RULE, subject, VERDICT_FAIL,
-				 was ? was->bin_bytes : 0, p->bin_bytes, floor, -1, msg) < 0)
+		if (findings_add(out, RULE, subject, VERDICT_FAIL, was ? was->bin_bytes : 0,
+		                 p->bin_bytes, floor, -1, msg) < 0)
 			goto oom;
 	}
-	if (culprits_add_more(out, RULE, FAMILY, &bad,
-			      "processes over the binary limits") < 0)
+	if (culprits_add_more(out, RULE, FAMILY, &bad, "processes over the binary limits") < 0)
 		goto oom;
 	goto out;
 oom:

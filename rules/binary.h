@@ -20,7 +20,7 @@ void binary_config_default(struct binary_config *cfg);
  * "process". SKIP when the after-snapshot has no per-process data; nothing when both limits
  * are off.
  * Returns 0, or -1 on allocation failure (out keeps what was added). */
-int binary_check(struct findings *out, const struct snapshot *before,
-		 const struct snapshot *after, const struct binary_config *cfg);
+int binary_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                 const struct binary_config *cfg);
 
 #endif

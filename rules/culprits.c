@@ -102,7 +102,7 @@ void culprits_clear(struct culprits *list)
 }
 
 int culprits_add_more(struct findings *out, const char *rule, const char *subject,
-		      const struct culprits *list, const char *what)
+                      const struct culprits *list, const char *what)
 {
 	char n[32], msg[512];
 
@@ -110,6 +110,6 @@ int culprits_add_more(struct findings *out, const char *rule, const char *subjec
 		return 0;
 	rules_count_format(n, sizeof(n), (int64_t)(list->count - RULES_MAX_CULPRITS));
 	snprintf(msg, sizeof(msg), "and %s more %s; the %d worst are named above", n, what,
-		 RULES_MAX_CULPRITS);
+	         RULES_MAX_CULPRITS);
 	return findings_add(out, rule, subject, VERDICT_FAIL, 0, 0, 0, -1, msg);
 }

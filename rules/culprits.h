@@ -56,6 +56,6 @@ void culprits_clear(struct culprits *list);
  * "and N more <what>" with subject. Does nothing when list has at most RULES_MAX_CULPRITS.
  * Returns 0, or -1 on allocation failure. */
 int culprits_add_more(struct findings *out, const char *rule, const char *subject,
-		      const struct culprits *list, const char *what);
+                      const struct culprits *list, const char *what);
 
 #endif

@@ -73,11 +73,11 @@ static void owner_label(char *buf, size_t len, const struct ets_growth *e)
 		snprintf(buf, len, "%s", e->owner_name);
 	else
 		snprintf(buf, len, "%s %s", e->owner_pid ? e->owner_pid : "?",
-			 e->owner_call ? e->owner_call : "?");
+		         e->owner_call ? e->owner_call : "?");
 }
 
-static size_t add(struct drill_item *out, size_t n, size_t max, enum drill_kind kind,
-		  int64_t bytes, unsigned cats)
+static size_t add(struct drill_item *out, size_t n, size_t max, enum drill_kind kind, int64_t bytes,
+                  unsigned cats)
 {
 	if (n >= max)
 		return n;
@@ -115,10 +115,11 @@ static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struc
 		signed_bytes(bytes, sizeof(bytes), db);
 		/* the refc binaries its rows hold count under binary, not ets: the new rows' share
 		 * (rows alike: the estimate comes from a sample) */
-		int64_t bin = e->created	     ? e->bin_bytes
-			      : dr > 0 && e->rows > 0 ? (int64_t)((double)e->bin_bytes * (double)dr /
-							       (double)e->rows)
-						     : 0;
+		int64_t bin =
+		        e->created ? e->bin_bytes
+		        : dr > 0 && e->rows > 0
+		                ? (int64_t)((double)e->bin_bytes * (double)dr / (double)e->rows)
+		                : 0;
 		char held[80] = "";
 		if (bin > 0) {
 			char hb[32];
@@ -129,9 +130,10 @@ static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struc
 			out[k].by_cat[MEM_TOTAL] += bin;
 			out[k].bytes += bin;
 		}
-		snprintf(out[k].text, sizeof(out[k].text), "ETS table %s (owner %s%s) %s row%s, %s%s",
-			 e->name ? e->name : "?", owner, e->created ? ", created during the run" : "",
-			 rows, dr == 1 || dr == -1 ? "" : "s", bytes, held);
+		snprintf(out[k].text, sizeof(out[k].text),
+		         "ETS table %s (owner %s%s) %s row%s, %s%s", e->name ? e->name : "?", owner,
+		         e->created ? ", created during the run" : "", rows,
+		         dr == 1 || dr == -1 ? "" : "s", bytes, held);
 	}
 	return n;
 }
@@ -153,11 +155,11 @@ static size_t list_procs(struct drill_item *out, size_t n, size_t max, const str
 			signed_count(q, sizeof(q), dq);
 			if (dq > 0)
 				snprintf(out[k].text, sizeof(out[k].text),
-					 "process %s mailbox %s messages, memory %s%s", label, q, b,
-					 p->born ? ", born during the run" : "");
+				         "process %s mailbox %s messages, memory %s%s", label, q, b,
+				         p->born ? ", born during the run" : "");
 			else
 				snprintf(out[k].text, sizeof(out[k].text), "process %s memory %s%s",
-					 label, b, p->born ? ", born during the run" : "");
+				         label, b, p->born ? ", born during the run" : "");
 		}
 		if (dbin > 0) {
 			size_t k = n;
@@ -165,8 +167,9 @@ static size_t list_procs(struct drill_item *out, size_t n, size_t max, const str
 			if (n == k)
 				break;
 			signed_bytes(b, sizeof(b), dbin);
-			snprintf(out[k].text, sizeof(out[k].text), "process %s holds %s of refc binaries%s",
-				 label, b, p->born ? ", born during the run" : "");
+			snprintf(out[k].text, sizeof(out[k].text),
+			         "process %s holds %s of refc binaries%s", label, b,
+			         p->born ? ", born during the run" : "");
 		}
 	}
 	return n;
@@ -186,9 +189,9 @@ static size_t list_born(struct drill_item *out, size_t n, size_t max, const stru
 	rules_count_format(gc, sizeof(gc), g->count);
 	model_bytes_format(b, sizeof(b), a->born_memory);
 	snprintf(out[k].text, sizeof(out[k].text),
-		 "%s process%s born during the run still alive (%s): %s x %s (e.g. %s)", c,
-		 a->born_count == 1 ? "" : "es", b, g->key ? rules_display(g->key) : "?", gc,
-		 g->example_pid ? g->example_pid : "?");
+	         "%s process%s born during the run still alive (%s): %s x %s (e.g. %s)", c,
+	         a->born_count == 1 ? "" : "es", b, g->key ? rules_display(g->key) : "?", gc,
+	         g->example_pid ? g->example_pid : "?");
 	return n;
 }
 
@@ -202,11 +205,11 @@ static void group_text(char *buf, size_t len, const struct key_group *g, size_t 
 	}
 	rules_count_format(c, sizeof(c), g->count);
 	snprintf(buf, len, ": %s x %s (e.g. %s)", g->key ? g->key : "?", c,
-		 g->example ? g->example : "?");
+	         g->example ? g->example : "?");
 }
 
 static size_t list_pterm(struct drill_item *out, size_t n, size_t max, const struct snapshot *b,
-			 const struct snapshot *a)
+                         const struct snapshot *a)
 {
 	char c[40], by[40], grp[600];
 	if (!b || !b->have_pterm || !a->have_pterm)
@@ -226,14 +229,14 @@ static size_t list_pterm(struct drill_item *out, size_t n, size_t max, const str
 }
 
 static size_t list_atoms(struct drill_item *out, size_t n, size_t max, const struct snapshot *b,
-			 const struct snapshot *a)
+                         const struct snapshot *a)
 {
 	char c[40], grp[600];
 	if (!b || a->atom_count <= b->atom_count)
 		return n;
 	int64_t bytes = b->have[MEM_ATOM_USED] && a->have[MEM_ATOM_USED]
-				? a->mem[MEM_ATOM_USED] - b->mem[MEM_ATOM_USED]
-				: 0;
+	                        ? a->mem[MEM_ATOM_USED] - b->mem[MEM_ATOM_USED]
+	                        : 0;
 	size_t k = n;
 	n = add(out, n, max, DRILL_ATOMS, bytes > 0 ? bytes : 0, CATS_ATOMS);
 	if (n == k)
@@ -245,7 +248,7 @@ static size_t list_atoms(struct drill_item *out, size_t n, size_t max, const str
 }
 
 size_t drilldown_list(struct drill_item *out, size_t max, const struct snapshot *before,
-		      const struct snapshot *after)
+                      const struct snapshot *after)
 {
 	size_t n = 0;
 	if (!after || !out || !max)
@@ -284,7 +287,7 @@ static bool finding_target(const struct finding *f, int *cat, int *kind)
 
 /* The lead for f: the structures it names, "A, B", or "" when none. */
 static void finding_lead(char *buf, size_t len, const struct finding *f,
-			 const struct drill_item *items, size_t n)
+                         const struct drill_item *items, size_t n)
 {
 	int cat, kind;
 	size_t o = 0, named = 0;
@@ -315,7 +318,7 @@ static void finding_lead(char *buf, size_t len, const struct finding *f,
 }
 
 int drilldown_annotate(struct findings *findings, const struct snapshot *before,
-		       const struct snapshot *after)
+                       const struct snapshot *after)
 {
 	struct drill_item *items;
 	size_t n;
@@ -334,7 +337,7 @@ int drilldown_annotate(struct findings *findings, const struct snapshot *before,
 		size_t ll = strlen(lead), ml = strlen(f->message);
 		/* nothing to name, or named already (a second call names nothing twice) */
 		if (!ll || (ml > ll + 1 && strncmp(f->message, lead, ll) == 0 &&
-			    strncmp(f->message + ll, "; ", 2) == 0))
+		            strncmp(f->message + ll, "; ", 2) == 0))
 			continue;
 		char *m = malloc(ll + 2 + ml + 1);
 		if (!m) {

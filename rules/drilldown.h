@@ -15,12 +15,12 @@
 #include "model.h"
 
 enum drill_kind {
-	DRILL_ETS,        /* an ETS table grew in bytes or rows */
-	DRILL_PROCESS,    /* a process's memory grew (its heap, its mailbox) */
-	DRILL_BINARY,     /* a process holds more refc binary bytes */
-	DRILL_BORN,       /* processes born during the run and still alive, by their top group */
-	DRILL_PTERM,      /* persistent_term entries */
-	DRILL_ATOMS,      /* atoms created */
+	DRILL_ETS,     /* an ETS table grew in bytes or rows */
+	DRILL_PROCESS, /* a process's memory grew (its heap, its mailbox) */
+	DRILL_BINARY,  /* a process holds more refc binary bytes */
+	DRILL_BORN,    /* processes born during the run and still alive, by their top group */
+	DRILL_PTERM,   /* persistent_term entries */
+	DRILL_ATOMS,   /* atoms created */
 	DRILL_KIND_COUNT
 };
 
@@ -30,7 +30,7 @@ const char *drill_kind_name(enum drill_kind kind);
 /* One structure that grew, written for people. */
 struct drill_item {
 	enum drill_kind kind;
-	int64_t bytes;  /* how many bytes it grew by (0 when only counted, e.g. atoms) */
+	int64_t bytes; /* how many bytes it grew by (0 when only counted, e.g. atoms) */
 	int64_t by_cat[MEM_CAT_COUNT]; /* of those, how many count in each category */
 	char text[768]; /* "ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB" */
 };
@@ -43,18 +43,18 @@ struct drill_item {
  * false) and no born processes; before may be NULL (persistent_term and atoms are then
  * not compared). */
 size_t drilldown_list(struct drill_item *out, size_t max, const struct snapshot *before,
-		      const struct snapshot *after);
+                      const struct snapshot *after);
 
 /* Rewrites the message of every failing finding that judges a category or a count without
  * naming what grew, to lead with the structures that grew most in it: any rule whose subject
- * is an erlang:memory category (growth, baseline, trend; the structures whose bytes count in it and that grew
- * by at least a tenth of the judged growth, at most two), the ETS total (tables), the born
- * processes (their largest group) and the atom count (atoms by shape). Other findings (they
+ * is an erlang:memory category (growth, baseline, trend; the structures whose bytes count in it and
+ * that grew by at least a tenth of the judged growth, at most two), the ETS total (tables), the
+ * born processes (their largest group) and the atom count (atoms by shape). Other findings (they
  * name their table or process already) and findings with nothing to name are left as they
  * are; so is a message that leads with its structures already (calling it twice names
  * nothing twice). before and after may be NULL (nothing is done). Returns 0, or -1 on allocation
  * failure (a message is then left as it was). */
 int drilldown_annotate(struct findings *findings, const struct snapshot *before,
-		       const struct snapshot *after);
+                       const struct snapshot *after);
 
 #endif

@@ -80,7 +80,7 @@ static const struct ets_info *find_before(const struct snapshot *before, const s
 
 /* "ETS table corpus_cache (owner LeakEts.Corpus) grew 600.0 kB -> 7.8 MB (+60 000 rows)" */
 static void describe_table(char *buf, size_t len, const struct ets_info *t,
-			   const struct ets_info *was)
+                           const struct ets_info *was)
 {
 	int64_t b = was ? was->memory : 0, rows = t->size - (was ? was->size : 0);
 	char bs[32], as[32], rs[32];
@@ -89,15 +89,17 @@ static void describe_table(char *buf, size_t len, const struct ets_info *t,
 	model_bytes_format(as, sizeof(as), t->memory);
 	rules_count_format(rs, sizeof(rs), rows);
 	snprintf(buf, len, "ETS table %s (owner %s) %s %s -> %s (%s%s rows%s)", table_name(t),
-		 owner_name(t), t->memory > b ? "grew" : t->memory < b ? "shrank" : "stayed at", bs,
-		 as, rows >= 0 ? "+" : "", rs,
-		 !was ? ", created during the run" : "");
+	         owner_name(t),
+	         t->memory > b   ? "grew"
+	         : t->memory < b ? "shrank"
+	                         : "stayed at",
+	         bs, as, rows >= 0 ? "+" : "", rs, !was ? ", created during the run" : "");
 }
 
 /* ---- total ---- */
 
 static int check_total(struct findings *out, const struct snapshot *before,
-		       const struct snapshot *after, const struct ets_config *cfg)
+                       const struct snapshot *after, const struct ets_config *cfg)
 {
 	char msg[1024], bs[32], as[32], cap[32];
 	struct culprits top = {0};
@@ -108,7 +110,7 @@ static int check_total(struct findings *out, const struct snapshot *before,
 	model_bytes_format(cap, sizeof(cap), cfg->max_total);
 	if (!after->have[MEM_ETS])
 		return findings_add(out, RULE, "total", VERDICT_SKIP, 0, 0, cfg->max_total, -1,
-				    "ETS total: not reported by the node in the after snapshot");
+		                    "ETS total: not reported by the node in the after snapshot");
 
 	int64_t b = before->have[MEM_ETS] ? before->mem[MEM_ETS] : 0, a = after->mem[MEM_ETS];
 	bool fail = a > cfg->max_total;
@@ -118,7 +120,10 @@ static int check_total(struct findings *out, const struct snapshot *before,
 		o = (size_t)snprintf(msg, sizeof(msg), "ETS total is %s", as);
 	else
 		o = (size_t)snprintf(msg, sizeof(msg), "ETS total %s %s -> %s",
-				     a > b ? "grew" : a < b ? "shrank" : "stayed at", bs, as);
+		                     a > b   ? "grew"
+		                     : a < b ? "shrank"
+		                             : "stayed at",
+		                     bs, as);
 	if (!fail) {
 		snprintf(msg + o, sizeof(msg) - o, ", within the cap of %s", cap);
 	} else {
@@ -135,20 +140,20 @@ static int check_total(struct findings *out, const struct snapshot *before,
 			char ts[32];
 			model_bytes_format(ts, sizeof(ts), t->memory);
 			o += (size_t)snprintf(msg + o, sizeof(msg) - o, "%s%s %s (owner %s)",
-					      k ? ", " : "; largest tables: ", table_name(t), ts,
-					      owner_name(t));
+			                      k ? ", " : "; largest tables: ", table_name(t), ts,
+			                      owner_name(t));
 		}
 		culprits_clear(&top);
 	}
 	return findings_add(out, RULE, "total", fail ? VERDICT_FAIL : VERDICT_PASS, b, a,
-			    cfg->max_total, -1, msg);
+	                    cfg->max_total, -1, msg);
 }
 
 /* ---- [[ets.table]] ---- */
 
 /* Whether t breaks one of lim's limits; why lists each broken one ("cap 2.0 MB; ..."). */
 static bool table_over(const struct ets_table_limit *lim, const struct ets_info *t,
-		       const struct ets_info *was, char *why, size_t len)
+                       const struct ets_info *was, char *why, size_t len)
 {
 	size_t o = 0;
 	char s[32];
@@ -169,13 +174,14 @@ static bool table_over(const struct ets_table_limit *lim, const struct ets_info 
 		if (over) {
 			if (b > 0)
 				o += (size_t)snprintf(why + o, len - o,
-						      "%sgrowth %+.1f %% above the limit of +%g %%",
-						      o ? "; " : "", 100.0 * (double)d / (double)b,
-						      lim->max_growth_pct);
+				                      "%sgrowth %+.1f %% above the limit of +%g %%",
+				                      o ? "; " : "", 100.0 * (double)d / (double)b,
+				                      lim->max_growth_pct);
 			else
-				o += (size_t)snprintf(why + o, len - o,
-						      "%sgrowth from nothing above the limit of +%g %%",
-						      o ? "; " : "", lim->max_growth_pct);
+				o += (size_t)snprintf(
+				        why + o, len - o,
+				        "%sgrowth from nothing above the limit of +%g %%",
+				        o ? "; " : "", lim->max_growth_pct);
 		}
 	}
 	return o > 0;
@@ -198,13 +204,13 @@ static void limits_describe(char *buf, size_t len, const struct ets_table_limit 
 	}
 	if (lim->max_growth_pct >= 0 && o < len)
 		o += (size_t)snprintf(buf + o, len - o, "%s+%g %% growth", o ? ", " : "",
-				      lim->max_growth_pct);
+		                      lim->max_growth_pct);
 	if (o == 0)
 		snprintf(buf, len, "no limits");
 }
 
 static int check_table_limit(struct findings *out, const struct snapshot *before,
-			     const struct snapshot *after, const struct ets_table_limit *lim)
+                             const struct snapshot *after, const struct ets_table_limit *lim)
 {
 	struct culprits bad = {0};
 	size_t nmatch = 0;
@@ -216,12 +222,12 @@ static int check_table_limit(struct findings *out, const struct snapshot *before
 	snprintf(family, sizeof(family), "table %s", lim->name);
 	if (after->nets == 0) {
 		snprintf(msg, sizeof(msg),
-			 "ETS tables matching %s: the after-snapshot lists no ETS tables (a light "
-			 "snapshot)",
-			 lim->name);
+		         "ETS tables matching %s: the after-snapshot lists no ETS tables (a light "
+		         "snapshot)",
+		         lim->name);
 		return findings_add(out, RULE, family, VERDICT_SKIP, 0, 0,
-				    lim->max_bytes == RULES_OFF ? 0 : lim->max_bytes,
-				    lim->max_growth_pct, msg);
+		                    lim->max_bytes == RULES_OFF ? 0 : lim->max_bytes,
+		                    lim->max_growth_pct, msg);
 	}
 	for (size_t i = 0; i < after->nets; i++) {
 		const struct ets_info *t = &after->ets[i];
@@ -244,11 +250,11 @@ static int check_table_limit(struct findings *out, const struct snapshot *before
 			snprintf(msg, sizeof(msg), "%s, %s", desc, why);
 		else
 			snprintf(msg, sizeof(msg), "%s, %s (for tables matching %s)", desc, why,
-				 lim->name);
+			         lim->name);
 		snprintf(subject, sizeof(subject), "table %s", table_name(t));
-		if (findings_add(out, RULE, subject, VERDICT_FAIL, was ? was->memory : 0,
-				 t->memory, lim->max_bytes == RULES_OFF ? 0 : lim->max_bytes,
-				 lim->max_growth_pct, msg) < 0)
+		if (findings_add(out, RULE, subject, VERDICT_FAIL, was ? was->memory : 0, t->memory,
+		                 lim->max_bytes == RULES_OFF ? 0 : lim->max_bytes,
+		                 lim->max_growth_pct, msg) < 0)
 			goto oom;
 	}
 	if (culprits_add_more(out, RULE, family, &bad, "ETS tables over their limits") < 0)
@@ -256,19 +262,19 @@ static int check_table_limit(struct findings *out, const struct snapshot *before
 	if (bad.count == 0) {
 		if (!largest) {
 			snprintf(msg, sizeof(msg), "no ETS table matches %s (limits %s)", lim->name,
-				 lims);
+			         lims);
 		} else {
 			char ms[32], rows[32];
 			model_bytes_format(ms, sizeof(ms), largest->memory);
 			rules_count_format(rows, sizeof(rows), largest->size);
 			snprintf(msg, sizeof(msg),
-				 "%zu ETS %s matching %s within %s (largest: %s, %s, %s rows)", nmatch,
-				 nmatch == 1 ? "table" : "tables", lim->name, lims,
-				 table_name(largest), ms, rows);
+			         "%zu ETS %s matching %s within %s (largest: %s, %s, %s rows)",
+			         nmatch, nmatch == 1 ? "table" : "tables", lim->name, lims,
+			         table_name(largest), ms, rows);
 		}
 		if (findings_add(out, RULE, family, VERDICT_PASS, 0, largest ? largest->memory : 0,
-				 lim->max_bytes == RULES_OFF ? 0 : lim->max_bytes,
-				 lim->max_growth_pct, msg) < 0)
+		                 lim->max_bytes == RULES_OFF ? 0 : lim->max_bytes,
+		                 lim->max_growth_pct, msg) < 0)
 			goto oom;
 	}
 	goto out;
@@ -282,7 +288,7 @@ out:
 /* ---- left alive ---- */
 
 static int check_left_alive(struct findings *out, const struct snapshot *after,
-			    const struct ets_config *cfg)
+                            const struct ets_config *cfg)
 {
 	struct culprits big = {0};
 	size_t created = 0;
@@ -295,9 +301,9 @@ static int check_left_alive(struct findings *out, const struct snapshot *after,
 	rules_count_format(lim, sizeof(lim), cfg->max_left_alive);
 	if (after->nets == 0)
 		return findings_add(out, RULE, "left_alive", VERDICT_SKIP, 0, 0,
-				    cfg->left_alive_floor, -1,
-				    "ETS tables left alive: the after-snapshot lists no ETS tables "
-				    "(a light snapshot)");
+		                    cfg->left_alive_floor, -1,
+		                    "ETS tables left alive: the after-snapshot lists no ETS tables "
+		                    "(a light snapshot)");
 	for (size_t i = 0; i < after->nets; i++) {
 		const struct ets_info *t = &after->ets[i];
 		if (!t->created)
@@ -309,12 +315,12 @@ static int check_left_alive(struct findings *out, const struct snapshot *after,
 	rules_count_format(n, sizeof(n), (int64_t)big.count);
 	if ((int64_t)big.count <= cfg->max_left_alive) {
 		snprintf(msg, sizeof(msg),
-			 "%zu ETS %s created during the run %s still alive, %s of at least %s "
-			 "(limit %s)",
-			 created, created == 1 ? "table" : "tables", created == 1 ? "is" : "are", n,
-			 fl, lim);
+		         "%zu ETS %s created during the run %s still alive, %s of at least %s "
+		         "(limit %s)",
+		         created, created == 1 ? "table" : "tables", created == 1 ? "is" : "are", n,
+		         fl, lim);
 		rc = findings_add(out, RULE, "left_alive", VERDICT_PASS, 0, 0,
-				  cfg->left_alive_floor, -1, msg);
+		                  cfg->left_alive_floor, -1, msg);
 		goto out;
 	}
 	culprits_sort(&big);
@@ -324,16 +330,16 @@ static int check_left_alive(struct findings *out, const struct snapshot *after,
 		model_bytes_format(ms, sizeof(ms), t->memory);
 		rules_count_format(rows, sizeof(rows), t->size);
 		snprintf(msg, sizeof(msg),
-			 "ETS table %s (owner %s) was created during the run and left alive with "
-			 "%s in %s rows; %s such tables of at least %s, max_left_alive %s",
-			 table_name(t), owner_name(t), ms, rows, n, fl, lim);
+		         "ETS table %s (owner %s) was created during the run and left alive with "
+		         "%s in %s rows; %s such tables of at least %s, max_left_alive %s",
+		         table_name(t), owner_name(t), ms, rows, n, fl, lim);
 		snprintf(subject, sizeof(subject), "left_alive %s", table_name(t));
 		if (findings_add(out, RULE, subject, VERDICT_FAIL, 0, t->memory,
-				 cfg->left_alive_floor, -1, msg) < 0)
+		                 cfg->left_alive_floor, -1, msg) < 0)
 			goto oom;
 	}
 	if (culprits_add_more(out, RULE, "left_alive", &big,
-			      "ETS tables created during the run and left alive") < 0)
+	                      "ETS tables created during the run and left alive") < 0)
 		goto oom;
 	goto out;
 oom:
@@ -344,7 +350,7 @@ out:
 }
 
 int ets_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
-	      const struct ets_config *cfg)
+              const struct ets_config *cfg)
 {
 	if (check_total(out, before, after, cfg) < 0)
 		return -1;

@@ -17,7 +17,7 @@ struct ets_table_limit {
 struct ets_config {
 	int64_t max_total;        /* bytes of erlang:memory(ets) after the run; default RULES_OFF */
 	int64_t max_left_alive;   /* tables created during the run and still alive, of at least
-				     left_alive_floor bytes each; default 0; RULES_OFF: off */
+	                             left_alive_floor bytes each; default 0; RULES_OFF: off */
 	int64_t left_alive_floor; /* bytes; default 1 MB */
 	struct ets_table_limit *tables; /* owned, ntables entries, in file order */
 	size_t ntables;
@@ -43,6 +43,6 @@ void ets_config_clear(struct ets_config *cfg);
  * RULES_MAX_CULPRITS culprits per family are named, then one "and N more" finding.
  * Returns 0, or -1 on allocation failure (out keeps what was added). */
 int ets_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
-	      const struct ets_config *cfg);
+              const struct ets_config *cfg);
 
 #endif

@@ -78,7 +78,7 @@ static void add_part(char *buf, size_t len, const char *name, int64_t bytes, con
 		return;
 	model_bytes_format(d, sizeof(d), bytes);
 	snprintf(buf + o, len - o, "%s%s %s%s%s%s%s", o ? ", " : "", name, bytes >= 0 ? "+" : "", d,
-		 why && *why ? " (" : "", why ? why : "", why && *why ? ")" : "");
+	         why && *why ? " (" : "", why ? why : "", why && *why ? ")" : "");
 }
 
 static bool have_both(const struct snapshot *b, const struct snapshot *a, int c)
@@ -96,10 +96,10 @@ static int64_t raw_of(const struct snapshot *b, const struct snapshot *a, int c)
  * the rest of system went. */
 static void movers(char *buf, size_t len, const struct snapshot *b, const struct snapshot *a)
 {
-	static const char *const own[] = { "eheap_alloc", "ets_alloc", "binary_alloc",
-					    "literal_alloc", NULL };
-	int64_t top[2] = { 0, 0 };
-	const char *name[2] = { NULL, NULL };
+	static const char *const own[] = {"eheap_alloc", "ets_alloc", "binary_alloc",
+	                                  "literal_alloc", NULL};
+	int64_t top[2] = {0, 0};
+	const char *name[2] = {NULL, NULL};
 	for (size_t i = 0; i < a->nallocs; i++) {
 		const struct alloc_info *x = &a->allocs[i], *y;
 		bool skip = !x->type;
@@ -129,7 +129,7 @@ static void limit_text(char *buf, size_t len, const struct growth_limit *lim)
 
 /* The leaves: every category but total (system judged on its rest). */
 static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const struct snapshot *a,
-		       const struct growth_config *cfg, const struct spec *sp)
+                       const struct growth_config *cfg, const struct spec *sp)
 {
 	const struct growth_limit *lim = &cfg->cat[c];
 	const char *name = mem_cat_name((enum mem_cat)c);
@@ -152,29 +152,30 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 
 	if (c == MEM_SYSTEM && cfg->live_totals) {
 		/* the rest of system: what no other row judges */
-		static const int inner[] = { MEM_ETS, MEM_BINARY, MEM_ATOM };
+		static const int inner[] = {MEM_ETS, MEM_BINARY, MEM_ATOM};
 		int64_t code = have_both(b, a, MEM_CODE) ? raw_of(b, a, MEM_CODE) : 0;
 		int64_t lits = lb >= 0 && la >= 0 ? la - lb : 0;
 		if (have_both(b, a, MEM_CODE) || lits)
-			add_part(j->explained, sizeof(j->explained), lits ? "code and literals" : "code",
-				 code + lits, NULL);
+			add_part(j->explained, sizeof(j->explained),
+			         lits ? "code and literals" : "code", code + lits, NULL);
 		j->delta -= code + lits;
 		for (size_t k = 0; k < sizeof(inner) / sizeof(inner[0]); k++) {
 			if (!have_both(b, a, inner[k]))
 				continue;
 			int64_t d = raw_of(b, a, inner[k]);
-			add_part(j->explained, sizeof(j->explained), mem_cat_name((enum mem_cat)inner[k]),
-				 d, NULL);
+			add_part(j->explained, sizeof(j->explained),
+			         mem_cat_name((enum mem_cat)inner[k]), d, NULL);
 			j->delta -= d;
 		}
 		size_t o = strlen(j->explained);
-		snprintf(j->explained + o, sizeof(j->explained) - o, " (rows of their own judge them)");
+		snprintf(j->explained + o, sizeof(j->explained) - o,
+		         " (rows of their own judge them)");
 		j->spec = sp ? sp->bytes[MEM_SYSTEM] : 0;
 		if (j->spec > pos(j->delta))
 			j->spec = pos(j->delta);
 		if (j->spec > 0) {
 			add_part(j->explained, sizeof(j->explained), sp->what[MEM_SYSTEM], j->spec,
-				 "failing on its own");
+			         "failing on its own");
 			j->delta -= j->spec;
 		}
 		double pct = pct_of(j->delta, j->before);
@@ -185,13 +186,13 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 		if (b->have_persistent_term && a->have_persistent_term &&
 		    a->persistent_term_memory - b->persistent_term_memory >= 10000)
 			add_part(mv, sizeof(mv), "persistent_term",
-				 a->persistent_term_memory - b->persistent_term_memory, NULL);
+			         a->persistent_term_memory - b->persistent_term_memory, NULL);
 		movers(mv, sizeof(mv), b, a);
 		snprintf(j->msg, sizeof(j->msg),
-			 "system grew %s -> %s (%s%s); less %s, the rest of system grew %s%s "
-			 "(%+.1f %%)%s%s%s, %s",
-			 bs, as, j->raw >= 0 ? "+" : "", rs, j->explained, j->delta >= 0 ? "+" : "", ds,
-			 pct, *mv ? " (largest: " : "", mv, *mv ? ")" : "", lt);
+		         "system grew %s -> %s (%s%s); less %s, the rest of system grew %s%s "
+		         "(%+.1f %%)%s%s%s, %s",
+		         bs, as, j->raw >= 0 ? "+" : "", rs, j->explained, j->delta >= 0 ? "+" : "",
+		         ds, pct, *mv ? " (largest: " : "", mv, *mv ? ")" : "", lt);
 		return;
 	}
 
@@ -200,7 +201,8 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 		spec = pos(j->raw);
 	j->spec = spec;
 	if (spec > 0) {
-		add_part(j->explained, sizeof(j->explained), sp->what[c], spec, "failing on its own");
+		add_part(j->explained, sizeof(j->explained), sp->what[c], spec,
+		         "failing on its own");
 		j->delta -= spec;
 	}
 	double pct = pct_of(j->delta, j->before);
@@ -211,31 +213,32 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 		model_bytes_format(cs, sizeof(cs), raw_of(b, a, MEM_CODE));
 		model_bytes_format(ls, sizeof(ls), la - lb);
 		snprintf(j->msg, sizeof(j->msg),
-			 "code and literals grew %s -> %s (%s%s, %+.1f %%: code %s%s, literals of "
-			 "loaded modules %s%s), %s",
-			 bs, as, j->raw >= 0 ? "+" : "", rs, pct, raw_of(b, a, MEM_CODE) >= 0 ? "+" : "",
-			 cs, la - lb >= 0 ? "+" : "", ls, lt);
+		         "code and literals grew %s -> %s (%s%s, %+.1f %%: code %s%s, literals of "
+		         "loaded modules %s%s), %s",
+		         bs, as, j->raw >= 0 ? "+" : "", rs, pct,
+		         raw_of(b, a, MEM_CODE) >= 0 ? "+" : "", cs, la - lb >= 0 ? "+" : "", ls,
+		         lt);
 	} else if (spec > 0) {
 		char ss[32];
 		model_bytes_format(ss, sizeof(ss), spec);
 		snprintf(j->msg, sizeof(j->msg),
-			 "%s grew %s -> %s (%s%s); +%s of it is in %s, which fails on its own: %s "
-			 "judged %s%s (%+.1f %%), %s%s",
-			 name, bs, as, j->raw >= 0 ? "+" : "", rs, ss, sp->what[c], name,
-			 j->delta >= 0 ? "+" : "", ds, pct, lt,
-			 j->fail ? "" : "; context: that failure is this growth");
+		         "%s grew %s -> %s (%s%s); +%s of it is in %s, which fails on its own: %s "
+		         "judged %s%s (%+.1f %%), %s%s",
+		         name, bs, as, j->raw >= 0 ? "+" : "", rs, ss, sp->what[c], name,
+		         j->delta >= 0 ? "+" : "", ds, pct, lt,
+		         j->fail ? "" : "; context: that failure is this growth");
 	} else {
-		snprintf(j->msg, sizeof(j->msg), "%s grew %s -> %s (%s%s, %+.1f %%), %s", name, bs, as,
-			 j->raw >= 0 ? "+" : "", rs, pct, lt);
+		snprintf(j->msg, sizeof(j->msg), "%s grew %s -> %s (%s%s, %+.1f %%), %s", name, bs,
+		         as, j->raw >= 0 ? "+" : "", rs, pct, lt);
 	}
 }
 
 /* total: context, judged net of code loading, free heap space and every failing leaf. */
 static void judge_total(struct judged *j, const struct snapshot *b, const struct snapshot *a,
-			const struct growth_config *cfg, const struct judged *leaf)
+                        const struct growth_config *cfg, const struct judged *leaf)
 {
-	static const int leaves[] = { MEM_PROCESSES_USED, MEM_ETS, MEM_BINARY, MEM_ATOM_USED,
-				      MEM_SYSTEM };
+	static const int leaves[] = {MEM_PROCESSES_USED, MEM_ETS, MEM_BINARY, MEM_ATOM_USED,
+	                             MEM_SYSTEM};
 	const struct growth_limit *lim = &cfg->cat[MEM_TOTAL];
 	char bs[32], as[32], rs[32], ds[32], lt[128], failing[512] = "";
 	bool any_failing = false;
@@ -256,21 +259,21 @@ static void judge_total(struct judged *j, const struct snapshot *b, const struct
 		double pct = pct_of(j->delta, j->before);
 		j->fail = j->delta > lim->floor_bytes && pct > lim->max_pct;
 		snprintf(j->msg, sizeof(j->msg), "total grew %s -> %s (%s%s, %+.1f %%), %s", bs, as,
-			 j->raw >= 0 ? "+" : "", rs, pct, lt);
+		         j->raw >= 0 ? "+" : "", rs, pct, lt);
 		return;
 	}
 	const struct judged *code = &leaf[MEM_CODE];
 	if (code->known && code->raw > 0) {
 		add_part(j->explained, sizeof(j->explained),
-			 growth_code_literals(a) >= 0 ? "code and literals" : "code", code->raw,
-			 "modules the suite loaded");
+		         growth_code_literals(a) >= 0 ? "code and literals" : "code", code->raw,
+		         "modules the suite loaded");
 		j->delta -= code->raw;
 	}
 	if (have_both(b, a, MEM_PROCESSES) && have_both(b, a, MEM_PROCESSES_USED)) {
 		int64_t free_heap = raw_of(b, a, MEM_PROCESSES) - raw_of(b, a, MEM_PROCESSES_USED);
 		if (free_heap > 0) {
 			add_part(j->explained, sizeof(j->explained), "free heap", free_heap,
-				 "carriers the allocators keep");
+			         "carriers the allocators keep");
 			j->delta -= free_heap;
 		}
 	}
@@ -289,26 +292,30 @@ static void judge_total(struct judged *j, const struct snapshot *b, const struct
 			continue;
 		any_failing = true;
 		add_part(failing, sizeof(failing),
-			 leaves[k] == MEM_SYSTEM ? "the rest of system" : mem_cat_name((enum mem_cat)leaves[k]),
-			 v, NULL);
+		         leaves[k] == MEM_SYSTEM ? "the rest of system"
+		                                 : mem_cat_name((enum mem_cat)leaves[k]),
+		         v, NULL);
 		j->delta -= v;
 	}
 	if (*failing) {
 		size_t o = strlen(j->explained);
-		snprintf(j->explained + o, sizeof(j->explained) - o, "%sgrowth judged failing above: %s",
-			 o ? "; " : "", failing);
+		snprintf(j->explained + o, sizeof(j->explained) - o,
+		         "%sgrowth judged failing above: %s", o ? "; " : "", failing);
 	}
 	double pct = pct_of(j->delta, j->before);
 	j->fail = j->delta > lim->floor_bytes && pct > lim->max_pct;
 	model_bytes_format(ds, sizeof(ds), j->delta);
-	snprintf(j->msg, sizeof(j->msg), "total grew %s -> %s (%s%s)%s%s: judged %s%s (%+.1f %%), %s%s",
-		 bs, as, j->raw >= 0 ? "+" : "", rs, *j->explained ? "; explained: " : "",
-		 j->explained, j->delta >= 0 ? "+" : "", ds, pct, lt,
-		 !j->fail && any_failing ? "; context: its growth is judged by the failing rows" : "");
+	snprintf(j->msg, sizeof(j->msg),
+	         "total grew %s -> %s (%s%s)%s%s: judged %s%s (%+.1f %%), %s%s", bs, as,
+	         j->raw >= 0 ? "+" : "", rs, *j->explained ? "; explained: " : "", j->explained,
+	         j->delta >= 0 ? "+" : "", ds, pct, lt,
+	         !j->fail && any_failing ? "; context: its growth is judged by the failing rows"
+	                                 : "");
 }
 
 static void judge_all(struct judged j[MEM_CAT_COUNT], const struct snapshot *b,
-		      const struct snapshot *a, const struct growth_config *cfg, const struct spec *sp)
+                      const struct snapshot *a, const struct growth_config *cfg,
+                      const struct spec *sp)
 {
 	memset(j, 0, sizeof(*j) * MEM_CAT_COUNT);
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
@@ -339,8 +346,8 @@ static int set_judged(struct finding *f, const struct judged *j, const struct gr
 	return 0;
 }
 
-int growth_check(struct findings *out, const struct snapshot *before,
-		 const struct snapshot *after, const struct growth_config *cfg)
+int growth_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                 const struct growth_config *cfg)
 {
 	struct judged *j = malloc(sizeof(*j) * MEM_CAT_COUNT);
 	if (!j)
@@ -355,14 +362,14 @@ int growth_check(struct findings *out, const struct snapshot *before,
 			continue;
 		if (!j[i].known) {
 			snprintf(msg, sizeof(msg), "%s: not reported by the node in %s snapshot",
-				 name, before->have[i] ? "the after" : "the before");
+			         name, before->have[i] ? "the after" : "the before");
 			if (findings_add(out, "growth", name, VERDICT_SKIP, 0, 0, lim->floor_bytes,
-					 lim->max_pct, msg) < 0)
+			                 lim->max_pct, msg) < 0)
 				goto oom;
 			continue;
 		}
 		if (findings_add(out, "growth", name, VERDICT_PASS, 0, 0, lim->floor_bytes,
-				 lim->max_pct, NULL) < 0 ||
+		                 lim->max_pct, NULL) < 0 ||
 		    set_judged(&out->items[out->count - 1], &j[i], lim) < 0)
 			goto oom;
 	}
@@ -388,14 +395,14 @@ static void spec_add(struct spec *sp, int c, int64_t bytes, const char *label)
 	if (sp->n[c] == 0)
 		snprintf(sp->what[c], sizeof(sp->what[c]), "%s", label);
 	else if (sp->n[c] == 1)
-		snprintf(sp->what[c] + strlen(sp->what[c]), sizeof(sp->what[c]) - strlen(sp->what[c]),
-			 " and more");
+		snprintf(sp->what[c] + strlen(sp->what[c]),
+		         sizeof(sp->what[c]) - strlen(sp->what[c]), " and more");
 	sp->n[c]++;
 }
 
 /* Whether subject's structure was counted already by an earlier failing finding of rule. */
 static bool seen_before(const struct findings *out, size_t start, size_t i, const char *rule,
-			const char *name)
+                        const char *name)
 {
 	for (size_t k = start; k < i; k++) {
 		const struct finding *g = &out->items[k];
@@ -407,7 +414,7 @@ static bool seen_before(const struct findings *out, size_t start, size_t i, cons
 }
 
 int growth_consolidate(struct findings *out, size_t start, const struct snapshot *before,
-		       const struct snapshot *after, const struct growth_config *cfg)
+                       const struct snapshot *after, const struct growth_config *cfg)
 {
 	struct spec *sp;
 	struct judged *j;
@@ -427,7 +434,8 @@ int growth_consolidate(struct findings *out, size_t start, const struct snapshot
 		const char *rule = f->rule ? f->rule : "", *subj = f->subject ? f->subject : "";
 		char label[200];
 		int64_t grew = pos(finding_raw_delta(f));
-		if (f->verdict != VERDICT_FAIL || (f->message && strncmp(f->message, "and ", 4) == 0))
+		if (f->verdict != VERDICT_FAIL ||
+		    (f->message && strncmp(f->message, "and ", 4) == 0))
 			continue;
 		if (strcmp(rule, "ets") == 0) {
 			if (strcmp(subj, "total") == 0) {
@@ -437,12 +445,13 @@ int growth_consolidate(struct findings *out, size_t start, const struct snapshot
 				spec_add(sp, MEM_ETS, grew, label);
 			}
 		} else if (strcmp(rule, "binary") == 0) {
-			snprintf(label, sizeof(label), "the binaries of process %s", after_space(subj));
+			snprintf(label, sizeof(label), "the binaries of process %s",
+			         after_space(subj));
 			spec_add(sp, MEM_BINARY, grew, label);
 		} else if (strcmp(rule, "process") == 0) {
 			if (strcmp(subj, "born") == 0) {
 				spec_add(sp, MEM_PROCESSES_USED, after->born_memory,
-					 "the processes left alive");
+				         "the processes left alive");
 			} else if (!seen_before(out, start, i, rule, after_space(subj))) {
 				snprintf(label, sizeof(label), "process %s", after_space(subj));
 				spec_add(sp, MEM_PROCESSES_USED, grew, label);
@@ -455,15 +464,15 @@ int growth_consolidate(struct findings *out, size_t start, const struct snapshot
 			int64_t atoms = after->atom_count - before->atom_count;
 			if (atoms > 0)
 				spec_add(sp, MEM_SYSTEM, atoms * GROWTH_ATOM_ENTRY_BYTES,
-					 "the new atoms' table entries");
+				         "the new atoms' table entries");
 		}
 	}
 	judge_all(j, before, after, cfg, sp);
 	for (size_t i = start; i < out->count; i++) {
 		struct finding *f = &out->items[i];
 		int c = mem_cat_from_name(f->subject);
-		if (!f->rule || strcmp(f->rule, "growth") != 0 || c < 0 || f->verdict == VERDICT_SKIP ||
-		    !j[c].known)
+		if (!f->rule || strcmp(f->rule, "growth") != 0 || c < 0 ||
+		    f->verdict == VERDICT_SKIP || !j[c].known)
 			continue;
 		if (set_judged(f, &j[c], &cfg->cat[c]) < 0) {
 			rc = -1;

@@ -51,8 +51,8 @@ int64_t growth_code_literals(const struct snapshot *s);
  * max_pct of the before figure, VERDICT_SKIP when either snapshot lacks the category. A
  * finding that judged less than its raw growth says in finding.explained what it subtracted
  * and why. Returns 0, or -1 on allocation failure (out keeps what was added). */
-int growth_check(struct findings *out, const struct snapshot *before,
-		 const struct snapshot *after, const struct growth_config *cfg);
+int growth_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                 const struct growth_config *cfg);
 
 /* After every rule ran: judges the growth findings in out (from index start on) again, net
  * of the growth of structures other rules fail (ets tables, binary holders, processes born
@@ -60,6 +60,6 @@ int growth_check(struct findings *out, const struct snapshot *before,
  * those explain passes, as context, saying so in its message. Does nothing with live_totals
  * false. Returns 0, or -1 on allocation failure. */
 int growth_consolidate(struct findings *out, size_t start, const struct snapshot *before,
-		       const struct snapshot *after, const struct growth_config *cfg);
+                       const struct snapshot *after, const struct growth_config *cfg);
 
 #endif

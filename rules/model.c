@@ -6,8 +6,8 @@
 #include <string.h>
 
 static const char *const mem_cat_names[MEM_CAT_COUNT] = {
-	"total", "processes", "processes_used", "system", "atom",
-	"atom_used", "binary", "code", "ets",
+        "total",     "processes", "processes_used", "system", "atom",
+        "atom_used", "binary",    "code",           "ets",
 };
 
 const char *mem_cat_name(enum mem_cat cat)
@@ -100,8 +100,8 @@ void snapshot_clear(struct snapshot *s)
 		free(g->module);
 	}
 	free(s->grew_ets);
-	struct key_group *kg[] = { s->pterm_new, s->atoms_new };
-	size_t nkg[] = { s->npterm_new, s->natoms_new };
+	struct key_group *kg[] = {s->pterm_new, s->atoms_new};
+	size_t nkg[] = {s->npterm_new, s->natoms_new};
 	for (size_t k = 0; k < 2; k++) {
 		for (size_t i = 0; i < nkg[k]; i++) {
 			free(kg[k][i].key);
@@ -161,7 +161,7 @@ void test_run_clear(struct test_run *run)
 
 struct test_counts test_run_count(const struct test_run *run)
 {
-	struct test_counts c = { 0 };
+	struct test_counts c = {0};
 	for (size_t i = 0; i < run->count; i++) {
 		c.total++;
 		switch (run->tests[i].state) {
@@ -186,9 +186,8 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-int findings_add(struct findings *list, const char *rule, const char *subject,
-		 enum verdict verdict, int64_t before, int64_t after, int64_t floor,
-		 double max_pct, const char *message)
+int findings_add(struct findings *list, const char *rule, const char *subject, enum verdict verdict,
+                 int64_t before, int64_t after, int64_t floor, double max_pct, const char *message)
 {
 	if (list->count == list->cap) {
 		size_t cap = list->cap ? list->cap * 2 : 16;

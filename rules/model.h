@@ -39,50 +39,50 @@ int mem_cat_from_name(const char *name);
 
 /* One process, as the probe saw it in its single pass (GC between the two binary reads). */
 struct proc_info {
-	char *pid;              /* "<0.123.0>" */
-	char *name;             /* registered name, NULL when none */
-	char *initial_call;     /* "Elixir.Foo.Server:init/1", proc_lib's translated call */
-	char *current_function; /* "gen_server:loop/7" */
-	int64_t memory;         /* bytes, after GC */
-	int64_t heap_size;      /* bytes */
+	char *pid;               /* "<0.123.0>" */
+	char *name;              /* registered name, NULL when none */
+	char *initial_call;      /* "Elixir.Foo.Server:init/1", proc_lib's translated call */
+	char *current_function;  /* "gen_server:loop/7" */
+	int64_t memory;          /* bytes, after GC */
+	int64_t heap_size;       /* bytes */
 	int64_t total_heap_size; /* bytes */
 	int64_t message_queue_len;
-	int64_t bin_refs;       /* refc binaries referenced after GC */
-	int64_t bin_bytes;      /* their bytes */
-	int64_t bin_refs_before_gc;  /* recon's bin_leak: refs before - refs after = what GC freed */
+	int64_t bin_refs;           /* refc binaries referenced after GC */
+	int64_t bin_bytes;          /* their bytes */
+	int64_t bin_refs_before_gc; /* recon's bin_leak: refs before - refs after = what GC freed */
 	int64_t bin_bytes_before_gc;
-	bool born;              /* alive now, not alive at the before-snapshot */
+	bool born; /* alive now, not alive at the before-snapshot */
 };
 
 /* Processes born during the run and still alive, grouped by initial call or registered name. */
 struct proc_group {
-	char *key;      /* "Elixir.Foo.Worker:init/1" or a registered name */
+	char *key; /* "Elixir.Foo.Worker:init/1" or a registered name */
 	int64_t count;
 	int64_t memory; /* bytes, summed */
 	char *example_pid;
 };
 
 struct ets_info {
-	char *name;        /* table name as written in Elixir/Erlang: "corpus_cache" */
-	char *id;          /* "#Ref<...>" or the name for named tables */
-	bool named;        /* named_table */
-	char *type;        /* set, ordered_set, bag, duplicate_bag */
-	char *protection;  /* public, protected, private */
-	int64_t size;      /* rows */
-	int64_t memory;    /* bytes (words x word size) */
+	char *name;       /* table name as written in Elixir/Erlang: "corpus_cache" */
+	char *id;         /* "#Ref<...>" or the name for named tables */
+	bool named;       /* named_table */
+	char *type;       /* set, ordered_set, bag, duplicate_bag */
+	char *protection; /* public, protected, private */
+	int64_t size;     /* rows */
+	int64_t memory;   /* bytes (words x word size) */
 	char *owner_pid;
-	char *owner_name;  /* registered name of the owner, NULL when none */
-	bool created;      /* created since the before-snapshot */
+	char *owner_name; /* registered name of the owner, NULL when none */
+	bool created;     /* created since the before-snapshot */
 };
 
 /* What a test module left behind, by spawn ancestry (after-snapshot only): the processes born
  * during the run and still alive that descend from the module's own process or its tests,
  * and the ETS tables created during the run that they own. */
 struct module_owner {
-	char *module;        /* "Elixir.Foo.BarTest" */
+	char *module; /* "Elixir.Foo.BarTest" */
 	int64_t processes;
-	int64_t memory;      /* bytes of those processes */
-	int64_t bin_bytes;   /* refc binary bytes they hold after GC */
+	int64_t memory;    /* bytes of those processes */
+	int64_t bin_bytes; /* refc binary bytes they hold after GC */
 	int64_t tables;
 	int64_t table_bytes;
 };
@@ -103,11 +103,11 @@ struct alloc_info {
 /* A process among the top growers of memory, mailbox or refc binary bytes. */
 struct proc_growth {
 	char *pid;
-	char *name;             /* registered name, NULL when none */
-	char *initial_call;     /* proc_lib's translated call */
+	char *name;         /* registered name, NULL when none */
+	char *initial_call; /* proc_lib's translated call */
 	char *current_function;
-	char *ancestor;         /* nearest named ancestor or supervisor, NULL when none */
-	char *module;           /* test module by spawn ancestry, NULL when none */
+	char *ancestor;                  /* nearest named ancestor or supervisor, NULL when none */
+	char *module;                    /* test module by spawn ancestry, NULL when none */
 	int64_t memory_before, memory;   /* bytes, after GC; 0 before for a born process */
 	int64_t mailbox_before, mailbox; /* messages */
 	int64_t bin_before, bin;         /* refc binary bytes after GC */
@@ -119,13 +119,13 @@ struct ets_growth {
 	char *name;
 	char *id;
 	char *owner_pid;
-	char *owner_name;   /* registered name of the owner, NULL when none */
-	char *owner_call;   /* the owner's initial call */
-	char *module;       /* test module of the owner by spawn ancestry, NULL when none */
+	char *owner_name; /* registered name of the owner, NULL when none */
+	char *owner_call; /* the owner's initial call */
+	char *module;     /* test module of the owner by spawn ancestry, NULL when none */
 	int64_t rows_before, rows;
 	int64_t bytes_before, bytes;
-	bool created;       /* did not exist at the before-snapshot (before figures are 0) */
-	int64_t bin_bytes;  /* refc binaries its rows hold now (bytes, estimated from a sample) */
+	bool created;      /* did not exist at the before-snapshot (before figures are 0) */
+	int64_t bin_bytes; /* refc binaries its rows hold now (bytes, estimated from a sample) */
 };
 
 /* Things created during the run, grouped by shape: atoms ("plant_user_#") or
@@ -133,19 +133,19 @@ struct ets_growth {
 struct key_group {
 	char *key;
 	int64_t count;
-	int64_t bytes;   /* heap bytes of the values (persistent_term); 0 for atoms */
+	int64_t bytes; /* heap bytes of the values (persistent_term); 0 for atoms */
 	char *example;
 };
 
 /* Ports opened during the run and still open, by name and owner. */
 struct port_group {
-	char *name;        /* "cat", "tcp_inet", an executable's path */
-	char *owner_pid;   /* an example owner */
-	char *owner_name;  /* registered name of the owner, NULL when none */
-	char *owner_call;  /* the owner's initial call */
-	char *module;      /* test module of the owner by spawn ancestry, NULL when none */
+	char *name;       /* "cat", "tcp_inet", an executable's path */
+	char *owner_pid;  /* an example owner */
+	char *owner_name; /* registered name of the owner, NULL when none */
+	char *owner_call; /* the owner's initial call */
+	char *module;     /* test module of the owner by spawn ancestry, NULL when none */
 	int64_t count;
-	int64_t os_pid;    /* an example's OS process, 0 when none */
+	int64_t os_pid; /* an example's OS process, 0 when none */
 };
 
 /* One snapshot of a node, taken by the probe. The deep parts (procs, ets, allocs, born) may
@@ -163,7 +163,7 @@ struct snapshot {
 	int64_t port_limit;
 	int64_t word_size;
 	int64_t schedulers;
-	int64_t gc_us;      /* how long the forced GC before it took; 0 when none */
+	int64_t gc_us;       /* how long the forced GC before it took; 0 when none */
 	int64_t taken_at_ms; /* node's os:system_time(millisecond) */
 	char otp_release[16];
 	char node[128];
@@ -203,8 +203,8 @@ struct snapshot {
 	size_t npterm_new;
 	struct key_group *atoms_new; /* atoms created, by shape, most first */
 	size_t natoms_new;
-	int64_t ports_opened;        /* ports opened during the run and still open */
-	struct port_group *ports;    /* those, by name and owner, most first */
+	int64_t ports_opened;     /* ports opened during the run and still open */
+	struct port_group *ports; /* those, by name and owner, most first */
 	size_t nports;
 };
 
@@ -230,22 +230,23 @@ struct mem_delta {
 };
 
 struct test_result {
-	char *module;  /* "Elixir.Foo.BarTest" as ExUnit names it, shown as Foo.BarTest */
-	char *name;    /* "test adds numbers" */
-	char *file;    /* may be NULL */
-	int line;      /* 0 when unknown */
+	char *module; /* "Elixir.Foo.BarTest" as ExUnit names it, shown as Foo.BarTest */
+	char *name;   /* "test adds numbers" */
+	char *file;   /* may be NULL */
+	int line;     /* 0 when unknown */
 	int64_t time_us;
 	enum test_state state;
 	char *message; /* failure or skip reason; may be NULL */
 	/* --per-test: GC'd snapshots at the test's start and finish, taken in the test module's
-	 * process (see attribution_sync); async tests overlap others, so their figures are shared */
+	 * process (see attribution_sync); async tests overlap others, so their figures are shared
+	 */
 	bool measured;
 	bool async;
 	struct mem_delta delta;
 	/* issue 18 */
-	char *app;     /* the umbrella app (Mix project) whose suite ran it; NULL or "" when unknown */
-	char *reason;  /* the failure's reason, as junit_formatter's message=: the assertion's
-			  message or the exception's banner; NULL when none */
+	char *app; /* the umbrella app (Mix project) whose suite ran it; NULL or "" when unknown */
+	char *reason; /* the failure's reason, as junit_formatter's message=: the assertion's
+	                 message or the exception's banner; NULL when none */
 	/* issue 19: the test's `gate` tag (@tag / @moduletag gate: ..., rules/tags.h): NULL
 	 * untagged, "false" exempt, else "key=value" lines as the test wrote them ("!text":
 	 * not a keyword list); grew: what grew most in a tagged test's window, NULL when none */
@@ -264,7 +265,7 @@ struct module_event {
 	bool has_mem;
 	const char *module; /* borrowed from the decoded reply */
 	bool async;
-	int64_t at_us;   /* node's monotonic clock */
+	int64_t at_us; /* node's monotonic clock */
 	int64_t mem[MEM_CAT_COUNT];
 	int64_t processes;
 	int64_t ets_tables;
@@ -277,7 +278,7 @@ struct module_event {
 struct module_growth {
 	char *module;
 	bool async;
-	bool finished;    /* a module_finished event was seen */
+	bool finished;     /* a module_finished event was seen */
 	size_t overlapped; /* other modules that ran at some time while this one did */
 	int64_t time_us;
 	struct mem_delta delta;
@@ -289,10 +290,10 @@ struct test_run {
 	struct test_result *tests;
 	size_t count;
 	size_t cap;
-	bool finished;      /* ExUnit reported suite_finished */
-	int64_t run_us;     /* ExUnit's own figures from suite_finished */
-	int64_t load_us;    /* -1 when ExUnit did not report it */
-	int64_t wall_us;    /* measured by the probe around Mix.Task.rerun */
+	bool finished;   /* ExUnit reported suite_finished */
+	int64_t run_us;  /* ExUnit's own figures from suite_finished */
+	int64_t load_us; /* -1 when ExUnit did not report it */
+	int64_t wall_us; /* measured by the probe around Mix.Task.rerun */
 	int64_t seed;
 	/* attribution (issue 5) */
 	enum attribution_mode attribution; /* what the formatter measured */
@@ -305,14 +306,14 @@ struct test_run {
 	size_t nmodules;
 	int64_t module_events_dropped;
 	/* issue 18: what `mix test` itself would have said */
-	bool mix_reported;  /* the probe reported the fields below */
-	int mix_status;     /* the exit status bare `mix test` would give (0: green) */
-	char *mix_reason;   /* why it is non-zero, in Mix's words; NULL when 0 */
-	bool mix_explained; /* the failed tests are the whole reason (no separate report case) */
-	bool suite_ran;     /* ExUnit reported at least one suite_finished */
+	bool mix_reported;     /* the probe reported the fields below */
+	int mix_status;        /* the exit status bare `mix test` would give (0: green) */
+	char *mix_reason;      /* why it is non-zero, in Mix's words; NULL when 0 */
+	bool mix_explained;    /* the failed tests are the whole reason (no separate report case) */
+	bool suite_ran;        /* ExUnit reported at least one suite_finished */
 	int64_t tests_dropped; /* tests past the formatter's cap, not recorded */
 	int64_t test_cap;      /* that cap */
-	int partition;      /* MIX_TEST_PARTITION of a --partitions run; 0: not partitioned */
+	int partition;         /* MIX_TEST_PARTITION of a --partitions run; 0: not partitioned */
 };
 
 /* Appends a zeroed result and returns it (NULL on allocation failure). */
@@ -341,11 +342,11 @@ struct finding {
 	enum verdict verdict;
 	int64_t before;
 	int64_t after;
-	int64_t delta;   /* the growth the rule judged: after - before unless the rule says */
-	int64_t floor;   /* growth below this many bytes never fails */
-	double max_pct;  /* allowed growth in percent; < 0 when the rule has none */
-	char *message;   /* one line: what was measured against what */
-	char *detail;    /* more lines for people, e.g. the likely culprits; may be NULL */
+	int64_t delta;  /* the growth the rule judged: after - before unless the rule says */
+	int64_t floor;  /* growth below this many bytes never fails */
+	double max_pct; /* allowed growth in percent; < 0 when the rule has none */
+	char *message;  /* one line: what was measured against what */
+	char *detail;   /* more lines for people, e.g. the likely culprits; may be NULL */
 	/* what the rule subtracted from after - before to get delta, and why, for people:
 	 * "code and literals +3.7 MB (modules the suite loaded), free heap +0.1 MB (...)";
 	 * NULL when it judged the raw growth */
@@ -365,9 +366,8 @@ struct findings {
 };
 
 /* Appends a finding, copying the strings. Returns 0, or -1 on allocation failure. */
-int findings_add(struct findings *list, const char *rule, const char *subject,
-		 enum verdict verdict, int64_t before, int64_t after, int64_t floor,
-		 double max_pct, const char *message);
+int findings_add(struct findings *list, const char *rule, const char *subject, enum verdict verdict,
+                 int64_t before, int64_t after, int64_t floor, double max_pct, const char *message);
 /* after - before, saturated at the int64 limits (figures come from outside). */
 int64_t finding_raw_delta(const struct finding *f);
 /* The rule judged another delta than after - before (e.g. net of code growth). */

@@ -21,30 +21,30 @@ void ports_group_format(char *buf, size_t len, const struct port_group *g)
 	rules_count_format(n, sizeof(n), g->count);
 	if (g->owner_name)
 		snprintf(owner, sizeof(owner), "%s (%s)", rules_display(g->owner_name),
-			 g->owner_pid ? g->owner_pid : "?");
+		         g->owner_pid ? g->owner_pid : "?");
 	else
 		snprintf(owner, sizeof(owner), "%s (%s)", g->owner_pid ? g->owner_pid : "?",
-			 g->owner_call ? rules_display(g->owner_call) : "?");
+		         g->owner_call ? rules_display(g->owner_call) : "?");
 	if (g->os_pid > 0)
 		snprintf(os, sizeof(os), ", e.g. OS pid %lld", (long long)g->os_pid);
 	snprintf(buf, len, "port %s x %s, owner %s%s%s%s", g->name ? g->name : "?", n, owner,
-		 g->module ? " from test module " : "", g->module ? rules_display(g->module) : "",
-		 os);
+	         g->module ? " from test module " : "", g->module ? rules_display(g->module) : "",
+	         os);
 }
 
-int ports_check(struct findings *out, const struct snapshot *before,
-		const struct snapshot *after, const struct ports_config *cfg)
+int ports_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                const struct ports_config *cfg)
 {
 	char msg[2048], n[32], lim[32], grp[768];
 	(void)before;
 
 	if (cfg->max_opened == RULES_OFF)
 		return findings_add(out, RULE, SUBJECT, VERDICT_SKIP, 0, 0, 0, -1,
-				    "ports: off ([ports] max_opened = \"off\")");
+		                    "ports: off ([ports] max_opened = \"off\")");
 	if (!after->have_growth)
 		return findings_add(out, RULE, SUBJECT, VERDICT_SKIP, 0, 0, cfg->max_opened, -1,
-				    "ports: the after-snapshot has no diff against a "
-				    "before-snapshot (an older probe or a light snapshot)");
+		                    "ports: the after-snapshot has no diff against a "
+		                    "before-snapshot (an older probe or a light snapshot)");
 
 	bool fail = after->ports_opened > cfg->max_opened;
 	rules_count_format(n, sizeof(n), after->ports_opened);
@@ -64,10 +64,10 @@ int ports_check(struct findings *out, const struct snapshot *before,
 			o = sizeof(msg) - 1;
 	}
 	snprintf(msg + o, sizeof(msg) - o,
-		 "%s port%s opened during the run %s still open, limit %s", n,
-		 after->ports_opened == 1 ? "" : "s", after->ports_opened == 1 ? "is" : "are", lim);
+	         "%s port%s opened during the run %s still open, limit %s", n,
+	         after->ports_opened == 1 ? "" : "s", after->ports_opened == 1 ? "is" : "are", lim);
 	if (findings_add(out, RULE, SUBJECT, fail ? VERDICT_FAIL : VERDICT_PASS, 0,
-			 after->ports_opened, cfg->max_opened, -1, msg) < 0)
+	                 after->ports_opened, cfg->max_opened, -1, msg) < 0)
 		return -1;
 	out->items[out->count - 1].delta = after->ports_opened;
 	return 0;

@@ -22,8 +22,8 @@ void ports_config_default(struct ports_config *cfg);
  * ancestry, an OS pid). SKIP when the
  * after-snapshot has no diff against a before-snapshot (after->have_growth false) or the
  * rule is off. Returns 0, or -1 on allocation failure (out keeps what was added). */
-int ports_check(struct findings *out, const struct snapshot *before,
-		const struct snapshot *after, const struct ports_config *cfg);
+int ports_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                const struct ports_config *cfg);
 
 /* "cat x 300, owner Ports.Holder (<0.250.0>) from test Ports.LeakTest, OS pid 4242": one
  * group, for messages. */

@@ -17,7 +17,7 @@ void process_config_default(struct process_config *cfg)
 static const char no_procs[] = "the after-snapshot has no per-process data (a light snapshot)";
 
 static int check_born(struct findings *out, const struct snapshot *after,
-		      const struct process_config *cfg)
+                      const struct process_config *cfg)
 {
 	struct culprits groups = {0};
 	char msg[2048], n[32], lim[32], mem[32];
@@ -34,9 +34,9 @@ static int check_born(struct findings *out, const struct snapshot *after,
 	model_bytes_format(mem, sizeof(mem), after->born_memory);
 	bool fail = after->born_count > cfg->max_born;
 	o = (size_t)snprintf(msg, sizeof(msg),
-			     "%s %s born during the run %s still alive, using %s, limit %s", n,
-			     after->born_count == 1 ? "process" : "processes",
-			     after->born_count == 1 ? "is" : "are", mem, lim);
+	                     "%s %s born during the run %s still alive, using %s, limit %s", n,
+	                     after->born_count == 1 ? "process" : "processes",
+	                     after->born_count == 1 ? "is" : "are", mem, lim);
 	if (fail) {
 		for (size_t i = 0; i < after->nborn; i++)
 			if (culprits_add(&groups, i, after->born[i].count) < 0) {
@@ -44,26 +44,25 @@ static int check_born(struct findings *out, const struct snapshot *after,
 				return -1;
 			}
 		culprits_sort(&groups);
-		for (size_t k = 0; k < groups.count && k < PROCESS_BORN_GROUPS_SHOWN &&
-				   o < sizeof(msg);
-		     k++) {
+		for (size_t k = 0;
+		     k < groups.count && k < PROCESS_BORN_GROUPS_SHOWN && o < sizeof(msg); k++) {
 			const struct proc_group *g = &after->born[groups.items[k].index];
 			char c[32], m[32];
 			rules_count_format(c, sizeof(c), g->count);
 			model_bytes_format(m, sizeof(m), g->memory);
 			o += (size_t)snprintf(msg + o, sizeof(msg) - o, "%s%s x %s (%s%s%s)",
-					      k ? ", " : "; largest groups: ",
-					      g->key ? rules_display(g->key) : "?", c, m,
-					      g->example_pid ? ", e.g. " : "",
-					      g->example_pid ? g->example_pid : "");
+			                      k ? ", " : "; largest groups: ",
+			                      g->key ? rules_display(g->key) : "?", c, m,
+			                      g->example_pid ? ", e.g. " : "",
+			                      g->example_pid ? g->example_pid : "");
 		}
 		if (groups.count > PROCESS_BORN_GROUPS_SHOWN && o < sizeof(msg))
 			snprintf(msg + o, sizeof(msg) - o, " and %zu more groups",
-				 groups.count - PROCESS_BORN_GROUPS_SHOWN);
+			         groups.count - PROCESS_BORN_GROUPS_SHOWN);
 		culprits_clear(&groups);
 	}
 	return findings_add(out, RULE, "born", fail ? VERDICT_FAIL : VERDICT_PASS, 0,
-			    after->born_memory, 0, -1, msg);
+	                    after->born_memory, 0, -1, msg);
 }
 
 /* Which figure of a process a per-process family judges. */
@@ -75,7 +74,7 @@ static int64_t figure(const struct proc_info *p, enum per_proc what)
 }
 
 static int check_per_process(struct findings *out, const struct snapshot *before,
-			     const struct snapshot *after, int64_t limit, enum per_proc what)
+                             const struct snapshot *after, int64_t limit, enum per_proc what)
 {
 	const char *family = what == PER_MAILBOX ? "mailbox" : "memory";
 	struct culprits bad = {0};
@@ -106,14 +105,14 @@ static int check_per_process(struct findings *out, const struct snapshot *before
 		if (what == PER_MAILBOX) {
 			rules_count_format(v, sizeof(v), top->message_queue_len);
 			snprintf(msg, sizeof(msg),
-				 "no process has more than %s messages in its mailbox (longest: %s "
-				 "with %s)",
-				 lim, label, v);
+			         "no process has more than %s messages in its mailbox (longest: %s "
+			         "with %s)",
+			         lim, label, v);
 		} else {
 			model_bytes_format(v, sizeof(v), top->memory);
 			snprintf(msg, sizeof(msg),
-				 "no process uses more than %s after GC (largest: %s with %s)", lim,
-				 label, v);
+			         "no process uses more than %s after GC (largest: %s with %s)", lim,
+			         label, v);
 		}
 		rc = findings_add(out, RULE, family, VERDICT_PASS, 0, top->memory, floor, -1, msg);
 		goto out;
@@ -127,28 +126,29 @@ static int check_per_process(struct findings *out, const struct snapshot *before
 		if (what == PER_MAILBOX) {
 			rules_count_format(v, sizeof(v), p->message_queue_len);
 			snprintf(msg, sizeof(msg),
-				 "process %s has %s messages in its mailbox, limit %s (memory %s%s%s)",
-				 label, v, lim, mem, p->current_function ? ", in " : "",
-				 p->current_function ? rules_display(p->current_function) : "");
+			         "process %s has %s messages in its mailbox, limit %s (memory "
+			         "%s%s%s)",
+			         label, v, lim, mem, p->current_function ? ", in " : "",
+			         p->current_function ? rules_display(p->current_function) : "");
 		} else {
 			char heap[32], wb[32];
 			model_bytes_format(heap, sizeof(heap), p->total_heap_size);
 			if (was)
 				model_bytes_format(wb, sizeof(wb), was->memory);
 			snprintf(msg, sizeof(msg),
-				 "process %s uses %s after GC (heap %s), limit %s%s%s%s", label, mem,
-				 heap, lim, was ? "; it used " : "", was ? wb : "",
-				 was ? " before the run" : "");
+			         "process %s uses %s after GC (heap %s), limit %s%s%s%s", label,
+			         mem, heap, lim, was ? "; it used " : "", was ? wb : "",
+			         was ? " before the run" : "");
 		}
 		char subject[300];
 		snprintf(subject, sizeof(subject), "%s %s", family, rules_proc_subject(p));
-		if (findings_add(out, RULE, subject, VERDICT_FAIL,
-				 was ? was->memory : 0, p->memory, floor, -1, msg) < 0)
+		if (findings_add(out, RULE, subject, VERDICT_FAIL, was ? was->memory : 0, p->memory,
+		                 floor, -1, msg) < 0)
 			goto oom;
 	}
 	if (culprits_add_more(out, RULE, family, &bad,
-			      what == PER_MAILBOX ? "processes with long mailboxes"
-						  : "processes over the memory limit") < 0)
+	                      what == PER_MAILBOX ? "processes with long mailboxes"
+	                                          : "processes over the memory limit") < 0)
 		goto oom;
 	goto out;
 oom:
@@ -158,8 +158,8 @@ out:
 	return rc;
 }
 
-int process_check(struct findings *out, const struct snapshot *before,
-		  const struct snapshot *after, const struct process_config *cfg)
+int process_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                  const struct process_config *cfg)
 {
 	if (check_born(out, after, cfg) < 0 ||
 	    check_per_process(out, before, after, cfg->max_mailbox, PER_MAILBOX) < 0 ||

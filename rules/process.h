@@ -13,7 +13,7 @@ struct process_config {
 	int64_t max_born;    /* processes born during the run, still alive; default 100 */
 	int64_t max_mailbox; /* message_queue_len of any one process; default 10 000 */
 	int64_t max_memory;  /* bytes of one process after GC; default 100 MB */
-	/* each RULES_OFF: not checked */
+	                     /* each RULES_OFF: not checked */
 };
 
 /* Fills cfg with the documented defaults (see gate.toml). */
@@ -28,7 +28,7 @@ void process_config_default(struct process_config *cfg);
  * Each SKIPs when the after-snapshot has no per-process data. At most RULES_MAX_CULPRITS
  * culprits per family are named, then one "and N more" finding.
  * Returns 0, or -1 on allocation failure (out keeps what was added). */
-int process_check(struct findings *out, const struct snapshot *before,
-		  const struct snapshot *after, const struct process_config *cfg);
+int process_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                  const struct process_config *cfg);
 
 #endif

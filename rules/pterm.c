@@ -24,29 +24,29 @@ static size_t groups_format(char *buf, size_t len, const struct snapshot *after,
 		rules_count_format(n, sizeof(n), g->count);
 		model_bytes_format(b, sizeof(b), g->bytes);
 		o += (size_t)snprintf(buf + o, len - o, "%s%s x %s (e.g. %s)%s%s", i ? ", " : "",
-				      g->key ? g->key : "?", n, g->example ? g->example : "?",
-				      g->bytes > 0 ? ", " : "", g->bytes > 0 ? b : "");
+		                      g->key ? g->key : "?", n, g->example ? g->example : "?",
+		                      g->bytes > 0 ? ", " : "", g->bytes > 0 ? b : "");
 	}
 	return o < len ? o : len - 1;
 }
 
-int pterm_check(struct findings *out, const struct snapshot *before,
-		const struct snapshot *after, const struct pterm_config *cfg)
+int pterm_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                const struct pterm_config *cfg)
 {
 	char msg[2048], dc[32], db[32], ac[32], ab[32], le[32], lb[32], grp[1024];
 
 	if (cfg->max_entries == RULES_OFF && cfg->max_bytes == RULES_OFF)
 		return findings_add(out, RULE, SUBJECT, VERDICT_SKIP, 0, 0, 0, -1,
-				    "persistent_term: off (both limits are \"off\")");
+		                    "persistent_term: off (both limits are \"off\")");
 	if (!before->have_pterm || !after->have_pterm)
 		return findings_add(out, RULE, SUBJECT, VERDICT_SKIP, 0, 0, 0, -1,
-				    "persistent_term: not reported by the node (an older probe "
-				    "or a light snapshot)");
+		                    "persistent_term: not reported by the node (an older probe "
+		                    "or a light snapshot)");
 
 	int64_t dcount = after->pterm_count - before->pterm_count;
 	int64_t dbytes = after->pterm_memory - before->pterm_memory;
 	bool fail = (cfg->max_entries != RULES_OFF && dcount > cfg->max_entries) ||
-		    (cfg->max_bytes != RULES_OFF && dbytes > cfg->max_bytes);
+	            (cfg->max_bytes != RULES_OFF && dbytes > cfg->max_bytes);
 
 	rules_count_format(dc, sizeof(dc), dcount);
 	model_bytes_format(db, sizeof(db), dbytes);
@@ -68,12 +68,12 @@ int pterm_check(struct findings *out, const struct snapshot *before,
 		o = strlen(msg);
 	}
 	snprintf(msg + o, sizeof(msg) - o,
-		 "persistent_term grew %s%s entries, %s%s (now %s entries, %s), limit +%s entries, "
-		 "+%s",
-		 dcount >= 0 ? "+" : "", dc, dbytes >= 0 ? "+" : "", db, ac, ab, le, lb);
+	         "persistent_term grew %s%s entries, %s%s (now %s entries, %s), limit +%s entries, "
+	         "+%s",
+	         dcount >= 0 ? "+" : "", dc, dbytes >= 0 ? "+" : "", db, ac, ab, le, lb);
 	if (findings_add(out, RULE, SUBJECT, fail ? VERDICT_FAIL : VERDICT_PASS,
-			 before->pterm_memory, after->pterm_memory,
-			 cfg->max_bytes == RULES_OFF ? 0 : cfg->max_bytes, -1, msg) < 0)
+	                 before->pterm_memory, after->pterm_memory,
+	                 cfg->max_bytes == RULES_OFF ? 0 : cfg->max_bytes, -1, msg) < 0)
 		return -1;
 	out->items[out->count - 1].delta = dbytes;
 	return 0;

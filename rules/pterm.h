@@ -20,7 +20,7 @@ void pterm_config_default(struct pterm_config *cfg);
  * when the after-snapshot has them. SKIP when either snapshot lacks persistent_term:info()
  * or both limits are off. Returns 0, or -1 on allocation failure (out keeps what was
  * added). */
-int pterm_check(struct findings *out, const struct snapshot *before,
-		const struct snapshot *after, const struct pterm_config *cfg);
+int pterm_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                const struct pterm_config *cfg);
 
 #endif

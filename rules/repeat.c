@@ -18,7 +18,7 @@ void repeat_point_from(struct repeat_point *out, const struct snapshot *s)
 }
 
 int repeat_data_add(struct repeat_data *d, const struct snapshot *after, size_t tests,
-		    size_t failed, int64_t wall_us)
+                    size_t failed, int64_t wall_us)
 {
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 4;
@@ -54,7 +54,8 @@ const struct repeat_point *repeat_point_at(const struct repeat_data *d, size_t k
 
 int64_t repeat_run_growth(const struct repeat_data *d, size_t k, enum mem_cat c)
 {
-	const struct repeat_point *a = repeat_point_at(d, k), *b = k ? repeat_point_at(d, k - 1) : NULL;
+	const struct repeat_point *a = repeat_point_at(d, k),
+	                          *b = k ? repeat_point_at(d, k - 1) : NULL;
 	if (!a || !b || !a->have[c] || !b->have[c])
 		return 0;
 	return a->mem[c] - b->mem[c];
@@ -101,8 +102,8 @@ static int64_t extrapolate(int64_t base, int64_t step, size_t times)
 }
 
 int repeat_judged_pair(struct snapshot *before_out, struct snapshot *after_out,
-		       const struct repeat_data *d, const struct snapshot *warm,
-		       const struct snapshot *last)
+                       const struct repeat_data *d, const struct snapshot *warm,
+                       const struct snapshot *last)
 {
 	if (d->n < 2 || d->n > REPEAT_MAX)
 		return -1;
@@ -111,17 +112,18 @@ int repeat_judged_pair(struct snapshot *before_out, struct snapshot *after_out,
 	*after_out = *last;
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
 		after_out->have[c] = warm->have[c] && have_all(d, (enum mem_cat)c);
-		after_out->mem[c] = extrapolate(warm->mem[c], repeat_continuing(d, (enum mem_cat)c),
-						times);
+		after_out->mem[c] =
+		        extrapolate(warm->mem[c], repeat_continuing(d, (enum mem_cat)c), times);
 	}
-	after_out->process_count =
-		extrapolate(warm->process_count,
-			    count_continuing(d, offsetof(struct repeat_point, process_count)), times);
-	after_out->ets_count = extrapolate(
-		warm->ets_count, count_continuing(d, offsetof(struct repeat_point, ets_count)), times);
+	after_out->process_count = extrapolate(
+	        warm->process_count,
+	        count_continuing(d, offsetof(struct repeat_point, process_count)), times);
+	after_out->ets_count =
+	        extrapolate(warm->ets_count,
+	                    count_continuing(d, offsetof(struct repeat_point, ets_count)), times);
 	after_out->atom_count =
-		extrapolate(warm->atom_count,
-			    count_continuing(d, offsetof(struct repeat_point, atom_count)), times);
+	        extrapolate(warm->atom_count,
+	                    count_continuing(d, offsetof(struct repeat_point, atom_count)), times);
 	return 0;
 }
 
@@ -132,8 +134,8 @@ int repeat_annotate(struct findings *out, const struct repeat_data *d)
 	for (size_t i = 0; i < out->count; i++) {
 		struct finding *f = &out->items[i];
 		int c = f->rule && strcmp(f->rule, "growth") == 0 && f->subject
-				? mem_cat_from_name(f->subject)
-				: -1;
+		                ? mem_cat_from_name(f->subject)
+		                : -1;
 		if (c < 0 || f->verdict == VERDICT_SKIP)
 			continue;
 		char runs[512] = "", g[32], m[32];
@@ -141,7 +143,7 @@ int repeat_annotate(struct findings *out, const struct repeat_data *d)
 		for (size_t k = 2; k <= d->n && len < sizeof(runs) - 40; k++) {
 			model_bytes_format(g, sizeof(g), repeat_run_growth(d, k, (enum mem_cat)c));
 			len += (size_t)snprintf(runs + len, sizeof(runs) - len, "%s%s%s",
-						k > 2 ? ", " : "", g[0] == '-' ? "" : "+", g);
+			                        k > 2 ? ", " : "", g[0] == '-' ? "" : "+", g);
 		}
 		if (d->n > 2 && len >= sizeof(runs) - 40)
 			snprintf(runs + len, sizeof(runs) - len, ", ...");
@@ -149,9 +151,9 @@ int repeat_annotate(struct findings *out, const struct repeat_data *d)
 		model_bytes_format(m, sizeof(m), cont);
 		char add[768];
 		snprintf(add, sizeof(add),
-			 "; --repeat %zu: runs 2..%zu grew %s (warm-up excluded), judged: the "
-			 "smallest, %s%s per run, x %zu",
-			 d->n, d->n, runs, cont >= 0 ? "+" : "", m, d->n - 1);
+		         "; --repeat %zu: runs 2..%zu grew %s (warm-up excluded), judged: the "
+		         "smallest, %s%s per run, x %zu",
+		         d->n, d->n, runs, cont >= 0 ? "+" : "", m, d->n - 1);
 		size_t ol = f->message ? strlen(f->message) : 0;
 		char *msg = realloc(f->message, ol + strlen(add) + 1);
 		if (!msg)

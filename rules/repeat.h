@@ -58,7 +58,7 @@ void repeat_point_from(struct repeat_point *out, const struct snapshot *s);
 
 /* Appends a run; 0, or -1 on allocation failure (d unchanged). */
 int repeat_data_add(struct repeat_data *d, const struct snapshot *after, size_t tests,
-		    size_t failed, int64_t wall_us);
+                    size_t failed, int64_t wall_us);
 void repeat_data_clear(struct repeat_data *d);
 
 /* The figures of run k (1-based; 0: the before-snapshot) and its growth over the previous. */
@@ -75,8 +75,8 @@ int64_t repeat_continuing(const struct repeat_data *d, enum mem_cat c);
  * below 0). Both borrow the deep parts: never snapshot_clear them. Returns 0, or -1 when
  * d has fewer than 2 runs. */
 int repeat_judged_pair(struct snapshot *before_out, struct snapshot *after_out,
-		       const struct repeat_data *d, const struct snapshot *warm,
-		       const struct snapshot *last);
+                       const struct repeat_data *d, const struct snapshot *warm,
+                       const struct snapshot *last);
 
 /* Appends to every "growth" finding of out what it judged: "; --repeat N: ...". Returns 0,
  * or -1 on allocation failure. */

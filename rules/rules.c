@@ -38,9 +38,9 @@ void rules_config_clear(struct rules_config *cfg)
 static int rules_rank(const struct finding *f)
 {
 	static const int leaf_order[MEM_CAT_COUNT] = {
-		[MEM_ETS] = 1, [MEM_PROCESSES_USED] = 2, [MEM_BINARY] = 3, [MEM_ATOM_USED] = 4,
-		[MEM_CODE] = 5, [MEM_SYSTEM] = 6, [MEM_PROCESSES] = 7, [MEM_ATOM] = 8,
-		[MEM_TOTAL] = 9,
+	        [MEM_ETS] = 1,       [MEM_PROCESSES_USED] = 2, [MEM_BINARY] = 3,
+	        [MEM_ATOM_USED] = 4, [MEM_CODE] = 5,           [MEM_SYSTEM] = 6,
+	        [MEM_PROCESSES] = 7, [MEM_ATOM] = 8,           [MEM_TOTAL] = 9,
 	};
 	int c;
 	if (f->verdict != VERDICT_FAIL)
@@ -69,8 +69,8 @@ static int rules_order(struct findings *out, size_t start)
 }
 
 int rules_check_all(struct findings *out, const struct snapshot *before,
-		    const struct snapshot *after, const struct test_run *run,
-		    const struct rules_config *cfg)
+                    const struct snapshot *after, const struct test_run *run,
+                    const struct rules_config *cfg)
 {
 	size_t start = out->count;
 	if (growth_check(out, before, after, &cfg->growth) < 0 ||

@@ -30,9 +30,9 @@ struct rules_config {
 	struct alloc_config allocator;   /* [allocator] */
 	struct baseline_config baseline; /* [baseline]: read here, applied by the baseline rules */
 	struct attribution_config attribution; /* [attribution]: what gate run measures per test */
-	struct ports_config ports;       /* [ports] */
-	struct pterm_config pterm;       /* [persistent_term] */
-	struct severity_config severity; /* [severity] (issue 19, rules/tags.h) */
+	struct ports_config ports;             /* [ports] */
+	struct pterm_config pterm;             /* [persistent_term] */
+	struct severity_config severity;       /* [severity] (issue 19, rules/tags.h) */
 };
 
 /* Fills cfg (raw memory) with every rule's documented defaults (see gate.toml), each from
@@ -46,11 +46,11 @@ void rules_config_clear(struct rules_config *cfg);
 /* Appends the findings of growth, ets, binary, process, atom, allocator, ports and
  * persistent_term (then judged again by growth_consolidate and ordered failing first, the
  * most specific first: rules.c) to out (the baseline rules need the stored baseline and run
- * elsewhere), then names what grew first in every failing category (drilldown_annotate). run may be NULL
- * (no tests: the atom rule's per-test allowance is 0). Returns 0, or -1 on allocation
- * failure (out keeps what was added). */
+ * elsewhere), then names what grew first in every failing category (drilldown_annotate). run may be
+ * NULL (no tests: the atom rule's per-test allowance is 0). Returns 0, or -1 on allocation failure
+ * (out keeps what was added). */
 int rules_check_all(struct findings *out, const struct snapshot *before,
-		    const struct snapshot *after, const struct test_run *run,
-		    const struct rules_config *cfg);
+                    const struct snapshot *after, const struct test_run *run,
+                    const struct rules_config *cfg);
 
 #endif

@@ -11,8 +11,8 @@
 #include "culprits.h"
 
 static const char *const severity_names[SEVERITY_RULE_COUNT] = {
-	"growth", "ets",      "binary",          "process",  "atom", "allocator",
-	"ports",  "persistent_term", "baseline", "trend",    "tag",
+        "growth",          "ets",      "binary", "process", "atom", "allocator", "ports",
+        "persistent_term", "baseline", "trend",  "tag",
 };
 
 const char *severity_rule_name(enum severity_rule r)
@@ -23,9 +23,12 @@ const char *severity_rule_name(enum severity_rule r)
 /* "1 MB", "512kB", "1.5 MiB", "2000000" (bytes); -1 when it is none of these. */
 static int64_t size_parse(const char *s)
 {
-	static const struct { const char *unit; double factor; } units[] = {
-		{"B", 1}, {"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9},
-		{"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+	static const struct {
+		const char *unit;
+		double factor;
+	} units[] = {
+	        {"B", 1},    {"kB", 1e3},     {"KB", 1e3},        {"MB", 1e6},
+	        {"GB", 1e9}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
 	};
 	char *end;
 	if (!s || !isdigit((unsigned char)*s))
@@ -62,7 +65,7 @@ static int64_t count_parse(const char *s)
 int tags_parse(const char *tag, struct tag_limits *out, char *err, size_t errlen)
 {
 	static const char keys[] = "max_growth, max_processes, max_ets_tables, severity";
-	*out = (struct tag_limits){ false, -1, -1, -1, false };
+	*out = (struct tag_limits){false, -1, -1, -1, false};
 	if (!tag)
 		return 0;
 	if (strcmp(tag, "false") == 0) {
@@ -70,8 +73,10 @@ int tags_parse(const char *tag, struct tag_limits *out, char *err, size_t errlen
 		return 0;
 	}
 	if (tag[0] == '!') {
-		snprintf(err, errlen, "gate: %s is not a keyword list; write e.g. @tag gate: "
-			 "[max_growth: \"1 MB\"], or @tag gate: false to exempt the test", tag + 1);
+		snprintf(err, errlen,
+		         "gate: %s is not a keyword list; write e.g. @tag gate: "
+		         "[max_growth: \"1 MB\"], or @tag gate: false to exempt the test",
+		         tag + 1);
 		return -1;
 	}
 	const char *p = tag;
@@ -97,16 +102,20 @@ int tags_parse(const char *tag, struct tag_limits *out, char *err, size_t errlen
 		int64_t x;
 		if (strcmp(k, "max_growth") == 0) {
 			if ((x = size_parse(v)) < 0) {
-				snprintf(err, errlen, "gate: max_growth: \"%s\" is not a size; write e.g. "
-					 "max_growth: \"1 MB\" (units B, kB, MB, GB, KiB, MiB, GiB) or "
-					 "an integer of bytes", v);
+				snprintf(err, errlen,
+				         "gate: max_growth: \"%s\" is not a size; write e.g. "
+				         "max_growth: \"1 MB\" (units B, kB, MB, GB, KiB, MiB, "
+				         "GiB) or "
+				         "an integer of bytes",
+				         v);
 				return -1;
 			}
 			out->max_growth = x;
 		} else if (strcmp(k, "max_processes") == 0 || strcmp(k, "max_ets_tables") == 0) {
 			if ((x = count_parse(v)) < 0) {
-				snprintf(err, errlen, "gate: %s: \"%s\" is not a count; write e.g. %s: 0",
-					 k, v, k);
+				snprintf(err, errlen,
+				         "gate: %s: \"%s\" is not a count; write e.g. %s: 0", k, v,
+				         k);
 				return -1;
 			}
 			*(k[4] == 'p' ? &out->max_processes : &out->max_ets_tables) = x;
@@ -114,8 +123,10 @@ int tags_parse(const char *tag, struct tag_limits *out, char *err, size_t errlen
 			if (strcmp(v, "warn") == 0)
 				out->warn = true;
 			else if (strcmp(v, "error") != 0) {
-				snprintf(err, errlen, "gate: severity: \"%s\" is neither error nor warn; "
-					 "write severity: :warn", v);
+				snprintf(err, errlen,
+				         "gate: severity: \"%s\" is neither error nor warn; "
+				         "write severity: :warn",
+				         v);
 				return -1;
 			}
 		} else {
@@ -167,7 +178,7 @@ static void where_format(char *buf, size_t len, const struct test_result *t)
 /* "ets +4.1 MB, binary +8.0 MB": the categories of a tag's judged growth that grew. */
 static void parts_format(char *buf, size_t len, const struct mem_delta *d)
 {
-	static const enum mem_cat cats[] = { MEM_ETS, MEM_BINARY, MEM_PROCESSES_USED, MEM_ATOM_USED };
+	static const enum mem_cat cats[] = {MEM_ETS, MEM_BINARY, MEM_PROCESSES_USED, MEM_ATOM_USED};
 	size_t o = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]) && o < len; i++) {
@@ -176,7 +187,7 @@ static void parts_format(char *buf, size_t len, const struct mem_delta *d)
 			continue;
 		model_bytes_format(b, sizeof(b), d->mem[cats[i]]);
 		o += (size_t)snprintf(buf + o, len - o, "%s%s +%s", o ? ", " : "",
-				      mem_cat_name(cats[i]), b);
+		                      mem_cat_name(cats[i]), b);
 	}
 }
 
@@ -187,14 +198,14 @@ static int set_culprit(struct finding *f, const struct test_result *t)
 	f->file = t->file && *t->file ? strdup(t->file) : NULL;
 	f->line = t->line;
 	return (t->module && !f->culprit) || (t->name && !f->culprit_test) ||
-			       (t->file && *t->file && !f->file)
-		       ? -1
-		       : 0;
+	                       (t->file && *t->file && !f->file)
+	               ? -1
+	               : 0;
 }
 
 /* One tagged test's finding. */
 static int check_one(struct findings *out, const struct test_result *t,
-		     const struct tag_limits *lim, bool warn_rule)
+                     const struct tag_limits *lim, bool warn_rule)
 {
 	char msg[2048], subject[512], where[512], name[400];
 	char over[768] = "", within[512] = "";
@@ -207,16 +218,21 @@ static int check_one(struct findings *out, const struct test_result *t,
 	where_format(where, sizeof(where), t);
 	if (!t->measured) {
 		snprintf(msg, sizeof(msg),
-			 "%s (%s) was not measured: its limits need gate's hook in "
-			 "ExUnit.EventManager (an ExUnit with debug info)", name, where);
+		         "%s (%s) was not measured: its limits need gate's hook in "
+		         "ExUnit.EventManager (an ExUnit with debug info)",
+		         name, where);
 		if (findings_add(out, "tag", subject, VERDICT_SKIP, 0, 0, 0, -1, msg) < 0)
 			return -1;
 		return set_culprit(&out->items[out->count - 1], t);
 	}
-	struct { const char *key; int64_t got, max; bool bytes; } checks[] = {
-		{ "max_growth", tags_judged_growth(&t->delta), lim->max_growth, true },
-		{ "max_processes", t->delta.processes, lim->max_processes, false },
-		{ "max_ets_tables", t->delta.ets_tables, lim->max_ets_tables, false },
+	struct {
+		const char *key;
+		int64_t got, max;
+		bool bytes;
+	} checks[] = {
+	        {"max_growth", tags_judged_growth(&t->delta), lim->max_growth, true},
+	        {"max_processes", t->delta.processes, lim->max_processes, false},
+	        {"max_ets_tables", t->delta.ets_tables, lim->max_ets_tables, false},
 	};
 	for (size_t i = 0; i < 3; i++) {
 		char g[32], m[32];
@@ -231,32 +247,36 @@ static int check_one(struct findings *out, const struct test_result *t,
 			rules_count_format(g, sizeof(g), checks[i].got);
 			rules_count_format(m, sizeof(m), checks[i].max);
 		}
-		const char *what = checks[i].bytes ? "grew" : i == 1 ? "left processes" : "left ETS tables";
+		const char *what = checks[i].bytes ? "grew"
+		                   : i == 1        ? "left processes"
+		                                   : "left ETS tables";
 		if (checks[i].got > checks[i].max) {
 			v = VERDICT_FAIL;
 			if (oo < sizeof(over))
-				oo += (size_t)snprintf(over + oo, sizeof(over) - oo, "%s%s %s%s, %s %s",
-						       oo ? "; " : "", what, checks[i].bytes ? "+" : "",
-						       g, checks[i].key, m);
+				oo += (size_t)snprintf(over + oo, sizeof(over) - oo,
+				                       "%s%s %s%s, %s %s", oo ? "; " : "", what,
+				                       checks[i].bytes ? "+" : "", g, checks[i].key,
+				                       m);
 		} else if (wo < sizeof(within)) {
-			wo += (size_t)snprintf(within + wo, sizeof(within) - wo, "%s%s %s%s (%s %s)",
-					       wo ? ", " : "", what, checks[i].bytes && checks[i].got >= 0 ? "+" : "",
-					       g, checks[i].key, m);
+			wo += (size_t)snprintf(within + wo, sizeof(within) - wo,
+			                       "%s%s %s%s (%s %s)", wo ? ", " : "", what,
+			                       checks[i].bytes && checks[i].got >= 0 ? "+" : "", g,
+			                       checks[i].key, m);
 		}
 	}
 	char parts[256];
 	parts_format(parts, sizeof(parts), &t->delta);
 	const char *async = t->async ? " (async: the node's growth over the test's run, tests "
-				       "running alongside included)"
-				     : "";
+	                               "running alongside included)"
+	                             : "";
 	if (v == VERDICT_FAIL)
 		snprintf(msg, sizeof(msg), "%s%s%s %s%s%s%s, limits from its @tag gate%s",
-			 t->gate_grew && *t->gate_grew ? t->gate_grew : "",
-			 t->gate_grew && *t->gate_grew ? "; " : "", name, over,
-			 *parts ? " (" : "", parts, *parts ? ")" : "", async);
+		         t->gate_grew && *t->gate_grew ? t->gate_grew : "",
+		         t->gate_grew && *t->gate_grew ? "; " : "", name, over, *parts ? " (" : "",
+		         parts, *parts ? ")" : "", async);
 	else
 		snprintf(msg, sizeof(msg), "%s within its @tag gate limits: %s%s", name, within,
-			 async);
+		         async);
 	if (findings_add(out, "tag", subject, v, 0, judged, 0, -1, msg) < 0)
 		return -1;
 	struct finding *f = &out->items[out->count - 1];
@@ -267,7 +287,7 @@ static int check_one(struct findings *out, const struct test_result *t,
 }
 
 int tags_check(struct findings *out, const struct test_run *run, const struct severity_config *cfg,
-	       char *err, size_t errlen)
+               char *err, size_t errlen)
 {
 	size_t start = out->count;
 	if (!run)
@@ -282,10 +302,11 @@ int tags_check(struct findings *out, const struct test_run *run, const struct se
 			char where[512];
 			where_format(where, sizeof(where), t);
 			snprintf(err, errlen, "%s: %s \"%s\": %s", where, rules_display(t->module),
-				 t->name ? t->name : "", why);
+			         t->name ? t->name : "", why);
 			return -2;
 		}
-		if (lim.exempt || (lim.max_growth < 0 && lim.max_processes < 0 && lim.max_ets_tables < 0))
+		if (lim.exempt ||
+		    (lim.max_growth < 0 && lim.max_processes < 0 && lim.max_ets_tables < 0))
 			continue;
 		if (check_one(out, t, &lim, cfg && cfg->warn[SEVERITY_TAG]) < 0)
 			return -1;
@@ -365,7 +386,8 @@ int tags_locate(struct findings *out, const struct test_run *run)
 			continue;
 		for (size_t k = 0; k < run->count; k++) {
 			const struct test_result *t = &run->tests[k];
-			if (!t->module || strcmp(t->module, f->culprit) != 0 || !t->file || !*t->file)
+			if (!t->module || strcmp(t->module, f->culprit) != 0 || !t->file ||
+			    !*t->file)
 				continue;
 			if (f->culprit_test && t->name && strcmp(t->name, f->culprit_test) == 0) {
 				best = t;

@@ -75,7 +75,7 @@ bool tags_module_exempt(const struct test_run *run, const char *module);
  * are the most specific findings there are). Returns 0; -1 on allocation failure; -2 for a
  * tag that does not parse, with err saying which test (file:line), which key, and the fix. */
 int tags_check(struct findings *out, const struct test_run *run, const struct severity_config *cfg,
-	       char *err, size_t errlen);
+               char *err, size_t errlen);
 
 /* Turns every failing finding whose rule is warn (or all of them with warn_only) into a
  * warning (see above). Returns the number of warnings, or -1 on allocation failure. */

@@ -45,7 +45,8 @@ double trend_samples_slope(const struct sample_series *s, enum mem_cat c)
 		for (size_t j = i + 1; j < m; j++) {
 			const struct sample *b = &s->items[pick(j, m, s->n)];
 			if (b->t_ms > a->t_ms)
-				sl[k++] = (double)(b->mem[c] - a->mem[c]) / (double)(b->t_ms - a->t_ms);
+				sl[k++] = (double)(b->mem[c] - a->mem[c]) /
+				          (double)(b->t_ms - a->t_ms);
 		}
 	}
 	double med = 0;
@@ -73,7 +74,7 @@ static int64_t median_of(const struct sample_series *s, enum mem_cat c, size_t f
 }
 
 int trend_samples_check(struct findings *out, const struct sample_series *s,
-			const struct growth_config *cfg)
+                        const struct growth_config *cfg)
 {
 	if (!s || s->n < TREND_MIN_SAMPLES)
 		return 0;
@@ -89,9 +90,10 @@ int trend_samples_check(struct findings *out, const struct sample_series *s,
 		int64_t rise = (int64_t)(slope * (double)span);
 		int64_t first = median_of(s, (enum mem_cat)c, 0, q);
 		int64_t last = median_of(s, (enum mem_cat)c, s->n - q, s->n);
-		double pct = first > 0 ? 100.0 * (double)rise / (double)first : (rise > 0 ? 1e9 : 0);
+		double pct =
+		        first > 0 ? 100.0 * (double)rise / (double)first : (rise > 0 ? 1e9 : 0);
 		bool fail = rise > lim->floor_bytes && pct > lim->max_pct &&
-			    last - first > lim->floor_bytes;
+		            last - first > lim->floor_bytes;
 		char msg[512], r[32], per[32], f[32], l[32], fl[32];
 		model_bytes_format(r, sizeof(r), rise);
 		model_bytes_format(per, sizeof(per), (int64_t)(slope * 60000.0));
@@ -99,15 +101,17 @@ int trend_samples_check(struct findings *out, const struct sample_series *s,
 		model_bytes_format(l, sizeof(l), last);
 		model_bytes_format(fl, sizeof(fl), lim->floor_bytes);
 		snprintf(msg, sizeof(msg),
-			 "%s %s during the run: Theil-Sen slope %s%s/min over %.1f min (%s%s, %+.1f %%), "
-			 "median of the first quarter of %zu samples %s, of the last %s; limit +%.1f %% "
-			 "above a floor of %s",
-			 mem_cat_name((enum mem_cat)c), fail ? "rose steadily" : "trend",
-			 slope >= 0 ? "+" : "", per, (double)span / 60000.0, rise >= 0 ? "+" : "", r,
-			 pct, s->n, f, l, lim->max_pct, fl);
+		         "%s %s during the run: Theil-Sen slope %s%s/min over %.1f min (%s%s, "
+		         "%+.1f %%), "
+		         "median of the first quarter of %zu samples %s, of the last %s; limit "
+		         "+%.1f %% "
+		         "above a floor of %s",
+		         mem_cat_name((enum mem_cat)c), fail ? "rose steadily" : "trend",
+		         slope >= 0 ? "+" : "", per, (double)span / 60000.0, rise >= 0 ? "+" : "",
+		         r, pct, s->n, f, l, lim->max_pct, fl);
 		if (findings_add(out, "soak", mem_cat_name((enum mem_cat)c),
-				 fail ? VERDICT_FAIL : VERDICT_PASS, first, last, lim->floor_bytes,
-				 lim->max_pct, msg) < 0)
+		                 fail ? VERDICT_FAIL : VERDICT_PASS, first, last, lim->floor_bytes,
+		                 lim->max_pct, msg) < 0)
 			return -1;
 		out->items[out->count - 1].delta = rise;
 	}

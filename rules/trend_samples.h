@@ -53,6 +53,6 @@ double trend_samples_slope(const struct sample_series *s, enum mem_cat c);
  * long enough (see above); nothing otherwise. s may be empty. Returns 0, or -1 on
  * allocation failure. */
 int trend_samples_check(struct findings *out, const struct sample_series *s,
-			const struct growth_config *cfg);
+                        const struct growth_config *cfg);
 
 #endif

@@ -10,7 +10,7 @@ void watch_window_init(struct watch_window *w, size_t size)
 }
 
 size_t watch_window_check(const struct watch_window *w, const int64_t *mem, const bool *have,
-			  double margin_pct, int64_t floor, struct watch_alert *out)
+                          double margin_pct, int64_t floor, struct watch_alert *out)
 {
 	size_t need = w->size < WATCH_MIN_HISTORY ? w->size : WATCH_MIN_HISTORY;
 	size_t k = 0;
@@ -33,7 +33,7 @@ size_t watch_window_check(const struct watch_window *w, const int64_t *mem, cons
 		int64_t over = mem[c] - avg;
 		double pct = avg > 0 ? 100.0 * (double)over / (double)avg : (over > 0 ? 1e9 : 0);
 		if (over > floor && pct > margin_pct)
-			out[k++] = (struct watch_alert){ (enum mem_cat)c, mem[c], avg, pct };
+			out[k++] = (struct watch_alert){(enum mem_cat)c, mem[c], avg, pct};
 	}
 	return k;
 }

@@ -40,7 +40,7 @@ void watch_window_init(struct watch_window *w, size_t size);
 /* The categories of mem (have[c]: reported) that alert against w, in category order, into
  * out (room for MEM_CAT_COUNT). Returns how many. */
 size_t watch_window_check(const struct watch_window *w, const int64_t *mem, const bool *have,
-			  double margin_pct, int64_t floor, struct watch_alert *out);
+                          double margin_pct, int64_t floor, struct watch_alert *out);
 
 void watch_window_push(struct watch_window *w, const int64_t *mem, const bool *have);
 

@@ -14,8 +14,8 @@
  * table pipes, a newline that starts a GitHub workflow command, CR, '%' escapes, ANSI
  * colour, invalid UTF-8 (a lone continuation byte, an overlong, a surrogate) and a C1
  * control. */
-#define RFX_HOSTILE_NAME                                                                  \
-	"test <script>alert(1)</script> ]]> | pipe\n::set-output name=x::y\r%0A,: "         \
+#define RFX_HOSTILE_NAME                                                                           \
+	"test <script>alert(1)</script> ]]> | pipe\n::set-output name=x::y\r%0A,: "                \
 	"\033[31mred\033[0m \x80 \xC0\xAF \xED\xA0\x80 \xC2\x85 [link](javascript:x) *b* _i_"
 
 struct rfx {
@@ -32,7 +32,7 @@ static inline char *rfx_dup(const char *s)
 }
 
 static inline void rfx_test(struct test_run *run, const char *module, const char *name,
-			    const char *file, int line, enum test_state st, const char *msg)
+                            const char *file, int line, enum test_state st, const char *msg)
 {
 	struct test_result *t = test_run_add(run);
 	if (!t)
@@ -49,12 +49,10 @@ static inline void rfx_test(struct test_run *run, const char *module, const char
 static inline void rfx_build(struct rfx *x, bool hostile)
 {
 	memset(x, 0, sizeof(*x));
-	static const int64_t before[MEM_CAT_COUNT] = { 26400000, 3900000, 3800000, 22500000,
-						       598200,   592400,  40800,   14300000,
-						       712700 };
-	static const int64_t after[MEM_CAT_COUNT] = { 42300000, 3800000, 3700000, 38500000,
-						      598200,   594200,  8700000, 14400000,
-						      7900000 };
+	static const int64_t before[MEM_CAT_COUNT] = {26400000, 3900000, 3800000,  22500000, 598200,
+	                                              592400,   40800,   14300000, 712700};
+	static const int64_t after[MEM_CAT_COUNT] = {42300000, 3800000, 3700000,  38500000, 598200,
+	                                             594200,   8700000, 14400000, 7900000};
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
 		x->before.mem[c] = before[c];
 		x->after.mem[c] = after[c];
@@ -63,82 +61,95 @@ static inline void rfx_build(struct rfx *x, bool hostile)
 			continue;
 		bool fail = c == MEM_BINARY || c == MEM_ETS;
 		char msg[256];
-		snprintf(msg, sizeof(msg), "%s grew %lld -> %lld bytes", mem_cat_name((enum mem_cat)c),
-			 (long long)before[c], (long long)after[c]);
+		snprintf(msg, sizeof(msg), "%s grew %lld -> %lld bytes",
+		         mem_cat_name((enum mem_cat)c), (long long)before[c], (long long)after[c]);
 		if (findings_add(&x->findings, "growth", mem_cat_name((enum mem_cat)c),
-				 fail ? VERDICT_FAIL : VERDICT_PASS, before[c], after[c], 1000000,
-				 c == MEM_CODE ? 50 : 10, msg) < 0)
+		                 fail ? VERDICT_FAIL : VERDICT_PASS, before[c], after[c], 1000000,
+		                 c == MEM_CODE ? 50 : 10, msg) < 0)
 			abort();
 	}
-	if (findings_add(&x->findings, "ets", "table corpus_cache", VERDICT_FAIL, 2400, 6700000,
-			 0, -1, "ETS table corpus_cache (owner LeakEts.Corpus) grew 2.4 kB -> 6.7 MB "
-			 "(+60 000 rows), cap 2.0 MB") < 0 ||
+	if (findings_add(&x->findings, "ets", "table corpus_cache", VERDICT_FAIL, 2400, 6700000, 0,
+	                 -1,
+	                 "ETS table corpus_cache (owner LeakEts.Corpus) grew 2.4 kB -> 6.7 MB "
+	                 "(+60 000 rows), cap 2.0 MB") < 0 ||
 	    findings_add(&x->findings, "process", "born", VERDICT_PASS, 0, 0, 0, -1,
-			 "0 processes born during the run are still alive") < 0 ||
+	                 "0 processes born during the run are still alive") < 0 ||
 	    findings_add(&x->findings, "baseline", "baseline", VERDICT_SKIP, 0, 0, 0, -1,
-			 "no baseline at HEAD:.gate/baseline.json: nothing to compare with") < 0)
+	                 "no baseline at HEAD:.gate/baseline.json: nothing to compare with") < 0)
 		abort();
 
 	/* issue 5's culprit lists, the same lines under two findings (shown once) */
-	static const char detail[] = "    test modules that grew ets most (light snapshots at their "
-				     "edges, no GC):\n      1. Demo.CacheTest (sync) +7.1 MB ets, "
-				     "+1 processes, +1 ETS tables\n";
+	static const char detail[] =
+	        "    test modules that grew ets most (light snapshots at their "
+	        "edges, no GC):\n      1. Demo.CacheTest (sync) +7.1 MB ets, "
+	        "+1 processes, +1 ETS tables\n";
 	for (size_t i = 0; i < x->findings.count; i++) {
 		struct finding *f = &x->findings.items[i];
 		if (f->verdict == VERDICT_FAIL && (strcmp(f->subject, "ets") == 0 ||
-						   strcmp(f->subject, "table corpus_cache") == 0))
+		                                   strcmp(f->subject, "table corpus_cache") == 0))
 			f->detail = rfx_dup(detail);
 	}
 	x->run.attribution = ATTRIBUTION_MODULE;
 	x->run.attribution_sync = true;
 	x->run.nmodules = 2;
 	x->run.modules = calloc(2, sizeof(*x->run.modules));
-	x->run.modules[0] = (struct module_growth){ .module = rfx_dup("Elixir.Demo.CacheTest"),
-						    .finished = true,
-						    .delta = { .mem = { [MEM_TOTAL] = 7300000,
-									[MEM_ETS] = 7100000 },
-							       .processes = 1,
-							       .ets_tables = 1 } };
-	x->run.modules[1] = (struct module_growth){ .module = rfx_dup("Elixir.Demo.SlowTest"),
-						    .async = true, .overlapped = 1,
-						    .finished = true,
-						    .delta = { .mem = { [MEM_TOTAL] = 12000 } } };
+	x->run.modules[0] = (struct module_growth){
+	        .module = rfx_dup("Elixir.Demo.CacheTest"),
+	        .finished = true,
+	        .delta = {.mem = {[MEM_TOTAL] = 7300000, [MEM_ETS] = 7100000},
+	                  .processes = 1,
+	                  .ets_tables = 1}};
+	x->run.modules[1] = (struct module_growth){.module = rfx_dup("Elixir.Demo.SlowTest"),
+	                                           .async = true,
+	                                           .overlapped = 1,
+	                                           .finished = true,
+	                                           .delta = {.mem = {[MEM_TOTAL] = 12000}}};
 
 	x->after.nprocs = 2;
 	x->after.procs = calloc(2, sizeof(*x->after.procs));
-	x->after.procs[0] = (struct proc_info){ .pid = rfx_dup("<0.50.0>"),
-						.name = rfx_dup("code_server"),
-						.current_function = rfx_dup("code_server:loop/1"),
-						.memory = 55100 };
-	x->after.procs[1] = (struct proc_info){ .pid = rfx_dup("<0.120.0>"),
-						.initial_call = rfx_dup("Elixir.LeakEts.Corpus:init/1"),
-						.current_function = rfx_dup("gen_server:loop/7"),
-						.memory = 910000, .message_queue_len = 3,
-						.bin_bytes = 4096, .born = true };
+	x->after.procs[0] = (struct proc_info){.pid = rfx_dup("<0.50.0>"),
+	                                       .name = rfx_dup("code_server"),
+	                                       .current_function = rfx_dup("code_server:loop/1"),
+	                                       .memory = 55100};
+	x->after.procs[1] =
+	        (struct proc_info){.pid = rfx_dup("<0.120.0>"),
+	                           .initial_call = rfx_dup("Elixir.LeakEts.Corpus:init/1"),
+	                           .current_function = rfx_dup("gen_server:loop/7"),
+	                           .memory = 910000,
+	                           .message_queue_len = 3,
+	                           .bin_bytes = 4096,
+	                           .born = true};
 	x->before.nets = 1;
 	x->before.ets = calloc(1, sizeof(*x->before.ets));
-	x->before.ets[0] = (struct ets_info){ .name = rfx_dup("corpus_cache"),
-					      .id = rfx_dup("corpus_cache"), .named = true,
-					      .size = 1, .memory = 2400 };
+	x->before.ets[0] = (struct ets_info){.name = rfx_dup("corpus_cache"),
+	                                     .id = rfx_dup("corpus_cache"),
+	                                     .named = true,
+	                                     .size = 1,
+	                                     .memory = 2400};
 	x->after.nets = 2;
 	x->after.ets = calloc(2, sizeof(*x->after.ets));
-	x->after.ets[0] = (struct ets_info){ .name = rfx_dup("corpus_cache"),
-					     .id = rfx_dup("corpus_cache"), .named = true,
-					     .size = 60000, .memory = 6700000,
-					     .owner_name = rfx_dup("LeakEts.Corpus") };
-	x->after.ets[1] = (struct ets_info){ .name = rfx_dup("sessions"), .id = rfx_dup("#Ref<0.1>"),
-					     .size = 3, .memory = 4000, .created = true,
-					     .owner_pid = rfx_dup("<0.130.0>") };
+	x->after.ets[0] = (struct ets_info){.name = rfx_dup("corpus_cache"),
+	                                    .id = rfx_dup("corpus_cache"),
+	                                    .named = true,
+	                                    .size = 60000,
+	                                    .memory = 6700000,
+	                                    .owner_name = rfx_dup("LeakEts.Corpus")};
+	x->after.ets[1] = (struct ets_info){.name = rfx_dup("sessions"),
+	                                    .id = rfx_dup("#Ref<0.1>"),
+	                                    .size = 3,
+	                                    .memory = 4000,
+	                                    .created = true,
+	                                    .owner_pid = rfx_dup("<0.130.0>")};
 
 	x->run.finished = true;
 	rfx_test(&x->run, "Elixir.Demo.CacheTest", "test the cache holds what was put",
-		 "/ws/proj/test/cache_test.exs", 4, TEST_PASSED, NULL);
+	         "/ws/proj/test/cache_test.exs", 4, TEST_PASSED, NULL);
 	rfx_test(&x->run, "Elixir.Demo.CacheTest", "test the answer is right",
-		 "/ws/proj/test/cache_test.exs", 12, TEST_FAILED,
-		 "Assertion with == failed\ncode: assert 41 == 42\nleft: 41 | right: 42");
+	         "/ws/proj/test/cache_test.exs", 12, TEST_FAILED,
+	         "Assertion with == failed\ncode: assert 41 == 42\nleft: 41 | right: 42");
 	rfx_test(&x->run, "Elixir.Demo.SlowTest", "test slow", NULL, 0, TEST_SKIPPED, "skipped");
 
-	static const int64_t totals[3] = { 40100000, 41800000, 40900000 };
+	static const int64_t totals[3] = {40100000, 41800000, 40900000};
 	for (int i = 0; i < 3; i++) {
 		char commit[41];
 		snprintf(commit, sizeof(commit), "%040d", i + 1);
@@ -151,26 +162,26 @@ static inline void rfx_build(struct rfx *x, bool hostile)
 
 	if (hostile) {
 		rfx_test(&x->run, "Elixir.Evil<b>Mod</b>", RFX_HOSTILE_NAME,
-			 "/ws/proj/test/evil,test:1.exs", 7, TEST_FAILED, RFX_HOSTILE_NAME);
-		if (findings_add(&x->findings, "process", RFX_HOSTILE_NAME, VERDICT_FAIL, 0, 1, 0, -1,
-				 RFX_HOSTILE_NAME) < 0)
+		         "/ws/proj/test/evil,test:1.exs", 7, TEST_FAILED, RFX_HOSTILE_NAME);
+		if (findings_add(&x->findings, "process", RFX_HOSTILE_NAME, VERDICT_FAIL, 0, 1, 0,
+		                 -1, RFX_HOSTILE_NAME) < 0)
 			abort();
 	}
 
 	x->d = (struct report_data){
-		.project = "demo",
-		.node = "gate_0123456789abcdef@127.0.0.1",
-		.gate_version = "0.1.0",
-		.started = 1764849600, /* 2025-12-04 12:00:00 UTC */
-		.before = &x->before,
-		.after = &x->after,
-		.findings = &x->findings,
-		.tests = &x->run,
-		.history = x->hist,
-		.nhistory = 3,
-		.baseline_where = "origin/main:.gate/baseline.json at commit 1a2b3c4d5e6f",
-		.junit_path = "_build/gate/junit.xml",
-		.root = "/ws/proj/",
+	        .project = "demo",
+	        .node = "gate_0123456789abcdef@127.0.0.1",
+	        .gate_version = "0.1.0",
+	        .started = 1764849600, /* 2025-12-04 12:00:00 UTC */
+	        .before = &x->before,
+	        .after = &x->after,
+	        .findings = &x->findings,
+	        .tests = &x->run,
+	        .history = x->hist,
+	        .nhistory = 3,
+	        .baseline_where = "origin/main:.gate/baseline.json at commit 1a2b3c4d5e6f",
+	        .junit_path = "_build/gate/junit.xml",
+	        .root = "/ws/proj/",
 	};
 }
 
@@ -197,7 +208,8 @@ static inline const char *rfx_golden(const char *path, const char *text, size_t 
 	}
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		snprintf(msg, sizeof(msg), "no golden file %s (GATE_UPDATE_GOLDEN=1 writes it)", path);
+		snprintf(msg, sizeof(msg), "no golden file %s (GATE_UPDATE_GOLDEN=1 writes it)",
+		         path);
 		return msg;
 	}
 	char *want = malloc(len + 2);
@@ -210,8 +222,10 @@ static inline const char *rfx_golden(const char *path, const char *text, size_t 
 	free(want);
 	if (same)
 		return NULL;
-	snprintf(msg, sizeof(msg), "%s differs at byte %zu (got %zu bytes, golden %zu): check the "
-		 "output, then GATE_UPDATE_GOLDEN=1 to accept it", path, at, len, n);
+	snprintf(msg, sizeof(msg),
+	         "%s differs at byte %zu (got %zu bytes, golden %zu): check the "
+	         "output, then GATE_UPDATE_GOLDEN=1 to accept it",
+	         path, at, len, n);
 	return msg;
 }
 

@@ -59,7 +59,7 @@ static void test_annotate__escaping(void **state)
 		assert_non_null(end);
 		for (char *c = props; c < end; c++)
 			if (*c == ':' || (*c == ',' && strncmp(c + 1, "line=", 5) != 0 &&
-					  strncmp(c + 1, "title=", 6) != 0))
+			                  strncmp(c + 1, "title=", 6) != 0))
 				fail_msg("raw '%c' in the properties of: %s", *c, p);
 		/* a literal "%0A" in the suite's text is written as "%250A", never as a newline */
 		assert_null(strstr(end, "%0A,"));
@@ -135,10 +135,10 @@ static void test_annotate__order_and_location(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_annotate__golden),
-		cmocka_unit_test(test_annotate__escaping),
-		cmocka_unit_test(test_annotate__budget_and_error),
-		cmocka_unit_test(test_annotate__order_and_location),
+	        cmocka_unit_test(test_annotate__golden),
+	        cmocka_unit_test(test_annotate__escaping),
+	        cmocka_unit_test(test_annotate__budget_and_error),
+	        cmocka_unit_test(test_annotate__order_and_location),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

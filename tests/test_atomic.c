@@ -29,7 +29,10 @@ static void test_atomic__modes_follow_umask(void **state)
 	static const struct {
 		mode_t mask, file, exec;
 	} cases[] = {
-		{ 022, 0644, 0755 }, { 027, 0640, 0750 }, { 077, 0600, 0700 }, { 002, 0664, 0775 },
+	        {022, 0644, 0755},
+	        {027, 0640, 0750},
+	        {077, 0600, 0700},
+	        {002, 0664, 0775},
 	};
 	mode_t old = umask(022);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -37,11 +40,10 @@ static void test_atomic__modes_follow_umask(void **state)
 		snprintf(path, sizeof(path), "%s/out/report-%zu.xml", dir, i);
 		assert_int_equal(atomic_file_replace(path, "x\n", 2, err, sizeof(err)), 0);
 		assert_int_equal(mode_of(path), cases[i].file);
-		struct atomic_file t = { 0 };
+		struct atomic_file t = {0};
 		snprintf(path, sizeof(path), "%s/hook-%zu", dir, i);
-		assert_int_equal(atomic_file_write(&t, path, "#!/bin/sh\n", 10, true, err,
-						   sizeof(err)),
-				 0);
+		assert_int_equal(
+		        atomic_file_write(&t, path, "#!/bin/sh\n", 10, true, err, sizeof(err)), 0);
 		assert_int_equal(atomic_file_commit(&t, err, sizeof(err)), 0);
 		assert_int_equal(mode_of(path), cases[i].exec);
 	}
@@ -52,7 +54,7 @@ static void test_atomic__modes_follow_umask(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_atomic__modes_follow_umask),
+	        cmocka_unit_test(test_atomic__modes_follow_umask),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,11 +11,17 @@
 #include "rules/attribution.h"
 #include "rules/model.h"
 
-#define EV(edge_, mod, async_, at, total, procs)                                               \
-	{ .edge = (edge_), .has_mem = true, .module = (mod), .async = (async_), .at_us = (at),  \
-	  .mem = { [MEM_TOTAL] = (total), [MEM_BINARY] = (total) }, .processes = (procs) }
+#define EV(edge_, mod, async_, at, total, procs)                                                   \
+	{                                                                                          \
+		.edge = (edge_), .has_mem = true, .module = (mod), .async = (async_),              \
+		.at_us = (at), .mem = {[MEM_TOTAL] = (total), [MEM_BINARY] = (total)},             \
+		.processes = (procs)                                                               \
+	}
 /* an async test's edge: its time only */
-#define TE(edge_, mod, at) { .edge = (edge_), .module = (mod), .async = true, .at_us = (at) }
+#define TE(edge_, mod, at)                                                                         \
+	{                                                                                          \
+		.edge = (edge_), .module = (mod), .async = true, .at_us = (at)                     \
+	}
 
 static const struct module_growth *find(const struct test_run *run, const char *module)
 {
@@ -31,12 +37,12 @@ static const struct module_growth *find(const struct test_run *run, const char *
 static void test_sync_modules(void **state)
 {
 	(void)state;
-	struct test_run run = { 0 };
+	struct test_run run = {0};
 	const struct module_event ev[] = {
-		EV(EDGE_MODULE_START, "Elixir.CleanTest", false, 0, 100, 10),
-		EV(EDGE_MODULE_FINISH, "Elixir.CleanTest", false, 5, 110, 10),
-		EV(EDGE_MODULE_START, "Elixir.LeakTest", false, 6, 5000, 10),
-		EV(EDGE_MODULE_FINISH, "Elixir.LeakTest", false, 16, 905000, 210),
+	        EV(EDGE_MODULE_START, "Elixir.CleanTest", false, 0, 100, 10),
+	        EV(EDGE_MODULE_FINISH, "Elixir.CleanTest", false, 5, 110, 10),
+	        EV(EDGE_MODULE_START, "Elixir.LeakTest", false, 6, 5000, 10),
+	        EV(EDGE_MODULE_FINISH, "Elixir.LeakTest", false, 16, 905000, 210),
 	};
 	assert_int_equal(attribution_build(&run, ev, 4), 0);
 	assert_int_equal(run.nmodules, 2);
@@ -58,20 +64,20 @@ static void test_sync_modules(void **state)
 static void test_async_split_by_busy(void **state)
 {
 	(void)state;
-	struct test_run run = { 0 };
+	struct test_run run = {0};
 	const struct module_event ev[] = {
-		EV(EDGE_MODULE_START, "Elixir.A", true, 0, 0, 0),
-		EV(EDGE_MODULE_START, "Elixir.Leak", true, 100, 1000, 0), /* A alone: +1000 */
-		TE(EDGE_TEST_START, "Elixir.A", 100),   /* A busy in setup 0..100 (counted above) */
-		TE(EDGE_TEST_FINISH, "Elixir.A", 110),  /* A busy 10 */
-		TE(EDGE_TEST_START, "Elixir.Leak", 120), /* Leak in setup 100..120: 20 */
-		TE(EDGE_TEST_START, "Elixir.A", 150),
-		TE(EDGE_TEST_FINISH, "Elixir.A", 160),  /* A busy 10 more: 20 in all */
-		TE(EDGE_TEST_FINISH, "Elixir.Leak", 280), /* Leak busy 160 more: 180 in all */
-		/* A finishes at 300 with +100 000 since 100: A 20/200, Leak 180/200 */
-		EV(EDGE_MODULE_FINISH, "Elixir.A", true, 300, 101000, 0),
-		/* Leak alone and idle after its last test: all of it, evenly among one */
-		EV(EDGE_MODULE_FINISH, "Elixir.Leak", true, 310, 101010, 0),
+	        EV(EDGE_MODULE_START, "Elixir.A", true, 0, 0, 0),
+	        EV(EDGE_MODULE_START, "Elixir.Leak", true, 100, 1000, 0), /* A alone: +1000 */
+	        TE(EDGE_TEST_START, "Elixir.A", 100),  /* A busy in setup 0..100 (counted above) */
+	        TE(EDGE_TEST_FINISH, "Elixir.A", 110), /* A busy 10 */
+	        TE(EDGE_TEST_START, "Elixir.Leak", 120), /* Leak in setup 100..120: 20 */
+	        TE(EDGE_TEST_START, "Elixir.A", 150),
+	        TE(EDGE_TEST_FINISH, "Elixir.A", 160),    /* A busy 10 more: 20 in all */
+	        TE(EDGE_TEST_FINISH, "Elixir.Leak", 280), /* Leak busy 160 more: 180 in all */
+	        /* A finishes at 300 with +100 000 since 100: A 20/200, Leak 180/200 */
+	        EV(EDGE_MODULE_FINISH, "Elixir.A", true, 300, 101000, 0),
+	        /* Leak alone and idle after its last test: all of it, evenly among one */
+	        EV(EDGE_MODULE_FINISH, "Elixir.Leak", true, 310, 101010, 0),
 	};
 	assert_int_equal(attribution_build(&run, ev, sizeof(ev) / sizeof(ev[0])), 0);
 	const struct module_growth *a = find(&run, "Elixir.A");
@@ -90,13 +96,13 @@ static void test_async_split_by_busy(void **state)
 static void test_unmatched_edges(void **state)
 {
 	(void)state;
-	struct test_run run = { 0 };
+	struct test_run run = {0};
 	const struct module_event ev[] = {
-		EV(EDGE_MODULE_FINISH, "Elixir.Ghost", false, 0, 0, 0),
-		TE(EDGE_TEST_START, "Elixir.Ghost", 1),
-		EV(EDGE_MODULE_START, "Elixir.Cut", false, 2, 0, 0),
-		TE(EDGE_TEST_FINISH, "Elixir.Cut", 3),
-		EV(EDGE_MODULE_START, "Elixir.Other", false, 4, 40, 0),
+	        EV(EDGE_MODULE_FINISH, "Elixir.Ghost", false, 0, 0, 0),
+	        TE(EDGE_TEST_START, "Elixir.Ghost", 1),
+	        EV(EDGE_MODULE_START, "Elixir.Cut", false, 2, 0, 0),
+	        TE(EDGE_TEST_FINISH, "Elixir.Cut", 3),
+	        EV(EDGE_MODULE_START, "Elixir.Other", false, 4, 40, 0),
 	};
 	assert_int_equal(attribution_build(&run, ev, 5), 0);
 	assert_int_equal(run.nmodules, 2);
@@ -111,18 +117,21 @@ static void test_unmatched_edges(void **state)
 static void test_annotate(void **state)
 {
 	(void)state;
-	struct findings f = { 0 };
-	struct test_run run = { 0 };
-	struct snapshot after = { 0 };
+	struct findings f = {0};
+	struct test_run run = {0};
+	struct snapshot after = {0};
 	const struct module_event ev[] = {
-		EV(EDGE_MODULE_START, "Elixir.CleanTest", false, 0, 0, 0),
-		EV(EDGE_MODULE_FINISH, "Elixir.CleanTest", false, 1, 10, 0),
-		EV(EDGE_MODULE_START, "Elixir.LeakTest", false, 2, 10, 0),
-		EV(EDGE_MODULE_FINISH, "Elixir.LeakTest", false, 3, 20000010, 300),
+	        EV(EDGE_MODULE_START, "Elixir.CleanTest", false, 0, 0, 0),
+	        EV(EDGE_MODULE_FINISH, "Elixir.CleanTest", false, 1, 10, 0),
+	        EV(EDGE_MODULE_START, "Elixir.LeakTest", false, 2, 10, 0),
+	        EV(EDGE_MODULE_FINISH, "Elixir.LeakTest", false, 3, 20000010, 300),
 	};
-	struct ets_info tables[1] = { { .name = "cache", .size = 5, .memory = 3000000,
-					.owner_pid = "<0.9.0>", .owner_name = "Elixir.Holder",
-					.created = true } };
+	struct ets_info tables[1] = {{.name = "cache",
+	                              .size = 5,
+	                              .memory = 3000000,
+	                              .owner_pid = "<0.9.0>",
+	                              .owner_name = "Elixir.Holder",
+	                              .created = true}};
 	after.ets = tables;
 	after.nets = 1;
 	after.born_count = 300;
@@ -130,14 +139,16 @@ static void test_annotate(void **state)
 	run.attribution = ATTRIBUTION_MODULE;
 	run.attribution_sync = true;
 	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 20000000, 0, 10,
-				      "binary grew"), 0);
+	                              "binary grew"),
+	                 0);
 	assert_int_equal(findings_add(&f, "growth", "ets", VERDICT_PASS, 0, 0, 0, 10, "ok"), 0);
 	assert_int_equal(findings_add(&f, "process", "born", VERDICT_FAIL, 0, 300, 0, -1,
-				      "300 processes born"), 0);
+	                              "300 processes born"),
+	                 0);
 	assert_int_equal(attribution_annotate(&f, NULL, &after, &run), 0);
 	assert_string_equal(f.items[0].message,
-			    "binary grew; likely culprit: LeakTest (+20.0 MB binary of +20.0 MB "
-			    "judged)");
+	                    "binary grew; likely culprit: LeakTest (+20.0 MB binary of +20.0 MB "
+	                    "judged)");
 	assert_non_null(strstr(f.items[0].detail, "  1. LeakTest (sync) +20.0 MB binary"));
 	/* CleanTest grew 10 B: named second */
 	assert_non_null(strstr(f.items[0].detail, "  2. CleanTest (sync) +10 B binary"));
@@ -147,8 +158,8 @@ static void test_annotate(void **state)
 	assert_string_equal(f.items[1].message, "ok");
 	/* the process rule ranks by the process count */
 	assert_string_equal(f.items[2].message,
-			    "300 processes born; likely culprit: LeakTest (+300 processes of 300 "
-			    "judged)");
+	                    "300 processes born; likely culprit: LeakTest (+300 processes of 300 "
+	                    "judged)");
 	findings_clear(&f);
 
 	/* without the hook the edges are approximate, and the text says so */
@@ -165,18 +176,22 @@ static void test_annotate(void **state)
 static void test_owner_evidence(void **state)
 {
 	(void)state;
-	struct findings f = { 0 };
-	struct test_run run = { 0 };
-	struct snapshot after = { 0 };
+	struct findings f = {0};
+	struct test_run run = {0};
+	struct snapshot after = {0};
 	const struct module_event ev[] = {
-		/* by the intervals, Busy grew binary most */
-		EV(EDGE_MODULE_START, "Elixir.Busy", true, 0, 0, 0),
-		EV(EDGE_MODULE_FINISH, "Elixir.Busy", true, 1, 9000000, 0),
+	        /* by the intervals, Busy grew binary most */
+	        EV(EDGE_MODULE_START, "Elixir.Busy", true, 0, 0, 0),
+	        EV(EDGE_MODULE_FINISH, "Elixir.Busy", true, 1, 9000000, 0),
 	};
 	struct module_owner owners[2] = {
-		{ .module = "Elixir.Quiet", .processes = 201, .memory = 583000,
-		  .bin_bytes = 19700000, .tables = 1, .table_bytes = 2600000 },
-		{ .module = "Elixir.Busy", .processes = 1, .memory = 3000, .bin_bytes = 100 },
+	        {.module = "Elixir.Quiet",
+	         .processes = 201,
+	         .memory = 583000,
+	         .bin_bytes = 19700000,
+	         .tables = 1,
+	         .table_bytes = 2600000},
+	        {.module = "Elixir.Busy", .processes = 1, .memory = 3000, .bin_bytes = 100},
 	};
 	after.owners = owners;
 	after.nowners = 2;
@@ -185,21 +200,24 @@ static void test_owner_evidence(void **state)
 	run.attribution = ATTRIBUTION_MODULE;
 	run.attribution_sync = true;
 	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 20000000, 0, 10,
-				      "binary grew"), 0);
+	                              "binary grew"),
+	                 0);
 	f.items[0].delta = 20000000;
-	assert_int_equal(findings_add(&f, "process", "born", VERDICT_FAIL, 0, 202, 0, -1, "born"), 0);
+	assert_int_equal(findings_add(&f, "process", "born", VERDICT_FAIL, 0, 202, 0, -1, "born"),
+	                 0);
 	f.items[1].delta = 202;
 	/* 100 MB of ets growth: Quiet's 2.6 MB is under a quarter, the intervals decide */
-	assert_int_equal(findings_add(&f, "growth", "ets", VERDICT_FAIL, 0, 100000000, 0, 10, "ets"), 0);
+	assert_int_equal(
+	        findings_add(&f, "growth", "ets", VERDICT_FAIL, 0, 100000000, 0, 10, "ets"), 0);
 	f.items[2].delta = 100000000;
 	assert_int_equal(attribution_annotate(&f, NULL, &after, &run), 0);
 	assert_string_equal(f.items[0].message, "binary grew; likely culprit: Quiet (its processes "
-						"hold 19.7 MB of refc binaries)");
+	                                        "hold 19.7 MB of refc binaries)");
 	assert_non_null(strstr(f.items[0].detail, "test modules that left it behind"));
 	assert_non_null(strstr(f.items[0].detail, "  1. Quiet its processes hold 19.7 MB"));
 	assert_non_null(strstr(f.items[0].detail, "  2. Busy its processes hold 100 B"));
 	assert_string_equal(f.items[1].message,
-			    "born; likely culprit: Quiet (left 201 processes alive, 583.0 kB)");
+	                    "born; likely culprit: Quiet (left 201 processes alive, 583.0 kB)");
 	assert_null(strstr(f.items[2].message, "Quiet"));
 	assert_int_equal(attribution_owner_value(&owners[0], MEM_ATOM_USED), -1);
 	after.owners = NULL; /* on the stack */
@@ -215,13 +233,13 @@ static void test_owner_evidence(void **state)
 static void test_evidence(void **state)
 {
 	(void)state;
-	struct findings f = { 0 };
-	struct test_run run = { 0 };
+	struct findings f = {0};
+	struct test_run run = {0};
 	const struct module_event ev[] = {
-		EV(EDGE_MODULE_START, "Elixir.Churn", false, 0, 0, 0),
-		EV(EDGE_MODULE_FINISH, "Elixir.Churn", false, 1, 28600000, 0),
-		EV(EDGE_MODULE_START, "Elixir.Small", false, 2, 28600000, 0),
-		EV(EDGE_MODULE_FINISH, "Elixir.Small", false, 3, 28600000 + 200000, 0),
+	        EV(EDGE_MODULE_START, "Elixir.Churn", false, 0, 0, 0),
+	        EV(EDGE_MODULE_FINISH, "Elixir.Churn", false, 1, 28600000, 0),
+	        EV(EDGE_MODULE_START, "Elixir.Small", false, 2, 28600000, 0),
+	        EV(EDGE_MODULE_FINISH, "Elixir.Small", false, 3, 28600000 + 200000, 0),
 	};
 	assert_true(attribution_evidence(4200000, 4200000, MEM_TOTAL));
 	assert_true(attribution_evidence(1050000, 4200000, MEM_TOTAL));   /* a quarter */
@@ -230,7 +248,7 @@ static void test_evidence(void **state)
 	assert_true(attribution_evidence(4400000, 4200000, MEM_TOTAL));   /* garbage at its edges */
 	assert_true(attribution_evidence(8600000, 4200000, MEM_TOTAL));   /* twice, plus noise */
 	assert_false(attribution_evidence(8700000, 4200000, MEM_TOTAL));
-	assert_false(attribution_evidence(200000, 300000, MEM_TOTAL));    /* under the noise */
+	assert_false(attribution_evidence(200000, 300000, MEM_TOTAL)); /* under the noise */
 	assert_false(attribution_evidence(5, 5, ATTRIBUTION_KEY_PROCESSES));
 	assert_true(attribution_evidence(500, 500, ATTRIBUTION_KEY_PROCESSES));
 	assert_false(attribution_evidence(1, 0, MEM_TOTAL));
@@ -239,7 +257,8 @@ static void test_evidence(void **state)
 	run.attribution = ATTRIBUTION_MODULE;
 	run.attribution_sync = true;
 	assert_int_equal(findings_add(&f, "growth", "total", VERDICT_FAIL, 25000000, 29200000, 0,
-				      10, "total grew"), 0);
+	                              10, "total grew"),
+	                 0);
 	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
 	assert_non_null(strstr(f.items[0].message, "; no test stands out"));
 	assert_null(strstr(f.items[0].message, "Churn"));
@@ -255,7 +274,8 @@ static void test_evidence(void **state)
 	t->delta.mem[MEM_BINARY] = 5 * 2000000;
 	run.attribution = ATTRIBUTION_TEST;
 	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 2000000, 0, 10,
-				      "binary grew"), 0);
+	                              "binary grew"),
+	                 0);
 	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
 	assert_non_null(strstr(f.items[0].message, "; no test stands out"));
 	assert_null(strstr(f.items[0].message, "churns"));
@@ -264,10 +284,12 @@ static void test_evidence(void **state)
 	/* a consistent share is named, with a figure no larger than the judged growth */
 	t->delta.mem[MEM_BINARY] = 2600000;
 	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 2000000, 0, 10,
-				      "binary grew"), 0);
+	                              "binary grew"),
+	                 0);
 	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
-	assert_string_equal(f.items[0].message, "binary grew; likely culprit: Churn \"test churns\" "
-						"(+2.0 MB binary of +2.0 MB judged)");
+	assert_string_equal(f.items[0].message,
+	                    "binary grew; likely culprit: Churn \"test churns\" "
+	                    "(+2.0 MB binary of +2.0 MB judged)");
 	findings_clear(&f);
 	test_run_clear(&run);
 }
@@ -276,8 +298,9 @@ static void test_evidence(void **state)
 static void test_rank_tests(void **state)
 {
 	(void)state;
-	struct test_run run = { 0 };
-	struct test_result *a = test_run_add(&run), *b = test_run_add(&run), *c = test_run_add(&run);
+	struct test_run run = {0};
+	struct test_result *a = test_run_add(&run), *b = test_run_add(&run),
+	                   *c = test_run_add(&run);
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_non_null(c);
@@ -302,13 +325,10 @@ static void test_rank_tests(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sync_modules),
-		cmocka_unit_test(test_async_split_by_busy),
-		cmocka_unit_test(test_unmatched_edges),
-		cmocka_unit_test(test_annotate),
-		cmocka_unit_test(test_evidence),
-		cmocka_unit_test(test_owner_evidence),
-		cmocka_unit_test(test_rank_tests),
+	        cmocka_unit_test(test_sync_modules),    cmocka_unit_test(test_async_split_by_busy),
+	        cmocka_unit_test(test_unmatched_edges), cmocka_unit_test(test_annotate),
+	        cmocka_unit_test(test_evidence),        cmocka_unit_test(test_owner_evidence),
+	        cmocka_unit_test(test_rank_tests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

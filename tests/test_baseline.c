@@ -35,7 +35,6 @@ struct fixture {
 	char err[1024];
 };
 
-
 /* A baseline with a bit of everything, built by hand (no snapshot needed). */
 static void sample(struct baseline *b)
 {
@@ -56,11 +55,11 @@ static void sample(struct baseline *b)
 	b->atom_count = 12345;
 	b->nets = 2;
 	b->ets = calloc(2, sizeof(*b->ets));
-	b->ets[0] = (struct baseline_ets){ strdup("cache"), 4096, 3 };
-	b->ets[1] = (struct baseline_ets){ strdup("sessions"), 1234567, 20000 };
+	b->ets[0] = (struct baseline_ets){strdup("cache"), 4096, 3};
+	b->ets[1] = (struct baseline_ets){strdup("sessions"), 1234567, 20000};
 	b->nallocs = 1;
 	b->allocs = calloc(1, sizeof(*b->allocs));
-	b->allocs[0] = (struct baseline_alloc){ strdup("binary_alloc"), 3000000, 1000000 };
+	b->allocs[0] = (struct baseline_alloc){strdup("binary_alloc"), 3000000, 1000000};
 }
 
 static int setup(void **state)
@@ -153,7 +152,7 @@ static void assert_parse_fails(const char *text, const char *want)
 static void test_baseline__format_golden(void **state)
 {
 	(void)state;
-	struct baseline b = { 0 };
+	struct baseline b = {0};
 	b.format_version = 1;
 	b.gate_version = strdup("0.1.0");
 	b.commit = strdup("abcdef0");
@@ -166,33 +165,33 @@ static void test_baseline__format_golden(void **state)
 	b.atom_count = 9000;
 	b.nets = 1;
 	b.ets = calloc(1, sizeof(*b.ets));
-	b.ets[0] = (struct baseline_ets){ strdup("sessions"), 4096, 7 };
+	b.ets[0] = (struct baseline_ets){strdup("sessions"), 4096, 7};
 	char *text = NULL;
 	size_t len = 0;
 	char err[256];
 	assert_int_equal(baseline_format(&text, &len, &b, err, sizeof(err)), BASELINE_OK);
 	const char *want = "{\n"
-			   "  \"allocators\": {},\n"
-			   "  \"atom_count\": 9000,\n"
-			   "  \"commit\": \"abcdef0\",\n"
-			   "  \"elixir\": null,\n"
-			   "  \"ets\": {\n"
-			   "    \"sessions\": {\n"
-			   "      \"memory\": 4096,\n"
-			   "      \"size\": 7\n"
-			   "    }\n"
-			   "  },\n"
-			   "  \"gate\": \"0.1.0\",\n"
-			   "  \"memory\": {\n"
-			   "    \"ets\": 512,\n"
-			   "    \"total\": 30000000\n"
-			   "  },\n"
-			   "  \"otp\": null,\n"
-			   "  \"process_count\": 50,\n"
-			   "  \"test_count\": 3,\n"
-			   "  \"timestamp\": \"2026-12-02T12:00:00Z\",\n"
-			   "  \"version\": 1\n"
-			   "}\n";
+	                   "  \"allocators\": {},\n"
+	                   "  \"atom_count\": 9000,\n"
+	                   "  \"commit\": \"abcdef0\",\n"
+	                   "  \"elixir\": null,\n"
+	                   "  \"ets\": {\n"
+	                   "    \"sessions\": {\n"
+	                   "      \"memory\": 4096,\n"
+	                   "      \"size\": 7\n"
+	                   "    }\n"
+	                   "  },\n"
+	                   "  \"gate\": \"0.1.0\",\n"
+	                   "  \"memory\": {\n"
+	                   "    \"ets\": 512,\n"
+	                   "    \"total\": 30000000\n"
+	                   "  },\n"
+	                   "  \"otp\": null,\n"
+	                   "  \"process_count\": 50,\n"
+	                   "  \"test_count\": 3,\n"
+	                   "  \"timestamp\": \"2026-12-02T12:00:00Z\",\n"
+	                   "  \"version\": 1\n"
+	                   "}\n";
 	assert_string_equal(text, want);
 	assert_int_equal(len, strlen(want));
 	free(text);
@@ -200,9 +199,9 @@ static void test_baseline__format_golden(void **state)
 	/* the summary for a note: one line, no tables or allocators */
 	assert_int_equal(baseline_summary_format(&text, &b, err, sizeof(err)), BASELINE_OK);
 	assert_string_equal(text, "{\"atom_count\":9000,\"commit\":\"abcdef0\",\"elixir\":null,"
-				  "\"gate\":\"0.1.0\",\"memory\":{\"ets\":512,\"total\":30000000},"
-				  "\"otp\":null,\"process_count\":50,\"test_count\":3,"
-				  "\"timestamp\":\"2026-12-02T12:00:00Z\",\"version\":1}\n");
+	                          "\"gate\":\"0.1.0\",\"memory\":{\"ets\":512,\"total\":30000000},"
+	                          "\"otp\":null,\"process_count\":50,\"test_count\":3,"
+	                          "\"timestamp\":\"2026-12-02T12:00:00Z\",\"version\":1}\n");
 	free(text);
 	baseline_clear(&b);
 }
@@ -250,15 +249,15 @@ static void test_baseline__roundtrip(void **state)
 	char *s;
 	assert_int_equal(baseline_summary_format(&s, &fx->b, fx->err, sizeof(fx->err)), 0);
 	assert_ptr_equal(strchr(s, '\n'), s + strlen(s) - 1); /* one line */
-	assert_int_equal(baseline_summary_parse(&sum, s, strlen(s), "note", fx->err,
-						sizeof(fx->err)),
-			 BASELINE_OK);
+	assert_int_equal(
+	        baseline_summary_parse(&sum, s, strlen(s), "note", fx->err, sizeof(fx->err)),
+	        BASELINE_OK);
 	assert_int_equal(sum.nets, 0);
 	assert_int_equal(sum.mem[MEM_CODE], fx->b.mem[MEM_CODE]);
 	/* a summary is not a whole baseline file */
 	struct baseline whole;
 	assert_int_equal(baseline_parse(&whole, s, strlen(s), "note", fx->err, sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "note: ets: missing"));
 	free(s);
 	baseline_clear(&sum);
@@ -275,11 +274,12 @@ static void test_baseline__format_bad_utf8(void **state)
 	free(fx->b.ets[0].name);
 	fx->b.ets[0].name = strdup("bad\xff name");
 	char *t = (char *)"untouched";
-	assert_int_equal(baseline_format(&t, NULL, &fx->b, fx->err, sizeof(fx->err)), BASELINE_ERROR);
+	assert_int_equal(baseline_format(&t, NULL, &fx->b, fx->err, sizeof(fx->err)),
+	                 BASELINE_ERROR);
 	assert_null(t);
 	assert_non_null(strstr(fx->err, "ETS table name is not valid UTF-8"));
 	assert_int_equal(baseline_write(fx->path, &fx->b, 0, fx->err, sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                 BASELINE_ERROR);
 	assert_int_equal(access(fx->path, F_OK), -1);
 }
 
@@ -290,32 +290,37 @@ static void test_baseline__format_refuses_unreadable(void **state)
 	struct fixture *fx = *state;
 	char *t = NULL;
 	fx->b.mem[MEM_BINARY] = -1;
-	assert_int_equal(baseline_format(&t, NULL, &fx->b, fx->err, sizeof(fx->err)), BASELINE_ERROR);
+	assert_int_equal(baseline_format(&t, NULL, &fx->b, fx->err, sizeof(fx->err)),
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "memory.binary is negative (-1)"));
 	fx->b.mem[MEM_BINARY] = 1;
 	fx->b.ets[1].size = -5;
-	assert_int_equal(baseline_format(&t, NULL, &fx->b, fx->err, sizeof(fx->err)), BASELINE_ERROR);
+	assert_int_equal(baseline_format(&t, NULL, &fx->b, fx->err, sizeof(fx->err)),
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "ets.sessions has a negative figure"));
 	/* the summary has no tables, so it does not mind */
-	assert_int_equal(baseline_summary_format(&t, &fx->b, fx->err, sizeof(fx->err)), BASELINE_OK);
+	assert_int_equal(baseline_summary_format(&t, &fx->b, fx->err, sizeof(fx->err)),
+	                 BASELINE_OK);
 	free(t);
 	fx->b.ets[1].size = 5;
 	free(fx->b.commit);
 	fx->b.commit = strdup("HEAD");
 	assert_int_equal(baseline_summary_format(&t, &fx->b, fx->err, sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "commit \"HEAD\" is not a commit id"));
 	free(fx->b.commit);
 	fx->b.commit = NULL;
 	fx->b.timestamp = 253402300800LL; /* year 10000 */
-	assert_int_equal(baseline_format(&t, NULL, &fx->b, fx->err, sizeof(fx->err)), BASELINE_ERROR);
+	assert_int_equal(baseline_format(&t, NULL, &fx->b, fx->err, sizeof(fx->err)),
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "outside 1970..9999"));
 	fx->b.timestamp = 253402300799LL;
 	size_t len;
 	assert_int_equal(baseline_format(&t, &len, &fx->b, fx->err, sizeof(fx->err)), BASELINE_OK);
 	assert_non_null(strstr(t, "\"timestamp\": \"9999-12-31T23:59:59Z\""));
 	struct baseline back;
-	assert_int_equal(baseline_parse(&back, t, len, "max", fx->err, sizeof(fx->err)), BASELINE_OK);
+	assert_int_equal(baseline_parse(&back, t, len, "max", fx->err, sizeof(fx->err)),
+	                 BASELINE_OK);
 	assert_int_equal(back.timestamp, 253402300799LL);
 	baseline_clear(&back);
 	free(t);
@@ -348,7 +353,7 @@ static void test_baseline__truncated(void **state)
 	char err[1024];
 	struct baseline b;
 	assert_int_equal(baseline_parse(&b, text, len / 2, "cut.json", err, sizeof(err)),
-			 BASELINE_ERROR);
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(err, "invalid JSON"));
 	assert_non_null(strstr(err, "truncated"));
 	free(text);
@@ -370,7 +375,7 @@ static void test_baseline__corrupt(void **state)
 	char err[512];
 	const char nul[] = "{\"version\":1\0}";
 	assert_int_equal(baseline_parse(&b, nul, sizeof(nul) - 1, "nul.json", err, sizeof(err)),
-			 BASELINE_ERROR);
+	                 BASELINE_ERROR);
 }
 
 /* A newer gate's file is refused with what to do; the version is read before anything
@@ -379,12 +384,13 @@ static void test_baseline__future_version(void **state)
 {
 	(void)state;
 	assert_parse_fails("{\"version\":2,\"memory\":\"whatever\"}",
-			   "written by a newer gate (format version 2; this gate reads version 1); "
-			   "upgrade gate");
+	                   "written by a newer gate (format version 2; this gate reads version 1); "
+	                   "upgrade gate");
 	assert_parse_fails("{\"version\":0}", "version: 0 is not a format version");
 	assert_parse_fails("{\"version\":-3}", "version: -3 is not a format version");
 	assert_parse_fails("{\"version\":\"1\"}", "version: expected an integer, got a string");
-	assert_parse_fails("{\"version\":1.0}", "version: expected an integer, got a number with a fraction");
+	assert_parse_fails("{\"version\":1.0}",
+	                   "version: expected an integer, got a number with a fraction");
 }
 
 /* Replace one key's value in the valid text and expect an error naming it. */
@@ -422,24 +428,28 @@ static void test_baseline__wrong_types(void **state)
 	(void)state;
 	assert_field_fails("memory", "[]", "memory: expected an object, got an array");
 	assert_field_fails("memory", NULL, "memory: missing");
-	assert_field_fails("memory.total", "\"5\"", "memory.total: expected an integer, got a string");
+	assert_field_fails("memory.total", "\"5\"",
+	                   "memory.total: expected an integer, got a string");
 	assert_field_fails("memory.binary", "-1", "memory.binary: -1 is negative");
 	assert_field_fails("memory.ets", "1.5", "memory.ets: expected an integer, got a number");
-	assert_field_fails("process_count", "true", "process_count: expected an integer, got a boolean");
+	assert_field_fails("process_count", "true",
+	                   "process_count: expected an integer, got a boolean");
 	assert_field_fails("atom_count", NULL, "atom_count: missing");
 	assert_field_fails("test_count", "null", "test_count: expected an integer, got null");
 	assert_field_fails("timestamp", "1796212800", "timestamp: expected a UTC time");
-	assert_field_fails("timestamp", "\"2026-12-02 12:00:00\"", "timestamp: expected a UTC time");
-	assert_field_fails("timestamp", "\"2026-13-02T12:00:00Z\"", "timestamp: expected a UTC time");
+	assert_field_fails("timestamp", "\"2026-12-02 12:00:00\"",
+	                   "timestamp: expected a UTC time");
+	assert_field_fails("timestamp", "\"2026-13-02T12:00:00Z\"",
+	                   "timestamp: expected a UTC time");
 	assert_field_fails("gate", "1", "gate: expected a string or null, got an integer");
 	assert_field_fails("commit", "\"not hex!\"", "commit: \"not hex!\" is not a commit id");
 	assert_field_fails("ets", NULL, "ets: missing");
 	assert_field_fails("ets", "{\"t\": 5}", "ets.t: expected an object, got an integer");
 	assert_field_fails("ets", "{\"t\": {\"memory\": 1}}", "ets.t.size: missing");
 	assert_field_fails("ets", "{\"t\": {\"memory\": \"x\", \"size\": 1}}",
-			   "ets.t.memory: expected an integer");
+	                   "ets.t.memory: expected an integer");
 	assert_field_fails("allocators", "{\"a\": {\"carriers_size\": 1, \"blocks_size\": -2}}",
-			   "allocators.a.blocks_size: -2 is negative");
+	                   "allocators.a.blocks_size: -2 is negative");
 	assert_field_fails("allocators", "7", "allocators: expected an object, got an integer");
 }
 
@@ -447,13 +457,14 @@ static void test_baseline__wrong_types(void **state)
 static void test_baseline__unknown_keys(void **state)
 {
 	(void)state;
-	const char *text = "{\"allocators\":{},\"atom_count\":1,\"ets\":{},\"future\":[1,2],"
-			   "\"memory\":{\"total\":5,\"gpu\":9},\"process_count\":2,\"test_count\":3,"
-			   "\"timestamp\":\"1970-01-01T00:00:00Z\",\"version\":1}";
+	const char *text =
+	        "{\"allocators\":{},\"atom_count\":1,\"ets\":{},\"future\":[1,2],"
+	        "\"memory\":{\"total\":5,\"gpu\":9},\"process_count\":2,\"test_count\":3,"
+	        "\"timestamp\":\"1970-01-01T00:00:00Z\",\"version\":1}";
 	struct baseline b;
 	char err[512];
 	assert_int_equal(baseline_parse(&b, text, strlen(text), "u.json", err, sizeof(err)),
-			 BASELINE_OK);
+	                 BASELINE_OK);
 	assert_true(b.have[MEM_TOTAL]);
 	assert_false(b.have[MEM_BINARY]);
 	assert_null(b.gate_version);
@@ -469,7 +480,7 @@ static void test_baseline__read_file(void **state)
 
 	/* missing: not an error */
 	assert_int_equal(baseline_read_file(&b, fx->path, fx->err, sizeof(fx->err)),
-			 BASELINE_MISSING);
+	                 BASELINE_MISSING);
 	assert_non_null(strstr(fx->err, "no baseline at"));
 	assert_non_null(strstr(fx->err, fx->path));
 
@@ -521,7 +532,8 @@ static void test_baseline__write_and_replace(void **state)
 	struct baseline b;
 	char gate_dir[300];
 	snprintf(gate_dir, sizeof(gate_dir), "%s/.gate", fx->dir);
-	assert_int_equal(baseline_write(fx->path, &fx->b, 0, fx->err, sizeof(fx->err)), BASELINE_OK);
+	assert_int_equal(baseline_write(fx->path, &fx->b, 0, fx->err, sizeof(fx->err)),
+	                 BASELINE_OK);
 	assert_int_equal(baseline_read_file(&b, fx->path, fx->err, sizeof(fx->err)), BASELINE_OK);
 	assert_int_equal(b.test_count, 42);
 	baseline_clear(&b);
@@ -530,7 +542,8 @@ static void test_baseline__write_and_replace(void **state)
 	assert_int_equal(st.st_mode & 0777, 0644);
 
 	fx->b.test_count = 43;
-	assert_int_equal(baseline_write(fx->path, &fx->b, 0, fx->err, sizeof(fx->err)), BASELINE_OK);
+	assert_int_equal(baseline_write(fx->path, &fx->b, 0, fx->err, sizeof(fx->err)),
+	                 BASELINE_OK);
 	assert_int_equal(baseline_read_file(&b, fx->path, fx->err, sizeof(fx->err)), BASELINE_OK);
 	assert_int_equal(b.test_count, 43);
 	baseline_clear(&b);
@@ -553,10 +566,10 @@ static void test_baseline__never_overwrites_unreadable(void **state)
 {
 	struct fixture *fx = *state;
 	const char *olds[] = {
-		"{\"version\": 1, \"memory\": {\"total\": 1", /* truncated */
-		"garbage\n",
-		"{\"version\": 7, \"layout\": \"new\"}\n",    /* a newer gate's */
-		"",
+	        "{\"version\": 1, \"memory\": {\"total\": 1", /* truncated */
+	        "garbage\n",
+	        "{\"version\": 7, \"layout\": \"new\"}\n", /* a newer gate's */
+	        "",
 	};
 	char gate_dir[300];
 	snprintf(gate_dir, sizeof(gate_dir), "%s/.gate", fx->dir);
@@ -564,7 +577,7 @@ static void test_baseline__never_overwrites_unreadable(void **state)
 	for (size_t i = 0; i < sizeof(olds) / sizeof(olds[0]); i++) {
 		write_all(fx->path, olds[i]);
 		assert_int_equal(baseline_write(fx->path, &fx->b, 0, fx->err, sizeof(fx->err)),
-				 BASELINE_ERROR);
+		                 BASELINE_ERROR);
 		assert_non_null(strstr(fx->err, "refusing to overwrite"));
 		assert_non_null(strstr(fx->err, fx->path));
 		if (i == 2)
@@ -576,9 +589,9 @@ static void test_baseline__never_overwrites_unreadable(void **state)
 		free(now);
 		assert_int_equal(temp_files_in(gate_dir), 0);
 	}
-	assert_int_equal(baseline_write(fx->path, &fx->b, BASELINE_WRITE_FORCE, fx->err,
-					sizeof(fx->err)),
-			 BASELINE_OK);
+	assert_int_equal(
+	        baseline_write(fx->path, &fx->b, BASELINE_WRITE_FORCE, fx->err, sizeof(fx->err)),
+	        BASELINE_OK);
 	struct baseline b;
 	assert_int_equal(baseline_read_file(&b, fx->path, fx->err, sizeof(fx->err)), BASELINE_OK);
 	baseline_clear(&b);
@@ -596,9 +609,9 @@ static void test_baseline__write_to_directory(void **state)
 	assert_int_equal(mkdir(gate_dir, 0755), 0);
 	assert_int_equal(mkdir(fx->path, 0755), 0);
 	write_all(inner, "x");
-	assert_int_equal(baseline_write(fx->path, &fx->b, BASELINE_WRITE_FORCE, fx->err,
-					sizeof(fx->err)),
-			 BASELINE_ERROR);
+	assert_int_equal(
+	        baseline_write(fx->path, &fx->b, BASELINE_WRITE_FORCE, fx->err, sizeof(fx->err)),
+	        BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "is a directory"));
 	assert_int_equal(access(inner, F_OK), 0);
 	assert_int_equal(temp_files_in(gate_dir), 0);
@@ -607,21 +620,21 @@ static void test_baseline__write_to_directory(void **state)
 	char slash[300];
 	snprintf(slash, sizeof(slash), "%s/x/", fx->dir);
 	assert_int_equal(baseline_write(slash, &fx->b, 0, fx->err, sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                 BASELINE_ERROR);
 	/* a parent that is a file */
 	char under_file[300];
 	snprintf(under_file, sizeof(under_file), "%s/file", fx->dir);
 	write_all(under_file, "x");
 	snprintf(under_file, sizeof(under_file), "%s/file/b.json", fx->dir);
 	assert_int_equal(baseline_write(under_file, &fx->b, 0, fx->err, sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                 BASELINE_ERROR);
 	assert_int_equal(baseline_write("", &fx->b, 0, fx->err, sizeof(fx->err)), BASELINE_ERROR);
 }
 
 /* Runs baseline_write in a child whose files may not grow past fsize bytes (so that the
  * write fails even for root), and returns its rc with its message in err. */
 static int write_limited(const char *path, const struct baseline *b, rlim_t fsize, char *err,
-			 size_t errlen)
+                         size_t errlen)
 {
 	int pfd[2];
 	assert_int_equal(pipe(pfd), 0);
@@ -629,7 +642,7 @@ static int write_limited(const char *path, const struct baseline *b, rlim_t fsiz
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		char e[1024] = "";
-		struct rlimit rl = { fsize, fsize };
+		struct rlimit rl = {fsize, fsize};
 		close(pfd[0]);
 		signal(SIGXFSZ, SIG_IGN);
 		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
@@ -666,7 +679,7 @@ static void test_baseline__write_fails_keeps_old(void **state)
 
 	fx->b.test_count = 1;
 	assert_int_equal(write_limited(fx->path, &fx->b, 100, fx->err, sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "cannot write the temp file"));
 	assert_non_null(strstr(fx->err, "File too large"));
 	after = read_all(fx->path, &l2);
@@ -680,13 +693,13 @@ static void test_baseline__write_fails_keeps_old(void **state)
 	snprintf(nested, sizeof(nested), "%s/new/deeper/b.json", fx->dir);
 	snprintf(made, sizeof(made), "%s/new", fx->dir);
 	assert_int_equal(write_limited(nested, &fx->b, 100, fx->err, sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                 BASELINE_ERROR);
 	assert_int_equal(access(made, F_OK), -1);
 
 	if (geteuid() != 0) {
 		assert_int_equal(chmod(gate_dir, 0555), 0);
 		assert_int_equal(baseline_write(fx->path, &fx->b, 0, fx->err, sizeof(fx->err)),
-				 BASELINE_ERROR);
+		                 BASELINE_ERROR);
 		assert_non_null(strstr(fx->err, "cannot create a temp file"));
 		chmod(gate_dir, 0755);
 		after = read_all(fx->path, &l2);
@@ -755,24 +768,24 @@ int main(void)
 {
 	setenv("LC_ALL", "C", 1);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_baseline__format_golden, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__roundtrip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__format_bad_utf8, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__format_refuses_unreadable, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__truncated, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__corrupt, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__future_version, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__wrong_types, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__unknown_keys, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__read_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__write_and_replace, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__never_overwrites_unreadable, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__write_to_directory, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__write_fails_keeps_old, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_baseline__jansson_oom, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__format_golden, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__roundtrip, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__format_bad_utf8, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__format_refuses_unreadable, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__truncated, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__corrupt, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__future_version, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__wrong_types, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__unknown_keys, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__read_file, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__write_and_replace, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__never_overwrites_unreadable, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__write_to_directory, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__write_fails_keeps_old, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__jansson_oom, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("baseline", tests, NULL, NULL);
 }

@@ -38,12 +38,10 @@ struct fixture {
 
 /* ---- helpers ---- */
 
-
 static struct fixture *g_fx; /* for the helpers' log file */
 
 /* Runs a shell command in cwd; its output goes to the fixture's log. Returns the exit code. */
-__attribute__((format(printf, 2, 3)))
-static int sh(const char *cwd, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int sh(const char *cwd, const char *fmt, ...)
 {
 	char cmd[4096], full[8192];
 	va_list ap;
@@ -56,8 +54,7 @@ static int sh(const char *cwd, const char *fmt, ...)
 }
 
 /* The stdout of a shell command run in cwd (stderr to the log); malloc'd. */
-__attribute__((format(printf, 2, 3)))
-static char *out(const char *cwd, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static char *out(const char *cwd, const char *fmt, ...)
 {
 	char cmd[4096], full[8192];
 	va_list ap;
@@ -84,12 +81,11 @@ static char *out(const char *cwd, const char *fmt, ...)
 	return buf;
 }
 
-#define SH_OK(cwd, ...)                                                                       \
-	do {                                                                                  \
-		int sh_rc_ = sh(cwd, __VA_ARGS__);                                            \
-		if (sh_rc_ != 0)                                                              \
-			fail_msg("command failed (%d), see %s: " #__VA_ARGS__, sh_rc_,        \
-				 g_fx->log);                                                  \
+#define SH_OK(cwd, ...)                                                                            \
+	do {                                                                                       \
+		int sh_rc_ = sh(cwd, __VA_ARGS__);                                                 \
+		if (sh_rc_ != 0)                                                                   \
+			fail_msg("command failed (%d), see %s: " #__VA_ARGS__, sh_rc_, g_fx->log); \
 	} while (0)
 
 static void put(const char *repo, const char *rel, const char *text)
@@ -139,7 +135,7 @@ static void sample(struct baseline *b, int64_t tests, int64_t total)
 	b->atom_count = 15000;
 	b->nets = 1;
 	b->ets = calloc(1, sizeof(*b->ets));
-	b->ets[0] = (struct baseline_ets){ strdup("sessions"), 4096, 3 };
+	b->ets[0] = (struct baseline_ets){strdup("sessions"), 4096, 3};
 }
 
 static int setup(void **state)
@@ -183,9 +179,9 @@ static void make_repo(struct fixture *fx)
 {
 	SH_OK(fx->dir, "git init -q -b main repo");
 	SH_OK(fx->repo, "git config user.name 'Test User' && git config user.email test@example.com"
-			" && git config commit.gpgsign false");
+	                " && git config commit.gpgsign false");
 	SH_OK(fx->repo, "mkdir dir && printf 'a\\n' >a.txt && printf 'b\\n' >b.txt && printf "
-			"'c\\n' >dir/c.txt && printf '#!/bin/sh\\n' >run.sh && chmod +x run.sh");
+	                "'c\\n' >dir/c.txt && printf '#!/bin/sh\\n' >run.sh && chmod +x run.sh");
 	SH_OK(fx->repo, "git add -A && git commit -q -m initial");
 }
 
@@ -206,11 +202,11 @@ static void head_hex(struct fixture *fx, struct baseline_repo *r, char out[BASEL
 
 /* Commits fx->b (or b) at the default path expecting HEAD where it is; returns the commit. */
 static void commit_ok(struct fixture *fx, struct baseline_repo *r, const struct baseline *b,
-		      char out_commit[BASELINE_OID_HEX])
+                      char out_commit[BASELINE_OID_HEX])
 {
 	char head[BASELINE_OID_HEX];
 	head_hex(fx, r, head);
-	struct baseline_commit_opts o = { .expected_head = head };
+	struct baseline_commit_opts o = {.expected_head = head};
 	int rc = baseline_git_commit(out_commit, r, b ? b : &fx->b, &o, fx->err, sizeof(fx->err));
 	if (rc != BASELINE_OK)
 		fail_msg("commit: rc %d: %s", rc, fx->err);
@@ -219,11 +215,12 @@ static void commit_ok(struct fixture *fx, struct baseline_repo *r, const struct 
 /* Tries a commit that must be refused with want in the message, and checks that nothing
  * moved: HEAD, the index, the working tree. */
 static void assert_refused(struct fixture *fx, struct baseline_repo *r,
-			   const struct baseline_commit_opts *o, const char *want)
+                           const struct baseline_commit_opts *o, const char *want)
 {
 	char *head = out(fx->repo, "git rev-parse -q --verify HEAD; true");
 	char *index = out(fx->repo, "git ls-files -s --debug");
-	char *tree = out(fx->repo, "find . -path ./.git -prune -o -type f -exec sha1sum {} + | sort");
+	char *tree =
+	        out(fx->repo, "find . -path ./.git -prune -o -type f -exec sha1sum {} + | sort");
 	char *status = out(fx->repo, "git status --porcelain=v1 --untracked-files=all");
 	char c[BASELINE_OID_HEX] = "x";
 	int rc = baseline_git_commit(c, r, &fx->b, o, fx->err, sizeof(fx->err));
@@ -232,7 +229,8 @@ static void assert_refused(struct fixture *fx, struct baseline_repo *r,
 	assert_string_equal(c, "");
 	char *head2 = out(fx->repo, "git rev-parse -q --verify HEAD; true");
 	char *index2 = out(fx->repo, "git ls-files -s --debug");
-	char *tree2 = out(fx->repo, "find . -path ./.git -prune -o -type f -exec sha1sum {} + | sort");
+	char *tree2 =
+	        out(fx->repo, "find . -path ./.git -prune -o -type f -exec sha1sum {} + | sort");
 	char *status2 = out(fx->repo, "git status --porcelain=v1 --untracked-files=all");
 	assert_string_equal(head, head2);
 	assert_string_equal(index, index2);
@@ -287,9 +285,10 @@ static void test_git__commit_touches_one_path(void **state)
 	assert_out(fx->repo, want, "git rev-parse HEAD~1");
 	assert_out(fx->repo, ".gate/baseline.json\n", "git diff --name-only HEAD~1 HEAD");
 	assert_out(fx->repo, "A\t.gate/baseline.json\n", "git diff --name-status HEAD~1 HEAD");
-	assert_out(fx->repo, "Test User <test@example.com>|Test User <test@example.com>|"
-			     "gate: update the memory baseline (measured at 0123456)\n",
-		   "git log -1 --format='%an <%ae>|%cn <%ce>|%s'");
+	assert_out(fx->repo,
+	           "Test User <test@example.com>|Test User <test@example.com>|"
+	           "gate: update the memory baseline (measured at 0123456)\n",
+	           "git log -1 --format='%an <%ae>|%cn <%ce>|%s'");
 	assert_out(fx->repo, "1\n", "git rev-list --count HEAD~1"); /* one commit before it */
 	assert_out(fx->repo, "", "git status --porcelain --untracked-files=all");
 
@@ -313,9 +312,9 @@ static void test_git__commit_touches_one_path(void **state)
 	assert_out(fx->repo, "", "git status --porcelain --untracked-files=all");
 	struct baseline_source src;
 	struct baseline back;
-	assert_int_equal(baseline_git_read(&back, &src, r, "HEAD", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_OK);
+	assert_int_equal(
+	        baseline_git_read(&back, &src, r, "HEAD", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_OK);
 	assert_int_equal(back.test_count, 2);
 	assert_int_equal(back.mem[MEM_BINARY], 123);
 	assert_string_equal(src.commit, c2);
@@ -339,8 +338,8 @@ static void test_git__commit_keeps_other_changes(void **state)
 	commit_ok(fx, r, NULL, c); /* so that the next one replaces a tracked file */
 
 	SH_OK(fx->repo, "printf 'frozen\\n' >frozen.txt && git add frozen.txt && git commit -q -m "
-			"frozen && git update-index --assume-unchanged frozen.txt && printf "
-			"'thawed\\n' >frozen.txt");
+	                "frozen && git update-index --assume-unchanged frozen.txt && printf "
+	                "'thawed\\n' >frozen.txt");
 	put(fx->repo, "a.txt", "a staged\n");
 	SH_OK(fx->repo, "git add a.txt");
 	put(fx->repo, "b.txt", "b staged\n");
@@ -361,9 +360,10 @@ static void test_git__commit_keeps_other_changes(void **state)
 	snprintf(cmd_ls, sizeof(cmd_ls), "git ls-files -s %s", excl);
 	snprintf(cmd_lsv, sizeof(cmd_lsv), "git ls-files -v %s", excl);
 	snprintf(cmd_status, sizeof(cmd_status),
-		 "git status --porcelain=v1 --untracked-files=all %s", excl);
-	const char *cmd_files = "find . -path ./.git -prune -o -type f ! -path ./.gate/baseline.json "
-				"-printf '%m %p ' -exec sha1sum {} \\; | sort";
+	         "git status --porcelain=v1 --untracked-files=all %s", excl);
+	const char *cmd_files =
+	        "find . -path ./.git -prune -o -type f ! -path ./.gate/baseline.json "
+	        "-printf '%m %p ' -exec sha1sum {} \\; | sort";
 	char *cached = out(fx->repo, "%s", cmd_cached), *diff = out(fx->repo, "%s", cmd_diff);
 	char *ls = out(fx->repo, "%s", cmd_ls), *lsv = out(fx->repo, "%s", cmd_lsv);
 	char *status = out(fx->repo, "%s", cmd_status), *files = out(fx->repo, "%s", cmd_files);
@@ -392,7 +392,8 @@ static void test_git__commit_keeps_other_changes(void **state)
 	assert_string_equal(lsv, lsv2);
 	assert_string_equal(status, status2);
 	assert_string_equal(files, files2);
-	assert_out(fx->repo, "", "git status --porcelain --untracked-files=all -- .gate/baseline.json");
+	assert_out(fx->repo, "",
+	           "git status --porcelain --untracked-files=all -- .gate/baseline.json");
 	assert_out(fx->repo, "", "git diff HEAD -- .gate/baseline.json");
 	free(cached), free(diff), free(ls), free(lsv), free(status), free(files);
 	free(cached2), free(diff2), free(ls2), free(lsv2), free(status2), free(files2);
@@ -409,14 +410,14 @@ static void test_git__head_moved(void **state)
 	char read_at[BASELINE_OID_HEX];
 	head_hex(fx, r, read_at);
 	SH_OK(fx->repo, "git commit -q --allow-empty -m 'moved meanwhile'");
-	struct baseline_commit_opts o = { .expected_head = read_at };
+	struct baseline_commit_opts o = {.expected_head = read_at};
 	assert_refused(fx, r, &o, "HEAD moved since the run started");
 	assert_non_null(strstr(fx->err, "rerun gate on the new HEAD"));
 	assert_out(fx->repo, "moved meanwhile\n", "git log -1 --format=%s");
 	assert_int_equal(sh(fx->repo, "test ! -e .gate"), 0);
 
 	/* an expected head that is not a commit id is an error too */
-	struct baseline_commit_opts bad = { .expected_head = "main" };
+	struct baseline_commit_opts bad = {.expected_head = "main"};
 	assert_refused(fx, r, &bad, "is not a commit id");
 	baseline_git_close(r);
 	assert_fsck(fx->repo);
@@ -435,8 +436,8 @@ static void test_git__head_moved_during_commit(void **state)
 	/* the branch moves without the index (gate holds index.lock by then, so a `git commit`
 	 * would be refused: a fetch into the branch or update-ref is what can still race) */
 	race_cmd = "git update-ref refs/heads/main "
-		   "$(git commit-tree -p HEAD -m racing 'HEAD^{tree}')";
-	struct baseline_commit_opts o = { .expected_head = head };
+	           "$(git commit-tree -p HEAD -m racing 'HEAD^{tree}')";
+	struct baseline_commit_opts o = {.expected_head = head};
 	int rc = baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err));
 	assert_null(race_cmd); /* the race did happen */
 	assert_int_equal(rc, BASELINE_ERROR);
@@ -485,8 +486,8 @@ static void make_diverged(struct fixture *fx)
 {
 	make_repo(fx);
 	SH_OK(fx->repo, "git checkout -q -b topic && printf 'topic\\n' >a.txt && git commit -q -am "
-			"topic && git checkout -q main && printf 'main\\n' >a.txt && git commit -q "
-			"-am main");
+	                "topic && git checkout -q main && printf 'main\\n' >a.txt && git commit -q "
+	                "-am main");
 }
 
 static void test_git__refuse_merge(void **state)
@@ -499,9 +500,10 @@ static void test_git__refuse_merge(void **state)
 	assert_non_null(strstr(fx->err, "git merge --abort"));
 	SH_OK(fx->repo, "git merge --abort");
 	/* a merge stopped without a conflict (--no-commit) counts too */
-	SH_OK(fx->repo, "git checkout -q -b side main~1 && printf 'x\\n' >x.txt && git add x.txt && "
-			"git commit -q -m side && git checkout -q main && git merge -q --no-ff "
-			"--no-commit side");
+	SH_OK(fx->repo,
+	      "git checkout -q -b side main~1 && printf 'x\\n' >x.txt && git add x.txt && "
+	      "git commit -q -m side && git checkout -q main && git merge -q --no-ff "
+	      "--no-commit side");
 	assert_refused(fx, r, NULL, "a merge is in progress");
 	baseline_git_close(r);
 	assert_fsck(fx->repo);
@@ -582,15 +584,16 @@ static void test_git__refuse_unreadable_old(void **state)
 {
 	struct fixture *fx = *state;
 	make_repo(fx);
-	SH_OK(fx->repo, "mkdir .gate && printf '{\"version\": 9}\\n' >.gate/baseline.json && git add "
-			".gate && git commit -q -m 'from the future'");
+	SH_OK(fx->repo,
+	      "mkdir .gate && printf '{\"version\": 9}\\n' >.gate/baseline.json && git add "
+	      ".gate && git commit -q -m 'from the future'");
 	struct baseline_repo *r = open_repo(fx, fx->repo);
 	assert_refused(fx, r, NULL, "refusing to overwrite HEAD:.gate/baseline.json");
 	assert_non_null(strstr(fx->err, "newer gate"));
-	struct baseline_commit_opts force = { .flags = BASELINE_WRITE_FORCE };
+	struct baseline_commit_opts force = {.flags = BASELINE_WRITE_FORCE};
 	char c[BASELINE_OID_HEX];
 	assert_int_equal(baseline_git_commit(c, r, &fx->b, &force, fx->err, sizeof(fx->err)),
-			 BASELINE_OK);
+	                 BASELINE_OK);
 	assert_out(fx->repo, "", "git status --porcelain");
 	baseline_git_close(r);
 	assert_fsck(fx->repo);
@@ -605,7 +608,7 @@ static void test_git__unchanged(void **state)
 	char c1[BASELINE_OID_HEX], c2[BASELINE_OID_HEX];
 	commit_ok(fx, r, NULL, c1);
 	assert_int_equal(baseline_git_commit(c2, r, &fx->b, NULL, fx->err, sizeof(fx->err)),
-			 BASELINE_UNCHANGED);
+	                 BASELINE_UNCHANGED);
 	assert_string_equal(c1, c2);
 	assert_out(fx->repo, "2\n", "git rev-list --count HEAD");
 	baseline_git_close(r);
@@ -623,25 +626,28 @@ static void test_git__author_message_mode(void **state)
 
 	setenv("GATE_AUTHOR_NAME", "CI Bot", 1);
 	setenv("GATE_AUTHOR_EMAIL", "ci@example.com", 1);
-	struct baseline_commit_opts o = { .skip_ci = true };
+	struct baseline_commit_opts o = {.skip_ci = true};
 	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)), 0);
-	assert_out(fx->repo, "CI Bot <ci@example.com>|CI Bot <ci@example.com>|gate: update the "
-			     "memory baseline (measured at 0123456) [skip ci]\n",
-		   "git log -1 --format='%an <%ae>|%cn <%ce>|%s'");
+	assert_out(fx->repo,
+	           "CI Bot <ci@example.com>|CI Bot <ci@example.com>|gate: update the "
+	           "memory baseline (measured at 0123456) [skip ci]\n",
+	           "git log -1 --format='%an <%ae>|%cn <%ce>|%s'");
 	unsetenv("GATE_AUTHOR_NAME");
 	unsetenv("GATE_AUTHOR_EMAIL");
 
-	struct baseline_commit_opts m = { .message = "perf: new baseline  \n\nafter the cache change",
-					  .skip_ci = true,
-					  .path = "apps/web/perf/base.json" };
+	struct baseline_commit_opts m = {.message =
+	                                         "perf: new baseline  \n\nafter the cache change",
+	                                 .skip_ci = true,
+	                                 .path = "apps/web/perf/base.json"};
 	assert_int_equal(baseline_git_commit(c, r, &fx->b, &m, fx->err, sizeof(fx->err)), 0);
 	assert_out(fx->repo, "perf: new baseline [skip ci]\n\nafter the cache change\n",
-		   "git cat-file commit HEAD | sed '1,/^$/d'");
+	           "git cat-file commit HEAD | sed '1,/^$/d'");
 	assert_out(fx->repo, "apps/web/perf/base.json\n", "git diff --name-only HEAD~1 HEAD");
 	assert_out(fx->repo, "", "git status --porcelain");
 
 	/* an executable baseline (odd, but it is the user's) stays executable */
-	SH_OK(fx->repo, "chmod +x apps/web/perf/base.json && git commit -q -am 'make it executable'");
+	SH_OK(fx->repo,
+	      "chmod +x apps/web/perf/base.json && git commit -q -am 'make it executable'");
 	fx->b.test_count = 9;
 	m.message = "again";
 	assert_int_equal(baseline_git_commit(c, r, &fx->b, &m, fx->err, sizeof(fx->err)), 0);
@@ -668,13 +674,13 @@ static void test_git__notes_roundtrip(void **state)
 
 	struct baseline n;
 	assert_int_equal(baseline_git_note_read(&n, r, NULL, c, fx->err, sizeof(fx->err)),
-			 BASELINE_MISSING);
-	assert_int_equal(baseline_git_note_write(r, NULL, c, &fx->b, false, fx->err,
-						 sizeof(fx->err)),
-			 BASELINE_OK);
-	assert_int_equal(baseline_git_note_read(&n, r, "refs/notes/gate", c, fx->err,
-						sizeof(fx->err)),
-			 BASELINE_OK);
+	                 BASELINE_MISSING);
+	assert_int_equal(
+	        baseline_git_note_write(r, NULL, c, &fx->b, false, fx->err, sizeof(fx->err)),
+	        BASELINE_OK);
+	assert_int_equal(
+	        baseline_git_note_read(&n, r, "refs/notes/gate", c, fx->err, sizeof(fx->err)),
+	        BASELINE_OK);
 	assert_int_equal(n.test_count, 1);
 	assert_int_equal(n.mem[MEM_TOTAL], 30000000);
 	assert_string_equal(n.commit, fx->b.commit);
@@ -692,13 +698,13 @@ static void test_git__notes_roundtrip(void **state)
 
 	/* a second note on the same commit: refused, unless overwriting */
 	fx->b.test_count = 2;
-	assert_int_equal(baseline_git_note_write(r, "gate", c, &fx->b, false, fx->err,
-						 sizeof(fx->err)),
-			 BASELINE_ERROR);
+	assert_int_equal(
+	        baseline_git_note_write(r, "gate", c, &fx->b, false, fx->err, sizeof(fx->err)),
+	        BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "already has a note in refs/notes/gate"));
-	assert_int_equal(baseline_git_note_write(r, "gate", c, &fx->b, true, fx->err,
-						 sizeof(fx->err)),
-			 BASELINE_OK);
+	assert_int_equal(
+	        baseline_git_note_write(r, "gate", c, &fx->b, true, fx->err, sizeof(fx->err)),
+	        BASELINE_OK);
 	assert_int_equal(baseline_git_note_read(&n, r, NULL, c, fx->err, sizeof(fx->err)), 0);
 	assert_int_equal(n.test_count, 2);
 	baseline_clear(&n);
@@ -706,11 +712,11 @@ static void test_git__notes_roundtrip(void **state)
 	/* a note that is not ours */
 	SH_OK(fx->repo, "git notes --ref=gate add -f -m 'hello' HEAD");
 	assert_int_equal(baseline_git_note_read(&n, r, NULL, c, fx->err, sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "note refs/notes/gate of"));
-	assert_int_equal(baseline_git_note_write(r, NULL, "nothex", &fx->b, false, fx->err,
-						 sizeof(fx->err)),
-			 BASELINE_ERROR);
+	assert_int_equal(
+	        baseline_git_note_write(r, NULL, "nothex", &fx->b, false, fx->err, sizeof(fx->err)),
+	        BASELINE_ERROR);
 	baseline_git_close(r);
 	assert_fsck(fx->repo);
 }
@@ -722,9 +728,10 @@ static void test_git__history_order(void **state)
 	struct fixture *fx = *state;
 	make_repo(fx);
 	struct baseline_repo *r = open_repo(fx, fx->repo);
-	struct baseline_history h = { 0 };
+	struct baseline_history h = {0};
 
-	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)),
+	                 0);
 	assert_int_equal(h.count, 0);
 	assert_true(h.notes_ref_missing);
 	baseline_history_clear(&h);
@@ -734,9 +741,9 @@ static void test_git__history_order(void **state)
 		struct baseline b;
 		sample(&b, i + 1, 1000 * (i + 1));
 		commit_ok(fx, r, &b, c[i]);
-		assert_int_equal(baseline_git_note_write(r, NULL, c[i], &b, false, fx->err,
-							 sizeof(fx->err)),
-				 0);
+		assert_int_equal(
+		        baseline_git_note_write(r, NULL, c[i], &b, false, fx->err, sizeof(fx->err)),
+		        0);
 		baseline_clear(&b);
 		SH_OK(fx->repo, "git commit -q --allow-empty -m 'work %d'", i);
 	}
@@ -745,16 +752,16 @@ static void test_git__history_order(void **state)
 	char *side = out(fx->repo, "git rev-parse HEAD | tr -d '\\n'");
 	struct baseline sb;
 	sample(&sb, 99, 99);
-	assert_int_equal(baseline_git_note_write(r, NULL, side, &sb, false, fx->err,
-						 sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+	        baseline_git_note_write(r, NULL, side, &sb, false, fx->err, sizeof(fx->err)), 0);
 	baseline_clear(&sb);
 	free(side);
 	SH_OK(fx->repo, "git checkout -q main && git merge -q --no-ff --no-edit side");
 	/* and a note that is not a summary */
 	SH_OK(fx->repo, "git notes --ref=gate add -m 'not json' HEAD~1");
 
-	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)),
+	                 0);
 	assert_int_equal(h.count, 3);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(h.items[i].test_count, i + 1);
@@ -773,33 +780,36 @@ static void test_git__history_order(void **state)
 	json_t *arr = json_loads(json, 0, &jerr);
 	assert_non_null(arr);
 	assert_int_equal(json_array_size(arr), 3);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(arr, 2), "noted_commit")),
-			    c[2]);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(arr, 0), "test_count")), 1);
+	assert_string_equal(
+	        json_string_value(json_object_get(json_array_get(arr, 2), "noted_commit")), c[2]);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(arr, 0), "test_count")),
+	                 1);
 	json_decref(arr);
 	assert_int_equal(json[strlen(json) - 1], '\n');
 	free(json);
 	baseline_history_clear(&h);
 
 	/* the newest two */
-	assert_int_equal(baseline_git_history(&h, r, "gate", "HEAD", 2, 0, fx->err, sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+	        baseline_git_history(&h, r, "gate", "HEAD", 2, 0, fx->err, sizeof(fx->err)), 0);
 	assert_int_equal(h.count, 2);
 	assert_int_equal(h.items[0].test_count, 2);
 	assert_int_equal(h.items[1].test_count, 3);
 	baseline_history_clear(&h);
 	/* from an older commit, and with a short walk */
-	assert_int_equal(baseline_git_history(&h, r, NULL, c[1], 0, 0, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(baseline_git_history(&h, r, NULL, c[1], 0, 0, fx->err, sizeof(fx->err)),
+	                 0);
 	assert_int_equal(h.count, 2);
 	assert_int_equal(h.items[1].test_count, 2);
 	baseline_history_clear(&h);
-	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 3, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 3, fx->err, sizeof(fx->err)),
+	                 0);
 	assert_int_equal(h.walked, 3);
 	assert_int_equal(h.count, 1);
 	baseline_history_clear(&h);
-	assert_int_equal(baseline_git_history(&h, r, NULL, "no-such-branch", 0, 0, fx->err,
-					      sizeof(fx->err)),
-			 BASELINE_ERROR);
+	assert_int_equal(
+	        baseline_git_history(&h, r, NULL, "no-such-branch", 0, 0, fx->err, sizeof(fx->err)),
+	        BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "no-such-branch"));
 	baseline_git_close(r);
 	assert_fsck(fx->repo);
@@ -817,16 +827,16 @@ static void test_git__read_at_ref(void **state)
 	char c[BASELINE_OID_HEX];
 
 	/* no baseline committed yet: missing, not an error */
-	assert_int_equal(baseline_git_read(&b, &src, r, "HEAD", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_MISSING);
+	assert_int_equal(
+	        baseline_git_read(&b, &src, r, "HEAD", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_MISSING);
 	assert_string_equal(fx->err, "no baseline at HEAD:.gate/baseline.json");
 	assert_string_equal(src.where, "HEAD:.gate/baseline.json");
 
 	commit_ok(fx, r, NULL, c);
 	/* the default ref does not exist here: HEAD is read, and src says so */
 	assert_int_equal(baseline_git_read(&b, &src, r, NULL, true, NULL, fx->err, sizeof(fx->err)),
-			 BASELINE_OK);
+	                 BASELINE_OK);
 	assert_true(src.fell_back);
 	assert_string_equal(src.ref, "HEAD");
 	assert_string_equal(src.commit, c);
@@ -835,8 +845,8 @@ static void test_git__read_at_ref(void **state)
 	baseline_clear(&b);
 	/* asked explicitly, a missing ref is an error naming it */
 	assert_int_equal(baseline_git_read(&b, &src, r, "origin/main", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                                   sizeof(fx->err)),
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "the baseline ref origin/main does not exist"));
 	assert_non_null(strstr(fx->err, "git fetch"));
 
@@ -845,64 +855,65 @@ static void test_git__read_at_ref(void **state)
 	fx->b.test_count = 2;
 	commit_ok(fx, r, NULL, c);
 	assert_int_equal(baseline_git_read(&b, &src, r, NULL, true, NULL, fx->err, sizeof(fx->err)),
-			 BASELINE_OK);
+	                 BASELINE_OK);
 	assert_false(src.fell_back);
 	assert_string_equal(src.ref, "origin/main");
 	assert_int_equal(b.test_count, 1);
 	baseline_clear(&b);
-	assert_int_equal(baseline_git_read(&b, &src, r, "old~1", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_MISSING);
+	assert_int_equal(
+	        baseline_git_read(&b, &src, r, "old~1", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_MISSING);
 	assert_non_null(strstr(fx->err, "no baseline at old~1:.gate/baseline.json"));
 
 	/* the working tree, edited and not committed */
 	SH_OK(fx->repo, "sed -i 's/\"test_count\": 2/\"test_count\": 77/' .gate/baseline.json");
-	assert_int_equal(baseline_git_read(&b, &src, r, "worktree", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_OK);
+	assert_int_equal(
+	        baseline_git_read(&b, &src, r, "worktree", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_OK);
 	assert_int_equal(b.test_count, 77);
 	assert_string_equal(src.ref, "worktree");
 	assert_string_equal(src.commit, "");
 	baseline_clear(&b);
 	SH_OK(fx->repo, "git checkout -q -- .gate");
 	assert_int_equal(baseline_git_read(&b, &src, r, "worktree", false, "nope.json", fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_MISSING);
+	                                   sizeof(fx->err)),
+	                 BASELINE_MISSING);
 
 	/* bad blobs at refs: corrupt, from a newer gate, a directory, a symlink */
-	SH_OK(fx->repo, "git checkout -q -b bad && printf '{\"version\": 1, \"mem' "
-			">.gate/baseline.json && git commit -q -am corrupt && git tag corrupt && "
-			"printf '{\"version\": 3}' >.gate/baseline.json && git commit -q -am future "
-			"&& git tag future && git rm -q .gate/baseline.json && mkdir -p "
-			".gate/baseline.json && : >.gate/baseline.json/x && git add .gate && git "
-			"commit -q -m dir && git tag dir && git rm -q -r .gate && mkdir -p .gate && ln "
-			"-s ../a.txt .gate/baseline.json && git add .gate && git commit -q -m link "
-			"&& git tag link && git checkout -q main");
-	assert_int_equal(baseline_git_read(&b, &src, r, "corrupt", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_ERROR);
+	SH_OK(fx->repo,
+	      "git checkout -q -b bad && printf '{\"version\": 1, \"mem' "
+	      ">.gate/baseline.json && git commit -q -am corrupt && git tag corrupt && "
+	      "printf '{\"version\": 3}' >.gate/baseline.json && git commit -q -am future "
+	      "&& git tag future && git rm -q .gate/baseline.json && mkdir -p "
+	      ".gate/baseline.json && : >.gate/baseline.json/x && git add .gate && git "
+	      "commit -q -m dir && git tag dir && git rm -q -r .gate && mkdir -p .gate && ln "
+	      "-s ../a.txt .gate/baseline.json && git add .gate && git commit -q -m link "
+	      "&& git tag link && git checkout -q main");
+	assert_int_equal(
+	        baseline_git_read(&b, &src, r, "corrupt", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "corrupt:.gate/baseline.json: 1:"));
 	assert_non_null(strstr(fx->err, "truncated"));
-	assert_int_equal(baseline_git_read(&b, &src, r, "future", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_ERROR);
+	assert_int_equal(
+	        baseline_git_read(&b, &src, r, "future", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "future:.gate/baseline.json: written by a newer gate"));
-	assert_int_equal(baseline_git_read(&b, &src, r, "dir", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_ERROR);
+	assert_int_equal(
+	        baseline_git_read(&b, &src, r, "dir", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "dir:.gate/baseline.json is a directory"));
-	assert_int_equal(baseline_git_read(&b, &src, r, "link", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_ERROR);
+	assert_int_equal(
+	        baseline_git_read(&b, &src, r, "link", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "symbolic link"));
 	/* a ref that names a blob, not a commit; an invalid spec */
-	assert_int_equal(baseline_git_read(&b, &src, r, "HEAD:a.txt", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_ERROR);
+	assert_int_equal(
+	        baseline_git_read(&b, &src, r, "HEAD:a.txt", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "does not name a commit"));
-	assert_int_equal(baseline_git_read(&b, &src, r, "HEAD@@{", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_ERROR);
+	assert_int_equal(
+	        baseline_git_read(&b, &src, r, "HEAD@@{", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_ERROR);
 	baseline_git_close(r);
 	assert_fsck(fx->repo);
 }
@@ -930,7 +941,7 @@ static void test_git__bad_repositories(void **state)
 	assert_non_null(strstr(fx->err, broken));
 
 	assert_int_equal(baseline_git_open(&r, "/nonexistent/dir", fx->err, sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "/nonexistent/dir"));
 
 	SH_OK(fx->dir, "git init -q -b main repo");
@@ -938,14 +949,15 @@ static void test_git__bad_repositories(void **state)
 	struct baseline b;
 	struct baseline_source src;
 	assert_int_equal(baseline_git_read(&b, &src, r, NULL, true, NULL, fx->err, sizeof(fx->err)),
-			 BASELINE_MISSING);
+	                 BASELINE_MISSING);
 	assert_true(src.fell_back);
 	assert_non_null(strstr(fx->err, "HEAD has no commits yet"));
-	assert_int_equal(baseline_git_read(&b, &src, r, "HEAD", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_ERROR);
-	struct baseline_history h = { 0 };
-	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(
+	        baseline_git_read(&b, &src, r, "HEAD", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_ERROR);
+	struct baseline_history h = {0};
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)),
+	                 0);
 	assert_int_equal(h.count, 0);
 	baseline_history_clear(&h);
 	baseline_git_close(r);
@@ -964,12 +976,11 @@ static void test_git__shallow_clone(void **state)
 	commit_ok(fx, r, NULL, c); /* main: test_count 1 */
 	SH_OK(fx->repo, "git commit -q --allow-empty -m 'more on main'");
 	SH_OK(fx->repo, "git checkout -q -b feature && printf 'f\\n' >f.txt && git add f.txt && "
-			"git commit -q -m feature");
+	                "git commit -q -m feature");
 	fx->b.test_count = 2;
 	commit_ok(fx, r, NULL, c); /* feature: test_count 2, with a note */
-	assert_int_equal(baseline_git_note_write(r, NULL, c, &fx->b, false, fx->err,
-						 sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+	        baseline_git_note_write(r, NULL, c, &fx->b, false, fx->err, sizeof(fx->err)), 0);
 	SH_OK(fx->repo, "git checkout -q main");
 	baseline_git_close(r);
 
@@ -977,7 +988,8 @@ static void test_git__shallow_clone(void **state)
 	snprintf(clone, sizeof(clone), "%s/clone", fx->dir);
 	SH_OK(fx->dir, "git clone -q --depth 1 --no-single-branch --branch feature file://%s clone",
 	      fx->repo);
-	SH_OK(clone, "git config user.name 'Clone User' && git config user.email clone@example.com");
+	SH_OK(clone,
+	      "git config user.name 'Clone User' && git config user.email clone@example.com");
 	assert_out(clone, "true\n", "git rev-parse --is-shallow-repository");
 	assert_out(clone, "1\n", "git rev-list --count HEAD");
 
@@ -985,28 +997,30 @@ static void test_git__shallow_clone(void **state)
 	struct baseline b;
 	struct baseline_source src;
 	assert_int_equal(baseline_git_read(&b, &src, r, NULL, true, NULL, fx->err, sizeof(fx->err)),
-			 BASELINE_OK);
+	                 BASELINE_OK);
 	assert_false(src.fell_back);
 	assert_string_equal(src.ref, "origin/main");
 	assert_int_equal(b.test_count, 1);
 	baseline_clear(&b);
-	assert_int_equal(baseline_git_read(&b, &src, r, "HEAD", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_OK);
+	assert_int_equal(
+	        baseline_git_read(&b, &src, r, "HEAD", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_OK);
 	assert_int_equal(b.test_count, 2);
 	baseline_clear(&b);
 	assert_int_equal(baseline_git_read(&b, &src, r, "origin/release", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                                   sizeof(fx->err)),
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "origin/release does not exist"));
 
 	/* notes are not cloned: an empty history that says why; fetched, it stops at the edge */
-	struct baseline_history h = { 0 };
-	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)), 0);
+	struct baseline_history h = {0};
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)),
+	                 0);
 	assert_true(h.notes_ref_missing);
 	baseline_history_clear(&h);
 	SH_OK(clone, "git fetch -q origin refs/notes/gate:refs/notes/gate");
-	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(baseline_git_history(&h, r, NULL, NULL, 0, 0, fx->err, sizeof(fx->err)),
+	                 0);
 	assert_int_equal(h.count, 1);
 	assert_true(h.shallow_end);
 	assert_int_equal(h.items[0].test_count, 2);
@@ -1035,46 +1049,44 @@ static void test_git__paths(void **state)
 	const char *wd = baseline_git_workdir(r);
 	assert_non_null(wd);
 	assert_int_equal(wd[strlen(wd) - 1], '/');
-	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, sub, NULL, fx->err,
-					      sizeof(fx->err)),
-			 0);
+	assert_int_equal(
+	        baseline_git_relpath(rel, sizeof(rel), r, sub, NULL, fx->err, sizeof(fx->err)), 0);
 	assert_string_equal(rel, "dir/.gate/baseline.json");
-	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, fx->repo, "perf/b.json",
-					      fx->err, sizeof(fx->err)),
-			 0);
+	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, fx->repo, "perf/b.json", fx->err,
+	                                      sizeof(fx->err)),
+	                 0);
 	assert_string_equal(rel, "perf/b.json");
 	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, sub, "./../perf//./b.json",
-					      fx->err, sizeof(fx->err)),
-			 0);
+	                                      fx->err, sizeof(fx->err)),
+	                 0);
 	assert_string_equal(rel, "perf/b.json");
 	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, sub, "../../outside.json",
-					      fx->err, sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                                      fx->err, sizeof(fx->err)),
+	                 BASELINE_ERROR);
 	assert_int_equal(baseline_git_relpath(rel, sizeof(rel), r, sub, "/etc/passwd", fx->err,
-					      sizeof(fx->err)),
-			 BASELINE_ERROR);
+	                                      sizeof(fx->err)),
+	                 BASELINE_ERROR);
 	assert_non_null(strstr(fx->err, "outside the working tree"));
 
-	const char *bad[] = { "/abs.json", "../x.json", "a/../b.json", "a//b.json", ".git/x.json",
-			      "sub/.GIT/x", "dir/", "./x.json", "" };
+	const char *bad[] = {"/abs.json",  "../x.json", "a/../b.json", "a//b.json", ".git/x.json",
+	                     "sub/.GIT/x", "dir/",      "./x.json",    ""};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct baseline_commit_opts o = { .path = bad[i] };
+		struct baseline_commit_opts o = {.path = bad[i]};
 		char c[BASELINE_OID_HEX];
 		assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
-				 BASELINE_ERROR);
+		                 BASELINE_ERROR);
 		assert_non_null(strstr(fx->err, "baseline path"));
 		struct baseline b;
 		struct baseline_source src;
 		assert_int_equal(baseline_git_read(&b, &src, r, "HEAD", false, bad[i], fx->err,
-						   sizeof(fx->err)),
-				 BASELINE_ERROR);
+		                                   sizeof(fx->err)),
+		                 BASELINE_ERROR);
 	}
 	assert_out(fx->repo, "1\n", "git rev-list --count HEAD");
 	assert_out(fx->repo, "", "git status --porcelain");
 	baseline_git_close(r);
 	assert_fsck(fx->repo);
 }
-
 
 /* ---- crash safety (issue 20) ---- */
 
@@ -1084,9 +1096,8 @@ static const struct {
 	const char *step;
 	bool moved;
 } steps[] = {
-	{ "journal", false }, { "locked", false },        { "tmp", false },
-	{ "branch", true },   { "file", true },           { "index-written", true },
-	{ "indexed", true },  { "unlocked", true },
+        {"journal", false}, {"locked", false},       {"tmp", false},    {"branch", true},
+        {"file", true},     {"index-written", true}, {"indexed", true}, {"unlocked", true},
 };
 
 static const char *die_at;
@@ -1103,7 +1114,7 @@ static void make_busy_repo(struct fixture *fx)
 {
 	make_repo(fx);
 	SH_OK(fx->repo, "printf 'staged\\n' >a.txt && git add a.txt && printf 'unstaged\\n' >b.txt"
-			" && printf 'new\\n' >untracked.txt");
+	                " && printf 'new\\n' >untracked.txt");
 }
 
 #define USER_STATUS "M  a.txt\n M b.txt\n?? untracked.txt\n"
@@ -1131,9 +1142,10 @@ static void assert_consistent(struct fixture *fx, const char *old_head, bool com
 	assert_out(fx->repo, USER_STATUS, "git status --porcelain --untracked-files=all");
 	assert_out(fx->repo, "a.txt\n", "git diff --cached --name-only");
 	assert_out(fx->repo, "b.txt\n", "git diff --name-only");
-	assert_int_equal(sh(fx->repo, "test ! -e .git/index.lock && test ! -e "
-				      ".git/gate-baseline-commit && ! ls -A .git | grep -q '^gate-'"),
-			 0);
+	assert_int_equal(sh(fx->repo,
+	                    "test ! -e .git/index.lock && test ! -e "
+	                    ".git/gate-baseline-commit && ! ls -A .git | grep -q '^gate-'"),
+	                 0);
 	assert_int_equal(sh(fx->repo, "! ls -A .gate 2>/dev/null | grep -q tmp"), 0);
 	assert_fsck(fx->repo);
 }
@@ -1162,14 +1174,15 @@ static void test_git__kill_at_each_step(void **state)
 			char c[BASELINE_OID_HEX], e[2048];
 			if (baseline_git_open(&cr, fx->repo, e, sizeof(e)) != BASELINE_OK)
 				_exit(2);
-			struct baseline_commit_opts o = { .expected_head = old };
+			struct baseline_commit_opts o = {.expected_head = old};
 			baseline_git_commit(c, cr, &fx->b, &o, e, sizeof(e));
 			_exit(3); /* the step was never reached */
 		}
 		int st = 0;
 		assert_int_equal(waitpid(pid, &st, 0), pid);
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 77)
-			fail_msg("step %s: the child did not stop there (status %d)", steps[i].step, st);
+			fail_msg("step %s: the child did not stop there (status %d)", steps[i].step,
+			         st);
 
 		/* before the next run: the user's own commit cannot record a half-done state */
 		char *head_now = out(fx->repo, "git rev-parse HEAD");
@@ -1177,10 +1190,10 @@ static void test_git__kill_at_each_step(void **state)
 		free(head_now);
 		assert_true(at_new == steps[i].moved);
 		bool locked = strcmp(steps[i].step, "journal") != 0 &&
-			      strcmp(steps[i].step, "unlocked") != 0;
+		              strcmp(steps[i].step, "unlocked") != 0;
 		if (locked && sh(fx->repo, "git add untracked.txt") == 0)
 			fail_msg("step %s: git could stage while the update was half done",
-				 steps[i].step);
+			         steps[i].step);
 
 		/* the next run says what it did and leaves a consistent repository */
 		r = open_repo(fx, fx->repo);
@@ -1189,9 +1202,9 @@ static void test_git__kill_at_each_step(void **state)
 		if (rc != 1)
 			fail_msg("step %s: recover returned %d: %s", steps[i].step, rc, fx->err);
 		assert_non_null(strstr(msg, steps[i].moved ? "finished it" : "undid it"));
-		assert_int_equal(baseline_git_recover(r, msg, sizeof(msg), fx->err,
-						      sizeof(fx->err)),
-				 0); /* once only */
+		assert_int_equal(
+		        baseline_git_recover(r, msg, sizeof(msg), fx->err, sizeof(fx->err)),
+		        0); /* once only */
 		baseline_git_close(r);
 		assert_consistent(fx, old, steps[i].moved);
 
@@ -1227,10 +1240,10 @@ static void test_git__next_commit_recovers(void **state)
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 77);
 	char notice[4096], c[BASELINE_OID_HEX];
-	struct baseline_commit_opts o = { .expected_head = old, .notice = notice,
-					  .notice_len = sizeof(notice) };
+	struct baseline_commit_opts o = {
+	        .expected_head = old, .notice = notice, .notice_len = sizeof(notice)};
 	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
-			 BASELINE_OK);
+	                 BASELINE_OK);
 	assert_non_null(strstr(notice, "undid it"));
 	baseline_git_close(r);
 	assert_consistent(fx, old, true);
@@ -1245,7 +1258,7 @@ static void add_hook(const char *step)
 	if (!add_at || strcmp(step, add_at) != 0)
 		return;
 	add_rc[add_n] = sh(g_fx->repo, "printf 'x\\n' >during-%d.txt && git add during-%d.txt",
-			   add_n, add_n);
+	                   add_n, add_n);
 	add_n++;
 }
 
@@ -1282,7 +1295,7 @@ static void test_git__concurrent_add_kept(void **state)
 		free(staged);
 		if (add_rc[0] == 0 && !kept)
 			fail_msg("step %s: git add returned 0 and its file is no longer staged",
-				 steps[i].step);
+			         steps[i].step);
 		if (add_rc[0] != 0 && strcmp(steps[i].step, "unlocked") == 0)
 			fail_msg("git add failed after gate released the index");
 		assert_out(fx->repo, "", "git diff --name-only HEAD -- .gate");
@@ -1296,23 +1309,24 @@ static void test_git__hooks_and_signing_named(void **state)
 	struct fixture *fx = *state;
 	make_repo(fx);
 	SH_OK(fx->repo, "printf '#!/bin/sh\\nexit 1\\n' >.git/hooks/pre-commit && chmod +x "
-			".git/hooks/pre-commit && git config commit.gpgsign true");
+	                ".git/hooks/pre-commit && git config commit.gpgsign true");
 	struct baseline_repo *r = open_repo(fx, fx->repo);
 	char notice[4096], c[BASELINE_OID_HEX];
-	struct baseline_commit_opts o = { .notice = notice, .notice_len = sizeof(notice) };
+	struct baseline_commit_opts o = {.notice = notice, .notice_len = sizeof(notice)};
 	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
-			 BASELINE_OK);
+	                 BASELINE_OK);
 	assert_non_null(strstr(notice, "did not run the git hooks pre-commit"));
 	assert_non_null(strstr(notice, "not signed although commit.gpgsign is set"));
 
 	/* core.hooksPath is where git looks then */
-	SH_OK(fx->repo, "rm .git/hooks/pre-commit && git config --unset commit.gpgsign && mkdir "
-			"githooks && printf '#!/bin/sh\\n' >githooks/commit-msg && chmod +x "
-			"githooks/commit-msg && git config core.hooksPath githooks && git add githooks"
-			" && git commit -q --no-verify -m hooks");
+	SH_OK(fx->repo,
+	      "rm .git/hooks/pre-commit && git config --unset commit.gpgsign && mkdir "
+	      "githooks && printf '#!/bin/sh\\n' >githooks/commit-msg && chmod +x "
+	      "githooks/commit-msg && git config core.hooksPath githooks && git add githooks"
+	      " && git commit -q --no-verify -m hooks");
 	fx->b.test_count = 9;
 	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
-			 BASELINE_OK);
+	                 BASELINE_OK);
 	assert_non_null(strstr(notice, "commit-msg"));
 	assert_non_null(strstr(notice, "core.hooksPath"));
 	assert_null(strstr(notice, "signed"));
@@ -1321,7 +1335,7 @@ static void test_git__hooks_and_signing_named(void **state)
 	SH_OK(fx->repo, "git config --unset core.hooksPath");
 	fx->b.test_count = 10;
 	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
-			 BASELINE_OK);
+	                 BASELINE_OK);
 	assert_string_equal(notice, "");
 	baseline_git_close(r);
 	assert_fsck(fx->repo);
@@ -1333,13 +1347,14 @@ static void test_git__refuse_filter(void **state)
 	struct fixture *fx = *state;
 	make_repo(fx);
 	SH_OK(fx->repo, "printf '.gate/** filter=lfs diff=lfs merge=lfs -text\\n' >.gitattributes"
-			" && git add .gitattributes && git commit -q -m lfs");
+	                " && git add .gitattributes && git commit -q -m lfs");
 	struct baseline_repo *r = open_repo(fx, fx->repo);
 	assert_refused(fx, r, NULL, "the filter \"lfs\"");
 	assert_non_null(strstr(fx->err, ".gate/baseline.json -filter"));
 	/* the fix the message gives works */
-	SH_OK(fx->repo, "printf '.gate/baseline.json -filter\\n' >>.gitattributes && git commit -qam"
-			" fix");
+	SH_OK(fx->repo,
+	      "printf '.gate/baseline.json -filter\\n' >>.gitattributes && git commit -qam"
+	      " fix");
 	char c[BASELINE_OID_HEX];
 	commit_ok(fx, r, NULL, c);
 	assert_out(fx->repo, "", "git status --porcelain --untracked-files=all");
@@ -1361,27 +1376,31 @@ static void test_git__dirty_worktree_named(void **state)
 	SH_OK(fx->repo, "git checkout -q b.txt && printf 'x\\n' >new.txt");
 	assert_int_equal(baseline_git_worktree_dirty(r, NULL), 1);
 	char c[BASELINE_OID_HEX];
-	struct baseline_commit_opts o = { .measured_dirty = true };
+	struct baseline_commit_opts o = {.measured_dirty = true};
 	assert_int_equal(baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err)),
-			 BASELINE_OK);
-	assert_out(fx->repo, "gate: update the memory baseline (measured at 0123456 with local "
-			     "changes)\n", "git log -1 --format=%s");
+	                 BASELINE_OK);
+	assert_out(fx->repo,
+	           "gate: update the memory baseline (measured at 0123456 with local "
+	           "changes)\n",
+	           "git log -1 --format=%s");
 	assert_out(fx->repo, "", "git grep -h worktree HEAD -- .gate/baseline.json");
 
 	/* the baseline itself says so too, and reads back */
 	fx->b.commit_dirty = true;
 	fx->b.test_count = 5;
 	assert_int_equal(baseline_git_commit(c, r, &fx->b, NULL, fx->err, sizeof(fx->err)),
-			 BASELINE_OK);
+	                 BASELINE_OK);
 	assert_out(fx->repo, "  \"worktree\": \"with local changes\"\n",
-		   "git grep -h worktree HEAD -- .gate/baseline.json");
-	assert_out(fx->repo, "gate: update the memory baseline (measured at 0123456 with local "
-			     "changes)\n", "git log -1 --format=%s");
+	           "git grep -h worktree HEAD -- .gate/baseline.json");
+	assert_out(fx->repo,
+	           "gate: update the memory baseline (measured at 0123456 with local "
+	           "changes)\n",
+	           "git log -1 --format=%s");
 	struct baseline back;
 	struct baseline_source src;
-	assert_int_equal(baseline_git_read(&back, &src, r, "HEAD", false, NULL, fx->err,
-					   sizeof(fx->err)),
-			 BASELINE_OK);
+	assert_int_equal(
+	        baseline_git_read(&back, &src, r, "HEAD", false, NULL, fx->err, sizeof(fx->err)),
+	        BASELINE_OK);
 	assert_true(back.commit_dirty);
 	baseline_clear(&back);
 	baseline_git_close(r);
@@ -1422,35 +1441,35 @@ int main(void)
 	unsetenv("GIT_INDEX_FILE");
 	unsetenv("GIT_OBJECT_DIRECTORY");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_git__commit_touches_one_path, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__commit_keeps_other_changes, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_git__head_moved, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__head_moved_during_commit, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_git__refuse_detached, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__refuse_unborn, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__refuse_merge, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__refuse_rebase, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__refuse_cherry_pick, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__refuse_local_edits, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__refuse_index_lock, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__refuse_unreadable_old, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__unchanged, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__author_message_mode, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__notes_roundtrip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__history_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__read_at_ref, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__bad_repositories, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__shallow_clone, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__paths, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__kill_at_each_step, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__next_commit_recovers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__concurrent_add_kept, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__hooks_and_signing_named, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__refuse_filter, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__dirty_worktree_named, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_git__sparse_checkout_hint, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__commit_touches_one_path, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__commit_keeps_other_changes, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_git__head_moved, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__head_moved_during_commit, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_git__refuse_detached, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__refuse_unborn, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__refuse_merge, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__refuse_rebase, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__refuse_cherry_pick, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__refuse_local_edits, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__refuse_index_lock, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__refuse_unreadable_old, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__unchanged, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__author_message_mode, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__notes_roundtrip, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__history_order, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__read_at_ref, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__bad_repositories, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__shallow_clone, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__paths, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__kill_at_each_step, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__next_commit_recovers, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__concurrent_add_kept, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__hooks_and_signing_named, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__refuse_filter, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__dirty_worktree_named, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__sparse_checkout_hint, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("baseline_git", tests, NULL, NULL);
 }

@@ -24,8 +24,7 @@ static void snap(struct snapshot *s, int64_t base)
 	snprintf(s->otp_release, sizeof(s->otp_release), "25");
 }
 
-static void add_ets(struct snapshot *s, const char *name, bool named, int64_t memory,
-		    int64_t size)
+static void add_ets(struct snapshot *s, const char *name, bool named, int64_t memory, int64_t size)
 {
 	s->ets = realloc(s->ets, (s->nets + 1) * sizeof(*s->ets));
 	assert_non_null(s->ets);
@@ -74,7 +73,7 @@ static void base_of(struct baseline *b, int64_t base)
 	snap(&s, base);
 	add_ets(&s, "sessions", true, base, 10);
 	add_ets(&s, "cache", true, base / 2, 5);
-	struct baseline_meta m = { .gate_version = "0.1.0", .commit = "abcdef1234567" };
+	struct baseline_meta m = {.gate_version = "0.1.0", .commit = "abcdef1234567"};
 	assert_int_equal(baseline_from_snapshot(b, &s, &m), 0);
 	snapshot_clear(&s);
 }
@@ -117,9 +116,11 @@ static void test_rules__from_snapshot(void **state)
 	add_alloc(&s, "ets_alloc", 1000, 600);
 	add_alloc(&s, "binary_alloc", 2000, 100);
 	add_alloc(&s, "ets_alloc", 500, 400);
-	struct baseline_meta m = { .gate_version = "0.1.0", .elixir_version = "1.14.0",
-				   .commit = "0123456789abcdef0123456789abcdef01234567",
-				   .timestamp = 1796212800, .test_count = 42 };
+	struct baseline_meta m = {.gate_version = "0.1.0",
+	                          .elixir_version = "1.14.0",
+	                          .commit = "0123456789abcdef0123456789abcdef01234567",
+	                          .timestamp = 1796212800,
+	                          .test_count = 42};
 	assert_int_equal(baseline_from_snapshot(&b, &s, &m), 0);
 	snapshot_clear(&s);
 
@@ -189,7 +190,7 @@ static void test_rules__baseline_pass(void **state)
 	(void)state;
 	struct baseline b;
 	struct snapshot a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct baseline_config c = cfg_plain(20.0, 1000000);
 	base_of(&b, 10000000);
 	snap(&a, 10000000);
@@ -215,7 +216,7 @@ static void test_rules__baseline_boundary(void **state)
 	(void)state;
 	struct baseline b;
 	struct snapshot a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct baseline_config c = cfg_plain(20.0, 1000000);
 	base_of(&b, 10000000);
 	snap(&a, 10000000);
@@ -250,7 +251,7 @@ static void test_rules__baseline_floor(void **state)
 	(void)state;
 	struct baseline b;
 	struct snapshot a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct baseline_config c = cfg_plain(20.0, 1000000);
 	base_of(&b, 100000);
 	snap(&a, 100000);
@@ -271,7 +272,7 @@ static void test_rules__baseline_categories(void **state)
 	(void)state;
 	struct baseline b;
 	struct snapshot a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct baseline_config c = cfg_plain(20.0, 0);
 	base_of(&b, 10000000);
 	b.have[MEM_ATOM] = false;
@@ -297,7 +298,7 @@ static void test_rules__baseline_table_absent(void **state)
 	(void)state;
 	struct baseline b;
 	struct snapshot a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct baseline_config c = cfg_plain(20.0, 0);
 	base_of(&b, 10000000);
 	snap(&a, 10000000);
@@ -334,7 +335,7 @@ static void test_rules__baseline_missing(void **state)
 {
 	(void)state;
 	struct snapshot a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct baseline_config c = cfg_plain(20.0, 1000000);
 	snap(&a, 1);
 	assert_int_equal(baseline_check(&f, &a, NULL, &c, NULL), 0);
@@ -342,7 +343,8 @@ static void test_rules__baseline_missing(void **state)
 	assert_string_equal(f.items[0].rule, "baseline");
 	assert_string_equal(f.items[0].subject, "baseline");
 	assert_int_equal(f.items[0].verdict, VERDICT_SKIP);
-	assert_non_null(strstr(f.items[0].message, "no baseline at origin/main:.gate/baseline.json"));
+	assert_non_null(
+	        strstr(f.items[0].message, "no baseline at origin/main:.gate/baseline.json"));
 	findings_clear(&f);
 
 	assert_int_equal(baseline_check(&f, &a, NULL, &c, "HEAD:apps/x/.gate/b.json"), 0);
@@ -369,14 +371,15 @@ static void test_rules__baseline_other_otp(void **state)
 	(void)state;
 	struct baseline b;
 	struct snapshot a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct baseline_config c = cfg_plain(20.0, 0);
 	base_of(&b, 1000);
 	free(b.otp_release);
 	b.otp_release = strdup("24");
 	snap(&a, 1000);
 	assert_int_equal(baseline_check(&f, &a, &b, &c, NULL), 0);
-	assert_non_null(strstr(find(&f, "total")->message, "baseline measured on OTP 24, now OTP 25"));
+	assert_non_null(
+	        strstr(find(&f, "total")->message, "baseline measured on OTP 24, now OTP 25"));
 	findings_clear(&f);
 	snapshot_clear(&a);
 	baseline_clear(&b);
@@ -412,10 +415,10 @@ static struct baseline_config trend_cfg(int n, double k, double p)
 static void test_rules__trend_skip_until_n(void **state)
 {
 	(void)state;
-	int64_t t[] = { 100, 100, 100 };
+	int64_t t[] = {100, 100, 100};
 	struct baseline *h = history_of(t, 3);
 	struct snapshot a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct baseline_config c = trend_cfg(4, 3.0, 10.0);
 	snap(&a, 1000000);
 	assert_int_equal(trend_check(&f, &a, h, 3, &c), 0);
@@ -440,10 +443,10 @@ static void test_rules__trend_skip_until_n(void **state)
 static void test_rules__trend_pct_limit(void **state)
 {
 	(void)state;
-	int64_t t[] = { 5000, 1000, 1000, 1000, 1000, 1000 }; /* the oldest is out of the window */
+	int64_t t[] = {5000, 1000, 1000, 1000, 1000, 1000}; /* the oldest is out of the window */
 	struct baseline *h = history_of(t, 6);
 	struct snapshot a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct baseline_config c = trend_cfg(5, 3.0, 10.0);
 	memset(&a, 0, sizeof(a));
 	a.have[MEM_TOTAL] = true;
@@ -459,7 +462,8 @@ static void test_rules__trend_pct_limit(void **state)
 	a.mem[MEM_TOTAL] = 1101;
 	assert_int_equal(trend_check(&f, &a, h, 6, &c), 0);
 	assert_int_equal(f.items[0].verdict, VERDICT_FAIL);
-	assert_non_null(strstr(f.items[0].message, "total 1.1 kB vs mean 1.0 kB of the last 5 runs"));
+	assert_non_null(
+	        strstr(f.items[0].message, "total 1.1 kB vs mean 1.0 kB of the last 5 runs"));
 	assert_non_null(strstr(f.items[0].message, "limit 1.1 kB = mean + max(3.0 sigma, 10.0 %)"));
 	findings_clear(&f);
 	free(h);
@@ -470,10 +474,10 @@ static void test_rules__trend_sigma_limit(void **state)
 {
 	(void)state;
 	/* mean 1000, deviations -200, 0, +200, 0: sample variance 80000/3, sigma 163.3 */
-	int64_t t[] = { 800, 1000, 1200, 1000 };
+	int64_t t[] = {800, 1000, 1200, 1000};
 	struct baseline *h = history_of(t, 4);
 	struct snapshot a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct baseline_config c = trend_cfg(4, 2.0, 10.0); /* 2 sigma = 326.6 > 10 % = 100 */
 	memset(&a, 0, sizeof(a));
 	a.have[MEM_TOTAL] = true;
@@ -498,11 +502,11 @@ static void test_rules__trend_sigma_limit(void **state)
 static void test_rules__trend_category_gaps(void **state)
 {
 	(void)state;
-	int64_t t[] = { 1000, 1000, 1000 };
+	int64_t t[] = {1000, 1000, 1000};
 	struct baseline *h = history_of(t, 3);
 	h[1].have[MEM_BINARY] = false;
 	struct snapshot a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct baseline_config c = trend_cfg(3, 3.0, 10.0);
 	memset(&a, 0, sizeof(a));
 	a.have[MEM_TOTAL] = a.have[MEM_BINARY] = true;
@@ -520,20 +524,20 @@ static void test_rules__trend_category_gaps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rules__config_defaults),
-		cmocka_unit_test(test_rules__from_snapshot),
-		cmocka_unit_test(test_rules__from_light_snapshot),
-		cmocka_unit_test(test_rules__baseline_pass),
-		cmocka_unit_test(test_rules__baseline_boundary),
-		cmocka_unit_test(test_rules__baseline_floor),
-		cmocka_unit_test(test_rules__baseline_categories),
-		cmocka_unit_test(test_rules__baseline_table_absent),
-		cmocka_unit_test(test_rules__baseline_missing),
-		cmocka_unit_test(test_rules__baseline_other_otp),
-		cmocka_unit_test(test_rules__trend_skip_until_n),
-		cmocka_unit_test(test_rules__trend_pct_limit),
-		cmocka_unit_test(test_rules__trend_sigma_limit),
-		cmocka_unit_test(test_rules__trend_category_gaps),
+	        cmocka_unit_test(test_rules__config_defaults),
+	        cmocka_unit_test(test_rules__from_snapshot),
+	        cmocka_unit_test(test_rules__from_light_snapshot),
+	        cmocka_unit_test(test_rules__baseline_pass),
+	        cmocka_unit_test(test_rules__baseline_boundary),
+	        cmocka_unit_test(test_rules__baseline_floor),
+	        cmocka_unit_test(test_rules__baseline_categories),
+	        cmocka_unit_test(test_rules__baseline_table_absent),
+	        cmocka_unit_test(test_rules__baseline_missing),
+	        cmocka_unit_test(test_rules__baseline_other_otp),
+	        cmocka_unit_test(test_rules__trend_skip_until_n),
+	        cmocka_unit_test(test_rules__trend_pct_limit),
+	        cmocka_unit_test(test_rules__trend_sigma_limit),
+	        cmocka_unit_test(test_rules__trend_category_gaps),
 	};
 	return cmocka_run_group_tests_name("baseline_rules", tests, NULL, NULL);
 }

@@ -80,10 +80,10 @@ static void test_cluster_report__junit(void **state)
 	assert_int_equal(
 	        (int)xp_num(doc, "number(//testsuite[@name='gate.memory[c@127.0.0.1]']/@tests)"),
 	        1);
-	assert_int_equal(
-	        (int)xp_num(doc, "count(//testcase[@classname='gate.node[c@127.0.0.1]' and "
-	                         "@name='node']/error[contains(@message, 'noconnection')])"),
-	        1);
+	assert_int_equal((int)xp_num(doc,
+	                             "count(//testcase[@classname='gate.node[c@127.0.0.1]' and "
+	                             "@name='node']/error[contains(@message, 'noconnection')])"),
+	                 1);
 	xmlFreeDoc(doc);
 	findings_clear(&fa);
 	findings_clear(&fb);

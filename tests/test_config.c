@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gate/config.h"
-#include "gate/toml.h"
+#include "gate/config/config.h"
+#include "gate/config/toml.h"
 
 /* ---- helpers ---- */
 
@@ -44,8 +44,8 @@ static void assert_rules_equal(const struct rules_config *a, const struct rules_
 		assert_int_equal(x->max_bytes, y->max_bytes);
 		assert_int_equal(x->max_size, y->max_size);
 		if (x->max_growth_pct != y->max_growth_pct)
-			fail_msg("ets.table[%zu].max_growth %.17g, want %.17g", i, x->max_growth_pct,
-				 y->max_growth_pct);
+			fail_msg("ets.table[%zu].max_growth %.17g, want %.17g", i,
+			         x->max_growth_pct, y->max_growth_pct);
 	}
 	assert_int_equal(a->binary.max_refs_per_process, b->binary.max_refs_per_process);
 	assert_int_equal(a->binary.max_bytes_per_process, b->binary.max_bytes_per_process);
@@ -58,11 +58,11 @@ static void assert_rules_equal(const struct rules_config *a, const struct rules_
 	assert_true(a->allocator.max_fragmentation_pct == b->allocator.max_fragmentation_pct);
 	assert_int_equal(a->allocator.waste_floor, b->allocator.waste_floor);
 	assert_string_equal(or_default(a->baseline.path, BASELINE_DEFAULT_PATH),
-			    or_default(b->baseline.path, BASELINE_DEFAULT_PATH));
+	                    or_default(b->baseline.path, BASELINE_DEFAULT_PATH));
 	assert_string_equal(or_default(a->baseline.ref, BASELINE_DEFAULT_REF),
-			    or_default(b->baseline.ref, BASELINE_DEFAULT_REF));
+	                    or_default(b->baseline.ref, BASELINE_DEFAULT_REF));
 	assert_string_equal(or_default(a->baseline.notes_ref, BASELINE_DEFAULT_NOTES_REF),
-			    or_default(b->baseline.notes_ref, BASELINE_DEFAULT_NOTES_REF));
+	                    or_default(b->baseline.notes_ref, BASELINE_DEFAULT_NOTES_REF));
 	assert_int_equal(a->baseline.require, b->baseline.require);
 	assert_int_equal(a->baseline.skip_ci, b->baseline.skip_ci);
 	assert_true(a->baseline.max_pct == b->baseline.max_pct);
@@ -84,14 +84,15 @@ static void assert_config_equal(const struct config *a, const struct config *b)
 	assert_string_equal(a->junit, b->junit);
 	assert_int_equal(a->rules.growth.live_totals, b->rules.growth.live_totals);
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
-		const struct growth_limit *x = &a->rules.growth.cat[c], *y = &b->rules.growth.cat[c];
+		const struct growth_limit *x = &a->rules.growth.cat[c],
+		                          *y = &b->rules.growth.cat[c];
 		if (x->enabled != y->enabled || x->max_pct != y->max_pct ||
 		    x->floor_bytes != y->floor_bytes)
 			fail_msg("growth.%s: enabled %d max %.17g floor %lld, want enabled %d max "
-				 "%.17g floor %lld",
-				 mem_cat_name((enum mem_cat)c), x->enabled, x->max_pct,
-				 (long long)x->floor_bytes, y->enabled, y->max_pct,
-				 (long long)y->floor_bytes);
+			         "%.17g floor %lld",
+			         mem_cat_name((enum mem_cat)c), x->enabled, x->max_pct,
+			         (long long)x->floor_bytes, y->enabled, y->max_pct,
+			         (long long)y->floor_bytes);
 	}
 	assert_rules_equal(&a->rules, &b->rules);
 }
@@ -115,7 +116,7 @@ static void load_err(const char *text, const char *want)
 	int rc = config_load_text(&cfg, text, strlen(text), "t.toml", err, sizeof(err));
 	if (rc != -1 || strcmp(err, want) != 0)
 		fail_msg("input:\n%s\n--- want: %s\n--- got (rc %d): %s", text, want, rc,
-			 rc ? err : "(loaded)");
+		         rc ? err : "(loaded)");
 	assert_is_defaults(&cfg);
 	config_clear(&cfg);
 }
@@ -175,7 +176,8 @@ static void test_empty_text_is_defaults(void **state)
 {
 	(void)state;
 	struct config cfg = {0}, def;
-	const char *texts[] = {"", "\n", "# nothing but comments\n\n# here\n", "[node]\n[output]\n[growth]\n"};
+	const char *texts[] = {"", "\n", "# nothing but comments\n\n# here\n",
+	                       "[node]\n[output]\n[growth]\n"};
 
 	assert_int_equal(config_default(&def), 0);
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
@@ -218,28 +220,28 @@ static void test_every_key(void **state)
 	struct config cfg = {0};
 
 	load_ok(&cfg, "[node]\n"
-		      "mix_env = \"ci\"\n"
-		      "erl_flags = \"+S 4 +A 8\"\n"
-		      "boot_timeout = \"2 min\"\n"
-		      "rpc_timeout = 5\n"
-		      "test_timeout = \"1 h\"\n"
-		      "stop_timeout = \"500 ms\"\n"
-		      "\n"
-		      "[output]\n"
-		      "junit = \"out/junit.xml\"\n"
-		      "\n"
-		      "[growth]\n"
-		      "max = \"20 %\"\n"
-		      "floor = \"2 MB\"\n"
-		      "live_totals = false\n"
-		      "\n"
-		      "[growth.binary]\n"
-		      "enabled = false\n"
-		      "max = 2.5\n"
-		      "floor = 4096\n"
-		      "\n"
-		      "[growth.ets]\n"
-		      "max = 0\n");
+	              "mix_env = \"ci\"\n"
+	              "erl_flags = \"+S 4 +A 8\"\n"
+	              "boot_timeout = \"2 min\"\n"
+	              "rpc_timeout = 5\n"
+	              "test_timeout = \"1 h\"\n"
+	              "stop_timeout = \"500 ms\"\n"
+	              "\n"
+	              "[output]\n"
+	              "junit = \"out/junit.xml\"\n"
+	              "\n"
+	              "[growth]\n"
+	              "max = \"20 %\"\n"
+	              "floor = \"2 MB\"\n"
+	              "live_totals = false\n"
+	              "\n"
+	              "[growth.binary]\n"
+	              "enabled = false\n"
+	              "max = 2.5\n"
+	              "floor = 4096\n"
+	              "\n"
+	              "[growth.ets]\n"
+	              "max = 0\n");
 	assert_string_equal(cfg.mix_env, "ci");
 	assert_string_equal(cfg.erl_flags, "+S 4 +A 8");
 	assert_int_equal(cfg.boot_timeout_ms, 120000);
@@ -259,7 +261,8 @@ static void test_every_key(void **state)
 			assert_true(l->max_pct == 0.0);
 			assert_int_equal(l->floor_bytes, 2000000);
 		} else {
-			/* processes and atom are off by default; [growth] max/floor do not enable */
+			/* processes and atom are off by default; [growth] max/floor do not enable
+			 */
 			assert_int_equal(l->enabled, c != MEM_PROCESSES && c != MEM_ATOM);
 			assert_true(l->max_pct == 20.0);
 			assert_int_equal(l->floor_bytes, 2000000);
@@ -275,9 +278,9 @@ static void test_dotted_and_inline_forms(void **state)
 	struct config cfg = {0};
 
 	load_ok(&cfg, "node = { mix_env = \"dev\", boot_timeout = 7 }\n"
-		      "output.junit = 'j.xml'\n"
-		      "growth.code.max = \"1 %\"\n"
-		      "growth.atom = { enabled = false }\n");
+	              "output.junit = 'j.xml'\n"
+	              "growth.code.max = \"1 %\"\n"
+	              "growth.atom = { enabled = false }\n");
 	assert_string_equal(cfg.mix_env, "dev");
 	assert_int_equal(cfg.boot_timeout_ms, 7000);
 	assert_string_equal(cfg.junit, "j.xml");
@@ -296,20 +299,31 @@ static void test_durations(void **state)
 		const char *value;
 		int ms;
 	} cases[] = {
-		{"120", 120000},	 {"1", 1000},	      {"86399", 86399000},
-		{"\"500 ms\"", 500},	 {"\"1 ms\"", 1},     {"\"90 s\"", 90000},
-		{"\"90s\"", 90000},	 {"\"2 min\"", 120000}, {"\"2min\"", 120000},
-		{"\"1 h\"", 3600000},	 {"\"23 h\"", 23 * 3600000},
-		{"\"1.5 s\"", 1500},	 {"\"0.25 min\"", 15000}, {"\"1.000 s\"", 1000},
-		{"\"0.001 s\"", 1},	 {"\" 3 s \"", 3000},	 {"\"3  s\"", 3000},
-		{"\"86399999 ms\"", 86399999},
+	        {"120", 120000},
+	        {"1", 1000},
+	        {"86399", 86399000},
+	        {"\"500 ms\"", 500},
+	        {"\"1 ms\"", 1},
+	        {"\"90 s\"", 90000},
+	        {"\"90s\"", 90000},
+	        {"\"2 min\"", 120000},
+	        {"\"2min\"", 120000},
+	        {"\"1 h\"", 3600000},
+	        {"\"23 h\"", 23 * 3600000},
+	        {"\"1.5 s\"", 1500},
+	        {"\"0.25 min\"", 15000},
+	        {"\"1.000 s\"", 1000},
+	        {"\"0.001 s\"", 1},
+	        {"\" 3 s \"", 3000},
+	        {"\"3  s\"", 3000},
+	        {"\"86399999 ms\"", 86399999},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct config cfg = {0};
 		load_kv(&cfg, "[node]", "boot_timeout", cases[i].value);
 		if (cfg.boot_timeout_ms != cases[i].ms)
 			fail_msg("%s: %d ms, want %d", cases[i].value, cfg.boot_timeout_ms,
-				 cases[i].ms);
+			         cases[i].ms);
 		config_clear(&cfg);
 	}
 }
@@ -321,31 +335,31 @@ static void test_sizes(void **state)
 		const char *value;
 		int64_t bytes;
 	} cases[] = {
-		{"0", 0},
-		{"4096", 4096},
-		{"4611686018427387903", INT64_C(4611686018427387903)},
-		{"\"3 B\"", 3},
-		{"\"0 B\"", 0},
-		{"\"512 kB\"", 512000},
-		{"\"1 KB\"", 1000},
-		{"\"64 MB\"", 64000000},
-		{"\"1 GB\"", 1000000000},
-		{"\"1 MiB\"", 1048576},
-		{"\"64 KiB\"", 65536},
-		{"\"2 GiB\"", INT64_C(2147483648)},
-		{"\"1.5 MB\"", 1500000},
-		{"\"1.5 KiB\"", 1536},
-		{"\"0.001 kB\"", 1},
-		{"\"1MB\"", 1000000},
-		{"\"4294967295 GiB\"", INT64_C(4611686017353646080)},
+	        {"0", 0},
+	        {"4096", 4096},
+	        {"4611686018427387903", INT64_C(4611686018427387903)},
+	        {"\"3 B\"", 3},
+	        {"\"0 B\"", 0},
+	        {"\"512 kB\"", 512000},
+	        {"\"1 KB\"", 1000},
+	        {"\"64 MB\"", 64000000},
+	        {"\"1 GB\"", 1000000000},
+	        {"\"1 MiB\"", 1048576},
+	        {"\"64 KiB\"", 65536},
+	        {"\"2 GiB\"", INT64_C(2147483648)},
+	        {"\"1.5 MB\"", 1500000},
+	        {"\"1.5 KiB\"", 1536},
+	        {"\"0.001 kB\"", 1},
+	        {"\"1MB\"", 1000000},
+	        {"\"4294967295 GiB\"", INT64_C(4611686017353646080)},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct config cfg = {0};
 		load_kv(&cfg, "[growth.code]", "floor", cases[i].value);
 		if (cfg.rules.growth.cat[MEM_CODE].floor_bytes != cases[i].bytes)
 			fail_msg("%s: %lld bytes, want %lld", cases[i].value,
-				 (long long)cfg.rules.growth.cat[MEM_CODE].floor_bytes,
-				 (long long)cases[i].bytes);
+			         (long long)cfg.rules.growth.cat[MEM_CODE].floor_bytes,
+			         (long long)cases[i].bytes);
 		config_clear(&cfg);
 	}
 }
@@ -357,10 +371,9 @@ static void test_percentages(void **state)
 		const char *value;
 		double pct;
 	} cases[] = {
-		{"10", 10.0},	      {"0", 0.0},	       {"2.5", 2.5},
-		{"1e3", 1000.0},      {"\"10 %\"", 10.0},     {"\"10%\"", 10.0},
-		{"\"2.5 %\"", 2.5},   {"\"0.1 %\"", 0.1},     {"\"0 %\"", 0.0},
-		{"\"150 %\"", 150.0}, {"\" 7 % \"", 7.0},     {"-0.0", 0.0},
+	        {"10", 10.0},       {"0", 0.0},           {"2.5", 2.5},       {"1e3", 1000.0},
+	        {"\"10 %\"", 10.0}, {"\"10%\"", 10.0},    {"\"2.5 %\"", 2.5}, {"\"0.1 %\"", 0.1},
+	        {"\"0 %\"", 0.0},   {"\"150 %\"", 150.0}, {"\" 7 % \"", 7.0}, {"-0.0", 0.0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct config cfg = {0};
@@ -368,7 +381,7 @@ static void test_percentages(void **state)
 		if (cfg.rules.growth.cat[MEM_ETS].max_pct != cases[i].pct ||
 		    signbit(cfg.rules.growth.cat[MEM_ETS].max_pct))
 			fail_msg("%s: %.17g %%, want %.17g", cases[i].value,
-				 cfg.rules.growth.cat[MEM_ETS].max_pct, cases[i].pct);
+			         cfg.rules.growth.cat[MEM_ETS].max_pct, cases[i].pct);
 		config_clear(&cfg);
 	}
 }
@@ -393,15 +406,17 @@ static void test_growth_precedence(void **state)
 	/* and before it */
 	load_ok(&cfg, "[growth]\nfloor = 0\n[growth.system]\nfloor = \"3 MB\"\nenabled = false\n");
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
-		assert_int_equal(cfg.rules.growth.cat[c].floor_bytes, c == MEM_SYSTEM ? 3000000 : 0);
+		assert_int_equal(cfg.rules.growth.cat[c].floor_bytes,
+		                 c == MEM_SYSTEM ? 3000000 : 0);
 		assert_int_equal(cfg.rules.growth.cat[c].enabled,
-				 def.rules.growth.cat[c].enabled && c != MEM_SYSTEM);
+		                 def.rules.growth.cat[c].enabled && c != MEM_SYSTEM);
 		assert_true(cfg.rules.growth.cat[c].max_pct == def.rules.growth.cat[c].max_pct);
 	}
 	config_clear(&cfg);
 
 	/* a category that sets only floor takes [growth] max, and the reverse */
-	load_ok(&cfg, "growth.binary.floor = 1\ngrowth.max = 3\ngrowth.floor = 7\ngrowth.ets.max = 9\n");
+	load_ok(&cfg,
+	        "growth.binary.floor = 1\ngrowth.max = 3\ngrowth.floor = 7\ngrowth.ets.max = 9\n");
 	assert_true(cfg.rules.growth.cat[MEM_BINARY].max_pct == 3.0);
 	assert_int_equal(cfg.rules.growth.cat[MEM_BINARY].floor_bytes, 1);
 	assert_true(cfg.rules.growth.cat[MEM_ETS].max_pct == 9.0);
@@ -412,7 +427,8 @@ static void test_growth_precedence(void **state)
 	load_ok(&cfg, "[growth.code]\nmax = 1\n");
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
 		if (c != MEM_CODE)
-			assert_true(cfg.rules.growth.cat[c].max_pct == def.rules.growth.cat[c].max_pct);
+			assert_true(cfg.rules.growth.cat[c].max_pct ==
+			            def.rules.growth.cat[c].max_pct);
 	assert_true(cfg.rules.growth.live_totals == def.rules.growth.live_totals);
 	config_clear(&cfg);
 	config_clear(&def);
@@ -441,80 +457,88 @@ static void test_duration_errors(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"[node]\nboot_timeout = 0",
-		 "t.toml:2:16: node.boot_timeout: 0 s is out of range; " DUR_RANGE},
-		{"[node]\nboot_timeout = -5",
-		 "t.toml:2:16: node.boot_timeout: -5 s is out of range; " DUR_RANGE},
-		{"[node]\nrpc_timeout = 86400",
-		 "t.toml:2:15: node.rpc_timeout: 86400 s is out of range; " DUR_RANGE},
-		{"[node]\ntest_timeout = \"24 h\"",
-		 "t.toml:2:16: node.test_timeout: \"24 h\" is out of range; " DUR_RANGE},
-		{"[node]\ntest_timeout = \"1440 min\"",
-		 "t.toml:2:16: node.test_timeout: \"1440 min\" is out of range; " DUR_RANGE},
-		{"[node]\nstop_timeout = \"0 s\"",
-		 "t.toml:2:16: node.stop_timeout: \"0 s\" is out of range; " DUR_RANGE},
-		{"[node]\nstop_timeout = \"-5 s\"",
-		 "t.toml:2:16: node.stop_timeout: \"-5 s\" is negative; " DUR_RANGE},
-		{"[node]\nstop_timeout = \"99999999999999999999 s\"",
-		 "t.toml:2:16: node.stop_timeout: \"99999999999999999999 s\" has too many digits; " DUR_RANGE},
-		{"[node]\nboot_timeout = \"5 mins\"",
-		 "t.toml:2:16: node.boot_timeout: unknown unit \"mins\" in \"5 mins\"; use ms, s, min or h"},
-		{"[node]\nboot_timeout = \"5 S\"",
-		 "t.toml:2:16: node.boot_timeout: unknown unit \"S\" in \"5 S\"; use ms, s, min or h"},
-		{"[node]\nboot_timeout = \"90\"",
-		 "t.toml:2:16: node.boot_timeout: \"90\" has no unit; add one of ms, s, min, h, e.g. "
-		 "\"90 s\" (an integer without quotes also means seconds)"},
-		{"[node]\nboot_timeout = \"s\"",
-		 "t.toml:2:16: node.boot_timeout: \"s\" is not a duration; " DUR_FIX},
-		{"[node]\nboot_timeout = \"1. s\"",
-		 "t.toml:2:16: node.boot_timeout: \"1. s\" is not a duration; " DUR_FIX},
-		{"[node]\nboot_timeout = \"0.5 ms\"",
-		 "t.toml:2:16: node.boot_timeout: \"0.5 ms\" is not a whole number of milliseconds; "
-		 "round it, e.g. to ms"},
-		{"[node]\nboot_timeout = 1.5",
-		 "t.toml:2:16: node.boot_timeout: expected a duration, got a float; " DUR_FIX},
-		{"[node]\nboot_timeout = true",
-		 "t.toml:2:16: node.boot_timeout: expected a duration, got a boolean; " DUR_FIX},
-		{"[node]\nboot_timeout = [1]",
-		 "t.toml:2:16: node.boot_timeout: expected a duration, got an array; " DUR_FIX},
+	        {"[node]\nboot_timeout = 0",
+	         "t.toml:2:16: node.boot_timeout: 0 s is out of range; " DUR_RANGE},
+	        {"[node]\nboot_timeout = -5",
+	         "t.toml:2:16: node.boot_timeout: -5 s is out of range; " DUR_RANGE},
+	        {"[node]\nrpc_timeout = 86400",
+	         "t.toml:2:15: node.rpc_timeout: 86400 s is out of range; " DUR_RANGE},
+	        {"[node]\ntest_timeout = \"24 h\"",
+	         "t.toml:2:16: node.test_timeout: \"24 h\" is out of range; " DUR_RANGE},
+	        {"[node]\ntest_timeout = \"1440 min\"",
+	         "t.toml:2:16: node.test_timeout: \"1440 min\" is out of range; " DUR_RANGE},
+	        {"[node]\nstop_timeout = \"0 s\"",
+	         "t.toml:2:16: node.stop_timeout: \"0 s\" is out of range; " DUR_RANGE},
+	        {"[node]\nstop_timeout = \"-5 s\"",
+	         "t.toml:2:16: node.stop_timeout: \"-5 s\" is negative; " DUR_RANGE},
+	        {"[node]\nstop_timeout = \"99999999999999999999 s\"",
+	         "t.toml:2:16: node.stop_timeout: \"99999999999999999999 s\" has too many "
+	         "digits; " DUR_RANGE},
+	        {"[node]\nboot_timeout = \"5 mins\"",
+	         "t.toml:2:16: node.boot_timeout: unknown unit \"mins\" in \"5 mins\"; use ms, s, "
+	         "min or h"},
+	        {"[node]\nboot_timeout = \"5 S\"", "t.toml:2:16: node.boot_timeout: unknown unit "
+	                                           "\"S\" in \"5 S\"; use ms, s, min or h"},
+	        {"[node]\nboot_timeout = \"90\"",
+	         "t.toml:2:16: node.boot_timeout: \"90\" has no unit; add one of ms, s, min, h, "
+	         "e.g. "
+	         "\"90 s\" (an integer without quotes also means seconds)"},
+	        {"[node]\nboot_timeout = \"s\"",
+	         "t.toml:2:16: node.boot_timeout: \"s\" is not a duration; " DUR_FIX},
+	        {"[node]\nboot_timeout = \"1. s\"",
+	         "t.toml:2:16: node.boot_timeout: \"1. s\" is not a duration; " DUR_FIX},
+	        {"[node]\nboot_timeout = \"0.5 ms\"", "t.toml:2:16: node.boot_timeout: \"0.5 ms\" "
+	                                              "is not a whole number of milliseconds; "
+	                                              "round it, e.g. to ms"},
+	        {"[node]\nboot_timeout = 1.5",
+	         "t.toml:2:16: node.boot_timeout: expected a duration, got a float; " DUR_FIX},
+	        {"[node]\nboot_timeout = true",
+	         "t.toml:2:16: node.boot_timeout: expected a duration, got a boolean; " DUR_FIX},
+	        {"[node]\nboot_timeout = [1]",
+	         "t.toml:2:16: node.boot_timeout: expected a duration, got an array; " DUR_FIX},
 	};
 	RUN(cases);
 }
 
 #define SIZE_RANGE "use a size of at least 0 B and below 2^62 bytes, e.g. \"1 MB\""
 #define SIZE_FIX                                                                                   \
-	"write an integer number of bytes or a string such as \"64 MB\" (units: B, kB, MB, GB, "  \
+	"write an integer number of bytes or a string such as \"64 MB\" (units: B, kB, MB, GB, "   \
 	"KiB, MiB, GiB)"
 
 static void test_size_errors(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"[growth]\nfloor = -1",
-		 "t.toml:2:9: growth.floor: -1 bytes is out of range; " SIZE_RANGE},
-		{"[growth]\nfloor = 4611686018427387904",
-		 "t.toml:2:9: growth.floor: 4611686018427387904 bytes is out of range; " SIZE_RANGE},
-		{"[growth]\nfloor = \"4294967296 GiB\"",
-		 "t.toml:2:9: growth.floor: \"4294967296 GiB\" is out of range; " SIZE_RANGE},
-		{"[growth]\nfloor = \"999999999999999999 GB\"",
-		 "t.toml:2:9: growth.floor: \"999999999999999999 GB\" is out of range; " SIZE_RANGE},
-		{"[growth]\nfloor = \"-1 MB\"", "t.toml:2:9: growth.floor: \"-1 MB\" is negative; " SIZE_RANGE},
-		{"[growth]\nfloor = \"1 mb\"",
-		 "t.toml:2:9: growth.floor: unknown unit \"mb\" in \"1 mb\"; use B, kB, MB, GB (1000^n) "
-		 "or KiB, MiB, GiB (1024^n)"},
-		{"[growth]\nfloor = \"1 TB\"",
-		 "t.toml:2:9: growth.floor: unknown unit \"TB\" in \"1 TB\"; use B, kB, MB, GB (1000^n) "
-		 "or KiB, MiB, GiB (1024^n)"},
-		{"[growth]\nfloor = \"1000\"",
-		 "t.toml:2:9: growth.floor: \"1000\" has no unit; add one of B, kB, MB, GB, KiB, MiB, "
-		 "GiB, e.g. \"1000 MB\" (an integer without quotes means bytes)"},
-		{"[growth]\nfloor = \"MB\"", "t.toml:2:9: growth.floor: \"MB\" is not a size; " SIZE_FIX},
-		{"[growth]\nfloor = \"1.5 B\"",
-		 "t.toml:2:9: growth.floor: \"1.5 B\" is not a whole number of bytes; round it"},
-		{"[growth.code]\nfloor = 1.5",
-		 "t.toml:2:9: growth.code.floor: expected a size, got a float; " SIZE_FIX},
-		{"[growth.code]\nfloor = false",
-		 "t.toml:2:9: growth.code.floor: expected a size, got a boolean; " SIZE_FIX},
+	        {"[growth]\nfloor = -1",
+	         "t.toml:2:9: growth.floor: -1 bytes is out of range; " SIZE_RANGE},
+	        {"[growth]\nfloor = 4611686018427387904",
+	         "t.toml:2:9: growth.floor: 4611686018427387904 bytes is out of "
+	         "range; " SIZE_RANGE},
+	        {"[growth]\nfloor = \"4294967296 GiB\"",
+	         "t.toml:2:9: growth.floor: \"4294967296 GiB\" is out of range; " SIZE_RANGE},
+	        {"[growth]\nfloor = \"999999999999999999 GB\"",
+	         "t.toml:2:9: growth.floor: \"999999999999999999 GB\" is out of "
+	         "range; " SIZE_RANGE},
+	        {"[growth]\nfloor = \"-1 MB\"",
+	         "t.toml:2:9: growth.floor: \"-1 MB\" is negative; " SIZE_RANGE},
+	        {"[growth]\nfloor = \"1 mb\"", "t.toml:2:9: growth.floor: unknown unit \"mb\" in "
+	                                       "\"1 mb\"; use B, kB, MB, GB (1000^n) "
+	                                       "or KiB, MiB, GiB (1024^n)"},
+	        {"[growth]\nfloor = \"1 TB\"", "t.toml:2:9: growth.floor: unknown unit \"TB\" in "
+	                                       "\"1 TB\"; use B, kB, MB, GB (1000^n) "
+	                                       "or KiB, MiB, GiB (1024^n)"},
+	        {"[growth]\nfloor = \"1000\"",
+	         "t.toml:2:9: growth.floor: \"1000\" has no unit; add one of B, kB, MB, GB, KiB, "
+	         "MiB, "
+	         "GiB, e.g. \"1000 MB\" (an integer without quotes means bytes)"},
+	        {"[growth]\nfloor = \"MB\"",
+	         "t.toml:2:9: growth.floor: \"MB\" is not a size; " SIZE_FIX},
+	        {"[growth]\nfloor = \"1.5 B\"",
+	         "t.toml:2:9: growth.floor: \"1.5 B\" is not a whole number of bytes; round it"},
+	        {"[growth.code]\nfloor = 1.5",
+	         "t.toml:2:9: growth.code.floor: expected a size, got a float; " SIZE_FIX},
+	        {"[growth.code]\nfloor = false",
+	         "t.toml:2:9: growth.code.floor: expected a size, got a boolean; " SIZE_FIX},
 	};
 	RUN(cases);
 }
@@ -526,21 +550,26 @@ static void test_percent_errors(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"[growth]\nmax = -1", "t.toml:2:7: growth.max: -1 % is out of range; " PCT_RANGE},
-		{"[growth]\nmax = -0.5", "t.toml:2:7: growth.max: -0.5 % is out of range; " PCT_RANGE},
-		{"[growth]\nmax = inf", "t.toml:2:7: growth.max: inf % is out of range; " PCT_RANGE},
-		{"[growth]\nmax = nan", "t.toml:2:7: growth.max: nan % is out of range; " PCT_RANGE},
-		{"[growth]\nmax = \"-1 %\"", "t.toml:2:7: growth.max: \"-1 %\" is negative; " PCT_RANGE},
-		{"[growth]\nmax = \"10\"",
-		 "t.toml:2:7: growth.max: \"10\" has no % sign; write \"10 %\""},
-		{"[growth]\nmax = \"10 percent\"",
-		 "t.toml:2:7: growth.max: unknown unit \"percent\" in \"10 percent\"; percentages end "
-		 "in %"},
-		{"[growth]\nmax = \"%\"", "t.toml:2:7: growth.max: \"%\" is not a percentage; " PCT_FIX},
-		{"[growth]\nmax = \"1e3 %\"",
-		 "t.toml:2:7: growth.max: unknown unit \"e3 %\" in \"1e3 %\"; percentages end in %"},
-		{"[growth.atom]\nmax = true",
-		 "t.toml:2:7: growth.atom.max: expected a percentage, got a boolean; " PCT_FIX},
+	        {"[growth]\nmax = -1", "t.toml:2:7: growth.max: -1 % is out of range; " PCT_RANGE},
+	        {"[growth]\nmax = -0.5",
+	         "t.toml:2:7: growth.max: -0.5 % is out of range; " PCT_RANGE},
+	        {"[growth]\nmax = inf",
+	         "t.toml:2:7: growth.max: inf % is out of range; " PCT_RANGE},
+	        {"[growth]\nmax = nan",
+	         "t.toml:2:7: growth.max: nan % is out of range; " PCT_RANGE},
+	        {"[growth]\nmax = \"-1 %\"",
+	         "t.toml:2:7: growth.max: \"-1 %\" is negative; " PCT_RANGE},
+	        {"[growth]\nmax = \"10\"",
+	         "t.toml:2:7: growth.max: \"10\" has no % sign; write \"10 %\""},
+	        {"[growth]\nmax = \"10 percent\"", "t.toml:2:7: growth.max: unknown unit "
+	                                           "\"percent\" in \"10 percent\"; percentages end "
+	                                           "in %"},
+	        {"[growth]\nmax = \"%\"",
+	         "t.toml:2:7: growth.max: \"%\" is not a percentage; " PCT_FIX},
+	        {"[growth]\nmax = \"1e3 %\"", "t.toml:2:7: growth.max: unknown unit \"e3 %\" in "
+	                                      "\"1e3 %\"; percentages end in %"},
+	        {"[growth.atom]\nmax = true",
+	         "t.toml:2:7: growth.atom.max: expected a percentage, got a boolean; " PCT_FIX},
 	};
 	RUN(cases);
 }
@@ -549,48 +578,52 @@ static void test_unknown_keys(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"[node]\nboot_timout = 5",
-		 "t.toml:2:1: node.boot_timout: unknown key; did you mean \"boot_timeout\"?"},
-		{"[node]\n  Boot_Timeout = 5",
-		 "t.toml:2:3: node.Boot_Timeout: unknown key; did you mean \"boot_timeout\"?"},
-		{"[node]\n\"boot timeout\" = 5",
-		 "t.toml:2:1: node.\"boot timeout\": unknown key; did you mean \"boot_timeout\"?"},
-		{"[node]\nmixenv = 'x'", "t.toml:2:1: node.mixenv: unknown key; did you mean \"mix_env\"?"},
-		{"[node]\ncookie = 'x'",
-		 "t.toml:2:1: node.cookie: unknown key; [node] takes mix_env, erl_flags, boot_timeout, "
-		 "rpc_timeout, test_timeout, stop_timeout"},
-		{"[output]\njunit_path = 'x'",
-		 "t.toml:2:1: output.junit_path: unknown key; [output] takes junit"},
-		{"[nodes]\n", "t.toml:1:2: nodes: unknown key; did you mean \"node\"?"},
-		{"outptu.junit = 'x'", "t.toml:1:1: outptu: unknown key; did you mean \"output\"?"},
-		{"colour = 1",
-		 "t.toml:1:1: colour: unknown key; the configuration has only the tables [node], "
-		 "[output], [growth], [ets], [binary], [process], [atom], [allocator], "
-		 "[baseline], [attribution], [ports], [persistent_term] and [run]"},
-		{"[ports]\nmax_open = 10",
-		 "t.toml:2:1: ports.max_open: unknown key; did you mean \"max_opened\"?"},
-		{"[growth]\nmaxx = 1", "t.toml:2:1: growth.maxx: unknown key; did you mean \"max\"?"},
-		{"[growth]\nlive_total = true",
-		 "t.toml:2:1: growth.live_total: unknown key; did you mean \"live_totals\"?"},
-		{"[growth]\nlimit = 1",
-		 "t.toml:2:1: growth.limit: unknown key; [growth] takes max, floor, live_totals, total, "
-		 "processes, processes_used, system, atom, atom_used, binary, code, ets"},
-		{"[growth.binery]\n",
-		 "t.toml:1:9: growth.binery: unknown category; did you mean \"binary\"?"},
-		{"[growth.atoms]\nmax = 1\n",
-		 "t.toml:1:9: growth.atoms: unknown category; did you mean \"atom\"?"},
-		{"[growth.heap]\n",
-		 "t.toml:1:9: growth.heap: unknown category; use one of total, processes, "
-		 "processes_used, system, atom, atom_used, binary, code, ets"},
-		{"[growth.code]\nfloor_bytes = 1",
-		 "t.toml:2:1: growth.code.floor_bytes: unknown key; [growth.code] takes enabled, max, "
-		 "floor"},
-		{"[growth.code]\nenable = true",
-		 "t.toml:2:1: growth.code.enable: unknown key; did you mean \"enabled\"?"},
-		/* the first problem in file order is the one reported */
-		{"[node]\nmix_env = 'x'\nbad = 1\nboot_timeout = 0\n",
-		 "t.toml:3:1: node.bad: unknown key; [node] takes mix_env, erl_flags, boot_timeout, "
-		 "rpc_timeout, test_timeout, stop_timeout"},
+	        {"[node]\nboot_timout = 5",
+	         "t.toml:2:1: node.boot_timout: unknown key; did you mean \"boot_timeout\"?"},
+	        {"[node]\n  Boot_Timeout = 5",
+	         "t.toml:2:3: node.Boot_Timeout: unknown key; did you mean \"boot_timeout\"?"},
+	        {"[node]\n\"boot timeout\" = 5",
+	         "t.toml:2:1: node.\"boot timeout\": unknown key; did you mean \"boot_timeout\"?"},
+	        {"[node]\nmixenv = 'x'",
+	         "t.toml:2:1: node.mixenv: unknown key; did you mean \"mix_env\"?"},
+	        {"[node]\ncookie = 'x'", "t.toml:2:1: node.cookie: unknown key; [node] takes "
+	                                 "mix_env, erl_flags, boot_timeout, "
+	                                 "rpc_timeout, test_timeout, stop_timeout"},
+	        {"[output]\njunit_path = 'x'",
+	         "t.toml:2:1: output.junit_path: unknown key; [output] takes junit"},
+	        {"[nodes]\n", "t.toml:1:2: nodes: unknown key; did you mean \"node\"?"},
+	        {"outptu.junit = 'x'", "t.toml:1:1: outptu: unknown key; did you mean \"output\"?"},
+	        {"colour = 1",
+	         "t.toml:1:1: colour: unknown key; the configuration has only the tables [node], "
+	         "[output], [growth], [ets], [binary], [process], [atom], [allocator], "
+	         "[baseline], [attribution], [ports], [persistent_term] and [run]"},
+	        {"[ports]\nmax_open = 10",
+	         "t.toml:2:1: ports.max_open: unknown key; did you mean \"max_opened\"?"},
+	        {"[growth]\nmaxx = 1",
+	         "t.toml:2:1: growth.maxx: unknown key; did you mean \"max\"?"},
+	        {"[growth]\nlive_total = true",
+	         "t.toml:2:1: growth.live_total: unknown key; did you mean \"live_totals\"?"},
+	        {"[growth]\nlimit = 1",
+	         "t.toml:2:1: growth.limit: unknown key; [growth] takes max, floor, live_totals, "
+	         "total, "
+	         "processes, processes_used, system, atom, atom_used, binary, code, ets"},
+	        {"[growth.binery]\n",
+	         "t.toml:1:9: growth.binery: unknown category; did you mean \"binary\"?"},
+	        {"[growth.atoms]\nmax = 1\n",
+	         "t.toml:1:9: growth.atoms: unknown category; did you mean \"atom\"?"},
+	        {"[growth.heap]\n",
+	         "t.toml:1:9: growth.heap: unknown category; use one of total, processes, "
+	         "processes_used, system, atom, atom_used, binary, code, ets"},
+	        {"[growth.code]\nfloor_bytes = 1", "t.toml:2:1: growth.code.floor_bytes: unknown "
+	                                           "key; [growth.code] takes enabled, max, "
+	                                           "floor"},
+	        {"[growth.code]\nenable = true",
+	         "t.toml:2:1: growth.code.enable: unknown key; did you mean \"enabled\"?"},
+	        /* the first problem in file order is the one reported */
+	        {"[node]\nmix_env = 'x'\nbad = 1\nboot_timeout = 0\n",
+	         "t.toml:3:1: node.bad: unknown key; [node] takes mix_env, erl_flags, "
+	         "boot_timeout, "
+	         "rpc_timeout, test_timeout, stop_timeout"},
 	};
 	RUN(cases);
 }
@@ -599,32 +632,33 @@ static void test_wrong_types_and_strings(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"node = 1",
-		 "t.toml:1:8: node: expected a table, got an integer; write [node] with its keys below it"},
-		{"[[node]]\n",
-		 "t.toml:1:1: node: expected a table, got an array; write [node] with its keys below it"},
-		{"output = 'x.xml'",
-		 "t.toml:1:10: output: expected a table, got a string; write [output] with its keys "
-		 "below it"},
-		{"[growth]\ncode = 5",
-		 "t.toml:2:8: growth.code: expected a table, got an integer; write [growth.code] with "
-		 "enabled, max and floor below it"},
-		{"[node]\nmix_env = 5",
-		 "t.toml:2:11: node.mix_env: expected a string, got an integer; e.g. mix_env = \"test\""},
-		{"[node]\nmix_env = \"\"",
-		 "t.toml:2:11: node.mix_env: must not be empty; e.g. mix_env = \"test\""},
-		{"[node]\nmix_env = \"a\\u0000b\"",
-		 "t.toml:2:11: node.mix_env: contains a NUL character (\\u0000); remove it"},
-		{"[node]\nerl_flags = ['+S', '4']",
-		 "t.toml:2:13: node.erl_flags: expected a string, got an array; e.g. erl_flags = \"+S 4\""},
-		{"[output]\njunit = ''",
-		 "t.toml:2:9: output.junit: must not be empty; e.g. junit = \"_build/gate/junit.xml\""},
-		{"[growth]\nlive_totals = \"yes\"",
-		 "t.toml:2:15: growth.live_totals: expected a boolean, got a string; write true or false, "
-		 "without quotes"},
-		{"[growth.code]\nenabled = 1",
-		 "t.toml:2:11: growth.code.enabled: expected a boolean, got an integer; write true or "
-		 "false, without quotes"},
+	        {"node = 1", "t.toml:1:8: node: expected a table, got an integer; write [node] "
+	                     "with its keys below it"},
+	        {"[[node]]\n", "t.toml:1:1: node: expected a table, got an array; write [node] "
+	                       "with its keys below it"},
+	        {"output = 'x.xml'", "t.toml:1:10: output: expected a table, got a string; write "
+	                             "[output] with its keys "
+	                             "below it"},
+	        {"[growth]\ncode = 5", "t.toml:2:8: growth.code: expected a table, got an integer; "
+	                               "write [growth.code] with "
+	                               "enabled, max and floor below it"},
+	        {"[node]\nmix_env = 5", "t.toml:2:11: node.mix_env: expected a string, got an "
+	                                "integer; e.g. mix_env = \"test\""},
+	        {"[node]\nmix_env = \"\"",
+	         "t.toml:2:11: node.mix_env: must not be empty; e.g. mix_env = \"test\""},
+	        {"[node]\nmix_env = \"a\\u0000b\"",
+	         "t.toml:2:11: node.mix_env: contains a NUL character (\\u0000); remove it"},
+	        {"[node]\nerl_flags = ['+S', '4']",
+	         "t.toml:2:13: node.erl_flags: expected a string, got an array; e.g. erl_flags = "
+	         "\"+S 4\""},
+	        {"[output]\njunit = ''", "t.toml:2:9: output.junit: must not be empty; e.g. junit "
+	                                 "= \"_build/gate/junit.xml\""},
+	        {"[growth]\nlive_totals = \"yes\"", "t.toml:2:15: growth.live_totals: expected a "
+	                                            "boolean, got a string; write true or false, "
+	                                            "without quotes"},
+	        {"[growth.code]\nenabled = 1", "t.toml:2:11: growth.code.enabled: expected a "
+	                                       "boolean, got an integer; write true or "
+	                                       "false, without quotes"},
 	};
 	RUN(cases);
 
@@ -639,13 +673,14 @@ static void test_toml_errors_are_prefixed(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"[node]\nmix_env = 'x'\nmix_env = 'y'\n",
-		 "t.toml:3:1: duplicate key mix_env: already defined at 2:1"},
-		{"[node]\nboot_timeout = 1979-05-27\n",
-		 "t.toml:2:16: dates are not supported here; write it as a string, e.g. \"1979-05-27\""},
-		{"[node]\nmix_env = test\n",
-		 "t.toml:2:11: expected a value, found 'test'; strings must be quoted, booleans are true or "
-		 "false"},
+	        {"[node]\nmix_env = 'x'\nmix_env = 'y'\n",
+	         "t.toml:3:1: duplicate key mix_env: already defined at 2:1"},
+	        {"[node]\nboot_timeout = 1979-05-27\n",
+	         "t.toml:2:16: dates are not supported here; write it as a string, e.g. "
+	         "\"1979-05-27\""},
+	        {"[node]\nmix_env = test\n", "t.toml:2:11: expected a value, found 'test'; strings "
+	                                     "must be quoted, booleans are true or "
+	                                     "false"},
 	};
 	RUN(cases);
 }
@@ -698,7 +733,8 @@ static void test_load_file(void **state)
 	write_file(path, text, strlen(text));
 	assert_int_equal(config_load(&cfg, path, err, sizeof(err)), -1);
 	char want[256];
-	snprintf(want, sizeof(want), "%s:3:7: expected '=' after the key junk, found a newline", path);
+	snprintf(want, sizeof(want), "%s:3:7: expected '=' after the key junk, found a newline",
+	         path);
 	assert_string_equal(err, want);
 	assert_is_defaults(&cfg);
 	config_clear(&cfg);
@@ -721,7 +757,7 @@ static void test_file_errors(void **state)
 	/* a directory */
 	assert_int_equal(config_load(&cfg, tmpdir, err, sizeof(err)), -1);
 	snprintf(want, sizeof(want), "%s: cannot read: %s; give the path of a TOML file", tmpdir,
-		 strerror(EISDIR));
+	         strerror(EISDIR));
 	assert_string_equal(err, want);
 	assert_is_defaults(&cfg);
 	config_clear(&cfg);
@@ -739,9 +775,9 @@ static void test_file_errors(void **state)
 	free(big);
 	assert_int_equal(config_load(&cfg, path, err, sizeof(err)), -1);
 	snprintf(want, sizeof(want),
-		 "%s: larger than 1 MiB, the most gate reads for a configuration; is it the right "
-		 "file?",
-		 path);
+	         "%s: larger than 1 MiB, the most gate reads for a configuration; is it the right "
+	         "file?",
+	         path);
 	assert_string_equal(err, want);
 	assert_is_defaults(&cfg);
 	config_clear(&cfg);
@@ -767,13 +803,13 @@ static void test_print_defaults(void **state)
 	struct config cfg, back = {0};
 	char *text;
 	const char *lines[] = {
-		"# gate configuration in effect, from defaults\n",
-		"\n[node]\nmix_env = \"test\"\nerl_flags = \"\"\nboot_timeout = \"120 s\"\n",
-		"\nrpc_timeout = \"60 s\"\ntest_timeout = \"30 min\"\nstop_timeout = \"10 s\"\n",
-		"\n[output]\njunit = \"_build/gate/junit.xml\"\n",
-		"\n[growth]\nlive_totals = true\n",
-		"\n[growth.total]\nenabled = true\nmax = \"10 %\"\nfloor = \"1 MB\"\n",
-		"\n[growth.ets]\nenabled = true\nmax = \"10 %\"\nfloor = \"1 MB\"\n",
+	        "# gate configuration in effect, from defaults\n",
+	        "\n[node]\nmix_env = \"test\"\nerl_flags = \"\"\nboot_timeout = \"120 s\"\n",
+	        "\nrpc_timeout = \"60 s\"\ntest_timeout = \"30 min\"\nstop_timeout = \"10 s\"\n",
+	        "\n[output]\njunit = \"_build/gate/junit.xml\"\n",
+	        "\n[growth]\nlive_totals = true\n",
+	        "\n[growth.total]\nenabled = true\nmax = \"10 %\"\nfloor = \"1 MB\"\n",
+	        "\n[growth.ets]\nenabled = true\nmax = \"10 %\"\nfloor = \"1 MB\"\n",
 	};
 
 	assert_int_equal(config_default(&cfg), 0);
@@ -804,11 +840,21 @@ static void test_print_round_trip(void **state)
 {
 	(void)state;
 	static const int ms[] = {1, 1500, 61000, 600000, 90 * 60000, 3600000, 86399999, 119999};
-	static const int64_t bytes[] = {0,	   1234,     1024,	     1048576,
-					1500000,   3000000000, INT64_C(4611686018427387903),
-					1536,	   999,	     (int64_t)1 << 30, 7000};
-	static const double pcts[] = {0,     0.1,	 2.5, 1e-7, 12345.678, 1e300, 100.0 / 3,
-				      100.0, 0.30000000000000004, 5e-324, 1e15, 123456789012345.67};
+	static const int64_t bytes[] = {0,
+	                                1234,
+	                                1024,
+	                                1048576,
+	                                1500000,
+	                                3000000000,
+	                                INT64_C(4611686018427387903),
+	                                1536,
+	                                999,
+	                                (int64_t)1 << 30,
+	                                7000};
+	static const double pcts[] = {0,         0.1,       2.5,
+	                              1e-7,      12345.678, 1e300,
+	                              100.0 / 3, 100.0,     0.30000000000000004,
+	                              5e-324,    1e15,      123456789012345.67};
 	struct config cfg, back = {0};
 	char *text, *again;
 
@@ -828,9 +874,9 @@ static void test_print_round_trip(void **state)
 			for (int c = 0; c < MEM_CAT_COUNT; c++) {
 				cfg.rules.growth.cat[c].enabled = (c + k) % 2;
 				cfg.rules.growth.cat[c].floor_bytes =
-					bytes[(k + (size_t)c) % (sizeof(bytes) / sizeof(bytes[0]))];
+				        bytes[(k + (size_t)c) % (sizeof(bytes) / sizeof(bytes[0]))];
 				cfg.rules.growth.cat[c].max_pct =
-					pcts[(k + (size_t)c) % (sizeof(pcts) / sizeof(pcts[0]))];
+				        pcts[(k + (size_t)c) % (sizeof(pcts) / sizeof(pcts[0]))];
 			}
 			text = print_to_string(&cfg);
 			load_ok(&back, text);
@@ -861,17 +907,22 @@ static void test_print_round_trip(void **state)
 	cfg.rules.growth.cat[MEM_ETS].max_pct = 2.5;
 	text = print_to_string(&cfg);
 	const char *want[] = {
-		"# gate configuration in effect, from some?where\n",
-		"mix_env = \"we\\\"ird\\\\ env\\n\\tü\\u0001\"\n",
-		"junit = \"reports/'j u'.xml\"\n",
-		"boot_timeout = \"1500 ms\"\n", "rpc_timeout = \"90 min\"\n",
-		"test_timeout = \"2 h\"\n",	"stop_timeout = \"10 min\"\n",
-		"live_totals = false\n",
-		"[growth.total]\nenabled = true\nmax = \"0 %\"\nfloor = \"1 KiB\"\n",
-		"floor = \"1 MiB\"\n",		"floor = \"1234 B\"\n",
-		"floor = \"64 kB\"\n",		"floor = \"0 B\"\n",
-		"max = 1e+300\n",		"max = \"0.0000001 %\"\n",
-		"max = \"2.5 %\"\n",
+	        "# gate configuration in effect, from some?where\n",
+	        "mix_env = \"we\\\"ird\\\\ env\\n\\tü\\u0001\"\n",
+	        "junit = \"reports/'j u'.xml\"\n",
+	        "boot_timeout = \"1500 ms\"\n",
+	        "rpc_timeout = \"90 min\"\n",
+	        "test_timeout = \"2 h\"\n",
+	        "stop_timeout = \"10 min\"\n",
+	        "live_totals = false\n",
+	        "[growth.total]\nenabled = true\nmax = \"0 %\"\nfloor = \"1 KiB\"\n",
+	        "floor = \"1 MiB\"\n",
+	        "floor = \"1234 B\"\n",
+	        "floor = \"64 kB\"\n",
+	        "floor = \"0 B\"\n",
+	        "max = 1e+300\n",
+	        "max = \"0.0000001 %\"\n",
+	        "max = \"2.5 %\"\n",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(text, want[i]))
@@ -933,49 +984,49 @@ static void test_rule_every_key(void **state)
 	struct config cfg = {0};
 
 	load_ok(&cfg, "[ets]\n"
-		      "max_total = \"64 MB\"\n"
-		      "max_left_alive = 3\n"
-		      "left_alive_floor = \"512 kB\"\n"
-		      "\n"
-		      "[[ets.table]]\n"
-		      "name = \"corpus_*\"\n"
-		      "max_bytes = \"2 MB\"\n"
-		      "max_size = 100000\n"
-		      "max_growth = \"50 %\"\n"
-		      "\n"
-		      "[[ets.table]]\n"
-		      "name = \"sessions\"\n"
-		      "max_size = 0\n"
-		      "\n"
-		      "[binary]\n"
-		      "max_refs_per_process = 1000\n"
-		      "max_bytes_per_process = \"1 MiB\"\n"
-		      "\n"
-		      "[process]\n"
-		      "max_born = 0\n"
-		      "max_mailbox = 500\n"
-		      "max_memory = \"1 GB\"\n"
-		      "\n"
-		      "[atom]\n"
-		      "max_growth = 0\n"
-		      "per_test = 0\n"
-		      "max_usage = 100\n"
-		      "\n"
-		      "[allocator]\n"
-		      "max_fragmentation = \"0 %\"\n"
-		      "waste_floor = 0\n"
-		      "\n"
-		      "[baseline]\n"
-		      "path = \"ci/gate-baseline.json\"\n"
-		      "ref = \"worktree\"\n"
-		      "notes_ref = \"refs/notes/memory\"\n"
-		      "require = true\n"
-		      "skip_ci = true\n"
-		      "max = 5\n"
-		      "floor = \"64 kB\"\n"
-		      "trend_window = 2\n"
-		      "trend_sigma = 0.5\n"
-		      "trend_min = \"2.5 %\"\n");
+	              "max_total = \"64 MB\"\n"
+	              "max_left_alive = 3\n"
+	              "left_alive_floor = \"512 kB\"\n"
+	              "\n"
+	              "[[ets.table]]\n"
+	              "name = \"corpus_*\"\n"
+	              "max_bytes = \"2 MB\"\n"
+	              "max_size = 100000\n"
+	              "max_growth = \"50 %\"\n"
+	              "\n"
+	              "[[ets.table]]\n"
+	              "name = \"sessions\"\n"
+	              "max_size = 0\n"
+	              "\n"
+	              "[binary]\n"
+	              "max_refs_per_process = 1000\n"
+	              "max_bytes_per_process = \"1 MiB\"\n"
+	              "\n"
+	              "[process]\n"
+	              "max_born = 0\n"
+	              "max_mailbox = 500\n"
+	              "max_memory = \"1 GB\"\n"
+	              "\n"
+	              "[atom]\n"
+	              "max_growth = 0\n"
+	              "per_test = 0\n"
+	              "max_usage = 100\n"
+	              "\n"
+	              "[allocator]\n"
+	              "max_fragmentation = \"0 %\"\n"
+	              "waste_floor = 0\n"
+	              "\n"
+	              "[baseline]\n"
+	              "path = \"ci/gate-baseline.json\"\n"
+	              "ref = \"worktree\"\n"
+	              "notes_ref = \"refs/notes/memory\"\n"
+	              "require = true\n"
+	              "skip_ci = true\n"
+	              "max = 5\n"
+	              "floor = \"64 kB\"\n"
+	              "trend_window = 2\n"
+	              "trend_sigma = 0.5\n"
+	              "trend_min = \"2.5 %\"\n");
 	const struct rules_config *r = &cfg.rules;
 	assert_int_equal(r->ets.max_total, 64000000);
 	assert_int_equal(r->ets.max_left_alive, 3);
@@ -1023,18 +1074,18 @@ static void test_rule_limits_off(void **state)
 	struct config cfg = {0};
 
 	load_ok(&cfg, "ets.max_total = 'off'\n"
-		      "ets.max_left_alive = 'off'\n"
-		      "binary.max_refs_per_process = 'off'\n"
-		      "binary.max_bytes_per_process = 'off'\n"
-		      "process = { max_born = 'off', max_mailbox = 'off', max_memory = 'off' }\n"
-		      "atom.max_growth = 'off'\n"
-		      "atom.max_usage = 'off'\n"
-		      "allocator.max_fragmentation = 'off'\n"
-		      "[[ets.table]]\n"
-		      "name = 'x'\n"
-		      "max_bytes = 'off'\n"
-		      "max_size = 'off'\n"
-		      "max_growth = 10\n");
+	              "ets.max_left_alive = 'off'\n"
+	              "binary.max_refs_per_process = 'off'\n"
+	              "binary.max_bytes_per_process = 'off'\n"
+	              "process = { max_born = 'off', max_mailbox = 'off', max_memory = 'off' }\n"
+	              "atom.max_growth = 'off'\n"
+	              "atom.max_usage = 'off'\n"
+	              "allocator.max_fragmentation = 'off'\n"
+	              "[[ets.table]]\n"
+	              "name = 'x'\n"
+	              "max_bytes = 'off'\n"
+	              "max_size = 'off'\n"
+	              "max_growth = 10\n");
 	const struct rules_config *r = &cfg.rules;
 	assert_int_equal(r->ets.max_total, RULES_OFF);
 	assert_int_equal(r->ets.max_left_alive, RULES_OFF);
@@ -1064,7 +1115,7 @@ static void test_ets_table_forms(void **state)
 
 	/* an inline array of inline tables is the same array of tables; file order is kept */
 	load_ok(&cfg, "[ets]\n"
-		      "table = [{ name = 'b*', max_bytes = 1 }, { name = 'a?', max_size = 2 }]\n");
+	              "table = [{ name = 'b*', max_bytes = 1 }, { name = 'a?', max_size = 2 }]\n");
 	assert_int_equal(cfg.rules.ets.ntables, 2);
 	assert_string_equal(cfg.rules.ets.tables[0].name, "b*");
 	assert_int_equal(cfg.rules.ets.tables[0].max_bytes, 1);
@@ -1074,7 +1125,7 @@ static void test_ets_table_forms(void **state)
 
 	/* [[ets.table]] before [ets], and [ets] keys after the entries */
 	load_ok(&cfg, "[[ets.table]]\nname = '[a-c]*'\nmax_growth = '0 %'\n"
-		      "[ets]\nleft_alive_floor = 0\n");
+	              "[ets]\nleft_alive_floor = 0\n");
 	assert_int_equal(cfg.rules.ets.ntables, 1);
 	assert_true(cfg.rules.ets.tables[0].max_growth_pct == 0.0);
 	assert_int_equal(cfg.rules.ets.left_alive_floor, 0);
@@ -1102,45 +1153,47 @@ static void test_rule_unknown_keys_and_types(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"[atoms]\n", "t.toml:1:2: atoms: unknown key; did you mean \"atom\"?"},
-		{"[allocators]\n", "t.toml:1:2: allocators: unknown key; did you mean \"allocator\"?"},
-		{"[baselin]\n", "t.toml:1:2: baselin: unknown key; did you mean \"baseline\"?"},
-		{"[processes]\n", "t.toml:1:2: processes: unknown key; did you mean \"process\"?"},
-		{"[ets]\nmax_totl = 1",
-		 "t.toml:2:1: ets.max_totl: unknown key; did you mean \"max_total\"?"},
-		{"[ets]\ntables = 1", "t.toml:2:1: ets.tables: unknown key; did you mean \"table\"?"},
-		{"[ets]\nlimit = 1",
-		 "t.toml:2:1: ets.limit: unknown key; [ets] takes max_total, max_left_alive, "
-		 "left_alive_floor, table"},
-		{"[binary]\nmax_refs = 1",
-		 "t.toml:2:1: binary.max_refs: unknown key; [binary] takes max_refs_per_process, "
-		 "max_bytes_per_process"},
-		{"[process]\nmax_mailbx = 1",
-		 "t.toml:2:1: process.max_mailbx: unknown key; did you mean \"max_mailbox\"?"},
-		{"[process]\nmailbox = 1",
-		 "t.toml:2:1: process.mailbox: unknown key; [process] takes max_born, max_mailbox, "
-		 "max_memory"},
-		{"[atom]\npertest = 1",
-		 "t.toml:2:1: atom.pertest: unknown key; did you mean \"per_test\"?"},
-		{"[allocator]\nfloor = 1",
-		 "t.toml:2:1: allocator.floor: unknown key; [allocator] takes max_fragmentation, "
-		 "waste_floor"},
-		{"[baseline]\nnotes = 'x'",
-		 "t.toml:2:1: baseline.notes: unknown key; [baseline] takes path, ref, notes_ref, "
-		 "require, skip_ci, max, floor, trend_window, trend_sigma, trend_min"},
-		{"[baseline]\ntrend_windows = 3",
-		 "t.toml:2:1: baseline.trend_windows: unknown key; did you mean \"trend_window\"?"},
-		{"ets = 1",
-		 "t.toml:1:7: ets: expected a table, got an integer; write [ets] with its keys below it"},
-		{"[[binary]]\n",
-		 "t.toml:1:1: binary: expected a table, got an array; write [binary] with its keys "
-		 "below it"},
-		{"[baseline]\nrequire = 'yes'",
-		 "t.toml:2:11: baseline.require: expected a boolean, got a string; write true or "
-		 "false, without quotes"},
-		{"[baseline]\nskip_ci = 0",
-		 "t.toml:2:11: baseline.skip_ci: expected a boolean, got an integer; write true or "
-		 "false, without quotes"},
+	        {"[atoms]\n", "t.toml:1:2: atoms: unknown key; did you mean \"atom\"?"},
+	        {"[allocators]\n",
+	         "t.toml:1:2: allocators: unknown key; did you mean \"allocator\"?"},
+	        {"[baselin]\n", "t.toml:1:2: baselin: unknown key; did you mean \"baseline\"?"},
+	        {"[processes]\n", "t.toml:1:2: processes: unknown key; did you mean \"process\"?"},
+	        {"[ets]\nmax_totl = 1",
+	         "t.toml:2:1: ets.max_totl: unknown key; did you mean \"max_total\"?"},
+	        {"[ets]\ntables = 1",
+	         "t.toml:2:1: ets.tables: unknown key; did you mean \"table\"?"},
+	        {"[ets]\nlimit = 1",
+	         "t.toml:2:1: ets.limit: unknown key; [ets] takes max_total, max_left_alive, "
+	         "left_alive_floor, table"},
+	        {"[binary]\nmax_refs = 1",
+	         "t.toml:2:1: binary.max_refs: unknown key; [binary] takes max_refs_per_process, "
+	         "max_bytes_per_process"},
+	        {"[process]\nmax_mailbx = 1",
+	         "t.toml:2:1: process.max_mailbx: unknown key; did you mean \"max_mailbox\"?"},
+	        {"[process]\nmailbox = 1",
+	         "t.toml:2:1: process.mailbox: unknown key; [process] takes max_born, max_mailbox, "
+	         "max_memory"},
+	        {"[atom]\npertest = 1",
+	         "t.toml:2:1: atom.pertest: unknown key; did you mean \"per_test\"?"},
+	        {"[allocator]\nfloor = 1",
+	         "t.toml:2:1: allocator.floor: unknown key; [allocator] takes max_fragmentation, "
+	         "waste_floor"},
+	        {"[baseline]\nnotes = 'x'",
+	         "t.toml:2:1: baseline.notes: unknown key; [baseline] takes path, ref, notes_ref, "
+	         "require, skip_ci, max, floor, trend_window, trend_sigma, trend_min"},
+	        {"[baseline]\ntrend_windows = 3",
+	         "t.toml:2:1: baseline.trend_windows: unknown key; did you mean \"trend_window\"?"},
+	        {"ets = 1", "t.toml:1:7: ets: expected a table, got an integer; write [ets] with "
+	                    "its keys below it"},
+	        {"[[binary]]\n",
+	         "t.toml:1:1: binary: expected a table, got an array; write [binary] with its keys "
+	         "below it"},
+	        {"[baseline]\nrequire = 'yes'",
+	         "t.toml:2:11: baseline.require: expected a boolean, got a string; write true or "
+	         "false, without quotes"},
+	        {"[baseline]\nskip_ci = 0",
+	         "t.toml:2:11: baseline.skip_ci: expected a boolean, got an integer; write true or "
+	         "false, without quotes"},
 	};
 	RUN(cases);
 }
@@ -1151,98 +1204,102 @@ static void test_rule_value_errors(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		/* sizes that may be off */
-		{"[ets]\nmax_total = true",
-		 "t.toml:2:13: ets.max_total: expected a size, got a boolean; " SIZE_FIX OFF_HINT},
-		{"[ets]\nmax_total = \"Off\"",
-		 "t.toml:2:13: ets.max_total: \"Off\" is not a size; " SIZE_FIX OFF_HINT},
-		{"[ets]\nmax_total = -1",
-		 "t.toml:2:13: ets.max_total: -1 bytes is out of range; " SIZE_RANGE OFF_HINT},
-		{"[binary]\nmax_bytes_per_process = \"10 mb\"",
-		 "t.toml:2:25: binary.max_bytes_per_process: unknown unit \"mb\" in \"10 mb\"; use B, "
-		 "kB, MB, GB (1000^n) or KiB, MiB, GiB (1024^n)" OFF_HINT},
-		{"[process]\nmax_memory = \"100\"",
-		 "t.toml:2:14: process.max_memory: \"100\" has no unit; add one of B, kB, MB, GB, KiB, "
-		 "MiB, GiB, e.g. \"100 MB\" (an integer without quotes means bytes)" OFF_HINT},
-		/* sizes that may not */
-		{"[ets]\nleft_alive_floor = 'off'",
-		 "t.toml:2:20: ets.left_alive_floor: \"off\" is not a size; " SIZE_FIX},
-		{"[allocator]\nwaste_floor = 1.5",
-		 "t.toml:2:15: allocator.waste_floor: expected a size, got a float; " SIZE_FIX},
-		{"[baseline]\nfloor = \"-1 MB\"",
-		 "t.toml:2:9: baseline.floor: \"-1 MB\" is negative; " SIZE_RANGE},
-		/* counts */
-		{"[process]\nmax_born = \"100\"",
-		 "t.toml:2:12: process.max_born: expected a whole number, got a string; " COUNT_FIX(
-			 "100") OFF_HINT},
-		{"[process]\nmax_born = 1.5",
-		 "t.toml:2:12: process.max_born: expected a whole number, got a float; " COUNT_FIX(
-			 "100") OFF_HINT},
-		{"[process]\nmax_mailbox = -1",
-		 "t.toml:2:15: process.max_mailbox: -1 is out of range; use a whole number of at "
-		 "least 0, e.g. 10000" OFF_HINT},
-		{"[process]\nmax_mailbox = 4611686018427387904",
-		 "t.toml:2:15: process.max_mailbox: 4611686018427387904 is out of range; use a whole "
-		 "number of at most 4611686018427387903, e.g. 10000" OFF_HINT},
-		{"[binary]\nmax_refs_per_process = [1]",
-		 "t.toml:2:24: binary.max_refs_per_process: expected a whole number, got an array; "
-		 "" COUNT_FIX("50000") OFF_HINT},
-		{"[ets]\nmax_left_alive = -2",
-		 "t.toml:2:18: ets.max_left_alive: -2 is out of range; use a whole number of at least "
-		 "0, e.g. 0" OFF_HINT},
-		{"[atom]\nmax_growth = '10 000'",
-		 "t.toml:2:14: atom.max_growth: expected a whole number, got a string; " COUNT_FIX(
-			 "10000") OFF_HINT},
-		{"[atom]\nper_test = 'off'",
-		 "t.toml:2:12: atom.per_test: expected a whole number, got a string; " COUNT_FIX("5")},
-		{"[atom]\nper_test = -1",
-		 "t.toml:2:12: atom.per_test: -1 is out of range; use a whole number of at least 0, "
-		 "e.g. 5"},
-		{"[baseline]\ntrend_window = 1",
-		 "t.toml:2:16: baseline.trend_window: 1 is out of range; use a whole number of at "
-		 "least 2, e.g. 10"},
-		{"[baseline]\ntrend_window = 10001",
-		 "t.toml:2:16: baseline.trend_window: 10001 is out of range; use a whole number of at "
-		 "most 10000, e.g. 10"},
-		{"[baseline]\ntrend_window = 2.0",
-		 "t.toml:2:16: baseline.trend_window: expected a whole number, got a float; " COUNT_FIX(
-			 "10")},
-		/* percentages */
-		{"[atom]\nmax_usage = \"101 %\"",
-		 "t.toml:2:13: atom.max_usage: 101 % is out of range; use a percentage from 0 to "
-		 "100 %, e.g. \"80 %\"" OFF_HINT},
-		{"[allocator]\nmax_fragmentation = 100.5",
-		 "t.toml:2:21: allocator.max_fragmentation: 100.5 % is out of range; use a "
-		 "percentage from 0 to 100 %, e.g. \"75 %\"" OFF_HINT},
-		{"[allocator]\nmax_fragmentation = \"75\"",
-		 "t.toml:2:21: allocator.max_fragmentation: \"75\" has no % sign; write \"75 %\"" OFF_HINT},
-		{"[atom]\nmax_usage = -1",
-		 "t.toml:2:13: atom.max_usage: -1 % is out of range; " PCT_RANGE OFF_HINT},
-		{"[baseline]\nmax = \"-5 %\"",
-		 "t.toml:2:7: baseline.max: \"-5 %\" is negative; " PCT_RANGE},
-		{"[baseline]\ntrend_min = 'off'",
-		 "t.toml:2:13: baseline.trend_min: \"off\" is not a percentage; " PCT_FIX},
-		/* plain numbers */
-		{"[baseline]\ntrend_sigma = -1",
-		 "t.toml:2:15: baseline.trend_sigma: -1 is out of range; use a finite number of 0 or "
-		 "more, e.g. 3.0"},
-		{"[baseline]\ntrend_sigma = inf",
-		 "t.toml:2:15: baseline.trend_sigma: inf is out of range; use a finite number of 0 or "
-		 "more, e.g. 3.0"},
-		{"[baseline]\ntrend_sigma = nan",
-		 "t.toml:2:15: baseline.trend_sigma: nan is out of range; use a finite number of 0 or "
-		 "more, e.g. 3.0"},
-		{"[baseline]\ntrend_sigma = '3'",
-		 "t.toml:2:15: baseline.trend_sigma: expected a number, got a string; write a number "
-		 "without quotes, e.g. 3.0"},
+	        /* sizes that may be off */
+	        {"[ets]\nmax_total = true",
+	         "t.toml:2:13: ets.max_total: expected a size, got a boolean; " SIZE_FIX OFF_HINT},
+	        {"[ets]\nmax_total = \"Off\"",
+	         "t.toml:2:13: ets.max_total: \"Off\" is not a size; " SIZE_FIX OFF_HINT},
+	        {"[ets]\nmax_total = -1",
+	         "t.toml:2:13: ets.max_total: -1 bytes is out of range; " SIZE_RANGE OFF_HINT},
+	        {"[binary]\nmax_bytes_per_process = \"10 mb\"",
+	         "t.toml:2:25: binary.max_bytes_per_process: unknown unit \"mb\" in \"10 mb\"; use "
+	         "B, "
+	         "kB, MB, GB (1000^n) or KiB, MiB, GiB (1024^n)" OFF_HINT},
+	        {"[process]\nmax_memory = \"100\"",
+	         "t.toml:2:14: process.max_memory: \"100\" has no unit; add one of B, kB, MB, GB, "
+	         "KiB, "
+	         "MiB, GiB, e.g. \"100 MB\" (an integer without quotes means bytes)" OFF_HINT},
+	        /* sizes that may not */
+	        {"[ets]\nleft_alive_floor = 'off'",
+	         "t.toml:2:20: ets.left_alive_floor: \"off\" is not a size; " SIZE_FIX},
+	        {"[allocator]\nwaste_floor = 1.5",
+	         "t.toml:2:15: allocator.waste_floor: expected a size, got a float; " SIZE_FIX},
+	        {"[baseline]\nfloor = \"-1 MB\"",
+	         "t.toml:2:9: baseline.floor: \"-1 MB\" is negative; " SIZE_RANGE},
+	        /* counts */
+	        {"[process]\nmax_born = \"100\"",
+	         "t.toml:2:12: process.max_born: expected a whole number, got a string; " COUNT_FIX(
+	                 "100") OFF_HINT},
+	        {"[process]\nmax_born = 1.5",
+	         "t.toml:2:12: process.max_born: expected a whole number, got a float; " COUNT_FIX(
+	                 "100") OFF_HINT},
+	        {"[process]\nmax_mailbox = -1",
+	         "t.toml:2:15: process.max_mailbox: -1 is out of range; use a whole number of at "
+	         "least 0, e.g. 10000" OFF_HINT},
+	        {"[process]\nmax_mailbox = 4611686018427387904",
+	         "t.toml:2:15: process.max_mailbox: 4611686018427387904 is out of range; use a "
+	         "whole "
+	         "number of at most 4611686018427387903, e.g. 10000" OFF_HINT},
+	        {"[binary]\nmax_refs_per_process = [1]",
+	         "t.toml:2:24: binary.max_refs_per_process: expected a whole number, got an array; "
+	         "" COUNT_FIX("50000") OFF_HINT},
+	        {"[ets]\nmax_left_alive = -2", "t.toml:2:18: ets.max_left_alive: -2 is out of "
+	                                       "range; use a whole number of at least "
+	                                       "0, e.g. 0" OFF_HINT},
+	        {"[atom]\nmax_growth = '10 000'",
+	         "t.toml:2:14: atom.max_growth: expected a whole number, got a string; " COUNT_FIX(
+	                 "10000") OFF_HINT},
+	        {"[atom]\nper_test = 'off'",
+	         "t.toml:2:12: atom.per_test: expected a whole number, got a string; " COUNT_FIX(
+	                 "5")},
+	        {"[atom]\nper_test = -1", "t.toml:2:12: atom.per_test: -1 is out of range; use a "
+	                                  "whole number of at least 0, "
+	                                  "e.g. 5"},
+	        {"[baseline]\ntrend_window = 1",
+	         "t.toml:2:16: baseline.trend_window: 1 is out of range; use a whole number of at "
+	         "least 2, e.g. 10"},
+	        {"[baseline]\ntrend_window = 10001", "t.toml:2:16: baseline.trend_window: 10001 is "
+	                                             "out of range; use a whole number of at "
+	                                             "most 10000, e.g. 10"},
+	        {"[baseline]\ntrend_window = 2.0", "t.toml:2:16: baseline.trend_window: expected a "
+	                                           "whole number, got a float; " COUNT_FIX("10")},
+	        /* percentages */
+	        {"[atom]\nmax_usage = \"101 %\"",
+	         "t.toml:2:13: atom.max_usage: 101 % is out of range; use a percentage from 0 to "
+	         "100 %, e.g. \"80 %\"" OFF_HINT},
+	        {"[allocator]\nmax_fragmentation = 100.5",
+	         "t.toml:2:21: allocator.max_fragmentation: 100.5 % is out of range; use a "
+	         "percentage from 0 to 100 %, e.g. \"75 %\"" OFF_HINT},
+	        {"[allocator]\nmax_fragmentation = \"75\"",
+	         "t.toml:2:21: allocator.max_fragmentation: \"75\" has no % sign; write \"75 "
+	         "%\"" OFF_HINT},
+	        {"[atom]\nmax_usage = -1",
+	         "t.toml:2:13: atom.max_usage: -1 % is out of range; " PCT_RANGE OFF_HINT},
+	        {"[baseline]\nmax = \"-5 %\"",
+	         "t.toml:2:7: baseline.max: \"-5 %\" is negative; " PCT_RANGE},
+	        {"[baseline]\ntrend_min = 'off'",
+	         "t.toml:2:13: baseline.trend_min: \"off\" is not a percentage; " PCT_FIX},
+	        /* plain numbers */
+	        {"[baseline]\ntrend_sigma = -1", "t.toml:2:15: baseline.trend_sigma: -1 is out of "
+	                                         "range; use a finite number of 0 or "
+	                                         "more, e.g. 3.0"},
+	        {"[baseline]\ntrend_sigma = inf", "t.toml:2:15: baseline.trend_sigma: inf is out "
+	                                          "of range; use a finite number of 0 or "
+	                                          "more, e.g. 3.0"},
+	        {"[baseline]\ntrend_sigma = nan", "t.toml:2:15: baseline.trend_sigma: nan is out "
+	                                          "of range; use a finite number of 0 or "
+	                                          "more, e.g. 3.0"},
+	        {"[baseline]\ntrend_sigma = '3'", "t.toml:2:15: baseline.trend_sigma: expected a "
+	                                          "number, got a string; write a number "
+	                                          "without quotes, e.g. 3.0"},
 	};
 	RUN(cases);
 
 	/* the edges that pass */
 	struct config cfg = {0};
 	load_ok(&cfg, "atom.max_usage = '100 %'\nallocator.max_fragmentation = 0\n"
-		      "baseline.trend_window = 10000\nbaseline.trend_sigma = 0\n"
-		      "process.max_mailbox = 4611686018427387903\n");
+	              "baseline.trend_window = 10000\nbaseline.trend_sigma = 0\n"
+	              "process.max_mailbox = 4611686018427387903\n");
 	assert_true(cfg.rules.atom.max_usage_pct == 100.0);
 	assert_true(cfg.rules.allocator.max_fragmentation_pct == 0.0);
 	assert_int_equal(cfg.rules.baseline.trend_window, 10000);
@@ -1263,65 +1320,67 @@ static void test_baseline_strings(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"[baseline]\npath = ''", "t.toml:2:8: baseline.path: must not be empty; " PATH_EX},
-		{"[baseline]\npath = 1",
-		 "t.toml:2:8: baseline.path: expected a string, got an integer; " PATH_EX},
-		{"[baseline]\npath = '/tmp/b.json'",
-		 "t.toml:2:8: baseline.path: \"/tmp/b.json\" is absolute; write a path inside the "
-		 "repository, " PATH_EX},
-		{"[baseline]\npath = '../b.json'",
-		 "t.toml:2:8: baseline.path: \"../b.json\" leaves the repository; write a path inside "
-		 "it, " PATH_EX},
-		{"[baseline]\npath = 'a/../../b.json'",
-		 "t.toml:2:8: baseline.path: \"a/../../b.json\" leaves the repository; write a path "
-		 "inside it, " PATH_EX},
-		{"[baseline]\npath = 'a/..'",
-		 "t.toml:2:8: baseline.path: \"a/..\" leaves the repository; write a path inside it, "
-		 "" PATH_EX},
-		{"[baseline]\npath = \"a\\u0000b\"",
-		 "t.toml:2:8: baseline.path: contains a NUL character (\\u0000); remove it"},
-		{"[baseline]\nref = ''", "t.toml:2:7: baseline.ref: must not be empty; " REF_EX},
-		{"[baseline]\nref = 'origin main'",
-		 "t.toml:2:7: baseline.ref: \"origin main\" is not a valid git ref: it contains ' '; "
-		 "" REF_EX},
-		{"[baseline]\nref = 'HEAD~1'",
-		 "t.toml:2:7: baseline.ref: \"HEAD~1\" is not a valid git ref: it contains '~'; " REF_EX},
-		{"[baseline]\nref = 'a..b'",
-		 "t.toml:2:7: baseline.ref: \"a..b\" is not a valid git ref: it contains \"..\"; " REF_EX},
-		{"[baseline]\nref = 'main@{1}'",
-		 "t.toml:2:7: baseline.ref: \"main@{1}\" is not a valid git ref: it contains \"@{\"; "
-		 "" REF_EX},
-		{"[baseline]\nref = 'origin/'",
-		 "t.toml:2:7: baseline.ref: \"origin/\" is not a valid git ref: it starts or ends with "
-		 "/; " REF_EX},
-		{"[baseline]\nref = 'a//b'",
-		 "t.toml:2:7: baseline.ref: \"a//b\" is not a valid git ref: it contains \"//\"; " REF_EX},
-		{"[baseline]\nref = 'origin/.main'",
-		 "t.toml:2:7: baseline.ref: \"origin/.main\" is not a valid git ref: a part of it "
-		 "starts with a dot; " REF_EX},
-		{"[baseline]\nref = 'main.lock'",
-		 "t.toml:2:7: baseline.ref: \"main.lock\" is not a valid git ref: it ends with .lock; "
-		 "" REF_EX},
-		{"[baseline]\nref = 'main.'",
-		 "t.toml:2:7: baseline.ref: \"main.\" is not a valid git ref: it ends with a dot; " REF_EX},
-		{"[baseline]\nref = \"a\\tb\"",
-		 "t.toml:2:7: baseline.ref: \"a\tb\" is not a valid git ref: it contains a control "
-		 "character; " REF_EX},
-		{"[baseline]\nnotes_ref = 'gate'",
-		 "t.toml:2:13: baseline.notes_ref: \"gate\" is not a full ref; write it under refs/, "
-		 "" NOTES_EX},
-		{"[baseline]\nnotes_ref = 'refs/notes/a b'",
-		 "t.toml:2:13: baseline.notes_ref: \"refs/notes/a b\" is not a valid git ref: it "
-		 "contains ' '; " NOTES_EX},
-		{"[baseline]\nnotes_ref = 'refs/notes/x:y'",
-		 "t.toml:2:13: baseline.notes_ref: \"refs/notes/x:y\" is not a valid git ref: it "
-		 "contains ':'; " NOTES_EX},
+	        {"[baseline]\npath = ''", "t.toml:2:8: baseline.path: must not be empty; " PATH_EX},
+	        {"[baseline]\npath = 1",
+	         "t.toml:2:8: baseline.path: expected a string, got an integer; " PATH_EX},
+	        {"[baseline]\npath = '/tmp/b.json'",
+	         "t.toml:2:8: baseline.path: \"/tmp/b.json\" is absolute; write a path inside the "
+	         "repository, " PATH_EX},
+	        {"[baseline]\npath = '../b.json'", "t.toml:2:8: baseline.path: \"../b.json\" "
+	                                           "leaves the repository; write a path inside "
+	                                           "it, " PATH_EX},
+	        {"[baseline]\npath = 'a/../../b.json'",
+	         "t.toml:2:8: baseline.path: \"a/../../b.json\" leaves the repository; write a "
+	         "path "
+	         "inside it, " PATH_EX},
+	        {"[baseline]\npath = 'a/..'", "t.toml:2:8: baseline.path: \"a/..\" leaves the "
+	                                      "repository; write a path inside it, "
+	                                      "" PATH_EX},
+	        {"[baseline]\npath = \"a\\u0000b\"",
+	         "t.toml:2:8: baseline.path: contains a NUL character (\\u0000); remove it"},
+	        {"[baseline]\nref = ''", "t.toml:2:7: baseline.ref: must not be empty; " REF_EX},
+	        {"[baseline]\nref = 'origin main'", "t.toml:2:7: baseline.ref: \"origin main\" is "
+	                                            "not a valid git ref: it contains ' '; "
+	                                            "" REF_EX},
+	        {"[baseline]\nref = 'HEAD~1'", "t.toml:2:7: baseline.ref: \"HEAD~1\" is not a "
+	                                       "valid git ref: it contains '~'; " REF_EX},
+	        {"[baseline]\nref = 'a..b'", "t.toml:2:7: baseline.ref: \"a..b\" is not a valid "
+	                                     "git ref: it contains \"..\"; " REF_EX},
+	        {"[baseline]\nref = 'main@{1}'", "t.toml:2:7: baseline.ref: \"main@{1}\" is not a "
+	                                         "valid git ref: it contains \"@{\"; "
+	                                         "" REF_EX},
+	        {"[baseline]\nref = 'origin/'", "t.toml:2:7: baseline.ref: \"origin/\" is not a "
+	                                        "valid git ref: it starts or ends with "
+	                                        "/; " REF_EX},
+	        {"[baseline]\nref = 'a//b'", "t.toml:2:7: baseline.ref: \"a//b\" is not a valid "
+	                                     "git ref: it contains \"//\"; " REF_EX},
+	        {"[baseline]\nref = 'origin/.main'",
+	         "t.toml:2:7: baseline.ref: \"origin/.main\" is not a valid git ref: a part of it "
+	         "starts with a dot; " REF_EX},
+	        {"[baseline]\nref = 'main.lock'", "t.toml:2:7: baseline.ref: \"main.lock\" is not "
+	                                          "a valid git ref: it ends with .lock; "
+	                                          "" REF_EX},
+	        {"[baseline]\nref = 'main.'", "t.toml:2:7: baseline.ref: \"main.\" is not a valid "
+	                                      "git ref: it ends with a dot; " REF_EX},
+	        {"[baseline]\nref = \"a\\tb\"",
+	         "t.toml:2:7: baseline.ref: \"a\tb\" is not a valid git ref: it contains a control "
+	         "character; " REF_EX},
+	        {"[baseline]\nnotes_ref = 'gate'", "t.toml:2:13: baseline.notes_ref: \"gate\" is "
+	                                           "not a full ref; write it under refs/, "
+	                                           "" NOTES_EX},
+	        {"[baseline]\nnotes_ref = 'refs/notes/a b'",
+	         "t.toml:2:13: baseline.notes_ref: \"refs/notes/a b\" is not a valid git ref: it "
+	         "contains ' '; " NOTES_EX},
+	        {"[baseline]\nnotes_ref = 'refs/notes/x:y'",
+	         "t.toml:2:13: baseline.notes_ref: \"refs/notes/x:y\" is not a valid git ref: it "
+	         "contains ':'; " NOTES_EX},
 	};
 	RUN(cases);
 
 	struct config cfg = {0};
-	load_ok(&cfg, "[baseline]\npath = 'a..b/c...json'\nref = 'refs/remotes/origin/release-1.2'\n"
-		      "notes_ref = 'refs/notes/gate/ci'\n");
+	load_ok(&cfg,
+	        "[baseline]\npath = 'a..b/c...json'\nref = 'refs/remotes/origin/release-1.2'\n"
+	        "notes_ref = 'refs/notes/gate/ci'\n");
 	assert_string_equal(cfg.rules.baseline.path, "a..b/c...json");
 	assert_string_equal(cfg.rules.baseline.ref, "refs/remotes/origin/release-1.2");
 	assert_string_equal(cfg.rules.baseline.notes_ref, "refs/notes/gate/ci");
@@ -1334,43 +1393,46 @@ static void test_ets_table_errors(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"[ets]\ntable = 1",
-		 "t.toml:2:9: ets.table: expected an array of tables, got an integer; " TABLE_FIX},
-		{"[ets.table]\nname = 'x'\nmax_size = 1\n",
-		 "t.toml:1:1: ets.table: expected an array of tables, got a table; " TABLE_FIX},
-		{"ets.table = [1]",
-		 "t.toml:1:14: ets.table[0]: expected a table, got an integer; " TABLE_FIX},
-		{"[[ets.table]]\nmax_bytes = 1\n",
-		 "t.toml:1:1: ets.table[0]: has no name; add name = \"corpus_*\" (a glob on the ETS "
-		 "table name)"},
-		{"[[ets.table]]\nname = 'x'\n[[ets.table]]\nname = 'y'\nmax_size = 1\n",
-		 "t.toml:1:1: ets.table[0]: sets no limit; add max_bytes, max_size or max_growth"},
-		{"[[ets.table]]\nname = 'x'\nmax_bytes = 'off'\n",
-		 "t.toml:1:1: ets.table[0]: sets no limit; add max_bytes, max_size or max_growth"},
-		{"[[ets.table]]\nname = 'x'\nmax_bytes = 1\n[[ets.table]]\nmax_size = 2\nname = 'x'\n",
-		 "t.toml:6:8: ets.table[1].name: \"x\" is already limited by ets.table[0]; merge the "
-		 "two entries"},
-		{"[[ets.table]]\nname = ''\n",
-		 "t.toml:2:8: ets.table[0].name: must not be empty; e.g. name = \"corpus_*\""},
-		{"[[ets.table]]\nname = 5\n",
-		 "t.toml:2:8: ets.table[0].name: expected a string, got an integer; e.g. name = "
-		 "\"corpus_*\""},
-		{"[[ets.table]]\nnam = 'x'\n",
-		 "t.toml:2:1: ets.table[0].nam: unknown key; did you mean \"name\"?"},
-		{"[[ets.table]]\nname = 'x'\nrows = 1\n",
-		 "t.toml:3:1: ets.table[0].rows: unknown key; [[ets.table]] takes name, max_bytes, "
-		 "max_size, max_growth"},
-		{"[[ets.table]]\nname = 'a'\nmax_size = 1\n[[ets.table]]\nname = 'b'\nmax_size = -1\n",
-		 "t.toml:6:12: ets.table[1].max_size: -1 is out of range; use a whole number of at "
-		 "least 0, e.g. 100000" OFF_HINT},
-		{"[[ets.table]]\nname = 'a'\nmax_growth = -5\n",
-		 "t.toml:3:14: ets.table[0].max_growth: -5 % is out of range; " PCT_RANGE OFF_HINT},
-		{"[[ets.table]]\nname = 'a'\nmax_bytes = '2 MB '\nmax_bytes = 3\n",
-		 "t.toml:4:1: duplicate key max_bytes: already defined at 3:1"},
-		/* the first problem in file order is the one reported, even before the name */
-		{"[[ets.table]]\nmax_size = true\n",
-		 "t.toml:2:12: ets.table[0].max_size: expected a whole number, got a boolean; " COUNT_FIX(
-			 "100000") OFF_HINT},
+	        {"[ets]\ntable = 1",
+	         "t.toml:2:9: ets.table: expected an array of tables, got an integer; " TABLE_FIX},
+	        {"[ets.table]\nname = 'x'\nmax_size = 1\n",
+	         "t.toml:1:1: ets.table: expected an array of tables, got a table; " TABLE_FIX},
+	        {"ets.table = [1]",
+	         "t.toml:1:14: ets.table[0]: expected a table, got an integer; " TABLE_FIX},
+	        {"[[ets.table]]\nmax_bytes = 1\n", "t.toml:1:1: ets.table[0]: has no name; add "
+	                                           "name = \"corpus_*\" (a glob on the ETS "
+	                                           "table name)"},
+	        {"[[ets.table]]\nname = 'x'\n[[ets.table]]\nname = 'y'\nmax_size = 1\n",
+	         "t.toml:1:1: ets.table[0]: sets no limit; add max_bytes, max_size or max_growth"},
+	        {"[[ets.table]]\nname = 'x'\nmax_bytes = 'off'\n",
+	         "t.toml:1:1: ets.table[0]: sets no limit; add max_bytes, max_size or max_growth"},
+	        {"[[ets.table]]\nname = 'x'\nmax_bytes = 1\n[[ets.table]]\nmax_size = 2\nname = "
+	         "'x'\n",
+	         "t.toml:6:8: ets.table[1].name: \"x\" is already limited by ets.table[0]; merge "
+	         "the "
+	         "two entries"},
+	        {"[[ets.table]]\nname = ''\n",
+	         "t.toml:2:8: ets.table[0].name: must not be empty; e.g. name = \"corpus_*\""},
+	        {"[[ets.table]]\nname = 5\n",
+	         "t.toml:2:8: ets.table[0].name: expected a string, got an integer; e.g. name = "
+	         "\"corpus_*\""},
+	        {"[[ets.table]]\nnam = 'x'\n",
+	         "t.toml:2:1: ets.table[0].nam: unknown key; did you mean \"name\"?"},
+	        {"[[ets.table]]\nname = 'x'\nrows = 1\n",
+	         "t.toml:3:1: ets.table[0].rows: unknown key; [[ets.table]] takes name, max_bytes, "
+	         "max_size, max_growth"},
+	        {"[[ets.table]]\nname = 'a'\nmax_size = 1\n[[ets.table]]\nname = 'b'\nmax_size = "
+	         "-1\n",
+	         "t.toml:6:12: ets.table[1].max_size: -1 is out of range; use a whole number of at "
+	         "least 0, e.g. 100000" OFF_HINT},
+	        {"[[ets.table]]\nname = 'a'\nmax_growth = -5\n",
+	         "t.toml:3:14: ets.table[0].max_growth: -5 % is out of range; " PCT_RANGE OFF_HINT},
+	        {"[[ets.table]]\nname = 'a'\nmax_bytes = '2 MB '\nmax_bytes = 3\n",
+	         "t.toml:4:1: duplicate key max_bytes: already defined at 3:1"},
+	        /* the first problem in file order is the one reported, even before the name */
+	        {"[[ets.table]]\nmax_size = true\n",
+	         "t.toml:2:12: ets.table[0].max_size: expected a whole number, got a "
+	         "boolean; " COUNT_FIX("100000") OFF_HINT},
 	};
 	RUN(cases);
 }
@@ -1381,14 +1443,15 @@ static void test_print_rule_defaults(void **state)
 	struct config cfg, back = {0};
 	char *text;
 	const char *lines[] = {
-		"\n[ets]\nmax_total = \"off\"\nmax_left_alive = 0\nleft_alive_floor = \"1 MB\"\n",
-		"\n[binary]\nmax_refs_per_process = 50000\nmax_bytes_per_process = \"10 MB\"\n",
-		"\n[process]\nmax_born = 100\nmax_mailbox = 10000\nmax_memory = \"100 MB\"\n",
-		"\n[atom]\nmax_growth = 10000\nper_test = 5\nmax_usage = \"80 %\"\n",
-		"\n[allocator]\nmax_fragmentation = \"75 %\"\nwaste_floor = \"64 MB\"\n",
-		"\n[baseline]\npath = \".gate/baseline.json\"\nref = \"origin/main\"\n"
-		"notes_ref = \"refs/notes/gate\"\nrequire = false\nskip_ci = false\nmax = \"20 %\"\n"
-		"floor = \"1 MB\"\ntrend_window = 10\ntrend_sigma = 3.0\ntrend_min = \"10 %\"\n",
+	        "\n[ets]\nmax_total = \"off\"\nmax_left_alive = 0\nleft_alive_floor = \"1 MB\"\n",
+	        "\n[binary]\nmax_refs_per_process = 50000\nmax_bytes_per_process = \"10 MB\"\n",
+	        "\n[process]\nmax_born = 100\nmax_mailbox = 10000\nmax_memory = \"100 MB\"\n",
+	        "\n[atom]\nmax_growth = 10000\nper_test = 5\nmax_usage = \"80 %\"\n",
+	        "\n[allocator]\nmax_fragmentation = \"75 %\"\nwaste_floor = \"64 MB\"\n",
+	        "\n[baseline]\npath = \".gate/baseline.json\"\nref = \"origin/main\"\n"
+	        "notes_ref = \"refs/notes/gate\"\nrequire = false\nskip_ci = false\nmax = \"20 "
+	        "%\"\n"
+	        "floor = \"1 MB\"\ntrend_window = 10\ntrend_sigma = 3.0\ntrend_min = \"10 %\"\n",
 	};
 
 	assert_int_equal(config_default(&cfg), 0);
@@ -1407,8 +1470,8 @@ static void test_print_rule_defaults(void **state)
 static void test_print_rule_round_trip(void **state)
 {
 	(void)state;
-	static const int64_t sizes[] = {0, 1, 1234, 1024, 1000000, 1048576, INT64_C(4611686018427387903),
-					RULES_OFF};
+	static const int64_t sizes[] = {
+	        0, 1, 1234, 1024, 1000000, 1048576, INT64_C(4611686018427387903), RULES_OFF};
 	static const double pcts[] = {0, 0.1, 2.5, 100.0 / 3, 100, 1e-7, 99.99999999999999, -1};
 	static const double sigmas[] = {0, 0.5, 3, 1e300, 5e-324, 0.1, 1e15, 2.0 / 3};
 	struct config cfg, back = {0};
@@ -1484,11 +1547,12 @@ static void test_print_rule_round_trip(void **state)
 	cfg.rules.atom.max_usage_pct = -1;
 	text = print_to_string(&cfg);
 	const char *want[] = {
-		"\n[ets]\nmax_total = \"off\"\nmax_left_alive = 0\nleft_alive_floor = \"1 MB\"\n\n"
-		"[[ets.table]]\nname = \"corpus_*\"\nmax_bytes = \"2 MB\"\nmax_growth = \"50 %\"\n\n"
-		"[[ets.table]]\nname = \"sessions\"\nmax_size = 0\n\n[binary]\n",
-		"trend_sigma = 2.5\n",
-		"max_usage = \"off\"\n",
+	        "\n[ets]\nmax_total = \"off\"\nmax_left_alive = 0\nleft_alive_floor = \"1 MB\"\n\n"
+	        "[[ets.table]]\nname = \"corpus_*\"\nmax_bytes = \"2 MB\"\nmax_growth = \"50 "
+	        "%\"\n\n"
+	        "[[ets.table]]\nname = \"sessions\"\nmax_size = 0\n\n[binary]\n",
+	        "trend_sigma = 2.5\n",
+	        "max_usage = \"off\"\n",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(text, want[i]))
@@ -1553,7 +1617,8 @@ static void test_repo_gate_toml_is_defaults(void **state)
 	if (!path || !*path)
 		path = "gate.toml";
 	if (access(path, F_OK) != 0) {
-		print_message("%s not found (set GATE_TOML or run from the repository root)\n", path);
+		print_message("%s not found (set GATE_TOML or run from the repository root)\n",
+		              path);
 		skip();
 	}
 	if (config_load(&cfg, path, err, sizeof(err)) != 0)
@@ -1567,37 +1632,37 @@ static void test_repo_gate_toml_is_defaults(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_empty_text_is_defaults),
-		cmocka_unit_test(test_load_replaces_what_cfg_held),
-		cmocka_unit_test(test_every_key),
-		cmocka_unit_test(test_dotted_and_inline_forms),
-		cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_percentages),
-		cmocka_unit_test(test_growth_precedence),
-		cmocka_unit_test(test_duration_errors),
-		cmocka_unit_test(test_size_errors),
-		cmocka_unit_test(test_percent_errors),
-		cmocka_unit_test(test_unknown_keys),
-		cmocka_unit_test(test_wrong_types_and_strings),
-		cmocka_unit_test(test_toml_errors_are_prefixed),
-		cmocka_unit_test_setup_teardown(test_load_file, setup_tmpdir, teardown_tmpdir),
-		cmocka_unit_test_setup_teardown(test_file_errors, setup_tmpdir, teardown_tmpdir),
-		cmocka_unit_test(test_print_defaults),
-		cmocka_unit_test(test_print_round_trip),
-		cmocka_unit_test(test_rule_defaults),
-		cmocka_unit_test(test_rule_every_key),
-		cmocka_unit_test(test_rule_limits_off),
-		cmocka_unit_test(test_ets_table_forms),
-		cmocka_unit_test(test_rule_unknown_keys_and_types),
-		cmocka_unit_test(test_rule_value_errors),
-		cmocka_unit_test(test_baseline_strings),
-		cmocka_unit_test(test_ets_table_errors),
-		cmocka_unit_test(test_print_rule_defaults),
-		cmocka_unit_test(test_print_rule_round_trip),
-		cmocka_unit_test(test_allocation_failures),
-		cmocka_unit_test(test_repo_gate_toml_is_defaults),
+	        cmocka_unit_test(test_defaults),
+	        cmocka_unit_test(test_empty_text_is_defaults),
+	        cmocka_unit_test(test_load_replaces_what_cfg_held),
+	        cmocka_unit_test(test_every_key),
+	        cmocka_unit_test(test_dotted_and_inline_forms),
+	        cmocka_unit_test(test_durations),
+	        cmocka_unit_test(test_sizes),
+	        cmocka_unit_test(test_percentages),
+	        cmocka_unit_test(test_growth_precedence),
+	        cmocka_unit_test(test_duration_errors),
+	        cmocka_unit_test(test_size_errors),
+	        cmocka_unit_test(test_percent_errors),
+	        cmocka_unit_test(test_unknown_keys),
+	        cmocka_unit_test(test_wrong_types_and_strings),
+	        cmocka_unit_test(test_toml_errors_are_prefixed),
+	        cmocka_unit_test_setup_teardown(test_load_file, setup_tmpdir, teardown_tmpdir),
+	        cmocka_unit_test_setup_teardown(test_file_errors, setup_tmpdir, teardown_tmpdir),
+	        cmocka_unit_test(test_print_defaults),
+	        cmocka_unit_test(test_print_round_trip),
+	        cmocka_unit_test(test_rule_defaults),
+	        cmocka_unit_test(test_rule_every_key),
+	        cmocka_unit_test(test_rule_limits_off),
+	        cmocka_unit_test(test_ets_table_forms),
+	        cmocka_unit_test(test_rule_unknown_keys_and_types),
+	        cmocka_unit_test(test_rule_value_errors),
+	        cmocka_unit_test(test_baseline_strings),
+	        cmocka_unit_test(test_ets_table_errors),
+	        cmocka_unit_test(test_print_rule_defaults),
+	        cmocka_unit_test(test_print_rule_round_trip),
+	        cmocka_unit_test(test_allocation_failures),
+	        cmocka_unit_test(test_repo_gate_toml_is_defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "ci/snapshot_json.h"
-#include "gate/probe.h"
-#include "gate/term.h"
+#include "gate/probe/probe.h"
+#include "gate/node/term.h"
 #include "rules/rules.h"
 
 /* ---- building snapshots (owned by the snapshot: snapshot_clear frees them) ---- */
@@ -40,7 +40,7 @@ static void snap(struct snapshot *s)
 }
 
 static void add_grew_ets(struct snapshot *s, const char *name, const char *owner_name,
-			 int64_t rows0, int64_t rows, int64_t bytes0, int64_t bytes, bool created)
+                         int64_t rows0, int64_t rows, int64_t bytes0, int64_t bytes, bool created)
 {
 	s->grew_ets = realloc(s->grew_ets, (s->ngrew_ets + 1) * sizeof(*s->grew_ets));
 	assert_non_null(s->grew_ets);
@@ -60,7 +60,7 @@ static void add_grew_ets(struct snapshot *s, const char *name, const char *owner
 }
 
 static struct proc_growth *add_grew_proc(struct snapshot *s, const char *pid, const char *name,
-					 const char *call, int64_t mem0, int64_t mem)
+                                         const char *call, int64_t mem0, int64_t mem)
 {
 	s->grew_procs = realloc(s->grew_procs, (s->ngrew_procs + 1) * sizeof(*s->grew_procs));
 	assert_non_null(s->grew_procs);
@@ -93,7 +93,7 @@ static void add_port_group(struct snapshot *s, const char *name, const char *mod
 }
 
 static void add_key_group(struct key_group **list, size_t *n, const char *key, int64_t count,
-			  int64_t bytes, const char *example)
+                          int64_t bytes, const char *example)
 {
 	*list = realloc(*list, (*n + 1) * sizeof(**list));
 	assert_non_null(*list);
@@ -110,8 +110,8 @@ static void fail_growth(struct findings *f, enum mem_cat cat, int64_t delta)
 	char msg[128];
 	snprintf(msg, sizeof(msg), "%s grew a lot", mem_cat_name(cat));
 	assert_int_equal(findings_add(f, "growth", mem_cat_name(cat), VERDICT_FAIL, 20000000,
-				      20000000 + delta, 1000000, 10.0, msg),
-			 0);
+	                              20000000 + delta, 1000000, 10.0, msg),
+	                 0);
 	f->items[f->count - 1].delta = delta;
 }
 
@@ -132,14 +132,14 @@ static void test_list_orders_by_bytes(void **state)
 	snap(&a);
 	add_grew_ets(&a, "corpus_cache", "Corpus.Cache", 10, 60010, 5000, 7105000, false);
 	struct proc_growth *p = add_grew_proc(&a, "<0.234.0>", "Corpus.Store",
-					      "Agent.Server:init/1", 3000, 9603000);
+	                                      "Agent.Server:init/1", 3000, 9603000);
 	p->ancestor = dup0("Corpus.Supervisor");
 	p->bin_before = 0;
 	p->bin = 200000;
 	a.pterm_count = 4020;
 	a.pterm_memory = 642000;
 	add_key_group(&a.pterm_new, &a.npterm_new, "{Corpus.Settings, _}", 4000, 128000,
-		      "{Corpus.Settings, 17}");
+	              "{Corpus.Settings, 17}");
 	a.atom_count = 80000;
 	a.mem[MEM_ATOM_USED] = b.mem[MEM_ATOM_USED] + 2000000;
 	add_key_group(&a.atoms_new, &a.natoms_new, "user_#", 60000, 0, "user_1");
@@ -148,15 +148,16 @@ static void test_list_orders_by_bytes(void **state)
 	assert_int_equal(n, 5);
 	assert_int_equal(items[0].kind, DRILL_PROCESS);
 	assert_string_equal(items[0].text, "process Corpus.Store (<0.234.0>, Agent.Server:init/1, "
-					   "under Corpus.Supervisor) memory +9.6 MB");
+	                                   "under Corpus.Supervisor) memory +9.6 MB");
 	assert_int_equal(items[1].kind, DRILL_ETS);
 	assert_string_equal(items[1].text,
-			    "ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB");
+	                    "ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB");
 	assert_int_equal(items[2].kind, DRILL_ATOMS);
 	assert_string_equal(items[2].text, "atoms +60 000: user_# x 60 000 (e.g. user_1)");
 	assert_int_equal(items[3].kind, DRILL_PTERM);
-	assert_string_equal(items[3].text, "persistent_term +4 000 entries, +612.0 kB: "
-					   "{Corpus.Settings, _} x 4 000 (e.g. {Corpus.Settings, 17})");
+	assert_string_equal(items[3].text,
+	                    "persistent_term +4 000 entries, +612.0 kB: "
+	                    "{Corpus.Settings, _} x 4 000 (e.g. {Corpus.Settings, 17})");
 	assert_int_equal(items[4].kind, DRILL_BINARY);
 	assert_non_null(strstr(items[4].text, "holds +200.0 kB of refc binaries"));
 	/* a cap on the list is kept */
@@ -171,13 +172,13 @@ static void test_annotate_names_structure_first(void **state)
 {
 	(void)state;
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 
 	snap(&b);
 	snap(&a);
 	add_grew_ets(&a, "corpus_cache", "Corpus.Cache", 0, 60000, 0, 7100000, true);
 	struct proc_growth *p =
-		add_grew_proc(&a, "<0.240.0>", NULL, "erlang:apply/2", 2000, 9600000);
+	        add_grew_proc(&a, "<0.240.0>", NULL, "erlang:apply/2", 2000, 9600000);
 	free(p->current_function);
 	p->current_function = dup0("Process:sleep/1");
 	p->born = true;
@@ -186,26 +187,28 @@ static void test_annotate_names_structure_first(void **state)
 	fail_growth(&f, MEM_TOTAL, 17000000);
 	fail_growth(&f, MEM_CODE, 9000000);
 	fail_growth(&f, MEM_BINARY, 3000000);
-	assert_int_equal(findings_add(&f, "growth", "system", VERDICT_PASS, 1, 2, 0, 10, "fine"), 0);
+	assert_int_equal(findings_add(&f, "growth", "system", VERDICT_PASS, 1, 2, 0, 10, "fine"),
+	                 0);
 	assert_int_equal(findings_add(&f, "ets", "table corpus_cache", VERDICT_FAIL, 0, 7100000, 0,
-				      -1, "ETS table corpus_cache (owner Corpus.Cache) grew"),
-			 0);
+	                              -1, "ETS table corpus_cache (owner Corpus.Cache) grew"),
+	                 0);
 
 	/* any rule that judges a category: the baseline too */
 	assert_int_equal(findings_add(&f, "baseline", "ets", VERDICT_FAIL, 0, 7100000, 1000000,
-				      20.0, "ets is 7.1 MB above its baseline"),
-			 0);
+	                              20.0, "ets is 7.1 MB above its baseline"),
+	                 0);
 
 	assert_int_equal(drilldown_annotate(&f, &b, &a), 0);
-	assert_true(starts_with(f.items[7].message, "ETS table corpus_cache (owner Corpus.Cache, "));
+	assert_true(
+	        starts_with(f.items[7].message, "ETS table corpus_cache (owner Corpus.Cache, "));
 	assert_non_null(strstr(f.items[7].message, "; ets is 7.1 MB above its baseline"));
 	/* the category's structure, then the original message */
 	assert_string_equal(f.items[0].message, "ETS table corpus_cache (owner Corpus.Cache, "
-						 "created during the run) +60 000 rows, +7.1 MB; "
-						 "ets grew a lot");
+	                                        "created during the run) +60 000 rows, +7.1 MB; "
+	                                        "ets grew a lot");
 	assert_string_equal(f.items[1].message,
-			    "process <0.240.0> (spawned fun in Process:sleep/1) memory +9.6 MB, "
-			    "born during the run; processes_used grew a lot");
+	                    "process <0.240.0> (spawned fun in Process:sleep/1) memory +9.6 MB, "
+	                    "born during the run; processes_used grew a lot");
 	/* total: the largest two whose bytes count in it */
 	assert_true(starts_with(f.items[2].message, "process <0.240.0>"));
 	assert_non_null(strstr(f.items[2].message, ", ETS table corpus_cache"));
@@ -232,7 +235,7 @@ static void test_annotate_binaries_in_ets(void **state)
 {
 	(void)state;
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 
 	snap(&b);
 	snap(&a);
@@ -243,10 +246,10 @@ static void test_annotate_binaries_in_ets(void **state)
 	fail_growth(&f, MEM_BINARY, 10300000);
 	assert_int_equal(drilldown_annotate(&f, &b, &a), 0);
 	assert_string_equal(f.items[0].message,
-			    "ETS table demo_sessions (owner Demo.Sessions, created during the run) "
-			    "+20 000 rows, +4.1 MB, holding ~10.3 MB of refc binaries, ETS table "
-			    "old_cache (owner Old.Cache) +10 000 rows, +1.0 MB, holding ~2.0 MB of "
-			    "refc binaries; binary grew a lot");
+	                    "ETS table demo_sessions (owner Demo.Sessions, created during the run) "
+	                    "+20 000 rows, +4.1 MB, holding ~10.3 MB of refc binaries, ETS table "
+	                    "old_cache (owner Old.Cache) +10 000 rows, +1.0 MB, holding ~2.0 MB of "
+	                    "refc binaries; binary grew a lot");
 	findings_clear(&f);
 	snapshot_clear(&a);
 	snapshot_clear(&b);
@@ -257,7 +260,7 @@ static void test_annotate_share(void **state)
 {
 	(void)state;
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 
 	snap(&b);
 	snap(&a);
@@ -267,7 +270,8 @@ static void test_annotate_share(void **state)
 	/* the judged delta of system is below ten times the table */
 	assert_int_equal(drilldown_annotate(&f, &b, &a), 0);
 	assert_string_equal(f.items[0].message, "ets grew a lot");
-	assert_true(starts_with(f.items[1].message, "ETS table small (owner Small.Owner) +10 rows"));
+	assert_true(
+	        starts_with(f.items[1].message, "ETS table small (owner Small.Owner) +10 rows"));
 	findings_clear(&f);
 	snapshot_clear(&a);
 	snapshot_clear(&b);
@@ -279,7 +283,7 @@ static void test_annotate_count_rules(void **state)
 {
 	(void)state;
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 
 	snap(&b);
 	snap(&a);
@@ -287,8 +291,8 @@ static void test_annotate_count_rules(void **state)
 	a.born_memory = 1400000;
 	a.born = calloc(1, sizeof(*a.born));
 	a.nborn = 1;
-	a.born[0] = (struct proc_group){ dup0("Elixir.Plant.Worker:init/1"), 500, 1400000,
-					 dup0("<0.300.0>") };
+	a.born[0] = (struct proc_group){dup0("Elixir.Plant.Worker:init/1"), 500, 1400000,
+	                                dup0("<0.300.0>")};
 	a.atom_count = 80000;
 	add_key_group(&a.atoms_new, &a.natoms_new, "plant_user_#", 60000, 0, "plant_user_1");
 	add_grew_ets(&a, "sessions", NULL, 0, 20000, 0, 4100000, true);
@@ -297,16 +301,18 @@ static void test_annotate_count_rules(void **state)
 	findings_add(&f, "ets", "total", VERDICT_FAIL, 0, 0, 0, -1, "ETS total grew");
 	findings_add(&f, "process", "mailbox", VERDICT_FAIL, 0, 0, 0, -1, "and 3 more processes");
 	findings_add(&f, "allocator", "fragmentation eheap_alloc", VERDICT_FAIL, 0, 0, 0, -1,
-		     "eheap_alloc wastes");
+	             "eheap_alloc wastes");
 
 	assert_int_equal(drilldown_annotate(&f, &b, &a), 0);
 	assert_string_equal(f.items[0].message,
-			    "500 processes born during the run still alive (1.4 MB): "
-			    "Plant.Worker:init/1 x 500 (e.g. <0.300.0>); 500 processes born");
-	assert_string_equal(f.items[1].message,
-			    "atoms +60 000: plant_user_# x 60 000 (e.g. plant_user_1); atom count grew");
-	assert_true(starts_with(f.items[2].message, "ETS table sessions (owner <0.200.0> "
-						    "Corpus.Cache:init/1, created during the run)"));
+	                    "500 processes born during the run still alive (1.4 MB): "
+	                    "Plant.Worker:init/1 x 500 (e.g. <0.300.0>); 500 processes born");
+	assert_string_equal(
+	        f.items[1].message,
+	        "atoms +60 000: plant_user_# x 60 000 (e.g. plant_user_1); atom count grew");
+	assert_true(starts_with(f.items[2].message,
+	                        "ETS table sessions (owner <0.200.0> "
+	                        "Corpus.Cache:init/1, created during the run)"));
 	assert_string_equal(f.items[3].message, "and 3 more processes");
 	assert_string_equal(f.items[4].message, "eheap_alloc wastes");
 	/* no snapshots: nothing to say, nothing changed */
@@ -328,7 +334,7 @@ static void test_ports(void **state)
 {
 	(void)state;
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct ports_config cfg;
 
 	ports_config_default(&cfg);
@@ -344,7 +350,7 @@ static void test_ports(void **state)
 	assert_int_equal(ports_check(&f, &b, &a, &cfg), 0);
 	assert_int_equal(last(&f)->verdict, VERDICT_PASS);
 	assert_string_equal(last(&f)->message,
-			    "1 port opened during the run is still open, limit 50");
+	                    "1 port opened during the run is still open, limit 50");
 	a.ports_opened = 50;
 	assert_int_equal(ports_check(&f, &b, &a, &cfg), 0);
 	assert_int_equal(last(&f)->verdict, VERDICT_PASS);
@@ -358,11 +364,12 @@ static void test_ports(void **state)
 	a.ports[1] = tmp;
 	assert_int_equal(ports_check(&f, &b, &a, &cfg), 0);
 	assert_int_equal(last(&f)->verdict, VERDICT_FAIL);
-	assert_string_equal(last(&f)->message,
-			    "port cat x 300, owner <0.250.0> (spawned fun in Process:sleep/1) from "
-			    "test module Ports.LeakTest, e.g. OS pid 4242, port tcp_inet x 1, owner "
-			    "<0.250.0> (spawned fun in Process:sleep/1), e.g. OS pid 4242; 301 ports "
-			    "opened during the run are still open, limit 50");
+	assert_string_equal(
+	        last(&f)->message,
+	        "port cat x 300, owner <0.250.0> (spawned fun in Process:sleep/1) from "
+	        "test module Ports.LeakTest, e.g. OS pid 4242, port tcp_inet x 1, owner "
+	        "<0.250.0> (spawned fun in Process:sleep/1), e.g. OS pid 4242; 301 ports "
+	        "opened during the run are still open, limit 50");
 	assert_string_equal(last(&f)->rule, "ports");
 	assert_string_equal(last(&f)->subject, "open");
 
@@ -381,7 +388,7 @@ static void test_pterm(void **state)
 {
 	(void)state;
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	struct pterm_config cfg;
 
 	pterm_config_default(&cfg);
@@ -396,13 +403,13 @@ static void test_pterm(void **state)
 
 	a.pterm_count++;
 	add_key_group(&a.pterm_new, &a.npterm_new, "{Foo.Settings, _}", 1001, 32000,
-		      "{Foo.Settings, 1}");
+	              "{Foo.Settings, 1}");
 	assert_int_equal(pterm_check(&f, &b, &a, &cfg), 0);
 	assert_int_equal(last(&f)->verdict, VERDICT_FAIL);
 	assert_string_equal(last(&f)->message,
-			    "persistent_term {Foo.Settings, _} x 1 001 (e.g. {Foo.Settings, 1}), "
-			    "32.0 kB; persistent_term grew +1 001 entries, +1.0 MB (now 1 021 "
-			    "entries, 1.0 MB), limit +1 000 entries, +1.0 MB");
+	                    "persistent_term {Foo.Settings, _} x 1 001 (e.g. {Foo.Settings, 1}), "
+	                    "32.0 kB; persistent_term grew +1 001 entries, +1.0 MB (now 1 021 "
+	                    "entries, 1.0 MB), limit +1 000 entries, +1.0 MB");
 	assert_int_equal(last(&f)->delta, 1000000);
 
 	/* bytes alone fail too; with entries off */
@@ -442,8 +449,8 @@ static void encode_reply(ei_x_buff *x, bool bad)
 	ei_x_encode_map_header(x, 1);
 	ei_x_encode_atom(x, "total");
 	ei_x_encode_long(x, 30000000);
-	const char *keys[] = { "process_count", "ets_count", "port_count", "gc_us", "taken_at_ms",
-			       "atom_count" };
+	const char *keys[] = {"process_count", "ets_count",   "port_count",
+	                      "gc_us",         "taken_at_ms", "atom_count"};
 	for (int i = 0; i < 6; i++) {
 		ei_x_encode_atom(x, keys[i]);
 		ei_x_encode_long(x, 10 + i);
@@ -517,8 +524,8 @@ static void test_decode_growth(void **state)
 
 	encode_reply(&x, false);
 	assert_int_equal(term_decode(&t, (const unsigned char *)x.buff, (size_t)x.index, &idx, NULL,
-				     err, sizeof(err)),
-			 0);
+	                             err, sizeof(err)),
+	                 0);
 	if (probe_snapshot_decode(t, &s, err, sizeof(err)) < 0)
 		fail_msg("decode: %s", err);
 	assert_true(s.have_pterm && s.have_growth);
@@ -549,8 +556,8 @@ static void test_decode_growth(void **state)
 	encode_reply(&x, true);
 	idx = 0;
 	assert_int_equal(term_decode(&t, (const unsigned char *)x.buff, (size_t)x.index, &idx, NULL,
-				     err, sizeof(err)),
-			 0);
+	                             err, sizeof(err)),
+	                 0);
 	assert_int_equal(probe_snapshot_decode(t, &s, err, sizeof(err)), -1);
 	assert_string_equal(err, "snapshot: grew_procs entry 1 is malformed");
 	term_free(t);
@@ -566,9 +573,9 @@ static void test_snapshot_json_what_grew(void **state)
 	json_t *j = snapshot_json(&a);
 	assert_non_null(j);
 	assert_null(json_object_get(j, "what_grew")); /* no before set: absent */
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "persistent_term"),
-							    "count")),
-			 20);
+	assert_int_equal(
+	        json_integer_value(json_object_get(json_object_get(j, "persistent_term"), "count")),
+	        20);
 	json_decref(j);
 
 	add_grew_ets(&a, "corpus_cache", "Corpus.Cache", 0, 60000, 0, 7100000, true);
@@ -584,8 +591,8 @@ static void test_snapshot_json_what_grew(void **state)
 	assert_int_equal(json_integer_value(json_object_get(t, "size")), 60000);
 	assert_true(json_is_true(json_object_get(t, "created")));
 	assert_string_equal(json_string_value(json_object_get(
-				    json_array_get(json_object_get(w, "ports"), 0), "module")),
-			    "Elixir.Ports.LeakTest");
+	                            json_array_get(json_object_get(w, "ports"), 0), "module")),
+	                    "Elixir.Ports.LeakTest");
 	assert_int_equal(json_array_size(json_object_get(w, "atoms_new")), 1);
 	assert_int_equal(json_array_size(json_object_get(w, "processes")), 0);
 	json_decref(j);
@@ -595,15 +602,15 @@ static void test_snapshot_json_what_grew(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_list_orders_by_bytes),
-		cmocka_unit_test(test_annotate_names_structure_first),
-		cmocka_unit_test(test_annotate_binaries_in_ets),
-		cmocka_unit_test(test_annotate_share),
-		cmocka_unit_test(test_annotate_count_rules),
-		cmocka_unit_test(test_ports),
-		cmocka_unit_test(test_pterm),
-		cmocka_unit_test(test_decode_growth),
-		cmocka_unit_test(test_snapshot_json_what_grew),
+	        cmocka_unit_test(test_list_orders_by_bytes),
+	        cmocka_unit_test(test_annotate_names_structure_first),
+	        cmocka_unit_test(test_annotate_binaries_in_ets),
+	        cmocka_unit_test(test_annotate_share),
+	        cmocka_unit_test(test_annotate_count_rules),
+	        cmocka_unit_test(test_ports),
+	        cmocka_unit_test(test_pterm),
+	        cmocka_unit_test(test_decode_growth),
+	        cmocka_unit_test(test_snapshot_json_what_grew),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "gate/epmd.h"
+#include "gate/node/epmd.h"
 
 enum mode { ANSWER_PORT, ANSWER_UNKNOWN, ANSWER_NOTHING };
 

@@ -20,10 +20,12 @@
 #include "ci/markdown.h"
 #include "ci/summary.h"
 #include "ci/utf8.h"
-#include "gate/probe.h"
-#include "gate/term.h"
+#include "gate/probe/probe.h"
+#include "gate/node/term.h"
 
-static const char name[] = "test a\0b\x01" "c\x7f" "d end-of-name";
+static const char name[] = "test a\0b\x01"
+                           "c\x7f"
+                           "d end-of-name";
 static const char msg[] = "Assertion failed\0 and the tail\x02 must show";
 
 /* {ok, #{tests => [{Module, Name, File, Line, TimeUs, failed, Message}]}} */
@@ -77,8 +79,8 @@ static void test_escape__every_report(void **state)
 	size_t idx = 0;
 	(void)index;
 	assert_int_equal(term_decode(&root, (const unsigned char *)x.buff, (size_t)x.index, &idx,
-				     &term_limits_default, err, sizeof(err)),
-			 0);
+	                             &term_limits_default, err, sizeof(err)),
+	                 0);
 	ei_x_free(&x);
 	struct test_run run;
 	memset(&run, 0, sizeof(run));
@@ -93,7 +95,7 @@ static void test_escape__every_report(void **state)
 	char dir[] = "/tmp/gate_test_escape.XXXXXX", path[128];
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/junit.xml", dir);
-	struct findings none = { 0 };
+	struct findings none = {0};
 	assert_int_equal(junit_write(path, &none, &run, NULL, err, sizeof(err)), 0);
 	char *junit = slurp_file(path);
 	assert_shows("JUnit", junit);
@@ -107,7 +109,7 @@ static void test_escape__every_report(void **state)
 	assert_shows("the summary", buf);
 	free(buf);
 
-	struct report_data d = { .project = "esc", .findings = &none, .tests = &run };
+	struct report_data d = {.project = "esc", .findings = &none, .tests = &run};
 	f = open_memstream(&buf, &len);
 	assert_int_equal(markdown_summary_write(f, &d), 0);
 	fclose(f);
@@ -146,8 +148,8 @@ static void test_escape__dup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escape__dup),
-		cmocka_unit_test(test_escape__every_report),
+	        cmocka_unit_test(test_escape__dup),
+	        cmocka_unit_test(test_escape__every_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

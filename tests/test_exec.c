@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "gate/exec.h"
+#include "gate/run/exec.h"
 
 static void split_ok(const char *cmd, int n, const char *const *want)
 {

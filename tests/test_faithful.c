@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "ci/junit.h"
-#include "gate/faithful.h"
+#include "gate/probe/faithful.h"
 
 static void write_file(const char *path, const char *text)
 {
@@ -47,7 +47,7 @@ static void test_faithful__node_name_adopted(void **state)
 	snprintf(path, sizeof(path), "%s/test/test_helper.exs", dir);
 	/* phoenix_pubsub's form */
 	write_file(path, "# :net_kernel.start([:\"commented@127.0.0.1\"])\n"
-			 ":net_kernel.start([:\"master@127.0.0.1\"])\nExUnit.start()\n");
+	                 ":net_kernel.start([:\"master@127.0.0.1\"])\nExUnit.start()\n");
 	assert_int_equal(faithful_node_name(dir, name, sizeof(name), from, sizeof(from)), 1);
 	assert_string_equal(name, "master@127.0.0.1");
 	assert_string_equal(from, path);
@@ -57,16 +57,17 @@ static void test_faithful__node_name_adopted(void **state)
 	assert_string_equal(name, "primary@127.0.0.1");
 	/* not loopback, not literal, commented out, no host: not adopted */
 	static const char *const refused[] = {
-		":net_kernel.start([:\"a@example.com\"])\n",
-		":net_kernel.start([:\"a@localhost\"])\n",
-		":net_kernel.start([String.to_atom(name)])\n",
-		"# :net_kernel.start([:\"a@127.0.0.1\"])\n",
-		":net_kernel.start([:\"nohost\"])\n",
-		":net_kernel.start([:\"a b@127.0.0.1\"])\n",
+	        ":net_kernel.start([:\"a@example.com\"])\n",
+	        ":net_kernel.start([:\"a@localhost\"])\n",
+	        ":net_kernel.start([String.to_atom(name)])\n",
+	        "# :net_kernel.start([:\"a@127.0.0.1\"])\n",
+	        ":net_kernel.start([:\"nohost\"])\n",
+	        ":net_kernel.start([:\"a b@127.0.0.1\"])\n",
 	};
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		write_file(path, refused[i]);
-		assert_int_equal(faithful_node_name(dir, name, sizeof(name), from, sizeof(from)), 0);
+		assert_int_equal(faithful_node_name(dir, name, sizeof(name), from, sizeof(from)),
+		                 0);
 	}
 	/* an umbrella app's helper */
 	unlink(path);
@@ -87,17 +88,17 @@ static void test_faithful__node_name_adopted(void **state)
 static void test_faithful__partition(void **state)
 {
 	(void)state;
-	char *two[] = { "--partitions", "2" }, *eq[] = { "--partitions=3" }, *one[] = { "--partitions", "1" },
-	     *none[] = { "--trace" };
+	char *two[] = {"--partitions", "2"}, *eq[] = {"--partitions=3"},
+	     *one[] = {"--partitions", "1"}, *none[] = {"--trace"};
 	unsetenv("MIX_TEST_PARTITION");
 	assert_int_equal(faithful_partition(two, 2), 0);
 	setenv("MIX_TEST_PARTITION", "2", 1);
 	assert_int_equal(faithful_partition(two, 2), 2);
 	assert_int_equal(faithful_partition(eq, 1), 2);
-	assert_int_equal(faithful_partition(one, 2), 0);  /* one partition: not partitioned */
+	assert_int_equal(faithful_partition(one, 2), 0); /* one partition: not partitioned */
 	assert_int_equal(faithful_partition(none, 1), 0);
 	setenv("MIX_TEST_PARTITION", "3", 1);
-	assert_int_equal(faithful_partition(two, 2), 0);  /* out of range: Mix refuses it */
+	assert_int_equal(faithful_partition(two, 2), 0); /* out of range: Mix refuses it */
 	setenv("MIX_TEST_PARTITION", "x", 1);
 	assert_int_equal(faithful_partition(two, 2), 0);
 	unsetenv("MIX_TEST_PARTITION");
@@ -130,8 +131,8 @@ static void add_test(struct test_run *run, const char *module, const char *app)
 static void test_faithful__umbrella_apps_named(void **state)
 {
 	(void)state;
-	struct test_run run = { 0 };
-	struct snapshot after = { 0 };
+	struct test_run run = {0};
+	struct snapshot after = {0};
 	add_test(&run, "Elixir.AlphaTest", "alpha");
 	add_test(&run, "Elixir.BetaTest", "beta");
 	run.modules = calloc(1, sizeof(*run.modules));
@@ -173,19 +174,22 @@ static void test_faithful__junit_mix_case(void **state)
 	char dir[64], path[128], err[256];
 	make_project(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/junit.xml", dir);
-	struct test_run run = { 0 };
+	struct test_run run = {0};
 	add_test(&run, "Elixir.CoverTest", "cover");
 	run.tests[0].file = strdup("/repo/apps/cover/test/cover_test.exs");
 	run.mix_reported = true;
 	run.mix_status = 3;
-	run.mix_reason = strdup("Coverage test failed, threshold not met: Coverage: 50.00%\n\nmore");
-	struct junit_meta meta = { .hostname = "h", .file_root = "/repo" };
+	run.mix_reason =
+	        strdup("Coverage test failed, threshold not met: Coverage: 50.00%\n\nmore");
+	struct junit_meta meta = {.hostname = "h", .file_root = "/repo"};
 	assert_int_equal(junit_write(path, NULL, &run, &meta, err, sizeof(err)), 0);
 	char *x = slurp(path);
-	assert_non_null(strstr(x, "<testsuite name=\"mix.test\" tests=\"1\" failures=\"0\" errors=\"1\""));
-	assert_non_null(strstr(x, "<error message=\"Coverage test failed, threshold not met: "
-				  "Coverage: 50.00%\" type=\"mix.test.exit_status.3\">mix test would "
-				  "exit with status 3: Coverage test failed"));
+	assert_non_null(
+	        strstr(x, "<testsuite name=\"mix.test\" tests=\"1\" failures=\"0\" errors=\"1\""));
+	assert_non_null(strstr(x,
+	                       "<error message=\"Coverage test failed, threshold not met: "
+	                       "Coverage: 50.00%\" type=\"mix.test.exit_status.3\">mix test would "
+	                       "exit with status 3: Coverage test failed"));
 	assert_non_null(strstr(x, "file=\"apps/cover/test/cover_test.exs\""));
 	assert_non_null(strstr(x, "<property name=\"mix.app\" value=\"cover\"/>"));
 	assert_non_null(strstr(x, "errors=\"1\""));
@@ -197,7 +201,8 @@ static void test_faithful__junit_mix_case(void **state)
 	assert_int_equal(junit_write(path, NULL, &run, &meta, err, sizeof(err)), 0);
 	x = slurp(path);
 	assert_null(strstr(x, "mix.test"));
-	assert_non_null(strstr(x, "<failure message=\"Assertion with == failed\" type=\"ExUnit\">  1) test x"));
+	assert_non_null(strstr(
+	        x, "<failure message=\"Assertion with == failed\" type=\"ExUnit\">  1) test x"));
 	test_run_clear(&run);
 	rm_rf(dir);
 }
@@ -205,11 +210,11 @@ static void test_faithful__junit_mix_case(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_faithful__node_name_adopted),
-		cmocka_unit_test(test_faithful__partition),
-		cmocka_unit_test(test_faithful__baseline_partition),
-		cmocka_unit_test(test_faithful__umbrella_apps_named),
-		cmocka_unit_test(test_faithful__junit_mix_case),
+	        cmocka_unit_test(test_faithful__node_name_adopted),
+	        cmocka_unit_test(test_faithful__partition),
+	        cmocka_unit_test(test_faithful__baseline_partition),
+	        cmocka_unit_test(test_faithful__umbrella_apps_named),
+	        cmocka_unit_test(test_faithful__junit_mix_case),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,7 +60,7 @@ static void test_boundary(void **state)
 	(void)state;
 	struct growth_config c = plain(10.0, 1000);
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	snap(&b, 100000);
 	snap(&a, 110000); /* +10 000 = exactly +10 % */
 	a.mem[MEM_ETS] = 110001;
@@ -82,7 +82,7 @@ static void test_floor(void **state)
 	(void)state;
 	struct growth_config c = plain(10.0, 1000000);
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	snap(&b, 20000);
 	snap(&a, 20000);
 	a.mem[MEM_BINARY] = 1020000; /* +1 000 000: exactly the floor */
@@ -98,7 +98,7 @@ static void test_missing_category_skips(void **state)
 	(void)state;
 	struct growth_config c = plain(10.0, 0);
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	snap(&b, 1000);
 	snap(&a, 5000);
 	a.have[MEM_CODE] = false;
@@ -118,7 +118,7 @@ static void test_disabled_category_absent(void **state)
 	struct growth_config c = plain(10.0, 0);
 	c.cat[MEM_BINARY].enabled = false;
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	snap(&b, 1000);
 	snap(&a, 1000);
 	growth_check(&f, &b, &a, &c);
@@ -133,7 +133,7 @@ static void test_from_zero(void **state)
 	(void)state;
 	struct growth_config c = plain(10.0, 100);
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	snap(&b, 0);
 	snap(&a, 0);
 	a.mem[MEM_ETS] = 101;
@@ -153,7 +153,7 @@ static void test_live_totals(void **state)
 	struct growth_config c = plain(10.0, 1000);
 	c.live_totals = true;
 	struct snapshot b, a;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	snap(&b, 0);
 	b.mem[MEM_TOTAL] = 100000;
 	b.mem[MEM_SYSTEM] = 80000;
@@ -245,11 +245,11 @@ static void test_code_literals(void **state)
 	struct growth_config c;
 	growth_config_default(&c);
 	struct snapshot b, a;
-	struct findings f = { 0 };
-	struct alloc_info lb = { .type = "literal_alloc", .carriers_size = 4000000,
-				 .blocks_size = 2000000 };
-	struct alloc_info la = { .type = "literal_alloc", .carriers_size = 8000000,
-				 .blocks_size = 6000000 };
+	struct findings f = {0};
+	struct alloc_info lb = {
+	        .type = "literal_alloc", .carriers_size = 4000000, .blocks_size = 2000000};
+	struct alloc_info la = {
+	        .type = "literal_alloc", .carriers_size = 8000000, .blocks_size = 6000000};
 	snap(&b, 10000000);
 	b.mem[MEM_TOTAL] = 30000000;
 	b.mem[MEM_SYSTEM] = 24000000;
@@ -293,14 +293,14 @@ static void test_code_literals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults_documented),
-		cmocka_unit_test(test_boundary),
-		cmocka_unit_test(test_floor),
-		cmocka_unit_test(test_missing_category_skips),
-		cmocka_unit_test(test_disabled_category_absent),
-		cmocka_unit_test(test_from_zero),
-		cmocka_unit_test(test_live_totals),
-		cmocka_unit_test(test_code_literals),
+	        cmocka_unit_test(test_defaults_documented),
+	        cmocka_unit_test(test_boundary),
+	        cmocka_unit_test(test_floor),
+	        cmocka_unit_test(test_missing_category_skips),
+	        cmocka_unit_test(test_disabled_category_absent),
+	        cmocka_unit_test(test_from_zero),
+	        cmocka_unit_test(test_live_totals),
+	        cmocka_unit_test(test_code_literals),
 	};
 	return cmocka_run_group_tests_name("growth", tests, NULL, NULL);
 }

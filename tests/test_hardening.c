@@ -17,8 +17,8 @@
 #include "ci/outpath.h"
 #include "ci/snapshot_json.h"
 #include "ci/summary.h"
-#include "gate/probe.h"
-#include "gate/term.h"
+#include "gate/probe/probe.h"
+#include "gate/node/term.h"
 #include "tests/helpers.h"
 
 /* ---- the term decoder (fuzz_term) ---- */
@@ -48,8 +48,8 @@ static void test_hardening__pid_with_list_node_is_freed(void **state)
 {
 	(void)state;
 	static const unsigned char buf[] = {
-		131, 88, 108, 0, 0, 0, 1, 109, 0, 0, 0, 2, 'h', 'i', 106,
-		0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3,
+	        131, 88, 108, 0, 0, 0, 1, 109, 0, 0, 0, 2, 'h', 'i',
+	        106, 0,  0,   0, 1, 0, 0, 0,   2, 0, 0, 0, 3,
 	};
 	struct term *t = NULL;
 	size_t idx = 0;
@@ -64,18 +64,20 @@ static void test_hardening__pid_with_list_node_is_freed(void **state)
 static void test_hardening__latin1_atom_becomes_utf8(void **state)
 {
 	(void)state;
-	static const unsigned char atom_ext[] = { 131, 100, 0, 4, 'c', 'a', 'f', 0xE9 };
-	static const unsigned char small_atom_ext[] = { 131, 115, 2, 0xFF, 'x' };
+	static const unsigned char atom_ext[] = {131, 100, 0, 4, 'c', 'a', 'f', 0xE9};
+	static const unsigned char small_atom_ext[] = {131, 115, 2, 0xFF, 'x'};
 	struct term *t = NULL;
 	size_t idx = 0;
 	char err[256] = "";
-	assert_int_equal(term_decode(&t, atom_ext, sizeof(atom_ext), &idx, NULL, err, sizeof(err)), 0);
+	assert_int_equal(term_decode(&t, atom_ext, sizeof(atom_ext), &idx, NULL, err, sizeof(err)),
+	                 0);
 	assert_string_equal(term_text(t), "caf\xC3\xA9");
 	assert_int_equal(t->u.bin.len, 5);
 	term_free(t);
 	idx = 0;
 	assert_int_equal(term_decode(&t, small_atom_ext, sizeof(small_atom_ext), &idx, NULL, err,
-				     sizeof(err)), 0);
+	                             sizeof(err)),
+	                 0);
 	assert_string_equal(term_text(t), "\xC3\xBFx");
 	term_free(t);
 }
@@ -86,11 +88,13 @@ static void test_hardening__latin1_atom_becomes_utf8(void **state)
 static void test_hardening__delta_saturates(void **state)
 {
 	(void)state;
-	struct findings f = { 0 };
-	assert_int_equal(findings_add(&f, "growth", "total", VERDICT_FAIL, INT64_MIN, INT64_MAX, 0,
-				      10, "m"), 0);
-	assert_int_equal(findings_add(&f, "growth", "total", VERDICT_FAIL, INT64_MAX, INT64_MIN, 0,
-				      10, "m"), 0);
+	struct findings f = {0};
+	assert_int_equal(
+	        findings_add(&f, "growth", "total", VERDICT_FAIL, INT64_MIN, INT64_MAX, 0, 10, "m"),
+	        0);
+	assert_int_equal(
+	        findings_add(&f, "growth", "total", VERDICT_FAIL, INT64_MAX, INT64_MIN, 0, 10, "m"),
+	        0);
 	assert_int_equal(f.items[0].delta, INT64_MAX);
 	assert_int_equal(f.items[1].delta, INT64_MIN);
 	assert_false(finding_adjusted(&f.items[0]));
@@ -105,11 +109,12 @@ static void test_hardening__delta_saturates(void **state)
 static void test_hardening__summary_subject_without_message(void **state)
 {
 	(void)state;
-	struct findings f = { 0 };
+	struct findings f = {0};
 	char *text = NULL;
 	size_t len = 0;
-	assert_int_equal(findings_add(&f, "ets", "t\x1b]0;owned\x07\x1b[2J\xf4\x90\x80\x80", VERDICT_FAIL,
-				      1, 2, 0, -1, NULL), 0);
+	assert_int_equal(findings_add(&f, "ets", "t\x1b]0;owned\x07\x1b[2J\xf4\x90\x80\x80",
+	                              VERDICT_FAIL, 1, 2, 0, -1, NULL),
+	                 0);
 	FILE *out = open_memstream(&text, &len);
 	assert_non_null(out);
 	summary_print(out, &f, NULL, NULL);
@@ -130,9 +135,10 @@ static void test_hardening__junit_rule_body_is_safe(void **state)
 	char dir[] = "/tmp/gate_test_hardening.XXXXXX", path[96], err[512] = "";
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/junit.xml", dir);
-	struct findings f = { 0 };
+	struct findings f = {0};
 	assert_int_equal(findings_add(&f, "ets", "tab", VERDICT_FAIL, 1, 2, 0, -1,
-				      "ETS table \x1b[2J\x01t\xff grew ]]> </script>"), 0);
+	                              "ETS table \x1b[2J\x01t\xff grew ]]> </script>"),
+	                 0);
 	assert_int_equal(junit_write(path, &f, NULL, NULL, err, sizeof(err)), 0);
 	xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR);
 	if (!doc)
@@ -149,8 +155,11 @@ static void test_hardening__snapshot_json_bad_utf8_name(void **state)
 	(void)state;
 	struct snapshot s;
 	memset(&s, 0, sizeof(s));
-	struct ets_info e = { .name = "caf\xE9", .id = "x\xC0\xAF", .type = "set",
-			      .protection = "public", .owner_pid = "<0.1.0>" };
+	struct ets_info e = {.name = "caf\xE9",
+	                     .id = "x\xC0\xAF",
+	                     .type = "set",
+	                     .protection = "public",
+	                     .owner_pid = "<0.1.0>"};
 	s.ets = &e;
 	s.nets = 1;
 	snprintf(s.node, sizeof(s.node), "n\xFF@127.0.0.1");
@@ -159,8 +168,9 @@ static void test_hardening__snapshot_json_bad_utf8_name(void **state)
 	json_t *ets0 = json_array_get(json_object_get(j, "ets"), 0);
 	assert_string_equal(json_string_value(json_object_get(ets0, "name")), "caf\xEF\xBF\xBD");
 	assert_string_equal(json_string_value(json_object_get(ets0, "id")),
-			    "x\xEF\xBF\xBD\xEF\xBF\xBD");
-	assert_string_equal(json_string_value(json_object_get(j, "node")), "n\xEF\xBF\xBD@127.0.0.1");
+	                    "x\xEF\xBF\xBD\xEF\xBF\xBD");
+	assert_string_equal(json_string_value(json_object_get(j, "node")),
+	                    "n\xEF\xBF\xBD@127.0.0.1");
 	json_decref(j);
 }
 
@@ -176,8 +186,8 @@ static int decode_with(int64_t v, int64_t pmem, char *err, size_t errlen)
 	ei_x_encode_map_header(&x, 1);
 	ei_x_encode_atom(&x, "total");
 	ei_x_encode_longlong(&x, v);
-	static const char *const keys[] = { "process_count", "atom_count", "ets_count",
-					    "port_count", "gc_us", "taken_at_ms" };
+	static const char *const keys[] = {"process_count", "atom_count", "ets_count",
+	                                   "port_count",    "gc_us",      "taken_at_ms"};
 	for (size_t i = 0; i < 6; i++) {
 		ei_x_encode_atom(&x, keys[i]);
 		ei_x_encode_long(&x, 1);
@@ -197,7 +207,8 @@ static int decode_with(int64_t v, int64_t pmem, char *err, size_t errlen)
 	struct term *t = NULL;
 	size_t idx = 0;
 	assert_int_equal(term_decode(&t, (const unsigned char *)x.buff, (size_t)x.index, &idx, NULL,
-				     err, errlen), 0);
+	                             err, errlen),
+	                 0);
 	struct snapshot s;
 	int rc = probe_snapshot_decode(t, &s, err, errlen);
 	if (rc == 0)
@@ -219,7 +230,6 @@ static void test_hardening__figures_in_range(void **state)
 	assert_int_equal(decode_with(5, INT64_MIN, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "procs entry 1 is malformed"));
 	assert_int_equal(decode_with(5, INT64_MAX, err, sizeof(err)), -1);
-
 }
 
 /* ---- ci/outpath: no writes out of the project through a symlink ---- */
@@ -279,15 +289,15 @@ static void test_hardening__outpath_policy(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hardening__pid_node_nesting_is_capped),
-		cmocka_unit_test(test_hardening__pid_with_list_node_is_freed),
-		cmocka_unit_test(test_hardening__latin1_atom_becomes_utf8),
-		cmocka_unit_test(test_hardening__delta_saturates),
-		cmocka_unit_test(test_hardening__summary_subject_without_message),
-		cmocka_unit_test(test_hardening__junit_rule_body_is_safe),
-		cmocka_unit_test(test_hardening__snapshot_json_bad_utf8_name),
-		cmocka_unit_test(test_hardening__figures_in_range),
-		cmocka_unit_test(test_hardening__outpath_policy),
+	        cmocka_unit_test(test_hardening__pid_node_nesting_is_capped),
+	        cmocka_unit_test(test_hardening__pid_with_list_node_is_freed),
+	        cmocka_unit_test(test_hardening__latin1_atom_becomes_utf8),
+	        cmocka_unit_test(test_hardening__delta_saturates),
+	        cmocka_unit_test(test_hardening__summary_subject_without_message),
+	        cmocka_unit_test(test_hardening__junit_rule_body_is_safe),
+	        cmocka_unit_test(test_hardening__snapshot_json_bad_utf8_name),
+	        cmocka_unit_test(test_hardening__figures_in_range),
+	        cmocka_unit_test(test_hardening__outpath_policy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

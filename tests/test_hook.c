@@ -28,7 +28,7 @@ static int setup(void **state)
 	struct fx *fx = calloc(1, sizeof(*fx));
 	git_repository *repo = NULL;
 	snprintf(fx->dir, sizeof(fx->dir), "%s/gate-hook-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(fx->dir))
 		return -1;
 	git_libgit2_init();
@@ -69,7 +69,9 @@ static void put(const char *path, const char *text, mode_t mode)
 }
 
 static const struct hook_spec spec = {
-	.kind = HOOK_PRE_PUSH, .gate_path = "/opt/gate/bin/gate", .project = "apps/web",
+        .kind = HOOK_PRE_PUSH,
+        .gate_path = "/opt/gate/bin/gate",
+        .project = "apps/web",
 };
 
 static void test_hook__fresh_install_and_uninstall(void **state)
@@ -93,13 +95,13 @@ static void test_hook__fresh_install_and_uninstall(void **state)
 	assert_non_null(strstr(msg, "updated"));
 	snprintf(path, sizeof(path), "%s/pre-push" HOOK_CHAINED_SUFFIX, fx->w.hooks);
 	assert_int_not_equal(access(path, F_OK), 0);
-	assert_int_equal(hook_uninstall(fx->w.hooks, HOOK_PRE_PUSH, msg, sizeof(msg), err,
-					sizeof(err)), 0);
+	assert_int_equal(
+	        hook_uninstall(fx->w.hooks, HOOK_PRE_PUSH, msg, sizeof(msg), err, sizeof(err)), 0);
 	snprintf(path, sizeof(path), "%s/pre-push", fx->w.hooks);
 	assert_int_not_equal(access(path, F_OK), 0);
 	/* nothing left to uninstall: an error naming the path */
-	assert_int_equal(hook_uninstall(fx->w.hooks, HOOK_PRE_PUSH, msg, sizeof(msg), err,
-					sizeof(err)), -1);
+	assert_int_equal(
+	        hook_uninstall(fx->w.hooks, HOOK_PRE_PUSH, msg, sizeof(msg), err, sizeof(err)), -1);
 	assert_non_null(strstr(err, path));
 }
 
@@ -124,8 +126,9 @@ static void test_hook__existing_hook_chained_and_restored(void **state)
 	assert_int_equal(st.st_mode & 0777, 0750);
 	/* a hook that is not gate's cannot be uninstalled */
 	put(path, "#!/bin/sh\nexit 1\n", 0755);
-	assert_int_equal(hook_uninstall(fx->w.hooks, HOOK_PRE_COMMIT, msg, sizeof(msg), err,
-					sizeof(err)), -1);
+	assert_int_equal(
+	        hook_uninstall(fx->w.hooks, HOOK_PRE_COMMIT, msg, sizeof(msg), err, sizeof(err)),
+	        -1);
 	assert_non_null(strstr(err, "not gate's"));
 	/* a new foreign hook while one is chained: install refuses, changes nothing */
 	assert_int_equal(hook_install(fx->w.hooks, &pc, msg, sizeof(msg), err, sizeof(err)), -1);
@@ -135,15 +138,17 @@ static void test_hook__existing_hook_chained_and_restored(void **state)
 	free(s);
 	unlink(path);
 	assert_int_equal(hook_install(fx->w.hooks, &pc, msg, sizeof(msg), err, sizeof(err)), 0);
-	assert_int_equal(hook_uninstall(fx->w.hooks, HOOK_PRE_COMMIT, msg, sizeof(msg), err,
-					sizeof(err)), 0);
+	assert_int_equal(
+	        hook_uninstall(fx->w.hooks, HOOK_PRE_COMMIT, msg, sizeof(msg), err, sizeof(err)),
+	        0);
 	s = slurp(path);
 	assert_string_equal(s, mine); /* the team's hook is back, byte for byte */
 	free(s);
 	assert_int_not_equal(access(chained, F_OK), 0);
 	/* no temp files left in the hooks directory */
 	char cmd[700];
-	snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -v sample | grep -vx pre-commit", fx->w.hooks);
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -v sample | grep -vx pre-commit",
+	         fx->w.hooks);
 	assert_int_not_equal(system(cmd), 0);
 }
 
@@ -170,7 +175,7 @@ static void test_hook__script_quoting(void **state)
 {
 	struct fx *fx = *state;
 	char err[1024], msg[1024], rec[512], out[512], cmd[2048];
-	const char *args[] = { "--", "--exclude", "it's $HOME `x`" };
+	const char *args[] = {"--", "--exclude", "it's $HOME `x`"};
 	struct hook_spec s = spec;
 	s.kind = HOOK_PRE_COMMIT;
 	s.project = "dir with 'quote' $x";
@@ -181,39 +186,48 @@ static void test_hook__script_quoting(void **state)
 	snprintf(rec, sizeof(rec), "%s/rec.sh", fx->dir);
 	snprintf(out, sizeof(out), "%s/rec.out", fx->dir);
 	char body[1024];
-	snprintf(body, sizeof(body), "#!/bin/sh\nfor a in \"$@\"; do printf '[%%s]\\n' \"$a\"; done >'%s'\nexit 3\n",
-		 out);
+	snprintf(body, sizeof(body),
+	         "#!/bin/sh\nfor a in \"$@\"; do printf '[%%s]\\n' \"$a\"; done >'%s'\nexit 3\n",
+	         out);
 	put(rec, body, 0755);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && GATE_BIN='%s' sh .git/hooks/pre-commit 2>/dev/null",
-		 fx->dir, rec);
+	         fx->dir, rec);
 	int rc = system(cmd);
 	assert_true(WIFEXITED(rc));
 	assert_int_equal(WEXITSTATUS(rc), 3); /* gate's exit code blocks the commit */
 	char *got = slurp(out);
 	assert_non_null(got);
 	char want[1024];
-	snprintf(want, sizeof(want), "[run]\n[-C]\n[%s/dir with 'quote' $x]\n[--]\n[--exclude]\n"
-		 "[it's $HOME `x`]\n", fx->w.workdir);
+	snprintf(want, sizeof(want),
+	         "[run]\n[-C]\n[%s/dir with 'quote' $x]\n[--]\n[--exclude]\n"
+	         "[it's $HOME `x`]\n",
+	         fx->w.workdir);
 	assert_string_equal(got, want);
 	free(got);
 	/* GATE_HOOK_SKIP=1 skips the gate */
-	snprintf(cmd, sizeof(cmd), "cd '%s' && GATE_HOOK_SKIP=1 GATE_BIN=/nonexistent sh "
-		 ".git/hooks/pre-commit 2>/dev/null", fx->dir);
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && GATE_HOOK_SKIP=1 GATE_BIN=/nonexistent sh "
+	         ".git/hooks/pre-commit 2>/dev/null",
+	         fx->dir);
 	assert_int_equal(system(cmd), 0);
 	/* a gate that is gone blocks with a message, not a shell error */
-	snprintf(cmd, sizeof(cmd), "cd '%s' && GATE_BIN=/nonexistent sh .git/hooks/pre-commit "
-		 "2>&1 | grep -q 'is not an executable: set GATE_BIN'", fx->dir);
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && GATE_BIN=/nonexistent sh .git/hooks/pre-commit "
+	         "2>&1 | grep -q 'is not an executable: set GATE_BIN'",
+	         fx->dir);
 	assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_hook__fresh_install_and_uninstall, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hook__existing_hook_chained_and_restored, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_hook__hooks_path_and_not_a_repo, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hook__script_quoting, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_hook__fresh_install_and_uninstall, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_hook__existing_hook_chained_and_restored,
+	                                        setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_hook__hooks_path_and_not_a_repo, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_hook__script_quoting, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,11 +29,11 @@ static char *render(const struct report_data *d, size_t *len)
 static xmlDocPtr parse_strict(const char *text, size_t len)
 {
 	xmlDocPtr doc = xmlReadMemory(text, (int)len, "report.html", "UTF-8",
-				      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc) {
 		const xmlError *e = xmlGetLastError();
 		fail_msg("the report is not well-formed XML: line %d: %s", e ? e->line : 0,
-			 e && e->message ? e->message : "?");
+		         e && e->message ? e->message : "?");
 	}
 	return doc;
 }
@@ -77,8 +77,8 @@ static void test_html__hostile_well_formed(void **state)
 static void test_html__all_passing_well_formed(void **state)
 {
 	(void)state;
-	struct findings f = { 0 };
-	struct report_data d = { .project = "p" };
+	struct findings f = {0};
+	struct report_data d = {.project = "p"};
 	size_t len;
 	assert_int_equal(findings_add(&f, "growth", "total", VERDICT_PASS, 1, 2, 0, 10, "ok"), 0);
 	d.findings = &f;
@@ -108,21 +108,31 @@ static void test_html__content(void **state)
 	assert_int_equal(count(doc, "//tr[@class='ets']"), 2);
 	assert_int_equal(count(doc, "//h1[@id='verdict' and .='gate: FAILED']"), 1);
 	/* failures in the rule table, passing and skipped checks folded under <details> */
-	assert_int_equal(count(doc, "//section[@id='rules']/table//tr[contains(@class,'FAIL')]"), 3);
+	assert_int_equal(count(doc, "//section[@id='rules']/table//tr[contains(@class,'FAIL')]"),
+	                 3);
 	assert_int_equal(count(doc, "//section[@id='rules']/details//tbody/tr"),
-			 (long)x.findings.count - 3);
+	                 (long)x.findings.count - 3);
 	/* failures first in the rule table */
-	assert_int_equal(count(doc, "//section[@id='rules']//tbody/tr[1][contains(@class,'FAIL')]"), 1);
+	assert_int_equal(count(doc, "//section[@id='rules']//tbody/tr[1][contains(@class,'FAIL')]"),
+	                 1);
 	assert_non_null(strstr(t, "Content-Security-Policy"));
 	/* issue 5's culprit lists and top growing modules */
-	/* issue 19: each culprit list once; a later finding says how many of its lists are shown above */
-	assert_int_equal(count(doc, "//pre[@class='detail' and contains(., '1. Demo.CacheTest (sync)')]"), 1);
-	assert_int_equal(count(doc, "//p[@class='detail' and starts-with(., 'and ') and contains(., 'shown above')]"), 1);
+	/* issue 19: each culprit list once; a later finding says how many of its lists are shown
+	 * above */
+	assert_int_equal(
+	        count(doc, "//pre[@class='detail' and contains(., '1. Demo.CacheTest (sync)')]"),
+	        1);
+	assert_int_equal(count(doc, "//p[@class='detail' and starts-with(., 'and ') and "
+	                            "contains(., 'shown above')]"),
+	                 1);
 	/* the headline under the verdict: what grew and the failed tests, before the charts */
 	assert_int_equal(count(doc, "//section[@id='headline']/ol/li[@class='fail']"), 3);
 	assert_int_equal(count(doc, "//section[@id='headline']/ul[@class='failed-tests']/li"),
-			 count(doc, "//tr[contains(@class,'failed-test')]"));
-	assert_int_equal(count(doc, "//section[@id='headline'][following-sibling::section[@id='categories']]"), 1);
+	                 count(doc, "//tr[contains(@class,'failed-test')]"));
+	assert_int_equal(
+	        count(doc,
+	              "//section[@id='headline'][following-sibling::section[@id='categories']]"),
+	        1);
 	assert_int_equal(count(doc, "//section[@id='top-growing']//tr[@class='growing']"), 2);
 	assert_int_equal(count(doc, "//tr[@class='growing'][1]/td[2][.='Demo.CacheTest']"), 1);
 	assert_non_null(strstr(t, "LeakEts.Corpus:init/1 <em>(born during the run)</em>"));
@@ -176,10 +186,10 @@ static void test_html__what_grew(void **state)
 	assert_int_equal(count(doc, "//section[@id='what-grew']//tr[@class='grew']"), 1);
 	assert_int_equal(count(doc, "//b"), 0);
 	assert_int_equal(count(doc, "//section[@id='what-grew']//td[.='ETS table corpus_<b>cache"
-				    "</b> (owner Corpus.Cache) +60 000 rows, +7.1 MB']"),
-			 1);
+	                            "</b> (owner Corpus.Cache) +60 000 rows, +7.1 MB']"),
+	                 1);
 	assert_int_equal(count(doc, "//section[@id='what-grew']/following::s:g[@class='category']"),
-			 MEM_CAT_COUNT);
+	                 MEM_CAT_COUNT);
 	xmlFreeDoc(doc);
 	free(t);
 
@@ -196,12 +206,13 @@ static void test_html__what_grew(void **state)
 static void test_html__error_only(void **state)
 {
 	(void)state;
-	struct report_data d = { .error = "node <x> died & \"was\" gone" };
+	struct report_data d = {.error = "node <x> died & \"was\" gone"};
 	size_t len;
 	char *t = render(&d, &len);
 	xmlDocPtr doc = parse_strict(t, len);
 	assert_int_equal(count(doc, "//h1[.='gate: ERROR']"), 1);
-	assert_int_equal(count(doc, "//section[@id='error']/pre[.='node <x> died & \"was\" gone']"), 1);
+	assert_int_equal(count(doc, "//section[@id='error']/pre[.='node <x> died & \"was\" gone']"),
+	                 1);
 	xmlFreeDoc(doc);
 	free(t);
 }
@@ -209,11 +220,11 @@ static void test_html__error_only(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_html__hostile_well_formed),
-		cmocka_unit_test(test_html__all_passing_well_formed),
-		cmocka_unit_test(test_html__content),
-		cmocka_unit_test(test_html__what_grew),
-		cmocka_unit_test(test_html__error_only),
+	        cmocka_unit_test(test_html__hostile_well_formed),
+	        cmocka_unit_test(test_html__all_passing_well_formed),
+	        cmocka_unit_test(test_html__content),
+	        cmocka_unit_test(test_html__what_grew),
+	        cmocka_unit_test(test_html__error_only),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	xmlCleanupParser();

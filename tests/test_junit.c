@@ -43,7 +43,6 @@ struct fixture {
 	xmlDocPtr doc;
 };
 
-
 static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
@@ -56,11 +55,11 @@ static int setup(void **state)
 	}
 	snprintf(fx->path, sizeof(fx->path), "%s/report.xml", fx->dir);
 	fx->meta = (struct junit_meta){
-		.hostname = "ci-runner-1",
-		.timestamp = TS_2026_12_02_NOON,
-		.project = "demo",
-		.node = "gate_1234@localhost",
-		.memory_time_s = 0.25,
+	        .hostname = "ci-runner-1",
+	        .timestamp = TS_2026_12_02_NOON,
+	        .project = "demo",
+	        .node = "gate_1234@localhost",
+	        .memory_time_s = 0.25,
 	};
 	fx->run.finished = true;
 	fx->run.seed = 4242;
@@ -100,9 +99,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void add_test(struct test_run *run, const char *module, const char *name,
-		     const char *file, int line, int64_t time_us, enum test_state st,
-		     const char *message)
+static void add_test(struct test_run *run, const char *module, const char *name, const char *file,
+                     int line, int64_t time_us, enum test_state st, const char *message)
 {
 	struct test_result *t = test_run_add(run);
 	assert_non_null(t);
@@ -119,26 +117,26 @@ static void add_test(struct test_run *run, const char *module, const char *name,
 static void fill_typical(struct fixture *fx)
 {
 	assert_int_equal(findings_add(&fx->findings, "growth", "binary", VERDICT_FAIL, 10000000,
-				      30000000, 1000000, 10.0,
-				      "binary grew 10.0 MB -> 30.0 MB (+20.0 MB, +200.0 %)"),
-			 0);
+	                              30000000, 1000000, 10.0,
+	                              "binary grew 10.0 MB -> 30.0 MB (+20.0 MB, +200.0 %)"),
+	                 0);
 	assert_int_equal(findings_add(&fx->findings, "growth", "ets", VERDICT_PASS, 2000000,
-				      2100000, 1000000, 10.0, "ets grew 2.0 MB -> 2.1 MB"),
-			 0);
+	                              2100000, 1000000, 10.0, "ets grew 2.0 MB -> 2.1 MB"),
+	                 0);
 	assert_int_equal(findings_add(&fx->findings, "growth", "atom_used", VERDICT_SKIP, 0, 0,
-				      1000000, 10.0, "atom_used: not reported by the node"),
-			 0);
-	add_test(&fx->run, "Elixir.Foo.BarTest", "test adds numbers", "test/foo/bar_test.exs",
-		 12, 1234, TEST_PASSED, NULL);
-	add_test(&fx->run, "Elixir.Foo.BarTest", "test fails", "test/foo/bar_test.exs", 20,
-		 1500000, TEST_FAILED,
-		 "\n     Assertion with == failed\n     code:  assert 1 == 2\n     left:  1\n");
+	                              1000000, 10.0, "atom_used: not reported by the node"),
+	                 0);
+	add_test(&fx->run, "Elixir.Foo.BarTest", "test adds numbers", "test/foo/bar_test.exs", 12,
+	         1234, TEST_PASSED, NULL);
+	add_test(&fx->run, "Elixir.Foo.BarTest", "test fails", "test/foo/bar_test.exs", 20, 1500000,
+	         TEST_FAILED,
+	         "\n     Assertion with == failed\n     code:  assert 1 == 2\n     left:  1\n");
 	add_test(&fx->run, "Elixir.Alpha", "test skipped one", "test/alpha_test.exs", 3, 0,
-		 TEST_SKIPPED, "due to skip tag");
+	         TEST_SKIPPED, "due to skip tag");
 	add_test(&fx->run, "Elixir.Alpha", "test excluded one", "test/alpha_test.exs", 9, 0,
-		 TEST_EXCLUDED, NULL);
-	add_test(&fx->run, "Elixir.Foo.BarTest", "test never ran", "test/foo/bar_test.exs", 30,
-		 0, TEST_INVALID, "** (RuntimeError) setup_all blew up");
+	         TEST_EXCLUDED, NULL);
+	add_test(&fx->run, "Elixir.Foo.BarTest", "test never ran", "test/foo/bar_test.exs", 30, 0,
+	         TEST_INVALID, "** (RuntimeError) setup_all blew up");
 }
 
 static void write_ok(struct fixture *fx, const struct junit_meta *meta)
@@ -205,7 +203,8 @@ static const char *xsd_path(void)
 	snprintf(path, sizeof(path), "%s", __FILE__);
 	char *slash = strrchr(path, '/');
 	if (slash)
-		snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path), "junit/junit-10.xsd");
+		snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path),
+		         "junit/junit-10.xsd");
 	else
 		snprintf(path, sizeof(path), "junit/junit-10.xsd");
 	return path;
@@ -315,14 +314,11 @@ static void test_junit__counts(void **state)
 
 	/* every suite's figures match its testcases */
 	assert_string_equal(xp(d, "count(//testsuite[@tests != count(testcase)])"), "0");
-	assert_string_equal(xp(d, "count(//testsuite[@failures != count(testcase/failure)])"),
-			    "0");
+	assert_string_equal(xp(d, "count(//testsuite[@failures != count(testcase/failure)])"), "0");
 	assert_string_equal(xp(d, "count(//testsuite[@errors != count(testcase/error)])"), "0");
-	assert_string_equal(xp(d, "count(//testsuite[@skipped != count(testcase/skipped)])"),
-			    "0");
+	assert_string_equal(xp(d, "count(//testsuite[@skipped != count(testcase/skipped)])"), "0");
 	assert_schema_valid(d);
 }
-
 
 /* Issue 20: a baseline with very many ETS tables gives very many checks; the report lists the
  * first 1000 failing and 1000 other ones and counts the rest in one testcase each, with
@@ -333,10 +329,12 @@ static void test_junit__many_findings_capped(void **state)
 	char subject[64];
 	for (int i = 0; i < 30000; i++) {
 		snprintf(subject, sizeof(subject), "ets table t_%06d", i);
-		enum verdict v = i % 10 == 0 ? VERDICT_FAIL : i % 10 == 1 ? VERDICT_SKIP : VERDICT_PASS;
+		enum verdict v = i % 10 == 0   ? VERDICT_FAIL
+		                 : i % 10 == 1 ? VERDICT_SKIP
+		                               : VERDICT_PASS;
 		assert_int_equal(findings_add(&fx->findings, "baseline", subject, v, 1000, 5000, 0,
-					      10.0, "ets table t grew"),
-				 0);
+		                              10.0, "ets table t grew"),
+		                 0);
 	}
 	write_ok(fx, &fx->meta);
 	xmlDocPtr d = fx->doc;
@@ -346,15 +344,17 @@ static void test_junit__many_findings_capped(void **state)
 	assert_string_equal(xp(d, "string(%s/@failures)", m), "1001");
 	assert_string_equal(xp(d, "string(/testsuites/@tests)"), "2002");
 	assert_string_equal(xp(d, "string(/testsuites/@failures)"), "1001");
-	assert_string_equal(xp(d, "string(%s/testcase[@classname='gate.memory.more'][failure]/@name)",
-			       m), "2000 more failing checks");
-	assert_string_equal(xp(d, "string(%s/testcase[@classname='gate.memory.more'][not(failure)]"
-			       "/@name)", m), "26000 more passing or skipped checks");
+	assert_string_equal(
+	        xp(d, "string(%s/testcase[@classname='gate.memory.more'][failure]/@name)", m),
+	        "2000 more failing checks");
+	assert_string_equal(xp(d,
+	                       "string(%s/testcase[@classname='gate.memory.more'][not(failure)]"
+	                       "/@name)",
+	                       m),
+	                    "26000 more passing or skipped checks");
 	assert_string_equal(xp(d, "count(//testsuite[@tests != count(testcase)])"), "0");
-	assert_string_equal(xp(d, "count(//testsuite[@failures != count(testcase/failure)])"),
-			    "0");
-	assert_string_equal(xp(d, "count(//testsuite[@skipped != count(testcase/skipped)])"),
-			    "0");
+	assert_string_equal(xp(d, "count(//testsuite[@failures != count(testcase/failure)])"), "0");
+	assert_string_equal(xp(d, "count(//testsuite[@skipped != count(testcase/skipped)])"), "0");
 	struct stat st;
 	assert_int_equal(stat(fx->path, &st), 0);
 	assert_true(st.st_size < 2 * 1024 * 1024);
@@ -371,26 +371,24 @@ static void test_junit__attributes(void **state)
 	/* every suite carries timestamp (UTC, no zone) and hostname */
 	assert_string_equal(xp(d, "count(//testsuite[@timestamp='2026-12-02T12:00:00'])"), "3");
 	assert_string_equal(xp(d, "count(//testsuite[@hostname='ci-runner-1'])"), "3");
-	assert_string_equal(
-		xp(d, "string(//testsuite[@name='gate.memory']/properties/property[@name='node']/@value)"),
-		"gate_1234@localhost");
-	assert_string_equal(
-		xp(d, "string(//property[@name='exunit.seed']/@value)"), "4242");
+	assert_string_equal(xp(d, "string(//testsuite[@name='gate.memory']/properties/"
+	                          "property[@name='node']/@value)"),
+	                    "gate_1234@localhost");
+	assert_string_equal(xp(d, "string(//property[@name='exunit.seed']/@value)"), "4242");
 
 	/* memory testcases */
 	const char *bin = "//testsuite[@name='gate.memory']/testcase[@name='binary']";
 	assert_string_equal(xp(d, "string(%s/@classname)", bin), "gate.memory.growth");
 	assert_string_equal(xp(d, "string(%s/failure/@type)", bin), "gate.growth");
 	assert_string_equal(xp(d, "string(%s/failure/@message)", bin),
-			    "binary grew 10.0 MB -> 30.0 MB (+20.0 MB, +200.0 %)");
+	                    "binary grew 10.0 MB -> 30.0 MB (+20.0 MB, +200.0 %)");
 	const char *body = xp(d, "string(%s/failure)", bin);
 	assert_non_null(strstr(body, "before: 10.0 MB (10000000 bytes)"));
 	assert_non_null(strstr(body, "after:  30.0 MB (30000000 bytes)"));
 	assert_non_null(strstr(body, "delta:  +20.0 MB (+20000000 bytes, +200.0 %)"));
 	assert_non_null(strstr(body, "limit:  +10 % above a floor of 1.0 MB"));
-	assert_string_equal(
-		xp(d, "string(//testcase[@name='atom_used']/skipped/@message)"),
-		"atom_used: not reported by the node");
+	assert_string_equal(xp(d, "string(//testcase[@name='atom_used']/skipped/@message)"),
+	                    "atom_used: not reported by the node");
 	assert_string_equal(xp(d, "count(//testcase[@name='ets']/failure)"), "0");
 
 	/* ExUnit testcases: module shown without "Elixir.", file, line, time in seconds */
@@ -405,17 +403,17 @@ static void test_junit__attributes(void **state)
 	assert_string_equal(xp(d, "string(%s/@time)", fails), "1.5");
 	assert_string_equal(xp(d, "string(%s/failure/@type)", fails), "ExUnit");
 	assert_string_equal(xp(d, "string(%s/failure/@message)", fails),
-			    "Assertion with == failed");
+	                    "Assertion with == failed");
 	assert_non_null(strstr(xp(d, "string(%s/failure)", fails), "code:  assert 1 == 2\n"));
 
 	assert_string_equal(xp(d, "string(//testcase[@name='test never ran']/error/@message)"),
-			    "setup_all failed");
+	                    "setup_all failed");
 	assert_non_null(strstr(xp(d, "string(//testcase[@name='test never ran']/error)"),
-			       "setup_all blew up"));
+	                       "setup_all blew up"));
 	assert_string_equal(xp(d, "string(//testcase[@name='test skipped one']/skipped/@message)"),
-			    "due to skip tag");
+	                    "due to skip tag");
 	assert_string_equal(xp(d, "string(//testcase[@name='test excluded one']/skipped/@message)"),
-			    "excluded");
+	                    "excluded");
 
 	/* suites: memory first, then modules in name order, tests in line order */
 	assert_string_equal(xp(d, "string(/testsuites/testsuite[1]/@name)"), "gate.memory");
@@ -439,8 +437,11 @@ static void test_junit__grouping_interleaved(void **state)
 	for (int i = 0; i < 30; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "test n%d", i);
-		add_test(&fx->run, i % 3 == 0 ? "Elixir.C" : i % 3 == 1 ? "Elixir.A" : "b_tests",
-			 name, NULL, 0, i, i % 7 == 0 ? TEST_FAILED : TEST_PASSED, NULL);
+		add_test(&fx->run,
+		         i % 3 == 0   ? "Elixir.C"
+		         : i % 3 == 1 ? "Elixir.A"
+		                      : "b_tests",
+		         name, NULL, 0, i, i % 7 == 0 ? TEST_FAILED : TEST_PASSED, NULL);
 	}
 	write_ok(fx, &fx->meta);
 	xmlDocPtr d = fx->doc;
@@ -453,7 +454,7 @@ static void test_junit__grouping_interleaved(void **state)
 	assert_string_equal(xp(d, "string(/testsuites/@failures)"), "5");
 	/* a failure without a message still says something */
 	assert_string_equal(xp(d, "string(//testcase[@name='test n0']/failure/@message)"),
-			    "test failed");
+	                    "test failed");
 	assert_schema_valid(d);
 }
 
@@ -491,7 +492,7 @@ static void test_junit__error_meta(void **state)
 	assert_string_equal(xp(d, "string(%s/testcase/@classname)", g), "gate.run");
 	assert_string_equal(xp(d, "string(%s/testcase/@name)", g), "gate");
 	assert_string_equal(xp(d, "string(%s/testcase/error/@message)", g),
-			    "node gate_1234@localhost went down during the suite");
+	                    "node gate_1234@localhost went down during the suite");
 	assert_non_null(strstr(xp(d, "string(%s/testcase/error)", g), "exit: killed"));
 	assert_schema_valid(d);
 }
@@ -521,10 +522,12 @@ static void test_junit__hostile_strings(void **state)
 	struct fixture *fx = *state;
 	char *huge = big_message(1 << 20);
 	add_test(&fx->run, "Elixir.Evil\x01Test",
-		 "test a\xff\xfe" "b \x01 ]]> </testcase> \"q\" 'a' & <x> \x1b[31mred\x1b[0m \xc3\xa9",
-		 "test/evil_test.exs", 7, 10, TEST_FAILED,
-		 "\x1b[31m\x1b[1mExpected ]]> got </failure>\x1b[0m\n\x7f tail \xed\xa0\x80 \xf4\x90\x80\x80 "
-		 "\xc0\xaf \xef\xbf\xbe\n");
+	         "test a\xff\xfe"
+	         "b \x01 ]]> </testcase> \"q\" 'a' & <x> \x1b[31mred\x1b[0m \xc3\xa9",
+	         "test/evil_test.exs", 7, 10, TEST_FAILED,
+	         "\x1b[31m\x1b[1mExpected ]]> got </failure>\x1b[0m\n\x7f tail \xed\xa0\x80 "
+	         "\xf4\x90\x80\x80 "
+	         "\xc0\xaf \xef\xbf\xbe\n");
 	add_test(&fx->run, "Elixir.Evil\x01Test", "test huge", NULL, 8, 10, TEST_FAILED, huge);
 	huge[12] = ' '; /* one line of 1 MB, for the capped message attribute */
 	add_test(&fx->run, "Elixir.Evil\x01Test", "test huge skip", NULL, 9, 0, TEST_SKIPPED, huge);
@@ -542,13 +545,13 @@ static void test_junit__hostile_strings(void **state)
 	/* the name: U+FFFD per bad byte, \x01 shown, markup kept as text, colours gone */
 	xmlXPathContextPtr ctx = xmlXPathNewContext(d);
 	xmlXPathObjectPtr r = xmlXPathEvalExpression(
-		BAD_CAST "//testsuite[@name='Evil\\x01Test']/testcase[1]", ctx);
+	        BAD_CAST "//testsuite[@name='Evil\\x01Test']/testcase[1]", ctx);
 	assert_non_null(r);
 	assert_int_equal(r->nodesetval->nodeNr, 1);
 	xmlNodePtr tc = r->nodesetval->nodeTab[0];
 	xmlChar *name = xmlGetProp(tc, BAD_CAST "name");
-	assert_string_equal((char *)name,
-			    "test a\xef\xbf\xbd\xef\xbf\xbd" "b \\x01 ]]> </testcase> \"q\" 'a' & <x> red \xc3\xa9");
+	assert_string_equal((char *)name, "test a\xef\xbf\xbd\xef\xbf\xbd"
+	                                  "b \\x01 ]]> </testcase> \"q\" 'a' & <x> red \xc3\xa9");
 	xmlFree(name);
 	xmlXPathFreeObject(r);
 	xmlXPathFreeContext(ctx);
@@ -556,10 +559,11 @@ static void test_junit__hostile_strings(void **state)
 	const char *c1 = "//testcase[@line='7']/failure";
 	assert_string_equal(xp(d, "string(%s/@message)", c1), "Expected ]]> got </failure>");
 	/* DEL, a surrogate, a value past U+10FFFF, an overlong and U+FFFE */
-	assert_string_equal(xp(d, "string(%s)", c1),
-			    "Expected ]]> got </failure>\n\\x7f tail \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
-			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd "
-			    "\xef\xbf\xbd\n");
+	assert_string_equal(
+	        xp(d, "string(%s)", c1),
+	        "Expected ]]> got </failure>\n\\x7f tail \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+	        "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd "
+	        "\xef\xbf\xbd\n");
 
 	/* 1 MB in, 64 KiB out, and the reader is told */
 	const char *body = xp(d, "string(//testcase[@name='test huge']/failure)");
@@ -568,7 +572,7 @@ static void test_junit__hostile_strings(void **state)
 	assert_non_null(strstr(body, "[gate: truncated here, "));
 	assert_non_null(strstr(body, "more bytes not shown]"));
 	assert_string_equal(xp(d, "string(//testcase[@name='test huge']/failure/@message)"),
-			    "huge failure");
+	                    "huge failure");
 	/* a message attribute is capped too */
 	const char *skip = xp(d, "string(//testcase[@name='test huge skip']/skipped/@message)");
 	assert_true(strlen(skip) <= JUNIT_ATTR_MAX + 3);
@@ -584,14 +588,16 @@ static void test_junit__ansi_stripped(void **state)
 {
 	struct fixture *fx = *state;
 	add_test(&fx->run, "Elixir.T", "test colours", NULL, 1, 0, TEST_FAILED,
-		 "\x1b[31mAssertion\x1b[0m with \x1b[1;4;38;5;208m== failed\x1b[K\n"
-		 "\x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\ \x1b" "7saved\x1b" "8 \x1b[?25l!\n"
-		 "lone \x1b escape \x1b[");
+	         "\x1b[31mAssertion\x1b[0m with \x1b[1;4;38;5;208m== failed\x1b[K\n"
+	         "\x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\ \x1b"
+	         "7saved\x1b"
+	         "8 \x1b[?25l!\n"
+	         "lone \x1b escape \x1b[");
 	write_ok(fx, &fx->meta);
 	xmlDocPtr d = fx->doc;
 	assert_string_equal(xp(d, "string(//failure/@message)"), "Assertion with == failed");
 	assert_string_equal(xp(d, "string(//failure)"),
-			    "Assertion with == failed\nlink saved !\nlone \\x1b escape \\x1b[");
+	                    "Assertion with == failed\nlink saved !\nlone \\x1b escape \\x1b[");
 }
 
 /* ---- atomic writes ---- */
@@ -620,7 +626,7 @@ static int junit_write_in_child(const struct child_args *a, char *err, size_t er
 		if (a->drop_root && geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
 			_exit(3);
 		if (a->fsize) {
-			struct rlimit rl = { a->fsize, a->fsize };
+			struct rlimit rl = {a->fsize, a->fsize};
 			signal(SIGXFSZ, SIG_IGN);
 			if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
 				_exit(4);
@@ -660,7 +666,7 @@ static void test_junit__readonly_dir(void **state)
 	assert_int_equal(chmod(path, 0644), 0);
 	assert_int_equal(chmod(ro, 0555), 0);
 
-	struct child_args a = { path, &fx->findings, &fx->run, &fx->meta, true, 0 };
+	struct child_args a = {path, &fx->findings, &fx->run, &fx->meta, true, 0};
 	assert_int_equal(junit_write_in_child(&a, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, path));
 	assert_non_null(strstr(err, "cannot create a temp file"));
@@ -681,7 +687,7 @@ static void test_junit__write_fails_keeps_target(void **state)
 	write_file(fx->path, "OLD");
 
 	/* the file size limit makes write(2) fail with EFBIG part-way through */
-	struct child_args a = { fx->path, &fx->findings, &fx->run, &fx->meta, false, 16384 };
+	struct child_args a = {fx->path, &fx->findings, &fx->run, &fx->meta, false, 16384};
 	assert_int_equal(junit_write_in_child(&a, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, fx->path));
 	assert_non_null(strstr(err, "cannot write"));
@@ -698,9 +704,8 @@ static void test_junit__target_is_directory(void **state)
 	assert_int_equal(mkdir(fx->path, 0755), 0);
 	snprintf(inner, sizeof(inner), "%s/keep", fx->path);
 	write_file(inner, "x");
-	assert_int_equal(junit_write(fx->path, &fx->findings, &fx->run, &fx->meta, err,
-				     sizeof(err)),
-			 -1);
+	assert_int_equal(
+	        junit_write(fx->path, &fx->findings, &fx->run, &fx->meta, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "cannot rename"));
 	assert_int_equal(dir_entries(fx->dir), 1);
 	assert_string_equal(slurp(inner), "x");
@@ -733,7 +738,7 @@ static void test_junit__creates_dirs_and_replaces(void **state)
 	/* a second write replaces the first, leaving nothing beside it */
 	fill_typical(fx);
 	assert_int_equal(junit_write(path, &fx->findings, &fx->run, &fx->meta, err, sizeof(err)),
-			 0);
+	                 0);
 	char parent[256];
 	snprintf(parent, sizeof(parent), "%s/a/b/c", fx->dir);
 	assert_int_equal(dir_entries(parent), 1);
@@ -769,23 +774,23 @@ static void test_junit__bad_paths(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_junit__counts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__many_findings_capped, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__attributes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__grouping_interleaved, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__time_format, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__error_meta, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__null_inputs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__hostile_strings, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__ansi_stripped, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__readonly_dir, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__write_fails_keeps_target, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_junit__target_is_directory, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__parent_is_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_junit__creates_dirs_and_replaces, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_junit__bad_paths, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__counts, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__many_findings_capped, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__attributes, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__grouping_interleaved, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__time_format, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__error_meta, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__null_inputs, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__hostile_strings, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__ansi_stripped, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__readonly_dir, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__write_fails_keeps_target, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__target_is_directory, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__parent_is_file, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__creates_dirs_and_replaces, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_junit__bad_paths, setup, teardown),
 	};
 	xmlInitParser();
 	int rc = cmocka_run_group_tests_name("junit", tests, NULL, NULL);

@@ -17,7 +17,7 @@ static void test_markdown__golden(void **state)
 {
 	(void)state;
 	struct rfx x;
-	struct report_buf b = { 0 };
+	struct report_buf b = {0};
 	rfx_build(&x, true);
 	assert_int_equal(markdown_summary_format(&b, &x.d), 0);
 	const char *why = rfx_golden("tests/golden/summary.md", b.data, b.len);
@@ -42,8 +42,8 @@ static void assert_tables_intact(const char *text)
 			if (cols < 0)
 				cols = k;
 			else if (k != cols)
-				fail_msg("a row with %d cells where the table has %d: %.*s", k - 1, cols - 1,
-					 (int)n, p);
+				fail_msg("a row with %d cells where the table has %d: %.*s", k - 1,
+				         cols - 1, (int)n, p);
 		} else {
 			cols = -1;
 		}
@@ -55,7 +55,7 @@ static void test_markdown__hostile(void **state)
 {
 	(void)state;
 	struct rfx x;
-	struct report_buf b = { 0 };
+	struct report_buf b = {0};
 	rfx_build(&x, true);
 	assert_int_equal(markdown_summary_format(&b, &x.d), 0);
 	const char *t = b.data;
@@ -79,7 +79,8 @@ static void test_markdown__hostile(void **state)
 	uint32_t cp;
 	while ((cp = report_text_next(&p)) != 0)
 		if (cp == 0xFFFD && memcmp(p - 3, "\xEF\xBF\xBD", 3) != 0)
-			fail_msg("invalid UTF-8 in the summary at byte %zu", (size_t)(p - 1 - (const unsigned char *)t));
+			fail_msg("invalid UTF-8 in the summary at byte %zu",
+			         (size_t)(p - 1 - (const unsigned char *)t));
 	assert_tables_intact(t);
 	report_buf_free(&b);
 	rfx_clear(&x);
@@ -91,30 +92,31 @@ static void test_markdown__cap(void **state)
 {
 	(void)state;
 	struct rfx x;
-	struct report_buf b = { 0 };
+	struct report_buf b = {0};
 	char name[600];
 	rfx_build(&x, false);
 	memset(name, 'n', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	for (int i = 0; i < 20000; i++)
 		rfx_test(&x.run, "Elixir.Big.Test", name, "/ws/test/big_test.exs", i, TEST_FAILED,
-			 "boom | <b>");
+		         "boom | <b>");
 	for (int i = 0; i < 5000; i++)
-		assert_int_equal(findings_add(&x.findings, "ets", name, VERDICT_FAIL, 0, 1, 0, -1, name),
-				 0);
+		assert_int_equal(
+		        findings_add(&x.findings, "ets", name, VERDICT_FAIL, 0, 1, 0, -1, name), 0);
 	assert_int_equal(markdown_summary_format(&b, &x.d), 0);
 	assert_true(b.len <= MARKDOWN_SUMMARY_MAX);
 	assert_non_null(strstr(b.data, "more failed tests"));
 	assert_non_null(strstr(b.data, "- and 4953 more"));
-	print_message("summary of a run with 20 001 failed tests and 5 004 failed findings: %zu bytes\n",
-		      b.len);
+	print_message(
+	        "summary of a run with 20 001 failed tests and 5 004 failed findings: %zu bytes\n",
+	        b.len);
 	assert_tables_intact(b.data);
 	report_buf_free(&b);
 
 	/* a tighter budget: a cut summary ends with the note, and the writer stopped at a row */
 	for (int i = 0; i < 200; i++)
-		assert_int_equal(findings_add(&x.findings, "ets", name, VERDICT_FAIL, 0, 1, 0, -1,
-					      "x"), 0);
+		assert_int_equal(
+		        findings_add(&x.findings, "ets", name, VERDICT_FAIL, 0, 1, 0, -1, "x"), 0);
 	char *big = malloc(200000);
 	assert_non_null(big);
 	memset(big, 'm', 199999);
@@ -132,13 +134,14 @@ static void test_markdown__cap(void **state)
 static void test_markdown__extreme_figures(void **state)
 {
 	(void)state;
-	struct findings f = { 0 };
-	struct report_data d = { .project = "p" };
-	struct report_buf b = { 0 };
-	assert_int_equal(findings_add(&f, "growth", "total", VERDICT_FAIL, INT64_MIN, 0, 0, 10,
-				      "m"), 0);
-	assert_int_equal(findings_add(&f, "growth", "ets", VERDICT_FAIL, INT64_MAX, INT64_MIN, 0, 10,
-				      "m"), 0);
+	struct findings f = {0};
+	struct report_data d = {.project = "p"};
+	struct report_buf b = {0};
+	assert_int_equal(
+	        findings_add(&f, "growth", "total", VERDICT_FAIL, INT64_MIN, 0, 0, 10, "m"), 0);
+	assert_int_equal(
+	        findings_add(&f, "growth", "ets", VERDICT_FAIL, INT64_MAX, INT64_MIN, 0, 10, "m"),
+	        0);
 	d.findings = &f;
 	assert_int_equal(markdown_summary_format(&b, &d), 0);
 	assert_non_null(strstr(b.data, "| total |"));
@@ -150,8 +153,8 @@ static void test_markdown__extreme_figures(void **state)
 static void test_markdown__passed_and_error(void **state)
 {
 	(void)state;
-	struct report_data d = { .project = "p" };
-	struct report_buf b = { 0 };
+	struct report_data d = {.project = "p"};
+	struct report_buf b = {0};
 	assert_int_equal(markdown_summary_format(&b, &d), 0);
 	assert_non_null(strstr(b.data, "gate: PASSED"));
 	report_buf_free(&b);
@@ -165,11 +168,11 @@ static void test_markdown__passed_and_error(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_markdown__golden),
-		cmocka_unit_test(test_markdown__hostile),
-		cmocka_unit_test(test_markdown__cap),
-		cmocka_unit_test(test_markdown__extreme_figures),
-		cmocka_unit_test(test_markdown__passed_and_error),
+	        cmocka_unit_test(test_markdown__golden),
+	        cmocka_unit_test(test_markdown__hostile),
+	        cmocka_unit_test(test_markdown__cap),
+	        cmocka_unit_test(test_markdown__extreme_figures),
+	        cmocka_unit_test(test_markdown__passed_and_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

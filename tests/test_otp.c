@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "gate/otp.h"
-#include "gate/probe_blob.h"
+#include "gate/probe/otp.h"
+#include "gate/probe/probe_blob.h"
 
 static void supported_releases_pass(void **state)
 {
@@ -66,10 +66,10 @@ static void probe_load_failure_is_explained_only_for_older_nodes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(supported_releases_pass),
-		cmocka_unit_test(older_releases_are_refused_naming_both),
-		cmocka_unit_test(unknown_release_is_let_through),
-		cmocka_unit_test(probe_load_failure_is_explained_only_for_older_nodes),
+	        cmocka_unit_test(supported_releases_pass),
+	        cmocka_unit_test(older_releases_are_refused_naming_both),
+	        cmocka_unit_test(unknown_release_is_let_through),
+	        cmocka_unit_test(probe_load_failure_is_explained_only_for_older_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

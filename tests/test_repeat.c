@@ -11,9 +11,9 @@
 
 #include <ei.h>
 
-#include "gate/config.h"
-#include "gate/interval.h"
-#include "gate/sample.h"
+#include "gate/config/config.h"
+#include "gate/config/interval.h"
+#include "gate/probe/sample.h"
 #include "rules/repeat.h"
 #include "rules/rules.h"
 #include "rules/trend_samples.h"
@@ -34,7 +34,8 @@ static void snap(struct snapshot *s, int64_t base)
 static const struct finding *find(const struct findings *f, const char *rule, const char *subject)
 {
 	for (size_t i = 0; i < f->count; i++)
-		if (strcmp(f->items[i].rule, rule) == 0 && strcmp(f->items[i].subject, subject) == 0)
+		if (strcmp(f->items[i].rule, rule) == 0 &&
+		    strcmp(f->items[i].subject, subject) == 0)
 			return &f->items[i];
 	return NULL;
 }
@@ -69,8 +70,8 @@ static void judge(const int64_t *ets, size_t n, struct findings *out, struct rep
 static void test_plateau_passes(void **state)
 {
 	(void)state;
-	int64_t ets[] = { 8000000, 8000016, 7999990 };
-	struct findings out = { 0 };
+	int64_t ets[] = {8000000, 8000016, 7999990};
+	struct findings out = {0};
 	struct repeat_data d;
 	judge(ets, 3, &out, &d);
 	const struct finding *f = find(&out, "growth", "ets");
@@ -89,8 +90,8 @@ static void test_plateau_passes(void **state)
 static void test_leak_every_run_fails(void **state)
 {
 	(void)state;
-	int64_t ets[] = { 8000000, 11000000, 14100000 };
-	struct findings out = { 0 };
+	int64_t ets[] = {8000000, 11000000, 14100000};
+	struct findings out = {0};
 	struct repeat_data d;
 	judge(ets, 3, &out, &d);
 	const struct finding *f = find(&out, "growth", "ets");
@@ -104,8 +105,8 @@ static void test_leak_every_run_fails(void **state)
 static void test_one_off_jump_passes(void **state)
 {
 	(void)state;
-	int64_t ets[] = { 8000000, 15000000, 15000100, 15000000 };
-	struct findings out = { 0 };
+	int64_t ets[] = {8000000, 15000000, 15000100, 15000000};
+	struct findings out = {0};
 	struct repeat_data d;
 	judge(ets, 4, &out, &d);
 	assert_int_equal(find(&out, "growth", "ets")->verdict, VERDICT_PASS);
@@ -117,7 +118,7 @@ static void test_one_off_jump_passes(void **state)
 static void test_pair_needs_two_runs(void **state)
 {
 	(void)state;
-	int64_t ets[] = { 8000000 };
+	int64_t ets[] = {8000000};
 	struct snapshot snaps[1], jb, ja;
 	struct repeat_data d;
 	build(&d, snaps, ets, 1);
@@ -131,7 +132,7 @@ static void test_counts_extrapolate(void **state)
 {
 	(void)state;
 	struct snapshot s[3], jb, ja;
-	int64_t ets[] = { 1, 1, 1 };
+	int64_t ets[] = {1, 1, 1};
 	struct repeat_data d;
 	memset(&d, 0, sizeof(d));
 	for (int k = 0; k < 3; k++) {
@@ -148,7 +149,7 @@ static void test_counts_extrapolate(void **state)
 }
 
 static void series(struct sample_series *s, size_t n, int64_t step_ms, int64_t base,
-		   int64_t rise_per_sample, int64_t sawtooth)
+                   int64_t rise_per_sample, int64_t sawtooth)
 {
 	s->items = calloc(n, sizeof(*s->items));
 	s->n = n;
@@ -156,8 +157,8 @@ static void series(struct sample_series *s, size_t n, int64_t step_ms, int64_t b
 	for (size_t i = 0; i < n; i++) {
 		s->items[i].t_ms = (int64_t)i * step_ms;
 		for (int c = 0; c < MEM_CAT_COUNT; c++)
-			s->items[i].mem[c] = base + (int64_t)i * rise_per_sample +
-					     (i % 3 == 0 ? sawtooth : 0);
+			s->items[i].mem[c] =
+			        base + (int64_t)i * rise_per_sample + (i % 3 == 0 ? sawtooth : 0);
 	}
 }
 
@@ -166,8 +167,8 @@ static void test_soak_rise_fails_sawtooth_passes(void **state)
 	(void)state;
 	struct growth_config cfg;
 	growth_config_default(&cfg);
-	struct sample_series s = { 0 };
-	struct findings out = { 0 };
+	struct sample_series s = {0};
+	struct findings out = {0};
 	/* 2 minutes, 1 s apart, +100 kB a sample with GC's saw-tooth on top: +12 MB */
 	series(&s, 121, 1000, 40000000, 100000, 5000000);
 	assert_int_equal(trend_samples_check(&out, &s, &cfg), 0);
@@ -243,7 +244,7 @@ static void test_interval_parse(void **state)
 	assert_int_equal(interval_parse("24h", 10, 86400000, &ms), 0);
 	assert_int_equal(ms, 86400000);
 	ms = 7;
-	const char *bad[] = { "", "s", "-1s", "5 parsecs", "1e400", "2h", "5ms", "nan", NULL };
+	const char *bad[] = {"", "s", "-1s", "5 parsecs", "1e400", "2h", "5ms", "nan", NULL};
 	for (size_t i = 0; bad[i]; i++)
 		assert_int_equal(interval_parse(bad[i], 10, 3600000, &ms), -1);
 	assert_int_equal(ms, 7);
@@ -251,7 +252,7 @@ static void test_interval_parse(void **state)
 
 /* encodes #{interval_ms => 250, samples => [N tuples]} and decodes it */
 static int decode_samples(size_t n, size_t fields, int64_t t_step, struct sample_series *out,
-			  char *err, size_t errlen)
+                          char *err, size_t errlen)
 {
 	ei_x_buff x;
 	ei_x_new_with_version(&x);
@@ -272,7 +273,8 @@ static int decode_samples(size_t n, size_t fields, int64_t t_step, struct sample
 	size_t idx = 0;
 	char derr[128];
 	assert_int_equal(term_decode(&t, (const unsigned char *)x.buff, (size_t)x.index, &idx, NULL,
-				     derr, sizeof(derr)), 0);
+	                             derr, sizeof(derr)),
+	                 0);
 	int rc = sample_decode(t, out, err, errlen);
 	term_free(t);
 	ei_x_free(&x);
@@ -326,16 +328,16 @@ static void test_config_run_repeat(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plateau_passes),
-		cmocka_unit_test(test_leak_every_run_fails),
-		cmocka_unit_test(test_one_off_jump_passes),
-		cmocka_unit_test(test_pair_needs_two_runs),
-		cmocka_unit_test(test_counts_extrapolate),
-		cmocka_unit_test(test_soak_rise_fails_sawtooth_passes),
-		cmocka_unit_test(test_watch_alert),
-		cmocka_unit_test(test_interval_parse),
-		cmocka_unit_test(test_sample_decode),
-		cmocka_unit_test(test_config_run_repeat),
+	        cmocka_unit_test(test_plateau_passes),
+	        cmocka_unit_test(test_leak_every_run_fails),
+	        cmocka_unit_test(test_one_off_jump_passes),
+	        cmocka_unit_test(test_pair_needs_two_runs),
+	        cmocka_unit_test(test_counts_extrapolate),
+	        cmocka_unit_test(test_soak_rise_fails_sawtooth_passes),
+	        cmocka_unit_test(test_watch_alert),
+	        cmocka_unit_test(test_interval_parse),
+	        cmocka_unit_test(test_sample_decode),
+	        cmocka_unit_test(test_config_run_repeat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

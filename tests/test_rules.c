@@ -34,7 +34,7 @@ static void snap(struct snapshot *s)
 
 /* The pointers these return are valid until the next add to the same snapshot. */
 static struct proc_info *add_proc(struct snapshot *s, const char *pid, const char *name,
-				  const char *initial_call)
+                                  const char *initial_call)
 {
 	s->procs = realloc(s->procs, (s->nprocs + 1) * sizeof(*s->procs));
 	assert_non_null(s->procs);
@@ -50,8 +50,8 @@ static struct proc_info *add_proc(struct snapshot *s, const char *pid, const cha
 }
 
 static struct ets_info *add_ets(struct snapshot *s, const char *name, const char *id,
-				const char *owner_pid, const char *owner_name, int64_t memory,
-				int64_t size, bool created)
+                                const char *owner_pid, const char *owner_name, int64_t memory,
+                                int64_t size, bool created)
 {
 	s->ets = realloc(s->ets, (s->nets + 1) * sizeof(*s->ets));
 	assert_non_null(s->ets);
@@ -71,7 +71,7 @@ static struct ets_info *add_ets(struct snapshot *s, const char *name, const char
 }
 
 static struct alloc_info *add_alloc(struct snapshot *s, const char *type, int64_t carriers,
-				    int64_t blocks, double fragmentation)
+                                    int64_t blocks, double fragmentation)
 {
 	s->allocs = realloc(s->allocs, (s->nallocs + 1) * sizeof(*s->allocs));
 	assert_non_null(s->allocs);
@@ -84,7 +84,7 @@ static struct alloc_info *add_alloc(struct snapshot *s, const char *type, int64_
 }
 
 static void add_group(struct snapshot *s, const char *key, int64_t count, int64_t memory,
-		      const char *pid)
+                      const char *pid)
 {
 	s->born = realloc(s->born, (s->nborn + 1) * sizeof(*s->born));
 	assert_non_null(s->born);
@@ -110,29 +110,30 @@ static void deep(struct snapshot *s)
 
 /* ---- reading findings ---- */
 
-static const struct finding *find(const struct findings *f, const char *rule,
-				  const char *subject)
+static const struct finding *find(const struct findings *f, const char *rule, const char *subject)
 {
 	for (size_t i = 0; i < f->count; i++)
-		if (strcmp(f->items[i].rule, rule) == 0 && strcmp(f->items[i].subject, subject) == 0)
+		if (strcmp(f->items[i].rule, rule) == 0 &&
+		    strcmp(f->items[i].subject, subject) == 0)
 			return &f->items[i];
 	return NULL;
 }
 
 /* The finding, which must exist with that verdict. */
-static const struct finding *expect(const struct findings *f, const char *rule,
-				    const char *subject, enum verdict v)
+static const struct finding *expect(const struct findings *f, const char *rule, const char *subject,
+                                    enum verdict v)
 {
 	const struct finding *x = find(f, rule, subject);
 	if (!x) {
 		for (size_t i = 0; i < f->count; i++)
-			print_message("  have %s/%s %s: %s\n", f->items[i].rule, f->items[i].subject,
-				      verdict_name(f->items[i].verdict), f->items[i].message);
+			print_message("  have %s/%s %s: %s\n", f->items[i].rule,
+			              f->items[i].subject, verdict_name(f->items[i].verdict),
+			              f->items[i].message);
 		fail_msg("no finding %s/%s", rule, subject);
 	}
 	if (x->verdict != v)
 		fail_msg("%s/%s is %s, want %s: %s", rule, subject, verdict_name(x->verdict),
-			 verdict_name(v), x->message);
+		         verdict_name(v), x->message);
 	return x;
 }
 
@@ -164,9 +165,15 @@ static void test_helpers(void **state)
 		int64_t n;
 		const char *s;
 	} counts[] = {
-		{0, "0"},	      {7, "7"},		  {999, "999"},	    {1000, "1 000"},
-		{60000, "60 000"},    {123456, "123 456"}, {1048576, "1 048 576"},
-		{-1234, "-1 234"},    {INT64_MIN, "-9 223 372 036 854 775 808"},
+	        {0, "0"},
+	        {7, "7"},
+	        {999, "999"},
+	        {1000, "1 000"},
+	        {60000, "60 000"},
+	        {123456, "123 456"},
+	        {1048576, "1 048 576"},
+	        {-1234, "-1 234"},
+	        {INT64_MIN, "-9 223 372 036 854 775 808"},
 	};
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		rules_count_format(buf, sizeof(buf), counts[i].n);
@@ -268,9 +275,9 @@ static void test_ets_left_alive_floor(void **state)
 	assert_int_equal(ets_check(&f, &b, &a, &c), 0);
 	x = expect(&f, "ets", "left_alive sessions", VERDICT_FAIL);
 	assert_string_equal(x->message,
-			    "ETS table sessions (owner LeakEts.Sessions) was created during the "
-			    "run and left alive with 1.0 MB in 60 000 rows; 1 such tables of at "
-			    "least 1.0 MB, max_left_alive 0");
+	                    "ETS table sessions (owner LeakEts.Sessions) was created during the "
+	                    "run and left alive with 1.0 MB in 60 000 rows; 1 such tables of at "
+	                    "least 1.0 MB, max_left_alive 0");
 	assert_int_equal(x->after, 1000000);
 	assert_int_equal(x->floor, 1000000);
 	assert_null(find(&f, "ets", "left_alive"));
@@ -345,7 +352,7 @@ static void test_ets_culprit_cap(void **state)
 	const struct finding *more = &f.items[RULES_MAX_CULPRITS];
 	assert_string_equal(more->subject, "left_alive");
 	assert_string_equal(more->message, "and 5 more ETS tables created during the run and left "
-					   "alive; the 10 worst are named above");
+	                                   "alive; the 10 worst are named above");
 	findings_clear(&f);
 	snapshot_clear(&a);
 	snapshot_clear(&b);
@@ -364,7 +371,8 @@ static void test_ets_total(void **state)
 	deep(&a);
 	b.mem[MEM_ETS] = 600000;
 	a.mem[MEM_ETS] = 2000000;
-	add_ets(&a, "corpus_cache", NULL, "<0.200.0>", "Elixir.LeakEts.Corpus", 1500000, 60000, true);
+	add_ets(&a, "corpus_cache", NULL, "<0.200.0>", "Elixir.LeakEts.Corpus", 1500000, 60000,
+	        true);
 	/* off by default: no finding at all */
 	assert_int_equal(ets_check(&f, &b, &a, &c), 0);
 	assert_int_equal(f.count, 0);
@@ -372,16 +380,17 @@ static void test_ets_total(void **state)
 	c.max_total = 2000000;
 	assert_int_equal(ets_check(&f, &b, &a, &c), 0);
 	assert_string_equal(expect(&f, "ets", "total", VERDICT_PASS)->message,
-			    "ETS total grew 600.0 kB -> 2.0 MB, within the cap of 2.0 MB");
+	                    "ETS total grew 600.0 kB -> 2.0 MB, within the cap of 2.0 MB");
 	findings_clear(&f);
 
 	a.mem[MEM_ETS] = 2000001;
 	assert_int_equal(ets_check(&f, &b, &a, &c), 0);
 	const struct finding *x = expect(&f, "ets", "total", VERDICT_FAIL);
-	assert_string_equal(x->message,
-			    "ETS total grew 600.0 kB -> 2.0 MB, cap 2.0 MB; largest tables: "
-			    "corpus_cache 1.5 MB (owner LeakEts.Corpus), ac_tab 7.0 kB (owner "
-			    "application_controller), file_io_servers 1.0 kB (owner file_server_2)");
+	assert_string_equal(
+	        x->message,
+	        "ETS total grew 600.0 kB -> 2.0 MB, cap 2.0 MB; largest tables: "
+	        "corpus_cache 1.5 MB (owner LeakEts.Corpus), ac_tab 7.0 kB (owner "
+	        "application_controller), file_io_servers 1.0 kB (owner file_server_2)");
 	assert_int_equal(x->before, 600000);
 	assert_int_equal(x->after, 2000001);
 	findings_clear(&f);
@@ -426,15 +435,17 @@ static void test_ets_table_bytes_and_rows(void **state)
 
 	deep(&b);
 	deep(&a);
-	add_ets(&b, "corpus_cache", NULL, "<0.200.0>", "Elixir.LeakEts.Corpus", 600000, 1000, false);
-	add_ets(&a, "corpus_cache", NULL, "<0.200.0>", "Elixir.LeakEts.Corpus", 2000000, 61000, false);
+	add_ets(&b, "corpus_cache", NULL, "<0.200.0>", "Elixir.LeakEts.Corpus", 600000, 1000,
+	        false);
+	add_ets(&a, "corpus_cache", NULL, "<0.200.0>", "Elixir.LeakEts.Corpus", 2000000, 61000,
+	        false);
 	add_ets(&a, "xcorpus_cache", NULL, "<0.201.0>", NULL, 90000000, 1, false);
 	add_ets(&a, "sessions", NULL, "<0.202.0>", NULL, 5000, 100, true);
 	assert_int_equal(ets_check(&f, &b, &a, &c), 0);
 	assert_int_equal(f.count, 2);
 	assert_string_equal(expect(&f, "ets", "table corpus_*", VERDICT_PASS)->message,
-			    "1 ETS table matching corpus_* within 2.0 MB (largest: corpus_cache, "
-			    "2.0 MB, 61 000 rows)");
+	                    "1 ETS table matching corpus_* within 2.0 MB (largest: corpus_cache, "
+	                    "2.0 MB, 61 000 rows)");
 	has(expect(&f, "ets", "table sessions", VERDICT_PASS),
 	    "1 ETS table matching sessions within 100 rows");
 	findings_clear(&f);
@@ -445,8 +456,8 @@ static void test_ets_table_bytes_and_rows(void **state)
 	assert_int_equal(f.count, 2);
 	const struct finding *x = expect(&f, "ets", "table corpus_cache", VERDICT_FAIL);
 	assert_string_equal(x->message, "ETS table corpus_cache (owner LeakEts.Corpus) grew "
-					"600.0 kB -> 2.0 MB (+60 000 rows), cap 2.0 MB (for "
-					"tables matching corpus_*)");
+	                                "600.0 kB -> 2.0 MB (+60 000 rows), cap 2.0 MB (for "
+	                                "tables matching corpus_*)");
 	assert_int_equal(x->before, 600000);
 	assert_int_equal(x->after, 2000001);
 	assert_int_equal(x->floor, 2000000);
@@ -454,7 +465,7 @@ static void test_ets_table_bytes_and_rows(void **state)
 	/* an exact name is not repeated; a table only in after counts from 0 */
 	x = expect(&f, "ets", "table sessions", VERDICT_FAIL);
 	assert_string_equal(x->message, "ETS table sessions (owner <0.202.0>) grew 0 B -> 5.0 kB "
-					"(+101 rows, created during the run), cap 100 rows");
+	                                "(+101 rows, created during the run), cap 100 rows");
 	findings_clear(&f);
 
 	/* no table matches: a pass that says so; a light snapshot: a skip */
@@ -462,7 +473,7 @@ static void test_ets_table_bytes_and_rows(void **state)
 	c.tables[1].name = strdup("nothing_*");
 	assert_int_equal(ets_check(&f, &b, &a, &c), 0);
 	assert_string_equal(expect(&f, "ets", "table nothing_*", VERDICT_PASS)->message,
-			    "no ETS table matches nothing_* (limits 100 rows)");
+	                    "no ETS table matches nothing_* (limits 100 rows)");
 	findings_clear(&f);
 	struct snapshot light;
 	snap(&light);
@@ -508,8 +519,8 @@ static void test_ets_table_growth(void **state)
 	assert_int_equal(ets_check(&f, &b, &a, &c), 0);
 	const struct finding *x = expect(&f, "ets", "table cache", VERDICT_FAIL);
 	assert_string_equal(x->message, "ETS table cache (owner <0.11.0>) grew 1.0 kB -> 1.5 kB "
-					"(+2 rows), growth +50.1 % above the limit of +50 % (for "
-					"tables matching cache*)");
+	                                "(+2 rows), growth +50.1 % above the limit of +50 % (for "
+	                                "tables matching cache*)");
 	assert_int_equal(x->before, 1000);
 	assert_true(x->max_pct == 50);
 	assert_int_equal(count(&f, "ets", ANY), 1);
@@ -572,17 +583,19 @@ static void test_binary_boundaries(void **state)
 	p->bin_bytes = 5000;
 	assert_int_equal(binary_check(&f, &b, &a, &c), 0);
 	assert_int_equal(f.count, 1);
-	assert_string_equal(expect(&f, "binary", "process", VERDICT_PASS)->message,
-			    "no process holds more than 50 000 refs and 10.0 MB of refc binaries "
-			    "after GC (most: LeakBin.Holder (<0.120.0>) with 50 000 refs, 10.0 MB)");
+	assert_string_equal(
+	        expect(&f, "binary", "process", VERDICT_PASS)->message,
+	        "no process holds more than 50 000 refs and 10.0 MB of refc binaries "
+	        "after GC (most: LeakBin.Holder (<0.120.0>) with 50 000 refs, 10.0 MB)");
 	findings_clear(&f);
 
 	/* refs + 1 */
 	a.procs[a.nprocs - 2].bin_refs = 50001;
 	assert_int_equal(binary_check(&f, &b, &a, &c), 0);
 	const struct finding *x = expect(&f, "binary", "process LeakBin.Holder", VERDICT_FAIL);
-	assert_string_equal(x->message, "process LeakBin.Holder (<0.120.0>) holds 50 001 refc "
-					"binaries of 10.0 MB after GC, limit 50 000 refs and 10.0 MB");
+	assert_string_equal(x->message,
+	                    "process LeakBin.Holder (<0.120.0>) holds 50 001 refc "
+	                    "binaries of 10.0 MB after GC, limit 50 000 refs and 10.0 MB");
 	assert_int_equal(x->before, 100000);
 	assert_int_equal(x->after, 10000000);
 	assert_int_equal(f.count, 1);
@@ -599,9 +612,9 @@ static void test_binary_boundaries(void **state)
 	assert_int_equal(f.count, 1);
 	x = expect(&f, "binary", "process <0.121.0>", VERDICT_FAIL);
 	assert_string_equal(x->message,
-			    "process <0.121.0> (LeakBin.Worker:init/1) holds 301 refc binaries of "
-			    "10.0 MB after GC (GC freed 1.2 MB in 1 500 refs), limit 50 000 refs "
-			    "and 10.0 MB");
+	                    "process <0.121.0> (LeakBin.Worker:init/1) holds 301 refc binaries of "
+	                    "10.0 MB after GC (GC freed 1.2 MB in 1 500 refs), limit 50 000 refs "
+	                    "and 10.0 MB");
 	assert_int_equal(x->before, 0); /* not in the before-snapshot's lists */
 	findings_clear(&f);
 
@@ -679,9 +692,10 @@ static void test_process_born(void **state)
 	add_group(&a, "Elixir.Registry.Partition", 40, 400000, NULL);
 	assert_int_equal(process_check(&f, &b, &a, &c), 0);
 	assert_int_equal(f.count, 3);
-	assert_string_equal(expect(&f, "process", "born", VERDICT_PASS)->message,
-			    "100 processes born during the run are still alive, using 1.2 MB, limit "
-			    "100");
+	assert_string_equal(
+	        expect(&f, "process", "born", VERDICT_PASS)->message,
+	        "100 processes born during the run are still alive, using 1.2 MB, limit "
+	        "100");
 	expect(&f, "process", "mailbox", VERDICT_PASS);
 	expect(&f, "process", "memory", VERDICT_PASS);
 	findings_clear(&f);
@@ -692,12 +706,13 @@ static void test_process_born(void **state)
 		add_group(&a, "proc_lib:init_p/5", 1, 2000, NULL);
 	assert_int_equal(process_check(&f, &b, &a, &c), 0);
 	const struct finding *x = expect(&f, "process", "born", VERDICT_FAIL);
-	assert_string_equal(x->message,
-			    "101 processes born during the run are still alive, using 1.2 MB, limit "
-			    "100; largest groups: Foo.Leak:init/1 x 70 (7.0 MB, e.g. <0.301.0>), "
-			    "Foo.Worker:init/1 x 60 (800.0 kB, e.g. <0.300.0>), Registry.Partition "
-			    "x 40 (400.0 kB), proc_lib:init_p/5 x 1 (2.0 kB), proc_lib:init_p/5 x 1 "
-			    "(2.0 kB) and 3 more groups");
+	assert_string_equal(
+	        x->message,
+	        "101 processes born during the run are still alive, using 1.2 MB, limit "
+	        "100; largest groups: Foo.Leak:init/1 x 70 (7.0 MB, e.g. <0.301.0>), "
+	        "Foo.Worker:init/1 x 60 (800.0 kB, e.g. <0.300.0>), Registry.Partition "
+	        "x 40 (400.0 kB), proc_lib:init_p/5 x 1 (2.0 kB), proc_lib:init_p/5 x 1 "
+	        "(2.0 kB) and 3 more groups");
 	assert_int_equal(x->after, 1200000);
 	assert_int_equal(findings_failed(&f), 1);
 	findings_clear(&f);
@@ -733,15 +748,16 @@ static void test_process_mailbox(void **state)
 	p->current_function = strdup("gen_server:loop/7");
 	assert_int_equal(process_check(&f, &b, &a, &c), 0);
 	assert_string_equal(expect(&f, "process", "mailbox", VERDICT_PASS)->message,
-			    "no process has more than 10 000 messages in its mailbox (longest: "
-			    "Foo.Sink (<0.200.0>) with 10 000)");
+	                    "no process has more than 10 000 messages in its mailbox (longest: "
+	                    "Foo.Sink (<0.200.0>) with 10 000)");
 	findings_clear(&f);
 
 	a.procs[a.nprocs - 1].message_queue_len = 10001;
 	assert_int_equal(process_check(&f, &b, &a, &c), 0);
 	const struct finding *x = expect(&f, "process", "mailbox Foo.Sink", VERDICT_FAIL);
-	assert_string_equal(x->message, "process Foo.Sink (<0.200.0>) has 10 001 messages in its "
-					"mailbox, limit 10 000 (memory 1.0 MB, in gen_server:loop/7)");
+	assert_string_equal(x->message,
+	                    "process Foo.Sink (<0.200.0>) has 10 001 messages in its "
+	                    "mailbox, limit 10 000 (memory 1.0 MB, in gen_server:loop/7)");
 	assert_null(find(&f, "process", "mailbox"));
 	findings_clear(&f);
 
@@ -781,16 +797,16 @@ static void test_process_memory(void **state)
 	p->total_heap_size = 90000000;
 	assert_int_equal(process_check(&f, &b, &a, &c), 0);
 	assert_string_equal(expect(&f, "process", "memory", VERDICT_PASS)->message,
-			    "no process uses more than 100.0 MB after GC (largest: Foo.Cache "
-			    "(<0.210.0>) with 100.0 MB)");
+	                    "no process uses more than 100.0 MB after GC (largest: Foo.Cache "
+	                    "(<0.210.0>) with 100.0 MB)");
 	findings_clear(&f);
 
 	a.procs[a.nprocs - 1].memory = 100000001;
 	assert_int_equal(process_check(&f, &b, &a, &c), 0);
 	const struct finding *x = expect(&f, "process", "memory Foo.Cache", VERDICT_FAIL);
 	assert_string_equal(x->message, "process Foo.Cache (<0.210.0>) uses 100.0 MB after GC "
-					"(heap 90.0 MB), limit 100.0 MB; it used 1.0 MB before the "
-					"run");
+	                                "(heap 90.0 MB), limit 100.0 MB; it used 1.0 MB before the "
+	                                "run");
 	assert_int_equal(x->before, 1000000);
 	assert_int_equal(x->after, 100000001);
 	assert_int_equal(x->floor, 100000000);
@@ -803,8 +819,8 @@ static void test_process_memory(void **state)
 	a.procs[a.nprocs - 1].name = NULL;
 	assert_int_equal(process_check(&f, &b, &a, &c), 0);
 	assert_string_equal(expect(&f, "process", "memory <0.210.0>", VERDICT_FAIL)->message,
-			    "process <0.210.0> uses 100.0 MB after GC (heap 90.0 MB), limit "
-			    "100.0 MB");
+	                    "process <0.210.0> uses 100.0 MB after GC (heap 90.0 MB), limit "
+	                    "100.0 MB");
 	findings_clear(&f);
 	free(a.procs[a.nprocs - 1].pid);
 	a.procs[a.nprocs - 1].pid = NULL;
@@ -878,7 +894,7 @@ static void test_atom_growth(void **state)
 	assert_int_equal(f.count, 1);
 	const struct finding *x = expect(&f, "atom", "growth", VERDICT_PASS);
 	assert_string_equal(x->message, "atom count grew 20 000 -> 30 155 (+10 155 atoms), limit "
-					"+10 155 (10 000 + 5 x 31 tests)");
+	                                "+10 155 (10 000 + 5 x 31 tests)");
 	assert_int_equal(x->before, 10000000);
 	assert_int_equal(x->after, 10500000);
 	findings_clear(&f);
@@ -887,9 +903,9 @@ static void test_atom_growth(void **state)
 	assert_int_equal(atom_check(&f, &b, &a, &run, &c), 0);
 	x = expect(&f, "atom", "growth", VERDICT_FAIL);
 	assert_string_equal(x->message, "atom count grew 20 000 -> 30 156 (+10 156 atoms), limit "
-					"+10 155 (10 000 + 5 x 31 tests); atoms are never "
-					"collected: look for String.to_atom/1 or binary_to_atom/2 "
-					"on data");
+	                                "+10 155 (10 000 + 5 x 31 tests); atoms are never "
+	                                "collected: look for String.to_atom/1 or binary_to_atom/2 "
+	                                "on data");
 	findings_clear(&f);
 
 	/* no run: no per-test allowance */
@@ -942,13 +958,13 @@ static void test_atom_usage(void **state)
 	assert_int_equal(atom_check(&f, &b, &a, NULL, &c), 0);
 	assert_int_equal(f.count, 1);
 	assert_string_equal(expect(&f, "atom", "usage", VERDICT_PASS)->message,
-			    "atom table holds 800 of 1 000 atoms (80.0 %), limit 80 %");
+	                    "atom table holds 800 of 1 000 atoms (80.0 %), limit 80 %");
 	findings_clear(&f);
 	a.atom_count = 801;
 	assert_int_equal(atom_check(&f, &b, &a, NULL, &c), 0);
 	assert_string_equal(expect(&f, "atom", "usage", VERDICT_FAIL)->message,
-			    "atom table holds 801 of 1 000 atoms (80.1 %), limit 80 %; the node "
-			    "crashes when it is full (raise it with +t, or find the leak)");
+	                    "atom table holds 801 of 1 000 atoms (80.1 %), limit 80 %; the node "
+	                    "crashes when it is full (raise it with +t, or find the leak)");
 	findings_clear(&f);
 	a.atom_limit = 0;
 	assert_int_equal(atom_check(&f, &b, &a, NULL, &c), 0);
@@ -987,8 +1003,8 @@ static void test_alloc_boundaries(void **state)
 	assert_int_equal(alloc_check(&f, &b, &a, &c), 0);
 	assert_int_equal(f.count, 1);
 	assert_string_equal(expect(&f, "allocator", "fragmentation", VERDICT_PASS)->message,
-			    "no allocator is over 75 % fragmented with more than 64.0 MB of waste "
-			    "(most waste: binary_alloc, 300.0 MB, 75.0 %)");
+	                    "no allocator is over 75 % fragmented with more than 64.0 MB of waste "
+	                    "(most waste: binary_alloc, 300.0 MB, 75.0 %)");
 	findings_clear(&f);
 
 	a.allocs[a.nallocs - 2].fragmentation = 0.7501;
@@ -998,18 +1014,18 @@ static void test_alloc_boundaries(void **state)
 	/* most waste first; the before figure from the same type */
 	assert_string_equal(f.items[0].subject, "fragmentation binary_alloc");
 	assert_string_equal(f.items[0].message,
-			    "allocator binary_alloc is 75.0 % fragmented: 400.0 MB of carriers "
-			    "hold 100.0 MB of blocks (300.0 MB wasted), limit 75 % above a waste "
-			    "floor of 64.0 MB; it wasted 500.0 kB before the run");
+	                    "allocator binary_alloc is 75.0 % fragmented: 400.0 MB of carriers "
+	                    "hold 100.0 MB of blocks (300.0 MB wasted), limit 75 % above a waste "
+	                    "floor of 64.0 MB; it wasted 500.0 kB before the run");
 	assert_int_equal(f.items[0].before, 500000);
 	assert_int_equal(f.items[0].after, 300000000);
 	assert_int_equal(f.items[0].floor, 64000000);
 	assert_true(f.items[0].max_pct == 75.0);
 	assert_string_equal(f.items[1].subject, "fragmentation ets_alloc");
 	assert_string_equal(f.items[1].message,
-			    "allocator ets_alloc is 91.4 % fragmented: 70.0 MB of carriers hold "
-			    "6.0 MB of blocks (64.0 MB wasted), limit 75 % above a waste floor of "
-			    "64.0 MB");
+	                    "allocator ets_alloc is 91.4 % fragmented: 70.0 MB of carriers hold "
+	                    "6.0 MB of blocks (64.0 MB wasted), limit 75 % above a waste floor of "
+	                    "64.0 MB");
 	findings_clear(&f);
 
 	/* skip without allocator data, nothing when off */
@@ -1083,7 +1099,8 @@ static void test_rules_check_all_clean(void **state)
 	assert_int_equal(findings_failed(&f), 0);
 	for (size_t i = 0; i < f.count; i++)
 		if (f.items[i].verdict != VERDICT_PASS)
-			fail_msg("%s/%s: %s", f.items[i].rule, f.items[i].subject, f.items[i].message);
+			fail_msg("%s/%s: %s", f.items[i].rule, f.items[i].subject,
+			         f.items[i].message);
 	/* growth first, then one finding per family that is on by default */
 	assert_string_equal(f.items[0].rule, "growth");
 	assert_int_equal(count(&f, "growth", ANY), MEM_CAT_COUNT - 2);
@@ -1131,7 +1148,8 @@ static void test_rules_check_all_leak(void **state)
 	t->max_bytes = 2000000;
 	deep(&b);
 	deep(&a);
-	add_ets(&a, "corpus_cache", NULL, "<0.200.0>", "Elixir.LeakEts.Corpus", 7800000, 60000, true);
+	add_ets(&a, "corpus_cache", NULL, "<0.200.0>", "Elixir.LeakEts.Corpus", 7800000, 60000,
+	        true);
 	p = add_proc(&a, "<0.120.0>", "Elixir.LeakBin.Holder", NULL);
 	p->bin_bytes = 19000000;
 	p->bin_refs = 300;
@@ -1142,7 +1160,8 @@ static void test_rules_check_all_leak(void **state)
 	assert_int_equal(rules_check_all(&f, &b, &a, NULL, &c), 0);
 	/* issue 12: one leak, one finding: the table and the holder fail; the ets and binary
 	 * rows, and total, repeat their growth and pass as context, saying so */
-	has(expect(&f, "growth", "ets", VERDICT_PASS), "+7.8 MB of it is in ETS table corpus_cache");
+	has(expect(&f, "growth", "ets", VERDICT_PASS),
+	    "+7.8 MB of it is in ETS table corpus_cache");
 	has(expect(&f, "growth", "ets", VERDICT_PASS), "context");
 	has(expect(&f, "growth", "binary", VERDICT_PASS),
 	    "+19.0 MB of it is in the binaries of process LeakBin.Holder");
@@ -1170,30 +1189,30 @@ static void test_rules_check_all_leak(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_helpers),
-		cmocka_unit_test(test_ets_defaults),
-		cmocka_unit_test(test_ets_left_alive_floor),
-		cmocka_unit_test(test_ets_left_alive_count),
-		cmocka_unit_test(test_ets_culprit_cap),
-		cmocka_unit_test(test_ets_total),
-		cmocka_unit_test(test_ets_table_bytes_and_rows),
-		cmocka_unit_test(test_ets_table_growth),
-		cmocka_unit_test(test_binary_defaults),
-		cmocka_unit_test(test_binary_boundaries),
-		cmocka_unit_test(test_binary_skip_and_cap),
-		cmocka_unit_test(test_process_defaults),
-		cmocka_unit_test(test_process_born),
-		cmocka_unit_test(test_process_mailbox),
-		cmocka_unit_test(test_process_memory),
-		cmocka_unit_test(test_process_skip),
-		cmocka_unit_test(test_atom_defaults),
-		cmocka_unit_test(test_atom_growth),
-		cmocka_unit_test(test_atom_usage),
-		cmocka_unit_test(test_alloc_defaults),
-		cmocka_unit_test(test_alloc_boundaries),
-		cmocka_unit_test(test_rules_config_default),
-		cmocka_unit_test(test_rules_check_all_clean),
-		cmocka_unit_test(test_rules_check_all_leak),
+	        cmocka_unit_test(test_helpers),
+	        cmocka_unit_test(test_ets_defaults),
+	        cmocka_unit_test(test_ets_left_alive_floor),
+	        cmocka_unit_test(test_ets_left_alive_count),
+	        cmocka_unit_test(test_ets_culprit_cap),
+	        cmocka_unit_test(test_ets_total),
+	        cmocka_unit_test(test_ets_table_bytes_and_rows),
+	        cmocka_unit_test(test_ets_table_growth),
+	        cmocka_unit_test(test_binary_defaults),
+	        cmocka_unit_test(test_binary_boundaries),
+	        cmocka_unit_test(test_binary_skip_and_cap),
+	        cmocka_unit_test(test_process_defaults),
+	        cmocka_unit_test(test_process_born),
+	        cmocka_unit_test(test_process_mailbox),
+	        cmocka_unit_test(test_process_memory),
+	        cmocka_unit_test(test_process_skip),
+	        cmocka_unit_test(test_atom_defaults),
+	        cmocka_unit_test(test_atom_growth),
+	        cmocka_unit_test(test_atom_usage),
+	        cmocka_unit_test(test_alloc_defaults),
+	        cmocka_unit_test(test_alloc_boundaries),
+	        cmocka_unit_test(test_rules_config_default),
+	        cmocka_unit_test(test_rules_check_all_clean),
+	        cmocka_unit_test(test_rules_check_all_leak),
 	};
 	return cmocka_run_group_tests_name("rules", tests, NULL, NULL);
 }

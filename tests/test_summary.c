@@ -40,8 +40,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void add_test(struct test_run *run, const char *module, const char *name,
-		     enum test_state st)
+static void add_test(struct test_run *run, const char *module, const char *name, enum test_state st)
 {
 	struct test_result *t = test_run_add(run);
 	assert_non_null(t);
@@ -55,7 +54,7 @@ static void add_test(struct test_run *run, const char *module, const char *name,
 /* Nine categories from the real growth rule: binary fails, atom_used unreported. */
 static void fill_growth(struct fixture *fx, bool ets_fails)
 {
-	struct snapshot b = { 0 }, a = { 0 };
+	struct snapshot b = {0}, a = {0};
 	struct growth_config cfg;
 	for (int i = 0; i < MEM_CAT_COUNT; i++) {
 		b.have[i] = a.have[i] = true;
@@ -77,7 +76,8 @@ static void fill_tests(struct fixture *fx, size_t n, size_t failed)
 	for (size_t i = 0; i < n; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "test case %zu", i);
-		add_test(&fx->run, "Elixir.Foo.BarTest", name, i < failed ? TEST_FAILED : TEST_PASSED);
+		add_test(&fx->run, "Elixir.Foo.BarTest", name,
+		         i < failed ? TEST_FAILED : TEST_PASSED);
 	}
 }
 
@@ -126,14 +126,14 @@ static void test_summary__table(void **state)
 	struct fixture *fx = *state;
 	fill_growth(fx, false);
 	fill_tests(fx, 31, 1);
-	struct summary_opts o = { false, "_build/gate/junit.xml", "gate_1234@localhost" };
+	struct summary_opts o = {false, "_build/gate/junit.xml", "gate_1234@localhost"};
 	const char *t = print(fx, &o);
 
 	assert_non_null(strstr(t, "gate_1234@localhost"));
 	const char *head = line_starting(t, "category");
 	char h[256];
 	snprintf(h, sizeof(h), "%s", head);
-	const char *cols[] = { "before", "after", "grew", "subtracted", "judged", "%", "verdict" };
+	const char *cols[] = {"before", "after", "grew", "subtracted", "judged", "%", "verdict"};
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
 		assert_non_null(strstr(h, cols[i]));
 
@@ -164,14 +164,14 @@ static void test_summary__table(void **state)
 	 * numbers end where their heading ends */
 	size_t verdict_at = (size_t)(strstr(h, "verdict") - h);
 	size_t after_end = (size_t)(strstr(h, "after") - h) + strlen("after");
-	const char *rows[] = { "total ", "processes ", "processes_used ", "system ", "atom ",
-			       "atom_used ", "binary ", "code ", "ets " };
+	const char *rows[] = {"total ",     "processes ", "processes_used ", "system ", "atom ",
+	                      "atom_used ", "binary ",    "code ",           "ets "};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const char *r = line_starting(t, rows[i]);
 		assert_true(strlen(r) >= verdict_at + 4);
 		assert_true(strncmp(r + verdict_at, "pass", 4) == 0 ||
-			    strncmp(r + verdict_at, "FAIL", 4) == 0 ||
-			    strncmp(r + verdict_at, "skip", 4) == 0);
+		            strncmp(r + verdict_at, "FAIL", 4) == 0 ||
+		            strncmp(r + verdict_at, "skip", 4) == 0);
 		assert_true(r[after_end - 1] != ' ');
 		assert_true(r[after_end] == ' ');
 	}
@@ -194,7 +194,7 @@ static void test_summary__table(void **state)
 static void test_summary__passed(void **state)
 {
 	struct fixture *fx = *state;
-	struct snapshot b = { 0 };
+	struct snapshot b = {0};
 	struct growth_config cfg;
 	for (int i = 0; i < MEM_CAT_COUNT; i++) {
 		b.have[i] = true;
@@ -203,7 +203,7 @@ static void test_summary__passed(void **state)
 	growth_config_default(&cfg);
 	assert_int_equal(growth_check(&fx->findings, &b, &b, &cfg), 0);
 	fill_tests(fx, 1, 0);
-	struct summary_opts o = { false, NULL, NULL };
+	struct summary_opts o = {false, NULL, NULL};
 	const char *t = print(fx, &o);
 	assert_non_null(strstr(t, "1 test: 1 passed, 0 failed, 0 skipped\n"));
 	assert_null(strstr(t, "JUnit:"));
@@ -224,7 +224,7 @@ static void test_summary__plurals_and_more(void **state)
 	add_test(&fx->run, "Elixir.Setup", "test never ran", TEST_INVALID);
 	add_test(&fx->run, "Elixir.Skip", "test skipped", TEST_SKIPPED);
 	add_test(&fx->run, "Elixir.Skip", "test excluded", TEST_EXCLUDED);
-	struct summary_opts o = { false, "junit.xml", NULL };
+	struct summary_opts o = {false, "junit.xml", NULL};
 	const char *t = print(fx, &o);
 	assert_non_null(strstr(t, "Failed memory rules:\n"));
 	assert_non_null(strstr(t, "43 tests: 26 passed, 14 failed, 2 skipped, 1 invalid"));
@@ -243,7 +243,7 @@ static void test_summary__color(void **state)
 	struct fixture *fx = *state;
 	fill_growth(fx, false);
 	fill_tests(fx, 3, 1);
-	struct summary_opts o = { true, "junit.xml", "n@h" };
+	struct summary_opts o = {true, "junit.xml", "n@h"};
 	const char *t = print(fx, &o);
 	assert_non_null(strstr(t, "\033[31m"));
 	assert_non_null(strstr(t, "\033[0m"));
@@ -282,16 +282,18 @@ static void test_summary__color(void **state)
 static void test_summary__hostile_names(void **state)
 {
 	struct fixture *fx = *state;
-	add_test(&fx->run, "Elixir.Evil", "test \033[2J\033]0;pwned\007 \x01\x7f \xc2\x9b" "31m \xff ok",
-		 TEST_FAILED);
+	add_test(&fx->run, "Elixir.Evil",
+	         "test \033[2J\033]0;pwned\007 \x01\x7f \xc2\x9b"
+	         "31m \xff ok",
+	         TEST_FAILED);
 	char longname[600];
 	memset(longname, 'n', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
 	add_test(&fx->run, "Elixir.Long", longname, TEST_FAILED);
 	assert_int_equal(findings_add(&fx->findings, "growth", "binary\033[31m", VERDICT_FAIL, 1,
-				      9000000, 1000000, 10, "binary grew \033[1mfast\033[0m\n!"),
-			 0);
-	struct summary_opts o = { false, "out/\033[31mjunit.xml", "node\033[0m" };
+	                              9000000, 1000000, 10, "binary grew \033[1mfast\033[0m\n!"),
+	                 0);
+	struct summary_opts o = {false, "out/\033[31mjunit.xml", "node\033[0m"};
 	const char *t = print(fx, &o);
 	assert_null(strchr(t, '\033'));
 	assert_null(strchr(t, '\x01'));
@@ -315,7 +317,7 @@ static void test_summary__unfinished_and_empty(void **state)
 	struct fixture *fx = *state;
 	fill_tests(fx, 2, 0);
 	fx->run.finished = false;
-	struct summary_opts o = { false, NULL, NULL };
+	struct summary_opts o = {false, NULL, NULL};
 	const char *t = print(fx, &o);
 	assert_non_null(strstr(t, "no memory rules were applied"));
 	assert_non_null(strstr(t, "did not report the end of the suite"));
@@ -338,11 +340,10 @@ static void test_summary__unfinished_and_empty(void **state)
 static void test_summary__subtracted_saturates(void **state)
 {
 	struct fixture *fx = *state;
-	assert_int_equal(findings_add(&fx->findings, "growth", "ets", VERDICT_PASS, 1, 0, 0, 10,
-				      "ets"),
-			 0);
+	assert_int_equal(
+	        findings_add(&fx->findings, "growth", "ets", VERDICT_PASS, 1, 0, 0, 10, "ets"), 0);
 	fx->findings.items[0].delta = INT64_MAX; /* grew -1, judged INT64_MAX */
-	struct summary_opts o = { false, NULL, NULL };
+	struct summary_opts o = {false, NULL, NULL};
 	const char *t = print(fx, &o);
 	const char *ets = line_starting(t, "ets ");
 	assert_non_null(strstr(ets, " -1 B "));
@@ -353,12 +354,12 @@ static void test_summary__no_pct_limit(void **state)
 {
 	struct fixture *fx = *state;
 	assert_int_equal(findings_add(&fx->findings, "growth", "code", VERDICT_PASS, 0, 2000000,
-				      5000000, -1, "code grew"),
-			 0);
+	                              5000000, -1, "code grew"),
+	                 0);
 	assert_int_equal(findings_add(&fx->findings, "leak", "processes", VERDICT_PASS, 3000000,
-				      1000000, 1000000, 10, "shrank"),
-			 0);
-	struct summary_opts o = { false, NULL, NULL };
+	                              1000000, 1000000, 10, "shrank"),
+	                 0);
+	struct summary_opts o = {false, NULL, NULL};
 	const char *t = print(fx, &o);
 	const char *code = line_starting(t, "code ");
 	assert_non_null(strstr(t, "limit: judged growth above 5.0 MB fails"));
@@ -370,8 +371,8 @@ static void test_summary__no_pct_limit(void **state)
 	assert_non_null(strstr(leak, "pass (1 check)"));
 
 	assert_int_equal(findings_add(&fx->findings, "leak", "mailbox", VERDICT_FAIL, 0, 0, 0, -1,
-				      "mailbox Foo.Sink has 20 000 messages"),
-			 0);
+	                              "mailbox Foo.Sink has 20 000 messages"),
+	                 0);
 	t = print(fx, &o);
 	leak = line_starting(t, "leak ");
 	assert_non_null(strstr(leak, "FAIL (1 of 2 checks)"));
@@ -400,17 +401,18 @@ static void test_summary__top_growing_only_when_flagged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_summary__table, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_summary__top_growing_only_when_flagged, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_summary__passed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_summary__plurals_and_more, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_summary__color, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_summary__hostile_names, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_summary__unfinished_and_empty, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_summary__subtracted_saturates, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_summary__no_pct_limit, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_summary__table, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_summary__top_growing_only_when_flagged, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_summary__passed, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_summary__plurals_and_more, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_summary__color, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_summary__hostile_names, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_summary__unfinished_and_empty, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_summary__subtracted_saturates, setup,
+	                                        teardown),
+	        cmocka_unit_test_setup_teardown(test_summary__no_pct_limit, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("summary", tests, NULL, NULL);
 }

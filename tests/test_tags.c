@@ -17,7 +17,8 @@ static void test_tags__parse(void **state)
 	struct tag_limits l;
 	char err[512];
 	assert_int_equal(tags_parse("max_growth=1 MB\nmax_processes=0\nseverity=warn\n", &l, err,
-				    sizeof(err)), 0);
+	                            sizeof(err)),
+	                 0);
 	assert_int_equal(l.max_growth, 1000000);
 	assert_int_equal(l.max_processes, 0);
 	assert_int_equal(l.max_ets_tables, -1);
@@ -40,7 +41,7 @@ static void test_tags__parse(void **state)
 }
 
 static struct test_result *add(struct test_run *run, const char *mod, const char *name,
-			       const char *tag, int line, int64_t ets)
+                               const char *tag, int line, int64_t ets)
 {
 	struct test_result *t = test_run_add(run);
 	assert_non_null(t);
@@ -64,7 +65,8 @@ static void test_tags__check_and_severity(void **state)
 	struct findings out = {0};
 	struct severity_config sev = {0};
 	char err[512];
-	assert_int_equal(findings_add(&out, "growth", "ets", VERDICT_FAIL, 1, 2, 0, 10, "ets grew"), 0);
+	assert_int_equal(findings_add(&out, "growth", "ets", VERDICT_FAIL, 1, 2, 0, 10, "ets grew"),
+	                 0);
 	add(&run, "Elixir.A", "test within", "max_growth=1 MB", 3, 500000);
 	add(&run, "Elixir.A", "test over", "max_growth=1 MB", 9, 4000000);
 	add(&run, "Elixir.A", "test warn", "max_growth=1 kB\nseverity=warn", 12, 5000);
@@ -112,8 +114,9 @@ static void test_tags__bad_tag_names_test(void **state)
 	char err[512];
 	add(&run, "Elixir.A", "test t", "max_grwth=1 MB", 7, 0);
 	assert_int_equal(tags_check(&out, &run, NULL, err, sizeof(err)), -2);
-	assert_string_equal(err, "/p/test/x_test.exs:7: A \"test t\": gate: unknown key max_grwth; "
-				 "the keys are max_growth, max_processes, max_ets_tables, severity");
+	assert_string_equal(err,
+	                    "/p/test/x_test.exs:7: A \"test t\": gate: unknown key max_grwth; "
+	                    "the keys are max_growth, max_processes, max_ets_tables, severity");
 	/* a test that did not run is not judged, nor its tag read */
 	run.tests[0].state = TEST_EXCLUDED;
 	assert_int_equal(tags_check(&out, &run, NULL, err, sizeof(err)), 0);
@@ -125,9 +128,9 @@ static void test_tags__bad_tag_names_test(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tags__parse),
-		cmocka_unit_test(test_tags__check_and_severity),
-		cmocka_unit_test(test_tags__bad_tag_names_test),
+	        cmocka_unit_test(test_tags__parse),
+	        cmocka_unit_test(test_tags__check_and_severity),
+	        cmocka_unit_test(test_tags__bad_tag_names_test),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate/probe.h"
-#include "gate/term.h"
+#include "gate/probe/probe.h"
+#include "gate/node/term.h"
 #include "rules/attribution.h"
 
 static struct term *decode_ok(const ei_x_buff *x)
@@ -19,7 +19,7 @@ static struct term *decode_ok(const ei_x_buff *x)
 	size_t idx = 0;
 	char err[256] = "";
 	int rc = term_decode(&t, (const unsigned char *)x->buff, (size_t)x->index, &idx, NULL, err,
-			     sizeof(err));
+	                     sizeof(err));
 	if (rc != 0)
 		fail_msg("decode failed: %s", err);
 	assert_int_equal(idx, (size_t)x->index);
@@ -94,7 +94,7 @@ static void test_opaque_pid(void **state)
 {
 	(void)state;
 	ei_x_buff x;
-	erlang_pid pid = { .node = "n@127.0.0.1", .num = 1, .serial = 2, .creation = 3 };
+	erlang_pid pid = {.node = "n@127.0.0.1", .num = 1, .serial = 2, .creation = 3};
 	ei_x_new_with_version(&x);
 	ei_x_encode_tuple_header(&x, 2);
 	ei_x_encode_pid(&x, &pid);
@@ -126,7 +126,8 @@ static void test_every_truncation_rejected(void **state)
 		struct term *t = (struct term *)1;
 		size_t idx = 0;
 		char err[256];
-		assert_int_equal(term_decode(&t, copy, (size_t)len, &idx, NULL, err, sizeof(err)), -1);
+		assert_int_equal(term_decode(&t, copy, (size_t)len, &idx, NULL, err, sizeof(err)),
+		                 -1);
 		assert_null(t);
 		assert_non_null(strstr(err, "byte"));
 		free(copy);
@@ -138,32 +139,33 @@ static void test_hostile_lengths(void **state)
 {
 	(void)state;
 	/* a list claiming 2^32-1 elements in 6 bytes */
-	const unsigned char big_list[] = { 131, 108, 0xff, 0xff, 0xff, 0xff };
+	const unsigned char big_list[] = {131, 108, 0xff, 0xff, 0xff, 0xff};
 	/* a binary claiming 4 GB */
-	const unsigned char big_bin[] = { 131, 109, 0xff, 0xff, 0xff, 0xff, 'a' };
+	const unsigned char big_bin[] = {131, 109, 0xff, 0xff, 0xff, 0xff, 'a'};
 	/* a map claiming 2^31 pairs */
-	const unsigned char big_map[] = { 131, 116, 0x80, 0, 0, 0 };
+	const unsigned char big_map[] = {131, 116, 0x80, 0, 0, 0};
 	/* an unknown tag */
-	const unsigned char bad_tag[] = { 131, 200 };
+	const unsigned char bad_tag[] = {131, 200};
 	/* an improper list [1 | 2] */
-	const unsigned char improper[] = { 131, 108, 0, 0, 0, 1, 97, 1, 97, 2 };
+	const unsigned char improper[] = {131, 108, 0, 0, 0, 1, 97, 1, 97, 2};
 	const struct {
 		const unsigned char *buf;
 		size_t len;
 		const char *why;
 	} cases[] = {
-		{ big_list, sizeof(big_list), "exceeds" },
-		{ big_bin, sizeof(big_bin), "truncated" },
-		{ big_map, sizeof(big_map), "exceeds" },
-		{ bad_tag, sizeof(bad_tag), "unsupported term tag 200" },
-		{ improper, sizeof(improper), "improper list" },
+	        {big_list, sizeof(big_list), "exceeds"},
+	        {big_bin, sizeof(big_bin), "truncated"},
+	        {big_map, sizeof(big_map), "exceeds"},
+	        {bad_tag, sizeof(bad_tag), "unsupported term tag 200"},
+	        {improper, sizeof(improper), "improper list"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct term *t;
 		size_t idx = 0;
 		char err[256];
-		assert_int_equal(term_decode(&t, cases[i].buf, cases[i].len, &idx, NULL, err,
-					     sizeof(err)), -1);
+		assert_int_equal(
+		        term_decode(&t, cases[i].buf, cases[i].len, &idx, NULL, err, sizeof(err)),
+		        -1);
 		if (!strstr(err, cases[i].why))
 			fail_msg("case %zu: %s lacks %s", i, err, cases[i].why);
 	}
@@ -188,7 +190,7 @@ static void test_limits(void **state)
 	assert_int_equal(term_decode(&t, deep, n, &idx, NULL, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "nested deeper than 32"));
 
-	struct term_limits tight = { .max_depth = 8, .max_elements = 3, .max_bytes = 4 };
+	struct term_limits tight = {.max_depth = 8, .max_elements = 3, .max_bytes = 4};
 	ei_x_buff x;
 	ei_x_new_with_version(&x);
 	ei_x_encode_list_header(&x, 4);
@@ -197,7 +199,8 @@ static void test_limits(void **state)
 	ei_x_encode_empty_list(&x);
 	idx = 0;
 	assert_int_equal(term_decode(&t, (unsigned char *)x.buff, (size_t)x.index, &idx, &tight,
-				     err, sizeof(err)), -1);
+	                             err, sizeof(err)),
+	                 -1);
 	assert_non_null(strstr(err, "more than 3 terms"));
 	ei_x_free(&x);
 
@@ -205,7 +208,8 @@ static void test_limits(void **state)
 	ei_x_encode_binary(&x, "12345", 5);
 	idx = 0;
 	assert_int_equal(term_decode(&t, (unsigned char *)x.buff, (size_t)x.index, &idx, &tight,
-				     err, sizeof(err)), -1);
+	                             err, sizeof(err)),
+	                 -1);
 	assert_non_null(strstr(err, "more than 4 bytes of text"));
 	ei_x_free(&x);
 }
@@ -227,7 +231,7 @@ static void encode_snapshot(ei_x_buff *x, bool with_atoms)
 	ei_x_new_with_version(x);
 	ei_x_encode_map_header(x, with_atoms ? 8 : 7);
 	encode_memory(x, 30000000);
-	const char *keys[] = { "process_count", "ets_count", "port_count", "gc_us", "taken_at_ms" };
+	const char *keys[] = {"process_count", "ets_count", "port_count", "gc_us", "taken_at_ms"};
 	for (int i = 0; i < 5; i++) {
 		ei_x_encode_atom(x, keys[i]);
 		ei_x_encode_long(x, 10 + i);
@@ -281,7 +285,7 @@ static void encode_proc_row(ei_x_buff *x, const char *pid, bool before_gc, bool 
 		ei_x_encode_atom(x, "undefined");
 	else
 		ei_x_encode_long(x, 2000);
-	const long rest[] = { 300, 400, 0, 1, 100 };
+	const long rest[] = {300, 400, 0, 1, 100};
 	for (int i = 0; i < 5; i++)
 		ei_x_encode_long(x, rest[i]);
 	if (before_gc) {
@@ -299,7 +303,7 @@ static void encode_snapshot_procs(ei_x_buff *x, bool bad_mem)
 	ei_x_new_with_version(x);
 	ei_x_encode_map_header(x, 9);
 	encode_memory(x, 30000000);
-	const char *keys[] = { "process_count", "ets_count", "port_count", "gc_us", "taken_at_ms" };
+	const char *keys[] = {"process_count", "ets_count", "port_count", "gc_us", "taken_at_ms"};
 	for (int i = 0; i < 5; i++) {
 		ei_x_encode_atom(x, keys[i]);
 		ei_x_encode_long(x, 10 + i);
@@ -376,7 +380,7 @@ static void test_tests_decode(void **state)
 	ei_x_encode_atom(&x, "error");
 	ei_x_encode_binary(&x, "", 0);
 	struct term *t = decode_ok(&x);
-	struct test_run run = { 0 };
+	struct test_run run = {0};
 	char *suite_err = (char *)1;
 	char err[256];
 	assert_int_equal(probe_tests_decode(t, &run, &suite_err, err, sizeof(err)), 0);
@@ -408,7 +412,7 @@ static void test_tests_decode_errors(void **state)
 	ei_x_encode_atom(&x, "error");
 	ei_x_encode_binary(&x, "** (Mix) could not compile", 26);
 	struct term *t = decode_ok(&x);
-	struct test_run run = { 0 };
+	struct test_run run = {0};
 	char *suite_err;
 	char err[256];
 	assert_int_equal(probe_tests_decode(t, &run, &suite_err, err, sizeof(err)), -1);
@@ -447,7 +451,7 @@ static void encode_mem(ei_x_buff *x, long total, long binary, long ets)
 }
 
 static void encode_event(ei_x_buff *x, const char *kind, const char *mod, bool async, long us,
-			 long total, long binary, long procs)
+                         long total, long binary, long procs)
 {
 	ei_x_encode_tuple_header(x, 7);
 	ei_x_encode_atom(x, kind);
@@ -509,7 +513,7 @@ static void test_tests_decode_attribution(void **state)
 	encode_event(&x, "finish", "Elixir.S", false, 90, 13100, 9000, 252);
 	ei_x_encode_empty_list(&x);
 	struct term *t = decode_ok(&x);
-	struct test_run run = { 0 };
+	struct test_run run = {0};
 	char *suite_err = NULL;
 	char err[256];
 	assert_int_equal(probe_tests_decode(t, &run, &suite_err, err, sizeof(err)), 0);
@@ -568,17 +572,17 @@ static void test_tests_decode_attribution(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scalars),
-		cmocka_unit_test(test_containers),
-		cmocka_unit_test(test_opaque_pid),
-		cmocka_unit_test(test_every_truncation_rejected),
-		cmocka_unit_test(test_hostile_lengths),
-		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_snapshot_decode),
-		cmocka_unit_test(test_snapshot_decode_before_gc),
-		cmocka_unit_test(test_tests_decode),
-		cmocka_unit_test(test_tests_decode_errors),
-		cmocka_unit_test(test_tests_decode_attribution),
+	        cmocka_unit_test(test_scalars),
+	        cmocka_unit_test(test_containers),
+	        cmocka_unit_test(test_opaque_pid),
+	        cmocka_unit_test(test_every_truncation_rejected),
+	        cmocka_unit_test(test_hostile_lengths),
+	        cmocka_unit_test(test_limits),
+	        cmocka_unit_test(test_snapshot_decode),
+	        cmocka_unit_test(test_snapshot_decode_before_gc),
+	        cmocka_unit_test(test_tests_decode),
+	        cmocka_unit_test(test_tests_decode_errors),
+	        cmocka_unit_test(test_tests_decode_attribution),
 	};
 	return cmocka_run_group_tests_name("term", tests, NULL, NULL);
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gate/toml.h"
+#include "gate/config/toml.h"
 
 /* ---- helpers ---- */
 
@@ -35,7 +35,7 @@ static void expect_err_len(const char *text, size_t len, const char *want)
 	int rc = toml_parse(&v, text, len, err, sizeof(err));
 	if (rc != -1 || strcmp(err, want) != 0)
 		fail_msg("input:\n%.*s\n--- want: %s\n--- got (rc %d): %s", (int)len, text, want,
-			 rc, rc ? err : "(parsed)");
+		         rc, rc ? err : "(parsed)");
 	assert_null(v);
 }
 
@@ -80,7 +80,7 @@ static void test_empty_and_comments(void **state)
 {
 	(void)state;
 	const char *docs[] = {"", "\n\n", "# only a comment", "  # c\r\n\t\n# é ünïcödé\n",
-			      "\xEF\xBB\xBF# after a byte order mark\n"};
+	                      "\xEF\xBB\xBF# after a byte order mark\n"};
 	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
 		struct toml_value *v = parse_ok(docs[i]);
 		assert_int_equal(toml_table_len(v), 0);
@@ -92,16 +92,15 @@ static void test_empty_and_comments(void **state)
 static void test_basic_strings(void **state)
 {
 	(void)state;
-	struct toml_value *v = parse_ok(
-		"plain = \"hello world\"\n"
-		"esc = \"q\\\" b\\\\ n\\n t\\t r\\r b\\b f\\f\"\n"
-		"u = \"\\u00e9\\u20AC\"\n"
-		"U = \"\\U0001F600\"\n"
-		"nul = \"a\\u0000b\"\n"
-		"empty = \"\"\n"
-		"tab = \"a\tb\"\n"
-		"raw = \"ünï €\" # trailing comment\n"
-		"hash = \"# not a comment\"\n");
+	struct toml_value *v = parse_ok("plain = \"hello world\"\n"
+	                                "esc = \"q\\\" b\\\\ n\\n t\\t r\\r b\\b f\\f\"\n"
+	                                "u = \"\\u00e9\\u20AC\"\n"
+	                                "U = \"\\U0001F600\"\n"
+	                                "nul = \"a\\u0000b\"\n"
+	                                "empty = \"\"\n"
+	                                "tab = \"a\tb\"\n"
+	                                "raw = \"ünï €\" # trailing comment\n"
+	                                "hash = \"# not a comment\"\n");
 	size_t len;
 
 	assert_string_equal(str_at(v, "plain"), "hello world");
@@ -121,17 +120,17 @@ static void test_basic_strings(void **state)
 static void test_literal_and_multiline_strings(void **state)
 {
 	(void)state;
-	struct toml_value *v = parse_ok(
-		"lit = 'C:\\Users\\x \"quoted\"'\n"
-		"lempty = ''\n"
-		"ml = \"\"\"\nRoses are red\nViolets are blue\"\"\"\n"
-		"mlcrlf = \"\"\"\r\none\r\ntwo\"\"\"\n"
-		"fold = \"\"\"The quick \\\n\n    brown \\   \n  fox.\"\"\"\n"
-		"quotes = \"\"\"He said \"\"yes\"\" \"\"\"\"\"\n"
-		"mlesc = \"\"\"tab\\there \\u00e9\"\"\"\n"
-		"mllit = '''\nfirst line\n  \\n is literal '' ok'''\n"
-		"mllit2 = ''''two quotes inside'''''\n"
-		"oneline = \"\"\"no newline\"\"\"\n");
+	struct toml_value *v =
+	        parse_ok("lit = 'C:\\Users\\x \"quoted\"'\n"
+	                 "lempty = ''\n"
+	                 "ml = \"\"\"\nRoses are red\nViolets are blue\"\"\"\n"
+	                 "mlcrlf = \"\"\"\r\none\r\ntwo\"\"\"\n"
+	                 "fold = \"\"\"The quick \\\n\n    brown \\   \n  fox.\"\"\"\n"
+	                 "quotes = \"\"\"He said \"\"yes\"\" \"\"\"\"\"\n"
+	                 "mlesc = \"\"\"tab\\there \\u00e9\"\"\"\n"
+	                 "mllit = '''\nfirst line\n  \\n is literal '' ok'''\n"
+	                 "mllit2 = ''''two quotes inside'''''\n"
+	                 "oneline = \"\"\"no newline\"\"\"\n");
 
 	assert_string_equal(str_at(v, "lit"), "C:\\Users\\x \"quoted\"");
 	assert_string_equal(str_at(v, "lempty"), "");
@@ -149,11 +148,12 @@ static void test_literal_and_multiline_strings(void **state)
 static void test_integers(void **state)
 {
 	(void)state;
-	struct toml_value *v = parse_ok("a = 42\nb = +17\nc = -5\nd = 0\ne = -0\nf = +0\n"
-					"g = 1_000_000\nh = 5_349_221\n"
-					"max = 9223372036854775807\nmin = -9223372036854775808\n"
-					"hex = 0xDEAD_beef\nhex0 = 0x00ff\noct = 0o755\nbin = 0b1101_0110\n"
-					"hexmax = 0x7fffffffffffffff\n");
+	struct toml_value *v =
+	        parse_ok("a = 42\nb = +17\nc = -5\nd = 0\ne = -0\nf = +0\n"
+	                 "g = 1_000_000\nh = 5_349_221\n"
+	                 "max = 9223372036854775807\nmin = -9223372036854775808\n"
+	                 "hex = 0xDEAD_beef\nhex0 = 0x00ff\noct = 0o755\nbin = 0b1101_0110\n"
+	                 "hexmax = 0x7fffffffffffffff\n");
 
 	assert_int_equal(int_at(v, "a"), 42);
 	assert_int_equal(int_at(v, "b"), 17);
@@ -176,10 +176,11 @@ static void test_integers(void **state)
 static void test_floats(void **state)
 {
 	(void)state;
-	struct toml_value *v = parse_ok("a = 3.1415\nb = -0.01\nc = 5e+22\nd = 1e06\ne = -2E-2\n"
-					"f = 6.626e-34\ng = 224_617.445_991\nh = 0.5\ni = +1.5\n"
-					"j = 1_0e1_0\nk = inf\nl = +inf\nm = -inf\nn = nan\no = -nan\n"
-					"p = +nan\nq = -0.0\nr = 1e-400\n");
+	struct toml_value *v =
+	        parse_ok("a = 3.1415\nb = -0.01\nc = 5e+22\nd = 1e06\ne = -2E-2\n"
+	                 "f = 6.626e-34\ng = 224_617.445_991\nh = 0.5\ni = +1.5\n"
+	                 "j = 1_0e1_0\nk = inf\nl = +inf\nm = -inf\nn = nan\no = -nan\n"
+	                 "p = +nan\nq = -0.0\nr = 1e-400\n");
 
 	assert_true(float_at(v, "a") == 3.1415);
 	assert_true(float_at(v, "b") == -0.01);
@@ -235,12 +236,13 @@ static void test_booleans_and_wrong_type_getters(void **state)
 static void test_arrays(void **state)
 {
 	(void)state;
-	struct toml_value *v = parse_ok("empty = []\n"
-					"ints = [1, 2, 3]\n"
-					"mixed = [1, \"two\", 3.0, true, [4], {five = 5}]\n"
-					"trailing = [1, 2,]\n"
-					"multi = [\n  1, # one\n  # a comment line\n  2\r\n  ,3,\n]\n"
-					"nested = [[1, 2], [\"a\"], [[]]]\n");
+	struct toml_value *v =
+	        parse_ok("empty = []\n"
+	                 "ints = [1, 2, 3]\n"
+	                 "mixed = [1, \"two\", 3.0, true, [4], {five = 5}]\n"
+	                 "trailing = [1, 2,]\n"
+	                 "multi = [\n  1, # one\n  # a comment line\n  2\r\n  ,3,\n]\n"
+	                 "nested = [[1, 2], [\"a\"], [[]]]\n");
 	const struct toml_value *a;
 
 	assert_int_equal(toml_array_len(toml_get(v, "empty")), 0);
@@ -273,8 +275,8 @@ static void test_inline_tables(void **state)
 {
 	(void)state;
 	struct toml_value *v = parse_ok("point = { x = 1, y = 2 }\n"
-					"empty = {}\n"
-					"deep = { a = { b = { c = \"x\" } }, n.m = 3, n.o = 4 }\n");
+	                                "empty = {}\n"
+	                                "deep = { a = { b = { c = \"x\" } }, n.m = 3, n.o = 4 }\n");
 	const struct toml_value *p = toml_get(v, "point"), *d = toml_get(v, "deep");
 
 	assert_int_equal(toml_type(p), TOML_TABLE);
@@ -290,31 +292,32 @@ static void test_inline_tables(void **state)
 static void test_keys_and_tables(void **state)
 {
 	(void)state;
-	struct toml_value *v = parse_ok("top = 1\n"
-					"\"quoted key\" = 2\n"
-					"'lit.key' = 3\n"
-					"\"\" = 4\n"
-					"1234 = 5\n"
-					"bare-key_2 = 6\n"
-					"site.\"google.com\" = true\n"
-					"a . b . c = 7\n"
-					"a.b.d = 8\n"
-					"[tbl]\n"
-					"x = 1\n"
-					"[ dog . \"tater.man\" ]\n"
-					"type.name = \"pug\"\n"
-					"[x.y.z.w] # only w is defined\n"
-					"[x] # and x may still be defined once\n"
-					"k = 1\n"
-					"[fruit]\n"
-					"apple.color = \"red\"\n"
-					"[fruit.apple.texture] # a sub-table of a dotted table is fine\n"
-					"smooth = true\n");
+	struct toml_value *v =
+	        parse_ok("top = 1\n"
+	                 "\"quoted key\" = 2\n"
+	                 "'lit.key' = 3\n"
+	                 "\"\" = 4\n"
+	                 "1234 = 5\n"
+	                 "bare-key_2 = 6\n"
+	                 "site.\"google.com\" = true\n"
+	                 "a . b . c = 7\n"
+	                 "a.b.d = 8\n"
+	                 "[tbl]\n"
+	                 "x = 1\n"
+	                 "[ dog . \"tater.man\" ]\n"
+	                 "type.name = \"pug\"\n"
+	                 "[x.y.z.w] # only w is defined\n"
+	                 "[x] # and x may still be defined once\n"
+	                 "k = 1\n"
+	                 "[fruit]\n"
+	                 "apple.color = \"red\"\n"
+	                 "[fruit.apple.texture] # a sub-table of a dotted table is fine\n"
+	                 "smooth = true\n");
 	const struct toml_value *t;
 
 	/* keys in file order */
-	const char *order[] = {"top", "quoted key", "lit.key", "", "1234", "bare-key_2",
-			       "site", "a", "tbl", "dog", "x", "fruit"};
+	const char *order[] = {"top",  "quoted key", "lit.key", "",    "1234", "bare-key_2",
+	                       "site", "a",          "tbl",     "dog", "x",    "fruit"};
 	assert_int_equal(toml_table_len(v), sizeof(order) / sizeof(order[0]));
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		assert_string_equal(toml_table_key(v, i), order[i]);
@@ -342,18 +345,18 @@ static void test_array_of_tables(void **state)
 {
 	(void)state;
 	struct toml_value *v = parse_ok("[[products]]\n"
-					"name = \"Hammer\"\n"
-					"[[products]] # empty element\n"
-					"[[products]]\n"
-					"name = \"Nail\"\n"
-					"[products.dims]\n"
-					"w = 1\n"
-					"[[products.parts]]\n"
-					"p = 1\n"
-					"[[products.parts]]\n"
-					"p = 2\n"
-					"[[fruits]]\n"
-					"name = \"apple\"\n");
+	                                "name = \"Hammer\"\n"
+	                                "[[products]] # empty element\n"
+	                                "[[products]]\n"
+	                                "name = \"Nail\"\n"
+	                                "[products.dims]\n"
+	                                "w = 1\n"
+	                                "[[products.parts]]\n"
+	                                "p = 1\n"
+	                                "[[products.parts]]\n"
+	                                "p = 2\n"
+	                                "[[fruits]]\n"
+	                                "name = \"apple\"\n");
 	const struct toml_value *a = toml_get(v, "products"), *last, *parts;
 
 	assert_int_equal(toml_type(a), TOML_ARRAY);
@@ -374,14 +377,14 @@ static void test_value_and_key_positions(void **state)
 {
 	(void)state;
 	struct toml_value *v = parse_ok("a = 1\n"
-					"  b   =   \"x\"\n"
-					"\"é\" = [1, { c = true }]\n"
-					"\"ü\".d = 2.5 # columns count characters\n"
-					"[t]\n"
-					"[u.v]\n"
-					"[[w]]\n"
-					"[[w]]\n"
-					"x = 'é' \n");
+	                                "  b   =   \"x\"\n"
+	                                "\"é\" = [1, { c = true }]\n"
+	                                "\"ü\".d = 2.5 # columns count characters\n"
+	                                "[t]\n"
+	                                "[u.v]\n"
+	                                "[[w]]\n"
+	                                "[[w]]\n"
+	                                "x = 'é' \n");
 	const struct toml_value *arr, *w;
 
 	assert_pos(toml_pos(v), 1, 1);
@@ -426,40 +429,45 @@ static void test_err_duplicates_and_redefinition(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"a = 1\na = 2\n", "2:1: duplicate key a: already defined at 1:1"},
-		{"a = 1\n\"a\" = 2\n", "2:1: duplicate key a: already defined at 1:1"},
-		{"a.b = 1\na.b = 2\n", "2:3: duplicate key a.b: already defined at 1:3"},
-		{"p = { x = 1, x = 2 }", "1:14: duplicate key x: already defined at 1:7"},
-		{"[a]\nb = 1\n[a]\n", "3:1: table [a] is defined twice (first at 1:1)"},
-		{"[a.b]\n[a]\n[a.b]\n", "3:1: table [a.b] is defined twice (first at 1:1)"},
-		{"a = 1\n[a]\n", "2:1: a is already an integer (defined at 1:1), not a table"},
-		{"a = 1\n[a.b]\n", "2:2: a is already an integer (defined at 1:1), not a table"},
-		{"a = 1\na.b = 2\n", "2:1: a is already an integer (defined at 1:1), not a table"},
-		{"[fruit]\napple.color = 'red'\n[fruit.apple]\n",
-		 "3:1: table fruit.apple is already defined by dotted keys at 2:1; a table cannot be "
-		 "defined twice"},
-		{"a.b = 1\n[a]\n",
-		 "2:1: table a is already defined by dotted keys at 1:1; a table cannot be defined "
-		 "twice"},
-		{"[a.b.c]\nz = 9\n[a]\nb.c.t = 1\n",
-		 "4:1: table b belongs to a [header] (at 1:4); dotted keys cannot add to it, write "
-		 "the key under that header"},
-		{"[a.b]\n[a]\nb.x = 1\n",
-		 "3:1: table b belongs to a [header] (at 1:1); dotted keys cannot add to it, write "
-		 "the key under that header"},
-		{"p = {x = 1}\n[p]\n",
-		 "2:1: p is an inline table (at 1:5); inline tables cannot be extended"},
-		{"p = {x = 1}\n[p.q]\n",
-		 "2:2: p is an inline table (at 1:5); inline tables cannot be extended"},
-		{"p = {x = 1}\np.y = 2\n",
-		 "2:1: p is an inline table (at 1:5); inline tables cannot be extended"},
-		{"p = {x = {y = 1}}\n[p.x.z]\n",
-		 "2:2: p is an inline table (at 1:5); inline tables cannot be extended"},
-		{"a = []\n[[a]]\n", "2:1: a is a static array (defined at 1:1); [[a]] cannot append to it"},
-		{"a = [{b = 1}]\n[a.c]\n", "2:2: a is already an array (defined at 1:1), not a table"},
-		{"[[a]]\n[a]\n", "2:1: a is an array of tables ([[a]] at 1:1), not a table"},
-		{"[a]\n[[a]]\n", "2:1: a is already a table (defined at 1:1); [[a]] needs an array of tables"},
-		{"a = 'x'\n[[a]]\n", "2:1: a is already a string (defined at 1:5); [[a]] needs an array of tables"},
+	        {"a = 1\na = 2\n", "2:1: duplicate key a: already defined at 1:1"},
+	        {"a = 1\n\"a\" = 2\n", "2:1: duplicate key a: already defined at 1:1"},
+	        {"a.b = 1\na.b = 2\n", "2:3: duplicate key a.b: already defined at 1:3"},
+	        {"p = { x = 1, x = 2 }", "1:14: duplicate key x: already defined at 1:7"},
+	        {"[a]\nb = 1\n[a]\n", "3:1: table [a] is defined twice (first at 1:1)"},
+	        {"[a.b]\n[a]\n[a.b]\n", "3:1: table [a.b] is defined twice (first at 1:1)"},
+	        {"a = 1\n[a]\n", "2:1: a is already an integer (defined at 1:1), not a table"},
+	        {"a = 1\n[a.b]\n", "2:2: a is already an integer (defined at 1:1), not a table"},
+	        {"a = 1\na.b = 2\n", "2:1: a is already an integer (defined at 1:1), not a table"},
+	        {"[fruit]\napple.color = 'red'\n[fruit.apple]\n",
+	         "3:1: table fruit.apple is already defined by dotted keys at 2:1; a table cannot "
+	         "be "
+	         "defined twice"},
+	        {"a.b = 1\n[a]\n",
+	         "2:1: table a is already defined by dotted keys at 1:1; a table cannot be defined "
+	         "twice"},
+	        {"[a.b.c]\nz = 9\n[a]\nb.c.t = 1\n",
+	         "4:1: table b belongs to a [header] (at 1:4); dotted keys cannot add to it, write "
+	         "the key under that header"},
+	        {"[a.b]\n[a]\nb.x = 1\n",
+	         "3:1: table b belongs to a [header] (at 1:1); dotted keys cannot add to it, write "
+	         "the key under that header"},
+	        {"p = {x = 1}\n[p]\n",
+	         "2:1: p is an inline table (at 1:5); inline tables cannot be extended"},
+	        {"p = {x = 1}\n[p.q]\n",
+	         "2:2: p is an inline table (at 1:5); inline tables cannot be extended"},
+	        {"p = {x = 1}\np.y = 2\n",
+	         "2:1: p is an inline table (at 1:5); inline tables cannot be extended"},
+	        {"p = {x = {y = 1}}\n[p.x.z]\n",
+	         "2:2: p is an inline table (at 1:5); inline tables cannot be extended"},
+	        {"a = []\n[[a]]\n",
+	         "2:1: a is a static array (defined at 1:1); [[a]] cannot append to it"},
+	        {"a = [{b = 1}]\n[a.c]\n",
+	         "2:2: a is already an array (defined at 1:1), not a table"},
+	        {"[[a]]\n[a]\n", "2:1: a is an array of tables ([[a]] at 1:1), not a table"},
+	        {"[a]\n[[a]]\n",
+	         "2:1: a is already a table (defined at 1:1); [[a]] needs an array of tables"},
+	        {"a = 'x'\n[[a]]\n",
+	         "2:1: a is already a string (defined at 1:5); [[a]] needs an array of tables"},
 	};
 	RUN(cases);
 }
@@ -468,51 +476,55 @@ static void test_err_strings(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"a = \"x\\qy\"",
-		 "1:7: invalid escape \\q; expected one of \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX "
-		 "\\UXXXXXXXX"},
-		{"a = \"\\x41\"",
-		 "1:6: invalid escape \\x; expected one of \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX "
-		 "\\UXXXXXXXX"},
-		{"a = \"x\\\ny\"",
-		 "1:7: invalid escape: a backslash followed by a newline; expected one of \\b \\t "
-		 "\\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX"},
-		{"a = \"\\u12\"", "1:6: invalid escape: \\u needs 4 hex digits, found '\"'"},
-		{"a = \"\\U0001F60\"", "1:6: invalid escape: \\U needs 8 hex digits, found '\"'"},
-		{"a = \"\\uD800\"",
-		 "1:6: invalid escape: \\uD800 is not a Unicode scalar value (0 to D7FF or E000 to "
-		 "10FFFF)"},
-		{"a = \"\\U00110000\"",
-		 "1:6: invalid escape: \\U00110000 is not a Unicode scalar value (0 to D7FF or E000 "
-		 "to 10FFFF)"},
-		{"a = \"\"\"x\\  y\"\"\"",
-		 "1:9: invalid escape: a backslash followed by blanks must end the line; remove the "
-		 "blanks after it or escape it as \\\\"},
-		{"a = \"a\x01\"",
-		 "1:7: control character U+0001 in a string; write it as an escape such as \\u0001 "
-		 "in a \"...\" string"},
-		{"a = 'a\x7f'",
-		 "1:7: control character U+007F in a string; write it as an escape such as \\u007F "
-		 "in a \"...\" string"},
-		{"a = \"\"\"a\rb\"\"\"",
-		 "1:9: a carriage return (not followed by a newline) in a string; write it as an "
-		 "escape such as \\u000D in a \"...\" string"},
-		{"a = '''x\x1b'''",
-		 "1:9: control character U+001B in a string; write it as an escape such as \\u001B "
-		 "in a \"...\" string"},
-		{"a = \"abc\nb = 1\n",
-		 "1:9: unterminated string (opened at 1:5): expected '\"' before the end of the line"},
-		{"a = \"abc",
-		 "1:9: unterminated string (opened at 1:5): expected '\"' before the end of the input"},
-		{"a = 'abc\n", "1:9: unterminated string (opened at 1:5): expected \"'\" before the end of the line"},
-		{"a = \"\"\"abc\n\ndef\"\"\n",
-		 "4:1: unterminated multi-line string (opened at 1:5): expected \"\"\""},
-		{"a = '''abc''\n", "2:1: unterminated multi-line string (opened at 1:5): expected '''"},
-		{"a = \"\"\"x\"\"\"\"\"\"",
-		 "1:14: too many quotes: at most two may come right before the closing \"\"\"; escape them"},
-		{"\"\"\"k\"\"\" = 1", "1:1: a multi-line string cannot be a key; use \"...\" or '...'"},
-		{"'''k''' = 1", "1:1: a multi-line string cannot be a key; use \"...\" or '...'"},
-		{"\"k\n\" = 1", "1:3: unterminated string (opened at 1:1): expected '\"' before the end of the line"},
+	        {"a = \"x\\qy\"",
+	         "1:7: invalid escape \\q; expected one of \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX "
+	         "\\UXXXXXXXX"},
+	        {"a = \"\\x41\"",
+	         "1:6: invalid escape \\x; expected one of \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX "
+	         "\\UXXXXXXXX"},
+	        {"a = \"x\\\ny\"",
+	         "1:7: invalid escape: a backslash followed by a newline; expected one of \\b \\t "
+	         "\\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX"},
+	        {"a = \"\\u12\"", "1:6: invalid escape: \\u needs 4 hex digits, found '\"'"},
+	        {"a = \"\\U0001F60\"", "1:6: invalid escape: \\U needs 8 hex digits, found '\"'"},
+	        {"a = \"\\uD800\"",
+	         "1:6: invalid escape: \\uD800 is not a Unicode scalar value (0 to D7FF or E000 to "
+	         "10FFFF)"},
+	        {"a = \"\\U00110000\"", "1:6: invalid escape: \\U00110000 is not a Unicode scalar "
+	                                "value (0 to D7FF or E000 "
+	                                "to 10FFFF)"},
+	        {"a = \"\"\"x\\  y\"\"\"", "1:9: invalid escape: a backslash followed by blanks "
+	                                   "must end the line; remove the "
+	                                   "blanks after it or escape it as \\\\"},
+	        {"a = \"a\x01\"",
+	         "1:7: control character U+0001 in a string; write it as an escape such as \\u0001 "
+	         "in a \"...\" string"},
+	        {"a = 'a\x7f'",
+	         "1:7: control character U+007F in a string; write it as an escape such as \\u007F "
+	         "in a \"...\" string"},
+	        {"a = \"\"\"a\rb\"\"\"",
+	         "1:9: a carriage return (not followed by a newline) in a string; write it as an "
+	         "escape such as \\u000D in a \"...\" string"},
+	        {"a = '''x\x1b'''",
+	         "1:9: control character U+001B in a string; write it as an escape such as \\u001B "
+	         "in a \"...\" string"},
+	        {"a = \"abc\nb = 1\n", "1:9: unterminated string (opened at 1:5): expected '\"' "
+	                               "before the end of the line"},
+	        {"a = \"abc", "1:9: unterminated string (opened at 1:5): expected '\"' before the "
+	                      "end of the input"},
+	        {"a = 'abc\n", "1:9: unterminated string (opened at 1:5): expected \"'\" before "
+	                       "the end of the line"},
+	        {"a = \"\"\"abc\n\ndef\"\"\n",
+	         "4:1: unterminated multi-line string (opened at 1:5): expected \"\"\""},
+	        {"a = '''abc''\n",
+	         "2:1: unterminated multi-line string (opened at 1:5): expected '''"},
+	        {"a = \"\"\"x\"\"\"\"\"\"", "1:14: too many quotes: at most two may come right "
+	                                    "before the closing \"\"\"; escape them"},
+	        {"\"\"\"k\"\"\" = 1",
+	         "1:1: a multi-line string cannot be a key; use \"...\" or '...'"},
+	        {"'''k''' = 1", "1:1: a multi-line string cannot be a key; use \"...\" or '...'"},
+	        {"\"k\n\" = 1", "1:3: unterminated string (opened at 1:1): expected '\"' before "
+	                        "the end of the line"},
 	};
 	RUN(cases);
 }
@@ -521,57 +533,60 @@ static void test_err_numbers(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"a = 9223372036854775808",
-		 "1:5: integer out of range: TOML integers are 64-bit, from -9223372036854775808 to "
-		 "9223372036854775807"},
-		{"a = -9223372036854775809",
-		 "1:5: integer out of range: TOML integers are 64-bit, from -9223372036854775808 to "
-		 "9223372036854775807"},
-		{"a = 99999999999999999999999",
-		 "1:5: integer out of range: TOML integers are 64-bit, from -9223372036854775808 to "
-		 "9223372036854775807"},
-		{"a = 0x8000000000000000",
-		 "1:5: integer out of range: TOML integers are 64-bit, at most 9223372036854775807 "
-		 "(0x7fffffffffffffff)"},
-		{"a = 01", "1:5: leading zeros are not allowed in a number"},
-		{"a = -01", "1:5: leading zeros are not allowed in a number"},
-		{"a = 00.5", "1:5: leading zeros are not allowed in a number"},
-		{"a = 0_1", "1:5: leading zeros are not allowed in a number"},
-		{"a = 1__0",
-		 "1:7: expected a digit after '_' (an underscore must sit between digits), found '_'"},
-		{"a = 1_", "1:7: expected a digit after '_' (an underscore must sit between digits), "
-			   "found end of input"},
-		{"a = 1_.5",
-		 "1:7: expected a digit after '_' (an underscore must sit between digits), found '.'"},
-		{"a = _1", "1:5: expected a value, found '_1'; strings must be quoted, booleans are "
-			   "true or false"},
-		{"a = 1.", "1:7: expected a digit after the decimal point, found end of input"},
-		{"a = 1.e5", "1:7: expected a digit after the decimal point, found 'e'"},
-		{"a = .5", "1:5: expected a value (a string, number, boolean, array or inline table), "
-			   "found '.'"},
-		{"a = 1e", "1:7: expected a digit in the exponent, found end of input"},
-		{"a = 1e+", "1:8: expected a digit in the exponent, found end of input"},
-		{"a = 1.5.3", "1:8: expected a newline or a comment after the value, found '.'"},
-		{"a = 1e400", "1:5: float out of range: its magnitude is above 1.8e308"},
-		{"a = -1e400", "1:5: float out of range: its magnitude is above 1.8e308"},
-		{"a = +0x10", "1:5: a sign is not allowed on hex, octal or binary integers"},
-		{"a = 0x", "1:7: expected a hex digit after 0x, found end of input"},
-		{"a = 0o8", "1:7: expected an octal digit after 0o, found '8'"},
-		{"a = 0b2", "1:7: expected a binary digit after 0b, found '2'"},
-		{"a = 0X10", "1:6: expected a newline or a comment after the value, found 'X'"},
-		{"a = -", "1:6: expected a digit after the sign, found end of input"},
-		{"a = +x", "1:6: expected a digit after the sign, found 'x'"},
-		{"a = -infinity", "1:6: expected a number, inf or nan, found 'infinity'"},
-		{"a = infinity", "1:5: expected a value, found 'infinity'; strings must be quoted, "
-				 "booleans are true or false"},
-		{"a = 1979-05-27",
-		 "1:5: dates are not supported here; write it as a string, e.g. \"1979-05-27\""},
-		{"a = 1979-05-27T07:32:00Z",
-		 "1:5: dates are not supported here; write it as a string, e.g. \"1979-05-27\""},
-		{"a = 07:32:00",
-		 "1:5: dates are not supported here; write it as a string, e.g. \"1979-05-27\""},
-		{"a = [1, 2, 1979-05-27]",
-		 "1:12: dates are not supported here; write it as a string, e.g. \"1979-05-27\""},
+	        {"a = 9223372036854775808", "1:5: integer out of range: TOML integers are 64-bit, "
+	                                    "from -9223372036854775808 to "
+	                                    "9223372036854775807"},
+	        {"a = -9223372036854775809", "1:5: integer out of range: TOML integers are 64-bit, "
+	                                     "from -9223372036854775808 to "
+	                                     "9223372036854775807"},
+	        {"a = 99999999999999999999999", "1:5: integer out of range: TOML integers are "
+	                                        "64-bit, from -9223372036854775808 to "
+	                                        "9223372036854775807"},
+	        {"a = 0x8000000000000000",
+	         "1:5: integer out of range: TOML integers are 64-bit, at most 9223372036854775807 "
+	         "(0x7fffffffffffffff)"},
+	        {"a = 01", "1:5: leading zeros are not allowed in a number"},
+	        {"a = -01", "1:5: leading zeros are not allowed in a number"},
+	        {"a = 00.5", "1:5: leading zeros are not allowed in a number"},
+	        {"a = 0_1", "1:5: leading zeros are not allowed in a number"},
+	        {"a = 1__0", "1:7: expected a digit after '_' (an underscore must sit between "
+	                     "digits), found '_'"},
+	        {"a = 1_",
+	         "1:7: expected a digit after '_' (an underscore must sit between digits), "
+	         "found end of input"},
+	        {"a = 1_.5", "1:7: expected a digit after '_' (an underscore must sit between "
+	                     "digits), found '.'"},
+	        {"a = _1",
+	         "1:5: expected a value, found '_1'; strings must be quoted, booleans are "
+	         "true or false"},
+	        {"a = 1.", "1:7: expected a digit after the decimal point, found end of input"},
+	        {"a = 1.e5", "1:7: expected a digit after the decimal point, found 'e'"},
+	        {"a = .5",
+	         "1:5: expected a value (a string, number, boolean, array or inline table), "
+	         "found '.'"},
+	        {"a = 1e", "1:7: expected a digit in the exponent, found end of input"},
+	        {"a = 1e+", "1:8: expected a digit in the exponent, found end of input"},
+	        {"a = 1.5.3", "1:8: expected a newline or a comment after the value, found '.'"},
+	        {"a = 1e400", "1:5: float out of range: its magnitude is above 1.8e308"},
+	        {"a = -1e400", "1:5: float out of range: its magnitude is above 1.8e308"},
+	        {"a = +0x10", "1:5: a sign is not allowed on hex, octal or binary integers"},
+	        {"a = 0x", "1:7: expected a hex digit after 0x, found end of input"},
+	        {"a = 0o8", "1:7: expected an octal digit after 0o, found '8'"},
+	        {"a = 0b2", "1:7: expected a binary digit after 0b, found '2'"},
+	        {"a = 0X10", "1:6: expected a newline or a comment after the value, found 'X'"},
+	        {"a = -", "1:6: expected a digit after the sign, found end of input"},
+	        {"a = +x", "1:6: expected a digit after the sign, found 'x'"},
+	        {"a = -infinity", "1:6: expected a number, inf or nan, found 'infinity'"},
+	        {"a = infinity", "1:5: expected a value, found 'infinity'; strings must be quoted, "
+	                         "booleans are true or false"},
+	        {"a = 1979-05-27",
+	         "1:5: dates are not supported here; write it as a string, e.g. \"1979-05-27\""},
+	        {"a = 1979-05-27T07:32:00Z",
+	         "1:5: dates are not supported here; write it as a string, e.g. \"1979-05-27\""},
+	        {"a = 07:32:00",
+	         "1:5: dates are not supported here; write it as a string, e.g. \"1979-05-27\""},
+	        {"a = [1, 2, 1979-05-27]",
+	         "1:12: dates are not supported here; write it as a string, e.g. \"1979-05-27\""},
 	};
 	RUN(cases);
 }
@@ -580,79 +595,107 @@ static void test_err_structure(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"a =", "1:4: missing value: expected a value, found end of input"},
-		{"a =\nb = 1", "1:4: missing value: expected a value, found a newline"},
-		{"a = # c", "1:5: missing value: expected a value, found '#'"},
-		{"a", "1:2: expected '=' after the key a, found end of input"},
-		{"a 1", "1:3: expected '=' after the key a, found '1'"},
-		{"a.b\n", "1:4: expected '=' after the key a.b, found a newline"},
-		{"= 1", "1:1: expected a key (letters, digits, '_' and '-', or a quoted string), found '='"},
-		{"a. = 1", "1:4: expected a key (letters, digits, '_' and '-', or a quoted string), found '='"},
-		{"a$ = 1", "1:2: expected '=' after the key a, found '$'"},
-		{"é = 1", "1:1: expected a key (letters, digits, '_' and '-', or a quoted string), found 'é'"},
-		{"a = 1 2", "1:7: expected a newline or a comment after the value, found '2'"},
-		{"a = \"x\" y", "1:9: expected a newline or a comment after the value, found 'y'"},
-		{"a = true b = 2", "1:10: expected a newline or a comment after the value, found 'b'"},
-		{"a = truex", "1:5: expected a value, found 'truex'; strings must be quoted, booleans are "
-			      "true or false"},
-		{"a = yes", "1:5: expected a value, found 'yes'; strings must be quoted, booleans are "
-			    "true or false"},
-		{"a = [1, 2", "1:10: unterminated array (opened at 1:5): expected ']'"},
-		{"a = [1,\n2,\n", "3:1: unterminated array (opened at 1:5): expected ']'"},
-		{"a = [1 2]", "1:8: expected ',' or ']' after an array element, found '2'"},
-		{"a = [,]", "1:6: expected a value or ']', found ','"},
-		{"a = [1,,2]", "1:8: expected a value or ']', found ','"},
-		{"a = [1, # c\x01\n]", "1:12: control character U+0001 in a comment; only tab is allowed "
-				       "among control characters"},
-		{"a = {x = 1,}", "1:12: a trailing comma is not allowed in an inline table; remove it"},
-		{"a = {x = 1\n}", "1:11: unterminated inline table (opened at 1:5): expected ',' or '}' on "
-				  "the same line, found a newline"},
-		{"a = {\nx = 1}", "1:6: unterminated inline table (opened at 1:5): expected a key on the "
-				  "same line, found a newline"},
-		{"a = {x = 1 y = 2}", "1:12: expected ',' or '}' after a value in an inline table, found 'y'"},
-		{"a = {x}", "1:7: expected '=' after the key x, found '}'"},
-		{"[a", "1:3: expected ']' to close the [table] header, found end of input"},
-		{"[a]]\n", "1:4: expected a newline or a comment after the table header, found ']'"},
-		{"[]", "1:2: expected a key (letters, digits, '_' and '-', or a quoted string), found ']'"},
-		{"[[a]\n", "1:5: expected ']]' to close the [[array of tables]] header, found a newline"},
-		{"[[a] ]\n", "1:5: expected ']]' to close the [[array of tables]] header, found ' '"},
-		{"[a] b = 1", "1:5: expected a newline or a comment after the table header, found 'b'"},
-		{"a = 1\r", "1:6: expected a newline or a comment after the value, found a carriage "
-			    "return (not followed by a newline)"},
-		{"a = 1\rb = 2", "1:6: expected a newline or a comment after the value, found a carriage "
-				 "return (not followed by a newline)"},
-		{"# c\x7f\n", "1:4: control character U+007F in a comment; only tab is allowed among "
-			      "control characters"},
-		{"# c\rx\n", "1:4: a carriage return (not followed by a newline) in a comment; only tab "
-			     "is allowed among control characters"},
-		{"\x01 = 1", "1:1: expected a key (letters, digits, '_' and '-', or a quoted string), found "
-			     "control character U+0001"},
-		{"a = \x01", "1:5: expected a value (a string, number, boolean, array or inline table), "
-			     "found control character U+0001"},
+	        {"a =", "1:4: missing value: expected a value, found end of input"},
+	        {"a =\nb = 1", "1:4: missing value: expected a value, found a newline"},
+	        {"a = # c", "1:5: missing value: expected a value, found '#'"},
+	        {"a", "1:2: expected '=' after the key a, found end of input"},
+	        {"a 1", "1:3: expected '=' after the key a, found '1'"},
+	        {"a.b\n", "1:4: expected '=' after the key a.b, found a newline"},
+	        {"= 1", "1:1: expected a key (letters, digits, '_' and '-', or a quoted string), "
+	                "found '='"},
+	        {"a. = 1", "1:4: expected a key (letters, digits, '_' and '-', or a quoted "
+	                   "string), found '='"},
+	        {"a$ = 1", "1:2: expected '=' after the key a, found '$'"},
+	        {"é = 1", "1:1: expected a key (letters, digits, '_' and '-', or a quoted string), "
+	                  "found 'é'"},
+	        {"a = 1 2", "1:7: expected a newline or a comment after the value, found '2'"},
+	        {"a = \"x\" y", "1:9: expected a newline or a comment after the value, found 'y'"},
+	        {"a = true b = 2",
+	         "1:10: expected a newline or a comment after the value, found 'b'"},
+	        {"a = truex",
+	         "1:5: expected a value, found 'truex'; strings must be quoted, booleans are "
+	         "true or false"},
+	        {"a = yes",
+	         "1:5: expected a value, found 'yes'; strings must be quoted, booleans are "
+	         "true or false"},
+	        {"a = [1, 2", "1:10: unterminated array (opened at 1:5): expected ']'"},
+	        {"a = [1,\n2,\n", "3:1: unterminated array (opened at 1:5): expected ']'"},
+	        {"a = [1 2]", "1:8: expected ',' or ']' after an array element, found '2'"},
+	        {"a = [,]", "1:6: expected a value or ']', found ','"},
+	        {"a = [1,,2]", "1:8: expected a value or ']', found ','"},
+	        {"a = [1, # c\x01\n]",
+	         "1:12: control character U+0001 in a comment; only tab is allowed "
+	         "among control characters"},
+	        {"a = {x = 1,}",
+	         "1:12: a trailing comma is not allowed in an inline table; remove it"},
+	        {"a = {x = 1\n}",
+	         "1:11: unterminated inline table (opened at 1:5): expected ',' or '}' on "
+	         "the same line, found a newline"},
+	        {"a = {\nx = 1}",
+	         "1:6: unterminated inline table (opened at 1:5): expected a key on the "
+	         "same line, found a newline"},
+	        {"a = {x = 1 y = 2}",
+	         "1:12: expected ',' or '}' after a value in an inline table, found 'y'"},
+	        {"a = {x}", "1:7: expected '=' after the key x, found '}'"},
+	        {"[a", "1:3: expected ']' to close the [table] header, found end of input"},
+	        {"[a]]\n",
+	         "1:4: expected a newline or a comment after the table header, found ']'"},
+	        {"[]", "1:2: expected a key (letters, digits, '_' and '-', or a quoted string), "
+	               "found ']'"},
+	        {"[[a]\n",
+	         "1:5: expected ']]' to close the [[array of tables]] header, found a newline"},
+	        {"[[a] ]\n",
+	         "1:5: expected ']]' to close the [[array of tables]] header, found ' '"},
+	        {"[a] b = 1",
+	         "1:5: expected a newline or a comment after the table header, found 'b'"},
+	        {"a = 1\r",
+	         "1:6: expected a newline or a comment after the value, found a carriage "
+	         "return (not followed by a newline)"},
+	        {"a = 1\rb = 2",
+	         "1:6: expected a newline or a comment after the value, found a carriage "
+	         "return (not followed by a newline)"},
+	        {"# c\x7f\n",
+	         "1:4: control character U+007F in a comment; only tab is allowed among "
+	         "control characters"},
+	        {"# c\rx\n",
+	         "1:4: a carriage return (not followed by a newline) in a comment; only tab "
+	         "is allowed among control characters"},
+	        {"\x01 = 1",
+	         "1:1: expected a key (letters, digits, '_' and '-', or a quoted string), found "
+	         "control character U+0001"},
+	        {"a = \x01",
+	         "1:5: expected a value (a string, number, boolean, array or inline table), "
+	         "found control character U+0001"},
 	};
 	RUN(cases);
 	/* a NUL byte in the input is a control character like any other */
-	expect_err_len("a = 1\n\0", 7,
-		       "2:1: expected a key (letters, digits, '_' and '-', or a quoted string), found "
-		       "control character U+0000");
+	expect_err_len(
+	        "a = 1\n\0", 7,
+	        "2:1: expected a key (letters, digits, '_' and '-', or a quoted string), found "
+	        "control character U+0000");
 	expect_err_len("# \0", 3,
-		       "1:3: control character U+0000 in a comment; only tab is allowed among "
-		       "control characters");
+	               "1:3: control character U+0000 in a comment; only tab is allowed among "
+	               "control characters");
 }
 
 static void test_err_utf8(void **state)
 {
 	(void)state;
 	static const struct err_case cases[] = {
-		{"a = \"\x80\"", "1:6: invalid UTF-8 (byte 0x80); the file must be UTF-8 text"},
-		{"# ok\na = \"\xC0\x80\"", "2:6: invalid UTF-8 (byte 0xC0); the file must be UTF-8 text"},
-		{"a = \"\xE0\x80\x80\"", "1:6: invalid UTF-8 (byte 0xE0); the file must be UTF-8 text"},
-		{"a = \"\xED\xA0\x80\"", "1:6: invalid UTF-8 (byte 0xED); the file must be UTF-8 text"},
-		{"a = \"\xF4\x90\x80\x80\"", "1:6: invalid UTF-8 (byte 0xF4); the file must be UTF-8 text"},
-		{"a = \"\xF5\x80\x80\x80\"", "1:6: invalid UTF-8 (byte 0xF5); the file must be UTF-8 text"},
-		{"a = \"é\xFF\"", "1:7: invalid UTF-8 (byte 0xFF); the file must be UTF-8 text"},
-		{"a = \"\xE2\x82\"", "1:6: invalid UTF-8 (byte 0xE2); the file must be UTF-8 text"},
-		{"a = 1 # \xE2\x82", "1:9: invalid UTF-8 (byte 0xE2); the file must be UTF-8 text"},
+	        {"a = \"\x80\"", "1:6: invalid UTF-8 (byte 0x80); the file must be UTF-8 text"},
+	        {"# ok\na = \"\xC0\x80\"",
+	         "2:6: invalid UTF-8 (byte 0xC0); the file must be UTF-8 text"},
+	        {"a = \"\xE0\x80\x80\"",
+	         "1:6: invalid UTF-8 (byte 0xE0); the file must be UTF-8 text"},
+	        {"a = \"\xED\xA0\x80\"",
+	         "1:6: invalid UTF-8 (byte 0xED); the file must be UTF-8 text"},
+	        {"a = \"\xF4\x90\x80\x80\"",
+	         "1:6: invalid UTF-8 (byte 0xF4); the file must be UTF-8 text"},
+	        {"a = \"\xF5\x80\x80\x80\"",
+	         "1:6: invalid UTF-8 (byte 0xF5); the file must be UTF-8 text"},
+	        {"a = \"é\xFF\"", "1:7: invalid UTF-8 (byte 0xFF); the file must be UTF-8 text"},
+	        {"a = \"\xE2\x82\"", "1:6: invalid UTF-8 (byte 0xE2); the file must be UTF-8 text"},
+	        {"a = 1 # \xE2\x82", "1:9: invalid UTF-8 (byte 0xE2); the file must be UTF-8 text"},
 	};
 	RUN(cases);
 }
@@ -688,14 +731,13 @@ static void test_cap_input_size(void **state)
 	assert_int_equal(toml_parse(&v, s, n, NULL, 0), 0);
 	toml_free(v);
 	expect_err_len(s, n + 1,
-		       "1:1: the input is 1048577 bytes, more than the 1 MiB (1048576 bytes) this "
-		       "reader accepts");
+	               "1:1: the input is 1048577 bytes, more than the 1 MiB (1048576 bytes) this "
+	               "reader accepts");
 	free(s);
 }
 
 /* "head" + n opening brackets + the matching closing ones */
-static char *nested(const char *head, const char *open, size_t n, const char *inner,
-		    char close)
+static char *nested(const char *head, const char *open, size_t n, const char *inner, char close)
 {
 	char *s = repeat(head, open, n, inner), *full = malloc(strlen(s) + n + 1);
 
@@ -748,7 +790,7 @@ static void test_cap_nesting(void **state)
 	free(s);
 	s = repeat("k", ".k", 64, " = 1");
 	expect_err(s, "1:129: a key has more than 64 parts; nesting deeper than 64 levels is not "
-		      "supported here");
+	              "supported here");
 	free(s);
 	s = repeat("[k", ".k", 63, "]");
 	v = parse_ok(s);
@@ -756,7 +798,7 @@ static void test_cap_nesting(void **state)
 	free(s);
 	s = repeat("[k", ".k", 64, "]");
 	expect_err(s, "1:130: a key has more than 64 parts; nesting deeper than 64 levels is not "
-		      "supported here");
+	              "supported here");
 	free(s);
 	/* key parts and arrays share the budget */
 	s = repeat("k", ".k", 63, " = [1]");
@@ -841,17 +883,17 @@ static void *failing_realloc(void *ptr, size_t size)
 }
 
 static const char oom_doc[] = "# everything, to reach every allocation\n"
-			      "title = \"TOML \\u00e9 example\"\n"
-			      "lit = 'x'\n"
-			      "ml = \"\"\"\nline\\\n  two\"\"\"\n"
-			      "mll = '''a\nb'''\n"
-			      "n = -1_000\nf = 1.5e3\nh = 0xff\nb = true\n"
-			      "arr = [1, [2, 3], {x = 1, y.z = 2}, \"s\"]\n"
-			      "a.b.c = 1\n"
-			      "[t]\nk = 1\n"
-			      "[u.v.w]\n"
-			      "[u]\n"
-			      "[[aot]]\nx = 1\n[[aot]]\n[aot.sub]\ny = 2\n";
+                              "title = \"TOML \\u00e9 example\"\n"
+                              "lit = 'x'\n"
+                              "ml = \"\"\"\nline\\\n  two\"\"\"\n"
+                              "mll = '''a\nb'''\n"
+                              "n = -1_000\nf = 1.5e3\nh = 0xff\nb = true\n"
+                              "arr = [1, [2, 3], {x = 1, y.z = 2}, \"s\"]\n"
+                              "a.b.c = 1\n"
+                              "[t]\nk = 1\n"
+                              "[u.v.w]\n"
+                              "[u]\n"
+                              "[[aot]]\nx = 1\n[[aot]]\n[aot.sub]\ny = 2\n";
 
 static void test_allocation_failures(void **state)
 {
@@ -888,27 +930,27 @@ static void test_allocation_failures(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty_and_comments),
-		cmocka_unit_test(test_basic_strings),
-		cmocka_unit_test(test_literal_and_multiline_strings),
-		cmocka_unit_test(test_integers),
-		cmocka_unit_test(test_floats),
-		cmocka_unit_test(test_booleans_and_wrong_type_getters),
-		cmocka_unit_test(test_arrays),
-		cmocka_unit_test(test_inline_tables),
-		cmocka_unit_test(test_keys_and_tables),
-		cmocka_unit_test(test_array_of_tables),
-		cmocka_unit_test(test_value_and_key_positions),
-		cmocka_unit_test(test_err_duplicates_and_redefinition),
-		cmocka_unit_test(test_err_strings),
-		cmocka_unit_test(test_err_numbers),
-		cmocka_unit_test(test_err_structure),
-		cmocka_unit_test(test_err_utf8),
-		cmocka_unit_test(test_cap_input_size),
-		cmocka_unit_test(test_cap_nesting),
-		cmocka_unit_test(test_cap_keys_per_table),
-		cmocka_unit_test(test_error_buffer),
-		cmocka_unit_test(test_allocation_failures),
+	        cmocka_unit_test(test_empty_and_comments),
+	        cmocka_unit_test(test_basic_strings),
+	        cmocka_unit_test(test_literal_and_multiline_strings),
+	        cmocka_unit_test(test_integers),
+	        cmocka_unit_test(test_floats),
+	        cmocka_unit_test(test_booleans_and_wrong_type_getters),
+	        cmocka_unit_test(test_arrays),
+	        cmocka_unit_test(test_inline_tables),
+	        cmocka_unit_test(test_keys_and_tables),
+	        cmocka_unit_test(test_array_of_tables),
+	        cmocka_unit_test(test_value_and_key_positions),
+	        cmocka_unit_test(test_err_duplicates_and_redefinition),
+	        cmocka_unit_test(test_err_strings),
+	        cmocka_unit_test(test_err_numbers),
+	        cmocka_unit_test(test_err_structure),
+	        cmocka_unit_test(test_err_utf8),
+	        cmocka_unit_test(test_cap_input_size),
+	        cmocka_unit_test(test_cap_nesting),
+	        cmocka_unit_test(test_cap_keys_per_table),
+	        cmocka_unit_test(test_error_buffer),
+	        cmocka_unit_test(test_allocation_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

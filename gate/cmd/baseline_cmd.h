@@ -1,77 +1,7 @@
-/* gate/baseline_cmd.h: baselines on the command line: the baseline step of `gate run`
- * (read it from git before the run, compare after it, update after a passing run) and the
- * `gate baseline update|history` subcommands.
- *
- * Ownership: struct baseline_step owns its repository, baseline and history;
- * baseline_step_clear frees them (a zeroed step is a no-op). Errors: -1 with err, an exit 2.
- */
+/* gate/cmd/baseline_cmd.h: `gate baseline update|history` on the command line (the baseline
+ * step of `gate run` is gate/run/baseline_step.h). */
 #ifndef GATE_BASELINE_CMD_H
 #define GATE_BASELINE_CMD_H
-
-#include <limits.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdio.h>
-
-#include "ci/baseline_git.h"
-#include "rules/baseline.h"
-#include "rules/model.h"
-
-struct baseline_step {
-	struct baseline_repo *repo;   /* NULL: the project is in no git repository */
-	char project[PATH_MAX];       /* realpath of the Mix project */
-	char relpath[PATH_MAX];       /* the baseline file, repository-relative (or as configured
-					 when there is no repository) */
-	char file[PATH_MAX * 2];      /* the baseline file in the working tree */
-	char head[BASELINE_OID_HEX];  /* HEAD before the run; "" when unborn or no repository */
-	struct baseline base;         /* valid when have_base */
-	bool have_base;
-	struct baseline_source src;   /* where it was read (or looked for) */
-	char missing_where[1024];     /* baseline_check's source when there is no baseline */
-	bool no_repo;                 /* in no repository, and the ref is not "worktree": the
-					 rule adds no finding unless a baseline is required */
-	struct baseline_history hist; /* the notes, oldest first; count 0 when none */
-	bool dirty;                   /* the working tree had local changes when the run began
-					 (other than the baseline file) */
-	bool allow_outside;           /* write the file even through a symlink that leads out of
-					 the project (ci/outpath.h) */
-};
-
-/* Reads the baseline for a run of project (a realpath): opens the repository that contains
- * it, remembers HEAD, reads cfg->path (relative to the project) at ref (NULL: cfg->ref,
- * falling back to HEAD; "worktree": the working-tree file) and the notes history. A project
- * in no repository, or a ref without the file, is no error: have_base stays false. st must
- * be zeroed. Returns 0, or -1 with err (a corrupt or future baseline, a ref that does not
- * exist, a broken repository). */
-int baseline_step_read(struct baseline_step *st, const char *project,
-		       const struct baseline_config *cfg, const char *ref, char *err,
-		       size_t errlen);
-
-/* A one-line description of what baseline_step_read found, for the progress line. */
-void baseline_step_describe(const struct baseline_step *st, char *buf, size_t len);
-
-/* Appends the "baseline" findings and, when the notes ref has history, the "trend" ones.
- * A project in no git repository gets none (the progress line says why), unless
- * cfg->require, which fails it. Returns 0, or -1 on allocation failure. */
-int baseline_step_check(struct findings *out, const struct baseline_step *st,
-			const struct snapshot *after, const struct baseline_config *cfg);
-
-/* Builds the baseline of this run into out (zeroed): the after-snapshot, measured at st's
- * HEAD. Returns 0, or -1 on allocation failure. */
-int baseline_step_make(struct baseline *out, const struct baseline_step *st,
-		       const struct snapshot *after, const char *elixir_version,
-		       int64_t timestamp, int64_t test_count);
-
-/* Writes b to the working-tree file or, with commit, commits it on top of HEAD (which must
- * still be expected_head, NULL: st->head) and stores its summary as a note on the new
- * commit; reports what was done on out, with the `git push` lines to run. Returns 0, or -1
- * with err (the library's refusal: detached HEAD, merge in progress, local edits, HEAD
- * moved). */
-int baseline_step_update(struct baseline_step *st, const struct baseline *b,
-			 const struct baseline_config *cfg, bool commit, const char *message,
-			 const char *expected_head, FILE *out, char *err, size_t errlen);
-
-void baseline_step_clear(struct baseline_step *st);
 
 /* `gate baseline update|history ...`; argv[0] is "baseline". Returns the exit code. */
 int baseline_cmd_main(int argc, char **argv);

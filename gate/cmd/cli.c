@@ -1,6 +1,7 @@
-/* gate/cli.c: the command line: subcommands, options, help and version.
+/* gate/cmd/cli.c: the command line: subcommands, options, help and version.
  * Help goes to stdout when asked for (exit 0), usage errors to stderr (exit 2). */
-#include "cli.h"
+#include "gate/cmd/cli.h"
+#include "gate/version.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -8,119 +9,113 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline_cmd.h"
-#include "config.h"
-#include "exit.h"
-#include "hook_cmd.h"
-#include "interval.h"
-#include "run.h"
-#include "snapshot_cmd.h"
-#include "watch_cmd.h"
+#include "gate/cmd/baseline_cmd.h"
+#include "gate/config/config.h"
+#include "gate/error.h"
+#include "gate/exit.h"
+#include "gate/cmd/hook_cmd.h"
+#include "gate/config/interval.h"
+#include "gate/run/run.h"
+#include "gate/cmd/snapshot_cmd.h"
+#include "gate/cmd/watch_cmd.h"
 
 static const char main_help[] =
-	"gate " GATE_VERSION ": a memory quality gate for Elixir/Erlang test suites\n"
-	"\n"
-	"usage: gate <command> [options]\n"
-	"\n"
-	"commands:\n"
-	"  run            run the project's mix test inside a fresh node and judge its memory;\n"
-	"                 or in a running node (--attach), under a workload (--exec), over a\n"
-	"                 whole cluster (--cluster)\n"
-	"  snapshot       one snapshot of a project's node or a running node (tables or JSON)\n"
-	"  baseline       update the memory baseline in git, or list its history (notes)\n"
-	"  config check   validate a gate.toml and print the effective configuration\n"
-	"  hook           install or uninstall gate as a git pre-push or pre-commit hook\n"
-	"  watch          sample a running node at an interval (JSON Lines or Prometheus text)\n"
-	"                 and alert when a category rises above its rolling average\n"
-	"\n"
-	"options:\n"
-	"  -h, --help     this help; `gate <command> --help` for a command's\n"
-	"  -V, --version  print gate's version\n"
-	"\n"
-	"exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
+        "gate " GATE_VERSION ": a memory quality gate for Elixir/Erlang test suites\n"
+        "\n"
+        "usage: gate <command> [options]\n"
+        "\n"
+        "commands:\n"
+        "  run            run the project's mix test inside a fresh node and judge its memory;\n"
+        "                 or in a running node (--attach), under a workload (--exec), over a\n"
+        "                 whole cluster (--cluster)\n"
+        "  snapshot       one snapshot of a project's node or a running node (tables or JSON)\n"
+        "  baseline       update the memory baseline in git, or list its history (notes)\n"
+        "  config check   validate a gate.toml and print the effective configuration\n"
+        "  hook           install or uninstall gate as a git pre-push or pre-commit hook\n"
+        "  watch          sample a running node at an interval (JSON Lines or Prometheus text)\n"
+        "                 and alert when a category rises above its rolling average\n"
+        "\n"
+        "options:\n"
+        "  -h, --help     this help; `gate <command> --help` for a command's\n"
+        "  -V, --version  print gate's version\n"
+        "\n"
+        "exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
 
 static const char run_help[] =
-	"usage: gate run [options] [-- MIX_TEST_ARGS...]\n"
-	"       gate run --attach NODE [--cookie-file F] [--cluster] [--exec CMD] [options]\n"
-	"\n"
-	"Starts the project's node (MIX_ENV=test, loopback only), forces GC and snapshots\n"
-	"erlang:memory, runs mix test inside the node, snapshots again after GC, applies the\n"
-	"memory rules (and the baseline, in a git repository) and writes a JUnit report and a summary.\n"
-	"\n"
-	"running nodes, workloads and clusters:\n"
-	"      --attach NODE       a running node (name@host, long or short names) instead of\n"
-	"                          one gate starts; mix test runs in it when it is a Mix node\n"
-	"                          in the test env (MIX_ENV=test iex --sname x -S mix);\n"
-	"                          -C DIR is then where gate.toml is read and reports go\n"
-	"      --cookie-file F     its cookie (else $GATE_COOKIE, else ~/.erlang.cookie)\n"
-	"      --exec CMD          run CMD instead of mix test, split like a shell would split\n"
-	"                          it but run without one; its exit status is a testcase and\n"
-	"                          it gets GATE_NODE (and GATE_NODES, GATE_NODE_PORT,\n"
-	"                          GATE_COOKIE_FILE); limited by node.test_timeout\n"
-	"      --cluster           with --attach: that node and every node in its nodes(),\n"
-	"                          the probe pushed through it, rules and a JUnit suite per node\n"
-	"\n"
-	"options:\n"
-	"  -C, --project DIR       the Mix project (default: the current directory)\n"
-	"  -c, --config FILE       configuration (default: DIR/gate.toml when it exists)\n"
-	"      --junit FILE        JUnit report (default: DIR/_build/gate/junit.xml)\n"
-	"      --boot-timeout SEC  node boot limit, overrides node.boot_timeout\n"
-	"      --test-timeout SEC  whole-suite limit, overrides node.test_timeout\n"
-	"      --elixir PATH       the elixir executable (default: elixir from PATH)\n"
-	"  -q, --quiet             no progress lines\n"
-	"      --per-test          a GC'd snapshot around every test: the growth of each test\n"
-	"                          (slower; [attribution] per_test)\n"
-	"      --repeat N          leak or warm-up? the suite N times (2..100) in the same node,\n"
-	"                          a GC'd snapshot after each; run 1 is the warm-up and the\n"
-	"                          rules judge the smallest growth of runs 2..N, N-1 times\n"
-	"                          ([run] repeat), e.g. gate run --repeat 3\n"
-	"      --sample INTERVAL   light snapshots (no GC) every INTERVAL during the suite or\n"
-	"                          --exec workload, e.g. --sample 250ms: in --json \"samples\",\n"
-	"                          charts in --html; a steady rise over >= 1 min fails (soak)\n"
-	"      --warn-only         memory findings are warnings: reported, never failing the\n"
-	"                          gate (failing tests still fail); [severity] per rule\n"
-	"  -h, --help              this help\n"
-	"\n"
-	"reports for CI (colour only on a terminal, never with NO_COLOR set):\n"
-	"      --summary FILE      a Markdown summary: verdict, categories, rules, culprits,\n"
-	"                          tests (default: appended to $GITHUB_STEP_SUMMARY when set)\n"
-	"      --html FILE         one self-contained HTML page: before/after bars, rules, top\n"
-	"                          processes and ETS tables, the baseline trend from the notes\n"
-	"      --comment-flag FILE true when a review comment is due (the gate failed or a\n"
-	"                          figure regressed against the baseline), else false\n"
-	"      with GITHUB_ACTIONS=true, failed tests and failing rules also print ::error\n"
-	"      annotations, at most [attention] annotations (8), and $GITHUB_OUTPUT gets comment=\n"
-	"\n"
-	"baselines (the after-snapshot against the one committed on the main branch):\n"
-	"      --baseline-ref REF  read the baseline at REF with libgit2, no checkout (default:\n"
-	"                          [baseline] ref, origin/main, falling back to HEAD);\n"
-	"                          worktree reads the working-tree file\n"
-	"      --require-baseline  a missing baseline fails the gate instead of being skipped\n"
-	"      --json FILE         the run result as JSON (gate baseline update --from FILE)\n"
-	"      --update-baseline   after a passing run, write the baseline file\n"
-	"      --commit            ... and commit only that file on top of HEAD, with the run's\n"
-	"                          summary as a git note under refs/notes/gate\n"
-	"      --message M         the commit message for --commit\n"
-	"      --force             update the baseline from a failing run too\n"
-	"      --allow-outside     write outputs even where a symlink inside the project\n"
-	"                          leads out of it (refused by default)\n"
-	"\n"
-	"Arguments after -- go to mix test, e.g. gate run -- --exclude slow\n"
-	"exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
+        "usage: gate run [options] [-- MIX_TEST_ARGS...]\n"
+        "       gate run --attach NODE [--cookie-file F] [--cluster] [--exec CMD] [options]\n"
+        "\n"
+        "Starts the project's node (MIX_ENV=test, loopback only), forces GC and snapshots\n"
+        "erlang:memory, runs mix test inside the node, snapshots again after GC, applies the\n"
+        "memory rules (and the baseline, in a git repository) and writes a JUnit report and a "
+        "summary.\n"
+        "\n"
+        "running nodes, workloads and clusters:\n"
+        "      --attach NODE       a running node (name@host, long or short names) instead of\n"
+        "                          one gate starts; mix test runs in it when it is a Mix node\n"
+        "                          in the test env (MIX_ENV=test iex --sname x -S mix);\n"
+        "                          -C DIR is then where gate.toml is read and reports go\n"
+        "      --cookie-file F     its cookie (else $GATE_COOKIE, else ~/.erlang.cookie)\n"
+        "      --exec CMD          run CMD instead of mix test, split like a shell would split\n"
+        "                          it but run without one; its exit status is a testcase and\n"
+        "                          it gets GATE_NODE (and GATE_NODES, GATE_NODE_PORT,\n"
+        "                          GATE_COOKIE_FILE); limited by node.test_timeout\n"
+        "      --cluster           with --attach: that node and every node in its nodes(),\n"
+        "                          the probe pushed through it, rules and a JUnit suite per node\n"
+        "\n"
+        "options:\n"
+        "  -C, --project DIR       the Mix project (default: the current directory)\n"
+        "  -c, --config FILE       configuration (default: DIR/gate.toml when it exists)\n"
+        "      --junit FILE        JUnit report (default: DIR/_build/gate/junit.xml)\n"
+        "      --boot-timeout SEC  node boot limit, overrides node.boot_timeout\n"
+        "      --test-timeout SEC  whole-suite limit, overrides node.test_timeout\n"
+        "      --elixir PATH       the elixir executable (default: elixir from PATH)\n"
+        "  -q, --quiet             no progress lines\n"
+        "      --per-test          a GC'd snapshot around every test: the growth of each test\n"
+        "                          (slower; [attribution] per_test)\n"
+        "      --repeat N          leak or warm-up? the suite N times (2..100) in the same node,\n"
+        "                          a GC'd snapshot after each; run 1 is the warm-up and the\n"
+        "                          rules judge the smallest growth of runs 2..N, N-1 times\n"
+        "                          ([run] repeat), e.g. gate run --repeat 3\n"
+        "      --sample INTERVAL   light snapshots (no GC) every INTERVAL during the suite or\n"
+        "                          --exec workload, e.g. --sample 250ms: in --json \"samples\",\n"
+        "                          charts in --html; a steady rise over >= 1 min fails (soak)\n"
+        "      --warn-only         memory findings are warnings: reported, never failing the\n"
+        "                          gate (failing tests still fail); [severity] per rule\n"
+        "  -h, --help              this help\n"
+        "\n"
+        "reports for CI (colour only on a terminal, never with NO_COLOR set):\n"
+        "      --summary FILE      a Markdown summary: verdict, categories, rules, culprits,\n"
+        "                          tests (default: appended to $GITHUB_STEP_SUMMARY when set)\n"
+        "      --html FILE         one self-contained HTML page: before/after bars, rules, top\n"
+        "                          processes and ETS tables, the baseline trend from the notes\n"
+        "      --comment-flag FILE true when a review comment is due (the gate failed or a\n"
+        "                          figure regressed against the baseline), else false\n"
+        "      with GITHUB_ACTIONS=true, failed tests and failing rules also print ::error\n"
+        "      annotations, at most [attention] annotations (8), and $GITHUB_OUTPUT gets comment=\n"
+        "\n"
+        "baselines (the after-snapshot against the one committed on the main branch):\n"
+        "      --baseline-ref REF  read the baseline at REF with libgit2, no checkout (default:\n"
+        "                          [baseline] ref, origin/main, falling back to HEAD);\n"
+        "                          worktree reads the working-tree file\n"
+        "      --require-baseline  a missing baseline fails the gate instead of being skipped\n"
+        "      --json FILE         the run result as JSON (gate baseline update --from FILE)\n"
+        "      --update-baseline   after a passing run, write the baseline file\n"
+        "      --commit            ... and commit only that file on top of HEAD, with the run's\n"
+        "                          summary as a git note under refs/notes/gate\n"
+        "      --message M         the commit message for --commit\n"
+        "      --force             update the baseline from a failing run too\n"
+        "      --allow-outside     write outputs even where a symlink inside the project\n"
+        "                          leads out of it (refused by default)\n"
+        "\n"
+        "Arguments after -- go to mix test, e.g. gate run -- --exclude slow\n"
+        "exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
 
 static const char config_help[] =
-	"usage: gate config check [FILE]\n"
-	"\n"
-	"Validates FILE (default: gate.toml in the current directory) and prints the effective\n"
-	"configuration, defaults included, as TOML.\n";
-
-int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
-{
-	fputs("gate: error: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nRun 'gate %s--help' for usage.\n", cmd);
-	return GATE_EXIT_ERROR;
-}
+        "usage: gate config check [FILE]\n"
+        "\n"
+        "Validates FILE (default: gate.toml in the current directory) and prints the effective\n"
+        "configuration, defaults included, as TOML.\n";
 
 static int parse_seconds(const char *s, int *out_ms)
 {
@@ -136,37 +131,37 @@ static int parse_seconds(const char *s, int *out_ms)
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "project", required_argument, NULL, 'C' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "junit", required_argument, NULL, 'j' },
-		{ "boot-timeout", required_argument, NULL, 'b' },
-		{ "test-timeout", required_argument, NULL, 't' },
-		{ "elixir", required_argument, NULL, 'e' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "baseline-ref", required_argument, NULL, 'r' },
-		{ "require-baseline", no_argument, NULL, 'R' },
-		{ "json", required_argument, NULL, 'J' },
-		{ "update-baseline", no_argument, NULL, 'U' },
-		{ "commit", no_argument, NULL, 'm' },
-		{ "message", required_argument, NULL, 'M' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "attach", required_argument, NULL, 'a' },
-		{ "cookie-file", required_argument, NULL, 'k' },
-		{ "exec", required_argument, NULL, 'x' },
-		{ "cluster", no_argument, NULL, 'X' },
-		{ "summary", required_argument, NULL, 'S' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "per-test", no_argument, NULL, 'P' },
-		{ "no-attribution", no_argument, NULL, 'N' }, /* hidden: for the bench */
-		{ "allow-outside", no_argument, NULL, 'O' },
-		{ "repeat", required_argument, NULL, 'n' },
-		{ "sample", required_argument, NULL, 's' },
-		{ "warn-only", no_argument, NULL, 'W' },
-		{ "comment-flag", required_argument, NULL, 'K' },
-		{ NULL, 0, NULL, 0 },
+	        {"project", required_argument, NULL, 'C'},
+	        {"config", required_argument, NULL, 'c'},
+	        {"junit", required_argument, NULL, 'j'},
+	        {"boot-timeout", required_argument, NULL, 'b'},
+	        {"test-timeout", required_argument, NULL, 't'},
+	        {"elixir", required_argument, NULL, 'e'},
+	        {"quiet", no_argument, NULL, 'q'},
+	        {"help", no_argument, NULL, 'h'},
+	        {"baseline-ref", required_argument, NULL, 'r'},
+	        {"require-baseline", no_argument, NULL, 'R'},
+	        {"json", required_argument, NULL, 'J'},
+	        {"update-baseline", no_argument, NULL, 'U'},
+	        {"commit", no_argument, NULL, 'm'},
+	        {"message", required_argument, NULL, 'M'},
+	        {"force", no_argument, NULL, 'F'},
+	        {"attach", required_argument, NULL, 'a'},
+	        {"cookie-file", required_argument, NULL, 'k'},
+	        {"exec", required_argument, NULL, 'x'},
+	        {"cluster", no_argument, NULL, 'X'},
+	        {"summary", required_argument, NULL, 'S'},
+	        {"html", required_argument, NULL, 'H'},
+	        {"per-test", no_argument, NULL, 'P'},
+	        {"no-attribution", no_argument, NULL, 'N'}, /* hidden: for the bench */
+	        {"allow-outside", no_argument, NULL, 'O'},
+	        {"repeat", required_argument, NULL, 'n'},
+	        {"sample", required_argument, NULL, 's'},
+	        {"warn-only", no_argument, NULL, 'W'},
+	        {"comment-flag", required_argument, NULL, 'K'},
+	        {NULL, 0, NULL, 0},
 	};
-	struct run_opts o = { 0 };
+	struct run_opts o = {0};
 	int c;
 
 	optind = 1;
@@ -198,62 +193,87 @@ static int cmd_run(int argc, char **argv)
 		case 'K': o.comment_flag = optarg; break;
 		case 'b':
 			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
-				return cli_usage_error("run ", "--boot-timeout %s: expected seconds, e.g. 120",
-						   optarg);
+				return gate_usage_error(
+				        "run ", "--boot-timeout %s: expected seconds, e.g. 120",
+				        optarg);
 			break;
 		case 't':
 			if (parse_seconds(optarg, &o.test_timeout_ms) < 0)
-				return cli_usage_error("run ", "--test-timeout %s: expected seconds, e.g. 1800",
-						   optarg);
+				return gate_usage_error(
+				        "run ", "--test-timeout %s: expected seconds, e.g. 1800",
+				        optarg);
 			break;
 		case 'n': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (end == optarg || *end || v < 2 || v > REPEAT_MAX)
-				return cli_usage_error("run ", "--repeat %s: expected a number of runs "
-						   "from 2 to 100, e.g. --repeat 3", optarg);
+				return gate_usage_error("run ",
+				                        "--repeat %s: expected a number of runs "
+				                        "from 2 to 100, e.g. --repeat 3",
+				                        optarg);
 			o.repeat = (int)v;
 			break;
 		}
 		case 's':
 			if (interval_parse(optarg, 10, 3600000, &o.sample_ms) < 0)
-				return cli_usage_error("run ", "--sample %s: expected an interval from "
-						   "10ms to 1h, e.g. 250ms or 5s", optarg);
+				return gate_usage_error("run ",
+				                        "--sample %s: expected an interval from "
+				                        "10ms to 1h, e.g. 250ms or 5s",
+				                        optarg);
 			break;
 		case 'h': fputs(run_help, stdout); return GATE_EXIT_PASS;
-		case ':': return cli_usage_error("run ", "option %s needs a value", argv[optind - 1]);
-		default: return cli_usage_error("run ", "unknown option %s", argv[optind - 1]);
+		case ':':
+			return gate_usage_error("run ", "option %s needs a value",
+			                        argv[optind - 1]);
+		default: return gate_usage_error("run ", "unknown option %s", argv[optind - 1]);
 		}
 	}
 	if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
-		return cli_usage_error("run ", "unexpected argument %s (arguments for mix test go after --)",
-				   argv[optind]);
+		return gate_usage_error(
+		        "run ", "unexpected argument %s (arguments for mix test go after --)",
+		        argv[optind]);
 	if ((o.commit || o.message || o.force) && !o.update_baseline)
-		return cli_usage_error("run ", "%s: --commit, --message and --force go with "
-				   "--update-baseline", o.commit ? "--commit" : o.message ? "--message"
-											  : "--force");
+		return gate_usage_error("run ",
+		                        "%s: --commit, --message and --force go with "
+		                        "--update-baseline",
+		                        o.commit    ? "--commit"
+		                        : o.message ? "--message"
+		                                    : "--force");
 	if (o.message && !o.commit)
-		return cli_usage_error("run ", "%s needs --commit", "--message");
+		return gate_usage_error("run ", "%s needs --commit", "--message");
 	if (o.baseline_ref && !o.baseline_ref[0])
-		return cli_usage_error("run ", "%s--baseline-ref needs a ref, e.g. origin/main", "");
+		return gate_usage_error("run ", "%s--baseline-ref needs a ref, e.g. origin/main",
+		                        "");
 	if (o.cookie_file && !o.attach)
-		return cli_usage_error("run ", "%s goes with --attach NODE", "--cookie-file");
+		return gate_usage_error("run ", "%s goes with --attach NODE", "--cookie-file");
 	if (o.cluster && !o.attach)
-		return cli_usage_error("run ", "%s goes with --attach NODE: gate reaches the cluster "
-				   "through a running node", "--cluster");
+		return gate_usage_error("run ",
+		                        "%s goes with --attach NODE: gate reaches the cluster "
+		                        "through a running node",
+		                        "--cluster");
 	if (o.cluster && (o.update_baseline || o.json_path || o.require_baseline || o.baseline_ref))
-		return cli_usage_error("run ", "%s: a baseline is one node's; --cluster runs compare "
-				   "no baseline", o.update_baseline ? "--update-baseline" : o.json_path
-				   ? "--json" : o.require_baseline ? "--require-baseline" : "--baseline-ref");
+		return gate_usage_error("run ",
+		                        "%s: a baseline is one node's; --cluster runs compare "
+		                        "no baseline",
+		                        o.update_baseline    ? "--update-baseline"
+		                        : o.json_path        ? "--json"
+		                        : o.require_baseline ? "--require-baseline"
+		                                             : "--baseline-ref");
 	if (o.exec && optind < argc)
-		return cli_usage_error("run ", "%s: arguments after -- are for mix test, which --exec "
-				   "replaces; put them in the --exec command", argv[optind]);
+		return gate_usage_error("run ",
+		                        "%s: arguments after -- are for mix test, which --exec "
+		                        "replaces; put them in the --exec command",
+		                        argv[optind]);
 	if (o.repeat && (o.exec || o.cluster))
-		return cli_usage_error("run ", "%s: --repeat runs mix test again in one node; it "
-				   "does not go with --exec or --cluster", o.exec ? "--exec" : "--cluster");
+		return gate_usage_error("run ",
+		                        "%s: --repeat runs mix test again in one node; it "
+		                        "does not go with --exec or --cluster",
+		                        o.exec ? "--exec" : "--cluster");
 	if (o.sample_ms && o.cluster)
-		return cli_usage_error("run ", "%s: sampling is one node's; it does not go with "
-				   "--cluster", "--sample");
+		return gate_usage_error("run ",
+		                        "%s: sampling is one node's; it does not go with "
+		                        "--cluster",
+		                        "--sample");
 	o.test_args = argv + optind;
 	o.ntest_args = (size_t)(argc - optind);
 	return run_main(&o);
@@ -263,21 +283,23 @@ static int cmd_config(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		if (argc < 2)
-			return cli_usage_error("config ", "%s", "config needs a subcommand: check");
+			return gate_usage_error("config ", "%s",
+			                        "config needs a subcommand: check");
 		fputs(config_help, stdout);
 		return GATE_EXIT_PASS;
 	}
 	if (strcmp(argv[1], "check") != 0)
-		return cli_usage_error("config ", "unknown config subcommand %s (expected: check)", argv[1]);
+		return gate_usage_error("config ", "unknown config subcommand %s (expected: check)",
+		                        argv[1]);
 	if (argc > 3)
-		return cli_usage_error("config ", "unexpected argument %s", argv[3]);
+		return gate_usage_error("config ", "unexpected argument %s", argv[3]);
 	const char *path = argc == 3 ? argv[2] : "gate.toml";
 	if (path[0] == '-' && strcmp(path, "-") != 0) {
 		if (strcmp(path, "--help") == 0 || strcmp(path, "-h") == 0) {
 			fputs(config_help, stdout);
 			return GATE_EXIT_PASS;
 		}
-		return cli_usage_error("config ", "unknown option %s", path);
+		return gate_usage_error("config ", "unknown option %s", path);
 	}
 	struct config cfg;
 	char err[2048];
@@ -295,7 +317,7 @@ static int cmd_config(int argc, char **argv)
 int cli_main(int argc, char **argv)
 {
 	if (argc < 2)
-		return cli_usage_error("", "%s", "no command given (try: gate run)");
+		return gate_usage_error("", "%s", "no command given (try: gate run)");
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
 		fputs(main_help, stdout);
@@ -317,6 +339,7 @@ int cli_main(int argc, char **argv)
 		return hook_cmd_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "watch") == 0)
 		return watch_cmd_main(argc - 1, argv + 1);
-	return cli_usage_error("", "unknown command %s (commands: run, snapshot, baseline, config, hook, watch)",
-			   cmd);
+	return gate_usage_error(
+	        "", "unknown command %s (commands: run, snapshot, baseline, config, hook, watch)",
+	        cmd);
 }

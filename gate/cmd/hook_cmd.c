@@ -1,5 +1,5 @@
-/* gate/hook_cmd.c: `gate hook install|uninstall` on the command line. */
-#include "hook_cmd.h"
+/* gate/cmd/hook_cmd.c: `gate hook install|uninstall` on the command line. */
+#include "gate/cmd/hook_cmd.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "ci/hook.h"
-#include "cli.h"
-#include "exit.h"
+#include "gate/error.h"
+#include "gate/exit.h"
 
 static const char hook_help[] =
         "usage: gate hook install [--pre-push | --pre-commit] [-C DIR] [--gate PATH] [-- ARGS...]\n"
@@ -39,7 +39,7 @@ static const char hook_help[] =
 
 static int hook_usage(const char *fmt, const char *arg)
 {
-	return cli_usage_error("hook ", fmt, arg);
+	return gate_usage_error("hook ", fmt, arg);
 }
 
 /* Appends the directory of each of names found in PATH to out (':'-separated, no repeats). */

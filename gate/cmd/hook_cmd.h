@@ -1,4 +1,4 @@
-/* gate/hook_cmd.h: `gate hook install|uninstall`: gate as a git pre-push or pre-commit hook
+/* gate/cmd/hook_cmd.h: `gate hook install|uninstall`: gate as a git pre-push or pre-commit hook
  * (ci/hook.h does the work). */
 #ifndef GATE_HOOK_CMD_H
 #define GATE_HOOK_CMD_H

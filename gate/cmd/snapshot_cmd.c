@@ -1,5 +1,5 @@
-/* gate/snapshot_cmd.c: `gate snapshot`: one snapshot as tables or JSON. */
-#include "snapshot_cmd.h"
+/* gate/cmd/snapshot_cmd.c: `gate snapshot`: one snapshot as tables or JSON. */
+#include "gate/cmd/snapshot_cmd.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -10,53 +10,53 @@
 
 #include "ci/snapshot_json.h"
 #include "ci/snapshot_text.h"
-#include "cli.h"
-#include "config.h"
-#include "exit.h"
-#include "session.h"
-#include "signals.h"
+#include "gate/error.h"
+#include "gate/config/config.h"
+#include "gate/exit.h"
+#include "gate/probe/session.h"
+#include "gate/node/signals.h"
 
 static const char help[] =
-	"usage: gate snapshot [-C DIR | --attach NODE [--cookie-file FILE]] [options]\n"
-	"\n"
-	"Takes one snapshot (memory categories, top processes, ETS tables, allocators) of the\n"
-	"project's node, which gate boots (-C, default the current directory), or of a running\n"
-	"node (--attach). The cookie for --attach comes from --cookie-file, else $GATE_COOKIE,\n"
-	"else ~/.erlang.cookie, never from the command line.\n"
-	"\n"
-	"options:\n"
-	"  -C, --project DIR      the Mix project to boot (MIX_ENV from gate.toml, default test)\n"
-	"  -c, --config FILE      configuration (default: DIR/gate.toml when it exists)\n"
-	"      --attach NODE      a running node, e.g. app@127.0.0.1 or app@host\n"
-	"      --cookie-file FILE its cookie\n"
-	"      --json FILE        write JSON (- for stdout) instead of tables\n"
-	"      --no-gc            do not force GC first\n"
-	"      --bin-leak         also each process's refc binaries before its GC, to rank what\n"
-	"                         the GC frees (recon's bin_leak; one more call per process)\n"
-	"      --top N            processes per ranking (default 20)\n"
-	"  -q, --quiet            no progress lines\n"
-	"  -h, --help             this help\n";
+        "usage: gate snapshot [-C DIR | --attach NODE [--cookie-file FILE]] [options]\n"
+        "\n"
+        "Takes one snapshot (memory categories, top processes, ETS tables, allocators) of the\n"
+        "project's node, which gate boots (-C, default the current directory), or of a running\n"
+        "node (--attach). The cookie for --attach comes from --cookie-file, else $GATE_COOKIE,\n"
+        "else ~/.erlang.cookie, never from the command line.\n"
+        "\n"
+        "options:\n"
+        "  -C, --project DIR      the Mix project to boot (MIX_ENV from gate.toml, default test)\n"
+        "  -c, --config FILE      configuration (default: DIR/gate.toml when it exists)\n"
+        "      --attach NODE      a running node, e.g. app@127.0.0.1 or app@host\n"
+        "      --cookie-file FILE its cookie\n"
+        "      --json FILE        write JSON (- for stdout) instead of tables\n"
+        "      --no-gc            do not force GC first\n"
+        "      --bin-leak         also each process's refc binaries before its GC, to rank what\n"
+        "                         the GC frees (recon's bin_leak; one more call per process)\n"
+        "      --top N            processes per ranking (default 20)\n"
+        "  -q, --quiet            no progress lines\n"
+        "  -h, --help             this help\n";
 
 static int usage(const char *fmt, const char *arg)
 {
-	return cli_usage_error("snapshot ", fmt, arg);
+	return gate_usage_error("snapshot ", fmt, arg);
 }
 
 int snapshot_cmd_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "project", required_argument, NULL, 'C' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "attach", required_argument, NULL, 'a' },
-		{ "cookie-file", required_argument, NULL, 'k' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "no-gc", no_argument, NULL, 'n' },
-		{ "bin-leak", no_argument, NULL, 'l' },
-		{ "top", required_argument, NULL, 't' },
-		{ "elixir", required_argument, NULL, 'e' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	        {"project", required_argument, NULL, 'C'},
+	        {"config", required_argument, NULL, 'c'},
+	        {"attach", required_argument, NULL, 'a'},
+	        {"cookie-file", required_argument, NULL, 'k'},
+	        {"json", required_argument, NULL, 'j'},
+	        {"no-gc", no_argument, NULL, 'n'},
+	        {"bin-leak", no_argument, NULL, 'l'},
+	        {"top", required_argument, NULL, 't'},
+	        {"elixir", required_argument, NULL, 'e'},
+	        {"quiet", no_argument, NULL, 'q'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
 	const char *dir = NULL, *cfg_path = NULL, *attach = NULL, *cookie = NULL, *json = NULL;
 	const char *elixir = NULL;
@@ -102,15 +102,19 @@ int snapshot_cmd_main(int argc, char **argv)
 		return GATE_EXIT_ERROR;
 	if (!attach) {
 		if (!realpath(dir ? dir : ".", project)) {
-			fprintf(stderr, "gate: error: project directory %s does not exist; pass the Mix "
-				"project with -C DIR\n", dir ? dir : ".");
+			fprintf(stderr,
+			        "gate: error: project directory %s does not exist; pass the Mix "
+			        "project with -C DIR\n",
+			        dir ? dir : ".");
 			config_clear(&cfg);
 			return GATE_EXIT_ERROR;
 		}
 		snprintf(path, sizeof(path), "%s/mix.exs", project);
 		if (access(path, R_OK) < 0) {
-			fprintf(stderr, "gate: error: %s has no readable mix.exs; pass the Mix project "
-				"with -C DIR, or a running node with --attach\n", project);
+			fprintf(stderr,
+			        "gate: error: %s has no readable mix.exs; pass the Mix project "
+			        "with -C DIR, or a running node with --attach\n",
+			        project);
 			config_clear(&cfg);
 			return GATE_EXIT_ERROR;
 		}
@@ -127,32 +131,32 @@ int snapshot_cmd_main(int argc, char **argv)
 	}
 
 	struct session_opts so = {
-		.project_dir = attach ? NULL : project,
-		.attach = attach,
-		.cookie_file = cookie,
-		.mix_env = cfg.mix_env,
-		.erl_flags = cfg.erl_flags,
-		.elixir = elixir,
-		.boot_timeout_ms = cfg.boot_timeout_ms,
-		.rpc_timeout_ms = cfg.rpc_timeout_ms,
-		.stop_timeout_ms = cfg.stop_timeout_ms,
-		.quiet = quiet,
+	        .project_dir = attach ? NULL : project,
+	        .attach = attach,
+	        .cookie_file = cookie,
+	        .mix_env = cfg.mix_env,
+	        .erl_flags = cfg.erl_flags,
+	        .elixir = elixir,
+	        .boot_timeout_ms = cfg.boot_timeout_ms,
+	        .rpc_timeout_ms = cfg.rpc_timeout_ms,
+	        .stop_timeout_ms = cfg.stop_timeout_ms,
+	        .quiet = quiet,
 	};
 	struct session ses;
-	struct snapshot snap = { 0 };
+	struct snapshot snap = {0};
 	int code = GATE_EXIT_ERROR;
 	signals_install();
 	session_init(&ses, &so);
 	if (session_open(&ses, err, sizeof(err)) < 0)
 		goto fail;
 	ses.phase = gc ? "collecting garbage and taking the snapshot" : "taking the snapshot";
-	struct probe_snapshot_opts po = { .gc = gc, .deep = true, .top = top,
-					  .no_bin_leak = !bin_leak };
+	struct probe_snapshot_opts po = {
+	        .gc = gc, .deep = true, .top = top, .no_bin_leak = !bin_leak};
 	if (probe_snapshot(&ses.conn, &po, cfg.rpc_timeout_ms, &snap, err, sizeof(err)) != EIC_OK)
 		goto fail;
 	/* the figure make bench reads: connect, probe load, GC + pass, transfer and decode */
 	session_progress(&ses, "snapshot decoded (%zu processes, %zu ETS tables shipped)",
-			 snap.nprocs, snap.nets);
+	                 snap.nprocs, snap.nets);
 	session_end(&ses);
 	session_progress(&ses, "probe removed"); /* make bench's clean-up figure ends here */
 	if (json) {

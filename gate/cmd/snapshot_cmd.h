@@ -1,4 +1,4 @@
-/* gate/snapshot_cmd.h: `gate snapshot`: one snapshot of a project's node or a running node. */
+/* gate/cmd/snapshot_cmd.h: `gate snapshot`: one snapshot of a project's node or a running node. */
 #ifndef GATE_SNAPSHOT_CMD_H
 #define GATE_SNAPSHOT_CMD_H
 

@@ -1,4 +1,4 @@
-/* gate/watch_cmd.c: `gate watch --attach NODE`: the production monitoring pattern for
+/* gate/cmd/watch_cmd.c: `gate watch --attach NODE`: the production monitoring pattern for
  * staging and soak nodes.
  *
  * Every interval one light snapshot (erlang:memory and the system counts: no GC, no walk
@@ -13,7 +13,7 @@
  * Exit: 0 no alert, 1 alerts (or at the first with --exit-on-alert), 2 could not run,
  * 128+signal when interrupted.
  */
-#include "watch_cmd.h"
+#include "gate/cmd/watch_cmd.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -26,47 +26,47 @@
 #include <jansson.h>
 
 #include "ci/atomic.h"
-#include "cli.h"
-#include "clock.h"
-#include "exit.h"
-#include "interval.h"
+#include "gate/error.h"
+#include "gate/node/clock.h"
+#include "gate/exit.h"
+#include "gate/config/interval.h"
 #include "rules/watch_alert.h"
-#include "session.h"
-#include "signals.h"
+#include "gate/probe/session.h"
+#include "gate/node/signals.h"
 
 static const char help[] =
-	"usage: gate watch --attach NODE [--cookie-file F] [options]\n"
-	"\n"
-	"Watches a running node (staging, a soak test, production): every --interval one light\n"
-	"snapshot (erlang:memory and process, ETS table, atom and port counts; no GC, no walk\n"
-	"over processes) as one line of JSON, or as Prometheus text for node_exporter's\n"
-	"textfile collector. A category above its rolling average by --margin (and --floor) is\n"
-	"an alert: a line on stderr with a drill-down (top processes and ETS tables, taken at\n"
-	"most once per window). The probe is removed when gate stops, even when killed.\n"
-	"\n"
-	"options:\n"
-	"      --attach NODE       the node, name@host (long or short names)\n"
-	"      --cookie-file F     its cookie (else $GATE_COOKIE, else ~/.erlang.cookie)\n"
-	"      --interval DUR      between samples (default 60s; e.g. 250ms, 5s, 2m)\n"
-	"      --count N           stop after N samples\n"
-	"      --for DUR           stop after this long (e.g. 24h); default: until interrupted\n"
-	"      --out FILE          JSON Lines appended to FILE (default stdout); with\n"
-	"                          --format openmetrics the file replaced at every sample\n"
-	"      --format F          jsonl (default) or openmetrics (needs --out)\n"
-	"      --window N          samples in the rolling average (default 10)\n"
-	"      --margin PCT        alert above the average by this percent (default 20)\n"
-	"      --floor BYTES       ... and by more than this many bytes (default 1000000)\n"
-	"      --exit-on-alert     stop at the first alert (exit 1)\n"
-	"      --top N             processes and tables in a drill-down (default 5)\n"
-	"      --timeout DUR       one sample's limit (default 10s); a late sample is skipped\n"
-	"  -q, --quiet             no progress lines\n"
-	"  -h, --help              this help\n"
-	"\n"
-	"examples:\n"
-	"  gate watch --attach app@10.0.0.5 --interval 60s --for 24h --out watch.jsonl\n"
-	"  gate watch --attach app@host --format openmetrics \\\n"
-	"             --out /var/lib/node_exporter/textfile/gate.prom\n"
-	"exit codes: 0 no alert, 1 an alert, 2 could not run, 130/143 interrupted\n";
+        "usage: gate watch --attach NODE [--cookie-file F] [options]\n"
+        "\n"
+        "Watches a running node (staging, a soak test, production): every --interval one light\n"
+        "snapshot (erlang:memory and process, ETS table, atom and port counts; no GC, no walk\n"
+        "over processes) as one line of JSON, or as Prometheus text for node_exporter's\n"
+        "textfile collector. A category above its rolling average by --margin (and --floor) is\n"
+        "an alert: a line on stderr with a drill-down (top processes and ETS tables, taken at\n"
+        "most once per window). The probe is removed when gate stops, even when killed.\n"
+        "\n"
+        "options:\n"
+        "      --attach NODE       the node, name@host (long or short names)\n"
+        "      --cookie-file F     its cookie (else $GATE_COOKIE, else ~/.erlang.cookie)\n"
+        "      --interval DUR      between samples (default 60s; e.g. 250ms, 5s, 2m)\n"
+        "      --count N           stop after N samples\n"
+        "      --for DUR           stop after this long (e.g. 24h); default: until interrupted\n"
+        "      --out FILE          JSON Lines appended to FILE (default stdout); with\n"
+        "                          --format openmetrics the file replaced at every sample\n"
+        "      --format F          jsonl (default) or openmetrics (needs --out)\n"
+        "      --window N          samples in the rolling average (default 10)\n"
+        "      --margin PCT        alert above the average by this percent (default 20)\n"
+        "      --floor BYTES       ... and by more than this many bytes (default 1000000)\n"
+        "      --exit-on-alert     stop at the first alert (exit 1)\n"
+        "      --top N             processes and tables in a drill-down (default 5)\n"
+        "      --timeout DUR       one sample's limit (default 10s); a late sample is skipped\n"
+        "  -q, --quiet             no progress lines\n"
+        "  -h, --help              this help\n"
+        "\n"
+        "examples:\n"
+        "  gate watch --attach app@10.0.0.5 --interval 60s --for 24h --out watch.jsonl\n"
+        "  gate watch --attach app@host --format openmetrics \\\n"
+        "             --out /var/lib/node_exporter/textfile/gate.prom\n"
+        "exit codes: 0 no alert, 1 an alert, 2 could not run, 130/143 interrupted\n";
 
 struct watch_opts {
 	const char *attach, *cookie_file, *out;
@@ -85,7 +85,7 @@ static long long wall_ms(void)
 
 static int usage(const char *fmt, const char *arg)
 {
-	return cli_usage_error("watch ", fmt, arg);
+	return gate_usage_error("watch ", fmt, arg);
 }
 
 static int parse_long(const char *s, long min, long max, long *out)
@@ -105,13 +105,14 @@ static json_t *mem_json(const struct snapshot *s)
 	for (int c = 0; o && c < MEM_CAT_COUNT; c++)
 		if (s->have[c])
 			json_object_set_new(o, mem_cat_name((enum mem_cat)c),
-					    json_integer((json_int_t)s->mem[c]));
+			                    json_integer((json_int_t)s->mem[c]));
 	return o;
 }
 
 static int by_memory(const void *a, const void *b)
 {
-	int64_t x = ((const struct proc_info *)a)->memory, y = ((const struct proc_info *)b)->memory;
+	int64_t x = ((const struct proc_info *)a)->memory,
+	        y = ((const struct proc_info *)b)->memory;
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -144,11 +145,12 @@ static json_t *drilldown(struct snapshot *d, long top, const char *node)
 		fputs(" (", stderr);
 		safe(stderr, p->pid);
 		fprintf(stderr, ") %s, mailbox %lld\n", b, (long long)p->message_queue_len);
-		json_array_append_new(ps, json_pack("{s:s?, s:s?, s:s?, s:I, s:I, s:I}", "pid", p->pid,
-						    "name", p->name, "initial_call", p->initial_call,
-						    "memory", (json_int_t)p->memory,
-						    "message_queue_len", (json_int_t)p->message_queue_len,
-						    "bin_bytes", (json_int_t)p->bin_bytes));
+		json_array_append_new(ps, json_pack("{s:s?, s:s?, s:s?, s:I, s:I, s:I}", "pid",
+		                                    p->pid, "name", p->name, "initial_call",
+		                                    p->initial_call, "memory",
+		                                    (json_int_t)p->memory, "message_queue_len",
+		                                    (json_int_t)p->message_queue_len, "bin_bytes",
+		                                    (json_int_t)p->bin_bytes));
 	}
 	fprintf(stderr, "gate watch: drill-down of %s: largest ETS tables:\n", node);
 	for (size_t i = 0; i < d->nets && i < (size_t)top; i++) {
@@ -160,9 +162,9 @@ static json_t *drilldown(struct snapshot *d, long top, const char *node)
 		safe(stderr, t->owner_name ? t->owner_name : t->owner_pid);
 		fputc('\n', stderr);
 		json_array_append_new(ts, json_pack("{s:s?, s:I, s:I, s:s?, s:s?}", "name", t->name,
-						    "size", (json_int_t)t->size, "memory",
-						    (json_int_t)t->memory, "owner_pid", t->owner_pid,
-						    "owner_name", t->owner_name));
+		                                    "size", (json_int_t)t->size, "memory",
+		                                    (json_int_t)t->memory, "owner_pid",
+		                                    t->owner_pid, "owner_name", t->owner_name));
 	}
 	json_object_set_new(o, "processes", ps);
 	json_object_set_new(o, "ets", ts);
@@ -185,8 +187,8 @@ static void prom_label(FILE *f, const char *s)
 
 /* The whole exposition for one sample, replaced atomically. */
 static int write_openmetrics(const char *path, const struct snapshot *s, const char *node,
-			     const struct watch_alert *al, size_t nal, long alerts_total,
-			     char *err, size_t errlen)
+                             const struct watch_alert *al, size_t nal, long alerts_total, char *err,
+                             size_t errlen)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -196,33 +198,36 @@ static int write_openmetrics(const char *path, const struct snapshot *s, const c
 		return -1;
 	}
 	fputs("# HELP erlang_memory_bytes erlang:memory() by category, taken by gate watch (no "
-	      "GC).\n# TYPE erlang_memory_bytes gauge\n", f);
+	      "GC).\n# TYPE erlang_memory_bytes gauge\n",
+	      f);
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
 		if (!s->have[c])
 			continue;
 		fputs("erlang_memory_bytes{node=\"", f);
 		prom_label(f, node);
 		fprintf(f, "\",category=\"%s\"} %lld\n", mem_cat_name((enum mem_cat)c),
-			(long long)s->mem[c]);
+		        (long long)s->mem[c]);
 	}
 	static const struct {
 		const char *name, *help;
 		size_t off;
 	} counts[] = {
-		{ "erlang_process_count", "processes alive", offsetof(struct snapshot, process_count) },
-		{ "erlang_ets_count", "ETS tables", offsetof(struct snapshot, ets_count) },
-		{ "erlang_atom_count", "atoms", offsetof(struct snapshot, atom_count) },
-		{ "erlang_port_count", "ports", offsetof(struct snapshot, port_count) },
+	        {"erlang_process_count", "processes alive",
+	         offsetof(struct snapshot, process_count)},
+	        {"erlang_ets_count", "ETS tables", offsetof(struct snapshot, ets_count)},
+	        {"erlang_atom_count", "atoms", offsetof(struct snapshot, atom_count)},
+	        {"erlang_port_count", "ports", offsetof(struct snapshot, port_count)},
 	};
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		fprintf(f, "# HELP %s %s.\n# TYPE %s gauge\n%s{node=\"", counts[i].name,
-			counts[i].help, counts[i].name, counts[i].name);
+		        counts[i].help, counts[i].name, counts[i].name);
 		prom_label(f, node);
 		fprintf(f, "\"} %lld\n",
-			(long long)*(const int64_t *)((const char *)s + counts[i].off));
+		        (long long)*(const int64_t *)((const char *)s + counts[i].off));
 	}
 	fputs("# HELP gate_watch_alert 1 when the category is above its rolling average by the "
-	      "margin in this sample.\n# TYPE gate_watch_alert gauge\n", f);
+	      "margin in this sample.\n# TYPE gate_watch_alert gauge\n",
+	      f);
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
 		bool on = false;
 		for (size_t i = 0; i < nal; i++)
@@ -234,7 +239,8 @@ static int write_openmetrics(const char *path, const struct snapshot *s, const c
 		fprintf(f, "\",category=\"%s\"} %d\n", mem_cat_name((enum mem_cat)c), on);
 	}
 	fputs("# HELP gate_watch_alerts_total Alerts since gate watch started.\n"
-	      "# TYPE gate_watch_alerts_total counter\ngate_watch_alerts_total{node=\"", f);
+	      "# TYPE gate_watch_alerts_total counter\ngate_watch_alerts_total{node=\"",
+	      f);
 	prom_label(f, node);
 	fprintf(f, "\"} %ld\n", alerts_total);
 	if (fclose(f) != 0) {
@@ -262,21 +268,22 @@ static int write_line(FILE *out, json_t *line, char *err, size_t errlen, const c
 }
 
 static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out, long *alerts,
-		      char *err, size_t errlen)
+                      char *err, size_t errlen)
 {
 	static struct watch_window win; /* ~90 kB at the largest window: not on the stack */
-	long since_drill = o->window; /* samples since the last drill-down */
+	long since_drill = o->window;   /* samples since the last drill-down */
 	long long start = clock_ms();
 	watch_window_init(&win, (size_t)o->window);
 	for (long i = 0; !o->count || i < o->count; i++) {
 		long long t = clock_ms();
 		if (o->for_ms && t - start >= o->for_ms)
 			break;
-		struct snapshot s = { 0 };
-		struct probe_snapshot_opts so = { .gc = false, .deep = false };
+		struct snapshot s = {0};
+		struct probe_snapshot_opts so = {.gc = false, .deep = false};
 		char serr[1024];
 		ses->phase = "taking a sample";
-		int rc = probe_snapshot(&ses->conn, &so, (int)o->timeout_ms, &s, serr, sizeof(serr));
+		int rc =
+		        probe_snapshot(&ses->conn, &so, (int)o->timeout_ms, &s, serr, sizeof(serr));
 		json_t *line = json_object();
 		if (!line) {
 			snapshot_clear(&s);
@@ -287,8 +294,8 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 		json_object_set_new(line, "sample", json_integer(i + 1));
 		if (rc == EIC_TIMEOUT || rc == EIC_BADRPC) {
 			/* keeps going: a busy node answers the next one */
-			fprintf(stderr, "gate watch: sample %ld of %s skipped: %s\n", i + 1, ses->name,
-				serr);
+			fprintf(stderr, "gate watch: sample %ld of %s skipped: %s\n", i + 1,
+			        ses->name, serr);
 			json_object_set_new(line, "t", json_integer((json_int_t)wall_ms()));
 			json_object_set_new(line, "error", json_string(serr));
 		} else if (rc != EIC_OK) {
@@ -297,7 +304,8 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 			return -1;
 		} else {
 			struct watch_alert al[MEM_CAT_COUNT];
-			size_t nal = watch_window_check(&win, s.mem, s.have, o->margin, o->floor, al);
+			size_t nal =
+			        watch_window_check(&win, s.mem, s.have, o->margin, o->floor, al);
 			watch_window_push(&win, s.mem, s.have);
 			since_drill++;
 			json_object_set_new(line, "t", json_integer((json_int_t)s.taken_at_ms));
@@ -311,38 +319,43 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 				char v[32], a[32];
 				model_bytes_format(v, sizeof(v), al[k].value);
 				model_bytes_format(a, sizeof(a), al[k].average);
-				fprintf(stderr, "gate watch: ALERT %s: %s is %s, %.1f %% above its rolling "
-					"average %s over the last %zu samples (margin %.1f %%)\n",
-					ses->name, mem_cat_name(al[k].cat), v, al[k].over_pct, a,
-					win.n > 0 ? win.n - 1 : 0, o->margin);
-				json_array_append_new(ja, json_pack("{s:s, s:I, s:I, s:f}", "category",
-								    mem_cat_name(al[k].cat), "value",
-								    (json_int_t)al[k].value, "average",
-								    (json_int_t)al[k].average,
-								    "over_pct", al[k].over_pct));
+				fprintf(stderr,
+				        "gate watch: ALERT %s: %s is %s, %.1f %% above its rolling "
+				        "average %s over the last %zu samples (margin %.1f %%)\n",
+				        ses->name, mem_cat_name(al[k].cat), v, al[k].over_pct, a,
+				        win.n > 0 ? win.n - 1 : 0, o->margin);
+				json_array_append_new(ja,
+				                      json_pack("{s:s, s:I, s:I, s:f}", "category",
+				                                mem_cat_name(al[k].cat), "value",
+				                                (json_int_t)al[k].value, "average",
+				                                (json_int_t)al[k].average,
+				                                "over_pct", al[k].over_pct));
 			}
 			json_object_set_new(line, "alerts", ja);
 			*alerts += nal ? 1 : 0;
 			if (nal && since_drill >= o->window) {
-				struct snapshot d = { 0 };
-				struct probe_snapshot_opts dso = { .gc = false, .deep = true,
-								   .top = (int)o->top };
+				struct snapshot d = {0};
+				struct probe_snapshot_opts dso = {
+				        .gc = false, .deep = true, .top = (int)o->top};
 				ses->phase = "taking the drill-down";
 				if (probe_snapshot(&ses->conn, &dso, (int)o->timeout_ms, &d, serr,
-						   sizeof(serr)) == EIC_OK) {
+				                   sizeof(serr)) == EIC_OK) {
 					json_object_set_new(line, "drilldown",
-							    drilldown(&d, o->top, ses->name));
+					                    drilldown(&d, o->top, ses->name));
 					since_drill = 0;
 				} else {
-					fprintf(stderr, "gate watch: drill-down skipped: %s\n", serr);
+					fprintf(stderr, "gate watch: drill-down skipped: %s\n",
+					        serr);
 				}
 				snapshot_clear(&d);
 			} else if (nal) {
-				fprintf(stderr, "gate watch: drill-down not repeated within %ld samples "
-					"of the last one\n", o->window);
+				fprintf(stderr,
+				        "gate watch: drill-down not repeated within %ld samples "
+				        "of the last one\n",
+				        o->window);
 			}
-			if (o->openmetrics &&
-			    write_openmetrics(o->out, &s, ses->name, al, nal, *alerts, err, errlen) < 0) {
+			if (o->openmetrics && write_openmetrics(o->out, &s, ses->name, al, nal,
+			                                        *alerts, err, errlen) < 0) {
 				snapshot_clear(&s);
 				json_decref(line);
 				return -1;
@@ -373,25 +386,29 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 int watch_cmd_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "attach", required_argument, NULL, 'a' },
-		{ "cookie-file", required_argument, NULL, 'k' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "for", required_argument, NULL, 'f' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "margin", required_argument, NULL, 'm' },
-		{ "floor", required_argument, NULL, 'l' },
-		{ "exit-on-alert", no_argument, NULL, 'x' },
-		{ "top", required_argument, NULL, 't' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	        {"attach", required_argument, NULL, 'a'},
+	        {"cookie-file", required_argument, NULL, 'k'},
+	        {"interval", required_argument, NULL, 'i'},
+	        {"count", required_argument, NULL, 'n'},
+	        {"for", required_argument, NULL, 'f'},
+	        {"out", required_argument, NULL, 'o'},
+	        {"format", required_argument, NULL, 'F'},
+	        {"window", required_argument, NULL, 'w'},
+	        {"margin", required_argument, NULL, 'm'},
+	        {"floor", required_argument, NULL, 'l'},
+	        {"exit-on-alert", no_argument, NULL, 'x'},
+	        {"top", required_argument, NULL, 't'},
+	        {"timeout", required_argument, NULL, 'T'},
+	        {"quiet", no_argument, NULL, 'q'},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
-	struct watch_opts o = { .interval_ms = 60000, .timeout_ms = 10000, .floor = 1000000,
-				.window = 10, .top = 5, .margin = 20.0 };
+	struct watch_opts o = {.interval_ms = 60000,
+	                       .timeout_ms = 10000,
+	                       .floor = 1000000,
+	                       .window = 10,
+	                       .top = 5,
+	                       .margin = 20.0};
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -404,26 +421,32 @@ int watch_cmd_main(int argc, char **argv)
 		case 'q': o.quiet = true; break;
 		case 'i':
 			if (interval_parse(optarg, 10, 86400000, &o.interval_ms) < 0)
-				return usage("--interval %s: expected a duration from 10ms to 24h, e.g. "
-					     "60s", optarg);
+				return usage(
+				        "--interval %s: expected a duration from 10ms to 24h, e.g. "
+				        "60s",
+				        optarg);
 			break;
 		case 'f':
 			if (interval_parse(optarg, 1, 366LL * 86400000, &o.for_ms) < 0)
-				return usage("--for %s: expected a duration, e.g. 24h or 90m", optarg);
+				return usage("--for %s: expected a duration, e.g. 24h or 90m",
+				             optarg);
 			break;
 		case 'T':
 			if (interval_parse(optarg, 10, 3600000, &o.timeout_ms) < 0)
-				return usage("--timeout %s: expected a duration from 10ms to 1h, e.g. 10s",
-					     optarg);
+				return usage("--timeout %s: expected a duration from 10ms to 1h, "
+				             "e.g. 10s",
+				             optarg);
 			break;
 		case 'n':
 			if (parse_long(optarg, 1, 100000000, &o.count) < 0)
-				return usage("--count %s: expected a number of samples, e.g. 60", optarg);
+				return usage("--count %s: expected a number of samples, e.g. 60",
+				             optarg);
 			break;
 		case 'w':
 			if (parse_long(optarg, 1, WATCH_WINDOW_MAX, &o.window) < 0)
-				return usage("--window %s: expected a number of samples from 1 to 1000",
-					     optarg);
+				return usage(
+				        "--window %s: expected a number of samples from 1 to 1000",
+				        optarg);
 			break;
 		case 't':
 			if (parse_long(optarg, 1, 100, &o.top) < 0)
@@ -442,7 +465,8 @@ int watch_cmd_main(int argc, char **argv)
 			o.margin = strtod(optarg, &end);
 			if (*end == '%')
 				end++;
-			if (errno || end == optarg || *end || !(o.margin >= 0 && o.margin <= 100000))
+			if (errno || end == optarg || *end ||
+			    !(o.margin >= 0 && o.margin <= 100000))
 				return usage("--margin %s: expected a percent, e.g. 20", optarg);
 			break;
 		}
@@ -462,23 +486,24 @@ int watch_cmd_main(int argc, char **argv)
 	if (!o.attach)
 		return usage("%s", "gate watch needs --attach NODE, e.g. --attach app@127.0.0.1");
 	if (o.openmetrics && !o.out)
-		return usage("%s", "--format openmetrics writes a file: give it with --out FILE, e.g. "
-			     "the textfile collector's directory/gate.prom");
+		return usage("%s",
+		             "--format openmetrics writes a file: give it with --out FILE, e.g. "
+		             "the textfile collector's directory/gate.prom");
 
 	FILE *out = stdout;
 	char err[4096];
 	if (o.out && !o.openmetrics && !(out = fopen(o.out, "a"))) {
 		fprintf(stderr, "gate: error: --out %s: %s; give a writable file\n", o.out,
-			strerror(errno));
+		        strerror(errno));
 		return GATE_EXIT_ERROR;
 	}
 	struct session_opts so = {
-		.attach = o.attach,
-		.cookie_file = o.cookie_file,
-		.boot_timeout_ms = 30000,
-		.rpc_timeout_ms = (int)(o.timeout_ms > 30000 ? o.timeout_ms : 30000),
-		.stop_timeout_ms = 10000,
-		.quiet = o.quiet,
+	        .attach = o.attach,
+	        .cookie_file = o.cookie_file,
+	        .boot_timeout_ms = 30000,
+	        .rpc_timeout_ms = (int)(o.timeout_ms > 30000 ? o.timeout_ms : 30000),
+	        .stop_timeout_ms = 10000,
+	        .quiet = o.quiet,
 	};
 	struct session ses;
 	long alerts = 0;
@@ -497,9 +522,10 @@ int watch_cmd_main(int argc, char **argv)
 	}
 	code = signals_caught ? GATE_EXIT_SIGNAL(signals_caught)
 	       : alerts       ? GATE_EXIT_FAIL
-			      : GATE_EXIT_PASS;
+	                      : GATE_EXIT_PASS;
 	if (alerts)
-		fprintf(stderr, "gate watch: %ld sample%s alerted\n", alerts, alerts == 1 ? "" : "s");
+		fprintf(stderr, "gate watch: %ld sample%s alerted\n", alerts,
+		        alerts == 1 ? "" : "s");
 out:
 	session_end(&ses);
 	if (out != stdout)

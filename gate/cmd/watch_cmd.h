@@ -1,4 +1,4 @@
-/* gate/watch_cmd.h: `gate watch`: light snapshots of a running node at an interval, as JSON
+/* gate/cmd/watch_cmd.h: `gate watch`: light snapshots of a running node at an interval, as JSON
  * Lines or Prometheus text, with alerts against the rolling average. */
 #ifndef GATE_WATCH_CMD_H
 #define GATE_WATCH_CMD_H

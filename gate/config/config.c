@@ -1,10 +1,10 @@
-/* gate/config.c: gate.toml read over the defaults, checked key by key, and printed back.
+/* gate/config/config.c: gate.toml read over the defaults, checked key by key, and printed back.
  *
  * config_default treats cfg as raw memory. config_load and config_load_text need cfg to hold
  * a config (from config_default, an earlier load, or all zero) and replace it, freeing what
  * it held; the file is always read over the defaults, not over what cfg held.
  */
-#include "gate/config.h"
+#include "gate/config/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,12 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gate/toml.h"
+#include "gate/config/toml.h"
 
 #define MS_PER_S 1000
 #define MS_PER_MIN (60 * MS_PER_S)
 #define MS_PER_H (60 * MS_PER_MIN)
-#define DURATION_MAX_MS (24 * MS_PER_H) /* exclusive */
+#define DURATION_MAX_MS (24 * MS_PER_H)   /* exclusive */
 #define SIZE_MAX_BYTES ((int64_t)1 << 62) /* exclusive */
 
 struct unit {
@@ -32,27 +32,28 @@ struct unit {
 
 /* milliseconds */
 static const struct unit duration_units[] = {
-	{"ms", 1}, {"s", MS_PER_S}, {"min", MS_PER_MIN}, {"h", MS_PER_H}, {NULL, 0}};
+        {"ms", 1}, {"s", MS_PER_S}, {"min", MS_PER_MIN}, {"h", MS_PER_H}, {NULL, 0}};
 
 /* bytes; "KB" is read as kB (1000), people write both */
 static const struct unit size_units[] = {
-	{"B", 1},
-	{"kB", 1000},
-	{"KB", 1000},
-	{"MB", 1000 * 1000},
-	{"GB", 1000 * 1000 * 1000},
-	{"KiB", (int64_t)1 << 10},
-	{"MiB", (int64_t)1 << 20},
-	{"GiB", (int64_t)1 << 30},
-	{NULL, 0},
+        {"B", 1},
+        {"kB", 1000},
+        {"KB", 1000},
+        {"MB", 1000 * 1000},
+        {"GB", 1000 * 1000 * 1000},
+        {"KiB", (int64_t)1 << 10},
+        {"MiB", (int64_t)1 << 20},
+        {"GiB", (int64_t)1 << 30},
+        {NULL, 0},
 };
 
-static const char *const root_keys[] = {"node",    "output", "growth", "ets",      "binary",
-					"process", "atom",   "allocator", "baseline", "attribution",
-					"ports", "persistent_term", "run", "severity", "attention", NULL};
+static const char *const root_keys[] = {"node",     "output",      "growth",    "ets",
+                                        "binary",   "process",     "atom",      "allocator",
+                                        "baseline", "attribution", "ports",     "persistent_term",
+                                        "run",      "severity",    "attention", NULL};
 static const char *const node_keys[] = {"mix_env",     "erl_flags",    "boot_timeout",
-					"rpc_timeout", "test_timeout", "stop_timeout",
-					NULL};
+                                        "rpc_timeout", "test_timeout", "stop_timeout",
+                                        NULL};
 static const char *const output_keys[] = {"junit", NULL};
 static const char *const growth_own_keys[] = {"max", "floor", "live_totals", NULL};
 static const char *const category_keys[] = {"enabled", "max", "floor", NULL};
@@ -78,7 +79,7 @@ static char *config_strdup(const char *s)
 }
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -92,7 +93,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 }
 
 __attribute__((format(printf, 4, 5))) static int fail(struct loader *ld, struct toml_pos pos,
-						       const char *key, const char *fmt, ...)
+                                                      const char *key, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -119,7 +120,7 @@ int config_default(struct config *cfg)
 	cfg->stop_timeout_ms = 10 * MS_PER_S;
 	rules_config_default(&cfg->rules);
 	cfg->annotations = 8; /* issue 19: well under GitHub's 10 per step */
-	cfg->repeat = 1; /* [run] repeat: the suite once */
+	cfg->repeat = 1;      /* [run] repeat: the suite once */
 	cfg->mix_env = config_strdup("test");
 	cfg->erl_flags = config_strdup("");
 	cfg->junit = config_strdup("_build/gate/junit.xml");
@@ -244,7 +245,7 @@ static void join_keys(char *out, size_t n, const char *const *keys)
 }
 
 static int unknown_key(struct loader *ld, struct toml_pos pos, const char *path, const char *key,
-		       const char *const *valid, const char *table)
+                       const char *const *valid, const char *table)
 {
 	const char *s = suggest(key, valid);
 	char list[256];
@@ -258,15 +259,15 @@ static int unknown_key(struct loader *ld, struct toml_pos pos, const char *path,
 /* ---- typed values ---- */
 
 static int type_fail(struct loader *ld, const struct toml_value *v, const char *path,
-		     const char *expected, const char *fix)
+                     const char *expected, const char *fix)
 {
 	enum toml_type t = toml_type(v);
 	return fail(ld, toml_pos(v), path, "expected %s, got %s %s; %s", expected,
-		    t == TOML_INTEGER || t == TOML_ARRAY ? "an" : "a", toml_type_name(t), fix);
+	            t == TOML_INTEGER || t == TOML_ARRAY ? "an" : "a", toml_type_name(t), fix);
 }
 
 static int get_table(struct loader *ld, const struct toml_value *v, const char *path,
-		     const char *fix)
+                     const char *fix)
 {
 	if (toml_type(v) != TOML_TABLE)
 		return type_fail(ld, v, path, "a table", fix);
@@ -274,7 +275,7 @@ static int get_table(struct loader *ld, const struct toml_value *v, const char *
 }
 
 static int get_string(struct loader *ld, const struct toml_value *v, const char *path,
-		      bool nonempty, const char *example, char **dst)
+                      bool nonempty, const char *example, char **dst)
 {
 	size_t len;
 	const char *s = toml_string(v, &len);
@@ -297,8 +298,7 @@ static int get_string(struct loader *ld, const struct toml_value *v, const char 
 static int get_bool(struct loader *ld, const struct toml_value *v, const char *path, bool *dst)
 {
 	if (toml_type(v) != TOML_BOOLEAN)
-		return type_fail(ld, v, path, "a boolean",
-				 "write true or false, without quotes");
+		return type_fail(ld, v, path, "a boolean", "write true or false, without quotes");
 	*dst = toml_boolean(v);
 	return 0;
 }
@@ -307,9 +307,9 @@ static int get_bool(struct loader *ld, const struct toml_value *v, const char *p
 struct amount {
 	uint64_t mant;
 	int scale;
-	const char *num;   /* the number's text, numlen bytes */
+	const char *num; /* the number's text, numlen bytes */
 	size_t numlen;
-	const char *unit;  /* NUL-terminated, blanks after it trimmed into unitlen */
+	const char *unit; /* NUL-terminated, blanks after it trimmed into unitlen */
 	size_t unitlen;
 };
 
@@ -387,11 +387,10 @@ static int amount_scale(const struct amount *a, int64_t factor, int64_t limit, i
 	return 0;
 }
 
-static int get_duration(struct loader *ld, const struct toml_value *v, const char *path,
-			int *dst)
+static int get_duration(struct loader *ld, const struct toml_value *v, const char *path, int *dst)
 {
 	static const char fix[] = "write an integer number of seconds or a string such as "
-				  "\"90 s\" (units: ms, s, min, h)";
+	                          "\"90 s\" (units: ms, s, min, h)";
 	static const char range[] = "use a duration above 0 and below 24 h, e.g. \"90 s\"";
 	struct toml_pos pos = toml_pos(v);
 	struct amount a;
@@ -403,35 +402,32 @@ static int get_duration(struct loader *ld, const struct toml_value *v, const cha
 		int64_t sec = toml_integer(v);
 		if (sec <= 0 || sec >= DURATION_MAX_MS / MS_PER_S)
 			return fail(ld, pos, path, "%lld s is out of range; %s", (long long)sec,
-				    range);
+			            range);
 		*dst = (int)(sec * MS_PER_S);
 		return 0;
 	}
 	if (!(s = toml_string(v, NULL)))
 		return type_fail(ld, v, path, "a duration", fix);
 	switch (amount_parse(s, &a)) {
-	case AMOUNT_NEGATIVE:
-		return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
-	case AMOUNT_NOT_NUMBER:
-		return fail(ld, pos, path, "\"%s\" is not a duration; %s", s, fix);
+	case AMOUNT_NEGATIVE: return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
+	case AMOUNT_NOT_NUMBER: return fail(ld, pos, path, "\"%s\" is not a duration; %s", s, fix);
 	case AMOUNT_TOO_LONG:
 		return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, range);
 	}
 	if (a.unitlen == 0)
 		return fail(ld, pos, path,
-			    "\"%s\" has no unit; add one of ms, s, min, h, e.g. \"%s s\" (an "
-			    "integer without quotes also means seconds)",
-			    s, s);
+		            "\"%s\" has no unit; add one of ms, s, min, h, e.g. \"%s s\" (an "
+		            "integer without quotes also means seconds)",
+		            s, s);
 	if (!(u = unit_find(duration_units, a.unit, a.unitlen)))
 		return fail(ld, pos, path, "unknown unit \"%.*s\" in \"%s\"; use ms, s, min or h",
-			    (int)a.unitlen, a.unit, s);
+		            (int)a.unitlen, a.unit, s);
 	switch (amount_scale(&a, u->factor, DURATION_MAX_MS, &ms)) {
 	case -1:
 		return fail(ld, pos, path,
-			    "\"%s\" is not a whole number of milliseconds; round it, e.g. to ms",
-			    s);
-	case -2:
-		return fail(ld, pos, path, "\"%s\" is out of range; %s", s, range);
+		            "\"%s\" is not a whole number of milliseconds; round it, e.g. to ms",
+		            s);
+	case -2: return fail(ld, pos, path, "\"%s\" is out of range; %s", s, range);
 	}
 	if (ms == 0)
 		return fail(ld, pos, path, "\"%s\" is out of range; %s", s, range);
@@ -439,13 +435,12 @@ static int get_duration(struct loader *ld, const struct toml_value *v, const cha
 	return 0;
 }
 
-static int get_size(struct loader *ld, const struct toml_value *v, const char *path,
-		    int64_t *dst)
+static int get_size(struct loader *ld, const struct toml_value *v, const char *path, int64_t *dst)
 {
 	static const char fix[] = "write an integer number of bytes or a string such as "
-				  "\"64 MB\" (units: B, kB, MB, GB, KiB, MiB, GiB)";
+	                          "\"64 MB\" (units: B, kB, MB, GB, KiB, MiB, GiB)";
 	static const char range[] = "use a size of at least 0 B and below 2^62 bytes, e.g. "
-				    "\"1 MB\"";
+	                            "\"1 MB\"";
 	struct toml_pos pos = toml_pos(v);
 	struct amount a;
 	const struct unit *u;
@@ -455,41 +450,36 @@ static int get_size(struct loader *ld, const struct toml_value *v, const char *p
 		int64_t n = toml_integer(v);
 		if (n < 0 || n >= SIZE_MAX_BYTES)
 			return fail(ld, pos, path, "%lld bytes is out of range; %s", (long long)n,
-				    range);
+			            range);
 		*dst = n;
 		return 0;
 	}
 	if (!(s = toml_string(v, NULL)))
 		return type_fail(ld, v, path, "a size", fix);
 	switch (amount_parse(s, &a)) {
-	case AMOUNT_NEGATIVE:
-		return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
-	case AMOUNT_NOT_NUMBER:
-		return fail(ld, pos, path, "\"%s\" is not a size; %s", s, fix);
+	case AMOUNT_NEGATIVE: return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
+	case AMOUNT_NOT_NUMBER: return fail(ld, pos, path, "\"%s\" is not a size; %s", s, fix);
 	case AMOUNT_TOO_LONG:
 		return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, range);
 	}
 	if (a.unitlen == 0)
 		return fail(ld, pos, path,
-			    "\"%s\" has no unit; add one of B, kB, MB, GB, KiB, MiB, GiB, e.g. "
-			    "\"%s MB\" (an integer without quotes means bytes)",
-			    s, s);
+		            "\"%s\" has no unit; add one of B, kB, MB, GB, KiB, MiB, GiB, e.g. "
+		            "\"%s MB\" (an integer without quotes means bytes)",
+		            s, s);
 	if (!(u = unit_find(size_units, a.unit, a.unitlen)))
 		return fail(ld, pos, path,
-			    "unknown unit \"%.*s\" in \"%s\"; use B, kB, MB, GB (1000^n) or KiB, "
-			    "MiB, GiB (1024^n)",
-			    (int)a.unitlen, a.unit, s);
+		            "unknown unit \"%.*s\" in \"%s\"; use B, kB, MB, GB (1000^n) or KiB, "
+		            "MiB, GiB (1024^n)",
+		            (int)a.unitlen, a.unit, s);
 	switch (amount_scale(&a, u->factor, SIZE_MAX_BYTES, dst)) {
-	case -1:
-		return fail(ld, pos, path, "\"%s\" is not a whole number of bytes; round it", s);
-	case -2:
-		return fail(ld, pos, path, "\"%s\" is out of range; %s", s, range);
+	case -1: return fail(ld, pos, path, "\"%s\" is not a whole number of bytes; round it", s);
+	case -2: return fail(ld, pos, path, "\"%s\" is out of range; %s", s, range);
 	}
 	return 0;
 }
 
-static int get_percent(struct loader *ld, const struct toml_value *v, const char *path,
-		       double *dst)
+static int get_percent(struct loader *ld, const struct toml_value *v, const char *path, double *dst)
 {
 	static const char fix[] = "write a string such as \"10 %\" or a number of percent";
 	static const char range[] = "use a finite percentage of 0 or more, e.g. \"10 %\"";
@@ -509,18 +499,16 @@ static int get_percent(struct loader *ld, const struct toml_value *v, const char
 	if (!(s = toml_string(v, NULL)))
 		return type_fail(ld, v, path, "a percentage", fix);
 	switch (amount_parse(s, &a)) {
-	case AMOUNT_NEGATIVE:
-		return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
+	case AMOUNT_NEGATIVE: return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
 	case AMOUNT_NOT_NUMBER:
 		return fail(ld, pos, path, "\"%s\" is not a percentage; %s", s, fix);
-	case AMOUNT_TOO_LONG:
-		return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, fix);
+	case AMOUNT_TOO_LONG: return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, fix);
 	}
 	if (a.unitlen == 0)
 		return fail(ld, pos, path, "\"%s\" has no %% sign; write \"%s %%\"", s, s);
 	if (a.unitlen != 1 || a.unit[0] != '%')
 		return fail(ld, pos, path, "unknown unit \"%.*s\" in \"%s\"; percentages end in %%",
-			    (int)a.unitlen, a.unit, s);
+		            (int)a.unitlen, a.unit, s);
 	if (a.numlen >= sizeof(num))
 		return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, fix);
 	/* strtod, as for TOML floats, so that what config_print writes reads back the same */
@@ -554,8 +542,8 @@ static int off_hint(struct loader *ld)
 	return -1;
 }
 
-static int get_count(struct loader *ld, const struct toml_value *v, const char *path,
-		     int64_t min, int64_t max, const char *example, int64_t *dst)
+static int get_count(struct loader *ld, const struct toml_value *v, const char *path, int64_t min,
+                     int64_t max, const char *example, int64_t *dst)
 {
 	struct toml_pos pos = toml_pos(v);
 	char fix[160];
@@ -566,18 +554,18 @@ static int get_count(struct loader *ld, const struct toml_value *v, const char *
 	int64_t n = toml_integer(v);
 	if (n < min)
 		return fail(ld, pos, path,
-			    "%lld is out of range; use a whole number of at least %lld, e.g. %s",
-			    (long long)n, (long long)min, example);
+		            "%lld is out of range; use a whole number of at least %lld, e.g. %s",
+		            (long long)n, (long long)min, example);
 	if (n > max)
 		return fail(ld, pos, path,
-			    "%lld is out of range; use a whole number of at most %lld, e.g. %s",
-			    (long long)n, (long long)max, example);
+		            "%lld is out of range; use a whole number of at most %lld, e.g. %s",
+		            (long long)n, (long long)max, example);
 	*dst = n;
 	return 0;
 }
 
 static int get_number(struct loader *ld, const struct toml_value *v, const char *path,
-		      const char *example, double *dst)
+                      const char *example, double *dst)
 {
 	char fix[160];
 	double x;
@@ -588,15 +576,15 @@ static int get_number(struct loader *ld, const struct toml_value *v, const char 
 	x = toml_type(v) == TOML_INTEGER ? (double)toml_integer(v) : toml_float(v);
 	if (!isfinite(x) || x < 0)
 		return fail(ld, toml_pos(v), path,
-			    "%g is out of range; use a finite number of 0 or more, e.g. %s", x,
-			    example);
+		            "%g is out of range; use a finite number of 0 or more, e.g. %s", x,
+		            example);
 	*dst = x == 0 ? 0.0 : x; /* -0.0 would print as "-0.0" */
 	return 0;
 }
 
 /* A percentage of a whole (fragmentation, usage of a limit): 0 to 100. */
 static int get_share(struct loader *ld, const struct toml_value *v, const char *path,
-		     const char *example, double *dst)
+                     const char *example, double *dst)
 {
 	double pct;
 
@@ -604,8 +592,8 @@ static int get_share(struct loader *ld, const struct toml_value *v, const char *
 		return -1;
 	if (pct > 100)
 		return fail(ld, toml_pos(v), path,
-			    "%g %% is out of range; use a percentage from 0 to 100 %%, e.g. %s", pct,
-			    example);
+		            "%g %% is out of range; use a percentage from 0 to 100 %%, e.g. %s",
+		            pct, example);
 	*dst = pct;
 	return 0;
 }
@@ -646,7 +634,7 @@ static bool ref_problem(const char *s, char *why, size_t len)
 enum str_kind { STR_GLOB, STR_PATH, STR_REF, STR_NOTES_REF };
 
 static int get_checked_string(struct loader *ld, const struct toml_value *v, const char *path,
-			      enum str_kind kind, const char *example, char **dst)
+                              enum str_kind kind, const char *example, char **dst)
 {
 	struct toml_pos pos = toml_pos(v);
 	char why[96];
@@ -656,28 +644,29 @@ static int get_checked_string(struct loader *ld, const struct toml_value *v, con
 		return -1;
 	s = *dst;
 	switch (kind) {
-	case STR_GLOB:
-		break;
+	case STR_GLOB: break;
 	case STR_PATH:
 		if (s[0] == '/')
 			return fail(ld, pos, path,
-				    "\"%s\" is absolute; write a path inside the repository, %s", s,
-				    example);
+			            "\"%s\" is absolute; write a path inside the repository, %s", s,
+			            example);
 		for (const char *p = s; (p = strstr(p, "..")); p += 2)
 			if ((p == s || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
-				return fail(ld, pos, path,
-					    "\"%s\" leaves the repository; write a path inside it, %s",
-					    s, example);
+				return fail(
+				        ld, pos, path,
+				        "\"%s\" leaves the repository; write a path inside it, %s",
+				        s, example);
 		break;
 	case STR_NOTES_REF:
 		if (strncmp(s, "refs/", 5) != 0)
 			return fail(ld, pos, path,
-				    "\"%s\" is not a full ref; write it under refs/, %s", s, example);
+			            "\"%s\" is not a full ref; write it under refs/, %s", s,
+			            example);
 		/* fall through */
 	case STR_REF:
 		if (ref_problem(s, why, sizeof(why)))
 			return fail(ld, pos, path, "\"%s\" is not a valid git ref: %s; %s", s, why,
-				    example);
+			            example);
 		break;
 	}
 	return 0;
@@ -695,10 +684,11 @@ static int load_node(struct loader *ld, const struct toml_value *t, struct confi
 
 		key_path(path, sizeof(path), "node", key);
 		if (strcmp(key, "mix_env") == 0)
-			rc = get_string(ld, v, path, true, "e.g. mix_env = \"test\"", &cfg->mix_env);
+			rc = get_string(ld, v, path, true, "e.g. mix_env = \"test\"",
+			                &cfg->mix_env);
 		else if (strcmp(key, "erl_flags") == 0)
 			rc = get_string(ld, v, path, false, "e.g. erl_flags = \"+S 4\"",
-					&cfg->erl_flags);
+			                &cfg->erl_flags);
 		else if (strcmp(key, "boot_timeout") == 0)
 			rc = get_duration(ld, v, path, &cfg->boot_timeout_ms);
 		else if (strcmp(key, "rpc_timeout") == 0)
@@ -709,7 +699,7 @@ static int load_node(struct loader *ld, const struct toml_value *t, struct confi
 			rc = get_duration(ld, v, path, &cfg->stop_timeout_ms);
 		else
 			rc = unknown_key(ld, toml_table_key_pos(t, i), path, key, node_keys,
-					 "[node]");
+			                 "[node]");
 		if (rc < 0)
 			return -1;
 	}
@@ -726,11 +716,11 @@ static int load_output(struct loader *ld, const struct toml_value *t, struct con
 
 		key_path(path, sizeof(path), "output", key);
 		if (strcmp(key, "junit") == 0)
-			rc = get_string(ld, v, path, true,
-					"e.g. junit = \"_build/gate/junit.xml\"", &cfg->junit);
+			rc = get_string(ld, v, path, true, "e.g. junit = \"_build/gate/junit.xml\"",
+			                &cfg->junit);
 		else
 			rc = unknown_key(ld, toml_table_key_pos(t, i), path, key, output_keys,
-					 "[output]");
+			                 "[output]");
 		if (rc < 0)
 			return -1;
 	}
@@ -739,7 +729,7 @@ static int load_output(struct loader *ld, const struct toml_value *t, struct con
 
 /* A table under [growth] is taken for a misspelt category, anything else for a key. */
 static int unknown_growth_key(struct loader *ld, struct toml_pos pos, const char *path,
-			      const char *key, bool is_table)
+                              const char *key, bool is_table)
 {
 	const char *names[3 + MEM_CAT_COUNT + 1];
 	const char *const *cats = names + 3;
@@ -766,7 +756,7 @@ struct cat_set {
 };
 
 static int load_category(struct loader *ld, const struct toml_value *t, const char *prefix,
-			 struct growth_limit *lim, struct cat_set *set)
+                         struct growth_limit *lim, struct cat_set *set)
 {
 	for (size_t i = 0; i < toml_table_len(t); i++) {
 		const char *key = toml_table_key(t, i);
@@ -787,7 +777,7 @@ static int load_category(struct loader *ld, const struct toml_value *t, const ch
 			char table[320];
 			snprintf(table, sizeof(table), "[%s]", prefix);
 			rc = unknown_key(ld, toml_table_key_pos(t, i), path, key, category_keys,
-					 table);
+			                 table);
 		}
 		if (rc < 0)
 			return -1;
@@ -819,14 +809,14 @@ static int load_growth(struct loader *ld, const struct toml_value *t, struct gro
 			rc = get_bool(ld, v, path, &g->live_totals);
 		} else if ((cat = mem_cat_from_name(key)) >= 0) {
 			char fix[320];
-			snprintf(fix, sizeof(fix), "write [%s] with enabled, max and floor below it",
-				 path);
+			snprintf(fix, sizeof(fix),
+			         "write [%s] with enabled, max and floor below it", path);
 			rc = get_table(ld, v, path, fix);
 			if (rc == 0)
 				rc = load_category(ld, v, path, &g->cat[cat], &set[cat]);
 		} else {
 			rc = unknown_growth_key(ld, toml_table_key_pos(t, i), path, key,
-						toml_type(v) == TOML_TABLE);
+			                        toml_type(v) == TOML_TABLE);
 		}
 		if (rc < 0)
 			return -1;
@@ -875,96 +865,96 @@ struct key_spec {
 #define IN_TABLE(field) offsetof(struct ets_table_limit, field)
 
 static const struct key_spec ets_keys[] = {
-	{"max_total", KEY_SIZE_OFF, IN_CFG(ets.max_total), 0, 0, "\"64 MB\"", NULL},
-	{"max_left_alive", KEY_COUNT_OFF, IN_CFG(ets.max_left_alive), 0, COUNT_MAX, "0", NULL},
-	{"left_alive_floor", KEY_SIZE, IN_CFG(ets.left_alive_floor), 0, 0, "\"1 MB\"", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"max_total", KEY_SIZE_OFF, IN_CFG(ets.max_total), 0, 0, "\"64 MB\"", NULL},
+        {"max_left_alive", KEY_COUNT_OFF, IN_CFG(ets.max_left_alive), 0, COUNT_MAX, "0", NULL},
+        {"left_alive_floor", KEY_SIZE, IN_CFG(ets.left_alive_floor), 0, 0, "\"1 MB\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec ets_table_keys[] = {
-	{"name", KEY_GLOB, IN_TABLE(name), 0, 0, "\"corpus_*\"", NULL},
-	{"max_bytes", KEY_SIZE_OFF, IN_TABLE(max_bytes), 0, 0, "\"2 MB\"", NULL},
-	{"max_size", KEY_COUNT_OFF, IN_TABLE(max_size), 0, COUNT_MAX, "100000", NULL},
-	{"max_growth", KEY_PCT_OFF, IN_TABLE(max_growth_pct), 0, 0, "\"50 %\"", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"name", KEY_GLOB, IN_TABLE(name), 0, 0, "\"corpus_*\"", NULL},
+        {"max_bytes", KEY_SIZE_OFF, IN_TABLE(max_bytes), 0, 0, "\"2 MB\"", NULL},
+        {"max_size", KEY_COUNT_OFF, IN_TABLE(max_size), 0, COUNT_MAX, "100000", NULL},
+        {"max_growth", KEY_PCT_OFF, IN_TABLE(max_growth_pct), 0, 0, "\"50 %\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec binary_keys[] = {
-	{"max_refs_per_process", KEY_COUNT_OFF, IN_CFG(binary.max_refs_per_process), 0, COUNT_MAX,
-	 "50000", NULL},
-	{"max_bytes_per_process", KEY_SIZE_OFF, IN_CFG(binary.max_bytes_per_process), 0, 0,
-	 "\"10 MB\"", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"max_refs_per_process", KEY_COUNT_OFF, IN_CFG(binary.max_refs_per_process), 0, COUNT_MAX,
+         "50000", NULL},
+        {"max_bytes_per_process", KEY_SIZE_OFF, IN_CFG(binary.max_bytes_per_process), 0, 0,
+         "\"10 MB\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec process_keys[] = {
-	{"max_born", KEY_COUNT_OFF, IN_CFG(process.max_born), 0, COUNT_MAX, "100", NULL},
-	{"max_mailbox", KEY_COUNT_OFF, IN_CFG(process.max_mailbox), 0, COUNT_MAX, "10000", NULL},
-	{"max_memory", KEY_SIZE_OFF, IN_CFG(process.max_memory), 0, 0, "\"100 MB\"", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"max_born", KEY_COUNT_OFF, IN_CFG(process.max_born), 0, COUNT_MAX, "100", NULL},
+        {"max_mailbox", KEY_COUNT_OFF, IN_CFG(process.max_mailbox), 0, COUNT_MAX, "10000", NULL},
+        {"max_memory", KEY_SIZE_OFF, IN_CFG(process.max_memory), 0, 0, "\"100 MB\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec atom_keys[] = {
-	{"max_growth", KEY_COUNT_OFF, IN_CFG(atom.max_growth), 0, COUNT_MAX, "10000", NULL},
-	{"per_test", KEY_COUNT, IN_CFG(atom.per_test), 0, COUNT_MAX, "5", NULL},
-	{"max_usage", KEY_SHARE_OFF, IN_CFG(atom.max_usage_pct), 0, 0, "\"80 %\"", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"max_growth", KEY_COUNT_OFF, IN_CFG(atom.max_growth), 0, COUNT_MAX, "10000", NULL},
+        {"per_test", KEY_COUNT, IN_CFG(atom.per_test), 0, COUNT_MAX, "5", NULL},
+        {"max_usage", KEY_SHARE_OFF, IN_CFG(atom.max_usage_pct), 0, 0, "\"80 %\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec allocator_keys[] = {
-	{"max_fragmentation", KEY_SHARE_OFF, IN_CFG(allocator.max_fragmentation_pct), 0, 0,
-	 "\"75 %\"", NULL},
-	{"waste_floor", KEY_SIZE, IN_CFG(allocator.waste_floor), 0, 0, "\"64 MB\"", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"max_fragmentation", KEY_SHARE_OFF, IN_CFG(allocator.max_fragmentation_pct), 0, 0,
+         "\"75 %\"", NULL},
+        {"waste_floor", KEY_SIZE, IN_CFG(allocator.waste_floor), 0, 0, "\"64 MB\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec baseline_keys[] = {
-	{"path", KEY_PATH, IN_CFG(baseline.path), 0, 0, "\".gate/baseline.json\"",
-	 BASELINE_DEFAULT_PATH},
-	{"ref", KEY_REF, IN_CFG(baseline.ref), 0, 0, "\"origin/main\"", BASELINE_DEFAULT_REF},
-	{"notes_ref", KEY_NOTES_REF, IN_CFG(baseline.notes_ref), 0, 0, "\"refs/notes/gate\"",
-	 BASELINE_DEFAULT_NOTES_REF},
-	{"require", KEY_BOOL, IN_CFG(baseline.require), 0, 0, "false", NULL},
-	{"skip_ci", KEY_BOOL, IN_CFG(baseline.skip_ci), 0, 0, "false", NULL},
-	{"max", KEY_PCT, IN_CFG(baseline.max_pct), 0, 0, "\"20 %\"", NULL},
-	{"floor", KEY_SIZE, IN_CFG(baseline.floor_bytes), 0, 0, "\"1 MB\"", NULL},
-	{"trend_window", KEY_INT, IN_CFG(baseline.trend_window), 2, 10000, "10", NULL},
-	{"trend_sigma", KEY_NUMBER, IN_CFG(baseline.trend_sigma), 0, 0, "3.0", NULL},
-	{"trend_min", KEY_PCT, IN_CFG(baseline.trend_min_pct), 0, 0, "\"10 %\"", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"path", KEY_PATH, IN_CFG(baseline.path), 0, 0, "\".gate/baseline.json\"",
+         BASELINE_DEFAULT_PATH},
+        {"ref", KEY_REF, IN_CFG(baseline.ref), 0, 0, "\"origin/main\"", BASELINE_DEFAULT_REF},
+        {"notes_ref", KEY_NOTES_REF, IN_CFG(baseline.notes_ref), 0, 0, "\"refs/notes/gate\"",
+         BASELINE_DEFAULT_NOTES_REF},
+        {"require", KEY_BOOL, IN_CFG(baseline.require), 0, 0, "false", NULL},
+        {"skip_ci", KEY_BOOL, IN_CFG(baseline.skip_ci), 0, 0, "false", NULL},
+        {"max", KEY_PCT, IN_CFG(baseline.max_pct), 0, 0, "\"20 %\"", NULL},
+        {"floor", KEY_SIZE, IN_CFG(baseline.floor_bytes), 0, 0, "\"1 MB\"", NULL},
+        {"trend_window", KEY_INT, IN_CFG(baseline.trend_window), 2, 10000, "10", NULL},
+        {"trend_sigma", KEY_NUMBER, IN_CFG(baseline.trend_sigma), 0, 0, "3.0", NULL},
+        {"trend_min", KEY_PCT, IN_CFG(baseline.trend_min_pct), 0, 0, "\"10 %\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec attribution_keys[] = {
-	{"per_test", KEY_BOOL, IN_CFG(attribution.per_test), 0, 0, "false", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"per_test", KEY_BOOL, IN_CFG(attribution.per_test), 0, 0, "false", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec ports_keys[] = {
-	{"max_opened", KEY_COUNT_OFF, IN_CFG(ports.max_opened), 0, COUNT_MAX, "50", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"max_opened", KEY_COUNT_OFF, IN_CFG(ports.max_opened), 0, COUNT_MAX, "50", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec pterm_keys[] = {
-	{"max_entries", KEY_COUNT_OFF, IN_CFG(pterm.max_entries), 0, COUNT_MAX, "1000", NULL},
-	{"max_bytes", KEY_SIZE_OFF, IN_CFG(pterm.max_bytes), 0, 0, "\"1 MB\"", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"max_entries", KEY_COUNT_OFF, IN_CFG(pterm.max_entries), 0, COUNT_MAX, "1000", NULL},
+        {"max_bytes", KEY_SIZE_OFF, IN_CFG(pterm.max_bytes), 0, 0, "\"1 MB\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 /* [run] (issue 14): how gate run runs the suite; --repeat overrides repeat */
 static const struct key_spec run_keys[] = {
-	{"repeat", KEY_INT, offsetof(struct config, repeat), 1, REPEAT_MAX, "3", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"repeat", KEY_INT, offsetof(struct config, repeat), 1, REPEAT_MAX, "3", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
 /* issue 19: [severity] RULE = "error" | "warn"; [attention] the reviewer's budget */
 #define IN_SEV(r) offsetof(struct config, rules.severity.warn[r])
 static const struct key_spec severity_keys[] = {
-	{"growth", KEY_SEVERITY, IN_SEV(SEVERITY_GROWTH), 0, 0, "\"warn\"", NULL},
-	{"ets", KEY_SEVERITY, IN_SEV(SEVERITY_ETS), 0, 0, "\"warn\"", NULL},
-	{"binary", KEY_SEVERITY, IN_SEV(SEVERITY_BINARY), 0, 0, "\"warn\"", NULL},
-	{"process", KEY_SEVERITY, IN_SEV(SEVERITY_PROCESS), 0, 0, "\"warn\"", NULL},
-	{"atom", KEY_SEVERITY, IN_SEV(SEVERITY_ATOM), 0, 0, "\"warn\"", NULL},
-	{"allocator", KEY_SEVERITY, IN_SEV(SEVERITY_ALLOCATOR), 0, 0, "\"warn\"", NULL},
-	{"ports", KEY_SEVERITY, IN_SEV(SEVERITY_PORTS), 0, 0, "\"warn\"", NULL},
-	{"persistent_term", KEY_SEVERITY, IN_SEV(SEVERITY_PTERM), 0, 0, "\"warn\"", NULL},
-	{"baseline", KEY_SEVERITY, IN_SEV(SEVERITY_BASELINE), 0, 0, "\"warn\"", NULL},
-	{"trend", KEY_SEVERITY, IN_SEV(SEVERITY_TREND), 0, 0, "\"warn\"", NULL},
-	{"tag", KEY_SEVERITY, IN_SEV(SEVERITY_TAG), 0, 0, "\"warn\"", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"growth", KEY_SEVERITY, IN_SEV(SEVERITY_GROWTH), 0, 0, "\"warn\"", NULL},
+        {"ets", KEY_SEVERITY, IN_SEV(SEVERITY_ETS), 0, 0, "\"warn\"", NULL},
+        {"binary", KEY_SEVERITY, IN_SEV(SEVERITY_BINARY), 0, 0, "\"warn\"", NULL},
+        {"process", KEY_SEVERITY, IN_SEV(SEVERITY_PROCESS), 0, 0, "\"warn\"", NULL},
+        {"atom", KEY_SEVERITY, IN_SEV(SEVERITY_ATOM), 0, 0, "\"warn\"", NULL},
+        {"allocator", KEY_SEVERITY, IN_SEV(SEVERITY_ALLOCATOR), 0, 0, "\"warn\"", NULL},
+        {"ports", KEY_SEVERITY, IN_SEV(SEVERITY_PORTS), 0, 0, "\"warn\"", NULL},
+        {"persistent_term", KEY_SEVERITY, IN_SEV(SEVERITY_PTERM), 0, 0, "\"warn\"", NULL},
+        {"baseline", KEY_SEVERITY, IN_SEV(SEVERITY_BASELINE), 0, 0, "\"warn\"", NULL},
+        {"trend", KEY_SEVERITY, IN_SEV(SEVERITY_TREND), 0, 0, "\"warn\"", NULL},
+        {"tag", KEY_SEVERITY, IN_SEV(SEVERITY_TAG), 0, 0, "\"warn\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec attention_keys[] = {
-	{"annotations", KEY_INT, offsetof(struct config, annotations), 1, 50, "8", NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL},
+        {"annotations", KEY_INT, offsetof(struct config, annotations), 1, 50, "8", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
 struct section {
@@ -974,14 +964,19 @@ struct section {
 };
 
 static const struct section sections[] = {
-	{"ets", ets_keys, "table"},	  {"binary", binary_keys, NULL},
-	{"process", process_keys, NULL},  {"atom", atom_keys, NULL},
-	{"allocator", allocator_keys, NULL}, {"baseline", baseline_keys, NULL},
-	{"attribution", attribution_keys, NULL},
-	{"ports", ports_keys, NULL},	  {"persistent_term", pterm_keys, NULL},
-	{"run", run_keys, NULL},
-	{"severity", severity_keys, NULL}, {"attention", attention_keys, NULL},
-	{NULL, NULL, NULL},
+        {"ets", ets_keys, "table"},
+        {"binary", binary_keys, NULL},
+        {"process", process_keys, NULL},
+        {"atom", atom_keys, NULL},
+        {"allocator", allocator_keys, NULL},
+        {"baseline", baseline_keys, NULL},
+        {"attribution", attribution_keys, NULL},
+        {"ports", ports_keys, NULL},
+        {"persistent_term", pterm_keys, NULL},
+        {"run", run_keys, NULL},
+        {"severity", severity_keys, NULL},
+        {"attention", attention_keys, NULL},
+        {NULL, NULL, NULL},
 };
 
 static const struct key_spec *spec_find(const struct key_spec *keys, const char *key)
@@ -993,8 +988,7 @@ static const struct key_spec *spec_find(const struct key_spec *keys, const char 
 }
 
 /* The valid keys of a section, NULL-terminated, for suggestions and lists. */
-static void spec_names(const struct key_spec *keys, const char *extra, const char **out,
-		       size_t n)
+static void spec_names(const struct key_spec *keys, const char *extra, const char **out, size_t n)
 {
 	size_t i = 0;
 
@@ -1007,7 +1001,7 @@ static void spec_names(const struct key_spec *keys, const char *extra, const cha
 
 /* Reads v into the field spec describes, in the struct at base. */
 static int load_key(struct loader *ld, const struct key_spec *spec, const struct toml_value *v,
-		    const char *path, void *base)
+                    const char *path, void *base)
 {
 	void *field = (char *)base + spec->off;
 	char example[160];
@@ -1015,31 +1009,28 @@ static int load_key(struct loader *ld, const struct key_spec *spec, const struct
 
 	snprintf(example, sizeof(example), "e.g. %s = %s", spec->key, spec->example);
 	switch (spec->kind) {
-	case KEY_SIZE:
-		return get_size(ld, v, path, field);
+	case KEY_SIZE: return get_size(ld, v, path, field);
 	case KEY_SIZE_OFF:
 		if (is_off(v)) {
 			*(int64_t *)field = RULES_OFF;
 			return 0;
 		}
 		return get_size(ld, v, path, field) < 0 ? off_hint(ld) : 0;
-	case KEY_COUNT:
-		return get_count(ld, v, path, spec->min, spec->max, spec->example, field);
+	case KEY_COUNT: return get_count(ld, v, path, spec->min, spec->max, spec->example, field);
 	case KEY_COUNT_OFF:
 		if (is_off(v)) {
 			*(int64_t *)field = RULES_OFF;
 			return 0;
 		}
 		return get_count(ld, v, path, spec->min, spec->max, spec->example, field) < 0
-			       ? off_hint(ld)
-			       : 0;
+		               ? off_hint(ld)
+		               : 0;
 	case KEY_INT:
 		if (get_count(ld, v, path, spec->min, spec->max, spec->example, &n) < 0)
 			return -1;
 		*(int *)field = (int)n;
 		return 0;
-	case KEY_PCT:
-		return get_percent(ld, v, path, field);
+	case KEY_PCT: return get_percent(ld, v, path, field);
 	case KEY_PCT_OFF:
 	case KEY_SHARE_OFF:
 		if (is_off(v)) {
@@ -1049,28 +1040,23 @@ static int load_key(struct loader *ld, const struct key_spec *spec, const struct
 		if (spec->kind == KEY_PCT_OFF)
 			return get_percent(ld, v, path, field) < 0 ? off_hint(ld) : 0;
 		return get_share(ld, v, path, spec->example, field) < 0 ? off_hint(ld) : 0;
-	case KEY_NUMBER:
-		return get_number(ld, v, path, spec->example, field);
-	case KEY_BOOL:
-		return get_bool(ld, v, path, field);
+	case KEY_NUMBER: return get_number(ld, v, path, spec->example, field);
+	case KEY_BOOL: return get_bool(ld, v, path, field);
 	case KEY_SEVERITY: {
 		const char *sv = toml_string(v, NULL);
 		if (sv && (strcmp(sv, "error") == 0 || strcmp(sv, "warn") == 0)) {
 			*(bool *)field = strcmp(sv, "warn") == 0;
 			return 0;
 		}
-		return fail(ld, toml_pos(v), path, "%s%s%s is not a severity; write \"error\" "
-			    "(fails the gate) or \"warn\" (reported, never failing)",
-			    sv ? "\"" : "", sv ? sv : "this value", sv ? "\"" : "");
+		return fail(ld, toml_pos(v), path,
+		            "%s%s%s is not a severity; write \"error\" "
+		            "(fails the gate) or \"warn\" (reported, never failing)",
+		            sv ? "\"" : "", sv ? sv : "this value", sv ? "\"" : "");
 	}
-	case KEY_GLOB:
-		return get_checked_string(ld, v, path, STR_GLOB, example, field);
-	case KEY_PATH:
-		return get_checked_string(ld, v, path, STR_PATH, example, field);
-	case KEY_REF:
-		return get_checked_string(ld, v, path, STR_REF, example, field);
-	case KEY_NOTES_REF:
-		return get_checked_string(ld, v, path, STR_NOTES_REF, example, field);
+	case KEY_GLOB: return get_checked_string(ld, v, path, STR_GLOB, example, field);
+	case KEY_PATH: return get_checked_string(ld, v, path, STR_PATH, example, field);
+	case KEY_REF: return get_checked_string(ld, v, path, STR_REF, example, field);
+	case KEY_NOTES_REF: return get_checked_string(ld, v, path, STR_NOTES_REF, example, field);
 	}
 	return -1;
 }
@@ -1082,7 +1068,7 @@ static bool table_has_limit(const struct ets_table_limit *t)
 }
 
 static int load_ets_table(struct loader *ld, const struct toml_value *e, const char *epath,
-			  struct ets_config *ets)
+                          struct ets_config *ets)
 {
 	struct ets_table_limit t = {NULL, RULES_OFF, RULES_OFF, -1};
 	const char *names[8];
@@ -1096,7 +1082,8 @@ static int load_ets_table(struct loader *ld, const struct toml_value *e, const c
 
 		key_path(path, sizeof(path), epath, key);
 		if (!spec) {
-			unknown_key(ld, toml_table_key_pos(e, i), path, key, names, "[[ets.table]]");
+			unknown_key(ld, toml_table_key_pos(e, i), path, key, names,
+			            "[[ets.table]]");
 			goto out;
 		}
 		if (load_key(ld, spec, toml_table_value(e, i), path, &t) < 0)
@@ -1108,7 +1095,8 @@ static int load_ets_table(struct loader *ld, const struct toml_value *e, const c
 		goto out;
 	}
 	if (!table_has_limit(&t)) {
-		fail(ld, toml_pos(e), epath, "sets no limit; add max_bytes, max_size or max_growth");
+		fail(ld, toml_pos(e), epath,
+		     "sets no limit; add max_bytes, max_size or max_growth");
 		goto out;
 	}
 	for (size_t k = 0; k < ets->ntables; k++) {
@@ -1136,10 +1124,10 @@ out:
 }
 
 static int load_ets_tables(struct loader *ld, const struct toml_value *v, const char *path,
-			   struct ets_config *ets)
+                           struct ets_config *ets)
 {
 	static const char fix[] = "write [[ets.table]] (two brackets) above each table's name and "
-				  "limits";
+	                          "limits";
 
 	if (toml_type(v) != TOML_ARRAY)
 		return type_fail(ld, v, path, "an array of tables", fix);
@@ -1157,7 +1145,7 @@ static int load_ets_tables(struct loader *ld, const struct toml_value *v, const 
 }
 
 static int load_section(struct loader *ld, const struct toml_value *t, const struct section *sec,
-			struct config *cfg)
+                        struct config *cfg)
 {
 	const char *names[16];
 
@@ -1209,19 +1197,19 @@ static int load_root(struct loader *ld, const struct toml_value *root, struct co
 			rc = get_table(ld, v, path, fix) < 0 ? -1 : load_output(ld, v, cfg);
 		else if (strcmp(key, "growth") == 0)
 			rc = get_table(ld, v, path, fix) < 0
-				     ? -1
-				     : load_growth(ld, v, &cfg->rules.growth);
+			             ? -1
+			             : load_growth(ld, v, &cfg->rules.growth);
 		else if ((sec = section_find(key)))
 			rc = get_table(ld, v, path, fix) < 0 ? -1 : load_section(ld, v, sec, cfg);
 		else if (suggest(key, root_keys))
 			rc = fail(ld, toml_table_key_pos(root, i), path,
-				  "unknown key; did you mean \"%s\"?", suggest(key, root_keys));
+			          "unknown key; did you mean \"%s\"?", suggest(key, root_keys));
 		else
 			rc = fail(ld, toml_table_key_pos(root, i), path,
-				  "unknown key; the configuration has only the tables [node], "
-				  "[output], [growth], [ets], [binary], [process], [atom], "
-				  "[allocator], [baseline], [attribution], [ports], "
-				  "[persistent_term] and [run]");
+			          "unknown key; the configuration has only the tables [node], "
+			          "[output], [growth], [ets], [binary], [process], [atom], "
+			          "[allocator], [baseline], [attribution], [ports], "
+			          "[persistent_term] and [run]");
 		if (rc < 0)
 			return -1;
 	}
@@ -1239,8 +1227,8 @@ static int load_failed(struct config *cfg, char *err, size_t errlen)
 	return -1;
 }
 
-int config_load_text(struct config *cfg, const char *text, size_t len, const char *name,
-		     char *err, size_t errlen)
+int config_load_text(struct config *cfg, const char *text, size_t len, const char *name, char *err,
+                     size_t errlen)
 {
 	struct loader ld = {name, err, errlen};
 	struct toml_value *root = NULL;
@@ -1296,7 +1284,7 @@ static int read_file(const char *path, char **out, size_t *len, char *err, size_
 	}
 	if (S_ISDIR(st.st_mode)) {
 		set_err(err, errlen, "%s: cannot read: %s; give the path of a TOML file", path,
-			strerror(EISDIR));
+		        strerror(EISDIR));
 		goto fail;
 	}
 	if (!(buf = malloc(cap))) {
@@ -1316,9 +1304,9 @@ static int read_file(const char *path, char **out, size_t *len, char *err, size_
 		n += (size_t)r;
 		if (n == cap) {
 			set_err(err, errlen,
-				"%s: larger than 1 MiB, the most gate reads for a configuration; "
-				"is it the right file?",
-				path);
+			        "%s: larger than 1 MiB, the most gate reads for a configuration; "
+			        "is it the right file?",
+			        path);
 			goto fail;
 		}
 	}
@@ -1384,15 +1372,18 @@ static void print_duration(FILE *out, const char *key, int ms)
 
 static void print_size(FILE *out, const char *key, int64_t bytes)
 {
-	static const struct unit units[] = {
-		{"GB", 1000 * 1000 * 1000}, {"GiB", (int64_t)1 << 30}, {"MB", 1000 * 1000},
-		{"MiB", (int64_t)1 << 20},  {"kB", 1000},	       {"KiB", (int64_t)1 << 10},
-		{NULL, 0}};
+	static const struct unit units[] = {{"GB", 1000 * 1000 * 1000},
+	                                    {"GiB", (int64_t)1 << 30},
+	                                    {"MB", 1000 * 1000},
+	                                    {"MiB", (int64_t)1 << 20},
+	                                    {"kB", 1000},
+	                                    {"KiB", (int64_t)1 << 10},
+	                                    {NULL, 0}};
 
 	for (const struct unit *u = units; bytes > 0 && u->name; u++) {
 		if (bytes % u->factor == 0) {
 			fprintf(out, "%s = \"%lld %s\"\n", key, (long long)(bytes / u->factor),
-				u->name);
+			        u->name);
 			return;
 		}
 	}
@@ -1446,9 +1437,7 @@ static void print_key(FILE *out, const struct key_spec *spec, const void *base)
 	double pct;
 
 	switch (spec->kind) {
-	case KEY_SIZE:
-		print_size(out, spec->key, *(const int64_t *)field);
-		break;
+	case KEY_SIZE: print_size(out, spec->key, *(const int64_t *)field); break;
 	case KEY_SIZE_OFF:
 		n = *(const int64_t *)field;
 		if (n == RULES_OFF)
@@ -1464,9 +1453,7 @@ static void print_key(FILE *out, const struct key_spec *spec, const void *base)
 		else
 			fprintf(out, "%s = %lld\n", spec->key, (long long)n);
 		break;
-	case KEY_INT:
-		fprintf(out, "%s = %d\n", spec->key, *(const int *)field);
-		break;
+	case KEY_INT: fprintf(out, "%s = %d\n", spec->key, *(const int *)field); break;
 	case KEY_PCT:
 	case KEY_PCT_OFF:
 	case KEY_SHARE_OFF:
@@ -1476,9 +1463,7 @@ static void print_key(FILE *out, const struct key_spec *spec, const void *base)
 		else
 			print_percent(out, spec->key, pct);
 		break;
-	case KEY_NUMBER:
-		print_number(out, spec->key, *(const double *)field);
-		break;
+	case KEY_NUMBER: print_number(out, spec->key, *(const double *)field); break;
 	case KEY_BOOL:
 		fprintf(out, "%s = %s\n", spec->key, *(const bool *)field ? "true" : "false");
 		break;
@@ -1490,7 +1475,7 @@ static void print_key(FILE *out, const struct key_spec *spec, const void *base)
 	case KEY_REF:
 	case KEY_NOTES_REF:
 		print_string(out, spec->key,
-			     *(char *const *)field ? *(char *const *)field : spec->null_is);
+		             *(char *const *)field ? *(char *const *)field : spec->null_is);
 		break;
 	}
 }
@@ -1511,7 +1496,7 @@ static void print_sections(const struct config *cfg, FILE *out)
 			for (const struct key_spec *k = ets_table_keys + 1; k->key; k++) {
 				const void *f = (const char *)t + k->off;
 				if (k->kind == KEY_PCT_OFF ? *(const double *)f >= 0
-							   : *(const int64_t *)f != RULES_OFF)
+				                           : *(const int64_t *)f != RULES_OFF)
 					print_key(out, k, t);
 			}
 		}
@@ -1537,7 +1522,7 @@ void config_print(const struct config *cfg, FILE *out)
 	fprintf(out, "\n[growth]\nlive_totals = %s\n", g->live_totals ? "true" : "false");
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
 		fprintf(out, "\n[growth.%s]\nenabled = %s\n", mem_cat_name((enum mem_cat)c),
-			g->cat[c].enabled ? "true" : "false");
+		        g->cat[c].enabled ? "true" : "false");
 		print_percent(out, "max", g->cat[c].max_pct);
 		print_size(out, "floor", g->cat[c].floor_bytes);
 	}

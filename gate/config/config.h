@@ -1,4 +1,4 @@
-/* gate/config.h: gate's effective configuration, read from gate.toml over the defaults. */
+/* gate/config/config.h: gate's effective configuration, read from gate.toml over the defaults. */
 #ifndef GATE_CONFIG_H
 #define GATE_CONFIG_H
 
@@ -9,20 +9,20 @@
 
 struct config {
 	/* [node] */
-	char *mix_env;          /* MIX_ENV of the node gate starts; default "test" */
-	char *erl_flags;        /* extra flags for the node's erl, split on blanks; default "" */
-	int boot_timeout_ms;    /* node up and answering; default 120 s */
-	int rpc_timeout_ms;     /* one probe call other than the suite; default 60 s */
-	int test_timeout_ms;    /* the whole mix test run; default 30 min */
-	int stop_timeout_ms;    /* graceful stop before SIGKILL; default 10 s */
+	char *mix_env;       /* MIX_ENV of the node gate starts; default "test" */
+	char *erl_flags;     /* extra flags for the node's erl, split on blanks; default "" */
+	int boot_timeout_ms; /* node up and answering; default 120 s */
+	int rpc_timeout_ms;  /* one probe call other than the suite; default 60 s */
+	int test_timeout_ms; /* the whole mix test run; default 30 min */
+	int stop_timeout_ms; /* graceful stop before SIGKILL; default 10 s */
 	/* [output] */
-	char *junit;            /* path relative to the project; default "_build/gate/junit.xml" */
+	char *junit; /* path relative to the project; default "_build/gate/junit.xml" */
 	/* [growth], [growth.<category>], [ets], [[ets.table]], [binary], [process], [atom],
 	 * [allocator], [baseline] */
 	struct rules_config rules;
 	int annotations; /* [attention] annotations: GitHub annotations at most (issue 19); 8 */
 	/* [run] */
-	int repeat;             /* runs of the suite in one node (gate run --repeat); default 1 */
+	int repeat; /* runs of the suite in one node (gate run --repeat); default 1 */
 	/* where the values came from, for messages; "defaults" when no file was read */
 	char *source;
 };
@@ -35,8 +35,8 @@ int config_default(struct config *cfg);
 int config_load(struct config *cfg, const char *path, char *err, size_t errlen);
 
 /* Same, from text in memory; name is used in messages in place of the path. */
-int config_load_text(struct config *cfg, const char *text, size_t len, const char *name,
-		     char *err, size_t errlen);
+int config_load_text(struct config *cfg, const char *text, size_t len, const char *name, char *err,
+                     size_t errlen);
 
 /* Prints the effective configuration as valid TOML that config_load accepts. */
 void config_print(const struct config *cfg, FILE *out);

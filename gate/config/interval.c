@@ -1,5 +1,5 @@
-/* gate/interval.c: durations on the command line (see interval.h). */
-#include "interval.h"
+/* gate/config/interval.c: durations on the command line (see interval.h). */
+#include "gate/config/interval.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -10,8 +10,8 @@ int interval_parse(const char *s, int64_t min_ms, int64_t max_ms, int64_t *out_m
 	static const struct {
 		const char *unit;
 		double ms;
-	} units[] = { { "ms", 1 }, { "s", 1000 }, { "", 1000 }, { "m", 60000 },
-		      { "min", 60000 }, { "h", 3600000 }, { NULL, 0 } };
+	} units[] = {{"ms", 1},      {"s", 1000},    {"", 1000}, {"m", 60000},
+	             {"min", 60000}, {"h", 3600000}, {NULL, 0}};
 	char *end;
 	if (!s || !*s || strchr("+-", *s))
 		return -1;

@@ -1,4 +1,4 @@
-/* gate/interval.h: durations on the command line: "250ms", "5s", "2min", "24h", "1.5s". */
+/* gate/config/interval.h: durations on the command line: "250ms", "5s", "2min", "24h", "1.5s". */
 #ifndef GATE_INTERVAL_H
 #define GATE_INTERVAL_H
 

@@ -1,5 +1,5 @@
-/* gate/toml.c: a small strict TOML 1.0 reader (what it accepts: see toml.h). */
-#include "gate/toml.h"
+/* gate/config/toml.c: a small strict TOML 1.0 reader (what it accepts: see toml.h). */
+#include "gate/config/toml.h"
 
 #include "ci/utf8.h"
 
@@ -11,11 +11,11 @@
 
 /* How a table or array came to be; TOML's rules on redefinition depend on it. */
 enum {
-	T_HEADER = 1,	/* table: defined by [header], or an element of [[header]] */
+	T_HEADER = 1,   /* table: defined by [header], or an element of [[header]] */
 	T_IMPLICIT = 2, /* table: made as a parent in a header; one [header] may still define it */
-	T_DOTTED = 4,	/* table: made by a dotted key; only more dotted keys can add to it */
-	T_INLINE = 8,	/* table: inline; closed once its '}' is read */
-	A_TABLES = 16,	/* array: an array of tables, which [[header]] appends to */
+	T_DOTTED = 4,   /* table: made by a dotted key; only more dotted keys can add to it */
+	T_INLINE = 8,   /* table: inline; closed once its '}' is read */
+	A_TABLES = 16,  /* array: an array of tables, which [[header]] appends to */
 };
 
 struct entry {
@@ -198,9 +198,8 @@ static const char *describe(const struct parser *ps, char *buf, size_t n)
 
 /* ---- errors ---- */
 
-__attribute__((format(printf, 3, 4))) static int fail_at(struct parser *ps,
-							  struct toml_pos pos,
-							  const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail_at(struct parser *ps, struct toml_pos pos,
+                                                         const char *fmt, ...)
 {
 	if (ps->failed)
 		return -1;
@@ -326,8 +325,8 @@ static int utf8_check(struct parser *ps)
 		size_t n = utf8_len((const unsigned char *)scan.p, (size_t)(scan.end - scan.p));
 		if (n == 0)
 			return fail_at(ps, here(&scan),
-				       "invalid UTF-8 (byte 0x%02X); the file must be UTF-8 text",
-				       (unsigned char)*scan.p);
+			               "invalid UTF-8 (byte 0x%02X); the file must be UTF-8 text",
+			               (unsigned char)*scan.p);
 		adv_n(&scan, n);
 	}
 	return 0;
@@ -341,7 +340,8 @@ static int buf_add(struct parser *ps, struct buf *b, const char *s, size_t n)
 	if (b->cap - b->len < n + 1) {
 		size_t cap = b->cap ? b->cap : 16;
 		while (cap - b->len < n + 1)
-			cap *= 2; /* cannot overflow: everything comes from at most 1 MiB of input */
+			cap *= 2; /* cannot overflow: everything comes from at most 1 MiB of input
+			           */
 		char *p = mem(b->p, cap);
 		if (!p)
 			return oom(ps);
@@ -374,9 +374,7 @@ void toml_free(struct toml_value *v)
 	if (!v)
 		return;
 	switch (v->type) {
-	case TOML_STRING:
-		mem_free(v->u.str.ptr);
-		break;
+	case TOML_STRING: mem_free(v->u.str.ptr); break;
 	case TOML_ARRAY:
 		for (size_t i = 0; i < v->u.arr.len; i++)
 			toml_free(v->u.arr.items[i]);
@@ -389,8 +387,7 @@ void toml_free(struct toml_value *v)
 		}
 		mem_free(v->u.tab.items);
 		break;
-	default:
-		break;
+	default: break;
 	}
 	mem_free(v);
 }
@@ -410,8 +407,9 @@ static int table_add(struct parser *ps, struct toml_value *t, struct key *k, str
 {
 	if (t->u.tab.len == TOML_MAX_KEYS) {
 		toml_free(v);
-		return fail_at(ps, k->pos, "a table has more than %d keys, more than this reader accepts",
-			       TOML_MAX_KEYS);
+		return fail_at(ps, k->pos,
+		               "a table has more than %d keys, more than this reader accepts",
+		               TOML_MAX_KEYS);
 	}
 	if (t->u.tab.len == t->u.tab.cap) {
 		size_t cap = t->u.tab.cap ? t->u.tab.cap * 2 : 8;
@@ -454,9 +452,10 @@ static int skip_comment(struct parser *ps)
 	while (cur_c(ps) >= 0 && !at_newline(ps)) {
 		if (is_ctl(cur_c(ps))) {
 			char d[48];
-			return fail_at(ps, here(ps),
-				       "%s in a comment; only tab is allowed among control characters",
-				       describe(ps, d, sizeof(d)));
+			return fail_at(
+			        ps, here(ps),
+			        "%s in a comment; only tab is allowed among control characters",
+			        describe(ps, d, sizeof(d)));
 		}
 		adv(ps);
 	}
@@ -478,7 +477,7 @@ static int expect_eol(struct parser *ps, const char *after)
 		return 0;
 	}
 	return fail_at(ps, here(ps), "expected a newline or a comment after %s, found %s", after,
-		       describe(ps, d, sizeof(d)));
+	               describe(ps, d, sizeof(d)));
 }
 
 /* Blanks, newlines and comments, as allowed between array elements. */
@@ -511,9 +510,10 @@ static int parse_escape(struct parser *ps, struct buf *b, bool multiline)
 		/* line-ending backslash: drops the newline and the blanks and newlines after it */
 		skip_ws(ps);
 		if (!at_newline(ps))
-			return fail_at(ps, at,
-				       "invalid escape: a backslash followed by blanks must end the "
-				       "line; remove the blanks after it or escape it as \\\\");
+			return fail_at(
+			        ps, at,
+			        "invalid escape: a backslash followed by blanks must end the "
+			        "line; remove the blanks after it or escape it as \\\\");
 		while (cur_c(ps) == ' ' || cur_c(ps) == '\t' || at_newline(ps)) {
 			if (at_newline(ps))
 				skip_newline(ps);
@@ -546,28 +546,30 @@ static int parse_escape(struct parser *ps, struct buf *b, bool multiline)
 				v = h - 'A' + 10;
 			else
 				return fail_at(ps, at,
-					       "invalid escape: \\%c needs %d hex digits, found %s",
-					       c, digits, describe(ps, d, sizeof(d)));
+				               "invalid escape: \\%c needs %d hex digits, found %s",
+				               c, digits, describe(ps, d, sizeof(d)));
 			cp = cp * 16 + (uint32_t)v;
 			adv(ps);
 		}
 		if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
 			return fail_at(ps, at,
-				       "invalid escape: \\%c%0*X is not a Unicode scalar value "
-				       "(0 to D7FF or E000 to 10FFFF)",
-				       c, digits, (unsigned)cp);
+			               "invalid escape: \\%c%0*X is not a Unicode scalar value "
+			               "(0 to D7FF or E000 to 10FFFF)",
+			               c, digits, (unsigned)cp);
 		return buf_add(ps, b, u, utf8_put(u, cp));
 	}
 	default:
 		if (c > 0x20 && c < 0x7f)
-			return fail_at(ps, at,
-				       "invalid escape \\%c; expected one of \\b \\t \\n \\f \\r \\\" "
-				       "\\\\ \\uXXXX \\UXXXXXXXX",
-				       c);
-		return fail_at(ps, at,
-			       "invalid escape: a backslash followed by %s; expected one of \\b \\t "
-			       "\\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX",
-			       describe(ps, d, sizeof(d)));
+			return fail_at(
+			        ps, at,
+			        "invalid escape \\%c; expected one of \\b \\t \\n \\f \\r \\\" "
+			        "\\\\ \\uXXXX \\UXXXXXXXX",
+			        c);
+		return fail_at(
+		        ps, at,
+		        "invalid escape: a backslash followed by %s; expected one of \\b \\t "
+		        "\\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX",
+		        describe(ps, d, sizeof(d)));
 	}
 	adv(ps);
 	return buf_add(ps, b, &ch, 1);
@@ -577,8 +579,8 @@ static int ctl_in_string(struct parser *ps)
 {
 	char d[48];
 	return fail_at(ps, here(ps),
-		       "%s in a string; write it as an escape such as \\u%04X in a \"...\" string",
-		       describe(ps, d, sizeof(d)), (unsigned)cur_c(ps));
+	               "%s in a string; write it as an escape such as \\u%04X in a \"...\" string",
+	               describe(ps, d, sizeof(d)), (unsigned)cur_c(ps));
 }
 
 /* "..." or '...' on one line. */
@@ -591,11 +593,12 @@ static int parse_line_string(struct parser *ps, struct buf *b)
 	for (;;) {
 		int c = cur_c(ps);
 		if (c < 0 || at_newline(ps))
-			return fail_at(ps, here(ps),
-				       "unterminated string (opened at %d:%d): expected %s before the "
-				       "end of the %s",
-				       open.line, open.col, quote == '"' ? "'\"'" : "\"'\"",
-				       c < 0 ? "input" : "line");
+			return fail_at(
+			        ps, here(ps),
+			        "unterminated string (opened at %d:%d): expected %s before the "
+			        "end of the %s",
+			        open.line, open.col, quote == '"' ? "'\"'" : "\"'\"",
+			        c < 0 ? "input" : "line");
 		if (c == quote) {
 			adv(ps);
 			return buf_add(ps, b, "", 0);
@@ -626,9 +629,10 @@ static int parse_ml_string(struct parser *ps, struct buf *b)
 	for (;;) {
 		int c = cur_c(ps);
 		if (c < 0)
-			return fail_at(ps, here(ps),
-				       "unterminated multi-line string (opened at %d:%d): expected %s",
-				       open.line, open.col, delim);
+			return fail_at(
+			        ps, here(ps),
+			        "unterminated multi-line string (opened at %d:%d): expected %s",
+			        open.line, open.col, delim);
 		if (c == quote) {
 			size_t n = 0;
 			while (peek_at(ps, n) == quote)
@@ -637,10 +641,11 @@ static int parse_ml_string(struct parser *ps, struct buf *b)
 				/* the last three close it; up to two more belong to the text */
 				if (n > 5) {
 					adv_n(ps, 5);
-					return fail_at(ps, here(ps),
-						       "too many quotes: at most two may come right "
-						       "before the closing %s; escape them",
-						       delim);
+					return fail_at(
+					        ps, here(ps),
+					        "too many quotes: at most two may come right "
+					        "before the closing %s; escape them",
+					        delim);
 				}
 				if (buf_add(ps, b, delim, n - 3) < 0)
 					return -1;
@@ -685,7 +690,7 @@ static int parse_key_part(struct parser *ps, struct key *k)
 	if (c == '"' || c == '\'') {
 		if (peek_at(ps, 1) == c && peek_at(ps, 2) == c)
 			return fail_at(ps, here(ps),
-				       "a multi-line string cannot be a key; use \"...\" or '...'");
+			               "a multi-line string cannot be a key; use \"...\" or '...'");
 		rc = parse_line_string(ps, &b);
 	} else if (is_bare(c)) {
 		const char *s = ps->p;
@@ -694,9 +699,9 @@ static int parse_key_part(struct parser *ps, struct key *k)
 		rc = buf_add(ps, &b, s, (size_t)(ps->p - s));
 	} else {
 		return fail_at(ps, here(ps),
-			       "expected a key (letters, digits, '_' and '-', or a quoted string), "
-			       "found %s",
-			       describe(ps, d, sizeof(d)));
+		               "expected a key (letters, digits, '_' and '-', or a quoted string), "
+		               "found %s",
+		               describe(ps, d, sizeof(d)));
 	}
 	if (rc < 0) {
 		mem_free(b.p);
@@ -722,10 +727,11 @@ static int parse_key(struct parser *ps, struct keypath *kp)
 	for (;;) {
 		skip_ws(ps);
 		if (kp->n == TOML_MAX_DEPTH)
-			return fail_at(ps, here(ps),
-				       "a key has more than %d parts; nesting deeper than %d levels "
-				       "is not supported here",
-				       TOML_MAX_DEPTH, TOML_MAX_DEPTH);
+			return fail_at(
+			        ps, here(ps),
+			        "a key has more than %d parts; nesting deeper than %d levels "
+			        "is not supported here",
+			        TOML_MAX_DEPTH, TOML_MAX_DEPTH);
 		int rc = parse_key_part(ps, &kp->part[kp->n]);
 		if (kp->part[kp->n].s)
 			kp->n++;
@@ -766,8 +772,7 @@ static bool is_digit(int c, int base)
 	case 2: return c == '0' || c == '1';
 	case 8: return c >= '0' && c <= '7';
 	case 10: return c >= '0' && c <= '9';
-	default:
-		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	default: return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 	}
 }
 
@@ -778,7 +783,7 @@ static int parse_digits(struct parser *ps, struct buf *b, int base, const char *
 
 	if (!is_digit(cur_c(ps), base))
 		return fail_at(ps, here(ps), "expected %s, found %s", what,
-			       describe(ps, d, sizeof(d)));
+		               describe(ps, d, sizeof(d)));
 	for (;;) {
 		int c = cur_c(ps);
 		if (is_digit(c, base)) {
@@ -789,9 +794,9 @@ static int parse_digits(struct parser *ps, struct buf *b, int base, const char *
 			adv(ps);
 			if (!is_digit(cur_c(ps), base))
 				return fail_at(ps, here(ps),
-					       "expected a digit after '_' (an underscore must sit "
-					       "between digits), found %s",
-					       describe(ps, d, sizeof(d)));
+				               "expected a digit after '_' (an underscore must sit "
+				               "between digits), found %s",
+				               describe(ps, d, sizeof(d)));
 		} else {
 			return 0;
 		}
@@ -818,8 +823,9 @@ static int parse_number(struct parser *ps, struct toml_value **out)
 	char d[48];
 
 	if (looks_like_date(ps)) {
-		fail_at(ps, pos, "dates are not supported here; write it as a string, e.g. "
-				 "\"1979-05-27\"");
+		fail_at(ps, pos,
+		        "dates are not supported here; write it as a string, e.g. "
+		        "\"1979-05-27\"");
 		goto out;
 	}
 	if (c == '+' || c == '-') {
@@ -833,7 +839,7 @@ static int parse_number(struct parser *ps, struct toml_value **out)
 	if (c == 'i' || c == 'n') {
 		if (!match_word(ps, "inf") && !match_word(ps, "nan")) {
 			fail_at(ps, here(ps), "expected a number, inf or nan, found %s",
-				word(ps, d, sizeof(d)));
+			        word(ps, d, sizeof(d)));
 			goto out;
 		}
 		f = c == 'i' ? (neg ? -INFINITY : INFINITY) : (neg ? -NAN : NAN);
@@ -843,9 +849,9 @@ static int parse_number(struct parser *ps, struct toml_value **out)
 	}
 	if (c == '0' && (peek_at(ps, 1) == 'x' || peek_at(ps, 1) == 'o' || peek_at(ps, 1) == 'b')) {
 		int base = peek_at(ps, 1) == 'x' ? 16 : peek_at(ps, 1) == 'o' ? 8 : 2;
-		const char *what = base == 16 ? "a hex digit after 0x"
-				   : base == 8 ? "an octal digit after 0o"
-					       : "a binary digit after 0b";
+		const char *what = base == 16  ? "a hex digit after 0x"
+		                   : base == 8 ? "an octal digit after 0o"
+		                               : "a binary digit after 0b";
 		uint64_t u = 0;
 		if (sign) {
 			fail_at(ps, pos, "a sign is not allowed on hex, octal or binary integers");
@@ -857,8 +863,9 @@ static int parse_number(struct parser *ps, struct toml_value **out)
 		for (size_t i = 0; i < b.len; i++) {
 			int dv = b.p[i] <= '9' ? b.p[i] - '0' : (b.p[i] | 0x20) - 'a' + 10;
 			if (u > ((uint64_t)INT64_MAX - (uint64_t)dv) / (uint64_t)base) {
-				fail_at(ps, pos, "integer out of range: TOML integers are 64-bit, at "
-						 "most 9223372036854775807 (0x7fffffffffffffff)");
+				fail_at(ps, pos,
+				        "integer out of range: TOML integers are 64-bit, at "
+				        "most 9223372036854775807 (0x7fffffffffffffff)");
 				goto out;
 			}
 			u = u * (uint64_t)base + (uint64_t)dv;
@@ -868,7 +875,7 @@ static int parse_number(struct parser *ps, struct toml_value **out)
 	}
 	if (!is_digit(c, 10)) {
 		fail_at(ps, here(ps), "expected a digit after the sign, found %s",
-			describe(ps, d, sizeof(d)));
+		        describe(ps, d, sizeof(d)));
 		goto out;
 	}
 	if (c == '0' && (is_digit(peek_at(ps, 1), 10) || peek_at(ps, 1) == '_')) {
@@ -909,8 +916,9 @@ static int parse_number(struct parser *ps, struct toml_value **out)
 		for (size_t i = sign ? 1 : 0; i < b.len; i++) {
 			uint64_t dv = (uint64_t)(b.p[i] - '0');
 			if (u > (limit - dv) / 10) {
-				fail_at(ps, pos, "integer out of range: TOML integers are 64-bit, from "
-						 "-9223372036854775808 to 9223372036854775807");
+				fail_at(ps, pos,
+				        "integer out of range: TOML integers are 64-bit, from "
+				        "-9223372036854775808 to 9223372036854775807");
 				goto out;
 			}
 			u = u * 10 + dv;
@@ -935,7 +943,7 @@ out:
 static int nest_fail(struct parser *ps, struct toml_pos pos)
 {
 	return fail_at(ps, pos, "nesting deeper than %d levels is not supported here",
-		       TOML_MAX_DEPTH);
+	               TOML_MAX_DEPTH);
 }
 
 static int parse_array(struct parser *ps, int depth, struct toml_value **out)
@@ -972,7 +980,7 @@ static int parse_array(struct parser *ps, int depth, struct toml_value **out)
 		if (cur_c(ps) < 0)
 			goto unterminated;
 		fail_at(ps, here(ps), "expected ',' or ']' after an array element, found %s",
-			describe(ps, d, sizeof(d)));
+		        describe(ps, d, sizeof(d)));
 		goto fail;
 	}
 	adv(ps);
@@ -980,7 +988,7 @@ static int parse_array(struct parser *ps, int depth, struct toml_value **out)
 	return 0;
 unterminated:
 	fail_at(ps, here(ps), "unterminated array (opened at %d:%d): expected ']'", open.line,
-		open.col);
+	        open.col);
 fail:
 	toml_free(arr);
 	return -1;
@@ -1002,9 +1010,10 @@ static int parse_inline_table(struct parser *ps, int depth, struct toml_value **
 			skip_ws(ps);
 			if (cur_c(ps) < 0 || at_newline(ps)) {
 				fail_at(ps, here(ps),
-					"unterminated inline table (opened at %d:%d): expected a key "
-					"on the same line, found %s",
-					open.line, open.col, describe(ps, d, sizeof(d)));
+				        "unterminated inline table (opened at %d:%d): expected a "
+				        "key "
+				        "on the same line, found %s",
+				        open.line, open.col, describe(ps, d, sizeof(d)));
 				goto fail;
 			}
 			if (parse_keyval(ps, t, depth) < 0)
@@ -1015,8 +1024,9 @@ static int parse_inline_table(struct parser *ps, int depth, struct toml_value **
 				skip_ws(ps);
 				if (cur_c(ps) == '}') {
 					fail_at(ps, here(ps),
-						"a trailing comma is not allowed in an inline table; "
-						"remove it");
+					        "a trailing comma is not allowed in an inline "
+					        "table; "
+					        "remove it");
 					goto fail;
 				}
 				continue;
@@ -1025,13 +1035,15 @@ static int parse_inline_table(struct parser *ps, int depth, struct toml_value **
 				break;
 			if (cur_c(ps) < 0 || at_newline(ps))
 				fail_at(ps, here(ps),
-					"unterminated inline table (opened at %d:%d): expected ',' or "
-					"'}' on the same line, found %s",
-					open.line, open.col, describe(ps, d, sizeof(d)));
+				        "unterminated inline table (opened at %d:%d): expected ',' "
+				        "or "
+				        "'}' on the same line, found %s",
+				        open.line, open.col, describe(ps, d, sizeof(d)));
 			else
 				fail_at(ps, here(ps),
-					"expected ',' or '}' after a value in an inline table, found %s",
-					describe(ps, d, sizeof(d)));
+				        "expected ',' or '}' after a value in an inline table, "
+				        "found %s",
+				        describe(ps, d, sizeof(d)));
 			goto fail;
 		}
 	}
@@ -1058,7 +1070,7 @@ static int parse_value(struct parser *ps, int depth, struct toml_value **out)
 	if (c == '"' || c == '\'') {
 		struct buf b = {0};
 		int rc = peek_at(ps, 1) == c && peek_at(ps, 2) == c ? parse_ml_string(ps, &b)
-								     : parse_line_string(ps, &b);
+		                                                    : parse_line_string(ps, &b);
 		if (rc < 0 || !(v = value_new(ps, TOML_STRING, pos))) {
 			mem_free(b.p);
 			return -1;
@@ -1085,38 +1097,39 @@ static int parse_value(struct parser *ps, int depth, struct toml_value **out)
 		return parse_number(ps, out);
 	if (c < 0 || at_newline(ps) || c == '#')
 		return fail_at(ps, pos, "missing value: expected a value, found %s",
-			       describe(ps, d, sizeof(d)));
+		               describe(ps, d, sizeof(d)));
 	if (is_bare(c))
 		return fail_at(ps, pos,
-			       "expected a value, found %s; strings must be quoted, booleans are "
-			       "true or false",
-			       word(ps, d, sizeof(d)));
+		               "expected a value, found %s; strings must be quoted, booleans are "
+		               "true or false",
+		               word(ps, d, sizeof(d)));
 	return fail_at(ps, pos,
-		       "expected a value (a string, number, boolean, array or inline table), "
-		       "found %s",
-		       describe(ps, d, sizeof(d)));
+	               "expected a value (a string, number, boolean, array or inline table), "
+	               "found %s",
+	               describe(ps, d, sizeof(d)));
 }
 
 /* Why a dotted key or header cannot go through (or redefine) the value at e. */
 static int cannot_extend(struct parser *ps, struct toml_pos at, const char *name,
-			 const struct entry *e)
+                         const struct entry *e)
 {
 	const struct toml_value *v = e->value;
 
 	if (v->type == TOML_TABLE && (v->flags & T_INLINE))
-		return fail_at(ps, at, "%s is an inline table (at %d:%d); inline tables cannot be "
-				       "extended",
-			       name, v->pos.line, v->pos.col);
+		return fail_at(ps, at,
+		               "%s is an inline table (at %d:%d); inline tables cannot be "
+		               "extended",
+		               name, v->pos.line, v->pos.col);
 	if (v->type == TOML_TABLE)
 		return fail_at(ps, at,
-			       "table %s belongs to a [header] (at %d:%d); dotted keys cannot add "
-			       "to it, write the key under that header",
-			       name, v->pos.line, v->pos.col);
+		               "table %s belongs to a [header] (at %d:%d); dotted keys cannot add "
+		               "to it, write the key under that header",
+		               name, v->pos.line, v->pos.col);
 	if (v->type == TOML_ARRAY && (v->flags & A_TABLES))
 		return fail_at(ps, at, "%s is an array of tables ([[%s]] at %d:%d), not a table",
-			       name, name, v->pos.line, v->pos.col);
+		               name, name, v->pos.line, v->pos.col);
 	return fail_at(ps, at, "%s is already %s (defined at %d:%d), not a table", name,
-		       a_type(v->type), e->pos.line, e->pos.col);
+	               a_type(v->type), e->pos.line, e->pos.col);
 }
 
 /* key = value into table t, which sits depth levels below the table of its line. */
@@ -1134,7 +1147,7 @@ static int parse_keyval(struct parser *ps, struct toml_value *t, int depth)
 	if (cur_c(ps) != '=') {
 		key_name(name, sizeof(name), &kp, kp.n);
 		fail_at(ps, here(ps), "expected '=' after the key %s, found %s", name,
-			describe(ps, d, sizeof(d)));
+		        describe(ps, d, sizeof(d)));
 		goto out;
 	}
 	adv(ps);
@@ -1164,7 +1177,7 @@ static int parse_keyval(struct parser *ps, struct toml_value *t, int depth)
 	if (e) {
 		key_name(name, sizeof(name), &kp, kp.n);
 		fail_at(ps, last->pos, "duplicate key %s: already defined at %d:%d", name,
-			e->pos.line, e->pos.col);
+		        e->pos.line, e->pos.col);
 		goto out;
 	}
 	if (parse_value(ps, depth + kp.n, &v) < 0)
@@ -1194,8 +1207,8 @@ static int parse_header(struct parser *ps)
 		adv(ps);
 	if (cur_c(ps) != ']' || (aot && peek_at(ps, 1) != ']')) {
 		fail_at(ps, here(ps), "expected '%s' to close the %s header, found %s",
-			aot ? "]]" : "]", aot ? "[[array of tables]]" : "[table]",
-			describe(ps, d, sizeof(d)));
+		        aot ? "]]" : "]", aot ? "[[array of tables]]" : "[table]",
+		        describe(ps, d, sizeof(d)));
 		goto out;
 	}
 	adv_n(ps, aot ? 2 : 1);
@@ -1242,13 +1255,14 @@ static int parse_header(struct parser *ps)
 			ps->cur = ev;
 		} else if (ev->type == TOML_TABLE && (ev->flags & T_HEADER)) {
 			fail_at(ps, open, "table [%s] is defined twice (first at %d:%d)", name,
-				ev->pos.line, ev->pos.col);
+			        ev->pos.line, ev->pos.col);
 			goto out;
 		} else if (ev->type == TOML_TABLE && (ev->flags & T_DOTTED)) {
 			fail_at(ps, open,
-				"table %s is already defined by dotted keys at %d:%d; a table cannot "
-				"be defined twice",
-				name, ev->pos.line, ev->pos.col);
+			        "table %s is already defined by dotted keys at %d:%d; a table "
+			        "cannot "
+			        "be defined twice",
+			        name, ev->pos.line, ev->pos.col);
 			goto out;
 		} else {
 			cannot_extend(ps, open, name, e);
@@ -1258,14 +1272,15 @@ static int parse_header(struct parser *ps)
 		if (e && !(ev->type == TOML_ARRAY && (ev->flags & A_TABLES))) {
 			if (ev->type == TOML_ARRAY)
 				fail_at(ps, open,
-					"%s is a static array (defined at %d:%d); [[%s]] cannot "
-					"append to it",
-					name, e->pos.line, e->pos.col, name);
+				        "%s is a static array (defined at %d:%d); [[%s]] cannot "
+				        "append to it",
+				        name, e->pos.line, e->pos.col, name);
 			else
 				fail_at(ps, open,
-					"%s is already %s (defined at %d:%d); [[%s]] needs an array "
-					"of tables",
-					name, a_type(ev->type), ev->pos.line, ev->pos.col, name);
+				        "%s is already %s (defined at %d:%d); [[%s]] needs an "
+				        "array "
+				        "of tables",
+				        name, a_type(ev->type), ev->pos.line, ev->pos.col, name);
 			goto out;
 		}
 		if (!e) {
@@ -1293,7 +1308,7 @@ int toml_parse(struct toml_value **out, const char *text, size_t len, char *err,
 	if (!text && !len)
 		text = "";
 	struct parser ps = {
-		.p = text, .end = text + len, .line = 1, .col = 1, .err = err, .errlen = errlen};
+	        .p = text, .end = text + len, .line = 1, .col = 1, .err = err, .errlen = errlen};
 
 	*out = NULL;
 	if (err && errlen)
@@ -1301,10 +1316,11 @@ int toml_parse(struct toml_value **out, const char *text, size_t len, char *err,
 	if (!text && len)
 		return fail_at(&ps, here(&ps), "no input");
 	if (len > TOML_MAX_INPUT)
-		return fail_at(&ps, here(&ps),
-			       "the input is %zu bytes, more than the 1 MiB (%zu bytes) this reader "
-			       "accepts",
-			       len, TOML_MAX_INPUT);
+		return fail_at(
+		        &ps, here(&ps),
+		        "the input is %zu bytes, more than the 1 MiB (%zu bytes) this reader "
+		        "accepts",
+		        len, TOML_MAX_INPUT);
 	if (utf8_check(&ps) < 0)
 		return -1;
 	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)

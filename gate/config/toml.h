@@ -1,4 +1,4 @@
-/* gate/toml.h: a small strict TOML 1.0 reader (no dates) for gate.toml.
+/* gate/config/toml.h: a small strict TOML 1.0 reader (no dates) for gate.toml.
  *
  * Ownership: toml_parse hands the caller one tree in *out, freed with toml_free (which
  * accepts NULL). Every pointer the getters return (values, keys, strings) is borrowed from
@@ -36,8 +36,7 @@ struct toml_pos {
  * Returns 0, or -1 with *out NULL and err holding "line:col: what is wrong, what was
  * expected" (truncated to errlen; err may be NULL when errlen is 0). Out of memory is
  * reported as "out of memory" with the position reached. */
-int toml_parse(struct toml_value **out, const char *text, size_t len, char *err,
-	       size_t errlen);
+int toml_parse(struct toml_value **out, const char *text, size_t len, char *err, size_t errlen);
 
 void toml_free(struct toml_value *v);
 

@@ -1,4 +1,4 @@
-/* gate/clock.h: the monotonic clock gate measures waits and phases with. */
+/* gate/node/clock.h: the monotonic clock gate measures waits and phases with. */
 #ifndef GATE_CLOCK_H
 #define GATE_CLOCK_H
 

@@ -1,8 +1,8 @@
-/* gate/eic.c: gate's ei client: connect, RPC with timeouts, bounded reply decoding. */
-#include "eic.h"
+/* gate/node/eic.c: gate's ei client: connect, RPC with timeouts, bounded reply decoding. */
+#include "gate/node/eic.h"
 
-#include "clock.h"
-#include "epmd.h"
+#include "gate/node/clock.h"
+#include "gate/node/epmd.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -39,7 +39,7 @@ static int split_host(const char *node, char *host, size_t len)
 }
 
 int eic_connect_port(struct eic *c, const char *node, const char *this_alive, int port,
-		     const char *cookie, int timeout_ms, char *err, size_t errlen)
+                     const char *cookie, int timeout_ms, char *err, size_t errlen)
 {
 	char host[128], self[256];
 	struct in_addr addr;
@@ -50,21 +50,25 @@ int eic_connect_port(struct eic *c, const char *node, const char *this_alive, in
 	}
 	snprintf(self, sizeof(self), "%s@%s", this_alive, host);
 	if (ei_connect_xinit(&c->ec, host, this_alive, self, (Erl_IpAddr)&addr, cookie, 0) < 0) {
-		snprintf(err, errlen, "ei_connect_xinit for %s failed (erl_errno %d)", self, erl_errno);
+		snprintf(err, errlen, "ei_connect_xinit for %s failed (erl_errno %d)", self,
+		         erl_errno);
 		return EIC_ERROR;
 	}
 	int fd = ei_xconnect_host_port_tmo(&c->ec, (Erl_IpAddr)&addr, port, (unsigned)timeout_ms);
 	if (fd < 0) {
 		int e = erl_errno;
 		if (e == ETIMEDOUT)
-			snprintf(err, errlen, "connecting to node %s (port %d) timed out after %d ms",
-				 node, port, timeout_ms);
+			snprintf(err, errlen,
+			         "connecting to node %s (port %d) timed out after %d ms", node,
+			         port, timeout_ms);
 		else if (e == EIO)
-			snprintf(err, errlen, "node %s (port %d) refused the handshake: the cookie was "
-				 "rejected or the node is not up yet", node, port);
+			snprintf(err, errlen,
+			         "node %s (port %d) refused the handshake: the cookie was "
+			         "rejected or the node is not up yet",
+			         node, port);
 		else
 			snprintf(err, errlen, "cannot connect to node %s (port %d): %s", node, port,
-				 strerror(e ? e : errno));
+			         strerror(e ? e : errno));
 		return e == ETIMEDOUT ? EIC_TIMEOUT : EIC_ERROR;
 	}
 	c->fd = fd;
@@ -72,28 +76,30 @@ int eic_connect_port(struct eic *c, const char *node, const char *this_alive, in
 	return EIC_OK;
 }
 
-int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
-		     const char *cookie, const char *cookie_from, int timeout_ms, char *err,
-		     size_t errlen)
+int eic_connect_node(struct eic *c, const char *node, const char *this_alive, const char *cookie,
+                     const char *cookie_from, int timeout_ms, char *err, size_t errlen)
 {
 	char host[256], self[320];
 	if (split_host(node, host, sizeof(host)) < 0 || node[0] == '@') {
-		snprintf(err, errlen, "node name %s: expected name@host (e.g. app@127.0.0.1)", node);
+		snprintf(err, errlen, "node name %s: expected name@host (e.g. app@127.0.0.1)",
+		         node);
 		return EIC_ERROR;
 	}
 	/* a long-name node only talks to long names, a short-name node to short ones */
 	bool long_name = strchr(host, '.') != NULL;
 	char myhost[256] = "localhost";
 	if (long_name) {
-		snprintf(myhost, sizeof(myhost), "%s", host[0] >= '0' && host[0] <= '9' ? "127.0.0.1" : host);
+		snprintf(myhost, sizeof(myhost), "%s",
+		         host[0] >= '0' && host[0] <= '9' ? "127.0.0.1" : host);
 	} else {
 		gethostname(myhost, sizeof(myhost) - 1);
 		myhost[strcspn(myhost, ".")] = '\0';
 	}
 	snprintf(self, sizeof(self), "%s@%s", this_alive, myhost);
-	struct in_addr any = { .s_addr = htonl(INADDR_LOOPBACK) };
+	struct in_addr any = {.s_addr = htonl(INADDR_LOOPBACK)};
 	if (ei_connect_xinit(&c->ec, myhost, this_alive, self, (Erl_IpAddr)&any, cookie, 0) < 0) {
-		snprintf(err, errlen, "ei_connect_xinit for %s failed (erl_errno %d)", self, erl_errno);
+		snprintf(err, errlen, "ei_connect_xinit for %s failed (erl_errno %d)", self,
+		         erl_errno);
 		return EIC_ERROR;
 	}
 	/* epmd first: "unknown host", "no epmd", "no such node" each have their own fix, and ei
@@ -107,22 +113,27 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
 	if (fd < 0) {
 		int e = erl_errno;
 		if (e == ETIMEDOUT)
-			snprintf(err, errlen, "connecting to node %s (port %d) timed out after %d ms: "
-				 "is the node overloaded, or a firewall in the way?", node, port,
-				 timeout_ms);
+			snprintf(err, errlen,
+			         "connecting to node %s (port %d) timed out after %d ms: "
+			         "is the node overloaded, or a firewall in the way?",
+			         node, port, timeout_ms);
 		else if (epmd_port_answers(host, port, 2000) != 0)
-			snprintf(err, errlen, "epmd on %s (port %d) lists node %s at port %d, but "
-				 "nothing answers there: a stale registration, the node is gone; restart "
-				 "the node, or the epmd that keeps its entry", host, epmd_port(), node,
-				 port);
+			snprintf(err, errlen,
+			         "epmd on %s (port %d) lists node %s at port %d, but "
+			         "nothing answers there: a stale registration, the node is gone; "
+			         "restart "
+			         "the node, or the epmd that keeps its entry",
+			         host, epmd_port(), node, port);
 		else if (e == EIO)
-			snprintf(err, errlen, "node %s (port %d) rejected the connection: the cookie "
-				 "read from %s was rejected (or the node uses %s names); give the node's "
-				 "cookie with --cookie-file or GATE_COOKIE", node, port, cookie_from,
-				 long_name ? "short" : "long");
+			snprintf(err, errlen,
+			         "node %s (port %d) rejected the connection: the cookie "
+			         "read from %s was rejected (or the node uses %s names); give the "
+			         "node's "
+			         "cookie with --cookie-file or GATE_COOKIE",
+			         node, port, cookie_from, long_name ? "short" : "long");
 		else
 			snprintf(err, errlen, "cannot connect to node %s (port %d): %s", node, port,
-				 strerror(e ? e : errno));
+			         strerror(e ? e : errno));
 		return e == ETIMEDOUT ? EIC_TIMEOUT : EIC_ERROR;
 	}
 	c->fd = fd;
@@ -130,9 +141,8 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
 	return EIC_OK;
 }
 
-int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
-	    int timeout_ms, struct term **out_root, const struct term **out_reply, char *err,
-	    size_t errlen)
+int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args, int timeout_ms,
+            struct term **out_root, const struct term **out_reply, char *err, size_t errlen)
 {
 	*out_root = NULL;
 	*out_reply = NULL;
@@ -148,9 +158,9 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 		alen--;
 	}
 	if (ei_xrpc_to(&c->ec, c->fd, (char *)mod, (char *)fun, abuf, alen,
-		       c->fetch_stdout ? EI_RPC_FETCH_STDOUT : 0) < 0) {
+	               c->fetch_stdout ? EI_RPC_FETCH_STDOUT : 0) < 0) {
 		snprintf(err, errlen, "sending the call %s:%s to node %s failed: %s", mod, fun,
-			 c->node, strerror(erl_errno ? erl_errno : EIO));
+		         c->node, strerror(erl_errno ? erl_errno : EIO));
 		return EIC_ERROR;
 	}
 
@@ -168,14 +178,15 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 		}
 		long long left = deadline - clock_ms();
 		if (left <= 0) {
-			snprintf(err, errlen, "node %s did not answer %s:%s within %d ms", c->node, mod,
-				 fun, timeout_ms);
+			snprintf(err, errlen, "node %s did not answer %s:%s within %d ms", c->node,
+			         mod, fun, timeout_ms);
 			status = EIC_TIMEOUT;
 			goto out;
 		}
 		erlang_msg msg;
 		x.index = 0;
-		int rc = ei_rpc_from(&c->ec, c->fd, (int)(left < SLICE_MS ? left : SLICE_MS), &msg, &x);
+		int rc = ei_rpc_from(&c->ec, c->fd, (int)(left < SLICE_MS ? left : SLICE_MS), &msg,
+		                     &x);
 		if (rc == ERL_TICK)
 			continue;
 		if (rc == ERL_ERROR) {
@@ -183,9 +194,10 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 			 * the poll above says so); it is no broken connection */
 			if (erl_errno == ETIMEDOUT || erl_errno == EINTR)
 				continue;
-			snprintf(err, errlen, "the connection to node %s broke during %s:%s (%s): the "
-				 "node stopped or crashed", c->node, mod, fun,
-				 strerror(erl_errno ? erl_errno : EIO));
+			snprintf(err, errlen,
+			         "the connection to node %s broke during %s:%s (%s): the "
+			         "node stopped or crashed",
+			         c->node, mod, fun, strerror(erl_errno ? erl_errno : EIO));
 			status = EIC_ERROR;
 			goto out;
 		}
@@ -193,10 +205,12 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 			continue; /* link, unlink, exit: control messages, not the reply */
 		if (x.index == 0)
 			continue; /* a receive cut short by a signal (seen under ASan): the poll
-				     callback above decides */
+			             callback above decides */
 		if ((size_t)x.index > c->max_reply) {
-			snprintf(err, errlen, "node %s answered %s:%s with %d bytes, more than the %zu "
-				 "gate accepts", c->node, mod, fun, x.index, c->max_reply);
+			snprintf(err, errlen,
+			         "node %s answered %s:%s with %d bytes, more than the %zu "
+			         "gate accepts",
+			         c->node, mod, fun, x.index, c->max_reply);
 			status = EIC_ERROR;
 			goto out;
 		}
@@ -204,9 +218,9 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 		struct term *root;
 		char derr[256];
 		if (term_decode(&root, (const unsigned char *)x.buff, (size_t)x.index, &idx, NULL,
-				derr, sizeof(derr)) < 0) {
-			snprintf(err, errlen, "node %s sent an undecodable reply to %s:%s: %s", c->node,
-				 mod, fun, derr);
+		                derr, sizeof(derr)) < 0) {
+			snprintf(err, errlen, "node %s sent an undecodable reply to %s:%s: %s",
+			         c->node, mod, fun, derr);
 			status = EIC_ERROR;
 			goto out;
 		}
@@ -228,7 +242,8 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 			char what[1024];
 			*out_reply = term_tuple_at(reply, 1);
 			term_format(*out_reply, what, sizeof(what));
-			snprintf(err, errlen, "%s:%s failed in node %s: %s", mod, fun, c->node, what);
+			snprintf(err, errlen, "%s:%s failed in node %s: %s", mod, fun, c->node,
+			         what);
 			status = EIC_BADRPC;
 			goto out;
 		}
@@ -265,10 +280,12 @@ int eic_idle(struct eic *c, int timeout_ms, char *err, size_t errlen)
 		erlang_msg msg;
 		x.index = 0;
 		int rc = ei_xreceive_msg_tmo(c->fd, &msg, &x,
-					     (unsigned)(left < SLICE_MS ? left : SLICE_MS));
+		                             (unsigned)(left < SLICE_MS ? left : SLICE_MS));
 		if (rc == ERL_ERROR && erl_errno != ETIMEDOUT && erl_errno != EAGAIN) {
-			snprintf(err, errlen, "the connection to node %s broke (%s): the node stopped "
-				 "or crashed", c->node, strerror(erl_errno ? erl_errno : EIO));
+			snprintf(err, errlen,
+			         "the connection to node %s broke (%s): the node stopped "
+			         "or crashed",
+			         c->node, strerror(erl_errno ? erl_errno : EIO));
 			status = EIC_ERROR;
 			break;
 		}
@@ -287,7 +304,7 @@ void eic_close(struct eic *c)
 }
 
 int eic_rpc0(struct eic *c, const char *mod, const char *fun, int timeout_ms,
-	     struct term **out_root, const struct term **out_reply, char *err, size_t errlen)
+             struct term **out_root, const struct term **out_reply, char *err, size_t errlen)
 {
 	ei_x_buff args;
 	*out_root = NULL;

@@ -1,4 +1,4 @@
-/* gate/eic.h: gate's ei client: one connection to a node as a hidden C node, RPCs with
+/* gate/node/eic.h: gate's ei client: one connection to a node as a hidden C node, RPCs with
  * timeouts, replies decoded with gate/term.h.
  *
  * Waits are cut into slices of at most 200 ms; between slices the poll callback runs, so a
@@ -13,7 +13,7 @@
 
 #include <ei.h>
 
-#include "term.h"
+#include "gate/node/term.h"
 
 enum eic_status {
 	EIC_OK = 0,
@@ -28,13 +28,13 @@ typedef int (*eic_poll_fn)(void *arg, char *err, size_t errlen);
 
 struct eic {
 	ei_cnode ec;
-	int fd;               /* -1 when not connected */
-	char node[256];       /* the peer, e.g. gate_ab12@127.0.0.1 */
-	size_t max_reply;     /* bytes; larger replies are rejected */
+	int fd;           /* -1 when not connected */
+	char node[256];   /* the peer, e.g. gate_ab12@127.0.0.1 */
+	size_t max_reply; /* bytes; larger replies are rejected */
 	eic_poll_fn poll;
 	void *poll_arg;
-	bool fetch_stdout;    /* RPCs run with the caller's output sent back ({rex_stdout, Bin})
-				 and written to gate's stdout: for a node gate did not start */
+	bool fetch_stdout; /* RPCs run with the caller's output sent back ({rex_stdout, Bin})
+	                      and written to gate's stdout: for a node gate did not start */
 };
 
 void eic_init(struct eic *c);
@@ -42,22 +42,20 @@ void eic_init(struct eic *c);
 /* Connects to node (name@ip) listening on port without epmd. this_alive names the C node.
  * cookie is used in memory only. */
 int eic_connect_port(struct eic *c, const char *node, const char *this_alive, int port,
-		     const char *cookie, int timeout_ms, char *err, size_t errlen);
+                     const char *cookie, int timeout_ms, char *err, size_t errlen);
 
 /* Connects to a running node through its host's epmd: long names (name@host.domain or
  * name@IP) or short names (name@host). The C node takes a name of the same kind. An unknown
  * host, no epmd and no such node are told apart; cookie_from (where the cookie was read)
  * goes into the message when the node rejects the cookie. */
-int eic_connect_node(struct eic *c, const char *node, const char *this_alive,
-		     const char *cookie, const char *cookie_from, int timeout_ms, char *err,
-		     size_t errlen);
+int eic_connect_node(struct eic *c, const char *node, const char *this_alive, const char *cookie,
+                     const char *cookie_from, int timeout_ms, char *err, size_t errlen);
 
 /* Calls mod:fun(args...) where args is an encoded list (version byte optional). On EIC_OK,
  * *out_root owns the decoded {rex, Reply} and *out_reply points at Reply inside it (borrowed).
  * On EIC_BADRPC *out_root is the reply too, *out_reply the reason; err holds it as text. */
-int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
-	    int timeout_ms, struct term **out_root, const struct term **out_reply, char *err,
-	    size_t errlen);
+int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args, int timeout_ms,
+            struct term **out_root, const struct term **out_reply, char *err, size_t errlen);
 
 /* Appends the strings v[0..n) to x as one Erlang list of binaries (mix test's arguments). */
 void eic_encode_binaries(ei_x_buff *x, char *const *v, size_t n);
@@ -65,7 +63,7 @@ void eic_encode_binaries(ei_x_buff *x, char *const *v, size_t n);
 /* eic_rpc of mod:fun() with no arguments; the same ownership, and EIC_ERROR with "out of
  * memory" when the request cannot be built. */
 int eic_rpc0(struct eic *c, const char *mod, const char *fun, int timeout_ms,
-	     struct term **out_root, const struct term **out_reply, char *err, size_t errlen);
+             struct term **out_root, const struct term **out_reply, char *err, size_t errlen);
 
 /* Keeps the connection alive for timeout_ms while gate waits for something else (a
  * workload): answers the node's ticks and drops stray messages. Returns EIC_OK when the time

@@ -1,5 +1,5 @@
-/* gate/epmd.c: one PORT_PLEASE2 request to a host's epmd, with an error that says why not. */
-#include "epmd.h"
+/* gate/node/epmd.c: one PORT_PLEASE2 request to a host's epmd, with an error that says why not. */
+#include "gate/node/epmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "gate/node/clock.h"
 
 #define EPMD_PORT_PLEASE2_REQ 122
 #define EPMD_PORT2_RESP 119

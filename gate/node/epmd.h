@@ -1,4 +1,4 @@
-/* gate/epmd.h: asks a host's epmd where a node listens, so that an attach that fails says
+/* gate/node/epmd.h: asks a host's epmd where a node listens, so that an attach that fails says
  * why: an unknown host, no epmd, no such node. (ei reports all of these, and a rejected
  * cookie, as the same EIO.) */
 #ifndef GATE_EPMD_H

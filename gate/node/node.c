@@ -1,5 +1,5 @@
-/* gate/node.c: starts, watches and stops the node gate runs a Mix project's suite in. */
-#include "node.h"
+/* gate/node/node.c: starts, watches and stops the node gate runs a Mix project's suite in. */
+#include "gate/node/node.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "reaper.h"
-#include "signals.h"
+#include "gate/node/clock.h"
+#include "gate/node/reaper.h"
+#include "gate/node/signals.h"
 
 /* Evaluated by `mix run` once the project is compiled (and, without --no-start, its
  * applications started): a process reads the node's name and cookie from file descriptor 3
@@ -22,15 +22,15 @@
  * /dev/null`), distribution starts under that name, and the process then halts the node when
  * the pipe reaches end-of-file (gate is gone). Nothing secret is on this command line. */
 static const char boot_code[] =
-	"p = self(); "
-	"spawn(fn -> l = :erlang.open_port({:fd, 3, 3}, [:in, :binary, :eof, {:line, 512}]); "
-	"receive do {^l, {:data, {:eol, d}}} -> send(p, {:gate_boot, d}); "
-	"{^l, :eof} -> System.halt(3) end; "
-	"w = fn w -> receive do {^l, {:data, _}} -> w.(w); {^l, :eof} -> System.halt(3) end end; "
-	"w.(w) end); "
-	"[n, c] = receive do {:gate_boot, d} -> String.split(d) end; "
-	"{:ok, _} = :net_kernel.start([String.to_atom(n), :longnames]); "
-	":erlang.set_cookie(String.to_atom(c))";
+        "p = self(); "
+        "spawn(fn -> l = :erlang.open_port({:fd, 3, 3}, [:in, :binary, :eof, {:line, 512}]); "
+        "receive do {^l, {:data, {:eol, d}}} -> send(p, {:gate_boot, d}); "
+        "{^l, :eof} -> System.halt(3) end; "
+        "w = fn w -> receive do {^l, {:data, _}} -> w.(w); {^l, :eof} -> System.halt(3) end end; "
+        "w.(w) end); "
+        "[n, c] = receive do {:gate_boot, d} -> String.split(d) end; "
+        "{:ok, _} = :net_kernel.start([String.to_atom(n), :longnames]); "
+        ":erlang.set_cookie(String.to_atom(c))";
 
 /* The lifeline as the child's fd 3 (no close-on-exec), stdin from /dev/null. In the child,
  * before exec; *ready is moved off fd 3 first if it was there. Returns 0 or -1. */
@@ -81,7 +81,7 @@ static int free_port(void)
 	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -1;
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t len = sizeof(a);
 	int port = -1;
 	if (bind(s, (struct sockaddr *)&a, sizeof(a)) == 0 &&
@@ -96,14 +96,14 @@ static int free_port(void)
 int node_start(struct node *n, const struct node_opts *opts, char *err, size_t errlen)
 {
 	char hex[17], placeholder[33], erl[2048];
-	int in[2] = { -1, -1 };
+	int in[2] = {-1, -1};
 
 	memset(n, 0, sizeof(*n));
 	n->stdin_fd = -1;
 	if (node_random_hex(hex, 8) < 0 || node_random_hex(n->cookie, 16) < 0 ||
 	    node_random_hex(placeholder, 16) < 0) {
 		snprintf(err, errlen, "cannot read /dev/urandom for the node name and cookie: %s",
-			 strerror(errno));
+		         strerror(errno));
 		return -1;
 	}
 	if (opts->name && strchr(opts->name, '@') &&
@@ -111,32 +111,42 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	    strlen(opts->name) < sizeof(n->name)) {
 		snprintf(n->name, sizeof(n->name), "%s", opts->name);
 		snprintf(n->alive, sizeof(n->alive), "%.*s",
-			 (int)(strchr(opts->name, '@') - opts->name), opts->name);
+		         (int)(strchr(opts->name, '@') - opts->name), opts->name);
 	} else {
 		snprintf(n->alive, sizeof(n->alive), "gate_%s", hex);
 		snprintf(n->name, sizeof(n->name), "%s@127.0.0.1", n->alive);
 	}
 	n->port = free_port();
 	if (n->port < 0) {
-		snprintf(err, errlen, "cannot find a free TCP port on 127.0.0.1: %s", strerror(errno));
+		snprintf(err, errlen, "cannot find a free TCP port on 127.0.0.1: %s",
+		         strerror(errno));
 		return -1;
 	}
 	/* -setcookie with a random throw-away value keeps erl from reading or creating
-	 * ~/.erlang.cookie; the boot code replaces it with the real cookie read from the lifeline pipe
-	 * before anything can use it. */
+	 * ~/.erlang.cookie; the boot code replaces it with the real cookie read from the lifeline
+	 * pipe before anything can use it. */
 	int w = snprintf(erl, sizeof(erl),
-			 "-start_epmd false -erl_epmd_port %d "
-			 "-kernel inet_dist_use_interface {127,0,0,1} -setcookie %s %s",
-			 n->port, placeholder, opts->erl_flags ? opts->erl_flags : "");
+	                 "-start_epmd false -erl_epmd_port %d "
+	                 "-kernel inet_dist_use_interface {127,0,0,1} -setcookie %s %s",
+	                 n->port, placeholder, opts->erl_flags ? opts->erl_flags : "");
 	if (w < 0 || (size_t)w >= sizeof(erl)) {
 		snprintf(err, errlen, "node.erl_flags is too long (more than %zu bytes)",
-			 sizeof(erl) - 200);
+		         sizeof(erl) - 200);
 		return -1;
 	}
 
 	const char *elixir = opts->elixir ? opts->elixir : "elixir";
-	char *argv[] = { (char *)elixir, "--erl", erl, "-S", "mix", "run", "--no-halt",
-			 "-e", (char *)boot_code, opts->no_start ? "--no-start" : NULL, NULL };
+	char *argv[] = {(char *)elixir,
+	                "--erl",
+	                erl,
+	                "-S",
+	                "mix",
+	                "run",
+	                "--no-halt",
+	                "-e",
+	                (char *)boot_code,
+	                opts->no_start ? "--no-start" : NULL,
+	                NULL};
 
 	if (pipe2(in, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -200,23 +210,28 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		close(n->stdin_fd);
 		n->stdin_fd = -1;
 		if (child_errno == ENOENT && strchr(elixir, '/') == NULL)
-			snprintf(err, errlen, "cannot run %s: not found on PATH; install Elixir "
-				 "(GitHub: erlef/setup-beam; GitLab: an elixir image; Debian: apt-get "
-				 "install elixir), fix PATH, or pass --elixir PATH", elixir);
+			snprintf(err, errlen,
+			         "cannot run %s: not found on PATH; install Elixir "
+			         "(GitHub: erlef/setup-beam; GitLab: an elixir image; Debian: "
+			         "apt-get "
+			         "install elixir), fix PATH, or pass --elixir PATH",
+			         elixir);
 		else if (child_errno > 0)
-			snprintf(err, errlen, "cannot run %s to start the node in %s: %s; pass "
-				 "--elixir the path of an elixir executable", elixir, opts->project_dir,
-				 strerror(child_errno));
+			snprintf(err, errlen,
+			         "cannot run %s to start the node in %s: %s; pass "
+			         "--elixir the path of an elixir executable",
+			         elixir, opts->project_dir, strerror(child_errno));
 		else
 			snprintf(err, errlen, "cannot start the node in %s: %s", opts->project_dir,
-				 strerror(-child_errno));
+			         strerror(-child_errno));
 		return -1;
 	}
 
 	char line[256];
 	int len = snprintf(line, sizeof(line), "%s %s\n", n->name, n->cookie);
 	if (write(n->stdin_fd, line, (size_t)len) != len) {
-		snprintf(err, errlen, "cannot hand the node its name and cookie: %s", strerror(errno));
+		snprintf(err, errlen, "cannot hand the node its name and cookie: %s",
+		         strerror(errno));
 		memset(line, 0, sizeof(line));
 		node_stop(n, 0);
 		return -1;
@@ -247,7 +262,7 @@ void node_exit_describe(const struct node *n, char *buf, size_t len)
 		snprintf(buf, len, "exited with status %d", WEXITSTATUS(n->wait_status));
 	else if (WIFSIGNALED(n->wait_status))
 		snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(n->wait_status),
-			 strsignal(WTERMSIG(n->wait_status)));
+		         strsignal(WTERMSIG(n->wait_status)));
 	else
 		snprintf(buf, len, "ended (wait status %d)", n->wait_status);
 }

@@ -1,4 +1,4 @@
-/* gate/node.h: the life of the node gate starts for a Mix project (start mode).
+/* gate/node/node.h: the life of the node gate starts for a Mix project (start mode).
  *
  * The node runs `elixir -S mix run --no-halt` in the project with MIX_ENV set, in a process
  * group of its own. Distribution listens on 127.0.0.1 at a free port chosen by gate, without
@@ -23,21 +23,21 @@ struct node_opts {
 	const char *elixir;    /* the elixir executable; NULL for "elixir" from PATH */
 	int stderr_fd;         /* > 2: the node's stderr (node_tail's pipe); else gate's */
 	const char *name;      /* the node's name (NAME@127.0.0.1, adopted from the project's
-				  test_helper); NULL: gate_<random>@127.0.0.1 */
+	                          test_helper); NULL: gate_<random>@127.0.0.1 */
 	bool no_start;         /* boot with `mix run --no-start`: mix test's own app.start (or
-				  gate_probe:run_prep) starts the applications */
+	                          gate_probe:run_prep) starts the applications */
 };
 
 struct node {
-	pid_t pid;         /* leader of the node's process group; 0 when none */
-	int stdin_fd;      /* write end of the node's lifeline pipe (its fd 3; the name kept
-			      for the callers); -1 when closed */
-	int port;          /* distribution port on 127.0.0.1 */
-	char alive[64];    /* gate_<hex> */
-	char name[96];     /* gate_<hex>@127.0.0.1 */
-	char cookie[48];   /* random, never printed */
+	pid_t pid;       /* leader of the node's process group; 0 when none */
+	int stdin_fd;    /* write end of the node's lifeline pipe (its fd 3; the name kept
+	                    for the callers); -1 when closed */
+	int port;        /* distribution port on 127.0.0.1 */
+	char alive[64];  /* gate_<hex> */
+	char name[96];   /* gate_<hex>@127.0.0.1 */
+	char cookie[48]; /* random, never printed */
 	bool exited;
-	int wait_status;   /* from waitpid once exited */
+	int wait_status; /* from waitpid once exited */
 };
 
 /* Forks and execs the node. Returns 0, or -1 with err naming what failed. */

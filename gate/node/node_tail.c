@@ -1,5 +1,5 @@
-/* gate/node_tail.c: passes the started node's stderr through and keeps its tail. */
-#include "node_tail.h"
+/* gate/node/node_tail.c: passes the started node's stderr through and keeps its tail. */
+#include "gate/node/node_tail.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@ static struct {
 	pthread_mutex_t mu;
 	char ring[NODE_TAIL_BYTES];
 	size_t len; /* bytes held, the newest at the end */
-} tail = { .rfd = -1, .wfd = -1, .mu = PTHREAD_MUTEX_INITIALIZER };
+} tail = {.rfd = -1, .wfd = -1, .mu = PTHREAD_MUTEX_INITIALIZER};
 
 static void keep(const char *buf, size_t n)
 {
@@ -66,7 +66,7 @@ static void *run(void *arg)
 	(void)arg;
 	int after_stop = 0;
 	for (;;) {
-		struct pollfd p = { .fd = tail.rfd, .events = POLLIN };
+		struct pollfd p = {.fd = tail.rfd, .events = POLLIN};
 		int r = poll(&p, 1, 100);
 		if (r > 0 && !pump())
 			break;
@@ -186,11 +186,15 @@ const char *node_tail_hint(const char *t)
 {
 	if (strstr(t, "mix deps.get") || strstr(t, "Unchecked dependencies") ||
 	    strstr(t, "Could not find an SCM") || strstr(t, "Could not find Hex"))
-		return "fetch the project's dependencies before gate runs: `MIX_ENV=test mix deps.get` "
-		       "in the project (in CI: a `mix deps.get` step, with deps/ and _build/ cached on "
+		return "fetch the project's dependencies before gate runs: `MIX_ENV=test mix "
+		       "deps.get` "
+		       "in the project (in CI: a `mix deps.get` step, with deps/ and _build/ "
+		       "cached on "
 		       "mix.lock; Hex packages need `mix local.hex --force` first)";
 	if (strstr(t, "You're trying to run") && strstr(t, "on Elixir v"))
-		return "run gate with the Elixir the project declares in mix.exs: put that elixir on "
-		       "PATH (setup-beam's elixir-version, the CI image's tag) or pass --elixir PATH";
+		return "run gate with the Elixir the project declares in mix.exs: put that elixir "
+		       "on "
+		       "PATH (setup-beam's elixir-version, the CI image's tag) or pass --elixir "
+		       "PATH";
 	return "";
 }

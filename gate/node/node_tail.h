@@ -1,4 +1,4 @@
-/* gate/node_tail.h: the started node's stderr, passed through to gate's and its tail kept.
+/* gate/node/node_tail.h: the started node's stderr, passed through to gate's and its tail kept.
  *
  * When a node gate starts dies while booting, the reason is what Mix printed on stderr
  * ("** (Mix) ..."): the tail is quoted in gate's error (console and JUnit) with a hint. One

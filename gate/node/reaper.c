@@ -1,6 +1,6 @@
-/* gate/reaper.c: a subreaper between gate and the node or workload, so that nothing they
+/* gate/node/reaper.c: a subreaper between gate and the node or workload, so that nothing they
  * start outlives gate. */
-#include "reaper.h"
+#include "gate/node/reaper.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -108,7 +108,7 @@ static void exit_like(int status)
 {
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
-		struct rlimit none = { 0, 0 };
+		struct rlimit none = {0, 0};
 		setrlimit(RLIMIT_CORE, &none);
 		signal(sig, SIG_DFL);
 		sigset_t s;

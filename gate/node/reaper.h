@@ -1,4 +1,4 @@
-/* gate/reaper.h: no OS process a run started outlives gate: not the node's, not the --exec
+/* gate/node/reaper.h: no OS process a run started outlives gate: not the node's, not the --exec
  * workload's, not the ones the suite starts in sessions of their own (:os.cmd with "&",
  * setsid, nohup, every Port.open program: the runtime's erl_child_setup puts each in a new
  * session, out of the node's process group, so killing the group misses them).

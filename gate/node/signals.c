@@ -1,5 +1,5 @@
-/* gate/signals.c: SIGINT/SIGTERM/SIGHUP turned into a flag the waiting loops check. */
-#include "signals.h"
+/* gate/node/signals.c: SIGINT/SIGTERM/SIGHUP turned into a flag the waiting loops check. */
+#include "gate/node/signals.h"
 
 #include <string.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-/* gate/signals.h: SIGINT/SIGTERM/SIGHUP turned into a flag the waiting loops check. */
+/* gate/node/signals.h: SIGINT/SIGTERM/SIGHUP turned into a flag the waiting loops check. */
 #ifndef GATE_SIGNALS_H
 #define GATE_SIGNALS_H
 

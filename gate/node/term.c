@@ -1,5 +1,5 @@
-/* gate/term.c: a bounded decoder of the Erlang external term format for probe replies. */
-#include "term.h"
+/* gate/node/term.c: a bounded decoder of the Erlang external term format for probe replies. */
+#include "gate/node/term.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 
 const struct term_limits term_limits_default = {
-	.max_depth = 32,
-	.max_elements = 4u << 20,
-	.max_bytes = 256u << 20,
+        .max_depth = 32,
+        .max_elements = 4u << 20,
+        .max_bytes = 256u << 20,
 };
 
 enum {
@@ -155,7 +155,7 @@ static int take_latin1_atom(struct dec *d, struct term *t, size_t n)
  * ... stops at max_depth, and cleared whatever it turned out to be. */
 static int skip_atom(struct dec *d, size_t depth)
 {
-	struct term a = { 0 };
+	struct term a = {0};
 	int rc = decode(d, &a, depth + 1);
 	int ok = rc == 0 && a.type == TERM_ATOM;
 	term_clear(&a);
@@ -165,9 +165,10 @@ static int skip_atom(struct dec *d, size_t depth)
 }
 
 static int alloc_seq(struct dec *d, struct term *t, enum term_type type, size_t n,
-		     size_t min_bytes_each)
+                     size_t min_bytes_each)
 {
-	/* each element takes at least min_bytes_each bytes: reject lengths the buffer cannot hold */
+	/* each element takes at least min_bytes_each bytes: reject lengths the buffer cannot hold
+	 */
 	if (min_bytes_each && n > (d->len - d->pos) / min_bytes_each)
 		return fail(d, "length %zu exceeds the reply", n);
 	if (n > d->lim->max_elements)
@@ -287,7 +288,7 @@ static int decode(struct dec *d, struct term *t, size_t depth)
 			return -1;
 		n = d->buf[d->pos++];
 		return tag == TAG_SMALL_ATOM ? take_latin1_atom(d, t, n)
-					     : take_text(d, t, TERM_ATOM, n);
+		                             : take_text(d, t, TERM_ATOM, n);
 	case TAG_BINARY:
 		if (need(d, 4) < 0)
 			return -1;
@@ -304,9 +305,7 @@ static int decode(struct dec *d, struct term *t, size_t depth)
 			return -1;
 		n = rd16(d);
 		return take_text(d, t, TERM_BINARY, n);
-	case TAG_NIL:
-		t->type = TERM_LIST;
-		return 0;
+	case TAG_NIL: t->type = TERM_LIST; return 0;
 	case TAG_SMALL_TUPLE:
 		if (need(d, 1) < 0)
 			return -1;
@@ -419,19 +418,20 @@ static int decode(struct dec *d, struct term *t, size_t depth)
 		t->type = TERM_OPAQUE;
 		return 0;
 	}
-	default:
-		d->pos--;
-		return fail(d, "unsupported term tag %u", tag);
+	default: d->pos--; return fail(d, "unsupported term tag %u", tag);
 	}
 }
 
 int term_decode(struct term **out, const unsigned char *buf, size_t len, size_t *index,
-		const struct term_limits *limits, char *err, size_t errlen)
+                const struct term_limits *limits, char *err, size_t errlen)
 {
 	struct dec d = {
-		.buf = buf, .len = len, .pos = *index,
-		.lim = limits ? limits : &term_limits_default,
-		.err = err, .errlen = errlen,
+	        .buf = buf,
+	        .len = len,
+	        .pos = *index,
+	        .lim = limits ? limits : &term_limits_default,
+	        .err = err,
+	        .errlen = errlen,
 	};
 	*out = NULL;
 	if (d.pos > len)
@@ -454,9 +454,7 @@ static void term_clear(struct term *t)
 {
 	switch (t->type) {
 	case TERM_ATOM:
-	case TERM_BINARY:
-		free(t->u.bin.data);
-		break;
+	case TERM_BINARY: free(t->u.bin.data); break;
 	case TERM_LIST:
 	case TERM_TUPLE:
 	case TERM_MAP: {
@@ -466,8 +464,7 @@ static void term_clear(struct term *t)
 		free(t->u.seq.items);
 		break;
 	}
-	default:
-		break;
+	default: break;
 	}
 	memset(t, 0, sizeof(*t));
 }
@@ -542,12 +539,8 @@ static void format(struct out *o, const struct term *t, int depth)
 	case TERM_INT:
 		put(o, num, (size_t)snprintf(num, sizeof(num), "%lld", (long long)t->u.i));
 		break;
-	case TERM_FLOAT:
-		put(o, num, (size_t)snprintf(num, sizeof(num), "%g", t->u.f));
-		break;
-	case TERM_ATOM:
-		put(o, t->u.bin.data, t->u.bin.len);
-		break;
+	case TERM_FLOAT: put(o, num, (size_t)snprintf(num, sizeof(num), "%g", t->u.f)); break;
+	case TERM_ATOM: put(o, t->u.bin.data, t->u.bin.len); break;
 	case TERM_BINARY:
 		put(o, "<<\"", 3);
 		for (size_t i = 0; i < t->u.bin.len; i++) {
@@ -579,9 +572,7 @@ static void format(struct out *o, const struct term *t, int depth)
 		put(o, t->type == TERM_LIST ? "]" : "}", 1);
 		break;
 	}
-	case TERM_OPAQUE:
-		put(o, "#opaque", 7);
-		break;
+	case TERM_OPAQUE: put(o, "#opaque", 7); break;
 	}
 }
 
@@ -589,7 +580,7 @@ void term_format(const struct term *t, char *buf, size_t len)
 {
 	if (!len)
 		return;
-	struct out o = { buf, len, 0 };
+	struct out o = {buf, len, 0};
 	buf[0] = '\0';
 	if (!t) {
 		put(&o, "(none)", 6);

@@ -1,4 +1,4 @@
-/* gate/term.h: a bounded decoder of the Erlang external term format for probe replies.
+/* gate/node/term.h: a bounded decoder of the Erlang external term format for probe replies.
  *
  * ei's own ei_decode_* functions take no buffer length and trust their input; replies from a
  * node are outside input, so this decoder checks every length against the buffer and caps
@@ -17,8 +17,8 @@ enum term_type {
 	TERM_BINARY, /* also charlists sent as STRING_EXT */
 	TERM_LIST,   /* proper list; an improper tail is an error */
 	TERM_TUPLE,
-	TERM_MAP,    /* items holds key, value, key, value, ... ; n counts pairs */
-	TERM_OPAQUE  /* pid, port, reference, fun: kept as a marker only */
+	TERM_MAP,   /* items holds key, value, key, value, ... ; n counts pairs */
+	TERM_OPAQUE /* pid, port, reference, fun: kept as a marker only */
 };
 
 struct term {
@@ -50,7 +50,7 @@ extern const struct term_limits term_limits_default;
  * skipped. On success returns 0, *out is the tree and *index is past the term. On failure
  * returns -1 and err says what was wrong and at which byte offset. */
 int term_decode(struct term **out, const unsigned char *buf, size_t len, size_t *index,
-		const struct term_limits *limits, char *err, size_t errlen);
+                const struct term_limits *limits, char *err, size_t errlen);
 
 void term_free(struct term *t);
 

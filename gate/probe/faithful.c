@@ -1,5 +1,5 @@
-/* gate/faithful.c: gate run as faithful to bare `mix test` as can be (issue 18). */
-#include "faithful.h"
+/* gate/probe/faithful.c: gate run as faithful to bare `mix test` as can be (issue 18). */
+#include "gate/probe/faithful.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -44,8 +44,7 @@ int faithful_test_decode(const struct term *extra, struct test_result *r)
 	return 0;
 }
 
-int faithful_run_decode(const struct term *body, struct test_run *out, char *err,
-			size_t errlen)
+int faithful_run_decode(const struct term *body, struct test_run *out, char *err, size_t errlen)
 {
 	int64_t status, dropped, partition;
 	if (term_int(term_map_get(body, "exit_status"), &status) < 0)
@@ -60,7 +59,8 @@ int faithful_run_decode(const struct term *body, struct test_run *out, char *err
 	if (term_int(term_map_get(body, "partition"), &partition) == 0 && partition > 0 &&
 	    partition < 1000000)
 		out->partition = (int)partition;
-	if (out->mix_status != 0 && dup_opt(term_map_get(body, "exit_reason"), &out->mix_reason) < 0) {
+	if (out->mix_status != 0 &&
+	    dup_opt(term_map_get(body, "exit_reason"), &out->mix_reason) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -68,7 +68,7 @@ int faithful_run_decode(const struct term *body, struct test_run *out, char *err
 }
 
 int faithful_prep(struct eic *c, char *const *args, size_t nargs, bool start, int timeout_ms,
-		  char *err, size_t errlen)
+                  char *err, size_t errlen)
 {
 	ei_x_buff a;
 	struct term *root = NULL;
@@ -84,8 +84,10 @@ int faithful_prep(struct eic *c, char *const *args, size_t nargs, bool start, in
 	ei_x_free(&a);
 	if (rc == EIC_OK && term_is_atom(term_tuple_at(r, 0), "error")) {
 		const char *why = term_text(term_tuple_at(r, 1));
-		snprintf(err, errlen, "mix test's preparation failed (the `test` alias's steps before "
-			 "\"test\", or starting the applications), %s", why ? why : "no reason given");
+		snprintf(err, errlen,
+		         "mix test's preparation failed (the `test` alias's steps before "
+		         "\"test\", or starting the applications), %s",
+		         why ? why : "no reason given");
 		rc = EIC_ERROR;
 	} else if (rc == EIC_OK && !term_is_atom(term_tuple_at(r, 0), "ok")) {
 		snprintf(err, errlen, "gate_probe:run_prep/2 gave an unexpected reply");
@@ -110,7 +112,8 @@ static int quoted_name(const char *p, char *out, size_t len)
 	memcpy(out, p, (size_t)(q - p));
 	out[q - p] = '\0';
 	for (const char *c = out; *c; c++)
-		if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '-' || *c == '@' || *c == '.'))
+		if (!(isalnum((unsigned char)*c) || *c == '_' || *c == '-' || *c == '@' ||
+		      *c == '.'))
 			return 0;
 	const char *at = strchr(out, '@');
 	if (!at || at == out || strchr(at + 1, '@'))
@@ -128,7 +131,7 @@ static int scan_helper(const char *path, char *out, size_t len)
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	static const char *const calls[] = { ":net_kernel.start(", "Node.start(" };
+	static const char *const calls[] = {":net_kernel.start(", "Node.start("};
 	for (char *line = buf; line && *line;) {
 		char *nl = strchr(line, '\n');
 		if (nl)
@@ -136,8 +139,7 @@ static int scan_helper(const char *path, char *out, size_t len)
 		const char *hash = strchr(line, '#');
 		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
 			const char *p = strstr(line, calls[i]);
-			if (p && (!hash || hash > p) &&
-			    quoted_name(p + strlen(calls[i]), out, len))
+			if (p && (!hash || hash > p) && quoted_name(p + strlen(calls[i]), out, len))
 				return 1;
 		}
 		line = nl ? nl + 1 : NULL;
@@ -145,8 +147,7 @@ static int scan_helper(const char *path, char *out, size_t len)
 	return 0;
 }
 
-int faithful_node_name(const char *project_dir, char *out, size_t len, char *from,
-		       size_t fromlen)
+int faithful_node_name(const char *project_dir, char *out, size_t len, char *from, size_t fromlen)
 {
 	char path[PATH_MAX + 300];
 	snprintf(path, sizeof(path), "%s/test/test_helper.exs", project_dir);
@@ -164,7 +165,7 @@ int faithful_node_name(const char *project_dir, char *out, size_t len, char *fro
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/apps/%s/test/test_helper.exs", project_dir,
-			 e->d_name);
+		         e->d_name);
 		if (scan_helper(path, out, len)) {
 			snprintf(from, fromlen, "%s", path);
 			found = 1;
@@ -250,10 +251,12 @@ int faithful_name_apps(struct test_run *run, struct snapshot *after)
 		return 0;
 	/* the growth and owners first: they look the app up by the tests' original names */
 	for (size_t i = 0; i < run->nmodules; i++)
-		if (rename_with_app(&run->modules[i].module, app_of(run, run->modules[i].module)) < 0)
+		if (rename_with_app(&run->modules[i].module, app_of(run, run->modules[i].module)) <
+		    0)
 			return -1;
 	for (size_t i = 0; after && i < after->nowners; i++)
-		if (rename_with_app(&after->owners[i].module, app_of(run, after->owners[i].module)) < 0)
+		if (rename_with_app(&after->owners[i].module,
+		                    app_of(run, after->owners[i].module)) < 0)
 			return -1;
 	for (size_t i = 0; i < run->count; i++)
 		if (rename_with_app(&run->tests[i].module, run->tests[i].app) < 0)

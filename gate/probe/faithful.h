@@ -1,4 +1,4 @@
-/* gate/faithful.h: what makes `gate run` behave as bare `mix test` would (issue 18).
+/* gate/probe/faithful.h: what makes `gate run` behave as bare `mix test` would (issue 18).
  *
  * - the suite's verdict is `mix test`'s own exit status, reported by the probe with the
  *   reason in Mix's words (faithful_run_decode);
@@ -16,9 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eic.h"
+#include "gate/node/eic.h"
 #include "rules/model.h"
-#include "term.h"
+#include "gate/node/term.h"
 
 /* The most tests gate records per run (the formatter's cap): 200 000. A suite with more is
  * refused (exit 2, cap and count named). GATE_TEST_CAP overrides it: a hidden setting for
@@ -30,22 +30,20 @@ int faithful_test_decode(const struct term *extra, struct test_result *r);
 
 /* exit_status, exit_reason, suite_ran, dropped and partition of the probe's suite result
  * into out (absent keys: an older probe, out->mix_reported stays false). 0 or -1 with err. */
-int faithful_run_decode(const struct term *body, struct test_run *out, char *err,
-			size_t errlen);
+int faithful_run_decode(const struct term *body, struct test_run *out, char *err, size_t errlen);
 
 /* Runs gate_probe:run_prep/2 with the test arguments: the `test` alias's preparation
  * steps and, when start is true (a node gate booted with --no-start), the applications
  * unless --no-start is given. Returns 0, or -1 with err (Mix's words and exit status). */
 int faithful_prep(struct eic *c, char *const *args, size_t nargs, bool start, int timeout_ms,
-		  char *err, size_t errlen);
+                  char *err, size_t errlen);
 
 /* The node name a test_helper.exs of the project starts distribution with itself
  * (`:net_kernel.start([:"NAME@127.0.0.1" ...` or `Node.start(:"NAME@127.0.0.1" ...`), read
  * from test/test_helper.exs and, in an umbrella, apps/NAME/test/test_helper.exs. Only a
  * literal long name on 127.0.0.1 is adopted (gate's node listens and is reached there).
  * Returns 1 with out = "NAME@HOST" and from = the file, 0 when there is none. */
-int faithful_node_name(const char *project_dir, char *out, size_t len, char *from,
-		       size_t fromlen);
+int faithful_node_name(const char *project_dir, char *out, size_t len, char *from, size_t fromlen);
 
 /* The partition of a `--partitions N` run (N > 1): MIX_TEST_PARTITION; 0 otherwise. */
 int faithful_partition(char *const *args, size_t nargs);

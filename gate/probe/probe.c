@@ -1,20 +1,19 @@
-/* gate/probe.c: loads gate_probe into the node, calls it and decodes its replies. */
-#include "probe.h"
+/* gate/probe/probe.c: loads gate_probe into the node, calls it and decodes its replies. */
+#include "gate/probe/probe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ci/utf8.h"
-#include "faithful.h"
-#include "probe_tags.h"
-#include "probe_blob.h"
+#include "gate/probe/faithful.h"
+#include "gate/probe/probe_tags.h"
+#include "gate/probe/probe_blob.h"
 #include "rules/attribution.h"
 
 /* Calls gate_probe:fun with the already encoded argument list in args (or none). */
-static int call(struct eic *c, const char *mod, const char *fun, ei_x_buff *args,
-		int timeout_ms, struct term **root, const struct term **reply, char *err,
-		size_t errlen)
+static int call(struct eic *c, const char *mod, const char *fun, ei_x_buff *args, int timeout_ms,
+                struct term **root, const struct term **reply, char *err, size_t errlen)
 {
 	ei_x_buff none;
 	int rc;
@@ -37,7 +36,7 @@ static bool wanted(const struct probe_blob *b, bool for_tests)
 }
 
 static void call_module(struct eic *c, const char *mod, const char *fun, const char *arg,
-			int timeout_ms);
+                        int timeout_ms);
 
 int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen)
 {
@@ -57,7 +56,8 @@ int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t 
 		ei_x_encode_empty_list(&args);
 		struct term *root;
 		const struct term *reply;
-		int rc = call(c, "code", "load_binary", &args, timeout_ms, &root, &reply, err, errlen);
+		int rc = call(c, "code", "load_binary", &args, timeout_ms, &root, &reply, err,
+		              errlen);
 		ei_x_free(&args);
 		if (rc != EIC_OK) {
 			term_free(root);
@@ -76,8 +76,8 @@ int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t 
 		if (!term_is_atom(term_tuple_at(reply, 0), "module")) {
 			char what[256];
 			term_format(reply, what, sizeof(what));
-			snprintf(err, errlen, "node %s refused to load the probe module %s: %s", c->node,
-				 b->module, what);
+			snprintf(err, errlen, "node %s refused to load the probe module %s: %s",
+			         c->node, b->module, what);
 			term_free(root);
 			return EIC_ERROR;
 		}
@@ -88,7 +88,7 @@ int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t 
 
 /* One RPC Mod:Fun(Arg) with the module name as its only argument; the reply is ignored. */
 static void call_module(struct eic *c, const char *mod, const char *fun, const char *arg,
-			int timeout_ms)
+                        int timeout_ms)
 {
 	char ignored[256];
 	ei_x_buff args;
@@ -155,8 +155,7 @@ static void copy_text(char *dst, size_t len, const struct term *t)
 	snprintf(dst, len, "%s", s ? s : "");
 }
 
-int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err,
-		size_t errlen)
+int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err, size_t errlen)
 {
 	struct term *root;
 	const struct term *r;
@@ -164,12 +163,14 @@ int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err
 	if (rc == EIC_OK) {
 		memset(out, 0, sizeof(*out));
 		if (!r || r->type != TERM_MAP) {
-			snprintf(err, errlen, "gate_probe:hello/0 on node %s answered with a %s, not a map",
-				 c->node, r ? "different term" : "nothing");
+			snprintf(err, errlen,
+			         "gate_probe:hello/0 on node %s answered with a %s, not a map",
+			         c->node, r ? "different term" : "nothing");
 			rc = EIC_ERROR;
 		} else {
 			int64_t ws = 0;
-			copy_text(out->otp_release, sizeof(out->otp_release), term_map_get(r, "otp_release"));
+			copy_text(out->otp_release, sizeof(out->otp_release),
+			          term_map_get(r, "otp_release"));
 			copy_text(out->erts, sizeof(out->erts), term_map_get(r, "erts"));
 			copy_text(out->elixir, sizeof(out->elixir), term_map_get(r, "elixir"));
 			copy_text(out->mix_env, sizeof(out->mix_env), term_map_get(r, "mix_env"));
@@ -222,8 +223,7 @@ static int req_int(const struct term *t, int64_t *out)
 }
 
 /* The list under key, or NULL; an absent key is an empty list, another type an error. */
-static int list_of(const struct term *t, const char *what, size_t *n, char *err,
-		   size_t errlen)
+static int list_of(const struct term *t, const char *what, size_t *n, char *err, size_t errlen)
 {
 	*n = 0;
 	if (!t)
@@ -253,10 +253,16 @@ static int decode_procs(const struct term *t, struct snapshot *out, char *err, s
 		const struct term *r = &t->u.seq.items[i];
 		struct proc_info *p = &out->procs[i];
 		out->nprocs = i + 1;
-		int64_t *nums[] = { &p->memory, &p->heap_size, &p->total_heap_size,
-				    &p->message_queue_len, &p->bin_refs, &p->bin_bytes,
-				    &p->bin_refs_before_gc, &p->bin_bytes_before_gc };
-		if (r->type != TERM_TUPLE || r->u.seq.n != 13 || req_text(term_tuple_at(r, 0), &p->pid) ||
+		int64_t *nums[] = {&p->memory,
+		                   &p->heap_size,
+		                   &p->total_heap_size,
+		                   &p->message_queue_len,
+		                   &p->bin_refs,
+		                   &p->bin_bytes,
+		                   &p->bin_refs_before_gc,
+		                   &p->bin_bytes_before_gc};
+		if (r->type != TERM_TUPLE || r->u.seq.n != 13 ||
+		    req_text(term_tuple_at(r, 0), &p->pid) ||
 		    opt_text(term_tuple_at(r, 1), &p->name) ||
 		    req_text(term_tuple_at(r, 2), &p->initial_call) ||
 		    req_text(term_tuple_at(r, 3), &p->current_function))
@@ -284,8 +290,10 @@ static int decode_born(const struct term *t, struct snapshot *out, char *err, si
 		const struct term *r = &t->u.seq.items[i];
 		struct proc_group *g = &out->born[i];
 		out->nborn = i + 1;
-		if (r->type != TERM_TUPLE || r->u.seq.n != 4 || req_text(term_tuple_at(r, 0), &g->key) ||
-		    req_int(term_tuple_at(r, 1), &g->count) || req_int(term_tuple_at(r, 2), &g->memory) ||
+		if (r->type != TERM_TUPLE || r->u.seq.n != 4 ||
+		    req_text(term_tuple_at(r, 0), &g->key) ||
+		    req_int(term_tuple_at(r, 1), &g->count) ||
+		    req_int(term_tuple_at(r, 2), &g->memory) ||
 		    req_text(term_tuple_at(r, 3), &g->example_pid))
 			return bad_row("born", i, err, errlen);
 	}
@@ -306,9 +314,10 @@ static int decode_owners(const struct term *t, struct snapshot *out, char *err, 
 		const struct term *r = &t->u.seq.items[i];
 		struct module_owner *o = &out->owners[i];
 		out->nowners = i + 1;
-		int64_t *nums[] = { &o->processes, &o->memory, &o->bin_bytes, &o->tables,
-				    &o->table_bytes };
-		if (r->type != TERM_TUPLE || r->u.seq.n != 6 || req_text(term_tuple_at(r, 0), &o->module))
+		int64_t *nums[] = {&o->processes, &o->memory, &o->bin_bytes, &o->tables,
+		                   &o->table_bytes};
+		if (r->type != TERM_TUPLE || r->u.seq.n != 6 ||
+		    req_text(term_tuple_at(r, 0), &o->module))
 			return bad_row("owners", i, err, errlen);
 		for (size_t k = 0; k < 5; k++)
 			if (req_int(term_tuple_at(r, 1 + k), nums[k]) < 0)
@@ -328,10 +337,13 @@ static int decode_ets(const struct term *t, struct snapshot *out, char *err, siz
 		const struct term *r = &t->u.seq.items[i];
 		struct ets_info *e = &out->ets[i];
 		out->nets = i + 1;
-		if (r->type != TERM_TUPLE || r->u.seq.n != 10 || req_text(term_tuple_at(r, 0), &e->name) ||
-		    req_text(term_tuple_at(r, 1), &e->id) || req_text(term_tuple_at(r, 3), &e->type) ||
+		if (r->type != TERM_TUPLE || r->u.seq.n != 10 ||
+		    req_text(term_tuple_at(r, 0), &e->name) ||
+		    req_text(term_tuple_at(r, 1), &e->id) ||
+		    req_text(term_tuple_at(r, 3), &e->type) ||
 		    req_text(term_tuple_at(r, 4), &e->protection) ||
-		    req_int(term_tuple_at(r, 5), &e->size) || req_int(term_tuple_at(r, 6), &e->memory) ||
+		    req_int(term_tuple_at(r, 5), &e->size) ||
+		    req_int(term_tuple_at(r, 6), &e->memory) ||
 		    req_text(term_tuple_at(r, 7), &e->owner_pid) ||
 		    opt_text(term_tuple_at(r, 8), &e->owner_name))
 			return bad_row("ets", i, err, errlen);
@@ -352,13 +364,14 @@ static int decode_allocs(const struct term *t, struct snapshot *out, char *err, 
 		const struct term *r = &t->u.seq.items[i];
 		struct alloc_info *a = &out->allocs[i];
 		out->nallocs = i + 1;
-		if (r->type != TERM_TUPLE || r->u.seq.n != 3 || req_text(term_tuple_at(r, 0), &a->type) ||
+		if (r->type != TERM_TUPLE || r->u.seq.n != 3 ||
+		    req_text(term_tuple_at(r, 0), &a->type) ||
 		    req_int(term_tuple_at(r, 1), &a->carriers_size) ||
 		    req_int(term_tuple_at(r, 2), &a->blocks_size))
 			return bad_row("allocs", i, err, errlen);
 		a->fragmentation = a->carriers_size > 0
-					   ? 1.0 - (double)a->blocks_size / (double)a->carriers_size
-					   : 0.0;
+		                           ? 1.0 - (double)a->blocks_size / (double)a->carriers_size
+		                           : 0.0;
 		if (a->fragmentation < 0)
 			a->fragmentation = 0;
 	}
@@ -368,7 +381,7 @@ static int decode_allocs(const struct term *t, struct snapshot *out, char *err, 
 /* What grew (issue 13): rows of a fixed arity with texts then figures. texts[k] NULL-able
  * when opt[k]; figures in [0, MODEL_FIGURE_MAX]. */
 static int row_fields(const struct term *r, size_t arity, char **texts[], const bool *opt,
-		      size_t ntexts, int64_t *nums[], size_t nnums)
+                      size_t ntexts, int64_t *nums[], size_t nnums)
 {
 	if (r->type != TERM_TUPLE || r->u.seq.n != arity)
 		return -1;
@@ -382,23 +395,22 @@ static int row_fields(const struct term *r, size_t arity, char **texts[], const 
 }
 
 /* {Pid, Name, InitialCall, Current, Ancestor, Module, Mem0, Mem, Mq0, Mq, Bin0, Bin, Born} */
-static int decode_grew_procs(const struct term *t, struct snapshot *out, char *err,
-			     size_t errlen)
+static int decode_grew_procs(const struct term *t, struct snapshot *out, char *err, size_t errlen)
 {
 	size_t n;
 	if (list_of(t, "grew_procs", &n, err, errlen) < 0)
 		return -1;
 	if (n && !(out->grew_procs = calloc(n, sizeof(*out->grew_procs))))
 		return bad_row("grew_procs (out of memory)", 0, err, errlen);
-	static const bool opt[] = { false, true, false, false, true, true };
+	static const bool opt[] = {false, true, false, false, true, true};
 	for (size_t i = 0; i < n; i++) {
 		const struct term *r = &t->u.seq.items[i];
 		struct proc_growth *g = &out->grew_procs[i];
 		out->ngrew_procs = i + 1;
-		char **texts[] = { &g->pid, &g->name, &g->initial_call, &g->current_function,
-				   &g->ancestor, &g->module };
-		int64_t *nums[] = { &g->memory_before, &g->memory, &g->mailbox_before, &g->mailbox,
-				    &g->bin_before, &g->bin };
+		char **texts[] = {&g->pid,      &g->name,  &g->initial_call, &g->current_function,
+		                  &g->ancestor, &g->module};
+		int64_t *nums[] = {&g->memory_before, &g->memory,     &g->mailbox_before,
+		                   &g->mailbox,       &g->bin_before, &g->bin};
 		if (row_fields(r, 13, texts, opt, 6, nums, 6) < 0)
 			return bad_row("grew_procs", i, err, errlen);
 		g->born = term_is_atom(term_tuple_at(r, 12), "true");
@@ -408,22 +420,21 @@ static int decode_grew_procs(const struct term *t, struct snapshot *out, char *e
 
 /* {Name, Id, OwnerPid, OwnerName, OwnerCall, Module, Rows0, Rows, Bytes0, Bytes, Created,
  *  BinBytes} */
-static int decode_grew_ets(const struct term *t, struct snapshot *out, char *err,
-			   size_t errlen)
+static int decode_grew_ets(const struct term *t, struct snapshot *out, char *err, size_t errlen)
 {
 	size_t n;
 	if (list_of(t, "grew_ets", &n, err, errlen) < 0)
 		return -1;
 	if (n && !(out->grew_ets = calloc(n, sizeof(*out->grew_ets))))
 		return bad_row("grew_ets (out of memory)", 0, err, errlen);
-	static const bool opt[] = { false, false, false, true, false, true };
+	static const bool opt[] = {false, false, false, true, false, true};
 	for (size_t i = 0; i < n; i++) {
 		const struct term *r = &t->u.seq.items[i];
 		struct ets_growth *g = &out->grew_ets[i];
 		out->ngrew_ets = i + 1;
-		char **texts[] = { &g->name, &g->id, &g->owner_pid, &g->owner_name, &g->owner_call,
-				   &g->module };
-		int64_t *nums[] = { &g->rows_before, &g->rows, &g->bytes_before, &g->bytes };
+		char **texts[] = {&g->name,       &g->id,         &g->owner_pid,
+		                  &g->owner_name, &g->owner_call, &g->module};
+		int64_t *nums[] = {&g->rows_before, &g->rows, &g->bytes_before, &g->bytes};
 		if (row_fields(r, 12, texts, opt, 6, nums, 4) < 0 ||
 		    req_int(term_tuple_at(r, 11), &g->bin_bytes) < 0)
 			return bad_row("grew_ets", i, err, errlen);
@@ -434,7 +445,7 @@ static int decode_grew_ets(const struct term *t, struct snapshot *out, char *err
 
 /* {Shape, Count, Bytes, Example} */
 static int decode_key_groups(const struct term *t, const char *what, struct key_group **out,
-			     size_t *nout, char *err, size_t errlen)
+                             size_t *nout, char *err, size_t errlen)
 {
 	size_t n;
 	if (list_of(t, what, &n, err, errlen) < 0)
@@ -445,8 +456,10 @@ static int decode_key_groups(const struct term *t, const char *what, struct key_
 		const struct term *r = &t->u.seq.items[i];
 		struct key_group *g = &(*out)[i];
 		*nout = i + 1;
-		if (r->type != TERM_TUPLE || r->u.seq.n != 4 || req_text(term_tuple_at(r, 0), &g->key) ||
-		    req_int(term_tuple_at(r, 1), &g->count) || req_int(term_tuple_at(r, 2), &g->bytes) ||
+		if (r->type != TERM_TUPLE || r->u.seq.n != 4 ||
+		    req_text(term_tuple_at(r, 0), &g->key) ||
+		    req_int(term_tuple_at(r, 1), &g->count) ||
+		    req_int(term_tuple_at(r, 2), &g->bytes) ||
 		    req_text(term_tuple_at(r, 3), &g->example))
 			return bad_row(what, i, err, errlen);
 	}
@@ -461,14 +474,14 @@ static int decode_ports(const struct term *t, struct snapshot *out, char *err, s
 		return -1;
 	if (n && !(out->ports = calloc(n, sizeof(*out->ports))))
 		return bad_row("ports (out of memory)", 0, err, errlen);
-	static const bool opt[] = { false, false, true, false, true };
+	static const bool opt[] = {false, false, true, false, true};
 	for (size_t i = 0; i < n; i++) {
 		const struct term *r = &t->u.seq.items[i];
 		struct port_group *g = &out->ports[i];
 		out->nports = i + 1;
-		char **texts[] = { &g->name, &g->owner_pid, &g->owner_name, &g->owner_call,
-				   &g->module };
-		int64_t *nums[] = { &g->count, &g->os_pid };
+		char **texts[] = {&g->name, &g->owner_pid, &g->owner_name, &g->owner_call,
+		                  &g->module};
+		int64_t *nums[] = {&g->count, &g->os_pid};
 		if (row_fields(r, 7, texts, opt, 5, nums, 2) < 0)
 			return bad_row("ports", i, err, errlen);
 	}
@@ -476,15 +489,16 @@ static int decode_ports(const struct term *t, struct snapshot *out, char *err, s
 }
 
 /* The after-snapshot's diff against the before set; absent keys: not computed. */
-static int decode_growth(const struct term *reply, struct snapshot *out, char *err,
-			 size_t errlen)
+static int decode_growth(const struct term *reply, struct snapshot *out, char *err, size_t errlen)
 {
 	const struct term *c = term_map_get(reply, "pterm_count");
 	const struct term *m = term_map_get(reply, "pterm_memory");
 	if (c || m) {
 		if (req_int(c, &out->pterm_count) < 0 || req_int(m, &out->pterm_memory) < 0) {
-			snprintf(err, errlen, "snapshot: pterm_count or pterm_memory is not an "
-				 "integer from 0 to %lld", (long long)MODEL_FIGURE_MAX);
+			snprintf(err, errlen,
+			         "snapshot: pterm_count or pterm_memory is not an "
+			         "integer from 0 to %lld",
+			         (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 		out->have_pterm = true;
@@ -500,16 +514,15 @@ static int decode_growth(const struct term *reply, struct snapshot *out, char *e
 	if (decode_grew_procs(term_map_get(reply, "grew_procs"), out, err, errlen) < 0 ||
 	    decode_grew_ets(term_map_get(reply, "grew_ets"), out, err, errlen) < 0 ||
 	    decode_key_groups(term_map_get(reply, "pterm_new"), "pterm_new", &out->pterm_new,
-			      &out->npterm_new, err, errlen) < 0 ||
+	                      &out->npterm_new, err, errlen) < 0 ||
 	    decode_key_groups(term_map_get(reply, "atoms_new"), "atoms_new", &out->atoms_new,
-			      &out->natoms_new, err, errlen) < 0 ||
+	                      &out->natoms_new, err, errlen) < 0 ||
 	    decode_ports(term_map_get(reply, "ports"), out, err, errlen) < 0)
 		return -1;
 	return 0;
 }
 
-int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err,
-			  size_t errlen)
+int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	const struct term *mem = term_map_get(reply, "memory");
@@ -526,7 +539,7 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 			continue; /* a category this gate does not know: a newer OTP */
 		if (req_int(v, &bytes) < 0) {
 			snprintf(err, errlen, "snapshot: memory category %s is not a byte count",
-				 term_text(k));
+			         term_text(k));
 			return -1;
 		}
 		out->mem[cat] = bytes;
@@ -536,14 +549,18 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 		const char *key;
 		int64_t *dst;
 	} ints[] = {
-		{ "process_count", &out->process_count }, { "atom_count", &out->atom_count },
-		{ "ets_count", &out->ets_count },         { "port_count", &out->port_count },
-		{ "gc_us", &out->gc_us },                 { "taken_at_ms", &out->taken_at_ms },
+	        {"process_count", &out->process_count},
+	        {"atom_count", &out->atom_count},
+	        {"ets_count", &out->ets_count},
+	        {"port_count", &out->port_count},
+	        {"gc_us", &out->gc_us},
+	        {"taken_at_ms", &out->taken_at_ms},
 	};
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
 		if (req_int(term_map_get(reply, ints[i].key), ints[i].dst) < 0) {
-			snprintf(err, errlen, "snapshot: %s missing or not an integer from 0 to %lld",
-				 ints[i].key, (long long)MODEL_FIGURE_MAX);
+			snprintf(err, errlen,
+			         "snapshot: %s missing or not an integer from 0 to %lld",
+			         ints[i].key, (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 	}
@@ -554,24 +571,25 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 		const char *key;
 		int64_t *dst;
 	} opt[] = {
-		{ "process_limit", &out->process_limit }, { "atom_limit", &out->atom_limit },
-		{ "ets_limit", &out->ets_limit },         { "port_limit", &out->port_limit },
-		{ "word_size", &out->word_size },         { "schedulers", &out->schedulers },
-		{ "born_count", &out->born_count },       { "born_memory", &out->born_memory },
+	        {"process_limit", &out->process_limit}, {"atom_limit", &out->atom_limit},
+	        {"ets_limit", &out->ets_limit},         {"port_limit", &out->port_limit},
+	        {"word_size", &out->word_size},         {"schedulers", &out->schedulers},
+	        {"born_count", &out->born_count},       {"born_memory", &out->born_memory},
 	};
 	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
 		const struct term *v = term_map_get(reply, opt[i].key);
 		if (v && v->type == TERM_INT && req_int(v, opt[i].dst) < 0) {
 			snprintf(err, errlen, "snapshot: %s is out of range (0 to %lld)",
-				 opt[i].key, (long long)MODEL_FIGURE_MAX);
+			         opt[i].key, (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 	}
 	const struct term *pt = term_map_get(reply, "persistent_term_memory");
 	if (pt && pt->type == TERM_INT) {
 		if (req_int(pt, &out->persistent_term_memory) < 0) {
-			snprintf(err, errlen, "snapshot: persistent_term_memory is out of range (0 to %lld)",
-				 (long long)MODEL_FIGURE_MAX);
+			snprintf(err, errlen,
+			         "snapshot: persistent_term_memory is out of range (0 to %lld)",
+			         (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 		out->have_persistent_term = true;
@@ -590,7 +608,7 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 
 void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *opts)
 {
-	static const char *const marks[] = { "none", "before", "after" };
+	static const char *const marks[] = {"none", "before", "after"};
 	ei_x_encode_map_header(x, (opts->top > 0 ? 4 : 3) + (opts->no_bin_leak ? 1 : 0));
 	ei_x_encode_atom(x, "gc");
 	ei_x_encode_atom(x, opts->gc ? "true" : "false");
@@ -609,7 +627,7 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 }
 
 int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int timeout_ms,
-		   struct snapshot *out, char *err, size_t errlen)
+                   struct snapshot *out, char *err, size_t errlen)
 {
 	ei_x_buff args;
 	ei_x_new(&args);
@@ -623,7 +641,8 @@ int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int ti
 	if (rc == EIC_OK) {
 		char why[256];
 		if (probe_snapshot_decode(r, out, why, sizeof(why)) < 0) {
-			snprintf(err, errlen, "node %s sent a malformed snapshot: %s", c->node, why);
+			snprintf(err, errlen, "node %s sent a malformed snapshot: %s", c->node,
+			         why);
 			rc = EIC_ERROR;
 		}
 	}
@@ -644,9 +663,8 @@ static int state_from(const struct term *t, enum test_state *out)
 		const char *name;
 		enum test_state state;
 	} states[] = {
-		{ "passed", TEST_PASSED },   { "failed", TEST_FAILED },
-		{ "skipped", TEST_SKIPPED }, { "excluded", TEST_EXCLUDED },
-		{ "invalid", TEST_INVALID },
+	        {"passed", TEST_PASSED},     {"failed", TEST_FAILED},   {"skipped", TEST_SKIPPED},
+	        {"excluded", TEST_EXCLUDED}, {"invalid", TEST_INVALID},
 	};
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
 		if (term_is_atom(t, states[i].name)) {
@@ -693,10 +711,10 @@ static int edge_from(const struct term *kind, enum module_edge *out)
 	static const struct {
 		const char *atom;
 		enum module_edge edge;
-	} edges[] = { { "start", EDGE_MODULE_START },
-		      { "finish", EDGE_MODULE_FINISH },
-		      { "test_start", EDGE_TEST_START },
-		      { "test_finish", EDGE_TEST_FINISH } };
+	} edges[] = {{"start", EDGE_MODULE_START},
+	             {"finish", EDGE_MODULE_FINISH},
+	             {"test_start", EDGE_TEST_START},
+	             {"test_finish", EDGE_TEST_FINISH}};
 	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
 		if (term_is_atom(kind, edges[i].atom)) {
 			*out = edges[i].edge;
@@ -706,18 +724,18 @@ static int edge_from(const struct term *kind, enum module_edge *out)
 }
 
 /* The formatter's attribution mode and module events ({Kind, Module, Async, Us, MemoryMap,
- * ProcessCount, EtsCount}, in order; Kind start | finish | test_start | test_finish), turned into run->modules. Absent keys: an older probe,
- * no attribution. */
+ * ProcessCount, EtsCount}, in order; Kind start | finish | test_start | test_finish), turned into
+ * run->modules. Absent keys: an older probe, no attribution. */
 static int decode_attribution(const struct term *body, struct test_run *out, char *err,
-			      size_t errlen)
+                              size_t errlen)
 {
 	const struct term *mode = term_map_get(body, "attribution");
 	const struct term *evs = term_map_get(body, "module_events");
 	int rc = -1;
 
 	out->attribution = term_is_atom(mode, "test")     ? ATTRIBUTION_TEST
-			   : term_is_atom(mode, "module") ? ATTRIBUTION_MODULE
-							  : ATTRIBUTION_OFF;
+	                   : term_is_atom(mode, "module") ? ATTRIBUTION_MODULE
+	                                                  : ATTRIBUTION_OFF;
 	out->attribution_sync = term_is_atom(term_map_get(body, "attribution_sync"), "true");
 	const char *hook_error = term_text(term_map_get(body, "hook_error"));
 	if (hook_error && *hook_error && !(out->attribution_error = strdup(hook_error))) {
@@ -741,11 +759,11 @@ static int decode_attribution(const struct term *body, struct test_run *out, cha
 	for (size_t i = 0; i < n; i++) {
 		const struct term *e = &evs->u.seq.items[i];
 		const struct term *kind = term_tuple_at(e, 0);
-		if (e->type != TERM_TUPLE || e->u.seq.n != 7 ||
-		    edge_from(kind, &ev[i].edge) < 0 ||
+		if (e->type != TERM_TUPLE || e->u.seq.n != 7 || edge_from(kind, &ev[i].edge) < 0 ||
 		    !(ev[i].module = term_text(term_tuple_at(e, 1))) ||
 		    term_int(term_tuple_at(e, 3), &ev[i].at_us) < 0 ||
-		    !((ev[i].edge >= EDGE_TEST_START && term_is_atom(term_tuple_at(e, 4), "none")) ||
+		    !((ev[i].edge >= EDGE_TEST_START &&
+		       term_is_atom(term_tuple_at(e, 4), "none")) ||
 		      (ev[i].has_mem = decode_mem(term_tuple_at(e, 4), ev[i].mem) == 0)) ||
 		    term_int(term_tuple_at(e, 5), &ev[i].processes) < 0 ||
 		    term_int(term_tuple_at(e, 6), &ev[i].ets_tables) < 0) {
@@ -765,7 +783,7 @@ out:
 }
 
 int probe_tests_decode(const struct term *reply, struct test_run *out, char **suite_error,
-		       char *err, size_t errlen)
+                       char *err, size_t errlen)
 {
 	*suite_error = NULL;
 	const struct term *tag = term_tuple_at(reply, 0);
@@ -789,11 +807,11 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		int64_t line, time_us;
 		enum test_state state;
 		if (t->type != TERM_TUPLE || t->u.seq.n < 7 || t->u.seq.n > 9 ||
-		    !term_text(term_tuple_at(t, 0)) ||
-		    !term_text(term_tuple_at(t, 1)) || !term_text(term_tuple_at(t, 2)) ||
-		    term_int(term_tuple_at(t, 3), &line) < 0 ||
+		    !term_text(term_tuple_at(t, 0)) || !term_text(term_tuple_at(t, 1)) ||
+		    !term_text(term_tuple_at(t, 2)) || term_int(term_tuple_at(t, 3), &line) < 0 ||
 		    term_int(term_tuple_at(t, 4), &time_us) < 0 ||
-		    state_from(term_tuple_at(t, 5), &state) < 0 || !term_text(term_tuple_at(t, 6))) {
+		    state_from(term_tuple_at(t, 5), &state) < 0 ||
+		    !term_text(term_tuple_at(t, 6))) {
 			snprintf(err, errlen, "test record %zu is malformed", i + 1);
 			return -1;
 		}
@@ -814,11 +832,13 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		r->time_us = time_us;
 		r->state = state;
 		if (t->u.seq.n >= 8 && decode_test_delta(term_tuple_at(t, 7), r) < 0) {
-			snprintf(err, errlen, "test record %zu has a malformed memory delta", i + 1);
+			snprintf(err, errlen, "test record %zu has a malformed memory delta",
+			         i + 1);
 			return -1;
 		}
 		if (t->u.seq.n == 9 && faithful_test_decode(term_tuple_at(t, 8), r) < 0) {
-			snprintf(err, errlen, "test record %zu has malformed app and reason", i + 1);
+			snprintf(err, errlen, "test record %zu has malformed app and reason",
+			         i + 1);
 			return -1;
 		}
 		if (t->u.seq.n == 9 && probe_tags_decode(term_tuple_at(t, 8), r) < 0) {
@@ -846,11 +866,11 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 	return 0;
 }
 
-int probe_run_tests(struct eic *c, char *const *args, size_t nargs,
-		    enum attribution_mode mode, bool fresh_node, int timeout_ms, struct test_run *out,
-		    char **suite_error, char *err, size_t errlen)
+int probe_run_tests(struct eic *c, char *const *args, size_t nargs, enum attribution_mode mode,
+                    bool fresh_node, int timeout_ms, struct test_run *out, char **suite_error,
+                    char *err, size_t errlen)
 {
-	static const char *const modes[] = { "off", "module", "test" };
+	static const char *const modes[] = {"off", "module", "test"};
 	ei_x_buff a;
 	ei_x_new(&a);
 	ei_x_encode_list_header(&a, 2);

@@ -1,4 +1,4 @@
-/* gate/probe.h: the C side of the probe: load gate_probe into the node, call it, decode
+/* gate/probe/probe.h: the C side of the probe: load gate_probe into the node, call it, decode
  * its replies into the model, and remove it again.
  *
  * Every function returning int returns an enum eic_status (EIC_OK == 0) and writes a
@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "eic.h"
+#include "gate/node/eic.h"
 #include "rules/model.h"
-#include "term.h"
+#include "gate/node/term.h"
 
 struct probe_info {
 	char otp_release[16];
@@ -39,8 +39,7 @@ enum probe_unload_mode { PROBE_UNLOAD_WAIT, PROBE_UNLOAD_HANDOFF, PROBE_UNLOAD_H
  * best effort, errors are ignored. */
 void probe_unload(struct eic *c, bool for_tests, enum probe_unload_mode mode, int timeout_ms);
 
-int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err,
-		size_t errlen);
+int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err, size_t errlen);
 /* Pays ExUnit's one-time costs before the before-snapshot (see gate_probe:prepare/0). */
 int probe_prepare(struct eic *c, int timeout_ms, char *err, size_t errlen);
 enum probe_mark { PROBE_MARK_NONE, PROBE_MARK_BEFORE, PROBE_MARK_AFTER };
@@ -51,29 +50,28 @@ struct probe_snapshot_opts {
 	int top;              /* processes per ranking; 0: the probe's default (20) */
 	enum probe_mark mark; /* BEFORE remembers what exists; AFTER reports what was born */
 	bool no_bin_leak;     /* skip each process's refc binaries before its GC (recon's
-			       * bin_leak: 1.5x the pass); the before-GC figures are then -1 */
+	                       * bin_leak: 1.5x the pass); the before-GC figures are then -1 */
 };
 
 /* Appends opts as the map gate_probe:snapshot/1 takes (cluster mode sends it on). */
 void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *opts);
 /* Takes one snapshot; *out is owned by the caller (snapshot_clear). */
 int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int timeout_ms,
-		   struct snapshot *out, char *err, size_t errlen);
+                   struct snapshot *out, char *err, size_t errlen);
 /* Runs mix test with args in the node. *suite_error gets mix test's own error text when it
  * raised after running tests (owned by the caller, NULL when none). */
 /* mode: what the formatter measures for attribution (module events, GC'd per-test deltas).
  * fresh_node: gate booted the node (so ExUnit runs because gate started it, and a suite that
  * never calls ExUnit.start() is red, as under bare mix test). */
-int probe_run_tests(struct eic *c, char *const *args, size_t nargs,
-		    enum attribution_mode mode, bool fresh_node, int timeout_ms, struct test_run *out,
-		    char **suite_error, char *err, size_t errlen);
+int probe_run_tests(struct eic *c, char *const *args, size_t nargs, enum attribution_mode mode,
+                    bool fresh_node, int timeout_ms, struct test_run *out, char **suite_error,
+                    char *err, size_t errlen);
 
 /* Decoders, on their own for the unit tests. Return 0, or -1 with err. */
-int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err,
-			  size_t errlen);
+int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err, size_t errlen);
 /* Also decodes the formatter's attribution (module events into out->modules, per-test
  * deltas); without those keys (an older probe) out->attribution is ATTRIBUTION_OFF. */
 int probe_tests_decode(const struct term *reply, struct test_run *out, char **suite_error,
-		       char *err, size_t errlen);
+                       char *err, size_t errlen);
 
 #endif

@@ -1,4 +1,4 @@
-/* gate/probe_blob.h: the compiled probe modules embedded in the binary at build time. */
+/* gate/probe/probe_blob.h: the compiled probe modules embedded in the binary at build time. */
 #ifndef GATE_PROBE_BLOB_H
 #define GATE_PROBE_BLOB_H
 

@@ -1,5 +1,5 @@
-/* gate/probe_tags.c: a test's `gate` tag and what grew in its window, from the probe. */
-#include "probe_tags.h"
+/* gate/probe/probe_tags.c: a test's `gate` tag and what grew in its window, from the probe. */
+#include "gate/probe/probe_tags.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +30,15 @@ static char *tag_text(const struct term *spec)
 		return strdup("");
 	for (size_t i = 0; i < spec->u.seq.n && i < TAG_MAX_ENTRIES; i++) {
 		const struct term *kv = &spec->u.seq.items[i];
-		const char *k = term_text(term_tuple_at(kv, 0)), *v = term_text(term_tuple_at(kv, 1));
+		const char *k = term_text(term_tuple_at(kv, 0)),
+		           *v = term_text(term_tuple_at(kv, 1));
 		if (kv->type != TERM_TUPLE || kv->u.seq.n != 2 || !k || !v)
 			return NULL;
 		/* a newline or '=' in a key would read as another entry: the key is refused */
 		if (strpbrk(k, "=\n") || strchr(v, '\n'))
 			snprintf(buf, sizeof(buf), "!%.*s", TAG_MAX_TEXT, k);
 		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%.*s=%.*s\n", TAG_MAX_TEXT, k,
-				      TAG_MAX_TEXT, v);
+		                      TAG_MAX_TEXT, v);
 		if (buf[0] == '!')
 			return strdup(buf);
 	}
@@ -67,18 +68,20 @@ static char *grew_text(const struct term *grew)
 			model_bytes_format(b, sizeof(b), bytes);
 			rules_count_format(r, sizeof(r), rows);
 			o += (size_t)snprintf(buf + o, sizeof(buf) - o,
-					      "%sETS table %.200s%s%.200s%s %s%s rows, +%s", o ? "; " : "",
-					      name ? name : "?", owner && *owner ? " (owner " : "",
-					      owner ? owner : "", owner && *owner ? ")" : "",
-					      rows >= 0 ? "+" : "", r, b);
+			                      "%sETS table %.200s%s%.200s%s %s%s rows, +%s",
+			                      o ? "; " : "", name ? name : "?",
+			                      owner && *owner ? " (owner " : "", owner ? owner : "",
+			                      owner && *owner ? ")" : "", rows >= 0 ? "+" : "", r,
+			                      b);
 		} else if (term_is_atom(term_tuple_at(g, 0), "process") && g->u.seq.n == 4 &&
-			   term_int(term_tuple_at(g, 3), &bytes) == 0) {
+		           term_int(term_tuple_at(g, 3), &bytes) == 0) {
 			const char *pid = term_text(term_tuple_at(g, 1));
 			const char *label = term_text(term_tuple_at(g, 2));
 			model_bytes_format(b, sizeof(b), bytes);
-			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%sprocess %.40s%s%.200s%s +%s",
-					      o ? "; " : "", pid ? pid : "?", label && *label ? " (" : "",
-					      label ? label : "", label && *label ? ")" : "", b);
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o,
+			                      "%sprocess %.40s%s%.200s%s +%s", o ? "; " : "",
+			                      pid ? pid : "?", label && *label ? " (" : "",
+			                      label ? label : "", label && *label ? ")" : "", b);
 		}
 	}
 	return buf[0] ? strdup(buf) : NULL;

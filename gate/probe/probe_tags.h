@@ -1,9 +1,9 @@
-/* gate/probe_tags.h: decodes a test record's `gate` tag and what grew in a tagged test's
+/* gate/probe/probe_tags.h: decodes a test record's `gate` tag and what grew in a tagged test's
  * window (the probe's "Tags" section, issue 19) into the model (rules/tags.h judges them). */
 #ifndef GATE_PROBE_TAGS_H
 #define GATE_PROBE_TAGS_H
 
-#include "term.h"
+#include "gate/node/term.h"
 #include "rules/model.h"
 
 /* extra: the test record's map. Sets r->gate_tag and r->gate_grew (NULL when absent).

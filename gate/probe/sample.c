@@ -1,14 +1,14 @@
-/* gate/sample.c: the C side of the probe's sampler (gate run --sample). */
-#include "sample.h"
+/* gate/probe/sample.c: the C side of the probe's sampler (gate run --sample). */
+#include "gate/probe/sample.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* the tuple's fields after t, in this order (gate_probe's SAMPLE_KEYS, then the counts) */
-static const enum mem_cat sample_cats[] = { MEM_TOTAL,  MEM_PROCESSES, MEM_PROCESSES_USED,
-					    MEM_SYSTEM, MEM_ATOM,      MEM_ATOM_USED,
-					    MEM_BINARY, MEM_CODE,      MEM_ETS };
+static const enum mem_cat sample_cats[] = {MEM_TOTAL,  MEM_PROCESSES, MEM_PROCESSES_USED,
+                                           MEM_SYSTEM, MEM_ATOM,      MEM_ATOM_USED,
+                                           MEM_BINARY, MEM_CODE,      MEM_ETS};
 #define NCATS (sizeof(sample_cats) / sizeof(sample_cats[0]))
 #define NFIELDS (1 + NCATS + 4)
 
@@ -26,7 +26,7 @@ int sample_start(struct eic *c, int64_t interval_ms, int timeout_ms, char *err, 
 	ei_x_encode_long(&args, SAMPLE_CAP);
 	ei_x_encode_empty_list(&args);
 	int rc = eic_rpc(c, "gate_probe", "sample_start", &args, timeout_ms, &root, &reply, err,
-			 errlen);
+	                 errlen);
 	ei_x_free(&args);
 	if (rc == EIC_OK && !term_is_atom(reply, "ok")) {
 		snprintf(err, errlen, "the probe's sampler did not start in node %s", c->node);
@@ -49,13 +49,13 @@ int sample_decode(const struct term *reply, struct sample_series *out, char *err
 {
 	memset(out, 0, sizeof(*out));
 	if (term_is_atom(reply, "none")) {
-		snprintf(err, errlen, "the probe's sampler was not running: it stopped during the run");
+		snprintf(err, errlen,
+		         "the probe's sampler was not running: it stopped during the run");
 		return -1;
 	}
 	const struct term *iv = term_map_get(reply, "interval_ms");
 	const struct term *list = term_map_get(reply, "samples");
-	if (!iv || fig(iv, &out->interval_ms) < 0 || !list ||
-	    list->type != TERM_LIST ||
+	if (!iv || fig(iv, &out->interval_ms) < 0 || !list || list->type != TERM_LIST ||
 	    list->u.seq.n > SAMPLE_CAP) {
 		snprintf(err, errlen, "samples: malformed reply from the probe");
 		return -1;
@@ -90,8 +90,7 @@ int sample_decode(const struct term *reply, struct sample_series *out, char *err
 	return 0;
 }
 
-int sample_fetch(struct eic *c, int timeout_ms, struct sample_series *out, char *err,
-		 size_t errlen)
+int sample_fetch(struct eic *c, int timeout_ms, struct sample_series *out, char *err, size_t errlen)
 {
 	struct term *root = NULL;
 	const struct term *reply;

@@ -1,5 +1,5 @@
-/* gate/session.c: a session with one node: start or attach, connect, probe, teardown. */
-#include "session.h"
+/* gate/probe/session.c: a session with one node: start or attach, connect, probe, teardown. */
+#include "gate/probe/session.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "node_tail.h"
-#include "otp.h"
-#include "faithful.h"
-#include "signals.h"
+#include "gate/node/clock.h"
+#include "gate/node/node_tail.h"
+#include "gate/probe/otp.h"
+#include "gate/probe/faithful.h"
+#include "gate/node/signals.h"
 
 void session_init(struct session *s, const struct session_opts *o)
 {
@@ -36,7 +36,7 @@ void session_progress(const struct session *s, const char *fmt, ...)
 	va_end(ap);
 	fflush(stdout);
 	fprintf(stderr, "gate: [%5.*fs] %s\n", getenv("GATE_PROGRESS_MS") ? 3 : 1,
-		(double)(clock_ms() - s->t0_ms) / 1000.0, line);
+	        (double)(clock_ms() - s->t0_ms) / 1000.0, line);
 }
 
 /* A node that died while booting: Mix's own words (the tail of its stderr) are the reason,
@@ -52,7 +52,7 @@ static int session_boot_failure(struct session *s, const char *how, char *err, s
 		return -1;
 	const char *hint = node_tail_hint(said);
 	snprintf(err, errlen, "node %s %s while %s in %s: %s; %s", s->name, how, s->phase,
-		 s->o.project_dir, said, hint[0] ? hint : "its output above says more");
+	         s->o.project_dir, said, hint[0] ? hint : "its output above says more");
 	return 0;
 }
 
@@ -62,7 +62,7 @@ static int session_poll(void *arg, char *err, size_t errlen)
 	struct session *s = arg;
 	if (signals_caught) {
 		snprintf(err, errlen, "interrupted by %s while %s", strsignal(signals_caught),
-			 signals_phase[0] ? signals_phase : s->phase);
+		         signals_phase[0] ? signals_phase : s->phase);
 		return 1;
 	}
 	if (s->node.pid > 0 && node_exited(&s->node)) {
@@ -70,15 +70,15 @@ static int session_poll(void *arg, char *err, size_t errlen)
 		node_exit_describe(&s->node, how, sizeof(how));
 		if (session_boot_failure(s, how, err, errlen) == 0)
 			return 1;
-		snprintf(err, errlen, "node %s %s while %s; its output above says why", s->name, how,
-			 s->phase);
+		snprintf(err, errlen, "node %s %s while %s; its output above says why", s->name,
+		         how, s->phase);
 		return 1;
 	}
 	return 0;
 }
 
 int session_cookie_read(const char *file, char *buf, size_t len, char *from, size_t fromlen,
-			char *err, size_t errlen)
+                        char *err, size_t errlen)
 {
 	char path[4096];
 	const char *env = getenv("GATE_COOKIE");
@@ -96,8 +96,10 @@ int session_cookie_read(const char *file, char *buf, size_t len, char *from, siz
 	snprintf(from, fromlen, "%s", path);
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		snprintf(err, errlen, "cannot read the cookie from %s: %s; pass --cookie-file FILE or "
-			 "set GATE_COOKIE", path, strerror(errno));
+		snprintf(err, errlen,
+		         "cannot read the cookie from %s: %s; pass --cookie-file FILE or "
+		         "set GATE_COOKIE",
+		         path, strerror(errno));
 		return -1;
 	}
 	size_t n = fread(buf, 1, len - 1, f);
@@ -114,19 +116,19 @@ int session_cookie_read(const char *file, char *buf, size_t len, char *from, siz
 static int boot(struct session *s, char *err, size_t errlen)
 {
 	struct node_opts no = {
-		.project_dir = s->o.project_dir,
-		.mix_env = s->o.mix_env,
-		.erl_flags = s->o.erl_flags,
-		.elixir = s->o.elixir,
-		.stderr_fd = node_tail_start(),
-		.no_start = s->o.mix_test,
+	        .project_dir = s->o.project_dir,
+	        .mix_env = s->o.mix_env,
+	        .erl_flags = s->o.erl_flags,
+	        .elixir = s->o.elixir,
+	        .stderr_fd = node_tail_start(),
+	        .no_start = s->o.mix_test,
 	};
 	char adopted[96], from[4096];
 	if (s->o.mix_test &&
 	    faithful_node_name(s->o.project_dir, adopted, sizeof(adopted), from, sizeof(from))) {
 		no.name = adopted;
 		session_progress(s, "%s starts distribution as %s: the node gets that name", from,
-				 adopted);
+		                 adopted);
 	}
 	s->phase = "booting the node";
 	int rc = node_start(&s->node, &no, err, errlen);
@@ -135,7 +137,7 @@ static int boot(struct session *s, char *err, size_t errlen)
 		return -1;
 	snprintf(s->name, sizeof(s->name), "%s", s->node.name);
 	session_progress(s, "booting node %s in %s (MIX_ENV=%s, compiling if needed)", s->name,
-			 s->o.project_dir, s->o.mix_env ? s->o.mix_env : "test");
+	                 s->o.project_dir, s->o.mix_env ? s->o.mix_env : "test");
 
 	char alive[96];
 	snprintf(alive, sizeof(alive), "%s_c", s->node.alive);
@@ -144,20 +146,22 @@ static int boot(struct session *s, char *err, size_t errlen)
 		if (session_poll(s, err, errlen))
 			return -1;
 		char cerr[512];
-		if (eic_connect_port(&s->conn, s->name, alive, s->node.port, s->node.cookie, 250, cerr,
-				     sizeof(cerr)) == EIC_OK)
+		if (eic_connect_port(&s->conn, s->name, alive, s->node.port, s->node.cookie, 250,
+		                     cerr, sizeof(cerr)) == EIC_OK)
 			break;
 		if (clock_ms() >= deadline) {
-			snprintf(err, errlen, "node %s did not come up within %d s (last attempt: %s); "
-				 "raise node.boot_timeout in gate.toml or --boot-timeout if the project "
-				 "takes longer to compile and start", s->name, s->o.boot_timeout_ms / 1000,
-				 cerr);
+			snprintf(err, errlen,
+			         "node %s did not come up within %d s (last attempt: %s); "
+			         "raise node.boot_timeout in gate.toml or --boot-timeout if the "
+			         "project "
+			         "takes longer to compile and start",
+			         s->name, s->o.boot_timeout_ms / 1000, cerr);
 			return -1;
 		}
 		usleep(20000); /* a refused connect costs microseconds: poll often */
 	}
 	session_progress(s, "node %s is up (booted in %.1f s)", s->name,
-			 (double)(clock_ms() - boot_t0) / 1000.0);
+	                 (double)(clock_ms() - boot_t0) / 1000.0);
 	return 0;
 }
 
@@ -167,15 +171,15 @@ static int attach(struct session *s, char *err, size_t errlen)
 	s->phase = "attaching to the node";
 	snprintf(s->name, sizeof(s->name), "%s", s->o.attach);
 	if (session_cookie_read(s->o.cookie_file, cookie, sizeof(cookie), from, sizeof(from), err,
-				errlen) < 0)
+	                        errlen) < 0)
 		return -1;
 	if (node_random_hex(hex, 8) < 0) {
 		snprintf(err, errlen, "cannot read /dev/urandom: %s", strerror(errno));
 		return -1;
 	}
 	snprintf(alive, sizeof(alive), "gate_%s_c", hex);
-	int rc = eic_connect_node(&s->conn, s->name, alive, cookie, from, s->o.boot_timeout_ms,
-				  err, errlen);
+	int rc = eic_connect_node(&s->conn, s->name, alive, cookie, from, s->o.boot_timeout_ms, err,
+	                          errlen);
 	memset(cookie, 0, sizeof(cookie));
 	if (rc != EIC_OK)
 		return -1;
@@ -198,7 +202,7 @@ static int watch(struct session *s, char *err, size_t errlen)
 	ei_x_encode_empty_list(&args);
 	ei_x_encode_empty_list(&args);
 	int rc = eic_rpc(&s->conn, "gate_probe", "watch", &args, s->o.rpc_timeout_ms, &root, &reply,
-			 err, errlen);
+	                 err, errlen);
 	ei_x_free(&args);
 	term_free(root);
 	return rc == EIC_OK ? 0 : -1;
@@ -223,17 +227,23 @@ int session_open(struct session *s, char *err, size_t errlen)
 	    (s->o.attach && watch(s, err, errlen) < 0))
 		return -1;
 	if (s->o.need_mix && !s->info.mix_project) {
-		snprintf(err, errlen, "node %s has no Mix project loaded, so mix test cannot run in "
-			 "it; attach to a node started in the project with `MIX_ENV=test iex --sname x "
-			 "-S mix`, let gate start one with -C DIR, or observe a workload with --exec CMD",
-			 s->name);
+		snprintf(err, errlen,
+		         "node %s has no Mix project loaded, so mix test cannot run in "
+		         "it; attach to a node started in the project with `MIX_ENV=test iex "
+		         "--sname x "
+		         "-S mix`, let gate start one with -C DIR, or observe a workload with "
+		         "--exec CMD",
+		         s->name);
 		return -1;
 	}
 	/* a node gate starts has the configured MIX_ENV; a running node must be in test */
 	if (s->o.need_mix && s->o.attach && strcmp(s->info.mix_env, "test") != 0) {
-		snprintf(err, errlen, "node %s is not a Mix node in the test env (Mix.env() is :%s), "
-			 "so mix test cannot run in it; start it with `MIX_ENV=test iex --sname x -S "
-			 "mix`, or observe a workload with --exec CMD", s->name, s->info.mix_env);
+		snprintf(err, errlen,
+		         "node %s is not a Mix node in the test env (Mix.env() is :%s), "
+		         "so mix test cannot run in it; start it with `MIX_ENV=test iex --sname x "
+		         "-S "
+		         "mix`, or observe a workload with --exec CMD",
+		         s->name, s->info.mix_env);
 		return -1;
 	}
 	return 0;
@@ -246,8 +256,9 @@ void session_explain(struct session *s, char *err, size_t errlen)
 		char how[128], was[2048];
 		node_exit_describe(&s->node, how, sizeof(how));
 		snprintf(was, sizeof(was), "%s", err);
-		snprintf(err, errlen, "node %s %s while %s; its output above says why (gate saw: %s)",
-			 s->name, how, s->phase, was);
+		snprintf(err, errlen,
+		         "node %s %s while %s; its output above says why (gate saw: %s)", s->name,
+		         how, s->phase, was);
 	}
 }
 
@@ -284,7 +295,7 @@ void session_end(struct session *s)
 		/* a node gate started is halted next: its code goes with it; an attached node
 		 * keeps running: the final purge is left to the node (see probe.h) */
 		probe_unload(&s->conn, s->o.need_mix,
-			     s->node.pid > 0 ? PROBE_UNLOAD_HALTING : PROBE_UNLOAD_HANDOFF, 2000);
+		             s->node.pid > 0 ? PROBE_UNLOAD_HALTING : PROBE_UNLOAD_HANDOFF, 2000);
 	}
 	s->before_unload = NULL;
 	s->probe_loaded = false;

@@ -1,4 +1,4 @@
-/* gate/session.h: a session with one node: gate starts it for a Mix project (start mode) or
+/* gate/probe/session.h: a session with one node: gate starts it for a Mix project (start mode) or
  * attaches to a running one, connects, loads the probe; at the end removes the probe and
  * stops what it started. `gate run` and `gate snapshot` both work through a session.
  */
@@ -8,15 +8,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "eic.h"
-#include "node.h"
-#include "probe.h"
+#include "gate/node/eic.h"
+#include "gate/node/node.h"
+#include "gate/probe/probe.h"
 
 struct session_opts {
 	const char *project_dir; /* start mode: the Mix project (realpath'd by the caller) */
 	const char *attach;      /* attach mode: the running node, name@host */
 	const char *cookie_file; /* attach mode: cookie from this file, else $GATE_COOKIE, else
-				    ~/.erlang.cookie; never from the command line */
+	                            ~/.erlang.cookie; never from the command line */
 	const char *mix_env;
 	const char *erl_flags;
 	const char *elixir;
@@ -24,22 +24,22 @@ struct session_opts {
 	int rpc_timeout_ms;
 	int stop_timeout_ms;
 	bool quiet;
-	bool need_mix;           /* tests will run: fail unless the node has a Mix project
-				    loaded, and load the ExUnit formatter too */
-	bool mix_test;           /* start mode, mix test will run (issue 18): boot with
-				    --no-start (the applications are started as mix test
-				    would, or not with --no-start) and under the name the
-				    project's test_helper starts distribution with, if any */
+	bool need_mix; /* tests will run: fail unless the node has a Mix project
+	                  loaded, and load the ExUnit formatter too */
+	bool mix_test; /* start mode, mix test will run (issue 18): boot with
+	                  --no-start (the applications are started as mix test
+	                  would, or not with --no-start) and under the name the
+	                  project's test_helper starts distribution with, if any */
 };
 
 struct session {
 	struct session_opts o;
-	struct node node;        /* start mode only; pid 0 otherwise */
+	struct node node; /* start mode only; pid 0 otherwise */
 	struct eic conn;
 	bool probe_loaded;
 	struct probe_info info;
-	char name[256];          /* the node's name, for messages */
-	const char *phase;       /* "booting the node", "running the tests", ... */
+	char name[256];    /* the node's name, for messages */
+	const char *phase; /* "booting the node", "running the tests", ... */
 	long long t0_ms;
 	/* runs in session_end before the probe leaves this node, while the connection is up
 	 * (cluster mode: the probe leaves the other nodes through this one); may be NULL */
@@ -62,11 +62,11 @@ void session_end(struct session *s);
 
 /* A progress line on stderr with the elapsed time, unless quiet. */
 void session_progress(const struct session *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+        __attribute__((format(printf, 2, 3)));
 
 /* Reads a cookie for attach mode into buf: file, $GATE_COOKIE, ~/.erlang.cookie. *from says
  * where it came from (for messages). Returns 0, or -1 with err. */
 int session_cookie_read(const char *file, char *buf, size_t len, char *from, size_t fromlen,
-			char *err, size_t errlen);
+                        char *err, size_t errlen);
 
 #endif

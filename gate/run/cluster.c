@@ -1,11 +1,11 @@
-/* gate/cluster.c: every node of a cluster, reached through the attached node alone. */
-#include "cluster.h"
+/* gate/run/cluster.c: every node of a cluster, reached through the attached node alone. */
+#include "gate/run/cluster.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe_blob.h"
+#include "gate/probe/probe_blob.h"
 
 /* The reply's list of {NodeBin, Result}, checked. */
 static int node_results(const struct term *reply, const char *what, char *err, size_t errlen)
@@ -213,15 +213,15 @@ int cluster_findings_merge(const struct cluster *cl, struct findings *out)
 	for (size_t i = 0; i < cl->n; i++) {
 		const struct cluster_node *nd = &cl->nodes[i];
 		char subject[512];
-		if (nd->error[0] && findings_add(out, "node", nd->name, VERDICT_FAIL, 0, 0, 0, -1,
-						 nd->error) < 0)
+		if (nd->error[0] &&
+		    findings_add(out, "node", nd->name, VERDICT_FAIL, 0, 0, 0, -1, nd->error) < 0)
 			return -1;
 		for (size_t k = 0; k < nd->findings.count; k++) {
 			const struct finding *f = &nd->findings.items[k];
 			snprintf(subject, sizeof(subject), "%s: %s", nd->name,
-				 f->subject ? f->subject : "");
+			         f->subject ? f->subject : "");
 			if (findings_add(out, f->rule, subject, f->verdict, f->before, f->after,
-					 f->floor, f->max_pct, f->message) < 0)
+			                 f->floor, f->max_pct, f->message) < 0)
 				return -1;
 			out->items[out->count - 1].delta = f->delta;
 		}

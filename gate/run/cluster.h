@@ -1,4 +1,4 @@
-/* gate/cluster.h: `gate run --cluster`: the attached node and every node it is connected
+/* gate/run/cluster.h: `gate run --cluster`: the attached node and every node it is connected
  * to, observed through the attached node alone.
  *
  * gate keeps its one connection (to the attached node, which already has the probe) and
@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "eic.h"
-#include "probe.h"
+#include "gate/node/eic.h"
+#include "gate/probe/probe.h"
 #include "rules/model.h"
 
 struct cluster_node {

@@ -1,5 +1,6 @@
-/* gate/exec.c: runs the external workload of `gate run --exec` in a process group of its own. */
-#include "exec.h"
+/* gate/run/exec.c: runs the external workload of `gate run --exec` in a process group of its own.
+ */
+#include "gate/run/exec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,9 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "reaper.h"
-#include "signals.h"
+#include "gate/node/clock.h"
+#include "gate/node/reaper.h"
+#include "gate/node/signals.h"
 
 #define MAX_WORDS 4096
 

@@ -1,4 +1,4 @@
-/* gate/exec.h: the external workload of `gate run --exec`: a command gate runs as a child
+/* gate/run/exec.h: the external workload of `gate run --exec`: a command gate runs as a child
  * process, instead of mix test, while the node is observed.
  *
  * The command line is split into words the way a POSIX shell splits them (blanks, '...',
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "eic.h"
+#include "gate/node/eic.h"
 #include "rules/model.h"
 
 /* Splits cmd into *out_argv (NULL-terminated, owned by the caller: exec_argv_free). Returns
@@ -25,13 +25,13 @@ int exec_split(const char *cmd, char ***out_argv, char *err, size_t errlen);
 void exec_argv_free(char **argv);
 
 struct exec_opts {
-	char *const *argv; /* from exec_split */
-	char *const *env;  /* extra NAME=VALUE entries for the child, NULL-terminated */
-	const char *dir;   /* its working directory; NULL: gate's */
-	int timeout_ms;    /* the whole command */
-	int stop_ms;       /* after SIGTERM to its group, before SIGKILL */
-	struct eic *conn;  /* kept alive while waiting (ticks); its poll callback can
-	                      cancel the wait (signals, a dead node); may be NULL */
+	char *const *argv;       /* from exec_split */
+	char *const *env;        /* extra NAME=VALUE entries for the child, NULL-terminated */
+	const char *dir;         /* its working directory; NULL: gate's */
+	int timeout_ms;          /* the whole command */
+	int stop_ms;             /* after SIGTERM to its group, before SIGKILL */
+	struct eic *conn;        /* kept alive while waiting (ticks); its poll callback can
+	                            cancel the wait (signals, a dead node); may be NULL */
 	const char *secret_file; /* a temp file of gate's own (the cookie file gate made) that
 	                            the command's reaper removes, with its directory, should
 	                            gate die first; NULL: none (never a file of the user's) */

@@ -1,11 +1,11 @@
-/* gate/repeat.c: the loop behind `gate run --repeat N` (the judging is rules/repeat.c). */
-#include "repeat.h"
+/* gate/run/repeat.c: the loop behind `gate run --repeat N` (the judging is rules/repeat.c). */
+#include "gate/run/repeat.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
+#include "gate/node/clock.h"
 
 static size_t failed_of(const struct test_run *t)
 {
@@ -21,13 +21,15 @@ static int reset(struct session *ses, int timeout_ms, char *err, size_t errlen)
 	const struct term *reply;
 	ses->phase = "preparing the next run";
 	int rc = eic_rpc0(&ses->conn, "gate_probe", "repeat_reset", timeout_ms, &root, &reply, err,
-			  errlen);
+	                  errlen);
 	int64_t stale = 0;
 	if (rc == EIC_OK && term_int(reply, &stale) == 0 && stale > 0)
-		session_progress(ses, "%lld file%s left half-required by a Code.require_file that "
-				 "raised in the last run: forgotten, so that the next run can require "
-				 "%s again", (long long)stale, stale == 1 ? "" : "s",
-				 stale == 1 ? "it" : "them");
+		session_progress(
+		        ses,
+		        "%lld file%s left half-required by a Code.require_file that "
+		        "raised in the last run: forgotten, so that the next run can require "
+		        "%s again",
+		        (long long)stale, stale == 1 ? "" : "s", stale == 1 ? "it" : "them");
 	term_free(root);
 	return rc == EIC_OK ? 0 : -1;
 }
@@ -37,14 +39,14 @@ int repeat_step_mark(struct session *ses, int timeout_ms, char *err, size_t errl
 	struct term *root = NULL;
 	const struct term *reply;
 	int rc = eic_rpc0(&ses->conn, "gate_probe", "repeat_mark", timeout_ms, &root, &reply, err,
-			  errlen);
+	                  errlen);
 	term_free(root);
 	return rc == EIC_OK ? 0 : -1;
 }
 
 int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeout_ms,
-		     const struct snapshot *before, struct test_run *tests,
-		     repeat_suite_fn suite, void *arg, char *err, size_t errlen)
+                     const struct snapshot *before, struct test_run *tests, repeat_suite_fn suite,
+                     void *arg, char *err, size_t errlen)
 {
 	repeat_point_from(&st->data.start, before);
 	st->earlier = calloc(st->n, sizeof(*st->earlier));
@@ -53,23 +55,28 @@ int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeou
 		return -1;
 	}
 	for (size_t k = 1; k < st->n; k++) {
-		/* after the warm-up: deep, and the born processes and tables are counted from here */
-		struct probe_snapshot_opts so = { .gc = true, .deep = k == 1,
-						  .mark = k == 1 ? PROBE_MARK_BEFORE : PROBE_MARK_NONE };
-		struct snapshot tmp = { 0 };
+		/* after the warm-up: deep, and the born processes and tables are counted from here
+		 */
+		struct probe_snapshot_opts so = {.gc = true,
+		                                 .deep = k == 1,
+		                                 .mark = k == 1 ? PROBE_MARK_BEFORE
+		                                                : PROBE_MARK_NONE};
+		struct snapshot tmp = {0};
 		struct snapshot *s = k == 1 ? &st->warm : &tmp;
 		char phase[96], total[32];
-		snprintf(phase, sizeof(phase), "collecting garbage for the snapshot after run %zu of %zu",
-			 k, st->n);
+		snprintf(phase, sizeof(phase),
+		         "collecting garbage for the snapshot after run %zu of %zu", k, st->n);
 		ses->phase = phase;
 		long long t = clock_ms();
 		if (probe_snapshot(&ses->conn, &so, rpc_timeout_ms, s, err, errlen) != EIC_OK)
 			return -1;
 		model_bytes_format(total, sizeof(total), s->mem[MEM_TOTAL]);
-		session_progress(ses, "snapshot after run %zu of %zu: total %s, %lld processes "
-				 "(%lld ms)", k, st->n, total, (long long)s->process_count,
-				 clock_ms() - t);
-		int rc = repeat_data_add(&st->data, s, tests->count, failed_of(tests), tests->wall_us);
+		session_progress(ses,
+		                 "snapshot after run %zu of %zu: total %s, %lld processes "
+		                 "(%lld ms)",
+		                 k, st->n, total, (long long)s->process_count, clock_ms() - t);
+		int rc = repeat_data_add(&st->data, s, tests->count, failed_of(tests),
+		                         tests->wall_us);
 		snapshot_clear(&tmp);
 		if (rc < 0) {
 			snprintf(err, errlen, "out of memory");
@@ -80,7 +87,7 @@ int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeou
 		if (reset(ses, rpc_timeout_ms, err, errlen) < 0)
 			return -1;
 		session_progress(ses, "run %zu of %zu (--repeat): mix test again in the same node",
-				 k + 1, st->n);
+		                 k + 1, st->n);
 		if (suite(arg, err, errlen) < 0)
 			return -1;
 	}
@@ -123,13 +130,12 @@ static int merge_failures(struct test_run *tests, const struct test_run *from, s
 	return 0;
 }
 
-int repeat_step_finish(struct repeat_step *st, const struct snapshot *last,
-		       struct test_run *tests)
+int repeat_step_finish(struct repeat_step *st, const struct snapshot *last, struct test_run *tests)
 {
 	if (repeat_data_add(&st->data, last, tests->count, failed_of(tests), tests->wall_us) < 0)
 		return -1;
-	if (repeat_judged_pair(&st->judged_before, &st->judged_after, &st->data, &st->warm,
-			       last) < 0)
+	if (repeat_judged_pair(&st->judged_before, &st->judged_after, &st->data, &st->warm, last) <
+	    0)
 		return -1;
 	st->judged = true;
 	for (size_t k = 0; k < st->nearlier; k++)

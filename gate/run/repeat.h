@@ -1,4 +1,4 @@
-/* gate/repeat.h: `gate run --repeat N`: the suite again in the same node, a GC'd snapshot
+/* gate/run/repeat.h: `gate run --repeat N`: the suite again in the same node, a GC'd snapshot
  * after every run, and the judged pair of rules/repeat.h.
  *
  * Ownership: struct repeat_step owns the warm-up snapshot, the per-run figures and the
@@ -12,12 +12,12 @@
 #include <stddef.h>
 
 #include "rules/repeat.h"
-#include "session.h"
+#include "gate/probe/session.h"
 
 struct repeat_step {
-	size_t n;                /* runs asked for (>= 2) */
-	struct repeat_data data; /* the figures after every run */
-	struct snapshot warm;    /* deep, GC'd, after run 1; the probe's before mark set there */
+	size_t n;                 /* runs asked for (>= 2) */
+	struct repeat_data data;  /* the figures after every run */
+	struct snapshot warm;     /* deep, GC'd, after run 1; the probe's before mark set there */
 	struct test_run *earlier; /* runs 1..n-1's results (the last run's stay the caller's) */
 	size_t nearlier;
 	struct snapshot judged_before, judged_after; /* what the rules judge (borrowed parts) */
@@ -37,14 +37,13 @@ int repeat_step_mark(struct session *ses, int timeout_ms, char *err, size_t errl
  * takes the after-snapshot and calls repeat_step_finish. Returns 0, or -1 with err (a
  * snapshot or a run failed: the run cannot be judged). */
 int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeout_ms,
-		     const struct snapshot *before, struct test_run *tests,
-		     repeat_suite_fn suite, void *arg, char *err, size_t errlen);
+                     const struct snapshot *before, struct test_run *tests, repeat_suite_fn suite,
+                     void *arg, char *err, size_t errlen);
 
 /* After the after-snapshot (last): records run n, builds the judged pair and appends the
  * earlier runs' failed and invalid tests to *tests, named "NAME (run K)", so that a failure
  * in any run fails the gate. 0, or -1 on allocation failure. */
-int repeat_step_finish(struct repeat_step *st, const struct snapshot *last,
-		       struct test_run *tests);
+int repeat_step_finish(struct repeat_step *st, const struct snapshot *last, struct test_run *tests);
 
 void repeat_step_clear(struct repeat_step *st);
 

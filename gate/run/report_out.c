@@ -1,5 +1,5 @@
-/* gate/report_out.c: the step summary, the HTML report and the annotations of a run. */
-#include "report_out.h"
+/* gate/run/report_out.c: the step summary, the HTML report and the annotations of a run. */
+#include "gate/run/report_out.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -153,13 +153,13 @@ static int comment_flag_write(const struct report_out *o, const struct report_da
 {
 	bool due = report_out_comment_due(d);
 	const char *gho = getenv("GITHUB_OUTPUT");
-	if (o->comment_flag &&
-	    atomic_file_replace(o->comment_flag, due ? "true\n" : "false\n", due ? 5 : 6, err,
-	                        errlen) < 0)
+	if (o->comment_flag && atomic_file_replace(o->comment_flag, due ? "true\n" : "false\n",
+	                                           due ? 5 : 6, err, errlen) < 0)
 		return -1;
 	if (gho && *gho) {
 		FILE *f = fopen(gho, "a");
-		if (!f || fprintf(f, "comment=%s\n", due ? "true" : "false") < 0 || fclose(f) != 0) {
+		if (!f || fprintf(f, "comment=%s\n", due ? "true" : "false") < 0 ||
+		    fclose(f) != 0) {
 			snprintf(err, errlen, "%s ($GITHUB_OUTPUT): cannot append: %s", gho,
 			         strerror(errno));
 			return -1;

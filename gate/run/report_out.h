@@ -1,4 +1,4 @@
-/* gate/report_out.h: the run's CI outputs besides JUnit and the console: the Markdown step
+/* gate/run/report_out.h: the run's CI outputs besides JUnit and the console: the Markdown step
  * summary (--summary, default $GITHUB_STEP_SUMMARY), the HTML report (--html) and, under
  * GitHub Actions, `::error` annotations on stdout. The writers are ci/markdown, ci/html and
  * ci/annotate; this file picks the paths, reads the notes history for the trend chart and

@@ -8,7 +8,7 @@
 #
 #   sh tests/compat/root.sh          prints the root's path on its last line
 #
-# Needs root and debootstrap (ci/deps.sh installs it with the test tools) and Debian's
+# Needs root and debootstrap (integrations/deps.sh installs it with the test tools) and Debian's
 # archive (GATE_COMPAT_MIRROR, default https://deb.debian.org/debian). Exit 0: the root is
 # ready; 2: it cannot be built (the reason on stderr).
 set -eu
@@ -31,7 +31,7 @@ if [ -f "$stamp" ] && [ -x "$root/usr/bin/elixir" ] && [ -x "$root/usr/bin/erl" 
 fi
 [ "$(id -u)" -eq 0 ] || die "building the chroot in $root needs root (debootstrap and chroot); run make compat as root, as CI does"
 command -v debootstrap >/dev/null 2>&1 ||
-	die "debootstrap is not installed: run sh ci/deps.sh (as root), or apt-get install debootstrap"
+	die "debootstrap is not installed: run sh integrations/deps.sh (as root), or apt-get install debootstrap"
 mkdir -p "$(dirname "$root")" || die "cannot create $(dirname "$root")"
 partial="$root.partial"
 # a build interrupted earlier: start again from nothing (nothing can be mounted in it: the

@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 	ei_init();
 	ei_cnode ec;
 	if (ei_connect_xinit(&ec, ip + 1, "ei_ping", "ei_ping@127.0.0.1", (Erl_IpAddr)&addr, cookie,
-			     0) < 0)
+	                     0) < 0)
 		return 2;
 	int fd = ei_xconnect_host_port_tmo(&ec, (Erl_IpAddr)&addr, atoi(argv[2]), 5000);
 	puts(fd >= 0 ? "pong" : "pang");

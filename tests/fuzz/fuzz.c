@@ -9,12 +9,42 @@
 /* Texts that broke or could break a writer: XML and HTML terminators, terminal escapes,
  * invalid UTF-8 of every kind, characters XML 1.0 forbids, format directives. */
 static const char *const hostile[] = {
-	"]]>", "</script>", "<!--", "-->", "<![CDATA[", "&amp;", "&#0;", "\"'<>&",
-	"\x1b[2J\x1b[H", "\x1b]0;title\x07", "\x1b[31mred\x1b[0m", "\x1b[", "\x1b",
-	("\xc2\x9b" "31m"), "\xff\xfe", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
-	"\xef\xbf\xbe", "\xef\xbf\xbf", "\xe2\x80\xae", "\xf0\x9f\x98\x80", "\xe2",
-	"\x01\x02\x08\x0b\x0c\x1f\x7f", "\r\n", "\n\n\n", "\t", "%s%n%x", "--", " ",
-	"Elixir.", "test ", "gate.memory", "\xe2\x80\xa6",
+        "]]>",
+        "</script>",
+        "<!--",
+        "-->",
+        "<![CDATA[",
+        "&amp;",
+        "&#0;",
+        "\"'<>&",
+        "\x1b[2J\x1b[H",
+        "\x1b]0;title\x07",
+        "\x1b[31mred\x1b[0m",
+        "\x1b[",
+        "\x1b",
+        ("\xc2\x9b"
+         "31m"),
+        "\xff\xfe",
+        "\xc0\xaf",
+        "\xe0\x80\xaf",
+        "\xed\xa0\x80",
+        "\xf4\x90\x80\x80",
+        "\xef\xbf\xbe",
+        "\xef\xbf\xbf",
+        "\xe2\x80\xae",
+        "\xf0\x9f\x98\x80",
+        "\xe2",
+        "\x01\x02\x08\x0b\x0c\x1f\x7f",
+        "\r\n",
+        "\n\n\n",
+        "\t",
+        "%s%n%x",
+        "--",
+        " ",
+        "Elixir.",
+        "test ",
+        "gate.memory",
+        "\xe2\x80\xa6",
 };
 
 uint8_t fuzz_u8(struct fuzz_in *in)
@@ -114,8 +144,8 @@ char *fuzz_str(struct fuzz_in *in, int nullable)
 
 static void add_finding(struct fuzz_model *m, struct fuzz_in *in)
 {
-	static const char *const rules[] = { "growth", "ets", "binary", "process", "atom",
-					     "allocator", "baseline", "trend" };
+	static const char *const rules[] = {"growth", "ets",       "binary",   "process",
+	                                    "atom",   "allocator", "baseline", "trend"};
 	char *subject = fuzz_str(in, 1), *message = fuzz_str(in, 1);
 	uint8_t k = fuzz_u8(in);
 	const char *rule = rules[k % 8];
@@ -123,8 +153,8 @@ static void add_finding(struct fuzz_model *m, struct fuzz_in *in)
 	enum verdict v = (enum verdict)(fuzz_u8(in) % 3);
 	int64_t before = fuzz_i64(in), after = fuzz_i64(in), floor = fuzz_i64(in);
 	double pct = (double)(int8_t)fuzz_u8(in) * 3.5;
-	if (findings_add(&m->findings, own_rule ? own_rule : rule, subject, v, before, after,
-			 floor, pct, message) < 0)
+	if (findings_add(&m->findings, own_rule ? own_rule : rule, subject, v, before, after, floor,
+	                 pct, message) < 0)
 		fuzz_fail("out of memory");
 	m->findings.items[m->findings.count - 1].delta = fuzz_i64(in);
 	free(subject);
@@ -264,8 +294,8 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		e->bin_bytes = fuzz_figure(in);
 		e->created = fuzz_u8(in) & 1;
 	}
-	struct key_group **kg[] = { &s->pterm_new, &s->atoms_new };
-	size_t *nkg[] = { &s->npterm_new, &s->natoms_new };
+	struct key_group **kg[] = {&s->pterm_new, &s->atoms_new};
+	size_t *nkg[] = {&s->npterm_new, &s->natoms_new};
 	for (size_t k = 0; k < 2; k++) {
 		n = fuzz_u8(in) % 5;
 		*kg[k] = calloc_or_die(n, sizeof(**kg[k]));
@@ -293,7 +323,7 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 
 void fuzz_model_make(struct fuzz_model *m, const uint8_t *data, size_t size)
 {
-	struct fuzz_in in = { data, size, 0 };
+	struct fuzz_in in = {data, size, 0};
 	memset(m, 0, sizeof(*m));
 	size_t nf = fuzz_u8(&in) % 9, nt = fuzz_u8(&in) % 13;
 	for (size_t i = 0; i < nf; i++)
@@ -346,8 +376,10 @@ int fuzz_utf8_scan(const unsigned char *s, size_t n, size_t *at, int terminal)
 			i++;
 			continue;
 		}
-		size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-			     : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+		size_t len = c >= 0xC2 && c <= 0xDF   ? 2
+		             : c >= 0xE0 && c <= 0xEF ? 3
+		             : c >= 0xF0 && c <= 0xF4 ? 4
+		                                      : 0;
 		if (!len || i + len > n)
 			return -1;
 		uint32_t cp = c & (0xFF >> (len + 1));

@@ -36,7 +36,7 @@ struct fuzz_model {
 	struct test_run run;
 	struct junit_meta meta; /* its strings are owned here */
 	struct snapshot snap;
-	char *strs[8];          /* the meta strings, freed by fuzz_model_clear */
+	char *strs[8]; /* the meta strings, freed by fuzz_model_clear */
 };
 
 /* Builds a model from the input: up to 8 findings, 12 test results, one snapshot with up to

@@ -16,7 +16,8 @@ static int escaped_ok(const char *p, size_t n, int props)
 			continue;
 		if (i + 3 > n)
 			return -1;
-		if (strncmp(p + i, "%25", 3) && strncmp(p + i, "%0D", 3) && strncmp(p + i, "%0A", 3) &&
+		if (strncmp(p + i, "%25", 3) && strncmp(p + i, "%0D", 3) &&
+		    strncmp(p + i, "%0A", 3) &&
 		    (!props || (strncmp(p + i, "%3A", 3) && strncmp(p + i, "%2C", 3))))
 			return -1;
 	}

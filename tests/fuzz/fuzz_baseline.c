@@ -12,15 +12,15 @@ static void round_trip(const struct baseline *b, int summary)
 	struct baseline again;
 	memset(&again, 0, sizeof(again));
 	int rc = summary ? baseline_summary_format(&t1, b, err, sizeof(err))
-			 : baseline_format(&t1, NULL, b, err, sizeof(err));
+	                 : baseline_format(&t1, NULL, b, err, sizeof(err));
 	if (rc != BASELINE_OK)
 		fuzz_fail("a parsed baseline does not format: %s", err);
 	rc = summary ? baseline_summary_parse(&again, t1, strlen(t1), "again", err, sizeof(err))
-		     : baseline_parse(&again, t1, strlen(t1), "again", err, sizeof(err));
+	             : baseline_parse(&again, t1, strlen(t1), "again", err, sizeof(err));
 	if (rc != BASELINE_OK)
 		fuzz_fail("a formatted baseline does not parse: %s\n%s", err, t1);
 	rc = summary ? baseline_summary_format(&t2, &again, err, sizeof(err))
-		     : baseline_format(&t2, NULL, &again, err, sizeof(err));
+	             : baseline_format(&t2, NULL, &again, err, sizeof(err));
 	if (rc != BASELINE_OK || strcmp(t1, t2) != 0)
 		fuzz_fail("formatting is not stable:\n%s\n---\n%s", t1, t2 ? t2 : "(failed)");
 	free(t1);

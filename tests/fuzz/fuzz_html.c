@@ -28,12 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fuzz_find_ci(buf, len, "<script"))
 		fuzz_fail("the page has a <script");
 	const char *style_end = fuzz_find_ci(buf, len, "</style");
-	if (style_end && fuzz_find_ci(style_end + 1, len - (size_t)(style_end + 1 - buf), "</style"))
+	if (style_end &&
+	    fuzz_find_ci(style_end + 1, len - (size_t)(style_end + 1 - buf), "</style"))
 		fuzz_fail("the page has a second </style");
 	/* the page is XHTML-compatible: the XML parser must read it whole */
 	xmlDocPtr doc = xmlReadMemory(buf, (int)len, "report.html", "UTF-8",
-				      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-					      XML_PARSE_HUGE);
+	                              XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+	                                      XML_PARSE_HUGE);
 	if (!doc)
 		fuzz_fail("the page is not well-formed:\n%.4000s", buf);
 	xmlFreeDoc(doc);

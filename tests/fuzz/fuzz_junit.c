@@ -32,8 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_model_make(&m, data, size);
 	if (junit_write(path, &m.findings, &m.run, &m.meta, err, sizeof(err)) < 0)
 		fuzz_fail("junit_write: %s", err);
-	xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
-						XML_PARSE_NOWARNING | XML_PARSE_HUGE);
+	xmlDocPtr doc = xmlReadFile(path, NULL,
+	                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+	                                    XML_PARSE_HUGE);
 	if (!doc)
 		fuzz_fail("the report is not well-formed XML (kept at %s)", path);
 	xmlFreeDoc(doc);

@@ -12,7 +12,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_model m;
-	struct report_buf b = { 0 };
+	struct report_buf b = {0};
 	size_t at = 0;
 	fuzz_model_make(&m, data, size);
 	struct report_data d = fuzz_report_data(&m, data, size);

@@ -13,22 +13,22 @@
 /* The run as the writers see it: both snapshots (the model's one, twice), every finding and
  * test, the meta strings as project, node, root and JUnit path, an error when the input says so. */
 static inline struct report_data fuzz_report_data(const struct fuzz_model *m, const uint8_t *data,
-						  size_t size)
+                                                  size_t size)
 {
 	bool error = size > 0 && data[0] % 7 == 0;
 	return (struct report_data){
-		.project = m->meta.project,
-		.node = m->meta.node,
-		.gate_version = "0.0.0-fuzz",
-		.started = size > 1 ? data[1] * 1000003LL : 0,
-		.before = &m->snap,
-		.after = &m->snap,
-		.findings = &m->findings,
-		.tests = &m->run,
-		.baseline_where = m->meta.project,
-		.junit_path = m->meta.node,
-		.root = m->meta.project,
-		.error = error ? m->meta.node : NULL,
+	        .project = m->meta.project,
+	        .node = m->meta.node,
+	        .gate_version = "0.0.0-fuzz",
+	        .started = size > 1 ? data[1] * 1000003LL : 0,
+	        .before = &m->snap,
+	        .after = &m->snap,
+	        .findings = &m->findings,
+	        .tests = &m->run,
+	        .baseline_where = m->meta.project,
+	        .junit_path = m->meta.node,
+	        .root = m->meta.project,
+	        .error = error ? m->meta.node : NULL,
 	};
 }
 

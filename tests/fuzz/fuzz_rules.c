@@ -8,7 +8,7 @@
 
 #include "ci/summary.h"
 #include "fuzz.h"
-#include "gate/config.h"
+#include "gate/config/config.h"
 #include "rules/rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t half = size / 2;
 	fuzz_model_make(&before, data, half);
 	fuzz_model_make(&after, data + half, size - half);
-	struct findings f = { 0 };
+	struct findings f = {0};
 	if (rules_check_all(&f, &before.snap, &after.snap, &after.run, &cfg.rules) == 0) {
 		for (size_t i = 0; i < f.count; i++)
 			if (!f.items[i].rule)

@@ -17,13 +17,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		fuzz_fail("open_memstream");
-	struct summary_opts so = { .color = false, .junit_path = m.meta.project,
-				   .node = m.meta.node };
+	struct summary_opts so = {
+	        .color = false, .junit_path = m.meta.project, .node = m.meta.node};
 	summary_print(f, &m.findings, &m.run, &so);
 	fclose(f);
 	if (fuzz_utf8_scan((const unsigned char *)buf, len, &at, 1) < 0)
-		fuzz_fail("unsafe byte 0x%02x at %zu of the summary:\n%s",
-			  (unsigned char)buf[at], at, buf);
+		fuzz_fail("unsafe byte 0x%02x at %zu of the summary:\n%s", (unsigned char)buf[at],
+		          at, buf);
 	free(buf);
 	/* with colour: the same code paths plus our own escapes; only memory errors count */
 	f = open_memstream(&buf, &len);

@@ -5,13 +5,13 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "gate/probe.h"
-#include "gate/term.h"
+#include "gate/probe/probe.h"
+#include "gate/node/term.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct term_limits tight = { .max_depth = 4, .max_elements = 64,
-						  .max_bytes = 256 };
+	static const struct term_limits tight = {
+	        .max_depth = 4, .max_elements = 64, .max_bytes = 256};
 	char err[256], text[512];
 	if (size < 1)
 		return 0;

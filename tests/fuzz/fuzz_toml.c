@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "gate/config.h"
-#include "gate/toml.h"
+#include "gate/config/config.h"
+#include "gate/config/toml.h"
 
 static char *print_config(const struct config *cfg, size_t *len)
 {

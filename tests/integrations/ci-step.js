@@ -2,12 +2,12 @@
 // tests/integrations/ci-step.js: prints the shell script of one step of gate's CI files, so
 // that the tests can run it here as the CI would:
 //
-//   node ci-step.js ci/github/action.yml "Run gate"            the `run` of that step, after
+//   node ci-step.js integrations/github/action.yml "Run gate"            the `run` of that step, after
 //                                                             an export of each literal
 //                                                             value of its env (those
 //                                                             with ${{ }} are the test's)
-//   node ci-step.js ci/gitlab/gate.gitlab-ci.yml gate:baseline  that job's `script` lines
-//   node ci-step.js ci/gitlab/gate.gitlab-ci.yml .gate before_script 'git fetch'
+//   node ci-step.js integrations/gitlab/gate.gitlab-ci.yml gate:baseline  that job's `script` lines
+//   node ci-step.js integrations/gitlab/gate.gitlab-ci.yml .gate before_script 'git fetch'
 //                                  that key's lines of that job, those containing the text
 //
 // Exit 1 when the file has no such step.

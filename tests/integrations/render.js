@@ -34,7 +34,7 @@ if (pos.length !== 2 || (opts.points !== null && !Number.isInteger(opts.points))
   process.exit(2)
 }
 if (!existsSync(CHROMIUM)) {
-  console.error(`render.js: no Chromium at ${CHROMIUM}: install Debian's chromium (sh ci/deps.sh)`)
+  console.error(`render.js: no Chromium at ${CHROMIUM}: install Debian's chromium (sh integrations/deps.sh)`)
   process.exit(2)
 }
 const report = resolve(pos[0])

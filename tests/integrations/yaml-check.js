@@ -32,7 +32,7 @@ function shellOk (file, where, script, shell = 'bash') {
 
 // GitHub composite action
 {
-  const f = 'ci/github/action.yml'
+  const f = 'integrations/github/action.yml'
   const a = load(f)
   if (!a.name || !a.description) fail(f, 'an action needs name and description')
   if (a.runs?.using !== 'composite') fail(f, `runs.using is ${a.runs?.using}, expected composite`)
@@ -54,7 +54,7 @@ function shellOk (file, where, script, shell = 'bash') {
   // the team's Erlang/Elixir: no Erlang or Elixir from apt, only gate's C libraries
   if (/apt-get install[^\n]*(erlang|elixir)/.test(text)) fail(f, 'installs Erlang or Elixir packages itself')
   const install = steps.find((s) => /deps\.sh/.test(s.run ?? ''))
-  if (!install || !/GATE_DEPS=run/.test(install.run)) fail(f, 'installs its libraries other than with GATE_DEPS=run ci/deps.sh')
+  if (!install || !/GATE_DEPS=run/.test(install.run)) fail(f, 'installs its libraries other than with GATE_DEPS=run integrations/deps.sh')
   if (install && /sudo/.test(install.run) && !/PATH="\$PATH"/.test(install.run)) fail(f, "sudo drops setup-beam's PATH: deps.sh would not see its erl")
   const order = (n) => steps.findIndex((s) => s.name === n)
   if (order('Prepare the baseline branch') < 0 || order('Prepare the baseline branch') > order('Run gate')) fail(f, 'the push rights must be checked before the suite runs')
@@ -63,7 +63,7 @@ function shellOk (file, where, script, shell = 'bash') {
 
 // the documented example workflow
 {
-  const f = 'ci/github/example-workflow.yml'
+  const f = 'integrations/github/example-workflow.yml'
   const w = load(f)
   const jobs = Object.values(w.jobs ?? {})
   if (jobs.length !== 2) fail(f, `expected two jobs (pull request, main), found ${jobs.length}`)
@@ -93,7 +93,7 @@ function shellOk (file, where, script, shell = 'bash') {
     if (gate >= 0 && !(beam >= 0 && beam < cache && cache < depsGet && depsGet < gate)) fail(f, `${name}: setup-beam, cache and mix deps.get must come before gate's action, in that order`)
     if (gate >= 0 && !/@[0-9a-f]{40}$|@v\d+\.\d+\.\d+$/.test(steps[gate].uses)) fail(f, `${name}: pin gate's action to a release tag or a commit`)
   }
-  const action = load('ci/github/action.yml')
+  const action = load('integrations/github/action.yml')
   for (const j of jobs) {
     for (const s of j.steps ?? []) {
       if (!/\/ci\/github@/.test(s.uses ?? '')) continue
@@ -104,7 +104,7 @@ function shellOk (file, where, script, shell = 'bash') {
 
 // GitLab template
 {
-  const f = 'ci/gitlab/gate.gitlab-ci.yml'
+  const f = 'integrations/gitlab/gate.gitlab-ci.yml'
   const g = load(f)
   const base = g['.gate']
   if (!base) fail(f, 'no hidden .gate job to extend')
@@ -142,7 +142,7 @@ function shellOk (file, where, script, shell = 'bash') {
 
 // issue 19: review comments, the artifact's contents and name, expose_as
 {
-  const f = 'ci/github/action.yml'
+  const f = 'integrations/github/action.yml'
   const a = load(f)
   const text = readFileSync(join(root, f), 'utf8')
   if (!/--summary "\$out\/summary\.md"/.test(text)) fail(f, 'does not write summary.md into the uploaded reports')
@@ -150,20 +150,20 @@ function shellOk (file, where, script, shell = 'bash') {
   const up = (a.runs?.steps ?? []).find((s) => String(s.uses ?? '').startsWith('actions/upload-artifact'))
   if (!/github\.job/.test(up?.with?.name ?? '') || !/strategy\.job-index/.test(up?.with?.name ?? '')) fail(f, 'the artifact name must be unique per matrix job (github.job and strategy.job-index)')
   for (const o of ['comment', 'summary']) if (!a.outputs?.[o]) fail(f, `no output ${o} for the review comment`)
-  const w = load('ci/github/example-workflow.yml')
+  const w = load('integrations/github/example-workflow.yml')
   const pr = w.jobs?.['memory-pr']
   const steps = pr?.steps ?? []
   const gateAt = steps.findIndex((s) => /\/ci\/github@/.test(s.uses ?? ''))
   const comment = steps.filter((s) => /^marocchino\/sticky-pull-request-comment@v\d+$/.test(s.uses ?? ''))
-  if (pr?.permissions?.['pull-requests'] !== 'write') fail('ci/github/example-workflow.yml', 'the pull-request job needs pull-requests: write for its comment')
+  if (pr?.permissions?.['pull-requests'] !== 'write') fail('integrations/github/example-workflow.yml', 'the pull-request job needs pull-requests: write for its comment')
   const post = comment.find((s) => s.with?.path && !s.with?.delete)
   if (!post || !/always\(\)/.test(post.if ?? '') || !new RegExp(`steps\\.${steps[gateAt]?.id}\\.outputs\\.comment == 'true'`).test(post.if ?? '')) {
-    fail('ci/github/example-workflow.yml', "the comment step must run if: always() && steps.<gate>.outputs.comment == 'true'")
+    fail('integrations/github/example-workflow.yml', "the comment step must run if: always() && steps.<gate>.outputs.comment == 'true'")
   }
-  if (post && !/outputs\.summary/.test(post.with.path)) fail('ci/github/example-workflow.yml', "the comment must be gate's summary")
-  if (!comment.some((s) => s.with?.delete === true && s.with?.header === post?.with?.header)) fail('ci/github/example-workflow.yml', 'a clean pull request keeps a stale comment (no delete step with the same header)')
-  const g = load('ci/gitlab/gate.gitlab-ci.yml')
-  const fg = 'ci/gitlab/gate.gitlab-ci.yml'
+  if (post && !/outputs\.summary/.test(post.with.path)) fail('integrations/github/example-workflow.yml', "the comment must be gate's summary")
+  if (!comment.some((s) => s.with?.delete === true && s.with?.header === post?.with?.header)) fail('integrations/github/example-workflow.yml', 'a clean pull request keeps a stale comment (no delete step with the same header)')
+  const g = load('integrations/gitlab/gate.gitlab-ci.yml')
+  const fg = 'integrations/gitlab/gate.gitlab-ci.yml'
   const art = g['.gate']?.artifacts ?? {}
   if (!art.expose_as) fail(fg, '.gate artifacts have no expose_as')
   for (const want of ['gate-reports/report.html', 'gate-reports/summary.md', 'gate-reports/junit.xml']) if (!(art.paths ?? []).includes(want)) fail(fg, `the artifacts do not keep ${want}`)

@@ -149,9 +149,9 @@ case_ci_yaml_files_and_precommit_entry() {
 	integ_npm
 	node "$INTEG/yaml-check.js" "$ROOT" >"$WORK/yaml.out" 2>&1 || fail "$(cat "$WORK/yaml.out")"
 	local d; d=$(git_fixture failing)
-	(cd "$d" && GATE_BIN="$GATE" "$ROOT/ci/pre-commit.sh" -q -C .) >"$WORK/pc.out" 2>&1
+	(cd "$d" && GATE_BIN="$GATE" "$ROOT/integrations/pre-commit.sh" -q -C .) >"$WORK/pc.out" 2>&1
 	local rc=$?
-	[ "$rc" = 1 ] || fail "ci/pre-commit.sh on a failing project exited $rc: $(tail -n 3 "$WORK/pc.out")"
+	[ "$rc" = 1 ] || fail "integrations/pre-commit.sh on a failing project exited $rc: $(tail -n 3 "$WORK/pc.out")"
 	expect_in "$WORK/pc.out" "gate: FAILED (1 test)"
 	no_leftovers "$d"
 }
@@ -209,7 +209,7 @@ case_ci_template_steps_run() {
 	local d t; d=$(git_fixture failing)
 	t=$(mktemp -d "$WORK/runner.XXXXXX")
 	git -C "$d" update-ref refs/remotes/origin/main HEAD
-	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Run gate" >"$t/run.sh" ||
+	node "$INTEG/ci-step.js" "$ROOT/integrations/github/action.yml" "Run gate" >"$t/run.sh" ||
 		fail "the action has no Run gate step"
 	(cd "$d" && env GATE_EXE="$GATE" INPUT_PROJECT=. INPUT_BASELINE_REF=origin/main \
 		INPUT_BASELINE_BRANCH=gate/baseline \
@@ -235,7 +235,7 @@ case_ci_template_steps_run() {
 	expect_in "$t/first.output" "exit-code=0"
 	expect_in "$t/first.out" "gate: no origin/gate/baseline yet: nothing to compare with"
 	# the toolchain check: no elixir on PATH stops the action with the reason
-	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Check the toolchain" >"$t/tool.sh"
+	node "$INTEG/ci-step.js" "$ROOT/integrations/github/action.yml" "Check the toolchain" >"$t/tool.sh"
 	mkdir -p "$t/bin" && ln -s "$(command -v erl)" "$t/bin/erl"
 	env PATH="$t/bin:/usr/bin:/bin" bash --noprofile --norc -eo pipefail "$t/tool.sh" >"$t/tool.ok" 2>&1 ||
 		fail "the toolchain check failed with erl and elixir on PATH: $(cat "$t/tool.ok")"
@@ -246,7 +246,7 @@ case_ci_template_steps_run() {
 	local trc=$?
 	[ "$trc" = 2 ] || fail "the toolchain check without elixir exited $trc"
 	expect_in "$t/tool.out" "::error title=gate::no elixir mix on PATH: set up Erlang/OTP and Elixir first (erlef/setup-beam"
-	node "$INTEG/ci-step.js" "$ROOT/ci/github/action.yml" "Verdict" >"$t/verdict.sh"
+	node "$INTEG/ci-step.js" "$ROOT/integrations/github/action.yml" "Verdict" >"$t/verdict.sh"
 	local rc want
 	for want in 0 1 2; do
 		RC=$want bash --noprofile --norc -eo pipefail "$t/verdict.sh" >/dev/null 2>&1
@@ -255,7 +255,7 @@ case_ci_template_steps_run() {
 	done
 	# GitLab's job compares with the baseline branch; here origin/gate/baseline is main
 	git -C "$d" update-ref refs/remotes/origin/gate/baseline HEAD
-	node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:merge-request >"$t/gitlab.sh"
+	node "$INTEG/ci-step.js" "$ROOT/integrations/gitlab/gate.gitlab-ci.yml" gate:merge-request >"$t/gitlab.sh"
 	mkdir -p "$d/gate-reports" "$t/gatehome/build"
 	ln -s "$GATE" "$t/gatehome/build/gate"
 	(cd "$d" && env CI_DEFAULT_BRANCH=main GATE_PROJECT=. GATE_ARGS=-q GATE_HOME="$t/gatehome" \
@@ -296,16 +296,16 @@ HOOK
 github_main_job() {
 	local c=$1 t=$2
 	mkdir -p "$t"
-	ci_step ci/github/action.yml "Fetch the baselines and the notes" "$c" MAIN=main BRANCH=gate/baseline \
+	ci_step integrations/github/action.yml "Fetch the baselines and the notes" "$c" MAIN=main BRANCH=gate/baseline \
 		>"$t/fetch.out" 2>&1 || { fail "main job's fetch step: $(tail -n 3 "$t/fetch.out")"; return 1; }
-	ci_step ci/github/action.yml "Prepare the baseline branch" "$c" BRANCH=gate/baseline RUNNER_TEMP="$t" \
+	ci_step integrations/github/action.yml "Prepare the baseline branch" "$c" BRANCH=gate/baseline RUNNER_TEMP="$t" \
 		>"$t/prepare.out" 2>&1 || { fail "main job's prepare step: $(tail -n 3 "$t/prepare.out")"; return 1; }
-	ci_step ci/github/action.yml "Run gate" "$c" GATE_EXE="$GATE" INPUT_PROJECT=. \
+	ci_step integrations/github/action.yml "Run gate" "$c" GATE_EXE="$GATE" INPUT_PROJECT=. \
 		INPUT_BASELINE_BRANCH=gate/baseline INPUT_BASELINE_REF= INPUT_REQUIRE_BASELINE=false \
 		INPUT_UPDATE_BASELINE=true INPUT_ARGS=-q RUNNER_TEMP="$t" GITHUB_OUTPUT="$t/output" \
 		>"$t/run.out" 2>&1 || { fail "main job's Run gate step: $(tail -n 3 "$t/run.out")"; return 1; }
 	expect_in "$t/output" "exit-code=0"
-	ci_step ci/github/action.yml "Push the baseline and the notes" "$c" BRANCH=gate/baseline \
+	ci_step integrations/github/action.yml "Push the baseline and the notes" "$c" BRANCH=gate/baseline \
 		>"$t/push.out" 2>&1 || { fail "main job's push step: $(tail -n 3 "$t/push.out")"; return 1; }
 }
 
@@ -344,10 +344,10 @@ case_ci_main_job_then_pull_request() {
 	# a pull request: a clone without the notes, then the action's fetch step
 	c2="$t/pr" && git clone -q "$r" "$c2" && git -C "$c2" checkout -q -b feature
 	git -C "$c2" rev-parse -q --verify refs/notes/gate >/dev/null && fail "a clone has the notes already?"
-	ci_step ci/github/action.yml "Fetch the baselines and the notes" "$c2" MAIN=main BRANCH=gate/baseline \
+	ci_step integrations/github/action.yml "Fetch the baselines and the notes" "$c2" MAIN=main BRANCH=gate/baseline \
 		>"$t/fetch.out" 2>&1 || fail "fetch step: $(tail -n 3 "$t/fetch.out")"
 	git -C "$c2" rev-parse -q --verify refs/notes/gate >/dev/null || fail "the fetch step did not get the notes"
-	ci_step ci/github/action.yml "Run gate" "$c2" GATE_EXE="$GATE" INPUT_PROJECT=. \
+	ci_step integrations/github/action.yml "Run gate" "$c2" GATE_EXE="$GATE" INPUT_PROJECT=. \
 		INPUT_BASELINE_BRANCH=gate/baseline INPUT_BASELINE_REF= INPUT_REQUIRE_BASELINE=true \
 		INPUT_UPDATE_BASELINE=false INPUT_ARGS=-q RUNNER_TEMP="$t/p" GITHUB_OUTPUT="$t/p.output" \
 		GITHUB_STEP_SUMMARY="$t/p.md" >"$t/p.out" 2>&1 || fail "PR Run gate step: $(tail -n 3 "$t/p.out")"
@@ -360,8 +360,8 @@ case_ci_main_job_then_pull_request() {
 	git clone -q "$r" "$c3" && git -C "$c3" checkout -q --detach origin/main
 	git -C "$r" config receive.advertisePushOptions true
 	{
-		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" .gate before_script "git fetch"
-		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:baseline
+		node "$INTEG/ci-step.js" "$ROOT/integrations/gitlab/gate.gitlab-ci.yml" .gate before_script "git fetch"
+		node "$INTEG/ci-step.js" "$ROOT/integrations/gitlab/gate.gitlab-ci.yml" gate:baseline
 	} >"$t/gl.sh"
 	mkdir -p "$c3/gate-reports" "$t/gatehome/build"
 	ln -s "$GATE" "$t/gatehome/build/gate"
@@ -403,13 +403,13 @@ case_ci_push_rights_checked_before_the_suite() {
 	[ -n "$dpid" ] || { fail "no git daemon would start"; return; }
 	local c="$t/clone"
 	git clone -q "git://127.0.0.1:$port/repo.git" "$c"
-	ci_step ci/github/action.yml "Prepare the baseline branch" "$c" BRANCH=gate/baseline RUNNER_TEMP="$t" \
+	ci_step integrations/github/action.yml "Prepare the baseline branch" "$c" BRANCH=gate/baseline RUNNER_TEMP="$t" \
 		>"$t/prepare.out" 2>&1
 	local rc=$?
 	[ "$rc" = 2 ] || fail "the prepare step with a read-only remote exited $rc"
 	expect_in "$t/prepare.out" "::error title=gate::this job cannot push to gate/baseline: give it permissions: contents: write"
 	# GitLab: no token at all, then a token that cannot push: both before gate runs
-	node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:baseline >"$t/gl.sh"
+	node "$INTEG/ci-step.js" "$ROOT/integrations/gitlab/gate.gitlab-ci.yml" gate:baseline >"$t/gl.sh"
 	mkdir -p "$t/gatehome/build" && ln -s "$GATE" "$t/gatehome/build/gate"
 	(cd "$c" && env CI_COMMIT_SHA="$(git -C "$c" rev-parse HEAD)" GATE_PROJECT=. GATE_ARGS=-q \
 		GATE_PUSH_TOKEN= GATE_HOME="$t/gatehome" GATE_BASELINE_BRANCH=gate/baseline CI_PROJECT_PATH=group/app \

@@ -119,8 +119,8 @@ case_toolchain_gitlab_job_in_an_elixir_image() {
 	git -C "$d" push -q origin main 2>/dev/null
 	git -C "$d" checkout -q --detach
 	{
-		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" .gate before_script
-		node "$INTEG/ci-step.js" "$ROOT/ci/gitlab/gate.gitlab-ci.yml" gate:merge-request
+		node "$INTEG/ci-step.js" "$ROOT/integrations/gitlab/gate.gitlab-ci.yml" .gate before_script
+		node "$INTEG/ci-step.js" "$ROOT/integrations/gitlab/gate.gitlab-ci.yml" gate:merge-request
 	} >"$t/job.sh" || { fail "no gate:merge-request job"; return; }
 	for i in 1 2; do
 		chroot "$GATE_COMPAT_ROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \

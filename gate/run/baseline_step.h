@@ -1,0 +1,80 @@
+/* gate/run/baseline_step.h: the baseline step of `gate run`: read the committed baseline
+ * before the run, check the run against it, and write (and commit) the new one after. On top of
+ * ci/baseline*.h. */
+#ifndef GATE_RUN_BASELINE_STEP_H
+#define GATE_RUN_BASELINE_STEP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ci/baseline_git.h"
+#include "rules/baseline.h"
+#include "rules/model.h"
+
+struct baseline_step {
+	struct baseline_repo *repo;  /* NULL: the project is in no git repository */
+	char project[PATH_MAX];      /* realpath of the Mix project */
+	char relpath[PATH_MAX];      /* the baseline file, repository-relative (or as configured
+	                                when there is no repository) */
+	char file[PATH_MAX * 2];     /* the baseline file in the working tree */
+	char head[BASELINE_OID_HEX]; /* HEAD before the run; "" when unborn or no repository */
+	struct baseline base;        /* valid when have_base */
+	bool have_base;
+	struct baseline_source src;   /* where it was read (or looked for) */
+	char missing_where[1024];     /* baseline_check's source when there is no baseline */
+	bool no_repo;                 /* in no repository, and the ref is not "worktree": the
+	                                 rule adds no finding unless a baseline is required */
+	struct baseline_history hist; /* the notes, oldest first; count 0 when none */
+	bool dirty;                   /* the working tree had local changes when the run began
+	                                 (other than the baseline file) */
+	bool allow_outside;           /* write the file even through a symlink that leads out of
+	                                 the project (ci/outpath.h) */
+};
+
+/* Reads the baseline for a run of project (a realpath): opens the repository that contains
+ * it, remembers HEAD, reads cfg->path (relative to the project) at ref (NULL: cfg->ref,
+ * falling back to HEAD; "worktree": the working-tree file) and the notes history. A project
+ * in no repository, or a ref without the file, is no error: have_base stays false. st must
+ * be zeroed. Returns 0, or -1 with err (a corrupt or future baseline, a ref that does not
+ * exist, a broken repository). */
+int baseline_step_read(struct baseline_step *st, const char *project,
+                       const struct baseline_config *cfg, const char *ref, char *err,
+                       size_t errlen);
+
+/* A one-line description of what baseline_step_read found, for the progress line. */
+void baseline_step_describe(const struct baseline_step *st, char *buf, size_t len);
+
+/* Appends the "baseline" findings and, when the notes ref has history, the "trend" ones.
+ * A project in no git repository gets none (the progress line says why), unless
+ * cfg->require, which fails it. Returns 0, or -1 on allocation failure. */
+int baseline_step_check(struct findings *out, const struct baseline_step *st,
+                        const struct snapshot *after, const struct baseline_config *cfg);
+
+/* Builds the baseline of this run into out (zeroed): the after-snapshot, measured at st's
+ * HEAD. Returns 0, or -1 on allocation failure. */
+int baseline_step_make(struct baseline *out, const struct baseline_step *st,
+                       const struct snapshot *after, const char *elixir_version, int64_t timestamp,
+                       int64_t test_count);
+
+/* Writes b to the working-tree file or, with commit, commits it on top of HEAD (which must
+ * still be expected_head, NULL: st->head) and stores its summary as a note on the new
+ * commit; reports what was done on out, with the `git push` lines to run. Returns 0, or -1
+ * with err (the library's refusal: detached HEAD, merge in progress, local edits, HEAD
+ * moved). */
+int baseline_step_update(struct baseline_step *st, const struct baseline *b,
+                         const struct baseline_config *cfg, bool commit, const char *message,
+                         const char *expected_head, FILE *out, char *err, size_t errlen);
+
+void baseline_step_clear(struct baseline_step *st);
+
+/* Finds the repository that contains project (a realpath) and where its baseline file is,
+ * without reading it: the part of baseline_step_read that `gate baseline update --from` needs. */
+int baseline_step_locate(struct baseline_step *st, const char *project,
+                         const struct baseline_config *cfg, char *err, size_t errlen);
+
+/* The notes ref of cfg as a full ref name ("refs/notes/gate" for "gate"). */
+void baseline_step_notes_ref(char *buf, size_t len, const struct baseline_config *cfg);
+
+#endif

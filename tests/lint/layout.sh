@@ -1,0 +1,87 @@
+#!/bin/sh
+# tests/lint/layout.sh: the house layout, checked (make lint, run by .ci/run):
+#   - includes run one way: gate/ -> ci/ -> rules/, and inside gate/ from the commands down:
+#     cmd -> run -> probe -> node -> config, with gate/*.h (exit, error, version) under all;
+#   - no include circle between modules (X.c and X.h are one module);
+#   - no C or Erlang source file over 1000 lines;
+#   - no C function over 150 lines.
+# Prints every breach with its place and exits 1, or prints a one-line summary and exits 0.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+fail=0
+say() { echo "layout: $*" >&2; fail=1; }
+
+# the rank of a file's layer: a file may include only its own rank or lower
+rank() {
+	case "$1" in
+	rules/*) echo 0 ;;
+	ci/*) echo 1 ;;
+	gate/*/*)
+		case "$1" in
+		gate/config/*) echo 2 ;;
+		gate/node/*) echo 3 ;;
+		gate/probe/*) echo 4 ;;
+		gate/run/*) echo 5 ;;
+		gate/cmd/*) echo 6 ;;
+		*) echo 9 ;;
+		esac ;;
+	gate/main.c) echo 7 ;;
+	gate/*) echo 1 ;; # exit.h, error.h, version.h: beside ci/, under every room of gate/
+	*) echo 9 ;;
+	esac
+}
+
+SRC=$(find rules ci gate -name '*.[ch]' | sort)
+EDGES=$(mktemp)
+trap 'rm -f "$EDGES"' EXIT
+for f in $SRC; do
+	dir=$(dirname "$f")
+	grep -o '^#include "[^"]*"' "$f" | sed 's/^#include "//; s/"$//' | while read -r inc; do
+		if [ -f "$inc" ]; then t=$inc
+		elif [ -f "$dir/$inc" ]; then t=$dir/$inc
+		else continue # generated (probe_blob) or a system header in quotes
+		fi
+		echo "$f $t"
+	done
+done >"$EDGES"
+
+while read -r from to; do
+	rf=$(rank "$from"); rt=$(rank "$to")
+	if [ "$rt" -gt "$rf" ]; then say "$from includes $to: an upward include (gate/cmd -> gate/run -> gate/probe -> gate/node -> gate/config -> ci -> rules)"; fi
+done <"$EDGES"
+
+# module-level circles: X.c/X.h as module X; depth-first search for a back edge
+awk '{ a=$1; b=$2; sub(/\.[ch]$/, "", a); sub(/\.[ch]$/, "", b); if (a != b) print a, b }' "$EDGES" | sort -u |
+awk '
+	{ adj[$1] = adj[$1] " " $2; nodes[$1] = 1; nodes[$2] = 1 }
+	function dfs(n,   i, k, m, parts) {
+		state[n] = 1; stack[++sp] = n
+		k = split(adj[n], parts, " ")
+		for (i = 1; i <= k; i++) {
+			m = parts[i]
+			if (state[m] == 1) { cyc = m; for (j = sp; j >= 1 && stack[j] != m; j--) cyc = stack[j] " -> " cyc; print "an include circle: " m " -> " cyc; bad = 1 }
+			else if (state[m] == 0) dfs(m)
+		}
+		state[n] = 2; sp--
+	}
+	END { for (n in nodes) if (state[n] == 0) dfs(n); exit bad }
+' >&2 || { echo "layout: (above) modules that include each other: move what both need to a lower module" >&2; fail=1; }
+
+for f in $SRC $(find gate -name '*.erl' | sort) $(find tests -name '*.[ch]' ! -path '*/fixtures/*' ! -path '*/realworld/*' | sort); do
+	n=$(wc -l <"$f")
+	[ "$n" -le 1000 ] || say "$f has $n lines, over 1000: split it by concern"
+done
+
+# C functions: a definition starts at column 0 with an identifier and "(", its body opens with
+# "{" alone at column 0 (the house style, .clang-format's Linux braces) and ends at "}" there
+for f in $SRC; do
+	awk -v F="$f" '
+		/^[A-Za-z_][^;]*\(/ && !/^(static )?(const )?(struct|enum|union) [a-z_]+ *\{/ { cand = $0; cl = NR }
+		/^\{/ && cl && NR - cl < 8 { start = cl; name = cand; infn = 1; cl = 0 }
+		/^\}/ && infn { n = NR - start + 1; sub(/\(.*/, "", name); k = split(name, p, /[ *]+/);
+			if (n > 150) printf "layout: %s:%d: %s is %d lines, over 150: split it into steps\n", F, start, p[k], n; infn = 0 }
+	' "$f"
+done | { if grep .; then exit 1; fi; } >&2 && fail=1
+
+[ $fail = 0 ] && echo "layout: ok ($(echo "$SRC" | wc -w) C files, $(wc -l <"$EDGES") includes)"
+exit $fail
