@@ -81,8 +81,8 @@ else
 	PKGS="$PKGS $ERLANG_PKGS elixir"
 	# chromium: the HTML report's render test must fail, not skip, where it is missing;
 	# debootstrap: make compat builds its Debian 13 chroot with it; time: make bench reads
-	# gate's peak RSS with GNU time
-	PKGS="$PKGS libxml2-utils libcmocka-dev chromium clang libclang-rt-14-dev valgrind debootstrap time"
+	# gate's peak RSS with GNU time; clang-format: make lint checks the house style
+	PKGS="$PKGS libxml2-utils libcmocka-dev chromium clang clang-format libclang-rt-14-dev valgrind debootstrap time"
 fi
 missing=""
 for p in $PKGS; do
