@@ -68,7 +68,7 @@ function shellOk (file, where, script, shell = 'bash') {
   const jobs = Object.values(w.jobs ?? {})
   if (jobs.length !== 2) fail(f, `expected two jobs (pull request, main), found ${jobs.length}`)
   const uses = jobs.flatMap((j) => (j.steps ?? []).map((s) => s.uses ?? ''))
-  if (!uses.some((u) => /\/ci\/github@/.test(u))) fail(f, 'no job uses the gate action')
+  if (!uses.some((u) => /\/integrations\/github@/.test(u))) fail(f, 'no job uses the gate action')
   if (!jobs.some((j) => j.steps?.some((s) => s.with?.['update-baseline'] === 'true') && j.permissions?.contents === 'write')) {
     fail(f, 'the main job must update the baseline with contents: write')
   }
@@ -78,7 +78,7 @@ function shellOk (file, where, script, shell = 'bash') {
   for (const [name, j] of Object.entries(w.jobs ?? {})) {
     const steps = j.steps ?? []
     const at = (pred) => steps.findIndex(pred)
-    const gate = at((s) => /\/ci\/github@/.test(s.uses ?? ''))
+    const gate = at((s) => /\/integrations\/github@/.test(s.uses ?? ''))
     const beam = at((s) => /^erlef\/setup-beam@/.test(s.uses ?? ''))
     const cache = at((s) => /^actions\/cache@/.test(s.uses ?? ''))
     const depsGet = at((s) => /\bmix deps\.get\b/.test(s.run ?? ''))
@@ -96,7 +96,7 @@ function shellOk (file, where, script, shell = 'bash') {
   const action = load('integrations/github/action.yml')
   for (const j of jobs) {
     for (const s of j.steps ?? []) {
-      if (!/\/ci\/github@/.test(s.uses ?? '')) continue
+      if (!/\/integrations\/github@/.test(s.uses ?? '')) continue
       for (const k of Object.keys(s.with ?? {})) if (!(k in (action.inputs ?? {}))) fail(f, `passes ${k}, which the action does not declare`)
     }
   }
@@ -153,7 +153,7 @@ function shellOk (file, where, script, shell = 'bash') {
   const w = load('integrations/github/example-workflow.yml')
   const pr = w.jobs?.['memory-pr']
   const steps = pr?.steps ?? []
-  const gateAt = steps.findIndex((s) => /\/ci\/github@/.test(s.uses ?? ''))
+  const gateAt = steps.findIndex((s) => /\/integrations\/github@/.test(s.uses ?? ''))
   const comment = steps.filter((s) => /^marocchino\/sticky-pull-request-comment@v\d+$/.test(s.uses ?? ''))
   if (pr?.permissions?.['pull-requests'] !== 'write') fail('integrations/github/example-workflow.yml', 'the pull-request job needs pull-requests: write for its comment')
   const post = comment.find((s) => s.with?.path && !s.with?.delete)
