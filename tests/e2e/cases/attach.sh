@@ -66,9 +66,19 @@ cl_wait_registered() { # NAME
 	fail "node $1 never registered with epmd"
 }
 
-# cl_call NODE MOD FUN ARGS: erl_call -a on a node of the cluster, its answer on stdout
+# cl_call NODE MOD FUN ARGS: erl_call -a on a node of the cluster, its answer on stdout.
+# erl_call's own connection can fail when the machine is loaded and the node busy (a node of
+# 200 000 processes purging code): that is not what the cases check, so it is tried again.
 cl_call() {
-	HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$ERL_CALL" -name "$1" -a "$2 $3 $4" 2>&1
+	local out i
+	for i in 1 2 3 4 5; do
+		out=$(HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$ERL_CALL" -name "$1" -a "$2 $3 $4" 2>&1)
+		case "$out" in
+		*"erl_call: failed to connect"*) sleep 1 ;;
+		*) break ;;
+		esac
+	done
+	printf '%s\n' "$out"
 }
 
 # cl_no_probe NODE...: neither gate's modules nor its keeper are left on the nodes
