@@ -6,8 +6,10 @@
 
 static void vreport(const char *kind, const char *fmt, va_list ap)
 {
-	/* one write of the whole line, so that it is not interleaved with the node's stderr */
+	/* one write of the whole line, so that it is not interleaved with the node's stderr;
+	 * after what stdout holds, so that a message lands after the output it concerns */
 	char line[8192];
+	fflush(stdout);
 	int n = snprintf(line, sizeof(line), "gate: %s: ", kind);
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;

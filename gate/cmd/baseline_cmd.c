@@ -14,6 +14,7 @@
 
 #include "ci/baseline.h"
 #include "ci/outpath.h"
+#include "gate/config/discover.h"
 #include "gate/error.h"
 #include "gate/config/config.h"
 #include "gate/exit.h"
@@ -71,48 +72,12 @@ static const char baseline_help[] =
         "\n"
         "`gate baseline <command> --help` for a command's options.\n";
 
-static void error_msg(const char *msg)
-{
-	fflush(stdout);
-	fprintf(stderr, "gate: error: %s\n", msg);
-}
-
 /* usage errors of `gate baseline SUB`: "Run 'gate baseline SUB --help'" */
 static int usage_error(const char *sub, const char *fmt, const char *arg)
 {
 	char cmd[64];
 	snprintf(cmd, sizeof(cmd), "baseline %s", sub);
 	return gate_usage_error(cmd, fmt, arg);
-}
-
-/* True when dir or one of its parents has a .git (a directory, or a file as in worktrees
- * and submodules): then a repository that fails to open is an error, not "no repository". */
-static int load_config(struct config *cfg, const char *project, const char *config_path, char *err,
-                       size_t errlen)
-{
-	char path[PATH_MAX + 16];
-	if (config_default(cfg) < 0) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (config_path) {
-		snprintf(path, sizeof(path), "%s", config_path);
-	} else {
-		snprintf(path, sizeof(path), "%s/gate.toml", project);
-		if (access(path, F_OK) < 0)
-			return 0;
-	}
-	return config_load(cfg, path, err, errlen);
-}
-
-static int resolve_dir(char out[PATH_MAX], const char *dir, char *err, size_t errlen)
-{
-	if (!realpath(dir ? dir : ".", out)) {
-		snprintf(err, errlen, "directory %s: %s; pass the project with -C DIR",
-		         dir ? dir : ".", strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
 /* The "baseline" object of a saved run result, parsed; *verdict_pass says whether the run
@@ -178,10 +143,10 @@ static int update_from(const char *dir, const char *config_path, const char *fro
 	int code = GATE_EXIT_ERROR;
 
 	memset(&st, 0, sizeof(st));
-	if (resolve_dir(project, dir, err, sizeof(err)) < 0 ||
-	    load_config(&cfg, project, config_path, err, sizeof(err)) < 0 ||
+	if (discover_project(dir, DISCOVER_DIR, NULL, project, err, sizeof(err)) < 0 ||
+	    discover_config(&cfg, project, config_path, err, sizeof(err)) < 0 ||
 	    read_saved_run(&b, &passed, from, err, sizeof(err)) < 0) {
-		error_msg(err);
+		gate_error("%s", err);
 		goto out;
 	}
 	if (!passed && !force) {
@@ -189,14 +154,14 @@ static int update_from(const char *dir, const char *config_path, const char *fro
 		         "--from %s: that run failed, and a baseline is taken from "
 		         "a passing run only (--force takes it anyway)",
 		         from);
-		error_msg(err);
+		gate_error("%s", err);
 		goto out;
 	}
 	st.allow_outside = allow_outside;
 	if (baseline_step_locate(&st, project, &cfg.rules.baseline, err, sizeof(err)) < 0 ||
 	    baseline_step_update(&st, &b, &cfg.rules.baseline, commit, message, b.commit, stdout,
 	                         err, sizeof(err)) < 0) {
-		error_msg(err);
+		gate_error("%s", err);
 		goto out;
 	}
 	code = GATE_EXIT_PASS;
@@ -332,10 +297,10 @@ static int cmd_history(int argc, char **argv)
 	int code = GATE_EXIT_ERROR;
 
 	memset(&st, 0, sizeof(st));
-	if (resolve_dir(project, dir, err, sizeof(err)) < 0 ||
-	    load_config(&cfg, project, config_path, err, sizeof(err)) < 0 ||
+	if (discover_project(dir, DISCOVER_DIR, NULL, project, err, sizeof(err)) < 0 ||
+	    discover_config(&cfg, project, config_path, err, sizeof(err)) < 0 ||
 	    baseline_step_locate(&st, project, &cfg.rules.baseline, err, sizeof(err)) < 0) {
-		error_msg(err);
+		gate_error("%s", err);
 		goto out;
 	}
 	if (!st.repo) {
@@ -343,13 +308,13 @@ static int cmd_history(int argc, char **argv)
 		         "%s is in no git repository: the history lives in git "
 		         "notes; pass a directory inside the repository with -C DIR",
 		         project);
-		error_msg(err);
+		gate_error("%s", err);
 		goto out;
 	}
 	baseline_step_notes_ref(notes, sizeof(notes), &cfg.rules.baseline);
 	if (baseline_git_history(&h, st.repo, cfg.rules.baseline.notes_ref, NULL, (size_t)n, 0, err,
 	                         sizeof(err)) != BASELINE_OK) {
-		error_msg(err);
+		gate_error("%s", err);
 		goto out;
 	}
 	if (h.notes_ref_missing)
@@ -365,7 +330,7 @@ static int cmd_history(int argc, char **argv)
 		        h.unreadable == 1 ? "" : "s", h.unreadable_why);
 	if (json) {
 		if (baseline_history_format_json(&text, &h, err, sizeof(err)) != BASELINE_OK) {
-			error_msg(err);
+			gate_error("%s", err);
 			goto out;
 		}
 		fputs(text, stdout);

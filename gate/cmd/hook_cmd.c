@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ci/hook.h"
+#include "gate/config/discover.h"
 #include "gate/error.h"
 #include "gate/exit.h"
 
@@ -129,62 +130,41 @@ int hook_cmd_main(int argc, char **argv)
 		return hook_usage("%s goes with hook install", "--gate");
 
 	char project[PATH_MAX], err[2048], msg[2048];
-	if (!realpath(dir, project)) {
-		fprintf(stderr,
-		        "gate: error: project directory %s: %s; pass the Mix project with -C "
-		        "DIR\n",
-		        dir, strerror(errno));
-		return GATE_EXIT_ERROR;
-	}
-	char mixexs[PATH_MAX + 16];
-	snprintf(mixexs, sizeof(mixexs), "%s/mix.exs", project);
-	if (install && access(mixexs, R_OK) < 0) {
-		fprintf(stderr,
-		        "gate: error: %s has no readable mix.exs: the hook runs gate on a Mix "
-		        "project; pass its directory with -C DIR\n",
-		        project);
-		return GATE_EXIT_ERROR;
-	}
+	if (discover_project(dir, install ? DISCOVER_MIX : DISCOVER_DIR, NULL, project, err,
+	                     sizeof(err)) < 0)
+		return gate_error("%s", err);
 	struct hook_where w;
-	if (hook_where_find(&w, project, err, sizeof(err)) < 0) {
-		fprintf(stderr, "gate: error: %s\n", err);
-		return GATE_EXIT_ERROR;
-	}
+	if (hook_where_find(&w, project, err, sizeof(err)) < 0)
+		return gate_error("%s", err);
 	if (!install) {
-		if (hook_uninstall(w.hooks, kind, msg, sizeof(msg), err, sizeof(err)) < 0) {
-			fprintf(stderr, "gate: error: %s\n", err);
-			return GATE_EXIT_ERROR;
-		}
+		if (hook_uninstall(w.hooks, kind, msg, sizeof(msg), err, sizeof(err)) < 0)
+			return gate_error("%s", err);
 		printf("gate: %s\n", msg);
 		return GATE_EXIT_PASS;
 	}
 
 	char root[PATH_MAX], gate[PATH_MAX];
 	if (!realpath(w.workdir, root)) {
-		fprintf(stderr, "gate: error: the repository's root %s: %s\n", w.workdir,
-		        strerror(errno));
-		return GATE_EXIT_ERROR;
+		return gate_error("the repository's root %s: %s; check the repository's working "
+		                  "tree",
+		                  w.workdir, strerror(errno));
 	}
 	size_t rl = strlen(root);
 	const char *rel = ".";
 	if (strcmp(project, root) != 0) {
 		if (strncmp(project, root, rl) != 0 || project[rl] != '/') {
-			fprintf(stderr,
-			        "gate: error: %s is outside the repository's working tree %s\n",
-			        project, root);
-			return GATE_EXIT_ERROR;
+			return gate_error("%s is outside the repository's working tree %s; pass a "
+			                  "project inside it with -C DIR",
+			                  project, root);
 		}
 		rel = project + rl + 1;
 	}
 	if (gate_opt ? !realpath(gate_opt, gate) : !realpath("/proc/self/exe", gate)) {
-		fprintf(stderr, "gate: error: %s: %s; give the gate binary with --gate PATH\n",
-		        gate_opt ? gate_opt : "/proc/self/exe", strerror(errno));
-		return GATE_EXIT_ERROR;
+		return gate_error("%s: %s; give the gate binary with --gate PATH",
+		                  gate_opt ? gate_opt : "/proc/self/exe", strerror(errno));
 	}
 	if (access(gate, X_OK) < 0) {
-		fprintf(stderr, "gate: error: --gate %s is not executable; give the gate binary\n",
-		        gate);
-		return GATE_EXIT_ERROR;
+		return gate_error("--gate %s is not executable; give the gate binary", gate);
 	}
 	static const char *const tools[] = {"elixir", "erl", "mix"};
 	char dirs[PATH_MAX * 2];
@@ -197,10 +177,8 @@ int hook_cmd_main(int argc, char **argv)
 	        .nargs = (size_t)(argc - optind),
 	        .path_dirs = dirs,
 	};
-	if (hook_install(w.hooks, &spec, msg, sizeof(msg), err, sizeof(err)) < 0) {
-		fprintf(stderr, "gate: error: %s\n", err);
-		return GATE_EXIT_ERROR;
-	}
+	if (hook_install(w.hooks, &spec, msg, sizeof(msg), err, sizeof(err)) < 0)
+		return gate_error("%s", err);
 	printf("gate: %s\ngate: it runs %s run -C <repository>%s%s", msg, gate,
 	       strcmp(rel, ".") == 0 ? "" : "/", strcmp(rel, ".") == 0 ? "" : rel);
 	for (int i = optind; i < argc; i++)

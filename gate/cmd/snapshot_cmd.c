@@ -12,6 +12,7 @@
 #include "ci/snapshot_text.h"
 #include "gate/error.h"
 #include "gate/config/config.h"
+#include "gate/config/discover.h"
 #include "gate/exit.h"
 #include "gate/probe/session.h"
 #include "gate/node/signals.h"
@@ -96,38 +97,13 @@ int snapshot_cmd_main(int argc, char **argv)
 	if (cookie && !attach)
 		return usage("%s", "--cookie-file goes with --attach");
 
-	struct config cfg;
-	char err[4096], project[PATH_MAX], path[PATH_MAX + 16];
-	if (config_default(&cfg) < 0)
-		return GATE_EXIT_ERROR;
-	if (!attach) {
-		if (!realpath(dir ? dir : ".", project)) {
-			fprintf(stderr,
-			        "gate: error: project directory %s does not exist; pass the Mix "
-			        "project with -C DIR\n",
-			        dir ? dir : ".");
-			config_clear(&cfg);
-			return GATE_EXIT_ERROR;
-		}
-		snprintf(path, sizeof(path), "%s/mix.exs", project);
-		if (access(path, R_OK) < 0) {
-			fprintf(stderr,
-			        "gate: error: %s has no readable mix.exs; pass the Mix project "
-			        "with -C DIR, or a running node with --attach\n",
-			        project);
-			config_clear(&cfg);
-			return GATE_EXIT_ERROR;
-		}
-		if (!cfg_path) {
-			snprintf(path, sizeof(path), "%s/gate.toml", project);
-			if (access(path, F_OK) == 0)
-				cfg_path = path;
-		}
-	}
-	if (cfg_path && config_load(&cfg, cfg_path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "gate: error: %s\n", err);
+	struct config cfg = {0};
+	char err[4096], project[PATH_MAX];
+	if ((!attach && discover_project(dir, DISCOVER_MIX, "or a running node with --attach",
+	                                 project, err, sizeof(err)) < 0) ||
+	    discover_config(&cfg, attach ? NULL : project, cfg_path, err, sizeof(err)) < 0) {
 		config_clear(&cfg);
-		return GATE_EXIT_ERROR;
+		return gate_error("%s", err);
 	}
 
 	struct session_opts so = {
@@ -161,7 +137,7 @@ int snapshot_cmd_main(int argc, char **argv)
 	session_progress(&ses, "probe removed"); /* make bench's clean-up figure ends here */
 	if (json) {
 		if (snapshot_json_write(json, &snap, err, sizeof(err)) < 0) {
-			fprintf(stderr, "gate: error: cannot write the snapshot: %s\n", err);
+			gate_error("cannot write the snapshot: %s", err);
 			goto out;
 		}
 	} else {
@@ -171,7 +147,7 @@ int snapshot_cmd_main(int argc, char **argv)
 	goto out;
 fail:
 	session_explain(&ses, err, sizeof(err));
-	fprintf(stderr, "gate: error: %s\n", err);
+	gate_error("%s", err);
 	if (signals_caught)
 		code = GATE_EXIT_SIGNAL(signals_caught);
 out:

@@ -1,0 +1,35 @@
+/* gate/config/discover.h: finding the project and its gate.toml, the one way every command
+ * does it (gate run, snapshot, baseline, hook, config check). */
+#ifndef GATE_CONFIG_DISCOVER_H
+#define GATE_CONFIG_DISCOVER_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gate/config/config.h"
+
+/* What the project directory must hold. */
+enum discover_need {
+	DISCOVER_DIR, /* a directory: gate.toml and the reports (attach mode, baseline) */
+	DISCOVER_MIX, /* a Mix project: a readable mix.exs */
+};
+
+/* Resolves dir (NULL: the current directory) to an absolute path in out. On failure returns -1
+ * and writes a message naming the directory and the fix (-C DIR, then `alt` when not NULL,
+ * e.g. "or a running node with --attach"). */
+int discover_project(const char *dir, enum discover_need need, const char *alt, char out[PATH_MAX],
+                     char *err, size_t errlen);
+
+/* The configuration file of a project: explicit when given, else PROJECT/gate.toml when it
+ * exists, else "" (the defaults; also when project is NULL). Returns 0, or -1 when the path does
+ * not fit. */
+int discover_config_path(const char *project, const char *explicit_path, char *out, size_t outlen,
+                         char *err, size_t errlen);
+
+/* Sets cfg to the defaults and reads the project's configuration over them (see
+ * discover_config_path). Returns 0, or -1 with a message (cfg then holds the defaults). */
+int discover_config(struct config *cfg, const char *project, const char *explicit_path, char *err,
+                    size_t errlen);
+
+#endif
