@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci/errtext.h"
 #include "gate/probe/probe_blob.h"
 
 /* The reply's list of {NodeBin, Result}, checked. */
@@ -54,6 +55,45 @@ static void encode_nodes(ei_x_buff *x, const struct cluster *cl, bool all)
 	ei_x_encode_empty_list(x);
 }
 
+int cluster_nodes_decode(struct cluster *cl, const struct term *list, const char *from, char *err,
+                         size_t errlen)
+{
+	if (!list || list->type != TERM_LIST || list->u.seq.n == 0) {
+		errtext_set(err, errlen, NULL,
+		            "gate_probe:cluster_nodes on %s answered with no node list", from);
+		return -1;
+	}
+	if (list->u.seq.n > CLUSTER_NODES_MAX) {
+		errtext_set(err, errlen, NULL,
+		            "the cluster of %s has %zu nodes, more than gate observes in one run "
+		            "(at most %d); attach to a node connected to fewer of them",
+		            from, list->u.seq.n, CLUSTER_NODES_MAX);
+		return -1;
+	}
+	cl->nodes = calloc(list->u.seq.n, sizeof(*cl->nodes));
+	if (!cl->nodes) {
+		errtext_set(err, errlen, NULL, "out of memory listing the cluster of %s", from);
+		return -1;
+	}
+	for (size_t i = 0; i < list->u.seq.n; i++) {
+		const char *name = term_text(&list->u.seq.items[i]);
+		if (!name || !name[0] || strlen(name) >= sizeof(cl->nodes[0].name) ||
+		    find(cl, name)) {
+			errtext_set(err, errlen, NULL,
+			            "gate_probe:cluster_nodes on %s: entry %zu is %s", from, i + 1,
+			            !name || !name[0] ? "not a node name"
+			            : find(cl, name)  ? "a node listed twice"
+			                              : "a node name too long");
+			free(cl->nodes);
+			cl->nodes = NULL;
+			cl->n = 0;
+			return -1;
+		}
+		snprintf(cl->nodes[cl->n++].name, sizeof(cl->nodes[0].name), "%s", name);
+	}
+	return 0;
+}
+
 int cluster_discover(struct cluster *cl, struct eic *conn, int timeout_ms, char *err, size_t errlen)
 {
 	ei_x_buff args;
@@ -69,27 +109,7 @@ int cluster_discover(struct cluster *cl, struct eic *conn, int timeout_ms, char 
 	ei_x_free(&args);
 	if (rc != EIC_OK)
 		goto out;
-	rc = -1;
-	if (!r || r->type != TERM_LIST || r->u.seq.n == 0) {
-		snprintf(err, errlen, "gate_probe:cluster_nodes on %s answered with no node list",
-		         conn->node);
-		goto out;
-	}
-	cl->nodes = calloc(r->u.seq.n, sizeof(*cl->nodes));
-	if (!cl->nodes) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < r->u.seq.n; i++) {
-		const char *name = term_text(&r->u.seq.items[i]);
-		if (!name) {
-			snprintf(err, errlen, "gate_probe:cluster_nodes: entry %zu is not a name",
-			         i + 1);
-			goto out;
-		}
-		snprintf(cl->nodes[cl->n++].name, sizeof(cl->nodes[0].name), "%s", name);
-	}
-	rc = 0;
+	rc = cluster_nodes_decode(cl, r, conn->node, err, errlen);
 out:
 	term_free(root);
 	return rc == EIC_OK ? 0 : -1;

@@ -18,6 +18,11 @@
 #include "gate/probe/probe.h"
 #include "rules/model.h"
 
+/* The most nodes a cluster run observes: the list comes from the attached node, and each node
+ * costs two snapshots in gate's memory. A larger cluster is refused (exit 2) before any
+ * probe is pushed: observe a part of it, attaching to a node connected to fewer others. */
+#define CLUSTER_NODES_MAX 64
+
 struct cluster_node {
 	char name[256];
 	struct snapshot before, after;
@@ -34,9 +39,16 @@ struct cluster {
 	int timeout_ms;
 };
 
-/* Lists the attached node and its nodes() through conn. Returns 0, or -1 with err. */
+/* Lists the attached node and its nodes() through conn (cluster_nodes_decode). Returns 0, or
+ * -1 with err. */
 int cluster_discover(struct cluster *cl, struct eic *conn, int timeout_ms, char *err,
                      size_t errlen);
+
+/* The node list answered by the attached node (named by from, in messages): a non-empty list
+ * of at most CLUSTER_NODES_MAX distinct node names. Fills cl->nodes and cl->n. Returns 0, or
+ * -1 with err (cl then holds no nodes). */
+int cluster_nodes_decode(struct cluster *cl, const struct term *list, const char *from, char *err,
+                         size_t errlen);
 
 /* Loads the probe on every node but the attached one. A node that refuses is an error for
  * the whole run: returns -1 with err naming it. */

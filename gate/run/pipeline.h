@@ -1,0 +1,87 @@
+/* gate/run/pipeline.h: what the steps of `gate run` share (run.c), and the two small
+ * interfaces the modes plug in behind:
+ *   - a scope says where the figures come from: the one node gate started or attached to
+ *     (single_mode.c), or the attached node and every node of its cluster (cluster_mode.c);
+ *   - a workload says what runs between the two snapshots: mix test inside the node
+ *     (suite_mode.c), or an outside command (exec_mode.c, --exec).
+ * Attach mode is the session's (gate/probe/session.h): the same steps, a node gate did not
+ * start. --repeat wraps the workload: its `again` hook runs it 2..N times (gate/run/repeat.h).
+ */
+#ifndef GATE_RUN_PIPELINE_H
+#define GATE_RUN_PIPELINE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "ci/baseline.h"
+#include "ci/errtext.h"
+#include "gate/config/config.h"
+#include "gate/probe/probe.h"
+#include "gate/probe/sample.h"
+#include "gate/probe/session.h"
+#include "gate/run/baseline_step.h"
+#include "gate/run/cluster.h"
+#include "gate/run/exec.h"
+#include "gate/run/repeat.h"
+#include "gate/run/run.h"
+#include "rules/model.h"
+
+struct run;
+
+struct run_scope {
+	const char *name;
+	/* after the session opened (the cluster: its nodes, the probe pushed); NULL: nothing */
+	int (*open)(struct run *r, char *err, size_t errlen);
+	/* one GC'd snapshot ("before" or "after") into out, or into every node's */
+	int (*snapshot)(struct run *r, const struct probe_snapshot_opts *so, const char *which,
+	                struct snapshot *out, char *err, size_t errlen);
+	/* the rules on the judged snapshots; -1 only when out of memory */
+	int (*judge)(struct run *r);
+	/* the scope's own findings fail the gate: a cluster node failed or was lost mid-run;
+	 * NULL: none */
+	bool (*failed)(const struct run *r);
+};
+
+struct run_workload {
+	const char *name;
+	/* before the before-snapshot: pays one-time costs; NULL: nothing */
+	int (*prepare)(struct run *r, char *err, size_t errlen);
+	/* the workload, once; its results into r->tests */
+	int (*run)(struct run *r, char *err, size_t errlen);
+	/* --repeat: runs 2..N, each on a clean slate of results; NULL: cannot repeat */
+	int (*again)(void *r, char *err, size_t errlen);
+};
+
+extern const struct run_scope single_scope, cluster_scope;
+extern const struct run_workload suite_mode_workload, exec_mode_workload;
+
+struct run {
+	const struct run_opts *opts;
+	const struct run_scope *scope;
+	const struct run_workload *work;
+	struct config cfg;
+	char project[PATH_MAX];
+	char junit[PATH_MAX * 2];
+	struct session ses;
+	struct snapshot before, after;
+	struct test_run tests;
+	struct findings findings;
+	struct baseline_step bl; /* the baseline read before the run */
+	struct baseline newbase; /* this run's figures, for --json and --update-baseline */
+	char *suite_error;
+	time_t started;
+	struct cluster cl;            /* --cluster: every node, with its snapshots and findings */
+	struct exec_env env;          /* --exec: what the command gets to reach the node */
+	struct repeat_step rep;       /* --repeat N (issue 14): runs 1..N, the judged pair */
+	struct sample_series samples; /* --sample (issue 14): light snapshots during the run */
+	char err[4096];
+};
+
+#define run_progress(r, ...) session_progress(&(r)->ses, __VA_ARGS__)
+
+/* The cluster's node names, blank-separated, malloc'd (NULL when out of memory). */
+char *run_cluster_names(const struct run *r);
+
+#endif

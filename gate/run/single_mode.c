@@ -1,0 +1,42 @@
+/* gate/run/single_mode.c: the scope of a run on one node, started by gate or attached to
+ * (gate/run/pipeline.h): its snapshots, and every rule on them, the baseline's included. */
+#include <stdio.h>
+
+#include "gate/node/clock.h"
+#include "gate/run/pipeline.h"
+#include "rules/repeat.h"
+#include "rules/trend_samples.h"
+
+static int single_snapshot(struct run *r, const struct probe_snapshot_opts *so, const char *which,
+                           struct snapshot *out, char *err, size_t errlen)
+{
+	long long t = clock_ms();
+	if (probe_snapshot(&r->ses.conn, so, r->cfg.rpc_timeout_ms, out, err, errlen) != EIC_OK)
+		return -1;
+	char total[32];
+	model_bytes_format(total, sizeof(total), out->mem[MEM_TOTAL]);
+	run_progress(r, "%s-snapshot: total %s, %lld processes (GC %.0f ms, %lld ms in all)", which,
+	             total, (long long)out->process_count, (double)out->gc_us / 1000.0,
+	             clock_ms() - t);
+	return 0;
+}
+
+/* --repeat judges the growth that continued after the warm-up (rules/repeat.h); --sample
+ * adds the trend of the samples; the baseline compares the after-snapshot. */
+static int single_judge(struct run *r)
+{
+	const struct snapshot *jb = r->rep.judged ? &r->rep.judged_before : &r->before;
+	const struct snapshot *ja = r->rep.judged ? &r->rep.judged_after : &r->after;
+	if (rules_check_all(&r->findings, jb, ja, &r->tests, &r->cfg.rules) < 0 ||
+	    repeat_annotate(&r->findings, &r->rep.data) < 0 ||
+	    trend_samples_check(&r->findings, &r->samples, &r->cfg.rules.growth) < 0 ||
+	    baseline_step_check(&r->findings, &r->bl, &r->after, &r->cfg.rules.baseline) < 0)
+		return -1;
+	return 0;
+}
+
+const struct run_scope single_scope = {
+        .name = "one node",
+        .snapshot = single_snapshot,
+        .judge = single_judge,
+};
