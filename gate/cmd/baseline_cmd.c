@@ -92,33 +92,34 @@ static int read_saved_run(struct baseline *out, bool *verdict_pass, const char *
 	json_t *root = NULL;
 
 	if (stat(file, &st) < 0) {
-		snprintf(err, errlen, "--from %s: %s", file, strerror(errno));
+		errtext_set(err, errlen, NULL, "--from %s: %s", file, strerror(errno));
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > RUN_JSON_MAX) {
-		snprintf(err, errlen, "--from %s: not a regular file of at most %d MB", file,
-		         RUN_JSON_MAX / (1024 * 1024));
+		errtext_set(err, errlen, NULL, "--from %s: not a regular file of at most %d MB",
+		            file, RUN_JSON_MAX / (1024 * 1024));
 		return -1;
 	}
 	root = json_load_file(file, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		snprintf(err, errlen, "--from %s:%d:%d: %s (expected the file of gate run --json)",
-		         file, jerr.line, jerr.column, jerr.text);
+		errtext_set(err, errlen, NULL,
+		            "--from %s:%d:%d: %s (expected the file of gate run --json)", file,
+		            jerr.line, jerr.column, jerr.text);
 		return -1;
 	}
 	json_t *b = json_object_get(root, "baseline");
 	const char *verdict = json_string_value(json_object_get(root, "verdict"));
 	if (!json_is_object(b) || !verdict) {
-		snprintf(err, errlen,
-		         "--from %s: no \"baseline\" object or \"verdict\": not a run "
-		         "result of gate run --json",
-		         file);
+		errtext_set(err, errlen, NULL,
+		            "--from %s: no \"baseline\" object or \"verdict\": not a run "
+		            "result of gate run --json",
+		            file);
 		goto out;
 	}
 	*verdict_pass = strcmp(verdict, "passed") == 0;
 	text = json_dumps(b, JSON_SORT_KEYS | JSON_COMPACT);
 	if (!text) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		goto out;
 	}
 	char name[PATH_MAX + 32];
@@ -150,10 +151,10 @@ static int update_from(const char *dir, const char *config_path, const char *fro
 		goto out;
 	}
 	if (!passed && !force) {
-		snprintf(err, sizeof(err),
-		         "--from %s: that run failed, and a baseline is taken from "
-		         "a passing run only (--force takes it anyway)",
-		         from);
+		errtext_set(err, sizeof(err), NULL,
+		            "--from %s: that run failed, and a baseline is taken from "
+		            "a passing run only (--force takes it anyway)",
+		            from);
 		gate_error("%s", err);
 		goto out;
 	}
@@ -304,10 +305,10 @@ static int cmd_history(int argc, char **argv)
 		goto out;
 	}
 	if (!st.repo) {
-		snprintf(err, sizeof(err),
-		         "%s is in no git repository: the history lives in git "
-		         "notes; pass a directory inside the repository with -C DIR",
-		         project);
+		errtext_set(err, sizeof(err), NULL,
+		            "%s is in no git repository: the history lives in git "
+		            "notes; pass a directory inside the repository with -C DIR",
+		            project);
 		gate_error("%s", err);
 		goto out;
 	}

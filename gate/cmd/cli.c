@@ -304,9 +304,8 @@ static int cmd_config(int argc, char **argv)
 	struct config cfg;
 	char err[2048];
 	if (config_default(&cfg) < 0 || config_load(&cfg, path, err, sizeof(err)) < 0) {
-		fprintf(stderr, "gate: error: %s\n", err);
 		config_clear(&cfg);
-		return GATE_EXIT_ERROR;
+		return gate_error("%s", err);
 	}
 	fprintf(stderr, "gate: %s is valid\n", path);
 	config_print(&cfg, stdout);

@@ -194,7 +194,7 @@ static int write_openmetrics(const char *path, const struct snapshot *s, const c
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		errtext_set(err, errlen, NULL, "%s: out of memory", path);
 		return -1;
 	}
 	fputs("# HELP erlang_memory_bytes erlang:memory() by category, taken by gate watch (no "
@@ -245,7 +245,7 @@ static int write_openmetrics(const char *path, const struct snapshot *s, const c
 	fprintf(f, "\"} %ld\n", alerts_total);
 	if (fclose(f) != 0) {
 		free(buf);
-		snprintf(err, errlen, "%s: out of memory", path);
+		errtext_set(err, errlen, NULL, "%s: out of memory", path);
 		return -1;
 	}
 	int rc = atomic_file_replace(path, buf, len, err, errlen);
@@ -257,13 +257,13 @@ static int write_line(FILE *out, json_t *line, char *err, size_t errlen, const c
 {
 	char *text = json_dumps(line, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!text) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return -1;
 	}
 	int rc = fprintf(out, "%s\n", text) < 0 || fflush(out) != 0 ? -1 : 0;
 	free(text);
 	if (rc < 0)
-		snprintf(err, errlen, "%s: %s", path ? path : "stdout", strerror(errno));
+		errtext_set(err, errlen, NULL, "%s: %s", path ? path : "stdout", strerror(errno));
 	return rc;
 }
 
@@ -287,7 +287,7 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 		json_t *line = json_object();
 		if (!line) {
 			snapshot_clear(&s);
-			snprintf(err, errlen, "out of memory");
+			errtext_set(err, errlen, NULL, "out of memory");
 			return -1;
 		}
 		json_object_set_new(line, "node", json_string(ses->name));
@@ -300,7 +300,7 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 			json_object_set_new(line, "error", json_string(serr));
 		} else if (rc != EIC_OK) {
 			json_decref(line);
-			snprintf(err, errlen, "%s", serr);
+			errtext_set(err, errlen, NULL, "%s", serr);
 			return -1;
 		} else {
 			struct watch_alert al[MEM_CAT_COUNT];
@@ -493,9 +493,7 @@ int watch_cmd_main(int argc, char **argv)
 	FILE *out = stdout;
 	char err[4096];
 	if (o.out && !o.openmetrics && !(out = fopen(o.out, "a"))) {
-		fprintf(stderr, "gate: error: --out %s: %s; give a writable file\n", o.out,
-		        strerror(errno));
-		return GATE_EXIT_ERROR;
+		return gate_error("--out %s: %s; give a writable file", o.out, strerror(errno));
 	}
 	struct session_opts so = {
 	        .attach = o.attach,
@@ -516,7 +514,7 @@ int watch_cmd_main(int argc, char **argv)
 			code = GATE_EXIT_SIGNAL(signals_caught);
 		} else {
 			session_explain(&ses, err, sizeof(err));
-			fprintf(stderr, "gate: error: %s\n", err);
+			gate_error("%s", err);
 		}
 		goto out;
 	}

@@ -1,4 +1,5 @@
 /* gate/run/baseline_step.c: the baseline step of `gate run` (see baseline_step.h). */
+#include "ci/errtext.h"
 #include "gate/run/baseline_step.h"
 
 #include <errno.h>
@@ -198,10 +199,10 @@ int baseline_step_update(struct baseline_step *st, const struct baseline *b,
 		return 0;
 	}
 	if (!st->repo) {
-		snprintf(err, errlen,
-		         "--commit: %s is in no git repository; run git init and "
-		         "commit the project, or leave out --commit to write the file only",
-		         st->project);
+		errtext_set(err, errlen, NULL,
+		            "--commit: %s is in no git repository; run git init and "
+		            "commit the project, or leave out --commit to write the file only",
+		            st->project);
 		return -1;
 	}
 	struct baseline_commit_opts co = {
@@ -232,10 +233,10 @@ int baseline_step_update(struct baseline_step *st, const struct baseline *b,
 		return -1;
 	if (baseline_git_note_write(st->repo, cfg->notes_ref, oid, b, false, why, sizeof(why)) !=
 	    BASELINE_OK) {
-		snprintf(err, errlen,
-		         "committed %.7s (%s), but the note under %s was not written: "
-		         "%s",
-		         oid, st->relpath, notes, why);
+		errtext_set(err, errlen, NULL,
+		            "committed %.7s (%s), but the note under %s was not written: "
+		            "%s",
+		            oid, st->relpath, notes, why);
 		return -1;
 	}
 	fprintf(out,

@@ -12,14 +12,15 @@
 static int node_results(const struct term *reply, const char *what, char *err, size_t errlen)
 {
 	if (!reply || reply->type != TERM_LIST) {
-		snprintf(err, errlen, "gate_probe:%s answered with something else than a list",
-		         what);
+		errtext_set(err, errlen, NULL,
+		            "gate_probe:%s answered with something else than a list", what);
 		return -1;
 	}
 	for (size_t i = 0; i < reply->u.seq.n; i++) {
 		const struct term *t = &reply->u.seq.items[i];
 		if (t->type != TERM_TUPLE || t->u.seq.n != 2 || !term_text(term_tuple_at(t, 0))) {
-			snprintf(err, errlen, "gate_probe:%s: entry %zu is malformed", what, i + 1);
+			errtext_set(err, errlen, NULL, "gate_probe:%s: entry %zu is malformed",
+			            what, i + 1);
 			return -1;
 		}
 	}
@@ -150,10 +151,10 @@ int cluster_push(struct cluster *cl, char *err, size_t errlen)
 		if (!term_is_atom(res, "ok")) {
 			char why[768];
 			result_error(res, why, sizeof(why));
-			snprintf(err, errlen,
-			         "cannot load the probe on node %s through %s: %s; every "
-			         "node of the cluster must accept code:load_binary",
-			         term_text(term_tuple_at(t, 0)), cl->conn->node, why);
+			errtext_set(err, errlen, NULL,
+			            "cannot load the probe on node %s through %s: %s; every "
+			            "node of the cluster must accept code:load_binary",
+			            term_text(term_tuple_at(t, 0)), cl->conn->node, why);
 			rc = EIC_ERROR;
 		}
 	}

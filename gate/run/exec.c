@@ -1,5 +1,6 @@
 /* gate/run/exec.c: runs the external workload of `gate run --exec` in a process group of its own.
  */
+#include "ci/errtext.h"
 #include "gate/run/exec.h"
 
 #include <errno.h>
@@ -37,7 +38,7 @@ int exec_split(const char *cmd, char ***out_argv, char *err, size_t errlen)
 
 	*out_argv = NULL;
 	if (!argv || !word) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		goto fail;
 	}
 	for (;;) {
@@ -50,7 +51,8 @@ int exec_split(const char *cmd, char ***out_argv, char *err, size_t errlen)
 			if (*p == '\'') {
 				const char *end = strchr(p + 1, '\'');
 				if (!end) {
-					snprintf(err, errlen, "--exec %s: a ' is not closed", cmd);
+					errtext_set(err, errlen, NULL,
+					            "--exec %s: a ' is not closed", cmd);
 					goto fail;
 				}
 				memcpy(word + w, p + 1, (size_t)(end - p - 1));
@@ -65,14 +67,15 @@ int exec_split(const char *cmd, char ***out_argv, char *err, size_t errlen)
 					word[w++] = *p++;
 				}
 				if (*p != '"') {
-					snprintf(err, errlen, "--exec %s: a \" is not closed", cmd);
+					errtext_set(err, errlen, NULL,
+					            "--exec %s: a \" is not closed", cmd);
 					goto fail;
 				}
 				p++;
 			} else if (*p == '\\') {
 				if (!p[1]) {
-					snprintf(err, errlen, "--exec %s: it ends in a backslash",
-					         cmd);
+					errtext_set(err, errlen, NULL,
+					            "--exec %s: it ends in a backslash", cmd);
 					goto fail;
 				}
 				word[w++] = p[1];
@@ -82,18 +85,18 @@ int exec_split(const char *cmd, char ***out_argv, char *err, size_t errlen)
 			}
 		}
 		if (n == MAX_WORDS) {
-			snprintf(err, errlen, "--exec: more than %d words", MAX_WORDS);
+			errtext_set(err, errlen, NULL, "--exec: more than %d words", MAX_WORDS);
 			goto fail;
 		}
 		word[w] = '\0';
 		if (!(argv[n++] = strdup(word))) {
-			snprintf(err, errlen, "out of memory");
+			errtext_set(err, errlen, NULL, "out of memory");
 			goto fail;
 		}
 	}
 	if (n == 0) {
-		snprintf(err, errlen,
-		         "--exec needs a command, e.g. --exec './load.sh --minutes 2'");
+		errtext_set(err, errlen, NULL,
+		            "--exec needs a command, e.g. --exec './load.sh --minutes 2'");
 		goto fail;
 	}
 	free(word);
@@ -168,7 +171,7 @@ int exec_run(const struct exec_opts *o, struct exec_result *out, char *err, size
 	int ready[2];
 	memset(out, 0, sizeof(*out));
 	if (pipe2(ready, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		errtext_set(err, errlen, NULL, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	fflush(stdout);
@@ -178,7 +181,7 @@ int exec_run(const struct exec_opts *o, struct exec_result *out, char *err, size
 	reaper_gate_init();
 	pid_t pid = fork();
 	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+		errtext_set(err, errlen, NULL, "fork: %s", strerror(errno));
 		close(ready[0]);
 		close(ready[1]);
 		return -1;
@@ -193,13 +196,14 @@ int exec_run(const struct exec_opts *o, struct exec_result *out, char *err, size
 	if (got == (ssize_t)sizeof(child_errno)) {
 		waitpid(pid, &status, 0);
 		if (child_errno == ENOENT)
-			snprintf(err, errlen, "--exec: cannot run %s: not found%s", o->argv[0],
-			         strchr(o->argv[0], '/')
-			                 ? ""
-			                 : " on PATH (give its path, e.g. ./load.sh)");
+			errtext_set(err, errlen, NULL, "--exec: cannot run %s: not found%s",
+			            o->argv[0],
+			            strchr(o->argv[0], '/')
+			                    ? ""
+			                    : " on PATH (give its path, e.g. ./load.sh)");
 		else
-			snprintf(err, errlen, "--exec: cannot run %s: %s", o->argv[0],
-			         strerror(child_errno));
+			errtext_set(err, errlen, NULL, "--exec: cannot run %s: %s", o->argv[0],
+			            strerror(child_errno));
 		return -1;
 	}
 
@@ -214,10 +218,10 @@ int exec_run(const struct exec_opts *o, struct exec_result *out, char *err, size
 			break;
 		}
 		if (clock_ms() - t0 >= o->timeout_ms) {
-			snprintf(err, errlen,
-			         "--exec: %s did not finish within %d s; it was stopped. "
-			         "Raise node.test_timeout in gate.toml or --test-timeout",
-			         o->argv[0], o->timeout_ms / 1000);
+			errtext_set(err, errlen, NULL,
+			            "--exec: %s did not finish within %d s; it was stopped. "
+			            "Raise node.test_timeout in gate.toml or --test-timeout",
+			            o->argv[0], o->timeout_ms / 1000);
 			stop_group(pid, false, o->stop_ms, &status);
 			break;
 		}
@@ -255,9 +259,9 @@ int exec_env_cookie_file(struct exec_env *e, const char *cookie, char *err, size
 	char path[4200];
 	snprintf(e->dir, sizeof(e->dir), "%s/gate-exec.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(e->dir)) {
-		snprintf(err, errlen,
-		         "cannot make a temp dir for the workload's cookie file (%s): %s", e->dir,
-		         strerror(errno));
+		errtext_set(err, errlen, NULL,
+		            "cannot make a temp dir for the workload's cookie file (%s): %s",
+		            e->dir, strerror(errno));
 		e->dir[0] = '\0';
 		return -1;
 	}
@@ -268,12 +272,12 @@ int exec_env_cookie_file(struct exec_env *e, const char *cookie, char *err, size
 	if (fd >= 0 && close(fd) < 0)
 		ok = false;
 	if (!ok) {
-		snprintf(err, errlen, "cannot write the workload's cookie file %s: %s", path,
-		         strerror(errno));
+		errtext_set(err, errlen, NULL, "cannot write the workload's cookie file %s: %s",
+		            path, strerror(errno));
 		return -1;
 	}
 	if (exec_env_add(e, "GATE_COOKIE_FILE", path) < 0) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -321,7 +325,7 @@ int exec_workload(const char *cmd, const char *dir, const struct exec_env *env, 
 	exec_result_describe(&res, how, sizeof(how));
 	if (!t || !(t->module = strdup("gate.exec")) || !(t->name = strdup(cmd)) ||
 	    !(t->message = strdup(how))) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return -1;
 	}
 	t->state = res.exited && res.status == 0 ? TEST_PASSED : TEST_FAILED;

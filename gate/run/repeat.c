@@ -1,4 +1,5 @@
 /* gate/run/repeat.c: the loop behind `gate run --repeat N` (the judging is rules/repeat.c). */
+#include "ci/errtext.h"
 #include "gate/run/repeat.h"
 
 #include <stdio.h>
@@ -51,7 +52,7 @@ int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeou
 	repeat_point_from(&st->data.start, before);
 	st->earlier = calloc(st->n, sizeof(*st->earlier));
 	if (!st->earlier) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return -1;
 	}
 	for (size_t k = 1; k < st->n; k++) {
@@ -79,7 +80,7 @@ int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeou
 		                         tests->wall_us);
 		snapshot_clear(&tmp);
 		if (rc < 0) {
-			snprintf(err, errlen, "out of memory");
+			errtext_set(err, errlen, NULL, "out of memory");
 			return -1;
 		}
 		st->earlier[st->nearlier++] = *tests;

@@ -1,4 +1,5 @@
 /* gate/run/report_out.c: the step summary, the HTML report and the annotations of a run. */
+#include "ci/errtext.h"
 #include "gate/run/report_out.h"
 
 #include <errno.h>
@@ -23,10 +24,10 @@ static int check_path(const char *opt, const char *path, char *err, size_t errle
 	if (!path)
 		return 0;
 	if (n == 0 || path[n - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
-		snprintf(err, errlen,
-		         "%s %s: not a file name; give the file to write, e.g. %s "
-		         "out/gate.%s",
-		         opt, path, opt, strcmp(opt, "--html") == 0 ? "html" : "md");
+		errtext_set(err, errlen, NULL,
+		            "%s %s: not a file name; give the file to write, e.g. %s "
+		            "out/gate.%s",
+		            opt, path, opt, strcmp(opt, "--html") == 0 ? "html" : "md");
 		return -1;
 	}
 	return 0;
@@ -53,8 +54,8 @@ static int read_existing(char **out, size_t *len, const char *path, char *err, s
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
-		snprintf(err, errlen, "%s: cannot read it to append the summary: %s", path,
-		         strerror(errno));
+		errtext_set(err, errlen, NULL, "%s: cannot read it to append the summary: %s", path,
+		            strerror(errno));
 		return -1;
 	}
 	char *buf = malloc(SUMMARY_APPEND_MAX + 1);
@@ -62,10 +63,10 @@ static int read_existing(char **out, size_t *len, const char *path, char *err, s
 	bool bad = !buf || ferror(f) || n > SUMMARY_APPEND_MAX;
 	fclose(f);
 	if (bad) {
-		snprintf(err, errlen, "%s: cannot append the summary: %s", path,
-		         !buf                     ? "out of memory"
-		         : n > SUMMARY_APPEND_MAX ? "the file is over 8 MiB"
-		                                  : "read error");
+		errtext_set(err, errlen, NULL, "%s: cannot append the summary: %s", path,
+		            !buf                     ? "out of memory"
+		            : n > SUMMARY_APPEND_MAX ? "the file is over 8 MiB"
+		                                     : "read error");
 		free(buf);
 		return -1;
 	}
@@ -83,7 +84,7 @@ static int write_summary(const char *path, bool append, const struct report_data
 	int rc = -1;
 
 	if (markdown_summary_format(&md, d) < 0) {
-		snprintf(err, errlen, "%s: out of memory formatting the summary", path);
+		errtext_set(err, errlen, NULL, "%s: out of memory formatting the summary", path);
 		return -1;
 	}
 	if (append && read_existing(&old, &oldlen, path, err, errlen) < 0)
@@ -93,7 +94,8 @@ static int write_summary(const char *path, bool append, const struct report_data
 		bool nl = old[oldlen - 1] == '\n';
 		char *both = malloc(oldlen + 2 + md.len);
 		if (!both) {
-			snprintf(err, errlen, "%s: out of memory appending the summary", path);
+			errtext_set(err, errlen, NULL, "%s: out of memory appending the summary",
+			            path);
 			goto out;
 		}
 		memcpy(both, old, oldlen);
@@ -119,12 +121,14 @@ static int write_html(const char *path, const struct report_data *d, char *err, 
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	if (!f) {
-		snprintf(err, errlen, "%s: out of memory formatting the HTML report", path);
+		errtext_set(err, errlen, NULL, "%s: out of memory formatting the HTML report",
+		            path);
 		return -1;
 	}
 	int wrc = html_report_write(f, d);
 	if (fclose(f) != 0 || wrc < 0) {
-		snprintf(err, errlen, "%s: out of memory formatting the HTML report", path);
+		errtext_set(err, errlen, NULL, "%s: out of memory formatting the HTML report",
+		            path);
 		free(text);
 		return -1;
 	}
@@ -160,8 +164,8 @@ static int comment_flag_write(const struct report_out *o, const struct report_da
 		FILE *f = fopen(gho, "a");
 		if (!f || fprintf(f, "comment=%s\n", due ? "true" : "false") < 0 ||
 		    fclose(f) != 0) {
-			snprintf(err, errlen, "%s ($GITHUB_OUTPUT): cannot append: %s", gho,
-			         strerror(errno));
+			errtext_set(err, errlen, NULL, "%s ($GITHUB_OUTPUT): cannot append: %s",
+			            gho, strerror(errno));
 			return -1;
 		}
 	}
