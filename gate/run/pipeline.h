@@ -25,7 +25,7 @@
 #include "gate/run/cluster.h"
 #include "gate/run/exec.h"
 #include "gate/run/repeat.h"
-#include "gate/run/run.h"
+#include "gate/run/run_opts.h"
 #include "rules/model.h"
 
 struct run;

@@ -3,51 +3,7 @@
 #ifndef GATE_RUN_H
 #define GATE_RUN_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-struct run_opts {
-	const char *project_dir; /* -C; "." when NULL */
-	const char *config_path; /* -c; NULL: PROJECT/gate.toml when it exists, else defaults */
-	const char
-	        *junit_path; /* --junit, relative to the cwd; NULL: output.junit in the project */
-	char *const *test_args; /* after --, passed to mix test */
-	size_t ntest_args;
-	int boot_timeout_ms; /* > 0 overrides node.boot_timeout */
-	int test_timeout_ms; /* > 0 overrides node.test_timeout */
-	const char *elixir;  /* elixir executable; NULL: from PATH */
-	bool quiet;          /* no progress lines */
-	/* baselines (issue 4) */
-	const char *baseline_ref; /* --baseline-ref; NULL: [baseline] ref, falling back to HEAD;
-	                             "worktree": the working-tree file */
-	bool require_baseline;    /* --require-baseline: a missing baseline fails */
-	const char *json_path;    /* --json: the run result, with a "baseline" object */
-	bool update_baseline;     /* --update-baseline: after a passing run, write the baseline */
-	bool commit;              /* --commit: ... and commit it (libgit2) with a git note */
-	const char *message;      /* --message: the commit message */
-	bool force;               /* --force: update even from a failing run */
-	/* attach mode, external workloads, clusters (issue 7) */
-	const char *attach; /* --attach NODE: a running node instead of one gate starts */
-	const char
-	        *cookie_file; /* --cookie-file: its cookie (else $GATE_COOKIE, ~/.erlang.cookie) */
-	const char *exec;     /* --exec CMD: run this command instead of mix test */
-	bool cluster;         /* --cluster: the attached node and all its nodes() */
-	/* CI integrations (issue 6) */
-	const char *summary_path; /* --summary: Markdown step summary; NULL: $GITHUB_STEP_SUMMARY */
-	const char *html_path;    /* --html: the self-contained HTML report */
-	/* attribution (issue 5) */
-	bool per_test; /* --per-test: GC'd snapshots around every test */
-	/* issue 19 */
-	bool warn_only;           /* --warn-only: every memory finding a warning, never failing */
-	const char *comment_flag; /* --comment-flag FILE: "true"/"false", post a review comment */
-	bool no_attribution;      /* --no-attribution (hidden, for the bench): no module events */
-	bool allow_outside;       /* --allow-outside: write outputs through symlinks that lead out
-	                             of the project (ci/outpath.h) */
-	/* warm-up or leak (issue 14) */
-	int repeat;        /* --repeat N: the suite N times in one node; 0: [run] repeat */
-	int64_t sample_ms; /* --sample INTERVAL: light snapshots during the run; 0: none */
-};
+#include "gate/run/run_opts.h"
 
 /* Runs the whole pipeline and returns the process exit code (enum gate_exit, or 128+signal). */
 int run_main(const struct run_opts *opts);
