@@ -155,18 +155,78 @@ static json_t *growth_json(const struct snapshot *s, int *bad)
 	return o;
 }
 
-json_t *snapshot_json(const struct snapshot *s)
+static json_t *proc_json(const struct proc_info *p, int *bad)
 {
-	int bad = 0;
-	json_t *o = json_object(), *mem = json_object(), *sys = json_object();
-	json_t *procs = json_array(), *born = json_object(), *groups = json_array();
-	json_t *ets = json_array(), *allocs = json_array();
-	if (!o || !mem || !sys || !procs || !born || !groups || !ets || !allocs)
-		bad = 1;
+	json_t *j = json_object();
+	put(j, "pid", str_or_null(p->pid), bad);
+	put(j, "name", str_or_null(p->name), bad);
+	put(j, "initial_call", str_or_null(p->initial_call), bad);
+	put(j, "current_function", str_or_null(p->current_function), bad);
+	put(j, "memory", json_integer(p->memory), bad);
+	put(j, "heap_size", json_integer(p->heap_size), bad);
+	put(j, "total_heap_size", json_integer(p->total_heap_size), bad);
+	put(j, "message_queue_len", json_integer(p->message_queue_len), bad);
+	put(j, "bin_refs", json_integer(p->bin_refs), bad);
+	put(j, "bin_bytes", json_integer(p->bin_bytes), bad);
+	/* -1: not measured (gate snapshot without --bin-leak) */
+	put(j, "bin_refs_before_gc",
+	    p->bin_refs_before_gc < 0 ? json_null() : json_integer(p->bin_refs_before_gc), bad);
+	put(j, "bin_bytes_before_gc",
+	    p->bin_bytes_before_gc < 0 ? json_null() : json_integer(p->bin_bytes_before_gc), bad);
+	put(j, "born", json_boolean(p->born), bad);
+	return j;
+}
 
-	for (int i = 0; i < MEM_CAT_COUNT && !bad; i++)
+static json_t *born_group_json(const struct proc_group *g, int *bad)
+{
+	json_t *j = json_object();
+	put(j, "key", str_or_null(g->key), bad);
+	put(j, "count", json_integer(g->count), bad);
+	put(j, "memory", json_integer(g->memory), bad);
+	put(j, "example_pid", str_or_null(g->example_pid), bad);
+	return j;
+}
+
+static json_t *ets_json(const struct ets_info *e, int *bad)
+{
+	json_t *j = json_object();
+	put(j, "name", str_or_null(e->name), bad);
+	put(j, "id", str_or_null(e->id), bad);
+	put(j, "named", json_boolean(e->named), bad);
+	put(j, "type", str_or_null(e->type), bad);
+	put(j, "protection", str_or_null(e->protection), bad);
+	put(j, "size", json_integer(e->size), bad);
+	put(j, "memory", json_integer(e->memory), bad);
+	put(j, "owner_pid", str_or_null(e->owner_pid), bad);
+	put(j, "owner_name", str_or_null(e->owner_name), bad);
+	put(j, "created", json_boolean(e->created), bad);
+	return j;
+}
+
+static json_t *alloc_json(const struct alloc_info *a, int *bad)
+{
+	json_t *j = json_object();
+	put(j, "type", str_or_null(a->type), bad);
+	put(j, "carriers_size", json_integer(a->carriers_size), bad);
+	put(j, "blocks_size", json_integer(a->blocks_size), bad);
+	put(j, "fragmentation", json_real(a->fragmentation), bad);
+	return j;
+}
+
+/* "memory": the categories the node reported */
+static json_t *memory_json(const struct snapshot *s, int *bad)
+{
+	json_t *mem = json_object();
+	for (int i = 0; i < MEM_CAT_COUNT && !*bad; i++)
 		if (s->have[i])
-			put(mem, mem_cat_name((enum mem_cat)i), json_integer(s->mem[i]), &bad);
+			put(mem, mem_cat_name((enum mem_cat)i), json_integer(s->mem[i]), bad);
+	return mem;
+}
+
+/* "system": counts and limits */
+static json_t *system_json(const struct snapshot *s, int *bad)
+{
+	json_t *sys = json_object();
 	struct {
 		const char *key;
 		int64_t v;
@@ -177,117 +237,73 @@ json_t *snapshot_json(const struct snapshot *s)
 	        {"port_count", s->port_count},       {"port_limit", s->port_limit},
 	        {"word_size", s->word_size},         {"schedulers", s->schedulers},
 	};
-	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]) && !bad; i++)
-		put(sys, figures[i].key, json_integer(figures[i].v), &bad);
-	if (s->have_persistent_term && !bad)
-		put(sys, "persistent_term_memory", json_integer(s->persistent_term_memory), &bad);
+	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]) && !*bad; i++)
+		put(sys, figures[i].key, json_integer(figures[i].v), bad);
+	if (s->have_persistent_term && !*bad)
+		put(sys, "persistent_term_memory", json_integer(s->persistent_term_memory), bad);
+	return sys;
+}
 
-	for (size_t i = 0; i < s->nprocs && !bad; i++) {
-		const struct proc_info *p = &s->procs[i];
-		json_t *j = json_object();
-		if (!j) {
-			bad = 1;
-			break;
-		}
-		put(j, "pid", str_or_null(p->pid), &bad);
-		put(j, "name", str_or_null(p->name), &bad);
-		put(j, "initial_call", str_or_null(p->initial_call), &bad);
-		put(j, "current_function", str_or_null(p->current_function), &bad);
-		put(j, "memory", json_integer(p->memory), &bad);
-		put(j, "heap_size", json_integer(p->heap_size), &bad);
-		put(j, "total_heap_size", json_integer(p->total_heap_size), &bad);
-		put(j, "message_queue_len", json_integer(p->message_queue_len), &bad);
-		put(j, "bin_refs", json_integer(p->bin_refs), &bad);
-		put(j, "bin_bytes", json_integer(p->bin_bytes), &bad);
-		/* -1: not measured (gate snapshot without --bin-leak) */
-		put(j, "bin_refs_before_gc",
-		    p->bin_refs_before_gc < 0 ? json_null() : json_integer(p->bin_refs_before_gc),
-		    &bad);
-		put(j, "bin_bytes_before_gc",
-		    p->bin_bytes_before_gc < 0 ? json_null() : json_integer(p->bin_bytes_before_gc),
-		    &bad);
-		put(j, "born", json_boolean(p->born), &bad);
-		append(procs, j, &bad);
+/* The lists of the snapshot: processes, born groups, ETS tables, allocators. */
+static json_t *procs_json(const struct snapshot *s, int *bad)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < s->nprocs && !*bad; i++)
+		append(a, proc_json(&s->procs[i], bad), bad);
+	return a;
+}
+
+static json_t *born_json(const struct snapshot *s, int *bad)
+{
+	json_t *born = json_object(), *groups = json_array();
+	for (size_t i = 0; groups && i < s->nborn && !*bad; i++)
+		append(groups, born_group_json(&s->born[i], bad), bad);
+	put(born, "count", json_integer(s->born_count), bad);
+	put(born, "memory", json_integer(s->born_memory), bad);
+	put(born, "groups", groups, bad);
+	return born;
+}
+
+static json_t *tables_json(const struct snapshot *s, int *bad)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < s->nets && !*bad; i++)
+		append(a, ets_json(&s->ets[i], bad), bad);
+	return a;
+}
+
+static json_t *allocs_json(const struct snapshot *s, int *bad)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < s->nallocs && !*bad; i++)
+		append(a, alloc_json(&s->allocs[i], bad), bad);
+	return a;
+}
+
+json_t *snapshot_json(const struct snapshot *s)
+{
+	int bad = 0;
+	json_t *o = json_object();
+	put(o, "format", json_string("gate.snapshot/1"), &bad);
+	put(o, "node", str_or_null(s->node), &bad);
+	put(o, "otp_release", str_or_null(s->otp_release), &bad);
+	put(o, "taken_at_ms", json_integer(s->taken_at_ms), &bad);
+	put(o, "gc_us", json_integer(s->gc_us), &bad);
+	put(o, "memory", memory_json(s, &bad), &bad);
+	put(o, "system", system_json(s, &bad), &bad);
+	put(o, "processes", procs_json(s, &bad), &bad);
+	put(o, "born", born_json(s, &bad), &bad);
+	put(o, "ets", tables_json(s, &bad), &bad);
+	put(o, "allocators", allocs_json(s, &bad), &bad);
+	if (s->have_pterm) {
+		json_t *pt = json_object();
+		put(pt, "count", json_integer(s->pterm_count), &bad);
+		put(pt, "memory", json_integer(s->pterm_memory), &bad);
+		put(o, "persistent_term", pt, &bad);
 	}
-	for (size_t i = 0; i < s->nborn && !bad; i++) {
-		const struct proc_group *g = &s->born[i];
-		json_t *j = json_object();
-		if (!j) {
-			bad = 1;
-			break;
-		}
-		put(j, "key", str_or_null(g->key), &bad);
-		put(j, "count", json_integer(g->count), &bad);
-		put(j, "memory", json_integer(g->memory), &bad);
-		put(j, "example_pid", str_or_null(g->example_pid), &bad);
-		append(groups, j, &bad);
-	}
-	for (size_t i = 0; i < s->nets && !bad; i++) {
-		const struct ets_info *e = &s->ets[i];
-		json_t *j = json_object();
-		if (!j) {
-			bad = 1;
-			break;
-		}
-		put(j, "name", str_or_null(e->name), &bad);
-		put(j, "id", str_or_null(e->id), &bad);
-		put(j, "named", json_boolean(e->named), &bad);
-		put(j, "type", str_or_null(e->type), &bad);
-		put(j, "protection", str_or_null(e->protection), &bad);
-		put(j, "size", json_integer(e->size), &bad);
-		put(j, "memory", json_integer(e->memory), &bad);
-		put(j, "owner_pid", str_or_null(e->owner_pid), &bad);
-		put(j, "owner_name", str_or_null(e->owner_name), &bad);
-		put(j, "created", json_boolean(e->created), &bad);
-		append(ets, j, &bad);
-	}
-	for (size_t i = 0; i < s->nallocs && !bad; i++) {
-		const struct alloc_info *a = &s->allocs[i];
-		json_t *j = json_object();
-		if (!j) {
-			bad = 1;
-			break;
-		}
-		put(j, "type", str_or_null(a->type), &bad);
-		put(j, "carriers_size", json_integer(a->carriers_size), &bad);
-		put(j, "blocks_size", json_integer(a->blocks_size), &bad);
-		put(j, "fragmentation", json_real(a->fragmentation), &bad);
-		append(allocs, j, &bad);
-	}
-	if (!bad) {
-		put(born, "count", json_integer(s->born_count), &bad);
-		put(born, "memory", json_integer(s->born_memory), &bad);
-		put(born, "groups", groups, &bad);
-		groups = NULL;
-		put(o, "format", json_string("gate.snapshot/1"), &bad);
-		put(o, "node", str_or_null(s->node), &bad);
-		put(o, "otp_release", str_or_null(s->otp_release), &bad);
-		put(o, "taken_at_ms", json_integer(s->taken_at_ms), &bad);
-		put(o, "gc_us", json_integer(s->gc_us), &bad);
-		put(o, "memory", mem, &bad);
-		put(o, "system", sys, &bad);
-		put(o, "processes", procs, &bad);
-		put(o, "born", born, &bad);
-		put(o, "ets", ets, &bad);
-		put(o, "allocators", allocs, &bad);
-		mem = sys = procs = born = ets = allocs = NULL;
-		if (s->have_pterm) {
-			json_t *pt = json_object();
-			put(pt, "count", json_integer(s->pterm_count), &bad);
-			put(pt, "memory", json_integer(s->pterm_memory), &bad);
-			put(o, "persistent_term", pt, &bad);
-		}
-		if (s->have_growth)
-			put(o, "what_grew", growth_json(s, &bad), &bad);
-	}
-	json_decref(mem);
-	json_decref(sys);
-	json_decref(procs);
-	json_decref(born);
-	json_decref(groups);
-	json_decref(ets);
-	json_decref(allocs);
-	if (bad) {
+	if (s->have_growth)
+		put(o, "what_grew", growth_json(s, &bad), &bad);
+	if (bad || !o) {
 		json_decref(o);
 		return NULL;
 	}
