@@ -77,6 +77,56 @@ static void tool_dirs(char *out, size_t len, const char *const *names, size_t n)
 	}
 }
 
+/* hook install, once the repository is found: the hook runs this gate binary on the project
+ * (relative to the repository's root) with args for gate run. */
+static int install_in(const struct hook_where *w, const char *project, enum hook_kind kind,
+                      const char *gate_opt, char *const *args, size_t nargs)
+{
+	char err[2048], msg[2048];
+	char root[PATH_MAX], gate[PATH_MAX];
+	if (!realpath(w->workdir, root)) {
+		return gate_error("the repository's root %s: %s; check the repository's working "
+		                  "tree",
+		                  w->workdir, strerror(errno));
+	}
+	size_t rl = strlen(root);
+	const char *rel = ".";
+	if (strcmp(project, root) != 0) {
+		if (strncmp(project, root, rl) != 0 || project[rl] != '/') {
+			return gate_error("%s is outside the repository's working tree %s; pass a "
+			                  "project inside it with -C DIR",
+			                  project, root);
+		}
+		rel = project + rl + 1;
+	}
+	if (gate_opt ? !realpath(gate_opt, gate) : !realpath("/proc/self/exe", gate)) {
+		return gate_error("%s: %s; give the gate binary with --gate PATH",
+		                  gate_opt ? gate_opt : "/proc/self/exe", strerror(errno));
+	}
+	if (access(gate, X_OK) < 0) {
+		return gate_error("--gate %s is not executable; give the gate binary", gate);
+	}
+	static const char *const tools[] = {"elixir", "erl", "mix"};
+	char dirs[PATH_MAX * 2];
+	tool_dirs(dirs, sizeof(dirs), tools, sizeof(tools) / sizeof(tools[0]));
+	struct hook_spec spec = {
+	        .kind = kind,
+	        .gate_path = gate,
+	        .project = rel,
+	        .args = (const char *const *)args,
+	        .nargs = nargs,
+	        .path_dirs = dirs,
+	};
+	if (hook_install(w->hooks, &spec, msg, sizeof(msg), err, sizeof(err)) < 0)
+		return gate_error("%s", err);
+	printf("gate: %s\ngate: it runs %s run -C <repository>%s%s", msg, gate,
+	       strcmp(rel, ".") == 0 ? "" : "/", strcmp(rel, ".") == 0 ? "" : rel);
+	for (size_t i = 0; i < nargs; i++)
+		printf(" %s", args[i]);
+	printf("\n");
+	return GATE_EXIT_PASS;
+}
+
 int hook_cmd_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -143,46 +193,5 @@ int hook_cmd_main(int argc, char **argv)
 		return GATE_EXIT_PASS;
 	}
 
-	char root[PATH_MAX], gate[PATH_MAX];
-	if (!realpath(w.workdir, root)) {
-		return gate_error("the repository's root %s: %s; check the repository's working "
-		                  "tree",
-		                  w.workdir, strerror(errno));
-	}
-	size_t rl = strlen(root);
-	const char *rel = ".";
-	if (strcmp(project, root) != 0) {
-		if (strncmp(project, root, rl) != 0 || project[rl] != '/') {
-			return gate_error("%s is outside the repository's working tree %s; pass a "
-			                  "project inside it with -C DIR",
-			                  project, root);
-		}
-		rel = project + rl + 1;
-	}
-	if (gate_opt ? !realpath(gate_opt, gate) : !realpath("/proc/self/exe", gate)) {
-		return gate_error("%s: %s; give the gate binary with --gate PATH",
-		                  gate_opt ? gate_opt : "/proc/self/exe", strerror(errno));
-	}
-	if (access(gate, X_OK) < 0) {
-		return gate_error("--gate %s is not executable; give the gate binary", gate);
-	}
-	static const char *const tools[] = {"elixir", "erl", "mix"};
-	char dirs[PATH_MAX * 2];
-	tool_dirs(dirs, sizeof(dirs), tools, sizeof(tools) / sizeof(tools[0]));
-	struct hook_spec spec = {
-	        .kind = kind,
-	        .gate_path = gate,
-	        .project = rel,
-	        .args = (const char *const *)(argv + optind),
-	        .nargs = (size_t)(argc - optind),
-	        .path_dirs = dirs,
-	};
-	if (hook_install(w.hooks, &spec, msg, sizeof(msg), err, sizeof(err)) < 0)
-		return gate_error("%s", err);
-	printf("gate: %s\ngate: it runs %s run -C <repository>%s%s", msg, gate,
-	       strcmp(rel, ".") == 0 ? "" : "/", strcmp(rel, ".") == 0 ? "" : rel);
-	for (int i = optind; i < argc; i++)
-		printf(" %s", argv[i]);
-	printf("\n");
-	return GATE_EXIT_PASS;
+	return install_in(&w, project, kind, gate_opt, argv + optind, (size_t)(argc - optind));
 }

@@ -43,7 +43,14 @@ static int usage(const char *fmt, const char *arg)
 	return gate_usage_error("snapshot ", fmt, arg);
 }
 
-int snapshot_cmd_main(int argc, char **argv)
+struct snapshot_args {
+	const char *dir, *cfg_path, *attach, *cookie, *json, *elixir;
+	bool gc, quiet, bin_leak;
+	int top;
+};
+
+/* The command line into a. Returns -1 to go on, or the exit code (--help, a usage error). */
+static int parse_args(int argc, char **argv, struct snapshot_args *a)
 {
 	static const struct option longopts[] = {
 	        {"project", required_argument, NULL, 'C'},
@@ -59,30 +66,27 @@ int snapshot_cmd_main(int argc, char **argv)
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
-	const char *dir = NULL, *cfg_path = NULL, *attach = NULL, *cookie = NULL, *json = NULL;
-	const char *elixir = NULL;
-	bool gc = true, quiet = false, bin_leak = false;
-	int top = 20, c;
-
+	int c;
+	*a = (struct snapshot_args){.gc = true, .top = 20};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:C:c:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'C': dir = optarg; break;
-		case 'c': cfg_path = optarg; break;
-		case 'a': attach = optarg; break;
-		case 'k': cookie = optarg; break;
-		case 'j': json = optarg; break;
-		case 'n': gc = false; break;
-		case 'l': bin_leak = true; break;
-		case 'e': elixir = optarg; break;
-		case 'q': quiet = true; break;
+		case 'C': a->dir = optarg; break;
+		case 'c': a->cfg_path = optarg; break;
+		case 'a': a->attach = optarg; break;
+		case 'k': a->cookie = optarg; break;
+		case 'j': a->json = optarg; break;
+		case 'n': a->gc = false; break;
+		case 'l': a->bin_leak = true; break;
+		case 'e': a->elixir = optarg; break;
+		case 'q': a->quiet = true; break;
 		case 't': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (*end || v < 1 || v > 10000)
 				return usage("--top %s: expected a count from 1 to 10000", optarg);
-			top = (int)v;
+			a->top = (int)v;
 			break;
 		}
 		case 'h': fputs(help, stdout); return GATE_EXIT_PASS;
@@ -92,51 +96,48 @@ int snapshot_cmd_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage("unexpected argument %s", argv[optind]);
-	if (attach && dir)
+	if (a->attach && a->dir)
 		return usage("%s", "-C and --attach exclude each other: boot a project or attach");
-	if (cookie && !attach)
+	if (a->cookie && !a->attach)
 		return usage("%s", "--cookie-file goes with --attach");
+	return -1;
+}
 
-	struct config cfg = {0};
-	char err[4096], project[PATH_MAX];
-	if ((!attach && discover_project(dir, DISCOVER_MIX, "or a running node with --attach",
-	                                 project, err, sizeof(err)) < 0) ||
-	    discover_config(&cfg, attach ? NULL : project, cfg_path, err, sizeof(err)) < 0) {
-		config_clear(&cfg);
-		return gate_error("%s", err);
-	}
-
+/* Boots or attaches, takes the snapshot, leaves. Returns the exit code. */
+static int take(const struct snapshot_args *a, const struct config *cfg, const char *project)
+{
 	struct session_opts so = {
-	        .project_dir = attach ? NULL : project,
-	        .attach = attach,
-	        .cookie_file = cookie,
-	        .mix_env = cfg.mix_env,
-	        .erl_flags = cfg.erl_flags,
-	        .elixir = elixir,
-	        .boot_timeout_ms = cfg.boot_timeout_ms,
-	        .rpc_timeout_ms = cfg.rpc_timeout_ms,
-	        .stop_timeout_ms = cfg.stop_timeout_ms,
-	        .quiet = quiet,
+	        .project_dir = a->attach ? NULL : project,
+	        .attach = a->attach,
+	        .cookie_file = a->cookie,
+	        .mix_env = cfg->mix_env,
+	        .erl_flags = cfg->erl_flags,
+	        .elixir = a->elixir,
+	        .boot_timeout_ms = cfg->boot_timeout_ms,
+	        .rpc_timeout_ms = cfg->rpc_timeout_ms,
+	        .stop_timeout_ms = cfg->stop_timeout_ms,
+	        .quiet = a->quiet,
 	};
 	struct session ses;
 	struct snapshot snap = {0};
+	char err[4096];
 	int code = GATE_EXIT_ERROR;
 	signals_install();
 	session_init(&ses, &so);
 	if (session_open(&ses, err, sizeof(err)) < 0)
 		goto fail;
-	ses.phase = gc ? "collecting garbage and taking the snapshot" : "taking the snapshot";
+	ses.phase = a->gc ? "collecting garbage and taking the snapshot" : "taking the snapshot";
 	struct probe_snapshot_opts po = {
-	        .gc = gc, .deep = true, .top = top, .no_bin_leak = !bin_leak};
-	if (probe_snapshot(&ses.conn, &po, cfg.rpc_timeout_ms, &snap, err, sizeof(err)) != EIC_OK)
+	        .gc = a->gc, .deep = true, .top = a->top, .no_bin_leak = !a->bin_leak};
+	if (probe_snapshot(&ses.conn, &po, cfg->rpc_timeout_ms, &snap, err, sizeof(err)) != EIC_OK)
 		goto fail;
 	/* the figure make bench reads: connect, probe load, GC + pass, transfer and decode */
 	session_progress(&ses, "snapshot decoded (%zu processes, %zu ETS tables shipped)",
 	                 snap.nprocs, snap.nets);
 	session_end(&ses);
 	session_progress(&ses, "probe removed"); /* make bench's clean-up figure ends here */
-	if (json) {
-		if (snapshot_json_write(json, &snap, err, sizeof(err)) < 0) {
+	if (a->json) {
+		if (snapshot_json_write(a->json, &snap, err, sizeof(err)) < 0) {
 			gate_error("cannot write the snapshot: %s", err);
 			goto out;
 		}
@@ -153,6 +154,25 @@ fail:
 out:
 	session_end(&ses);
 	snapshot_clear(&snap);
+	return code;
+}
+
+int snapshot_cmd_main(int argc, char **argv)
+{
+	struct snapshot_args a;
+	int code = parse_args(argc, argv, &a);
+	if (code >= 0)
+		return code;
+
+	struct config cfg = {0};
+	char err[4096], project[PATH_MAX];
+	if ((!a.attach && discover_project(a.dir, DISCOVER_MIX, "or a running node with --attach",
+	                                   project, err, sizeof(err)) < 0) ||
+	    discover_config(&cfg, a.attach ? NULL : project, a.cfg_path, err, sizeof(err)) < 0) {
+		config_clear(&cfg);
+		return gate_error("%s", err);
+	}
+	code = take(&a, &cfg, project);
 	config_clear(&cfg);
 	return code;
 }

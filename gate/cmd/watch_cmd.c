@@ -267,6 +267,64 @@ static int write_line(FILE *out, json_t *line, char *err, size_t errlen, const c
 	return rc;
 }
 
+/* One sample that came back: its line, the alerts against the rolling window, a drill-down
+ * on an alert (at most one per window). Returns 0, or -1 with err (the openmetrics file). */
+static int watch_sample(const struct watch_opts *o, struct session *ses, struct watch_window *win,
+                        const struct snapshot *s, json_t *line, long *alerts, long *since_drill,
+                        char *err, size_t errlen)
+{
+	char serr[1024];
+	struct watch_alert al[MEM_CAT_COUNT];
+	size_t nal = watch_window_check(win, s->mem, s->have, o->margin, o->floor, al);
+	watch_window_push(win, s->mem, s->have);
+	(*since_drill)++;
+	json_object_set_new(line, "t", json_integer((json_int_t)s->taken_at_ms));
+	json_object_set_new(line, "memory", mem_json(s));
+	json_object_set_new(line, "process_count", json_integer(s->process_count));
+	json_object_set_new(line, "ets_count", json_integer(s->ets_count));
+	json_object_set_new(line, "atom_count", json_integer(s->atom_count));
+	json_object_set_new(line, "port_count", json_integer(s->port_count));
+	json_t *ja = json_array();
+	for (size_t k = 0; k < nal; k++) {
+		char v[32], a[32];
+		model_bytes_format(v, sizeof(v), al[k].value);
+		model_bytes_format(a, sizeof(a), al[k].average);
+		fprintf(stderr,
+		        "gate watch: ALERT %s: %s is %s, %.1f %% above its rolling "
+		        "average %s over the last %zu samples (margin %.1f %%)\n",
+		        ses->name, mem_cat_name(al[k].cat), v, al[k].over_pct, a,
+		        win->n > 0 ? win->n - 1 : 0, o->margin);
+		json_array_append_new(
+		        ja, json_pack("{s:s, s:I, s:I, s:f}", "category", mem_cat_name(al[k].cat),
+		                      "value", (json_int_t)al[k].value, "average",
+		                      (json_int_t)al[k].average, "over_pct", al[k].over_pct));
+	}
+	json_object_set_new(line, "alerts", ja);
+	*alerts += nal ? 1 : 0;
+	if (nal && *since_drill >= o->window) {
+		struct snapshot d = {0};
+		struct probe_snapshot_opts dso = {.gc = false, .deep = true, .top = (int)o->top};
+		ses->phase = "taking the drill-down";
+		if (probe_snapshot(&ses->conn, &dso, (int)o->timeout_ms, &d, serr, sizeof(serr)) ==
+		    EIC_OK) {
+			json_object_set_new(line, "drilldown", drilldown(&d, o->top, ses->name));
+			*since_drill = 0;
+		} else {
+			fprintf(stderr, "gate watch: drill-down skipped: %s\n", serr);
+		}
+		snapshot_clear(&d);
+	} else if (nal) {
+		fprintf(stderr,
+		        "gate watch: drill-down not repeated within %ld samples "
+		        "of the last one\n",
+		        o->window);
+	}
+	if (o->openmetrics &&
+	    write_openmetrics(o->out, s, ses->name, al, nal, *alerts, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
 static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out, long *alerts,
                       char *err, size_t errlen)
 {
@@ -302,64 +360,11 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 			json_decref(line);
 			errtext_set(err, errlen, NULL, "%s", serr);
 			return -1;
-		} else {
-			struct watch_alert al[MEM_CAT_COUNT];
-			size_t nal =
-			        watch_window_check(&win, s.mem, s.have, o->margin, o->floor, al);
-			watch_window_push(&win, s.mem, s.have);
-			since_drill++;
-			json_object_set_new(line, "t", json_integer((json_int_t)s.taken_at_ms));
-			json_object_set_new(line, "memory", mem_json(&s));
-			json_object_set_new(line, "process_count", json_integer(s.process_count));
-			json_object_set_new(line, "ets_count", json_integer(s.ets_count));
-			json_object_set_new(line, "atom_count", json_integer(s.atom_count));
-			json_object_set_new(line, "port_count", json_integer(s.port_count));
-			json_t *ja = json_array();
-			for (size_t k = 0; k < nal; k++) {
-				char v[32], a[32];
-				model_bytes_format(v, sizeof(v), al[k].value);
-				model_bytes_format(a, sizeof(a), al[k].average);
-				fprintf(stderr,
-				        "gate watch: ALERT %s: %s is %s, %.1f %% above its rolling "
-				        "average %s over the last %zu samples (margin %.1f %%)\n",
-				        ses->name, mem_cat_name(al[k].cat), v, al[k].over_pct, a,
-				        win.n > 0 ? win.n - 1 : 0, o->margin);
-				json_array_append_new(ja,
-				                      json_pack("{s:s, s:I, s:I, s:f}", "category",
-				                                mem_cat_name(al[k].cat), "value",
-				                                (json_int_t)al[k].value, "average",
-				                                (json_int_t)al[k].average,
-				                                "over_pct", al[k].over_pct));
-			}
-			json_object_set_new(line, "alerts", ja);
-			*alerts += nal ? 1 : 0;
-			if (nal && since_drill >= o->window) {
-				struct snapshot d = {0};
-				struct probe_snapshot_opts dso = {
-				        .gc = false, .deep = true, .top = (int)o->top};
-				ses->phase = "taking the drill-down";
-				if (probe_snapshot(&ses->conn, &dso, (int)o->timeout_ms, &d, serr,
-				                   sizeof(serr)) == EIC_OK) {
-					json_object_set_new(line, "drilldown",
-					                    drilldown(&d, o->top, ses->name));
-					since_drill = 0;
-				} else {
-					fprintf(stderr, "gate watch: drill-down skipped: %s\n",
-					        serr);
-				}
-				snapshot_clear(&d);
-			} else if (nal) {
-				fprintf(stderr,
-				        "gate watch: drill-down not repeated within %ld samples "
-				        "of the last one\n",
-				        o->window);
-			}
-			if (o->openmetrics && write_openmetrics(o->out, &s, ses->name, al, nal,
-			                                        *alerts, err, errlen) < 0) {
-				snapshot_clear(&s);
-				json_decref(line);
-				return -1;
-			}
+		} else if (watch_sample(o, ses, &win, &s, line, alerts, &since_drill, err, errlen) <
+		           0) {
+			snapshot_clear(&s);
+			json_decref(line);
+			return -1;
 		}
 		snapshot_clear(&s);
 		if (!o->openmetrics && write_line(out, line, err, errlen, o->out) < 0) {
@@ -383,7 +388,8 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 	return 0;
 }
 
-int watch_cmd_main(int argc, char **argv)
+/* The command line into *op. Returns -1 to go on, or the exit code (--help, a usage error). */
+static int parse_args(int argc, char **argv, struct watch_opts *op)
 {
 	static const struct option longopts[] = {
 	        {"attach", required_argument, NULL, 'a'},
@@ -403,76 +409,77 @@ int watch_cmd_main(int argc, char **argv)
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
-	struct watch_opts o = {.interval_ms = 60000,
-	                       .timeout_ms = 10000,
-	                       .floor = 1000000,
-	                       .window = 10,
-	                       .top = 5,
-	                       .margin = 20.0};
+	*op = (struct watch_opts){.interval_ms = 60000,
+	                          .timeout_ms = 10000,
+	                          .floor = 1000000,
+	                          .window = 10,
+	                          .top = 5,
+	                          .margin = 20.0};
+	struct watch_opts *o = op;
 	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'a': o.attach = optarg; break;
-		case 'k': o.cookie_file = optarg; break;
-		case 'o': o.out = optarg; break;
-		case 'x': o.exit_on_alert = true; break;
-		case 'q': o.quiet = true; break;
+		case 'a': o->attach = optarg; break;
+		case 'k': o->cookie_file = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'x': o->exit_on_alert = true; break;
+		case 'q': o->quiet = true; break;
 		case 'i':
-			if (interval_parse(optarg, 10, 86400000, &o.interval_ms) < 0)
+			if (interval_parse(optarg, 10, 86400000, &o->interval_ms) < 0)
 				return usage(
 				        "--interval %s: expected a duration from 10ms to 24h, e.g. "
 				        "60s",
 				        optarg);
 			break;
 		case 'f':
-			if (interval_parse(optarg, 1, 366LL * 86400000, &o.for_ms) < 0)
+			if (interval_parse(optarg, 1, 366LL * 86400000, &o->for_ms) < 0)
 				return usage("--for %s: expected a duration, e.g. 24h or 90m",
 				             optarg);
 			break;
 		case 'T':
-			if (interval_parse(optarg, 10, 3600000, &o.timeout_ms) < 0)
+			if (interval_parse(optarg, 10, 3600000, &o->timeout_ms) < 0)
 				return usage("--timeout %s: expected a duration from 10ms to 1h, "
 				             "e.g. 10s",
 				             optarg);
 			break;
 		case 'n':
-			if (parse_long(optarg, 1, 100000000, &o.count) < 0)
+			if (parse_long(optarg, 1, 100000000, &o->count) < 0)
 				return usage("--count %s: expected a number of samples, e.g. 60",
 				             optarg);
 			break;
 		case 'w':
-			if (parse_long(optarg, 1, WATCH_WINDOW_MAX, &o.window) < 0)
+			if (parse_long(optarg, 1, WATCH_WINDOW_MAX, &o->window) < 0)
 				return usage(
 				        "--window %s: expected a number of samples from 1 to 1000",
 				        optarg);
 			break;
 		case 't':
-			if (parse_long(optarg, 1, 100, &o.top) < 0)
+			if (parse_long(optarg, 1, 100, &o->top) < 0)
 				return usage("--top %s: expected a count from 1 to 100", optarg);
 			break;
 		case 'l': {
 			long v;
 			if (parse_long(optarg, 0, 1L << 50, &v) < 0)
 				return usage("--floor %s: expected bytes, e.g. 1000000", optarg);
-			o.floor = v;
+			o->floor = v;
 			break;
 		}
 		case 'm': {
 			char *end;
 			errno = 0;
-			o.margin = strtod(optarg, &end);
+			o->margin = strtod(optarg, &end);
 			if (*end == '%')
 				end++;
 			if (errno || end == optarg || *end ||
-			    !(o.margin >= 0 && o.margin <= 100000))
+			    !(o->margin >= 0 && o->margin <= 100000))
 				return usage("--margin %s: expected a percent, e.g. 20", optarg);
 			break;
 		}
 		case 'F':
 			if (strcmp(optarg, "openmetrics") == 0)
-				o.openmetrics = true;
+				o->openmetrics = true;
 			else if (strcmp(optarg, "jsonl") != 0)
 				return usage("--format %s: expected jsonl or openmetrics", optarg);
 			break;
@@ -483,12 +490,21 @@ int watch_cmd_main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage("unexpected argument %s", argv[optind]);
-	if (!o.attach)
+	if (!o->attach)
 		return usage("%s", "gate watch needs --attach NODE, e.g. --attach app@127.0.0.1");
-	if (o.openmetrics && !o.out)
+	if (o->openmetrics && !o->out)
 		return usage("%s",
 		             "--format openmetrics writes a file: give it with --out FILE, e.g. "
 		             "the textfile collector's directory/gate.prom");
+	return -1;
+}
+
+int watch_cmd_main(int argc, char **argv)
+{
+	struct watch_opts o;
+	int rc = parse_args(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
 
 	FILE *out = stdout;
 	char err[4096];
