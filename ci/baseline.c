@@ -1,11 +1,11 @@
 /* ci/baseline.c: the baseline file and the history summary as JSON (jansson), written
  * deterministically and atomically, read strictly. */
 #include "baseline.h"
-#include "errtext.h"
 #include "atomic.h"
+#include "errtext.h"
+#include "readfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -158,21 +157,38 @@ static int validate(const struct baseline *b, bool full, char *why, size_t len)
 	return 0;
 }
 
-static int dump(char **out, size_t *len, const struct baseline *b, bool full, char *err,
-                size_t errlen)
+/* The checked JSON object: what the reader would refuse is refused here, with err saying why. */
+static json_t *checked_json(const struct baseline *b, bool full, char *err, size_t errlen)
 {
 	const char *why;
 	char bad[160];
-	*out = NULL;
 	if (validate(b, full, bad, sizeof(bad)) < 0) {
 		errtext_set(err, errlen, "baseline", "cannot write it: %s", bad);
-		return BASELINE_ERROR;
+		return NULL;
 	}
 	json_t *root = to_json(b, full, &why);
-	if (!root) {
+	if (!root)
 		errtext_set(err, errlen, "baseline", "cannot write it as JSON: %s", why);
+	return root;
+}
+
+json_t *baseline_json(const struct baseline *b, char *err, size_t errlen)
+{
+	return checked_json(b, true, err, errlen);
+}
+
+json_t *baseline_summary_json(const struct baseline *b, char *err, size_t errlen)
+{
+	return checked_json(b, false, err, errlen);
+}
+
+static int dump(char **out, size_t *len, const struct baseline *b, bool full, char *err,
+                size_t errlen)
+{
+	*out = NULL;
+	json_t *root = checked_json(b, full, err, errlen);
+	if (!root)
 		return BASELINE_ERROR;
-	}
 	/* sorted keys and integers only: equal figures give equal bytes, and a change reads
 	 * as a small diff in a pull request */
 	size_t flags = JSON_SORT_KEYS | (full ? JSON_INDENT(2) : JSON_COMPACT);
@@ -402,75 +418,78 @@ static int rd_allocs(struct rd *r, const json_t *allocs, struct baseline *out)
 	return 0;
 }
 
-static int parse(struct baseline *out, const char *text, size_t len, const char *name, bool full,
-                 char *err, size_t errlen)
+/* The text as a JSON object, refused with a reason when it is blank, invalid or not an object. */
+static json_t *load_object(const char *text, size_t len, struct rd *r)
 {
-	struct rd r = {.name = name ? name : "baseline", .err = err, .errlen = errlen};
 	json_error_t jerr;
-	json_t *root = NULL;
-	int rc = BASELINE_ERROR;
-
-	memset(out, 0, sizeof(*out));
-	if (err && errlen)
-		err[0] = '\0';
 	if (len > BASELINE_FILE_MAX) {
-		errtext_set(err, errlen, r.name, "%zu bytes, more than the %d a baseline may have",
-		            len, BASELINE_FILE_MAX);
-		return BASELINE_ERROR;
+		errtext_set(r->err, r->errlen, r->name,
+		            "%zu bytes, more than the %d a baseline may have", len, BASELINE_FILE_MAX);
+		return NULL;
 	}
 	size_t blank = 0;
 	while (blank < len && (text[blank] == ' ' || text[blank] == '\n' || text[blank] == '\r' ||
 	                       text[blank] == '\t'))
 		blank++;
 	if (blank == len) {
-		errtext_set(err, errlen, r.name, "empty, not a baseline (truncated?)");
-		return BASELINE_ERROR;
+		errtext_set(r->err, r->errlen, r->name, "empty, not a baseline (truncated?)");
+		return NULL;
 	}
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		bool at_end = jerr.position >= 0 && (size_t)jerr.position >= len;
-		errtext_set(err, errlen, r.name, "%d:%d: invalid JSON: %s%s", jerr.line,
+		errtext_set(r->err, r->errlen, r->name, "%d:%d: invalid JSON: %s%s", jerr.line,
 		            jerr.column, jerr.text,
 		            at_end ? " (the text ends early: truncated?)" : "");
-		return BASELINE_ERROR;
+		return NULL;
 	}
 	if (!json_is_object(root)) {
-		errtext_set(err, errlen, r.name, "expected a JSON object, got %s",
+		errtext_set(r->err, r->errlen, r->name, "expected a JSON object, got %s",
 		            json_type_name(root));
-		goto out;
+		json_decref(root);
+		return NULL;
 	}
+	return root;
+}
 
-	/* the version first: a newer gate's file may differ in anything else */
+/* The version first: a newer gate's file may differ in anything else. */
+static int rd_version(struct rd *r, const json_t *root, struct baseline *out)
+{
 	const json_t *ver = json_object_get(root, "version");
 	if (!ver) {
-		errtext_set(err, errlen, r.name, "not a gate baseline: it has no \"version\"");
-		goto out;
+		errtext_set(r->err, r->errlen, r->name, "not a gate baseline: it has no \"version\"");
+		return -1;
 	}
 	if (!json_is_integer(ver)) {
-		errtext_set(err, errlen, r.name, "version: expected an integer, got %s",
+		errtext_set(r->err, r->errlen, r->name, "version: expected an integer, got %s",
 		            json_type_name(ver));
-		goto out;
+		return -1;
 	}
 	json_int_t v = json_integer_value(ver);
 	if (v > BASELINE_FORMAT_VERSION) {
-		errtext_set(err, errlen, r.name,
+		errtext_set(r->err, r->errlen, r->name,
 		            "written by a newer gate (format version %lld; this gate reads version "
 		            "%d); "
 		            "upgrade gate",
 		            (long long)v, BASELINE_FORMAT_VERSION);
-		goto out;
+		return -1;
 	}
 	if (v < 1) {
-		errtext_set(err, errlen, r.name,
+		errtext_set(r->err, r->errlen, r->name,
 		            "version: %lld is not a format version (they start at 1)",
 		            (long long)v);
-		goto out;
+		return -1;
 	}
 	out->format_version = (int)v;
+	return 0;
+}
 
-	const json_t *mem = rd_object(&r, root, "memory", true);
+/* The figures and the strings of the top level: memory, counts, timestamp, versions. */
+static int rd_figures(struct rd *r, const json_t *root, struct baseline *out)
+{
+	const json_t *mem = rd_object(r, root, "memory", true);
 	if (!mem)
-		goto out;
+		return -1;
 	const char *key;
 	const json_t *val;
 	json_object_foreach((json_t *)mem, key, val)
@@ -478,53 +497,74 @@ static int parse(struct baseline *out, const char *text, size_t len, const char 
 		int cat = mem_cat_from_name(key);
 		if (cat < 0)
 			continue; /* a category of another OTP release: not ours to judge */
-		if (rd_int(&r, mem, "memory.", key, &out->mem[cat]) < 0)
-			goto out;
+		if (rd_int(r, mem, "memory.", key, &out->mem[cat]) < 0)
+			return -1;
 		out->have[cat] = true;
 	}
-	if (rd_int(&r, root, "", "process_count", &out->process_count) < 0 ||
-	    rd_int(&r, root, "", "atom_count", &out->atom_count) < 0 ||
-	    rd_int(&r, root, "", "test_count", &out->test_count) < 0)
-		goto out;
+	if (rd_int(r, root, "", "process_count", &out->process_count) < 0 ||
+	    rd_int(r, root, "", "atom_count", &out->atom_count) < 0 ||
+	    rd_int(r, root, "", "test_count", &out->test_count) < 0)
+		return -1;
 
 	const json_t *ts = json_object_get(root, "timestamp");
 	if (!ts) {
-		errtext_set(err, errlen, r.name, "timestamp: missing");
-		goto out;
+		errtext_set(r->err, r->errlen, r->name, "timestamp: missing");
+		return -1;
 	}
 	if (!json_is_string(ts) || parse_time(json_string_value(ts), &out->timestamp) < 0) {
-		errtext_set(err, errlen, r.name,
+		errtext_set(r->err, r->errlen, r->name,
 		            "timestamp: expected a UTC time like \"2026-12-02T12:00:00Z\", got %s",
 		            json_is_string(ts) ? json_string_value(ts) : json_type_name(ts));
-		goto out;
+		return -1;
 	}
 
-	if (rd_str(&r, root, "gate", &out->gate_version) < 0 ||
-	    rd_str(&r, root, "otp", &out->otp_release) < 0 ||
-	    rd_str(&r, root, "elixir", &out->elixir_version) < 0 ||
-	    rd_str(&r, root, "commit", &out->commit) < 0)
-		goto out;
+	if (rd_str(r, root, "gate", &out->gate_version) < 0 ||
+	    rd_str(r, root, "otp", &out->otp_release) < 0 ||
+	    rd_str(r, root, "elixir", &out->elixir_version) < 0 ||
+	    rd_str(r, root, "commit", &out->commit) < 0)
+		return -1;
 	if (out->commit && !is_hex_id(out->commit)) {
-		errtext_set(err, errlen, r.name, "commit: \"%.80s\" is not a commit id",
+		errtext_set(r->err, r->errlen, r->name, "commit: \"%.80s\" is not a commit id",
 		            out->commit);
-		goto out;
+		return -1;
 	}
 	const json_t *wt = json_object_get(root, "worktree");
 	out->commit_dirty =
 	        json_is_string(wt) && strcmp(json_string_value(wt), "with local changes") == 0;
+	return 0;
+}
 
-	const json_t *ets = rd_object(&r, root, "ets", full);
+/* The ETS tables and the allocators: required in a file (full), optional in a summary. */
+static int rd_tables(struct rd *r, const json_t *root, bool full, struct baseline *out)
+{
+	const json_t *ets = rd_object(r, root, "ets", full);
 	if (!ets && (full || json_object_get(root, "ets")))
-		goto out;
-	if (ets && rd_ets(&r, ets, out) < 0)
-		goto out;
-	const json_t *allocs = rd_object(&r, root, "allocators", full);
+		return -1;
+	if (ets && rd_ets(r, ets, out) < 0)
+		return -1;
+	const json_t *allocs = rd_object(r, root, "allocators", full);
 	if (!allocs && (full || json_object_get(root, "allocators")))
-		goto out;
-	if (allocs && rd_allocs(&r, allocs, out) < 0)
-		goto out;
-	rc = BASELINE_OK;
-out:
+		return -1;
+	if (allocs && rd_allocs(r, allocs, out) < 0)
+		return -1;
+	return 0;
+}
+
+static int parse(struct baseline *out, const char *text, size_t len, const char *name, bool full,
+                 char *err, size_t errlen)
+{
+	struct rd r = {.name = name ? name : "baseline", .err = err, .errlen = errlen};
+
+	memset(out, 0, sizeof(*out));
+	if (err && errlen)
+		err[0] = '\0';
+	json_t *root = load_object(text, len, &r);
+	if (!root)
+		return BASELINE_ERROR;
+	int rc = rd_version(&r, root, out) < 0 || rd_figures(&r, root, out) < 0 ||
+	                         rd_tables(&r, root, full, out) < 0
+	                 ? BASELINE_ERROR
+	                 : BASELINE_OK;
 	json_decref(root);
 	if (rc != BASELINE_OK)
 		baseline_clear(out);
@@ -543,96 +583,25 @@ int baseline_summary_parse(struct baseline *out, const char *text, size_t len, c
 	return parse(out, text, len, name, false, err, errlen);
 }
 
-/* Reads a regular file of at most BASELINE_FILE_MAX bytes into *out (NUL-terminated).
- * BASELINE_MISSING when it does not exist. */
+/* Reads the file at path (a regular file of at most BASELINE_FILE_MAX bytes) into *out,
+ * NUL-terminated. BASELINE_MISSING ("no baseline at PATH") when it does not exist. */
 static int slurp(char **out, size_t *len, const char *path, char *err, size_t errlen)
 {
-	*out = NULL;
-	*len = 0;
-	/* O_NONBLOCK: a FIFO at path must not hang us before fstat says what it is */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno == ENOENT) {
-			errtext_set(err, errlen, NULL, "no baseline at %s", path);
-			return BASELINE_MISSING;
-		}
-		errtext_set(err, errlen, path, "cannot open it: %s", strerror(errno));
-		return BASELINE_ERROR;
+	switch (readfile_bounded(path, BASELINE_FILE_MAX, 0, out, len, err, errlen)) {
+	case READFILE_OK: return BASELINE_OK;
+	case READFILE_MISSING:
+		errtext_set(err, errlen, NULL, "no baseline at %s", path);
+		return BASELINE_MISSING;
+	case READFILE_ERROR: break;
 	}
+	/* the likeliest mistake gets its fix */
 	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		errtext_set(err, errlen, path, "cannot stat it: %s", strerror(errno));
-		close(fd);
-		return BASELINE_ERROR;
-	}
-	if (S_ISDIR(st.st_mode)) {
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		errtext_set(err, errlen, path,
 		            "is a directory, not a baseline file; point the baseline "
 		            "path at a file (default %s)",
 		            BASELINE_DEFAULT_PATH);
-		close(fd);
-		return BASELINE_ERROR;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		errtext_set(err, errlen, path, "is not a regular file");
-		close(fd);
-		return BASELINE_ERROR;
-	}
-	if (st.st_size > BASELINE_FILE_MAX) {
-		errtext_set(err, errlen, path, "%lld bytes, more than the %d a baseline may have",
-		            (long long)st.st_size, BASELINE_FILE_MAX);
-		close(fd);
-		return BASELINE_ERROR;
-	}
-	size_t cap = (size_t)st.st_size + 1, n = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		errtext_set(err, errlen, path, "out of memory");
-		close(fd);
-		return BASELINE_ERROR;
-	}
-	for (;;) {
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			errtext_set(err, errlen, path, "cannot read it: %s", strerror(errno));
-			free(buf);
-			close(fd);
-			return BASELINE_ERROR;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-		if (n == cap) {
-			/* it grew while we read it: allow up to the cap, no further */
-			if (cap > BASELINE_FILE_MAX) {
-				errtext_set(err, errlen, path,
-				            "more than the %d bytes a baseline may have",
-				            BASELINE_FILE_MAX);
-				free(buf);
-				close(fd);
-				return BASELINE_ERROR;
-			}
-			size_t ncap = cap * 2 > (size_t)BASELINE_FILE_MAX + 1
-			                      ? (size_t)BASELINE_FILE_MAX + 1
-			                      : cap * 2;
-			char *nb = realloc(buf, ncap + 1);
-			if (!nb) {
-				errtext_set(err, errlen, path, "out of memory");
-				free(buf);
-				close(fd);
-				return BASELINE_ERROR;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-	}
-	close(fd);
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return BASELINE_OK;
+	return BASELINE_ERROR;
 }
 
 int baseline_read_file(struct baseline *out, const char *path, char *err, size_t errlen)

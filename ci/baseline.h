@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "rules/baseline.h"
 
 /* Cap on a baseline file or note read from outside. */
@@ -46,6 +48,14 @@ int baseline_format(char **out, size_t *len, const struct baseline *b, char *err
 
 /* The one-line summary stored as a git note (no ETS tables, no allocators; ends with "\n"). */
 int baseline_summary_format(char **out, const struct baseline *b, char *err, size_t errlen);
+
+/* The baseline as a JSON object, the very content baseline_format writes (baseline_format
+ * prints it), so that a JSON writer can embed it without printing and parsing it back. A new
+ * reference, the caller's to json_decref; NULL with err set when b cannot be written (the
+ * same refusals and messages as baseline_format). */
+json_t *baseline_json(const struct baseline *b, char *err, size_t errlen);
+/* The same for the summary (baseline_summary_format's content). */
+json_t *baseline_summary_json(const struct baseline *b, char *err, size_t errlen);
 
 /* Parses a baseline file's text (len bytes, need not be NUL-terminated; at most
  * BASELINE_FILE_MAX). name says where the text is from in messages ("origin/main:.gate/

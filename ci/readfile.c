@@ -24,7 +24,8 @@ enum readfile_status readfile_bounded(const char *path, size_t max, int truncate
 {
 	*out = NULL;
 	*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO at path must not hang the open before fstat says what it is */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		int e = errno;
 		errtext_set(err, errlen, path, "cannot open it: %s", strerror(e));
