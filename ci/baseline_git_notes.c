@@ -135,21 +135,17 @@ void baseline_history_clear(struct baseline_history *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static int history_push(struct baseline_history *h, size_t *cap, struct baseline *b,
+/* The capacities of the history's two arrays (they grow apart when one allocation fails). */
+struct history_caps {
+	size_t items, noted;
+};
+
+static int history_push(struct baseline_history *h, struct history_caps *cap, struct baseline *b,
                         const git_oid *noted)
 {
-	if (h->count == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		struct baseline *items = realloc(h->items, ncap * sizeof(*items));
-		if (!items)
-			return -1;
-		h->items = items;
-		char(*n)[BASELINE_OID_HEX] = realloc(h->noted, ncap * sizeof(*n));
-		if (!n)
-			return -1;
-		h->noted = n;
-		*cap = ncap;
-	}
+	if (GROW(h->items, cap->items, h->count + 1, 16) < 0 ||
+	    GROW(h->noted, cap->noted, h->count + 1, 16) < 0)
+		return -1;
 	h->items[h->count] = *b;
 	bgit_oid_hex(h->noted[h->count], noted);
 	h->count++;
@@ -157,40 +153,28 @@ static int history_push(struct baseline_history *h, size_t *cap, struct baseline
 	return 0;
 }
 
-int baseline_git_history(struct baseline_history *out, struct baseline_repo *repo,
-                         const char *notes_ref, const char *from, size_t max_entries,
-                         size_t max_walk, char *err, size_t errlen)
+/* Collected newest first; the trend rule and the listing want oldest first. */
+static void history_reverse(struct baseline_history *h)
 {
-	git_repository *r = repo->repo;
-	git_commit *c = NULL;
-	git_reference *nref = NULL;
-	char ref[256];
-	size_t cap = 0;
-	int rc = BASELINE_ERROR, grc;
-
-	memset(out, 0, sizeof(*out));
-	if (err && errlen)
-		err[0] = '\0';
-	if (!from || !*from)
-		from = "HEAD";
-	if (!max_walk)
-		max_walk = BASELINE_HISTORY_MAX_WALK;
-	notes_ref_name(ref, sizeof(ref), notes_ref);
-
-	grc = git_reference_lookup(&nref, r, ref);
-	if (grc == GIT_ENOTFOUND) {
-		out->notes_ref_missing = true;
-		return BASELINE_OK;
+	for (size_t i = 0, j = h->count ? h->count - 1 : 0; i < j; i++, j--) {
+		struct baseline t = h->items[i];
+		h->items[i] = h->items[j];
+		h->items[j] = t;
+		char hex[BASELINE_OID_HEX];
+		memcpy(hex, h->noted[i], sizeof(hex));
+		memcpy(h->noted[i], h->noted[j], sizeof(hex));
+		memcpy(h->noted[j], hex, sizeof(hex));
 	}
-	if (grc < 0)
-		return bgit_fail(err, errlen, grc, NULL, "cannot read the notes ref %s", ref);
-	git_reference_free(nref);
-	if (strcmp(from, "HEAD") == 0 && git_repository_head_unborn(r) == 1)
-		return BASELINE_OK;
+}
 
-	grc = bgit_resolve_commit(&c, r, from);
-	if (grc < 0)
-		return bgit_fail(err, errlen, grc, NULL, "cannot resolve %s for the history", from);
+/* Walks the first parents from c (taken over: freed here) and collects the notes under ref,
+ * newest first. */
+static int history_walk(struct baseline_history *out, git_repository *r, const char *ref,
+                        git_commit *c, size_t max_entries, size_t max_walk, char *err,
+                        size_t errlen)
+{
+	struct history_caps cap = {0};
+	int rc = BASELINE_ERROR, grc;
 	bool shallow = git_repository_is_shallow(r) == 1;
 	while (c && out->walked < max_walk && (!max_entries || out->count < max_entries)) {
 		struct baseline b;
@@ -222,30 +206,57 @@ int baseline_git_history(struct baseline_history *out, struct baseline_repo *rep
 		if (grc < 0) {
 			char hex[BASELINE_OID_HEX];
 			bgit_oid_hex(hex, git_commit_id(c));
-			bgit_fail(err, errlen, grc,
-			         "the clone may be incomplete: fetch more history",
-			         "cannot read the parent of %.7s", hex);
+			bgit_fail(err, errlen, grc, "the clone may be incomplete: fetch more history",
+			          "cannot read the parent of %.7s", hex);
 			goto out;
 		}
 		git_commit_free(c);
 		c = p;
 	}
-	/* collected newest first; the trend rule and the listing want oldest first */
-	for (size_t i = 0, j = out->count ? out->count - 1 : 0; i < j; i++, j--) {
-		struct baseline t = out->items[i];
-		out->items[i] = out->items[j];
-		out->items[j] = t;
-		char h[BASELINE_OID_HEX];
-		memcpy(h, out->noted[i], sizeof(h));
-		memcpy(out->noted[i], out->noted[j], sizeof(h));
-		memcpy(out->noted[j], h, sizeof(h));
-	}
 	rc = BASELINE_OK;
 out:
 	git_commit_free(c);
-	if (rc != BASELINE_OK)
-		baseline_history_clear(out);
 	return rc;
+}
+
+int baseline_git_history(struct baseline_history *out, struct baseline_repo *repo,
+                         const char *notes_ref, const char *from, size_t max_entries,
+                         size_t max_walk, char *err, size_t errlen)
+{
+	git_repository *r = repo->repo;
+	git_commit *c = NULL;
+	git_reference *nref = NULL;
+	char ref[256];
+
+	memset(out, 0, sizeof(*out));
+	if (err && errlen)
+		err[0] = '\0';
+	if (!from || !*from)
+		from = "HEAD";
+	if (!max_walk)
+		max_walk = BASELINE_HISTORY_MAX_WALK;
+	notes_ref_name(ref, sizeof(ref), notes_ref);
+
+	int grc = git_reference_lookup(&nref, r, ref);
+	if (grc == GIT_ENOTFOUND) {
+		out->notes_ref_missing = true;
+		return BASELINE_OK;
+	}
+	if (grc < 0)
+		return bgit_fail(err, errlen, grc, NULL, "cannot read the notes ref %s", ref);
+	git_reference_free(nref);
+	if (strcmp(from, "HEAD") == 0 && git_repository_head_unborn(r) == 1)
+		return BASELINE_OK;
+
+	grc = bgit_resolve_commit(&c, r, from);
+	if (grc < 0)
+		return bgit_fail(err, errlen, grc, NULL, "cannot resolve %s for the history", from);
+	if (history_walk(out, r, ref, c, max_entries, max_walk, err, errlen) != BASELINE_OK) {
+		baseline_history_clear(out);
+		return BASELINE_ERROR;
+	}
+	history_reverse(out);
+	return BASELINE_OK;
 }
 
 int baseline_history_format_json(char **out, const struct baseline_history *h, char *err,
@@ -256,14 +267,12 @@ int baseline_history_format_json(char **out, const struct baseline_history *h, c
 	if (!arr)
 		goto oom;
 	for (size_t i = 0; i < h->count; i++) {
-		char *text = NULL;
-		if (baseline_summary_format(&text, &h->items[i], err, errlen) != BASELINE_OK) {
+		json_t *o = baseline_summary_json(&h->items[i], err, errlen);
+		if (!o) {
 			json_decref(arr);
 			return BASELINE_ERROR;
 		}
-		json_t *o = json_loads(text, 0, NULL);
-		free(text);
-		if (!o || json_object_set_new(o, "noted_commit", json_string(h->noted[i])) < 0) {
+		if (json_object_set_new(o, "noted_commit", json_string(h->noted[i])) < 0) {
 			json_decref(o);
 			json_decref(arr);
 			goto oom;
@@ -277,15 +286,11 @@ int baseline_history_format_json(char **out, const struct baseline_history *h, c
 	json_decref(arr);
 	if (!s)
 		goto oom;
-	size_t n = strlen(s);
-	char *nl = realloc(s, n + 2);
-	if (!nl) {
+	if (text_append(&s, "\n") < 0) {
 		free(s);
 		goto oom;
 	}
-	nl[n] = '\n';
-	nl[n + 1] = '\0';
-	*out = nl;
+	*out = s;
 	return BASELINE_OK;
 oom:
 	set_err(err, errlen, "out of memory");
