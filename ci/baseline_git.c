@@ -273,32 +273,45 @@ int bgit_resolve_commit(git_commit **out, git_repository *repo, const char *ref)
 	return 0;
 }
 
-int baseline_git_read(struct baseline *out, struct baseline_source *src, struct baseline_repo *repo,
-                      const char *ref, bool fallback_to_head, const char *path, char *err,
-                      size_t errlen)
+/* The error for a baseline ref that did not resolve (grc: bgit_resolve_commit's code). */
+static int read_ref_failed(struct baseline_repo *repo, const char *asked, int grc, char *err,
+                           size_t errlen)
 {
-	git_commit *commit = NULL;
-	git_tree *tree = NULL;
-	git_tree_entry *entry = NULL;
-	git_blob *blob = NULL;
-	int rc = BASELINE_ERROR, grc;
-
-	memset(out, 0, sizeof(*out));
-	memset(src, 0, sizeof(*src));
-	if (err && errlen)
-		err[0] = '\0';
-	if (!path)
-		path = BASELINE_DEFAULT_PATH;
-	if (!ref || !*ref)
-		ref = BASELINE_DEFAULT_REF;
-	snprintf(src->ref, sizeof(src->ref), "%s", ref);
-	snprintf(src->where, sizeof(src->where), "%s:%s", ref, path);
-	if (bgit_check_path(path, err, errlen) < 0)
+	if (grc == GIT_ENOTFOUND && strcmp(asked, "HEAD") == 0 &&
+	    git_repository_head_unborn(repo->repo) == 1) {
+		set_err(err, errlen,
+		        "cannot read the baseline at HEAD: HEAD has no commits "
+		        "yet; make a first commit or pass --baseline-ref worktree");
 		return BASELINE_ERROR;
-	if (strcmp(ref, BASELINE_REF_WORKTREE) == 0)
-		return read_worktree(out, src, repo, path, err, errlen);
+	}
+	if (grc == GIT_ENOTFOUND) {
+		/* "origin/main": say how a shallow CI clone gets that one ref */
+		char fix[768];
+		const char *slash = strchr(asked, '/');
+		if (slash && slash != asked && slash[1] && !strchr(slash + 1, '~') &&
+		    !strchr(slash + 1, '^') && strncmp(asked, "refs/", 5) != 0)
+			snprintf(fix, sizeof(fix),
+			         "fetch it (git fetch --depth=1 %.*s %s:refs/remotes/%s) or "
+			         "pass another --baseline-ref",
+			         (int)(slash - asked), asked, slash + 1, asked);
+		else
+			snprintf(fix, sizeof(fix), "fetch it or pass another --baseline-ref");
+		return bgit_fail(err, errlen, grc, fix, "the baseline ref %s does not exist", asked);
+	}
+	if (grc == GIT_EPEEL)
+		return bgit_fail(err, errlen, grc, "pass a branch, tag or commit",
+		                 "the baseline ref %s does not name a commit", asked);
+	return bgit_fail(err, errlen, grc, "pass a branch, tag or commit",
+	                 "cannot resolve the baseline ref %s", asked);
+}
 
-	grc = bgit_resolve_commit(&commit, repo->repo, ref);
+/* Resolves ref to its commit, or HEAD's when it does not exist and fallback_to_head (src
+ * says so). BASELINE_MISSING when it fell back to an unborn HEAD. */
+static int read_resolve(git_commit **commit, struct baseline_source *src,
+                        struct baseline_repo *repo, const char *ref, bool fallback_to_head,
+                        const char *path, char *err, size_t errlen)
+{
+	int grc = bgit_resolve_commit(commit, repo->repo, ref);
 	if (grc == GIT_ENOTFOUND && fallback_to_head && strcmp(ref, "HEAD") != 0) {
 		src->fell_back = true;
 		snprintf(src->ref, sizeof(src->ref), "HEAD");
@@ -310,46 +323,28 @@ int baseline_git_read(struct baseline *out, struct baseline_source *src, struct 
 			        src->where, ref);
 			return BASELINE_MISSING;
 		}
-		grc = bgit_resolve_commit(&commit, repo->repo, "HEAD");
+		grc = bgit_resolve_commit(commit, repo->repo, "HEAD");
 	}
-	if (grc < 0) {
-		const char *asked = src->ref;
-		if (grc == GIT_ENOTFOUND && strcmp(asked, "HEAD") == 0 &&
-		    git_repository_head_unborn(repo->repo) == 1) {
-			set_err(err, errlen,
-			        "cannot read the baseline at HEAD: HEAD has no commits "
-			        "yet; make a first commit or pass --baseline-ref worktree");
-			return BASELINE_ERROR;
-		}
-		if (grc == GIT_ENOTFOUND) {
-			/* "origin/main": say how a shallow CI clone gets that one ref */
-			char fix[768];
-			const char *slash = strchr(asked, '/');
-			if (slash && slash != asked && slash[1] && !strchr(slash + 1, '~') &&
-			    !strchr(slash + 1, '^') && strncmp(asked, "refs/", 5) != 0)
-				snprintf(
-				        fix, sizeof(fix),
-				        "fetch it (git fetch --depth=1 %.*s %s:refs/remotes/%s) or "
-				        "pass another --baseline-ref",
-				        (int)(slash - asked), asked, slash + 1, asked);
-			else
-				snprintf(fix, sizeof(fix),
-				         "fetch it or pass another --baseline-ref");
-			return bgit_fail(err, errlen, grc, fix, "the baseline ref %s does not exist",
-			                asked);
-		}
-		if (grc == GIT_EPEEL)
-			return bgit_fail(err, errlen, grc, "pass a branch, tag or commit",
-			                "the baseline ref %s does not name a commit", asked);
-		return bgit_fail(err, errlen, grc, "pass a branch, tag or commit",
-		                "cannot resolve the baseline ref %s", asked);
-	}
-	bgit_oid_hex(src->commit, git_commit_id(commit));
+	if (grc < 0)
+		return read_ref_failed(repo, src->ref, grc, err, errlen);
+	bgit_oid_hex(src->commit, git_commit_id(*commit));
+	return BASELINE_OK;
+}
 
-	grc = git_commit_tree(&tree, commit);
+/* Reads and parses the file at path in commit's tree. */
+static int read_blob(struct baseline *out, const struct baseline_source *src,
+                     struct baseline_repo *repo, git_commit *commit, const char *path, char *err,
+                     size_t errlen)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	int rc = BASELINE_ERROR;
+
+	int grc = git_commit_tree(&tree, commit);
 	if (grc < 0) {
 		bgit_fail(err, errlen, grc, "the clone may lack the objects: fetch the ref again",
-		         "cannot read the tree of %s (%s)", src->ref, src->commit);
+		          "cannot read the tree of %s (%s)", src->ref, src->commit);
 		goto out;
 	}
 	grc = git_tree_entry_bypath(&entry, tree, path);
@@ -377,7 +372,7 @@ int baseline_git_read(struct baseline *out, struct baseline_source *src, struct 
 	grc = git_blob_lookup(&blob, repo->repo, git_tree_entry_id(entry));
 	if (grc < 0) {
 		bgit_fail(err, errlen, grc, "the clone may lack the objects: fetch the ref again",
-		         "cannot read the blob of %s", src->where);
+		          "cannot read the blob of %s", src->where);
 		goto out;
 	}
 	git_object_size_t size = git_blob_rawsize(blob);
@@ -391,6 +386,32 @@ out:
 	git_blob_free(blob);
 	git_tree_entry_free(entry);
 	git_tree_free(tree);
+	return rc;
+}
+
+int baseline_git_read(struct baseline *out, struct baseline_source *src, struct baseline_repo *repo,
+                      const char *ref, bool fallback_to_head, const char *path, char *err,
+                      size_t errlen)
+{
+	git_commit *commit = NULL;
+
+	memset(out, 0, sizeof(*out));
+	memset(src, 0, sizeof(*src));
+	if (err && errlen)
+		err[0] = '\0';
+	if (!path)
+		path = BASELINE_DEFAULT_PATH;
+	if (!ref || !*ref)
+		ref = BASELINE_DEFAULT_REF;
+	snprintf(src->ref, sizeof(src->ref), "%s", ref);
+	snprintf(src->where, sizeof(src->where), "%s:%s", ref, path);
+	if (bgit_check_path(path, err, errlen) < 0)
+		return BASELINE_ERROR;
+	if (strcmp(ref, BASELINE_REF_WORKTREE) == 0)
+		return read_worktree(out, src, repo, path, err, errlen);
+	int rc = read_resolve(&commit, src, repo, ref, fallback_to_head, path, err, errlen);
+	if (rc == BASELINE_OK)
+		rc = read_blob(out, src, repo, commit, path, err, errlen);
 	git_commit_free(commit);
 	return rc;
 }
