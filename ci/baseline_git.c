@@ -21,8 +21,7 @@ _Static_assert(BGIT_HEX == BASELINE_OID_HEX, "a commit id as text has one size")
 /* ---- messages ---- */
 
 /* "WHAT: libgit2's reason[; FIX]" with the reason from git_error_last() */
-int bgit_fail(char *err, size_t errlen, int code,
-                                                          const char *fix, const char *fmt, ...)
+int bgit_fail(char *err, size_t errlen, int code, const char *fix, const char *fmt, ...)
 {
 	if (err && errlen) {
 		const git_error *e = git_error_last();
@@ -118,13 +117,14 @@ int baseline_git_open(struct baseline_repo **out, const char *dir, char *err, si
 	if (rc < 0) {
 		if (rc == GIT_ENOTFOUND)
 			bgit_fail(err, errlen, rc,
-			         "run gate inside a git checkout, or read the baseline from the "
-			         "working tree (--baseline-ref worktree)",
-			         "%s is not in a git repository (looked there and in its parents)",
-			         dir ? dir : ".");
+			          "run gate inside a git checkout, or read the baseline from the "
+			          "working tree (--baseline-ref worktree)",
+			          "%s is not in a git repository (looked there and in its parents)",
+			          dir ? dir : ".");
 		else
-			bgit_fail(err, errlen, rc, "check the repository with git status / git fsck",
-			         "cannot open the git repository at %s", dir ? dir : ".");
+			bgit_fail(err, errlen, rc,
+			          "check the repository with git status / git fsck",
+			          "cannot open the git repository at %s", dir ? dir : ".");
 		free(r);
 		git_libgit2_shutdown();
 		return BASELINE_ERROR;
@@ -256,7 +256,6 @@ static int read_worktree(struct baseline *out, struct baseline_source *src,
 	return rc;
 }
 
-
 /* Resolves ref to a commit. GIT_ENOTFOUND when the ref does not exist. */
 int bgit_resolve_commit(git_commit **out, git_repository *repo, const char *ref)
 {
@@ -296,7 +295,8 @@ static int read_ref_failed(struct baseline_repo *repo, const char *asked, int gr
 			         (int)(slash - asked), asked, slash + 1, asked);
 		else
 			snprintf(fix, sizeof(fix), "fetch it or pass another --baseline-ref");
-		return bgit_fail(err, errlen, grc, fix, "the baseline ref %s does not exist", asked);
+		return bgit_fail(err, errlen, grc, fix, "the baseline ref %s does not exist",
+		                 asked);
 	}
 	if (grc == GIT_EPEEL)
 		return bgit_fail(err, errlen, grc, "pass a branch, tag or commit",
@@ -429,7 +429,8 @@ int bgit_signature(git_signature **out, git_repository *repo, char *err, size_t 
 	if (!name || !*name || !email || !*email) {
 		rc = git_repository_config_snapshot(&cfg, repo);
 		if (rc < 0)
-			return bgit_fail(err, errlen, rc, NULL, "cannot read the git configuration");
+			return bgit_fail(err, errlen, rc, NULL,
+			                 "cannot read the git configuration");
 		if (!name || !*name)
 			if (git_config_get_string(&name, cfg, "user.name") < 0)
 				name = NULL;
@@ -449,7 +450,7 @@ int bgit_signature(git_signature **out, git_repository *repo, char *err, size_t 
 	rc = git_signature_now(out, name, email);
 	if (rc < 0)
 		bgit_fail(err, errlen, rc, "fix GATE_AUTHOR_* or user.name / user.email",
-		         "invalid author \"%s <%s>\"", name, email);
+		          "invalid author \"%s <%s>\"", name, email);
 	git_config_free(cfg); /* name and email borrow from it until here */
 	return rc < 0 ? BASELINE_ERROR : BASELINE_OK;
 }

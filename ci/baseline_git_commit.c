@@ -254,8 +254,8 @@ static int commit_begin(struct commit_run *c, struct baseline_repo *repo)
 		return BASELINE_ERROR;
 	}
 	if (git_repository_workdir(c->r)) {
-		int rrc = baseline_git_recover(repo, recovered, sizeof(recovered), c->err,
-		                               c->errlen);
+		int rrc =
+		        baseline_git_recover(repo, recovered, sizeof(recovered), c->err, c->errlen);
 		if (rrc < 0)
 			return BASELINE_ERROR;
 		if (rrc == 1)
@@ -419,8 +419,8 @@ static int commit_old(struct commit_run *c)
 		return BASELINE_OK;
 	git_filemode_t m = git_tree_entry_filemode(c->old_entry);
 	if (m != GIT_FILEMODE_BLOB && m != GIT_FILEMODE_BLOB_EXECUTABLE) {
-		set_err(c->err, c->errlen, "cannot commit the baseline: HEAD:%s is a %s, not a file",
-		        path,
+		set_err(c->err, c->errlen,
+		        "cannot commit the baseline: HEAD:%s is a %s, not a file", path,
 		        m == GIT_FILEMODE_TREE     ? "directory"
 		        : m == GIT_FILEMODE_COMMIT ? "submodule"
 		                                   : "symbolic link");
@@ -465,8 +465,8 @@ static int commit_objects(struct commit_run *c)
 	int grc = git_blob_create_from_buffer(&c->blob_id, c->r, c->text, c->len);
 	if (grc < 0)
 		return bgit_fail(err, errlen, grc, NULL, "cannot write the blob for %s", c->path);
-	git_tree_update upd = {.action = GIT_TREE_UPDATE_UPSERT, .filemode = c->mode,
-	                       .path = c->path};
+	git_tree_update upd = {
+	        .action = GIT_TREE_UPDATE_UPSERT, .filemode = c->mode, .path = c->path};
 	git_oid_cpy(&upd.id, &c->blob_id);
 	grc = git_tree_create_updated(&tree_id, c->r, c->parent_tree, 1, &upd);
 	if (grc < 0)
@@ -480,8 +480,8 @@ static int commit_objects(struct commit_run *c)
 	if (c->b->commit && strlen(c->b->commit) >= 7)
 		snprintf(measured, sizeof(measured), "%.7s", c->b->commit);
 	int dirty = c->opts->measured_dirty || c->b->commit_dirty ? 1 : 0;
-	c->message = make_message(c->opts->message, c->opts->skip_ci,
-	                          measured[0] ? measured : NULL, dirty);
+	c->message = make_message(c->opts->message, c->opts->skip_ci, measured[0] ? measured : NULL,
+	                          dirty);
 	if (!c->message) {
 		set_err(err, errlen, "out of memory");
 		return BASELINE_ERROR;
@@ -649,8 +649,12 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
                         char *err, size_t errlen)
 {
 	static const struct baseline_commit_opts none = {0};
-	struct commit_run c = {.r = repo->repo, .b = b, .opts = opts ? opts : &none, .err = err,
-	                       .errlen = errlen, .j = {.fd = -1}};
+	struct commit_run c = {.r = repo->repo,
+	                       .b = b,
+	                       .opts = opts ? opts : &none,
+	                       .err = err,
+	                       .errlen = errlen,
+	                       .j = {.fd = -1}};
 	c.path = c.opts->path ? c.opts->path : BASELINE_DEFAULT_PATH;
 	out[0] = '\0';
 	if (err && errlen)

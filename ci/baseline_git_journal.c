@@ -305,7 +305,7 @@ int bgit_index_apply(git_repository *r, struct bgit_journal *j, char *err, size_
 	grc = git_index_open(&idx, next);
 	if (grc < 0) {
 		bgit_fail(err, errlen, grc, "check it with git status", "cannot read the index %s",
-		         index_path);
+		          index_path);
 		goto out;
 	}
 	git_index_entry e;

@@ -74,7 +74,7 @@ int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref, c
 	}
 	if (grc < 0) {
 		bgit_fail(err, errlen, grc, NULL, "cannot write the note of %.7s in %s", commit,
-		         ref);
+		          ref);
 		goto out;
 	}
 	rc = BASELINE_OK;
@@ -99,7 +99,7 @@ static int note_read(struct baseline *out, git_repository *repo, const char *ref
 	}
 	if (grc < 0)
 		return bgit_fail(err, errlen, grc, NULL, "cannot read the note of %.7s in %s", hex,
-		                ref);
+		                 ref);
 	const char *msg = git_note_message(note);
 	size_t len = msg ? strlen(msg) : 0;
 	snprintf(name, sizeof(name), "note %s of %.7s", ref, hex);
@@ -206,7 +206,8 @@ static int history_walk(struct baseline_history *out, git_repository *r, const c
 		if (grc < 0) {
 			char hex[BASELINE_OID_HEX];
 			bgit_oid_hex(hex, git_commit_id(c));
-			bgit_fail(err, errlen, grc, "the clone may be incomplete: fetch more history",
+			bgit_fail(err, errlen, grc,
+			          "the clone may be incomplete: fetch more history",
 			          "cannot read the parent of %.7s", hex);
 			goto out;
 		}

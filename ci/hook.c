@@ -117,9 +117,9 @@ int hook_script_format(char **out, const struct hook_spec *spec)
 
 	*out = NULL;
 	textbuf_printf(&b,
-	                  "#!/bin/sh\n" HOOK_MARKER " the memory gate as a git %s hook, "
-	                  "installed by `gate hook install --%s`.\n",
-	                  kind, kind);
+	               "#!/bin/sh\n" HOOK_MARKER " the memory gate as a git %s hook, "
+	               "installed by `gate hook install --%s`.\n",
+	               kind, kind);
 	textbuf_printf(
 	        &b,
 	        "# `gate hook uninstall --%s` removes it and puts back the hook it chains, if "
@@ -184,13 +184,13 @@ int hook_script_format(char **out, const struct hook_spec *spec)
 		sh_quote(&b, spec->args[i]);
 	}
 	textbuf_printf(&b, " </dev/null\n"
-	                      "rc=$?\n"
-	                      "if [ \"$rc\" -ne 0 ]; then\n"
-	                      "\techo \"gate: $hook hook: blocked, gate run exited $rc (1: a "
-	                      "memory rule or a test "
-	                      "failed, 2: gate could not run)\" >&2\n"
-	                      "fi\n"
-	                      "exit \"$rc\"\n");
+	                   "rc=$?\n"
+	                   "if [ \"$rc\" -ne 0 ]; then\n"
+	                   "\techo \"gate: $hook hook: blocked, gate run exited $rc (1: a "
+	                   "memory rule or a test "
+	                   "failed, 2: gate could not run)\" >&2\n"
+	                   "fi\n"
+	                   "exit \"$rc\"\n");
 	*out = textbuf_take(&b);
 	return *out ? 0 : -1;
 }

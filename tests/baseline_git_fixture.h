@@ -196,7 +196,7 @@ static inline void head_hex(struct fixture *fx, struct baseline_repo *r, char ou
 
 /* Commits fx->b (or b) at the default path expecting HEAD where it is; returns the commit. */
 static inline void commit_ok(struct fixture *fx, struct baseline_repo *r, const struct baseline *b,
-                      char out_commit[BASELINE_OID_HEX])
+                             char out_commit[BASELINE_OID_HEX])
 {
 	char head[BASELINE_OID_HEX];
 	head_hex(fx, r, head);

@@ -14,7 +14,6 @@
 
 #include <git2.h>
 
-
 /* Tries a commit that must be refused with want in the message, and checks that nothing
  * moved: HEAD, the index, the working tree. */
 static void assert_refused(struct fixture *fx, struct baseline_repo *r,
@@ -465,7 +464,6 @@ static void test_git__author_message_mode(void **state)
 	assert_fsck(fx->repo);
 }
 
-
 /* ---- crash safety (issue 20) ---- */
 
 /* The steps of baseline_git_commit, in order, and whether a kill there leaves the branch
@@ -808,15 +806,16 @@ static void test_git__sparse_checkout_hint(void **state)
 	assert_fsck(fx->repo);
 }
 
-
 int main(void)
 {
 	bgfx_env();
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test_setup_teardown(test_git__commit_touches_one_path, setup, teardown),
-	        cmocka_unit_test_setup_teardown(test_git__commit_keeps_other_changes, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__commit_keeps_other_changes, setup,
+	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_git__head_moved, setup, teardown),
-	        cmocka_unit_test_setup_teardown(test_git__head_moved_during_commit, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__head_moved_during_commit, setup,
+	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_git__refuse_detached, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_git__refuse_unborn, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_git__refuse_merge, setup, teardown),

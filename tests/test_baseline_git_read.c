@@ -436,7 +436,6 @@ static void test_git__paths(void **state)
 	assert_fsck(fx->repo);
 }
 
-
 int main(void)
 {
 	bgfx_env();
