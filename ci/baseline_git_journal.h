@@ -15,9 +15,12 @@
 
 #include "ci/baseline_git.h"
 
+/* The journal's name under the git dir, and the most of it that is read back. */
 #define JOURNAL_NAME "gate-baseline-commit"
 #define JOURNAL_MAX 16384
 
+/* A commit in progress as the journal records it (one "key value" line each), and the open,
+ * flock'd journal itself. */
 struct bgit_journal {
 	int fd;                /* the flock'd journal; -1 when none */
 	char gitdir[PATH_MAX]; /* ends with "/" */
