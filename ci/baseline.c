@@ -424,7 +424,8 @@ static json_t *load_object(const char *text, size_t len, struct rd *r)
 	json_error_t jerr;
 	if (len > BASELINE_FILE_MAX) {
 		errtext_set(r->err, r->errlen, r->name,
-		            "%zu bytes, more than the %d a baseline may have", len, BASELINE_FILE_MAX);
+		            "%zu bytes, more than the %d a baseline may have", len,
+		            BASELINE_FILE_MAX);
 		return NULL;
 	}
 	size_t blank = 0;
@@ -457,7 +458,8 @@ static int rd_version(struct rd *r, const json_t *root, struct baseline *out)
 {
 	const json_t *ver = json_object_get(root, "version");
 	if (!ver) {
-		errtext_set(r->err, r->errlen, r->name, "not a gate baseline: it has no \"version\"");
+		errtext_set(r->err, r->errlen, r->name,
+		            "not a gate baseline: it has no \"version\"");
 		return -1;
 	}
 	if (!json_is_integer(ver)) {

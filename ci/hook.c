@@ -14,7 +14,8 @@
 
 #include "atomic.h"
 #include "errtext.h"
-#include "report.h"
+#include "readfile.h"
+#include "rules/grow.h"
 
 /* Bytes of an existing hook read to look for the marker. */
 #define HOOK_HEAD_MAX 4096
@@ -97,43 +98,43 @@ out:
 }
 
 /* Appends s quoted for sh: '...' with every ' written as '\''. */
-static void sh_quote(struct report_buf *b, const char *s)
+static void sh_quote(struct textbuf *b, const char *s)
 {
-	report_buf_put(b, "'", 1);
+	textbuf_add(b, "'", 1);
 	for (const char *p = s; *p; p++) {
 		if (*p == '\'')
-			report_buf_put(b, "'\\''", 4);
+			textbuf_add(b, "'\\''", 4);
 		else
-			report_buf_put(b, p, 1);
+			textbuf_add(b, p, 1);
 	}
-	report_buf_put(b, "'", 1);
+	textbuf_add(b, "'", 1);
 }
 
 int hook_script_format(char **out, const struct hook_spec *spec)
 {
-	struct report_buf b = {0};
+	struct textbuf b = {0};
 	const char *kind = hook_kind_name(spec->kind);
 
 	*out = NULL;
-	report_buf_printf(&b,
-	                  "#!/bin/sh\n" HOOK_MARKER " the memory gate as a git %s hook, "
-	                  "installed by `gate hook install --%s`.\n",
-	                  kind, kind);
-	report_buf_printf(
+	textbuf_printf(&b,
+	               "#!/bin/sh\n" HOOK_MARKER " the memory gate as a git %s hook, "
+	               "installed by `gate hook install --%s`.\n",
+	               kind, kind);
+	textbuf_printf(
 	        &b,
 	        "# `gate hook uninstall --%s` removes it and puts back the hook it chains, if "
 	        "any.\n"
 	        "# GATE_BIN=/path/to/gate overrides the gate binary below; GATE_HOOK_SKIP=1 skips "
 	        "the gate once.\n",
 	        kind);
-	report_buf_printf(&b, "hook=%s\ngate_bin=", kind);
+	textbuf_printf(&b, "hook=%s\ngate_bin=", kind);
 	sh_quote(&b, spec->gate_path);
-	report_buf_printf(&b, "\nproject=");
+	textbuf_printf(&b, "\nproject=");
 	sh_quote(&b, spec->project && spec->project[0] ? spec->project : ".");
-	report_buf_printf(&b, "\nextra_path=");
+	textbuf_printf(&b, "\nextra_path=");
 	sh_quote(&b, spec->path_dirs ? spec->path_dirs : "");
-	report_buf_printf(&b, "\n\n");
-	report_buf_printf(
+	textbuf_printf(&b, "\n\n");
+	textbuf_printf(
 	        &b,
 	        "# the hook that was here before gate's runs first, with the same arguments and "
 	        "stdin\n"
@@ -179,23 +180,19 @@ int hook_script_format(char **out, const struct hook_spec *spec)
 	        ">&2\n"
 	        "\"$gate\" run -C \"$dir\"");
 	for (size_t i = 0; i < spec->nargs; i++) {
-		report_buf_put(&b, " ", 1);
+		textbuf_add(&b, " ", 1);
 		sh_quote(&b, spec->args[i]);
 	}
-	report_buf_printf(&b, " </dev/null\n"
-	                      "rc=$?\n"
-	                      "if [ \"$rc\" -ne 0 ]; then\n"
-	                      "\techo \"gate: $hook hook: blocked, gate run exited $rc (1: a "
-	                      "memory rule or a test "
-	                      "failed, 2: gate could not run)\" >&2\n"
-	                      "fi\n"
-	                      "exit \"$rc\"\n");
-	if (b.oom) {
-		report_buf_free(&b);
-		return -1;
-	}
-	*out = b.data;
-	return 0;
+	textbuf_printf(&b, " </dev/null\n"
+	                   "rc=$?\n"
+	                   "if [ \"$rc\" -ne 0 ]; then\n"
+	                   "\techo \"gate: $hook hook: blocked, gate run exited $rc (1: a "
+	                   "memory rule or a test "
+	                   "failed, 2: gate could not run)\" >&2\n"
+	                   "fi\n"
+	                   "exit \"$rc\"\n");
+	*out = textbuf_take(&b);
+	return *out ? 0 : -1;
 }
 
 /* 1: path is gate's hook, 0: something else is there, -1: nothing there (or unreadable:
@@ -207,15 +204,14 @@ static int is_gate_hook(const char *path)
 		return -1;
 	if (!S_ISREG(st.st_mode))
 		return 0;
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	char *head = NULL;
+	size_t n;
+	if (readfile_bounded(path, HOOK_HEAD_MAX, 1, &head, &n, NULL, 0) != READFILE_OK)
 		return 0;
-	char head[HOOK_HEAD_MAX + 1];
-	size_t n = fread(head, 1, HOOK_HEAD_MAX, f);
-	fclose(f);
-	head[n] = '\0';
 	const char *nl = strchr(head, '\n');
-	return nl && strncmp(nl + 1, HOOK_MARKER, strlen(HOOK_MARKER)) == 0;
+	int ours = nl && strncmp(nl + 1, HOOK_MARKER, strlen(HOOK_MARKER)) == 0;
+	free(head);
+	return ours;
 }
 
 /* hooks_dir/KIND and hooks_dir/KIND.gate-chained */

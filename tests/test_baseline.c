@@ -283,6 +283,56 @@ static void test_baseline__format_bad_utf8(void **state)
 	assert_int_equal(access(fx->path, F_OK), -1);
 }
 
+/* baseline_json is the object baseline_format prints: the same keys and values (the text
+ * parsed back compares equal, and the object printed the house way gives the same bytes);
+ * the summary's likewise; what the writer refuses it refuses with the same message. */
+static void test_baseline__json_object(void **state)
+{
+	struct fixture *fx = *state;
+	char *text = NULL, *sum = NULL;
+	size_t len;
+	assert_int_equal(baseline_format(&text, &len, &fx->b, fx->err, sizeof(fx->err)), 0);
+	assert_int_equal(baseline_summary_format(&sum, &fx->b, fx->err, sizeof(fx->err)), 0);
+
+	json_t *o = baseline_json(&fx->b, fx->err, sizeof(fx->err));
+	assert_non_null(o);
+	json_t *back = json_loads(text, 0, NULL);
+	assert_non_null(back);
+	assert_true(json_equal(o, back));
+	assert_non_null(json_object_get(o, "ets"));
+	assert_non_null(json_object_get(o, "allocators"));
+	char *printed = json_dumps(o, JSON_SORT_KEYS | JSON_INDENT(2));
+	assert_non_null(printed);
+	assert_int_equal(strlen(printed) + 1, len);
+	assert_memory_equal(printed, text, len - 1);
+	free(printed);
+	json_decref(back);
+	json_decref(o);
+
+	json_t *so = baseline_summary_json(&fx->b, fx->err, sizeof(fx->err));
+	assert_non_null(so);
+	json_t *sback = json_loads(sum, 0, NULL);
+	assert_non_null(sback);
+	assert_true(json_equal(so, sback));
+	assert_null(json_object_get(so, "ets"));
+	assert_null(json_object_get(so, "allocators"));
+	json_decref(sback);
+	json_decref(so);
+
+	/* refused as baseline_format refuses it */
+	fx->b.mem[MEM_BINARY] = -1;
+	char want[1024];
+	char *t = NULL;
+	assert_int_equal(baseline_format(&t, NULL, &fx->b, want, sizeof(want)), BASELINE_ERROR);
+	assert_null(baseline_json(&fx->b, fx->err, sizeof(fx->err)));
+	assert_string_equal(fx->err, want);
+	assert_non_null(strstr(fx->err, "memory.binary is negative"));
+	assert_null(baseline_summary_json(&fx->b, fx->err, sizeof(fx->err)));
+	assert_string_equal(fx->err, want);
+	free(text);
+	free(sum);
+}
+
 /* What the reader refuses is not written: negative figures, a bad commit id, a time the
  * format cannot hold. */
 static void test_baseline__format_refuses_unreadable(void **state)
@@ -771,6 +821,7 @@ int main(void)
 	        cmocka_unit_test_setup_teardown(test_baseline__format_golden, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_baseline__roundtrip, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_baseline__format_bad_utf8, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_baseline__json_object, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_baseline__format_refuses_unreadable, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_baseline__truncated, setup, teardown),

@@ -1,0 +1,479 @@
+/* ci/baseline_git_journal.c: the crash safety of the baseline commit: a journal under .git,
+ * git's own index.lock, the index and working-tree updates that follow the branch, and the
+ * recovery of a commit that a killed gate left half done. */
+#include "baseline_git_journal.h"
+#include "baseline_git.h"
+#include "baseline_git_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+/* ---- crash safety: a journal under .git and git's own index.lock ----
+ *
+ * A baseline commit changes three things git keeps apart: the branch, the working-tree file
+ * and the index. Before the first of them changes, gate writes what it is about to do to
+ * GITDIR/gate-baseline-commit (flock'd while a gate works on it, so a live gate and a dead
+ * one are told apart) and takes GITDIR/index.lock the way git does (created with link(2), so
+ * it appears with gate's token in it). A run that finds the journal of a killed gate
+ * finishes the update when the branch had moved, or undoes it when it had not. */
+
+void (*baseline_git_fault)(const char *step);
+
+void bgit_fault(const char *step)
+{
+	if (baseline_git_fault)
+		baseline_git_fault(step);
+}
+
+static void gitdir_file(char *out, size_t len, const struct bgit_journal *j, const char *name)
+{
+	snprintf(out, len, "%s%s", j->gitdir, name);
+}
+
+int bgit_write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void fsync_path_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+}
+
+/* Opens and flocks the journal (created empty when absent). BASELINE_ERROR when another
+ * gate holds it (named in err) or it cannot be made. */
+int bgit_journal_acquire(struct bgit_journal *j, const char *gitdir, char *err, size_t errlen)
+{
+	memset(j, 0, sizeof(*j));
+	j->fd = -1;
+	snprintf(j->gitdir, sizeof(j->gitdir), "%s", gitdir);
+	gitdir_file(j->path, sizeof(j->path), j, JOURNAL_NAME);
+	for (int tries = 0; tries < 100; tries++) {
+		int fd = open(j->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0) {
+			set_err(err, errlen, "cannot commit the baseline: cannot create %s: %s",
+			        j->path, strerror(errno));
+			return BASELINE_ERROR;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			close(fd);
+			set_err(err, errlen,
+			        "cannot commit the baseline: another gate is committing "
+			        "a baseline in this repository now (it holds %s); wait for it to "
+			        "finish, then rerun",
+			        j->path);
+			return BASELINE_ERROR;
+		}
+		/* the holder before us may have removed it after we opened it: use the live one */
+		struct stat a, b;
+		if (fstat(fd, &a) == 0 && stat(j->path, &b) == 0 && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev) {
+			j->fd = fd;
+			return BASELINE_OK;
+		}
+		close(fd);
+	}
+	set_err(err, errlen, "cannot commit the baseline: %s keeps changing", j->path);
+	return BASELINE_ERROR;
+}
+
+/* Drops the journal: the update it describes is complete or undone. */
+void bgit_journal_drop(struct bgit_journal *j)
+{
+	if (j->fd < 0)
+		return;
+	unlink(j->path);
+	fsync_path_dir(j->gitdir);
+	close(j->fd);
+	j->fd = -1;
+}
+
+/* Lets go of the journal but keeps it for the next run (the update is half done). */
+void bgit_journal_keep(struct bgit_journal *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+}
+
+/* Reads the journal's fields; false when it is empty (nothing was started). */
+bool bgit_journal_read(struct bgit_journal *j)
+{
+	char buf[JOURNAL_MAX + 1];
+	ssize_t n = pread(j->fd, buf, JOURNAL_MAX, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *line = buf, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		char *v = strchr(line, ' ');
+		if (!v)
+			v = line + strlen(line);
+		else
+			*v++ = '\0';
+#define FIELD(name, dst)                                                                           \
+	if (strcmp(line, name) == 0)                                                               \
+		snprintf(dst, sizeof(dst), "%s", v);
+		FIELD("token", j->token)
+		FIELD("ref", j->ref)
+		FIELD("old", j->old_hex)
+		FIELD("new", j->new_hex)
+		FIELD("blob", j->blob_hex)
+		FIELD("path", j->relpath)
+		FIELD("tmp", j->tmp)
+#undef FIELD
+		if (strcmp(line, "mode") == 0)
+			j->mode = (unsigned)strtoul(v, NULL, 8);
+		if (strcmp(line, "indexed") == 0)
+			j->indexed = true;
+	}
+	j->has_commit = j->ref[0] && strlen(j->old_hex) == 40 && strlen(j->new_hex) == 40 &&
+	                strlen(j->blob_hex) == 40 && j->relpath[0];
+	return true;
+}
+
+/* Writes the journal's fields and fsyncs it: from here on a kill is recoverable. */
+int bgit_journal_write(struct bgit_journal *j, char *err, size_t errlen)
+{
+	char buf[JOURNAL_MAX];
+	int n = snprintf(buf, sizeof(buf),
+	                 "gate baseline commit journal 1\ntoken %s\nref %s\nold %s\nnew %s\n"
+	                 "blob %s\nmode %o\npath %s\ntmp %s\n",
+	                 j->token, j->ref, j->old_hex, j->new_hex, j->blob_hex, j->mode, j->relpath,
+	                 j->tmp);
+	if (n < 0 || (size_t)n >= sizeof(buf) || ftruncate(j->fd, 0) < 0 ||
+	    pwrite(j->fd, buf, (size_t)n, 0) != n || fsync(j->fd) < 0) {
+		set_err(err, errlen,
+		        "cannot commit the baseline: cannot write %s: %s; nothing was "
+		        "changed",
+		        j->path, strerror(errno));
+		return BASELINE_ERROR;
+	}
+	fsync_path_dir(j->gitdir);
+	return BASELINE_OK;
+}
+
+void bgit_journal_mark_indexed(struct bgit_journal *j)
+{
+	off_t end = lseek(j->fd, 0, SEEK_END);
+	if (end >= 0 && pwrite(j->fd, "indexed\n", 8, end) == 8)
+		(void)fsync(j->fd);
+	j->indexed = true;
+}
+
+/* index.lock holds our token: it is ours (a killed gate's, when read from the journal). */
+static bool lock_is_ours(const struct bgit_journal *j)
+{
+	char lock[PATH_MAX + 64], buf[64];
+	gitdir_file(lock, sizeof(lock), j, "index.lock");
+	int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || !j->token[0])
+		return false;
+	buf[n] = '\0';
+	return strcmp(buf, j->token) == 0;
+}
+
+/* Takes index.lock as git does, with our token in it from the first instant (written to a
+ * file of ours, then linked: link(2) fails when the lock exists). */
+int bgit_lock_take(struct bgit_journal *j, char *err, size_t errlen)
+{
+	char lock[PATH_MAX + 64], tmp[PATH_MAX + 64];
+	if (lock_is_ours(j))
+		return BASELINE_OK;
+	gitdir_file(lock, sizeof(lock), j, "index.lock");
+	gitdir_file(tmp, sizeof(tmp), j, "gate-index.lock.tmp");
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 || bgit_write_all(fd, j->token, strlen(j->token)) < 0 || fsync(fd) < 0) {
+		set_err(err, errlen, "cannot commit the baseline: cannot write %s: %s", tmp,
+		        strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+		return BASELINE_ERROR;
+	}
+	close(fd);
+	int rc = link(tmp, lock);
+	int e = errno;
+	unlink(tmp);
+	if (rc < 0) {
+		if (e == EEXIST)
+			set_err(err, errlen,
+			        "cannot commit the baseline: %s exists, so another git "
+			        "process is using the index; wait for it to finish (or remove the "
+			        "stale lock), then rerun",
+			        lock);
+		else
+			set_err(err, errlen, "cannot commit the baseline: cannot create %s: %s",
+			        lock, strerror(e));
+		return BASELINE_ERROR;
+	}
+	return BASELINE_OK;
+}
+
+void bgit_lock_drop(const struct bgit_journal *j)
+{
+	char p[PATH_MAX + 64];
+	if (lock_is_ours(j)) {
+		gitdir_file(p, sizeof(p), j, "index.lock");
+		unlink(p);
+	}
+	gitdir_file(p, sizeof(p), j, "gate-index.lock.tmp");
+	unlink(p);
+	gitdir_file(p, sizeof(p), j, "gate-index.new");
+	unlink(p);
+	gitdir_file(p, sizeof(p), j, "gate-index.new.lock");
+	unlink(p);
+}
+
+/* Copies src to dst (dst replaced); ENOENT of src leaves no dst and returns 1. */
+static int copy_file(const char *src, const char *dst)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errno == ENOENT ? 1 : -1;
+	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	char buf[65536];
+	ssize_t n;
+	int rc = 0;
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || bgit_write_all(out, buf, (size_t)n) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	if (fsync(out) < 0)
+		rc = -1;
+	close(in);
+	close(out);
+	return rc;
+}
+
+/* With index.lock ours: reads the index as it is now (whatever was staged meanwhile), sets
+ * only the baseline's entry and replaces the index. The working-tree file's stat data goes
+ * in only when the file has the blob's bytes, so git never takes another file as clean. */
+int bgit_index_apply(git_repository *r, struct bgit_journal *j, char *err, size_t errlen)
+{
+	char index_path[PATH_MAX + 64], next[PATH_MAX + 64], full[PATH_MAX * 2];
+	git_index *idx = NULL;
+	git_oid blob_id, on_disk;
+	int grc, rc = BASELINE_ERROR;
+
+	gitdir_file(index_path, sizeof(index_path), j, "index");
+	gitdir_file(next, sizeof(next), j, "gate-index.new");
+	if (git_oid_fromstr(&blob_id, j->blob_hex) < 0) {
+		set_err(err, errlen, "the journal %s names no blob", j->path);
+		return BASELINE_ERROR;
+	}
+	if (copy_file(index_path, next) < 0) {
+		set_err(err, errlen, "cannot copy the index %s to %s: %s", index_path, next,
+		        strerror(errno));
+		goto out;
+	}
+	grc = git_index_open(&idx, next);
+	if (grc < 0) {
+		bgit_fail(err, errlen, grc, "check it with git status", "cannot read the index %s",
+		          index_path);
+		goto out;
+	}
+	git_index_entry e;
+	memset(&e, 0, sizeof(e));
+	snprintf(full, sizeof(full), "%s%s", git_repository_workdir(r), j->relpath);
+	struct stat st;
+	if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) &&
+	    git_odb_hashfile(&on_disk, full, GIT_OBJECT_BLOB) == 0 &&
+	    git_oid_equal(&on_disk, &blob_id)) {
+		e.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
+		e.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
+		e.mtime.seconds = (int32_t)st.st_mtim.tv_sec;
+		e.mtime.nanoseconds = (uint32_t)st.st_mtim.tv_nsec;
+		e.dev = (uint32_t)st.st_dev;
+		e.ino = (uint32_t)st.st_ino;
+		e.uid = st.st_uid;
+		e.gid = st.st_gid;
+		e.file_size = (uint32_t)st.st_size;
+	}
+	e.mode = j->mode ? j->mode : GIT_FILEMODE_BLOB;
+	e.path = j->relpath;
+	git_oid_cpy(&e.id, &blob_id);
+	grc = git_index_add(idx, &e);
+	if (grc >= 0)
+		grc = git_index_write(idx);
+	if (grc < 0) {
+		bgit_fail(err, errlen, grc, NULL, "cannot write the new index %s", next);
+		goto out;
+	}
+	bgit_fault("index-written");
+	if (rename(next, index_path) < 0) {
+		set_err(err, errlen, "cannot rename %s to %s: %s", next, index_path,
+		        strerror(errno));
+		goto out;
+	}
+	fsync_path_dir(j->gitdir);
+	rc = BASELINE_OK;
+out:
+	git_index_free(idx);
+	unlink(next);
+	return rc;
+}
+
+/* The temp file beside the working-tree file: a name fixed by the path, so that the journal
+ * never has to be trusted with a path to remove. */
+void bgit_tmp_path(char *out, size_t len, const char *workdir, const char *relpath)
+{
+	const char *slash = strrchr(relpath, '/');
+	if (slash)
+		snprintf(out, len, "%s%.*s/.%s.gate-tmp", workdir, (int)(slash - relpath), relpath,
+		         slash + 1);
+	else
+		snprintf(out, len, "%s.%s.gate-tmp", workdir, relpath);
+}
+
+/* Moves a finished temp file over the working-tree file, if it is still there. */
+static int tmp_finish(git_repository *r, struct bgit_journal *j, char *err, size_t errlen)
+{
+	char target[PATH_MAX * 2];
+	struct stat st;
+	if (lstat(j->tmp, &st) < 0)
+		return BASELINE_OK; /* renamed already */
+	snprintf(target, sizeof(target), "%s%s", git_repository_workdir(r), j->relpath);
+	if (rename(j->tmp, target) < 0) {
+		set_err(err, errlen, "cannot rename %s over %s: %s", j->tmp, target,
+		        strerror(errno));
+		return BASELINE_ERROR;
+	}
+	char *slash = strrchr(target, '/');
+	if (slash) {
+		*slash = '\0';
+		fsync_path_dir(target);
+	}
+	return BASELINE_OK;
+}
+
+/* With the journal of a killed gate in hand (read, flock'd): finishes the update when the
+ * branch had moved, undoes it when it had not. Returns 1 with msg saying which, or
+ * BASELINE_ERROR (the journal is kept for the next run). */
+static int journal_recover(git_repository *r, struct bgit_journal *j, char *msg, size_t msglen,
+                           char *err, size_t errlen)
+{
+	const char *wd = git_repository_workdir(r);
+	char why[1024] = "";
+	if (j->relpath[0] && bgit_check_path(j->relpath, why, sizeof(why)) < 0)
+		j->has_commit = false, j->relpath[0] = '\0';
+	if (wd && j->relpath[0])
+		bgit_tmp_path(j->tmp, sizeof(j->tmp), wd, j->relpath);
+	else
+		j->tmp[0] = '\0';
+	git_oid now, old_id, new_id;
+	bool moved = false, same = false;
+	if (j->has_commit && wd && git_oid_fromstr(&old_id, j->old_hex) == 0 &&
+	    git_oid_fromstr(&new_id, j->new_hex) == 0 &&
+	    git_reference_name_to_id(&now, r, j->ref) == 0) {
+		same = git_oid_equal(&now, &old_id);
+		moved = git_oid_equal(&now, &new_id);
+	}
+	if (moved) {
+		if (tmp_finish(r, j, why, sizeof(why)) < 0)
+			goto keep;
+		if (!j->indexed) {
+			if (bgit_lock_take(j, why, sizeof(why)) < 0 ||
+			    bgit_index_apply(r, j, why, sizeof(why)) < 0)
+				goto keep;
+		}
+		bgit_lock_drop(j);
+		bgit_journal_drop(j);
+		snprintf(msg, msglen,
+		         "an earlier gate was stopped in the middle of a baseline "
+		         "commit after %s had moved to %.7s; finished it: %s in the working tree "
+		         "and in the index now match that commit",
+		         j->ref, j->new_hex, j->relpath);
+		return 1;
+	}
+	if (j->tmp[0])
+		unlink(j->tmp);
+	bgit_lock_drop(j);
+	bgit_journal_drop(j);
+	if (same || !j->has_commit)
+		snprintf(msg, msglen,
+		         "an earlier gate was stopped in the middle of a baseline "
+		         "commit before %s moved; undid it (removed its temp file and its "
+		         "index.lock; nothing else had changed)",
+		         j->has_commit ? j->ref : "the branch");
+	else
+		snprintf(
+		        msg, msglen,
+		        "found the journal of an interrupted baseline commit "
+		        "(%.7s on %s), but the branch has moved on since; removed gate's temp file "
+		        "and lock and left the branch, the index and the working tree as they are: "
+		        "check git status -- %s",
+		        j->new_hex, j->ref, j->relpath);
+	return 1;
+keep:
+	bgit_lock_drop(j);
+	bgit_journal_keep(j);
+	set_err(err, errlen,
+	        "an earlier gate was stopped in the middle of a baseline commit "
+	        "(%s is at %.7s, the new baseline), and finishing it failed: %s; fix that and "
+	        "rerun gate, or restore the file by hand (git checkout HEAD -- %s) and remove %s",
+	        j->ref, j->new_hex, why, j->relpath, j->path);
+	return BASELINE_ERROR;
+}
+
+int baseline_git_recover(struct baseline_repo *repo, char *msg, size_t msglen, char *err,
+                         size_t errlen)
+{
+	struct bgit_journal j;
+	char path[PATH_MAX + 64];
+	if (msg && msglen)
+		msg[0] = '\0';
+	if (err && errlen)
+		err[0] = '\0';
+	const char *gitdir = git_repository_path(repo->repo);
+	snprintf(path, sizeof(path), "%s%s", gitdir, JOURNAL_NAME);
+	if (access(path, F_OK) < 0)
+		return 0;
+	char busy[512];
+	if (bgit_journal_acquire(&j, gitdir, busy, sizeof(busy)) < 0)
+		return 0; /* a live gate is at work: it is not ours to finish */
+	if (!bgit_journal_read(&j)) {
+		bgit_journal_drop(&j);
+		return 0;
+	}
+	char m[2048];
+	int rc = journal_recover(repo->repo, &j, m, sizeof(m), err, errlen);
+	if (rc == 1 && msg)
+		snprintf(msg, msglen, "%s", m);
+	return rc;
+}
