@@ -58,7 +58,7 @@ static const char *verdict_class(enum verdict v)
 	return v == VERDICT_FAIL ? "failed" : v == VERDICT_SKIP ? "skip" : "passed";
 }
 
-static void html_head(FILE *out, const struct report_data *d, enum report_verdict v)
+static void html_head(FILE *out, const struct report_data *d, enum gate_verdict v)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -66,7 +66,7 @@ static void html_head(FILE *out, const struct report_data *d, enum report_verdic
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
 	      "<title>gate: ",
 	      out);
-	fputs(report_verdict_name(v), out);
+	fputs(model_verdict_name(v), out);
 	if (d->project) {
 		fputs(" \xE2\x80\x94 ", out);
 		h(out, d->project, 120);
@@ -74,15 +74,15 @@ static void html_head(FILE *out, const struct report_data *d, enum report_verdic
 	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
 }
 
-static void html_header(FILE *out, const struct report_data *d, enum report_verdict v)
+static void html_header(FILE *out, const struct report_data *d, enum gate_verdict v)
 {
 	char why[256];
 	report_why(why, sizeof(why), d);
 	fprintf(out, "<header>\n<h1 id=\"verdict\" class=\"%s\">gate: %s</h1>\n",
-	        v == REPORT_PASSED   ? "passed"
-	        : v == REPORT_FAILED ? "failed"
-	                             : "error",
-	        report_verdict_name(v));
+	        v == GATE_PASSED   ? "passed"
+	        : v == GATE_FAILED ? "failed"
+	                           : "error",
+	        model_verdict_name(v));
 	if (why[0])
 		fprintf(out, "<p>%s</p>\n", why);
 	fputs("<p class=\"meta\">", out);
@@ -690,7 +690,7 @@ static void html_tests(FILE *out, const struct test_run *run, const char *root)
 
 int html_report_write(FILE *out, const struct report_data *d)
 {
-	enum report_verdict v = report_verdict(d);
+	enum gate_verdict v = report_verdict(d);
 
 	html_head(out, d, v);
 	html_header(out, d, v);

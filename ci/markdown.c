@@ -314,14 +314,14 @@ static void md_warnings(struct report_buf *b, const struct findings *fs)
 
 int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 {
-	enum report_verdict v = report_verdict(d);
+	enum gate_verdict v = report_verdict(d);
 	char why[256];
 
 	b->cap = MARKDOWN_SUMMARY_MAX - RESERVE;
 	report_why(why, sizeof(why), d);
 	report_buf_printf(b, "### %s gate: %s%s%s%s\n\n",
-	                  v == REPORT_PASSED ? "\xE2\x9C\x85" : "\xE2\x9D\x8C",
-	                  report_verdict_name(v), why[0] ? " (" : "", why, why[0] ? ")" : "");
+	                  v == GATE_PASSED ? "\xE2\x9C\x85" : "\xE2\x9D\x8C", model_verdict_name(v),
+	                  why[0] ? " (" : "", why, why[0] ? ")" : "");
 	if (d->project) {
 		report_buf_printf(b, "Project ");
 		md_text(b, d->project, 120);

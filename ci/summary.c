@@ -578,50 +578,28 @@ static void print_tests(FILE *out, const struct test_run *run, const struct summ
 }
 
 /* The tests, the JUnit path and the verdict, after the memory sections. */
-static void print_tail(FILE *out, size_t rules_failed, size_t nodes_lost,
-                       const struct test_run *run, const struct summary_opts *opts)
+/* The tests, the JUnit path and the verdict line (rules/model.h's model_verdict of t). */
+static void print_tail(FILE *out, const struct verdict_tally *t, const struct test_run *run,
+                       const struct summary_opts *opts)
 {
 	bool color = opts && opts->color;
-	size_t tests_failed = 0;
-	bool unfinished = run && !run->finished;
 
-	if (run) {
-		struct test_counts c = test_run_count(run);
-		tests_failed = c.failed + c.invalid;
+	if (run)
 		print_tests(out, run, opts);
-	} else {
+	else
 		fprintf(out, "no test results\n");
-	}
 	if (opts && opts->junit_path) {
 		char path[1208];
 		term_safe(path, sizeof(path), opts->junit_path, 300);
 		fprintf(out, "JUnit: %s\n", path);
 	}
-
-	/* issue 18: bare mix test would be red for a reason the failed tests do not tell */
-	int mix_status = run && run->mix_status != 0 && !run->mix_explained ? run->mix_status : 0;
-	if (!rules_failed && !unfinished && !nodes_lost && !(run && test_run_red(run))) {
+	if (model_verdict(t) == GATE_PASSED) {
 		fprintf(out, "%sgate: PASSED%s\n", color ? C_GREEN C_BOLD : "",
 		        color ? C_RESET : "");
 		return;
 	}
-	char why[200] = "";
-	size_t n = 0;
-	if (rules_failed)
-		n += (size_t)snprintf(why + n, sizeof(why) - n, "%zu memory %s", rules_failed,
-		                      rules_failed == 1 ? "rule" : "rules");
-	if (tests_failed)
-		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%zu %s", n ? ", " : "",
-		                      tests_failed, tests_failed == 1 ? "test" : "tests");
-	if (nodes_lost)
-		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%zu %s lost", n ? ", " : "",
-		                      nodes_lost, nodes_lost == 1 ? "node" : "nodes");
-	if (unfinished)
-		n += (size_t)snprintf(why + n, sizeof(why) - n, "%sthe test suite did not finish",
-		                      n ? ", " : "");
-	if (mix_status && n < sizeof(why))
-		snprintf(why + n, sizeof(why) - n, "%smix test exit status %d", n ? ", " : "",
-		         mix_status);
+	char why[200];
+	model_verdict_why(why, sizeof(why), t);
 	fprintf(out, "%sgate: FAILED%s (%s)\n", color ? C_RED C_BOLD : "", color ? C_RESET : "",
 	        why);
 }
@@ -667,7 +645,8 @@ void summary_print(FILE *out, const struct findings *findings, const struct test
 	if (run && memory_flagged(findings))
 		print_top_growing(out, run, opts && opts->color);
 	fputc('\n', out);
-	print_tail(out, findings ? findings_failed(findings) : 0, 0, run, opts);
+	struct verdict_tally t = model_verdict_tally(findings, run);
+	print_tail(out, &t, run, opts);
 }
 
 void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n,
@@ -698,5 +677,8 @@ void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n
 		print_top_growing(out, run, o.color);
 		fputc('\n', out);
 	}
-	print_tail(out, rules_failed, lost, run, opts);
+	struct verdict_tally t = model_verdict_tally(NULL, run);
+	t.rules = rules_failed;
+	t.nodes_lost = lost;
+	print_tail(out, &t, run, opts);
 }

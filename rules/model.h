@@ -327,8 +327,7 @@ struct test_counts {
 struct test_counts test_run_count(const struct test_run *run);
 
 /* Whether the tests alone make the gate fail: a failed or invalid test, or bare `mix test`
- * would exit non-zero for a reason of its own (issue 18). The one test of the exit code and
- * every report's verdict. */
+ * would exit non-zero for a reason of its own (issue 18). Part of the verdict (below). */
 bool test_run_red(const struct test_run *run);
 
 enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_SKIP };
@@ -374,6 +373,38 @@ int64_t finding_raw_delta(const struct finding *f);
 bool finding_adjusted(const struct finding *f);
 void findings_clear(struct findings *list);
 size_t findings_failed(const struct findings *list);
+
+/* ---- the gate's verdict: one decision, used by the exit code, the console summary and every
+ * report (README "Exit codes") ---- */
+
+enum gate_verdict {
+	GATE_PASSED, /* every memory rule and every test passed: exit 0 */
+	GATE_FAILED, /* a memory rule or a test failed, a node was lost, the suite did not finish,
+	                or bare `mix test` would exit non-zero: exit 1 */
+	GATE_ERROR   /* gate could not run: exit 2 */
+};
+
+/* What the verdict is made of, counted, so that the verdict line can say why. */
+struct verdict_tally {
+	bool error;        /* gate could not run (nothing else counts then) */
+	size_t rules;      /* failing memory findings; a warning (severity warn) is none */
+	size_t tests;      /* failed or invalid tests */
+	size_t nodes_lost; /* cluster nodes that failed or left the run */
+	bool unfinished;   /* ExUnit never reported the end of the suite */
+	bool mix_red;      /* bare `mix test` would exit non-zero (mix_status) */
+	int mix_status;    /* that status when the failed tests are not the whole reason; else 0 */
+};
+
+/* The tally of one run: findings and tests may be NULL (none were judged or none ran). A
+ * cluster adds its other nodes' failing findings to rules and its lost nodes to nodes_lost. */
+struct verdict_tally model_verdict_tally(const struct findings *findings,
+                                         const struct test_run *tests);
+/* ERROR when t->error; FAILED when anything in t counts against the run; else PASSED. */
+enum gate_verdict model_verdict(const struct verdict_tally *t);
+const char *model_verdict_name(enum gate_verdict v); /* "PASSED", "FAILED", "ERROR" */
+/* Why, for a verdict line: "1 memory rule, 2 tests, 1 node lost, the test suite did not finish,
+ * mix test exit status 3"; "gate could not run"; "" when it passed. Truncated to len. */
+void model_verdict_why(char *buf, size_t len, const struct verdict_tally *t);
 
 /* Formats a byte count for people: "812 B", "13.7 MB", "-1.2 MB" (SI units). */
 void model_bytes_format(char *buf, size_t len, int64_t bytes);

@@ -734,12 +734,13 @@ int run_main(const struct run_opts *opts)
 	}
 	int reports_rc = write_reports(&r, NULL);
 
-	code = findings_failed(&r.findings) || test_run_red(&r.tests) ? GATE_EXIT_FAIL
-	                                                              : GATE_EXIT_PASS;
-	for (size_t i = 0; opts->cluster && i < r.cl.n; i++)
-		if (r.cl.nodes[i].error[0] || findings_failed(&r.cl.nodes[i].findings))
-			code = GATE_EXIT_FAIL; /* a node lost mid-run fails the gate, in its suite
-			                        */
+	/* the verdict is the model's (rules/model.h), as the summary and every report say it */
+	struct verdict_tally vt = model_verdict_tally(&r.findings, &r.tests);
+	for (size_t i = 0; opts->cluster && i < r.cl.n; i++) { /* a node lost fails the gate */
+		vt.rules += findings_failed(&r.cl.nodes[i].findings);
+		vt.nodes_lost += r.cl.nodes[i].error[0] != '\0';
+	}
+	code = model_verdict(&vt) == GATE_PASSED ? GATE_EXIT_PASS : GATE_EXIT_FAIL;
 	if (reports_rc < 0) { /* CI would read no report, or an old one: "could not run" */
 		code = GATE_EXIT_ERROR;
 		goto out;
