@@ -14,22 +14,7 @@ const char *rules_display(const char *name)
 
 void rules_count_format(char *buf, size_t len, int64_t n)
 {
-	char digits[32];
-	/* the magnitude as unsigned so INT64_MIN cannot overflow */
-	uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
-	int nd = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)mag);
-	char out[48];
-	size_t o = 0;
-
-	if (n < 0)
-		out[o++] = '-';
-	for (int i = 0; i < nd; i++) {
-		if (i > 0 && (nd - i) % 3 == 0)
-			out[o++] = ' ';
-		out[o++] = digits[i];
-	}
-	out[o] = '\0';
-	snprintf(buf, len, "%s", out);
+	model_count_format(buf, len, n);
 }
 
 void rules_proc_label(char *buf, size_t len, const struct proc_info *p)

@@ -289,6 +289,8 @@ int findings_add(struct findings *list, const char *rule, const char *subject, e
 	f->warned = false;
 	f->culprit = f->culprit_test = f->file = NULL;
 	f->line = 0;
+	f->unit = UNIT_BYTES;
+	f->show = 0;
 	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
 		free(f->rule);
 		free(f->subject);
@@ -319,6 +321,32 @@ bool finding_adjusted(const struct finding *f)
 	return f->delta != finding_raw_delta(f);
 }
 
+void findings_show(struct findings *list, size_t first, enum finding_unit unit, unsigned show)
+{
+	for (size_t i = first; i < list->count; i++) {
+		list->items[i].unit = unit;
+		list->items[i].show |= show;
+	}
+}
+
+const char *finding_rule_name(const struct finding *f)
+{
+	return f->rule ? f->rule : "rule";
+}
+
+bool finding_same_rule(const struct finding *a, const struct finding *b)
+{
+	return a->rule && b->rule && strcmp(a->rule, b->rule) == 0;
+}
+
+void finding_figure_format(char *buf, size_t len, const struct finding *f, int64_t v)
+{
+	if (f->unit == UNIT_COUNT)
+		model_count_format(buf, len, v);
+	else
+		model_bytes_format(buf, len, v);
+}
+
 void findings_clear(struct findings *list)
 {
 	if (!list)
@@ -344,6 +372,26 @@ size_t findings_failed(const struct findings *list)
 		if (list->items[i].verdict == VERDICT_FAIL)
 			n++;
 	return n;
+}
+
+void model_count_format(char *buf, size_t len, int64_t n)
+{
+	char digits[32];
+	/* the magnitude as unsigned so INT64_MIN cannot overflow */
+	uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+	int nd = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)mag);
+	char out[48];
+	size_t o = 0;
+
+	if (n < 0)
+		out[o++] = '-';
+	for (int i = 0; i < nd; i++) {
+		if (i > 0 && (nd - i) % 3 == 0)
+			out[o++] = ' ';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+	snprintf(buf, len, "%s", out);
 }
 
 void model_bytes_format(char *buf, size_t len, int64_t bytes)
