@@ -577,16 +577,15 @@ static void write_mix_suite(struct jw *j, const struct suite_common *c, const st
 	jw_attr_safe(j, "message", run->mix_reason && *run->mix_reason ? run->mix_reason : msg,
 	             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
 	jw_attr(j, "type", type);
-	size_t len = strlen(msg) + (run->mix_reason ? strlen(run->mix_reason) : 0) + 4;
-	char *body = malloc(len);
-	if (!body) {
+	struct textbuf body = {0};
+	textbuf_printf(&body, "%s%s%s\n", msg, run->mix_reason ? ": " : "",
+	               run->mix_reason ? run->mix_reason : "");
+	if (body.oom) {
 		j->oom = j->failed = true;
 		return;
 	}
-	snprintf(body, len, "%s%s%s\n", msg, run->mix_reason ? ": " : "",
-	         run->mix_reason ? run->mix_reason : "");
-	jw_text_safe(j, body);
-	free(body);
+	jw_text_safe(j, body.s);
+	textbuf_free(&body);
 	jw_end(j);
 	jw_end(j);
 	jw_end(j);
@@ -805,14 +804,14 @@ static void write_report(struct jw *j, const struct findings *findings, const st
 	}
 	jw_start(j, "testsuites");
 	if (meta && meta->project) {
-		char *name = malloc(strlen(meta->project) + sizeof("gate: "));
-		if (!name) {
+		struct textbuf name = {0};
+		textbuf_printf(&name, "gate: %s", meta->project);
+		if (name.oom) {
 			j->oom = j->failed = true;
 			return;
 		}
-		sprintf(name, "gate: %s", meta->project);
-		jw_attr_safe(j, "name", name, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
-		free(name);
+		jw_attr_safe(j, "name", name.s, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		textbuf_free(&name);
 	} else {
 		jw_attr(j, "name", "gate");
 	}

@@ -9,6 +9,7 @@
 
 #include "ansi.h"
 #include "rules/attribution.h"
+#include "rules/grow.h"
 #include "rules/culprits.h"
 #include "utf8.h"
 
@@ -95,17 +96,9 @@ int report_buf_put(struct report_buf *b, const char *s, size_t len)
 		b->full = true;
 		return -1;
 	}
-	if (b->len + len + 1 > b->alloc) {
-		size_t na = b->alloc ? b->alloc : 4096;
-		while (na < b->len + len + 1)
-			na *= 2;
-		char *nd = realloc(b->data, na);
-		if (!nd) {
-			b->oom = true;
-			return -1;
-		}
-		b->data = nd;
-		b->alloc = na;
+	if (GROW(b->data, b->alloc, b->len + len + 1, 4096) < 0) {
+		b->oom = true;
+		return -1;
 	}
 	memcpy(b->data + b->len, s, len);
 	b->len += len;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 const char *rules_display(const char *name)
 {
 	if (name && strncmp(name, "Elixir.", 7) == 0 && name[7])
@@ -48,14 +50,8 @@ const struct proc_info *rules_proc_find(const struct snapshot *s, const char *pi
 
 int culprits_add(struct culprits *list, size_t index, int64_t key)
 {
-	if (list->count == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 16;
-		struct culprit *c = realloc(list->items, cap * sizeof(*c));
-		if (!c)
-			return -1;
-		list->items = c;
-		list->cap = cap;
-	}
+	if (GROW(list->items, list->cap, list->count + 1, 16) < 0)
+		return -1;
 	list->items[list->count].index = index;
 	list->items[list->count].key = key;
 	list->count++;

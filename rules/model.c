@@ -1,6 +1,8 @@
 /* rules/model.c: names, lists and formatting for the shared data model. */
 #include "model.h"
 
+#include "grow.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,14 +126,8 @@ void snapshot_clear(struct snapshot *s)
 
 struct test_result *test_run_add(struct test_run *run)
 {
-	if (run->count == run->cap) {
-		size_t cap = run->cap ? run->cap * 2 : 64;
-		struct test_result *t = realloc(run->tests, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		run->tests = t;
-		run->cap = cap;
-	}
+	if (GROW(run->tests, run->cap, run->count + 1, 64) < 0)
+		return NULL;
 	struct test_result *r = &run->tests[run->count++];
 	memset(r, 0, sizeof(*r));
 	return r;
@@ -272,14 +268,8 @@ static char *dup_or_null(const char *s)
 int findings_add(struct findings *list, const char *rule, const char *subject, enum verdict verdict,
                  int64_t before, int64_t after, int64_t floor, double max_pct, const char *message)
 {
-	if (list->count == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 16;
-		struct finding *f = realloc(list->items, cap * sizeof(*f));
-		if (!f)
-			return -1;
-		list->items = f;
-		list->cap = cap;
-	}
+	if (GROW(list->items, list->cap, list->count + 1, 16) < 0)
+		return -1;
 	struct finding *f = &list->items[list->count];
 	f->rule = dup_or_null(rule);
 	f->subject = dup_or_null(subject);
