@@ -18,6 +18,7 @@
 #include "ci/markdown.h"
 #include "ci/report.h"
 #include "ci/summary.h"
+#include "gate/run/cluster.h"
 #include "gate/run/report_out.h"
 #include "rules/baseline.h"
 #include "rules/growth.h"
@@ -244,6 +245,28 @@ static void test_presentation__quiet_and_regression(void **state)
 	findings_clear(&f);
 }
 
+/* A cluster's merged findings (one list for the reports) keep how each node's are shown. */
+static void test_presentation__cluster_merge_keeps_it(void **state)
+{
+	(void)state;
+	static struct cluster_node nd; /* large */
+	memset(&nd, 0, sizeof(nd));
+	snprintf(nd.name, sizeof(nd.name), "a@h");
+	assert_int_equal(findings_add(&nd.findings, "ports", "open", VERDICT_FAIL, 0, 300, 50, -1,
+	                              "300 ports"),
+	                 0);
+	findings_show(&nd.findings, 0, UNIT_COUNT, SHOW_FIGURES | SHOW_REGRESSION);
+	struct cluster cl = {.nodes = &nd, .n = 1};
+	struct findings merged = {0};
+	assert_int_equal(cluster_findings_merge(&cl, &merged), 0);
+	assert_int_equal(merged.count, 1);
+	assert_string_equal(merged.items[0].subject, "a@h: open");
+	assert_int_equal(merged.items[0].unit, UNIT_COUNT);
+	assert_int_equal(merged.items[0].show, SHOW_FIGURES | SHOW_REGRESSION);
+	findings_clear(&merged);
+	findings_clear(&nd.findings);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +275,7 @@ int main(void)
 	        cmocka_unit_test(test_presentation__plain_rule),
 	        cmocka_unit_test(test_presentation__html_counts),
 	        cmocka_unit_test(test_presentation__quiet_and_regression),
+	        cmocka_unit_test(test_presentation__cluster_merge_keeps_it),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
