@@ -73,7 +73,7 @@ static void finding_annotation(FILE *out, const struct finding *f, const char *w
 	const char *file = workspace_rel(f->file, workspace);
 	if (!file && f->file && !workspace) /* no workspace: relative to the project */
 		file = workspace_rel(f->file, d_root);
-	snprintf(title, sizeof(title), "gate: %s %s%s", f->rule ? f->rule : "growth",
+	snprintf(title, sizeof(title), "gate: %s %s%s", finding_rule_name(f),
 	         f->subject ? f->subject : "", f->warned ? " (warning)" : "");
 	fputs(f->warned ? "::warning " : "::error ", out);
 	if (file) {

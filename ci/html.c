@@ -53,12 +53,20 @@ static void bytes(FILE *out, int64_t n)
 	fputs(b, out);
 }
 
+/* One figure of f, in its unit (bytes, or a count). */
+static void figure(FILE *out, const struct finding *f, int64_t n)
+{
+	char b[32];
+	finding_figure_format(b, sizeof(b), f, n);
+	fputs(b, out);
+}
+
 static const char *verdict_class(enum verdict v)
 {
 	return v == VERDICT_FAIL ? "failed" : v == VERDICT_SKIP ? "skip" : "passed";
 }
 
-static void html_head(FILE *out, const struct report_data *d, enum report_verdict v)
+static void html_head(FILE *out, const struct report_data *d, enum gate_verdict v)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -66,7 +74,7 @@ static void html_head(FILE *out, const struct report_data *d, enum report_verdic
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
 	      "<title>gate: ",
 	      out);
-	fputs(report_verdict_name(v), out);
+	fputs(model_verdict_name(v), out);
 	if (d->project) {
 		fputs(" \xE2\x80\x94 ", out);
 		h(out, d->project, 120);
@@ -74,15 +82,15 @@ static void html_head(FILE *out, const struct report_data *d, enum report_verdic
 	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
 }
 
-static void html_header(FILE *out, const struct report_data *d, enum report_verdict v)
+static void html_header(FILE *out, const struct report_data *d, enum gate_verdict v)
 {
 	char why[256];
 	report_why(why, sizeof(why), d);
 	fprintf(out, "<header>\n<h1 id=\"verdict\" class=\"%s\">gate: %s</h1>\n",
-	        v == REPORT_PASSED   ? "passed"
-	        : v == REPORT_FAILED ? "failed"
-	                             : "error",
-	        report_verdict_name(v));
+	        v == GATE_PASSED   ? "passed"
+	        : v == GATE_FAILED ? "failed"
+	                           : "error",
+	        model_verdict_name(v));
 	if (why[0])
 		fprintf(out, "<p>%s</p>\n", why);
 	fputs("<p class=\"meta\">", out);
@@ -121,13 +129,12 @@ static void html_header(FILE *out, const struct report_data *d, enum report_verd
 	}
 }
 
-/* The growth finding of category name, or NULL. */
+/* The finding of the memory table's category name (rules/model.h's SHOW_CATEGORY), or NULL. */
 static const struct finding *growth_of(const struct findings *fs, const char *name)
 {
 	for (size_t i = 0; fs && i < fs->count; i++) {
 		const struct finding *f = &fs->items[i];
-		if ((!f->rule || strcmp(f->rule, "growth") == 0) && f->subject &&
-		    strcmp(f->subject, name) == 0)
+		if ((f->show & SHOW_CATEGORY) && f->subject && strcmp(f->subject, name) == 0)
 			return f;
 	}
 	return NULL;
@@ -305,7 +312,7 @@ static void html_headline(FILE *out, const struct report_data *d)
 			if (f->verdict != VERDICT_FAIL && !f->warned)
 				continue;
 			fprintf(out, "<li class=\"%s\"><strong>", f->warned ? "warn" : "fail");
-			h(out, f->rule ? f->rule : "growth", 60);
+			h(out, finding_rule_name(f), 60);
 			fputs(" ", out);
 			h(out, f->subject, 200);
 			fputs("</strong>: ", out);
@@ -375,15 +382,15 @@ static void html_rules(FILE *out, const struct findings *fs)
 				continue;
 			fprintf(out, "<tr class=\"finding finding-%s\"><td>",
 			        verdict_name(f->verdict));
-			h(out, f->rule ? f->rule : "growth", 60);
+			h(out, finding_rule_name(f), 60);
 			fputs("</td><td>", out);
 			h(out, f->subject, 200);
 			fprintf(out, "</td><td class=\"%s\">%s</td><td class=\"n\">",
 			        verdict_class(f->verdict), verdict_name(f->verdict));
 			if (f->verdict != VERDICT_SKIP) {
-				bytes(out, f->before);
+				figure(out, f, f->before);
 				fputs("</td><td class=\"n\">", out);
-				bytes(out, f->after);
+				figure(out, f, f->after);
 			} else {
 				fputs("-</td><td class=\"n\">-", out);
 			}
@@ -690,7 +697,7 @@ static void html_tests(FILE *out, const struct test_run *run, const char *root)
 
 int html_report_write(FILE *out, const struct report_data *d)
 {
-	enum report_verdict v = report_verdict(d);
+	enum gate_verdict v = report_verdict(d);
 
 	html_head(out, d, v);
 	html_header(out, d, v);

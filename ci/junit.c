@@ -5,6 +5,7 @@
 #include "ansi.h"
 #include "utf8.h"
 #include "atomic.h"
+#include "rules/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,33 +25,6 @@
 
 /* ---- making outside text safe for XML 1.0 ---- */
 
-struct sbuf {
-	char *buf;
-	size_t len, cap;
-	bool oom;
-};
-
-static void sbuf_put(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->buf, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->buf = p;
-		b->cap = cap;
-	}
-	memcpy(b->buf + b->len, s, n);
-	b->len += n;
-	b->buf[b->len] = '\0';
-}
-
 enum safe_mode {
 	SAFE_ALL,       /* the whole text, newlines kept */
 	SAFE_FIRST_LINE /* the first non-blank line, trimmed: for message="..." */
@@ -62,14 +36,13 @@ enum safe_mode {
 static char *xml_safe(const char *in, size_t max, enum safe_mode mode)
 {
 	const unsigned char *s = (const unsigned char *)(in ? in : "");
-	struct sbuf b = {0};
+	struct textbuf b = {0};
 	bool cut = false;
 	size_t cut_at = 0; /* offset in s where output stopped for the cap */
 
 	if (mode == SAFE_FIRST_LINE)
 		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
 			s++;
-	sbuf_put(&b, "", 0);
 	for (size_t i = 0; s[i];) {
 		char piece[8];
 		size_t plen, used;
@@ -100,28 +73,24 @@ static char *xml_safe(const char *in, size_t max, enum safe_mode mode)
 			cut_at = i;
 			break;
 		}
-		sbuf_put(&b, piece, plen);
+		textbuf_add(&b, piece, plen);
 		i += used;
 	}
 	if (mode == SAFE_FIRST_LINE)
-		while (b.len > 0 && (b.buf[b.len - 1] == ' ' || b.buf[b.len - 1] == '\t'))
-			b.buf[--b.len] = '\0';
+		while (b.len > 0 && (b.s[b.len - 1] == ' ' || b.s[b.len - 1] == '\t'))
+			b.s[--b.len] = '\0';
 	if (cut) {
 		if (mode == SAFE_FIRST_LINE) {
-			sbuf_put(&b, "\xE2\x80\xA6", 3);
+			textbuf_add(&b, "\xE2\x80\xA6", 3);
 		} else {
 			char note[96];
 			int n = snprintf(note, sizeof(note),
 			                 "\n[gate: truncated here, %zu more bytes not shown]",
 			                 strlen((const char *)s + cut_at));
-			sbuf_put(&b, note, (size_t)n);
+			textbuf_add(&b, note, (size_t)n);
 		}
 	}
-	if (b.oom) {
-		free(b.buf);
-		return NULL;
-	}
-	return b.buf;
+	return textbuf_take(&b);
 }
 
 /* ---- the writer, with sticky errors ---- */
@@ -298,14 +267,14 @@ static void write_node_error(struct jw *j, const struct junit_node *nd, const ch
 static const char *relative_file(const char *file, const char *root);
 
 /* The attention budget (issue 19): a memory testcase per rule and subject that failed, warned,
- * was skipped, or was judged against a limit; not the baseline's passing per-table rows
- * ("ets:inet_db"), which no one capped (a capped table has its ets rule case). */
+ * was skipped, or was judged against a limit; not a pass its rule calls quiet
+ * (SHOW_QUIET_PASS: the baseline's per-table rows, "ets:inet_db", which no one capped; a capped
+ * table has its ets rule case). */
 static bool finding_shown(const struct finding *f)
 {
 	if (f->verdict != VERDICT_PASS)
 		return true;
-	return !(f->rule && strcmp(f->rule, "baseline") == 0 && f->subject &&
-	         strncmp(f->subject, "ets:", 4) == 0);
+	return !(f->show & SHOW_QUIET_PASS);
 }
 
 /* file= and line= of a memory finding: its culprit test's (rules/tags.c), so that CI
@@ -402,6 +371,139 @@ static void write_more_case(struct jw *j, const char *label, size_t n, bool fail
 	jw_end(j);
 }
 
+/* The gate.memory suite's properties: --repeat's figures, the node, the project, the seed. */
+static void memory_suite_properties(struct jw *j, const struct test_run *run,
+                                    const struct junit_meta *meta, const struct junit_node *nd,
+                                    const char *node)
+{
+	if (!node && !(meta && meta->project) && !run && !(meta && meta->repeat && !nd))
+		return;
+	jw_start(j, "properties");
+	if (meta && meta->repeat && !nd)
+		repeat_properties(j, meta->repeat);
+	if (node)
+		property(j, "node", node);
+	if (meta && meta->project)
+		property(j, "project", meta->project);
+	if (run) {
+		char seed[32];
+		snprintf(seed, sizeof(seed), "%lld", (long long)run->seed);
+		property(j, "exunit.seed", seed);
+		if (run->partition > 0) {
+			snprintf(seed, sizeof(seed), "%d", run->partition);
+			property(j, "mix.test.partition", seed);
+		}
+	}
+	jw_end(j);
+}
+
+/* A failing finding's text: its figures when its rule says they tell it (SHOW_FIGURES, in
+ * its unit), else its message; then the likely culprits (rules/attribution.c). */
+static void failure_body(struct textbuf *b, const struct finding *f)
+{
+	if (!(f->show & SHOW_FIGURES)) {
+		textbuf_printf(b, "%s\n", f->message ? f->message : "");
+	} else {
+		char bf[32], af[32], df[32], fl[32], pct[48] = "";
+		int64_t delta = f->delta; /* as the rule judged it */
+		const char *unit = f->unit == UNIT_BYTES ? " bytes" : "";
+		finding_figure_format(bf, sizeof(bf), f, f->before);
+		finding_figure_format(af, sizeof(af), f, f->after);
+		finding_figure_format(df, sizeof(df), f, delta);
+		finding_figure_format(fl, sizeof(fl), f, f->floor);
+		if (f->before > 0)
+			snprintf(pct, sizeof(pct), ", %+.1f %%",
+			         100.0 * (double)delta / (double)f->before);
+		textbuf_printf(b,
+		               "before: %s (%lld%s)\n"
+		               "after:  %s (%lld%s)\n"
+		               "delta:  %s%s (%+lld%s%s)\n",
+		               bf, (long long)f->before, unit, af, (long long)f->after, unit,
+		               delta > 0 ? "+" : "", df, (long long)delta, unit, pct);
+		if (finding_adjusted(f)) {
+			/* what grew, and what the rule took out of it: issue 12's model */
+			char r[32];
+			int64_t raw = finding_raw_delta(f);
+			finding_figure_format(r, sizeof(r), f, raw);
+			textbuf_printf(b, "        judged: it grew %s%s, less %s\n",
+			               raw > 0 ? "+" : "", r,
+			               f->explained ? f->explained : "what other rows judge");
+		}
+		if (f->max_pct >= 0)
+			textbuf_printf(b, "limit:  +%g %% above a floor of %s\n", f->max_pct, fl);
+		else
+			textbuf_printf(b, "limit:  a floor of %s\n", fl);
+	}
+	if (f->detail)
+		textbuf_printf(b, "\n%s", f->detail);
+}
+
+/* The <failure> of a failing finding: its message, its type ("gate.growth"), its text and
+ * a stack-trace line for the reporters that place failures from one. */
+static void write_finding_failure(struct jw *j, const struct finding *f,
+                                  const struct junit_meta *meta, const char *type)
+{
+	struct textbuf body = {0};
+	failure_body(&body, f);
+	if (body.oom) {
+		textbuf_free(&body);
+		j->oom = j->failed = true;
+		return;
+	}
+	jw_start(j, "failure");
+	jw_attr_safe(j, "message", f->message ? f->message : "memory rule failed", JUNIT_ATTR_MAX,
+	             SAFE_FIRST_LINE);
+	jw_attr_safe(j, "type", type, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+	jw_text_safe(j, body.s); /* a message may name a table or process of the node */
+	textbuf_free(&body);
+	char trace[1400];
+	finding_trace(trace, sizeof(trace), f, meta);
+	if (trace[0])
+		jw_text_safe(j, trace);
+	jw_end(j);
+}
+
+/* One memory testcase, "gate.memory.RULE[label]" named after its subject: a failure, a
+ * skip (a warning is one, with its culprits), or a pass with its message. */
+static void write_finding_case(struct jw *j, const struct finding *f, const struct junit_meta *meta,
+                               const char *label)
+{
+	const char *rule = finding_rule_name(f);
+	struct textbuf classname = {0}, type = {0};
+	textbuf_printf(&classname, "gate.memory.%s%s", rule, label);
+	textbuf_printf(&type, "gate.%s", rule);
+	if (classname.oom || type.oom) {
+		j->oom = j->failed = true;
+		goto out;
+	}
+	jw_start(j, "testcase");
+	jw_attr_safe(j, "classname", classname.s, JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_attr_safe(j, "name", f->subject ? f->subject : "(none)", JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_attr(j, "time", "0");
+	finding_location(j, f, meta);
+	if (f->verdict == VERDICT_FAIL) {
+		write_finding_failure(j, f, meta, type.s);
+	} else if (f->verdict == VERDICT_SKIP) {
+		jw_start(j, "skipped");
+		jw_attr_safe(j, "message", f->message ? f->message : "skipped", JUNIT_ATTR_MAX,
+		             SAFE_FIRST_LINE);
+		jw_end(j);
+		if (f->warned && f->detail) { /* a warning's culprits, as a failure's */
+			jw_start(j, "system-out");
+			jw_text_safe(j, f->detail);
+			jw_end(j);
+		}
+	} else if (f->message) {
+		jw_start(j, "system-out");
+		jw_text_safe(j, f->message);
+		jw_end(j);
+	}
+	jw_end(j);
+out:
+	textbuf_free(&classname);
+	textbuf_free(&type);
+}
+
 /* The gate.memory suite; for one node of a cluster (nd) named and labelled after it. */
 static void write_memory_suite(struct jw *j, const struct suite_common *c,
                                const struct findings *findings, const struct test_run *run,
@@ -419,139 +521,19 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 	bool lost = nd && nd->error;
 	suite_start(j, c, suite, mc.tests + lost, mc.failures, lost, mc.skipped,
 	            meta && !nd ? meta->memory_time_s : 0);
+	memory_suite_properties(j, run, meta, nd, node);
 
-	if (node || (meta && meta->project) || run || (meta && meta->repeat && !nd)) {
-		jw_start(j, "properties");
-		if (meta && meta->repeat && !nd)
-			repeat_properties(j, meta->repeat);
-		if (node)
-			property(j, "node", node);
-		if (meta && meta->project)
-			property(j, "project", meta->project);
-		if (run) {
-			char seed[32];
-			snprintf(seed, sizeof(seed), "%lld", (long long)run->seed);
-			property(j, "exunit.seed", seed);
-			if (run->partition > 0) {
-				snprintf(seed, sizeof(seed), "%d", run->partition);
-				property(j, "mix.test.partition", seed);
-			}
-		}
-		jw_end(j);
-	}
-
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !j->oom; i++) {
 		const struct finding *f = &findings->items[i];
 		if (!finding_shown(f))
 			continue; /* issue 19 */
 		if (f->verdict == VERDICT_FAIL ? shown_fail++ >= JUNIT_MEMORY_CASES_MAX
 		                               : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
 			continue; /* counted in a "more" testcase below */
-		const char *rule = f->rule ? f->rule : "rule";
-		char *classname = malloc(strlen(rule) + strlen(label) + sizeof("gate.memory."));
-		char *type = malloc(strlen(rule) + sizeof("gate."));
-		if (!classname || !type) {
-			free(classname);
-			free(type);
-			j->oom = j->failed = true;
-			return;
-		}
-		sprintf(classname, "gate.memory.%s%s", rule, label);
-		sprintf(type, "gate.%s", rule);
-
-		jw_start(j, "testcase");
-		jw_attr_safe(j, "classname", classname, JUNIT_ATTR_MAX, SAFE_ALL);
-		jw_attr_safe(j, "name", f->subject ? f->subject : "(none)", JUNIT_ATTR_MAX,
-		             SAFE_ALL);
-		jw_attr(j, "time", "0");
-		finding_location(j, f, meta);
-		if (f->verdict == VERDICT_FAIL) {
-			char b[32], a[32], d[32], fl[32], body[512], pct[48];
-			int64_t delta = f->delta; /* as the rule judged it */
-			bool bytes = !f->rule || strcmp(f->rule, "growth") == 0;
-			model_bytes_format(b, sizeof(b), f->before);
-			model_bytes_format(a, sizeof(a), f->after);
-			model_bytes_format(d, sizeof(d), delta);
-			model_bytes_format(fl, sizeof(fl), f->floor);
-			if (f->before > 0)
-				snprintf(pct, sizeof(pct), ", %+.1f %%",
-				         100.0 * (double)delta / (double)f->before);
-			else
-				pct[0] = '\0';
-			int len = snprintf(body, sizeof(body),
-			                   "before: %s (%lld bytes)\n"
-			                   "after:  %s (%lld bytes)\n"
-			                   "delta:  %s%s (%+lld bytes%s)\n",
-			                   b, (long long)f->before, a, (long long)f->after,
-			                   delta > 0 ? "+" : "", d, (long long)delta, pct);
-			if (finding_adjusted(f)) {
-				/* what grew, and what the rule took out of it: issue 12's model */
-				char r[32];
-				int64_t raw = finding_raw_delta(f);
-				model_bytes_format(r, sizeof(r), raw);
-				len += snprintf(body + len, sizeof(body) - (size_t)len,
-				                "        judged: it grew %s%s, less %s\n",
-				                raw > 0 ? "+" : "", r,
-				                f->explained ? f->explained
-				                             : "what other rows judge");
-				if (len >= (int)sizeof(body))
-					len = (int)sizeof(body) - 1;
-			}
-			if (f->max_pct >= 0)
-				snprintf(body + len, sizeof(body) - (size_t)len,
-				         "limit:  +%g %% above a floor of %s\n", f->max_pct, fl);
-			else
-				snprintf(body + len, sizeof(body) - (size_t)len,
-				         "limit:  a floor of %s\n", fl);
-			/* the other rules' figures are not byte deltas: their message says it all
-			 */
-			if (!bytes)
-				snprintf(body, sizeof(body), "%s\n", f->message ? f->message : "");
-			jw_start(j, "failure");
-			jw_attr_safe(j, "message", f->message ? f->message : "memory rule failed",
-			             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
-			jw_attr_safe(j, "type", type, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
-			if (f->detail) {
-				/* the likely culprits (rules/attribution.c) after the figures */
-				size_t bl = strlen(body), dl = strlen(f->detail);
-				char *all = malloc(bl + dl + 2);
-				if (!all) {
-					j->oom = j->failed = true;
-					free(classname);
-					free(type);
-					return;
-				}
-				snprintf(all, bl + dl + 2, "%s\n%s", body, f->detail);
-				jw_text_safe(j, all);
-				free(all);
-			} else {
-				jw_text_safe(j, body); /* a message may name a table or process of
-				                          the node */
-			}
-			char trace[1400];
-			finding_trace(trace, sizeof(trace), f, meta);
-			if (trace[0])
-				jw_text_safe(j, trace);
-			jw_end(j);
-		} else if (f->verdict == VERDICT_SKIP) {
-			jw_start(j, "skipped");
-			jw_attr_safe(j, "message", f->message ? f->message : "skipped",
-			             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
-			jw_end(j);
-			if (f->warned && f->detail) { /* a warning's culprits, as a failure's */
-				jw_start(j, "system-out");
-				jw_text_safe(j, f->detail);
-				jw_end(j);
-			}
-		} else if (f->message) {
-			jw_start(j, "system-out");
-			jw_text_safe(j, f->message);
-			jw_end(j);
-		}
-		jw_end(j);
-		free(classname);
-		free(type);
+		write_finding_case(j, f, meta, label);
 	}
+	if (j->oom)
+		return;
 	if (mc.more_failing)
 		write_more_case(j, label, mc.more_failing, true);
 	if (mc.more_other)
@@ -595,16 +577,15 @@ static void write_mix_suite(struct jw *j, const struct suite_common *c, const st
 	jw_attr_safe(j, "message", run->mix_reason && *run->mix_reason ? run->mix_reason : msg,
 	             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
 	jw_attr(j, "type", type);
-	size_t len = strlen(msg) + (run->mix_reason ? strlen(run->mix_reason) : 0) + 4;
-	char *body = malloc(len);
-	if (!body) {
+	struct textbuf body = {0};
+	textbuf_printf(&body, "%s%s%s\n", msg, run->mix_reason ? ": " : "",
+	               run->mix_reason ? run->mix_reason : "");
+	if (body.oom) {
 		j->oom = j->failed = true;
 		return;
 	}
-	snprintf(body, len, "%s%s%s\n", msg, run->mix_reason ? ": " : "",
-	         run->mix_reason ? run->mix_reason : "");
-	jw_text_safe(j, body);
-	free(body);
+	jw_text_safe(j, body.s);
+	textbuf_free(&body);
 	jw_end(j);
 	jw_end(j);
 	jw_end(j);
@@ -823,14 +804,14 @@ static void write_report(struct jw *j, const struct findings *findings, const st
 	}
 	jw_start(j, "testsuites");
 	if (meta && meta->project) {
-		char *name = malloc(strlen(meta->project) + sizeof("gate: "));
-		if (!name) {
+		struct textbuf name = {0};
+		textbuf_printf(&name, "gate: %s", meta->project);
+		if (name.oom) {
 			j->oom = j->failed = true;
 			return;
 		}
-		sprintf(name, "gate: %s", meta->project);
-		jw_attr_safe(j, "name", name, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
-		free(name);
+		jw_attr_safe(j, "name", name.s, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		textbuf_free(&name);
 	} else {
 		jw_attr(j, "name", "gate");
 	}

@@ -80,17 +80,18 @@ static const char *verdict_cell(enum verdict v)
 	return "?";
 }
 
-static bool is_growth(const struct finding *f)
+/* A row of the memory table, as its rule says (rules/model.h). */
+static bool is_category(const struct finding *f)
 {
-	return !f->rule || strcmp(f->rule, "growth") == 0;
+	return f->show & SHOW_CATEGORY;
 }
 
-static void md_growth_table(struct report_buf *b, const struct findings *fs)
+static void md_category_table(struct report_buf *b, const struct findings *fs)
 {
 	bool any = false, adjusted = false;
 	for (size_t i = 0; i < fs->count; i++) {
 		const struct finding *f = &fs->items[i];
-		if (!is_growth(f))
+		if (!is_category(f))
 			continue;
 		if (!any)
 			report_buf_printf(
@@ -100,16 +101,16 @@ static void md_growth_table(struct report_buf *b, const struct findings *fs)
 		char bef[32] = "-", aft[32] = "-", del[40] = "-", d[32], pct[32] = "-", fl[32],
 		     lim[64];
 		if (f->verdict != VERDICT_SKIP) {
-			model_bytes_format(bef, sizeof(bef), f->before);
-			model_bytes_format(aft, sizeof(aft), f->after);
-			model_bytes_format(d, sizeof(d), f->delta);
+			finding_figure_format(bef, sizeof(bef), f, f->before);
+			finding_figure_format(aft, sizeof(aft), f, f->after);
+			finding_figure_format(d, sizeof(d), f, f->delta);
 			bool adj = f->delta != finding_raw_delta(f);
 			adjusted = adjusted || adj;
 			snprintf(del, sizeof(del), "%s%s%s", f->delta > 0 ? "+" : "", d,
 			         adj ? "\\*" : "");
 			report_pct_format(pct, sizeof(pct), f->before, f->delta);
 		}
-		model_bytes_format(fl, sizeof(fl), f->floor);
+		finding_figure_format(fl, sizeof(fl), f, f->floor);
 		if (f->max_pct >= 0)
 			snprintf(lim, sizeof(lim), "+%g %%, floor %s", f->max_pct, fl);
 		else
@@ -127,23 +128,24 @@ static void md_growth_table(struct report_buf *b, const struct findings *fs)
 		                     "rows of their own, structures failing on their own)\n");
 }
 
-/* One row per rule other than growth, in order of first appearance. */
+/* One row per rule whose findings are not rows of the memory table, in order of first
+ * appearance. */
 static void md_rule_table(struct report_buf *b, const struct findings *fs)
 {
 	bool any = false;
 	for (size_t i = 0; i < fs->count && !b->full; i++) {
 		const struct finding *f = &fs->items[i];
-		if (is_growth(f))
+		if (is_category(f))
 			continue;
 		bool seen = false;
 		for (size_t k = 0; k < i && !seen; k++)
-			seen = !is_growth(&fs->items[k]) && strcmp(fs->items[k].rule, f->rule) == 0;
+			seen = !is_category(&fs->items[k]) && finding_same_rule(&fs->items[k], f);
 		if (seen)
 			continue;
 		size_t total = 0, failed = 0, skipped = 0;
 		for (size_t j = i; j < fs->count; j++) {
 			const struct finding *g = &fs->items[j];
-			if (is_growth(g) || strcmp(g->rule, f->rule) != 0)
+			if (is_category(g) || !finding_same_rule(g, f))
 				continue;
 			total++;
 			failed += g->verdict == VERDICT_FAIL;
@@ -154,7 +156,7 @@ static void md_rule_table(struct report_buf *b, const struct findings *fs)
 			                     "| :-- | --: | --: | --: | :-- |\n");
 		any = true;
 		report_buf_put(b, "| ", 2);
-		md_text(b, f->rule, 40);
+		md_text(b, finding_rule_name(f), 40);
 		report_buf_printf(b, " | %zu | %zu | %zu | %s |\n", total, failed, skipped,
 		                  verdict_cell(failed             ? VERDICT_FAIL
 		                               : skipped == total ? VERDICT_SKIP
@@ -187,7 +189,7 @@ static void md_culprits(struct report_buf *b, const struct findings *fs)
 		if (f->verdict != VERDICT_FAIL)
 			continue;
 		report_buf_put(b, "- **", 4);
-		md_text(b, f->rule ? f->rule : "growth", 40);
+		md_text(b, finding_rule_name(f), 40);
 		report_buf_put(b, " ", 1);
 		md_text(b, f->subject, 80);
 		report_buf_put(b, "**: ", 4);
@@ -314,14 +316,14 @@ static void md_warnings(struct report_buf *b, const struct findings *fs)
 
 int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 {
-	enum report_verdict v = report_verdict(d);
+	enum gate_verdict v = report_verdict(d);
 	char why[256];
 
 	b->cap = MARKDOWN_SUMMARY_MAX - RESERVE;
 	report_why(why, sizeof(why), d);
 	report_buf_printf(b, "### %s gate: %s%s%s%s\n\n",
-	                  v == REPORT_PASSED ? "\xE2\x9C\x85" : "\xE2\x9D\x8C",
-	                  report_verdict_name(v), why[0] ? " (" : "", why, why[0] ? ")" : "");
+	                  v == GATE_PASSED ? "\xE2\x9C\x85" : "\xE2\x9D\x8C", model_verdict_name(v),
+	                  why[0] ? " (" : "", why, why[0] ? ")" : "");
 	if (d->project) {
 		report_buf_printf(b, "Project ");
 		md_text(b, d->project, 120);
@@ -344,7 +346,7 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 	if (d->findings && d->findings->count) {
 		report_buf_printf(b, "\n#### Memory (erlang:memory after GC, before and after the "
 		                     "suite)\n\n");
-		md_growth_table(b, d->findings);
+		md_category_table(b, d->findings);
 		md_rule_table(b, d->findings);
 		md_culprits(b, d->findings);
 		md_warnings(b, d->findings);

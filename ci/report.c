@@ -9,59 +9,28 @@
 
 #include "ansi.h"
 #include "rules/attribution.h"
+#include "rules/grow.h"
 #include "rules/culprits.h"
 #include "utf8.h"
 
-enum report_verdict report_verdict(const struct report_data *d)
+/* The tally of d: the model's, or "could not run" when gate stopped early. */
+static struct verdict_tally report_tally(const struct report_data *d)
 {
-	if (d->error)
-		return REPORT_ERROR;
-	if (d->findings && findings_failed(d->findings))
-		return REPORT_FAILED;
-	if (d->tests && (test_run_red(d->tests) || !d->tests->finished))
-		return REPORT_FAILED;
-	return REPORT_PASSED;
+	struct verdict_tally t = model_verdict_tally(d->findings, d->tests);
+	t.error = d->error != NULL;
+	return t;
 }
 
-const char *report_verdict_name(enum report_verdict v)
+enum gate_verdict report_verdict(const struct report_data *d)
 {
-	switch (v) {
-	case REPORT_PASSED: return "PASSED";
-	case REPORT_FAILED: return "FAILED";
-	case REPORT_ERROR: return "ERROR";
-	}
-	return "?";
+	struct verdict_tally t = report_tally(d);
+	return model_verdict(&t);
 }
 
 void report_why(char *buf, size_t len, const struct report_data *d)
 {
-	size_t rules = d->findings ? findings_failed(d->findings) : 0, tests = 0, n = 0;
-	bool unfinished = false;
-	if (d->tests) {
-		struct test_counts c = test_run_count(d->tests);
-		tests = c.failed + c.invalid;
-		unfinished = !d->tests->finished;
-	}
-	if (len == 0)
-		return;
-	buf[0] = '\0';
-	if (d->error) {
-		snprintf(buf, len, "gate could not run");
-		return;
-	}
-	if (rules)
-		n += (size_t)snprintf(buf + n, len - n, "%zu memory %s", rules,
-		                      rules == 1 ? "rule" : "rules");
-	if (tests && n < len)
-		n += (size_t)snprintf(buf + n, len - n, "%s%zu %s", n ? ", " : "", tests,
-		                      tests == 1 ? "test" : "tests");
-	if (unfinished && n < len)
-		n += (size_t)snprintf(buf + n, len - n, "%sthe test suite did not finish",
-		                      n ? ", " : "");
-	/* issue 18: bare mix test would be red for a reason of its own */
-	if (d->tests && d->tests->mix_status != 0 && !d->tests->mix_explained && n < len)
-		snprintf(buf + n, len - n, "%smix test exit status %d", n ? ", " : "",
-		         d->tests->mix_status);
+	struct verdict_tally t = report_tally(d);
+	model_verdict_why(buf, len, &t);
 }
 
 const char *report_module_name(const char *module)
@@ -127,17 +96,9 @@ int report_buf_put(struct report_buf *b, const char *s, size_t len)
 		b->full = true;
 		return -1;
 	}
-	if (b->len + len + 1 > b->alloc) {
-		size_t na = b->alloc ? b->alloc : 4096;
-		while (na < b->len + len + 1)
-			na *= 2;
-		char *nd = realloc(b->data, na);
-		if (!nd) {
-			b->oom = true;
-			return -1;
-		}
-		b->data = nd;
-		b->alloc = na;
+	if (GROW(b->data, b->alloc, b->len + len + 1, 4096) < 0) {
+		b->oom = true;
+		return -1;
 	}
 	memcpy(b->data + b->len, s, len);
 	b->len += len;

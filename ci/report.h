@@ -40,13 +40,12 @@ struct report_data {
 	const struct sample_series *samples;
 };
 
-enum report_verdict { REPORT_PASSED, REPORT_FAILED, REPORT_ERROR };
+/* The run's verdict (rules/model.h's model_verdict): ERROR when d->error, FAILED when a
+ * memory rule or a test failed or the suite did not finish, else PASSED. */
+enum gate_verdict report_verdict(const struct report_data *d);
 
-/* PASSED when every rule and test passed and the suite finished, ERROR when d->error. */
-enum report_verdict report_verdict(const struct report_data *d);
-const char *report_verdict_name(enum report_verdict v); /* "PASSED", "FAILED", "ERROR" */
-
-/* Why it failed, for a verdict line: "1 memory rule, 2 tests"; "" when it passed. */
+/* Why it failed, for a verdict line: "1 memory rule, 2 tests" (model_verdict_why); "" when it
+ * passed. */
 void report_why(char *buf, size_t len, const struct report_data *d);
 
 /* The module as people write it: "Foo.BarTest" for "Elixir.Foo.BarTest". Borrowed. */

@@ -118,19 +118,20 @@ static void row_fill(struct row *r, const struct finding *f)
 	bool adjusted = finding_adjusted(f);
 	bool known = f->verdict != VERDICT_SKIP;
 
-	if (f->rule && strcmp(f->rule, "growth") != 0) {
+	if (!(f->show & SHOW_CATEGORY)) {
 		char both[256];
-		snprintf(both, sizeof(both), "%s:%s", f->rule, f->subject ? f->subject : "");
+		snprintf(both, sizeof(both), "%s:%s", finding_rule_name(f),
+		         f->subject ? f->subject : "");
 		term_safe(name, name_len, both, NAME_MAX_COLS);
 	} else {
 		term_safe(name, name_len, f->subject ? f->subject : "?", NAME_MAX_COLS);
 	}
 	if (known) {
-		model_bytes_format(r->cell[COL_BEFORE], sizeof(r->cell[0]), f->before);
-		model_bytes_format(r->cell[COL_AFTER], sizeof(r->cell[0]), f->after);
+		finding_figure_format(r->cell[COL_BEFORE], sizeof(r->cell[0]), f, f->before);
+		finding_figure_format(r->cell[COL_AFTER], sizeof(r->cell[0]), f, f->after);
 		char d[32];
 		int64_t raw = finding_raw_delta(f);
-		model_bytes_format(d, sizeof(d), raw);
+		finding_figure_format(d, sizeof(d), f, raw);
 		snprintf(r->cell[COL_RAW], sizeof(r->cell[0]), "%s%s", raw > 0 ? "+" : "", d);
 		if (adjusted) {
 			int64_t sub;
@@ -138,7 +139,7 @@ static void row_fill(struct row *r, const struct finding *f)
 			if (__builtin_sub_overflow(raw, delta, &sub))
 				sub = raw < delta ? INT64_MIN : INT64_MAX;
 			/* subtracted is shown with the sign it has in grew - subtracted */
-			model_bytes_format(d, sizeof(d), sub);
+			finding_figure_format(d, sizeof(d), f, sub);
 			if (sub < 0)
 				d[0] = '+';
 			snprintf(r->cell[COL_SUB], sizeof(r->cell[0]), "%s%s", sub > 0 ? "-" : "",
@@ -146,7 +147,7 @@ static void row_fill(struct row *r, const struct finding *f)
 		} else {
 			snprintf(r->cell[COL_SUB], sizeof(r->cell[0]), "-");
 		}
-		model_bytes_format(d, sizeof(d), delta);
+		finding_figure_format(d, sizeof(d), f, delta);
 		snprintf(r->cell[COL_DELTA], sizeof(r->cell[0]), "%s%s", delta > 0 ? "+" : "", d);
 		double pct = f->before > 0 ? 100.0 * (double)delta / (double)f->before : 0;
 		if (f->before > 0 && pct >= 10000)
@@ -353,26 +354,28 @@ static void print_wrapped(FILE *out, const char *lead, const char *text, size_t 
 	fputc('\n', out);
 }
 
-/* "rules: ets pass (3), binary FAIL (1 of 2), ..." for every rule but growth, in order. */
+/* "rules: ets pass (3), binary FAIL (1 of 2), ..." for every rule whose findings are not rows
+ * of the memory table, in order. */
 static void print_rule_lines(FILE *out, const struct findings *findings, bool color)
 {
-	const char *seen[32];
+	const struct finding *seen[32];
 	size_t nseen = 0;
 	bool any = false;
 	for (size_t i = 0; i < findings->count; i++) {
-		const char *rule = findings->items[i].rule;
-		if (!rule || strcmp(rule, "growth") == 0)
+		const struct finding *first = &findings->items[i];
+		if (!first->rule || (first->show & SHOW_CATEGORY))
 			continue;
 		bool dup = false;
 		for (size_t k = 0; k < nseen; k++)
-			dup = dup || strcmp(seen[k], rule) == 0;
+			dup = dup || finding_same_rule(seen[k], first);
 		if (dup || nseen == sizeof(seen) / sizeof(seen[0]))
 			continue;
-		seen[nseen++] = rule;
+		seen[nseen++] = first;
+		const char *rule = first->rule;
 		size_t total = 0, failed = 0, skipped = 0;
 		for (size_t j = i; j < findings->count; j++) {
 			const struct finding *f = &findings->items[j];
-			if (!f->rule || strcmp(f->rule, rule) != 0)
+			if ((f->show & SHOW_CATEGORY) || !finding_same_rule(f, first))
 				continue;
 			total++;
 			failed += f->verdict == VERDICT_FAIL;
@@ -415,12 +418,12 @@ static void print_memory(FILE *out, const struct findings *findings,
 		fprintf(out, "  no memory rules were applied\n");
 		return;
 	}
-	/* the table is for the growth rule's byte figures; the other rules get one line each,
-	 * and their failures are spelled out below with the growth failures */
+	/* the table is for the rows of the memory table (rules/model.h's SHOW_CATEGORY); the
+	 * other rules get one line each, and their failures are spelled out below */
 	struct finding *rows = calloc(findings->count, sizeof(*rows));
 	struct findings growth = {rows, 0, findings->count};
 	for (size_t i = 0; rows && i < findings->count; i++)
-		if (!findings->items[i].rule || strcmp(findings->items[i].rule, "growth") == 0)
+		if (findings->items[i].show & SHOW_CATEGORY)
 			rows[growth.count++] = findings->items[i]; /* shallow: borrowed strings */
 	/* failing findings come first in the list (most specific first); the table keeps
 	 * erlang:memory's order of categories, so that it reads the same on every run */
@@ -578,50 +581,28 @@ static void print_tests(FILE *out, const struct test_run *run, const struct summ
 }
 
 /* The tests, the JUnit path and the verdict, after the memory sections. */
-static void print_tail(FILE *out, size_t rules_failed, size_t nodes_lost,
-                       const struct test_run *run, const struct summary_opts *opts)
+/* The tests, the JUnit path and the verdict line (rules/model.h's model_verdict of t). */
+static void print_tail(FILE *out, const struct verdict_tally *t, const struct test_run *run,
+                       const struct summary_opts *opts)
 {
 	bool color = opts && opts->color;
-	size_t tests_failed = 0;
-	bool unfinished = run && !run->finished;
 
-	if (run) {
-		struct test_counts c = test_run_count(run);
-		tests_failed = c.failed + c.invalid;
+	if (run)
 		print_tests(out, run, opts);
-	} else {
+	else
 		fprintf(out, "no test results\n");
-	}
 	if (opts && opts->junit_path) {
 		char path[1208];
 		term_safe(path, sizeof(path), opts->junit_path, 300);
 		fprintf(out, "JUnit: %s\n", path);
 	}
-
-	/* issue 18: bare mix test would be red for a reason the failed tests do not tell */
-	int mix_status = run && run->mix_status != 0 && !run->mix_explained ? run->mix_status : 0;
-	if (!rules_failed && !unfinished && !nodes_lost && !(run && test_run_red(run))) {
+	if (model_verdict(t) == GATE_PASSED) {
 		fprintf(out, "%sgate: PASSED%s\n", color ? C_GREEN C_BOLD : "",
 		        color ? C_RESET : "");
 		return;
 	}
-	char why[200] = "";
-	size_t n = 0;
-	if (rules_failed)
-		n += (size_t)snprintf(why + n, sizeof(why) - n, "%zu memory %s", rules_failed,
-		                      rules_failed == 1 ? "rule" : "rules");
-	if (tests_failed)
-		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%zu %s", n ? ", " : "",
-		                      tests_failed, tests_failed == 1 ? "test" : "tests");
-	if (nodes_lost)
-		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%zu %s lost", n ? ", " : "",
-		                      nodes_lost, nodes_lost == 1 ? "node" : "nodes");
-	if (unfinished)
-		n += (size_t)snprintf(why + n, sizeof(why) - n, "%sthe test suite did not finish",
-		                      n ? ", " : "");
-	if (mix_status && n < sizeof(why))
-		snprintf(why + n, sizeof(why) - n, "%smix test exit status %d", n ? ", " : "",
-		         mix_status);
+	char why[200];
+	model_verdict_why(why, sizeof(why), t);
 	fprintf(out, "%sgate: FAILED%s (%s)\n", color ? C_RED C_BOLD : "", color ? C_RESET : "",
 	        why);
 }
@@ -667,7 +648,8 @@ void summary_print(FILE *out, const struct findings *findings, const struct test
 	if (run && memory_flagged(findings))
 		print_top_growing(out, run, opts && opts->color);
 	fputc('\n', out);
-	print_tail(out, findings ? findings_failed(findings) : 0, 0, run, opts);
+	struct verdict_tally t = model_verdict_tally(findings, run);
+	print_tail(out, &t, run, opts);
 }
 
 void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n,
@@ -698,5 +680,8 @@ void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n
 		print_top_growing(out, run, o.color);
 		fputc('\n', out);
 	}
-	print_tail(out, rules_failed, lost, run, opts);
+	struct verdict_tally t = model_verdict_tally(NULL, run);
+	t.rules = rules_failed;
+	t.nodes_lost = lost;
+	print_tail(out, &t, run, opts);
 }

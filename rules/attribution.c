@@ -7,19 +7,14 @@
 #include <string.h>
 
 #include "culprits.h"
+#include "grow.h"
 #include "tags.h"
 
 static struct module_growth *module_add(struct test_run *run, size_t *cap,
                                         const struct module_event *e)
 {
-	if (run->nmodules == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		struct module_growth *m = realloc(run->modules, nc * sizeof(*m));
-		if (!m)
-			return NULL;
-		run->modules = m;
-		*cap = nc;
-	}
+	if (GROW(run->modules, *cap, run->nmodules + 1, 16) < 0)
+		return NULL;
 	struct module_growth *m = &run->modules[run->nmodules];
 	memset(m, 0, sizeof(*m));
 	if (!(m->module = strdup(e->module ? e->module : "?")))
@@ -121,14 +116,8 @@ int attribution_build(struct test_run *run, const struct module_event *ev, size_
 		}
 		switch (e->edge) {
 		case EDGE_MODULE_START:
-			if (nact == acap) {
-				size_t nc = acap ? acap * 2 : 16;
-				struct running *a = realloc(act, nc * sizeof(*a));
-				if (!a)
-					goto out;
-				act = a;
-				acap = nc;
-			}
+			if (GROW(act, acap, nact + 1, 16) < 0)
+				goto out;
 			struct module_growth *m = module_add(run, &cap, e);
 			if (!m)
 				goto out;
@@ -256,14 +245,8 @@ static const char *key_name(int key)
 	return key >= 0 && key < MEM_CAT_COUNT ? mem_cat_name((enum mem_cat)key) : "?";
 }
 
-/* A growing text; oom is sticky. */
-struct text {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-static void text_add(struct text *t, const char *fmt, ...)
+/* One line of a finding's detail, cut at 1023 bytes, into t (rules/grow.h: oom is sticky). */
+__attribute__((format(printf, 2, 3))) static void text_add(struct textbuf *t, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -272,22 +255,7 @@ static void text_add(struct text *t, const char *fmt, ...)
 	va_end(ap);
 	if (t->oom || n < 0)
 		return;
-	size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
-	if (t->len + len + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 512;
-		while (cap < t->len + len + 1)
-			cap *= 2;
-		char *p = realloc(t->s, cap);
-		if (!p) {
-			t->oom = true;
-			return;
-		}
-		t->s = p;
-		t->cap = cap;
-	}
-	memcpy(t->s + t->len, line, len);
-	t->len += len;
-	t->s[t->len] = '\0';
+	textbuf_add(t, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
 /* What a finding judged, in key's unit: the growth (or, for the process rule's count, the
@@ -315,7 +283,7 @@ static void module_label(char *buf, size_t len, const struct module_growth *m)
 		         m->async ? "async, ran alone" : "sync");
 }
 
-static void add_modules(struct text *t, const struct test_run *run, int key, int64_t judged)
+static void add_modules(struct textbuf *t, const struct test_run *run, int key, int64_t judged)
 {
 	size_t top[ATTRIBUTION_TOP];
 	size_t n = attribution_rank(run, key, false, top, ATTRIBUTION_TOP), shown = 0;
@@ -344,7 +312,7 @@ static void add_modules(struct text *t, const struct test_run *run, int key, int
 	}
 }
 
-static void add_tests(struct text *t, const struct test_run *run, int key, int64_t judged)
+static void add_tests(struct textbuf *t, const struct test_run *run, int key, int64_t judged)
 {
 	size_t top[ATTRIBUTION_TOP];
 	size_t n = attribution_rank(run, key, true, top, ATTRIBUTION_TOP), shown = 0;
@@ -364,7 +332,7 @@ static void add_tests(struct text *t, const struct test_run *run, int key, int64
 	}
 }
 
-static void add_born(struct text *t, const struct snapshot *after)
+static void add_born(struct textbuf *t, const struct snapshot *after)
 {
 	char b[32], n[32];
 
@@ -385,7 +353,7 @@ static void add_born(struct text *t, const struct snapshot *after)
 	}
 }
 
-static void add_ets(struct text *t, const struct snapshot *after)
+static void add_ets(struct textbuf *t, const struct snapshot *after)
 {
 	char b[32], rows[32];
 	size_t shown = 0;
@@ -406,7 +374,7 @@ static void add_ets(struct text *t, const struct snapshot *after)
 	}
 }
 
-static void add_bin_holders(struct text *t, const struct snapshot *after)
+static void add_bin_holders(struct textbuf *t, const struct snapshot *after)
 {
 	struct culprits list = {0};
 	char b[32], freed[32], label[512];
@@ -494,7 +462,7 @@ static const struct module_owner *top_owner(const struct snapshot *after, int ke
 	return best;
 }
 
-static void add_owners(struct text *t, const struct snapshot *after, int key)
+static void add_owners(struct textbuf *t, const struct snapshot *after, int key)
 {
 	struct culprits list = {0};
 	char what[256];
@@ -618,7 +586,7 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 	(void)before;
 	for (size_t i = 0; i < findings->count; i++) {
 		struct finding *f = &findings->items[i];
-		struct text t = {0};
+		struct textbuf t = {0};
 		char lead[1024];
 
 		if (f->verdict != VERDICT_FAIL ||
@@ -638,7 +606,7 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 			add_bin_holders(&t, after);
 		}
 		if (t.oom) {
-			free(t.s);
+			textbuf_free(&t);
 			return -1;
 		}
 		if (t.s) {
@@ -647,14 +615,8 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 		}
 		const char *cmod = NULL, *ctest = NULL;
 		if (first_culprit(lead, sizeof(lead), run, after, f, key, &cmod, &ctest)) {
-			size_t ml = f->message ? strlen(f->message) : 0;
-			char *m = realloc(f->message, ml + strlen(lead) + 1);
-			if (!m)
+			if (text_append(&f->message, lead) < 0)
 				return -1;
-			if (!ml)
-				m[0] = '\0';
-			strcat(m, lead);
-			f->message = m;
 			/* issue 19: who, for the writers' file and line (rules/tags.c) */
 			free(f->culprit);
 			free(f->culprit_test);

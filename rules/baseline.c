@@ -257,8 +257,9 @@ static int add_judged(struct findings *out, const char *subject, const char *wha
 	                    after, cfg->floor_bytes, cfg->max_pct, msg);
 }
 
-int baseline_check(struct findings *out, const struct snapshot *after, const struct baseline *base,
-                   const struct baseline_config *cfg, const char *source)
+static int baseline_judge(struct findings *out, const struct snapshot *after,
+                          const struct baseline *base, const struct baseline_config *cfg,
+                          const char *source)
 {
 	char msg[512], where[512];
 
@@ -340,8 +341,19 @@ int baseline_check(struct findings *out, const struct snapshot *after, const str
 		}
 		if (add_judged(out, subject, what, be->memory, bytes, cfg, otp_note) < 0)
 			return -1;
+		/* a table no limit named: its pass is not worth a JUnit testcase (issue 19) */
+		out->items[out->count - 1].show |= SHOW_QUIET_PASS;
 	}
 	return 0;
+}
+
+int baseline_check(struct findings *out, const struct snapshot *after, const struct baseline *base,
+                   const struct baseline_config *cfg, const char *source)
+{
+	size_t first = out->count;
+	int rc = baseline_judge(out, after, base, cfg, source);
+	findings_show(out, first, UNIT_BYTES, SHOW_REGRESSION);
+	return rc;
 }
 
 /* ---- rule "trend" ---- */
@@ -370,8 +382,9 @@ static int64_t round_i64(double x)
 	return (int64_t)(x < 0 ? x - 0.5 : x + 0.5);
 }
 
-int trend_check(struct findings *out, const struct snapshot *after, const struct baseline *history,
-                size_t nhistory, const struct baseline_config *cfg)
+static int trend_judge(struct findings *out, const struct snapshot *after,
+                       const struct baseline *history, size_t nhistory,
+                       const struct baseline_config *cfg)
 {
 	char msg[512];
 	const char *notes = cfg->notes_ref ? cfg->notes_ref : BASELINE_DEFAULT_NOTES_REF;
@@ -441,4 +454,13 @@ int trend_check(struct findings *out, const struct snapshot *after, const struct
 			return -1;
 	}
 	return 0;
+}
+
+int trend_check(struct findings *out, const struct snapshot *after, const struct baseline *history,
+                size_t nhistory, const struct baseline_config *cfg)
+{
+	size_t first = out->count;
+	int rc = trend_judge(out, after, history, nhistory, cfg);
+	findings_show(out, first, UNIT_BYTES, SHOW_REGRESSION);
+	return rc;
 }

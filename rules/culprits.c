@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 const char *rules_display(const char *name)
 {
 	if (name && strncmp(name, "Elixir.", 7) == 0 && name[7])
@@ -14,22 +16,7 @@ const char *rules_display(const char *name)
 
 void rules_count_format(char *buf, size_t len, int64_t n)
 {
-	char digits[32];
-	/* the magnitude as unsigned so INT64_MIN cannot overflow */
-	uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
-	int nd = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)mag);
-	char out[48];
-	size_t o = 0;
-
-	if (n < 0)
-		out[o++] = '-';
-	for (int i = 0; i < nd; i++) {
-		if (i > 0 && (nd - i) % 3 == 0)
-			out[o++] = ' ';
-		out[o++] = digits[i];
-	}
-	out[o] = '\0';
-	snprintf(buf, len, "%s", out);
+	model_count_format(buf, len, n);
 }
 
 void rules_proc_label(char *buf, size_t len, const struct proc_info *p)
@@ -63,14 +50,8 @@ const struct proc_info *rules_proc_find(const struct snapshot *s, const char *pi
 
 int culprits_add(struct culprits *list, size_t index, int64_t key)
 {
-	if (list->count == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 16;
-		struct culprit *c = realloc(list->items, cap * sizeof(*c));
-		if (!c)
-			return -1;
-		list->items = c;
-		list->cap = cap;
-	}
+	if (GROW(list->items, list->cap, list->count + 1, 16) < 0)
+		return -1;
 	list->items[list->count].index = index;
 	list->items[list->count].key = key;
 	list->count++;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 #define RULE "ets"
 
 /* Off by default: the total moves with what the suite legitimately caches; the per-table
@@ -27,12 +29,10 @@ struct ets_table_limit *ets_config_table_add(struct ets_config *cfg, const char 
 	if (!copy)
 		return NULL;
 	memcpy(copy, name, n);
-	t = realloc(cfg->tables, (cfg->ntables + 1) * sizeof(*t));
-	if (!t) {
+	if (GROW(cfg->tables, cfg->tables_cap, cfg->ntables + 1, 8) < 0) {
 		free(copy);
 		return NULL;
 	}
-	cfg->tables = t;
 	t = &cfg->tables[cfg->ntables++];
 	t->name = copy;
 	t->max_bytes = RULES_OFF;

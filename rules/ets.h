@@ -21,6 +21,7 @@ struct ets_config {
 	int64_t left_alive_floor; /* bytes; default 1 MB */
 	struct ets_table_limit *tables; /* owned, ntables entries, in file order */
 	size_t ntables;
+	size_t tables_cap; /* allocated entries (rules/grow.h) */
 };
 
 /* Fills cfg with the documented defaults (see gate.toml): no table entries. */

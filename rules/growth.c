@@ -352,6 +352,7 @@ int growth_check(struct findings *out, const struct snapshot *before, const stru
 	struct judged *j = malloc(sizeof(*j) * MEM_CAT_COUNT);
 	if (!j)
 		return -1;
+	size_t first = out->count;
 	judge_all(j, before, after, cfg, NULL);
 	for (int i = 0; i < MEM_CAT_COUNT; i++) {
 		const struct growth_limit *lim = &cfg->cat[i];
@@ -373,6 +374,8 @@ int growth_check(struct findings *out, const struct snapshot *before, const stru
 		    set_judged(&out->items[out->count - 1], &j[i], lim) < 0)
 			goto oom;
 	}
+	/* one row per category of the memory table, its byte figures spelt out when it fails */
+	findings_show(out, first, UNIT_BYTES, SHOW_CATEGORY | SHOW_FIGURES);
 	free(j);
 	return 0;
 oom:

@@ -1,6 +1,9 @@
 /* rules/model.c: names, lists and formatting for the shared data model. */
 #include "model.h"
 
+#include "grow.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,14 +126,8 @@ void snapshot_clear(struct snapshot *s)
 
 struct test_result *test_run_add(struct test_run *run)
 {
-	if (run->count == run->cap) {
-		size_t cap = run->cap ? run->cap * 2 : 64;
-		struct test_result *t = realloc(run->tests, cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		run->tests = t;
-		run->cap = cap;
-	}
+	if (GROW(run->tests, run->cap, run->count + 1, 64) < 0)
+		return NULL;
 	struct test_result *r = &run->tests[run->count++];
 	memset(r, 0, sizeof(*r));
 	return r;
@@ -181,6 +178,88 @@ bool test_run_red(const struct test_run *run)
 	return c.failed || c.invalid || run->mix_status != 0;
 }
 
+struct verdict_tally model_verdict_tally(const struct findings *findings,
+                                         const struct test_run *tests)
+{
+	struct verdict_tally t = {0};
+	if (findings)
+		t.rules = findings_failed(findings);
+	if (tests) {
+		struct test_counts c = test_run_count(tests);
+		t.tests = c.failed + c.invalid;
+		t.unfinished = !tests->finished;
+		t.mix_red = tests->mix_status != 0;
+		/* issue 18: bare mix test would be red for a reason the failed tests do not tell */
+		if (tests->mix_status != 0 && !tests->mix_explained)
+			t.mix_status = tests->mix_status;
+	}
+	return t;
+}
+
+enum gate_verdict model_verdict(const struct verdict_tally *t)
+{
+	if (t->error)
+		return GATE_ERROR;
+	if (t->rules || t->tests || t->nodes_lost || t->unfinished || t->mix_red || t->mix_status)
+		return GATE_FAILED;
+	return GATE_PASSED;
+}
+
+const char *model_verdict_name(enum gate_verdict v)
+{
+	switch (v) {
+	case GATE_PASSED: return "PASSED";
+	case GATE_FAILED: return "FAILED";
+	case GATE_ERROR: return "ERROR";
+	}
+	return "?";
+}
+
+/* Appends ", "-separated text at *n, as far as it fits. */
+static void why_add(char *buf, size_t len, size_t *n, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static void why_add(char *buf, size_t len, size_t *n, const char *fmt, ...)
+{
+	if (*n + 1 >= len)
+		return;
+	if (*n)
+		*n += (size_t)snprintf(buf + *n, len - *n, ", ");
+	if (*n + 1 >= len) {
+		*n = len - 1;
+		return;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + *n, len - *n, fmt, ap);
+	va_end(ap);
+	*n = w < 0 ? *n : *n + (size_t)w >= len ? len - 1 : *n + (size_t)w;
+}
+
+void model_verdict_why(char *buf, size_t len, const struct verdict_tally *t)
+{
+	size_t n = 0;
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (t->error) {
+		snprintf(buf, len, "gate could not run");
+		return;
+	}
+	if (t->rules)
+		why_add(buf, len, &n, "%zu memory %s", t->rules, t->rules == 1 ? "rule" : "rules");
+	if (t->tests)
+		why_add(buf, len, &n, "%zu %s", t->tests, t->tests == 1 ? "test" : "tests");
+	if (t->nodes_lost)
+		why_add(buf, len, &n, "%zu %s lost", t->nodes_lost,
+		        t->nodes_lost == 1 ? "node" : "nodes");
+	if (t->unfinished)
+		why_add(buf, len, &n, "the test suite did not finish");
+	if (t->mix_status)
+		why_add(buf, len, &n, "mix test exit status %d", t->mix_status);
+	else if (t->mix_red && n == 0) /* red, and nothing above says why */
+		why_add(buf, len, &n, "mix test failed");
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -189,14 +268,8 @@ static char *dup_or_null(const char *s)
 int findings_add(struct findings *list, const char *rule, const char *subject, enum verdict verdict,
                  int64_t before, int64_t after, int64_t floor, double max_pct, const char *message)
 {
-	if (list->count == list->cap) {
-		size_t cap = list->cap ? list->cap * 2 : 16;
-		struct finding *f = realloc(list->items, cap * sizeof(*f));
-		if (!f)
-			return -1;
-		list->items = f;
-		list->cap = cap;
-	}
+	if (GROW(list->items, list->cap, list->count + 1, 16) < 0)
+		return -1;
 	struct finding *f = &list->items[list->count];
 	f->rule = dup_or_null(rule);
 	f->subject = dup_or_null(subject);
@@ -206,6 +279,8 @@ int findings_add(struct findings *list, const char *rule, const char *subject, e
 	f->warned = false;
 	f->culprit = f->culprit_test = f->file = NULL;
 	f->line = 0;
+	f->unit = UNIT_BYTES;
+	f->show = 0;
 	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
 		free(f->rule);
 		free(f->subject);
@@ -236,6 +311,32 @@ bool finding_adjusted(const struct finding *f)
 	return f->delta != finding_raw_delta(f);
 }
 
+void findings_show(struct findings *list, size_t first, enum finding_unit unit, unsigned show)
+{
+	for (size_t i = first; i < list->count; i++) {
+		list->items[i].unit = unit;
+		list->items[i].show |= show;
+	}
+}
+
+const char *finding_rule_name(const struct finding *f)
+{
+	return f->rule ? f->rule : "rule";
+}
+
+bool finding_same_rule(const struct finding *a, const struct finding *b)
+{
+	return a->rule && b->rule && strcmp(a->rule, b->rule) == 0;
+}
+
+void finding_figure_format(char *buf, size_t len, const struct finding *f, int64_t v)
+{
+	if (f->unit == UNIT_COUNT)
+		model_count_format(buf, len, v);
+	else
+		model_bytes_format(buf, len, v);
+}
+
 void findings_clear(struct findings *list)
 {
 	if (!list)
@@ -261,6 +362,26 @@ size_t findings_failed(const struct findings *list)
 		if (list->items[i].verdict == VERDICT_FAIL)
 			n++;
 	return n;
+}
+
+void model_count_format(char *buf, size_t len, int64_t n)
+{
+	char digits[32];
+	/* the magnitude as unsigned so INT64_MIN cannot overflow */
+	uint64_t mag = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+	int nd = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)mag);
+	char out[48];
+	size_t o = 0;
+
+	if (n < 0)
+		out[o++] = '-';
+	for (int i = 0; i < nd; i++) {
+		if (i > 0 && (nd - i) % 3 == 0)
+			out[o++] = ' ';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+	snprintf(buf, len, "%s", out);
 }
 
 void model_bytes_format(char *buf, size_t len, int64_t bytes)

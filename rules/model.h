@@ -327,13 +327,33 @@ struct test_counts {
 struct test_counts test_run_count(const struct test_run *run);
 
 /* Whether the tests alone make the gate fail: a failed or invalid test, or bare `mix test`
- * would exit non-zero for a reason of its own (issue 18). The one test of the exit code and
- * every report's verdict. */
+ * would exit non-zero for a reason of its own (issue 18). Part of the verdict (below). */
 bool test_run_red(const struct test_run *run);
 
 enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_SKIP };
 
 const char *verdict_name(enum verdict v);
+
+/* How the writers show a finding's figures, said by the rule that makes it (findings_show),
+ * so that no writer matches a rule's name: a new rule needs no writer edit. */
+enum finding_unit {
+	UNIT_BYTES, /* before, after, delta and floor are bytes (the default) */
+	UNIT_COUNT  /* they are counts: ports, processes, atoms */
+};
+enum finding_show {
+	/* a row of the erlang:memory table (before, after, grew, judged, %, limit): its subject
+	 * names a category; the reports chart it */
+	SHOW_CATEGORY = 1u << 0,
+	/* failing, it spells its figures out (before, after, delta, limit); without it, its
+	 * message says it all */
+	SHOW_FIGURES = 1u << 1,
+	/* passing, it is a row no one asked about (a table no limit named): the JUnit leaves it
+	 * out */
+	SHOW_QUIET_PASS = 1u << 2,
+	/* judged against the project's own history: failing or warned, it calls for a review
+	 * comment */
+	SHOW_REGRESSION = 1u << 3,
+};
 
 /* One rule applied to one subject (e.g. rule "growth", subject "binary"). */
 struct finding {
@@ -357,6 +377,9 @@ struct finding {
 	char *culprit_test; /* and its test, when one test stands out or a tag judged it */
 	char *file;         /* where a reviewer looks: the culprit's test file; NULL when none */
 	int line;           /* and line, 0 when unknown */
+	/* how its figures are shown (findings_show); findings_add sets bytes and no flags */
+	enum finding_unit unit;
+	unsigned show; /* enum finding_show flags */
 };
 
 struct findings {
@@ -372,9 +395,52 @@ int findings_add(struct findings *list, const char *rule, const char *subject, e
 int64_t finding_raw_delta(const struct finding *f);
 /* The rule judged another delta than after - before (e.g. net of code growth). */
 bool finding_adjusted(const struct finding *f);
+/* Says how the findings from list->items[first] on show their figures: the unit, and show
+ * flags added to theirs. A rule calls it on the findings it appended. */
+void findings_show(struct findings *list, size_t first, enum finding_unit unit, unsigned show);
+/* The rule's name for people: "rule" when it has none. Borrowed. */
+const char *finding_rule_name(const struct finding *f);
+/* Whether a and b come from the same rule. */
+bool finding_same_rule(const struct finding *a, const struct finding *b);
+/* One figure of f (its before, after, delta or floor) in f's unit: "13.7 MB", "20 000". */
+void finding_figure_format(char *buf, size_t len, const struct finding *f, int64_t v);
 void findings_clear(struct findings *list);
 size_t findings_failed(const struct findings *list);
 
+/* ---- the gate's verdict: one decision, used by the exit code, the console summary and every
+ * report (README "Exit codes") ---- */
+
+enum gate_verdict {
+	GATE_PASSED, /* every memory rule and every test passed: exit 0 */
+	GATE_FAILED, /* a memory rule or a test failed, a node was lost, the suite did not finish,
+	                or bare `mix test` would exit non-zero: exit 1 */
+	GATE_ERROR   /* gate could not run: exit 2 */
+};
+
+/* What the verdict is made of, counted, so that the verdict line can say why. */
+struct verdict_tally {
+	bool error;        /* gate could not run (nothing else counts then) */
+	size_t rules;      /* failing memory findings; a warning (severity warn) is none */
+	size_t tests;      /* failed or invalid tests */
+	size_t nodes_lost; /* cluster nodes that failed or left the run */
+	bool unfinished;   /* ExUnit never reported the end of the suite */
+	bool mix_red;      /* bare `mix test` would exit non-zero (mix_status) */
+	int mix_status;    /* that status when the failed tests are not the whole reason; else 0 */
+};
+
+/* The tally of one run: findings and tests may be NULL (none were judged or none ran). A
+ * cluster adds its other nodes' failing findings to rules and its lost nodes to nodes_lost. */
+struct verdict_tally model_verdict_tally(const struct findings *findings,
+                                         const struct test_run *tests);
+/* ERROR when t->error; FAILED when anything in t counts against the run; else PASSED. */
+enum gate_verdict model_verdict(const struct verdict_tally *t);
+const char *model_verdict_name(enum gate_verdict v); /* "PASSED", "FAILED", "ERROR" */
+/* Why, for a verdict line: "1 memory rule, 2 tests, 1 node lost, the test suite did not finish,
+ * mix test exit status 3"; "gate could not run"; "" when it passed. Truncated to len. */
+void model_verdict_why(char *buf, size_t len, const struct verdict_tally *t);
+
+/* Formats a count for people, in groups of three digits: "20 000", "-1 234". */
+void model_count_format(char *buf, size_t len, int64_t n);
 /* Formats a byte count for people: "812 B", "13.7 MB", "-1.2 MB" (SI units). */
 void model_bytes_format(char *buf, size_t len, int64_t bytes);
 

@@ -32,11 +32,10 @@ void ports_group_format(char *buf, size_t len, const struct port_group *g)
 	         os);
 }
 
-int ports_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
-                const struct ports_config *cfg)
+static int ports_judge(struct findings *out, const struct snapshot *after,
+                       const struct ports_config *cfg)
 {
 	char msg[2048], n[32], lim[32], grp[768];
-	(void)before;
 
 	if (cfg->max_opened == RULES_OFF)
 		return findings_add(out, RULE, SUBJECT, VERDICT_SKIP, 0, 0, 0, -1,
@@ -71,4 +70,14 @@ int ports_check(struct findings *out, const struct snapshot *before, const struc
 		return -1;
 	out->items[out->count - 1].delta = after->ports_opened;
 	return 0;
+}
+
+int ports_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                const struct ports_config *cfg)
+{
+	size_t first = out->count;
+	(void)before;
+	int rc = ports_judge(out, after, cfg);
+	findings_show(out, first, UNIT_COUNT, 0); /* its figures are ports, not bytes */
+	return rc;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 void repeat_point_from(struct repeat_point *out, const struct snapshot *s)
 {
 	memset(out, 0, sizeof(*out));
@@ -20,14 +22,8 @@ void repeat_point_from(struct repeat_point *out, const struct snapshot *s)
 int repeat_data_add(struct repeat_data *d, const struct snapshot *after, size_t tests,
                     size_t failed, int64_t wall_us)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 4;
-		struct repeat_run *r = realloc(d->runs, cap * sizeof(*r));
-		if (!r)
-			return -1;
-		d->runs = r;
-		d->cap = cap;
-	}
+	if (GROW(d->runs, d->cap, d->n + 1, 4) < 0)
+		return -1;
 	struct repeat_run *r = &d->runs[d->n++];
 	memset(r, 0, sizeof(*r));
 	repeat_point_from(&r->after, after);
@@ -154,12 +150,8 @@ int repeat_annotate(struct findings *out, const struct repeat_data *d)
 		         "; --repeat %zu: runs 2..%zu grew %s (warm-up excluded), judged: the "
 		         "smallest, %s%s per run, x %zu",
 		         d->n, d->n, runs, cont >= 0 ? "+" : "", m, d->n - 1);
-		size_t ol = f->message ? strlen(f->message) : 0;
-		char *msg = realloc(f->message, ol + strlen(add) + 1);
-		if (!msg)
+		if (text_append(&f->message, add) < 0)
 			return -1;
-		memcpy(msg + ol, add, strlen(add) + 1);
-		f->message = msg;
 	}
 	return 0;
 }

@@ -67,6 +67,9 @@ static inline void rfx_build(struct rfx *x, bool hostile)
 		                 fail ? VERDICT_FAIL : VERDICT_PASS, before[c], after[c], 1000000,
 		                 c == MEM_CODE ? 50 : 10, msg) < 0)
 			abort();
+		/* shown as the growth rule shows its findings (rules/growth.c) */
+		findings_show(&x->findings, x->findings.count - 1, UNIT_BYTES,
+		              SHOW_CATEGORY | SHOW_FIGURES);
 	}
 	if (findings_add(&x->findings, "ets", "table corpus_cache", VERDICT_FAIL, 2400, 6700000, 0,
 	                 -1,

@@ -126,6 +126,8 @@ static void fill_typical(struct fixture *fx)
 	assert_int_equal(findings_add(&fx->findings, "growth", "atom_used", VERDICT_SKIP, 0, 0,
 	                              1000000, 10.0, "atom_used: not reported by the node"),
 	                 0);
+	/* shown as the growth rule shows its findings (rules/growth.c) */
+	findings_show(&fx->findings, 0, UNIT_BYTES, SHOW_CATEGORY | SHOW_FIGURES);
 	add_test(&fx->run, "Elixir.Foo.BarTest", "test adds numbers", "test/foo/bar_test.exs", 12,
 	         1234, TEST_PASSED, NULL);
 	add_test(&fx->run, "Elixir.Foo.BarTest", "test fails", "test/foo/bar_test.exs", 20, 1500000,

@@ -245,6 +245,8 @@ int cluster_findings_merge(const struct cluster *cl, struct findings *out)
 			                 f->floor, f->max_pct, f->message) < 0)
 				return -1;
 			out->items[out->count - 1].delta = f->delta;
+			out->items[out->count - 1].unit = f->unit; /* how it is shown */
+			out->items[out->count - 1].show = f->show;
 		}
 	}
 	return 0;

@@ -80,12 +80,13 @@ static int cluster_judge(struct run *r)
 	return 0;
 }
 
-static bool cluster_failed(const struct run *r)
+/* a node lost mid-run fails the gate, in its suite */
+static void cluster_tally(const struct run *r, struct verdict_tally *vt)
 {
-	for (size_t i = 0; i < r->cl.n; i++)
-		if (r->cl.nodes[i].error[0] || findings_failed(&r->cl.nodes[i].findings))
-			return true;
-	return false;
+	for (size_t i = 0; i < r->cl.n; i++) {
+		vt->rules += findings_failed(&r->cl.nodes[i].findings);
+		vt->nodes_lost += r->cl.nodes[i].error[0] != '\0';
+	}
 }
 
 const struct run_scope cluster_scope = {
@@ -93,5 +94,5 @@ const struct run_scope cluster_scope = {
         .open = cluster_open,
         .snapshot = cluster_snap,
         .judge = cluster_judge,
-        .failed = cluster_failed,
+        .tally = cluster_tally,
 };

@@ -39,9 +39,9 @@ struct run_scope {
 	                struct snapshot *out, char *err, size_t errlen);
 	/* the rules on the judged snapshots; -1 only when out of memory */
 	int (*judge)(struct run *r);
-	/* the scope's own findings fail the gate: a cluster node failed or was lost mid-run;
-	 * NULL: none */
-	bool (*failed)(const struct run *r);
+	/* adds the scope's own figures to the verdict (the cluster: every node's failing rules,
+	 * the nodes lost mid-run); NULL: none */
+	void (*tally)(const struct run *r, struct verdict_tally *vt);
 };
 
 struct run_workload {

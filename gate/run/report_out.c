@@ -139,12 +139,11 @@ static int write_html(const char *path, const struct report_data *d, char *err, 
 
 bool report_out_comment_due(const struct report_data *d)
 {
-	if (report_verdict(d) != REPORT_PASSED)
+	if (report_verdict(d) != GATE_PASSED)
 		return true;
 	for (size_t i = 0; d->findings && i < d->findings->count; i++) {
 		const struct finding *f = &d->findings->items[i];
-		if ((f->verdict == VERDICT_FAIL || f->warned) && f->rule &&
-		    (strcmp(f->rule, "baseline") == 0 || strcmp(f->rule, "trend") == 0))
+		if ((f->verdict == VERDICT_FAIL || f->warned) && (f->show & SHOW_REGRESSION))
 			return true;
 	}
 	return false;

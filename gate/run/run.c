@@ -365,12 +365,13 @@ static int write_reports(struct run *r, const char *error)
 	return rc < 0 ? rc : w;
 }
 
-/* The verdict: a failing rule, a red suite, or (a cluster) a node failed or lost. */
+/* The verdict is the model's (rules/model.h), as the summary and every report say it. */
 static int exit_code(const struct run *r)
 {
-	bool failed = findings_failed(&r->findings) || test_run_red(&r->tests) ||
-	              (r->scope->failed && r->scope->failed(r));
-	return failed ? GATE_EXIT_FAIL : GATE_EXIT_PASS;
+	struct verdict_tally vt = model_verdict_tally(&r->findings, &r->tests);
+	if (r->scope->tally)
+		r->scope->tally(r, &vt);
+	return model_verdict(&vt) == GATE_PASSED ? GATE_EXIT_PASS : GATE_EXIT_FAIL;
 }
 
 /* What mix test said of itself: why bare `mix test` would be red, said even with -q. */

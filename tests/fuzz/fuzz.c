@@ -157,6 +157,9 @@ static void add_finding(struct fuzz_model *m, struct fuzz_in *in)
 	                 pct, message) < 0)
 		fuzz_fail("out of memory");
 	m->findings.items[m->findings.count - 1].delta = fuzz_i64(in);
+	/* how it is shown, from k's bits the rule's index leaves (no new input byte) */
+	findings_show(&m->findings, m->findings.count - 1, (k >> 5) & 1 ? UNIT_COUNT : UNIT_BYTES,
+	              (k >> 3) & 0xF);
 	free(subject);
 	free(message);
 	free(own_rule);
