@@ -107,9 +107,10 @@ $(BUILD)/tests/ei_ping: tests/e2e/ei_ping.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDLIBS_ALL)
 
+# -MMD: a test is rebuilt when a header it includes changes (tests/report_fixture.h, say)
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) -lcmocka
+	$(CC) $(CFLAGS_ALL) -MMD -MP -MF $@.d -MT $@ -o $@ $< $(LIB_OBJ) $(LDLIBS_ALL) -lcmocka
 
 # Fuzz targets: tests/fuzz/fuzz_<name>.c, each linked with the shared tests/fuzz/fuzz.c;
 # seeds in tests/fuzz/corpus/<name>/ (crash reproducers are kept there as regressions).
@@ -212,4 +213,4 @@ format-check:
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
