@@ -317,6 +317,23 @@ static void test_durations(void **state)
 	        {"\" 3 s \"", 3000},
 	        {"\"3  s\"", 3000},
 	        {"\"86399999 ms\"", 86399999},
+	        /* the command line's spellings too (units.h): one grammar for both */
+	        {"86400", 86400000},
+	        {"\"24 h\"", 86400000},
+	        {"\"1440 min\"", 86400000},
+	        {"\"90\"", 90000},
+	        {"\"1.5\"", 1500},
+	        {"\"30sec\"", 30000},
+	        {"\"30 sec\"", 30000},
+	        {"\"2m\"", 120000},
+	        {"\"30min\"", 1800000},
+	        {"\"1. s\"", 1000},
+	        {"\".5 s\"", 500},
+	        {"\"+5 s\"", 5000},
+	        {"\"1e3 ms\"", 1000},
+	        {"\"1E-3 s\"", 1},
+	        {"\"0.5 ms\"", 1}, /* rounded to the millisecond */
+	        {"\"1.2346 s\"", 1235},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct config cfg = {0};
@@ -352,6 +369,12 @@ static void test_sizes(void **state)
 	        {"\"0.001 kB\"", 1},
 	        {"\"1MB\"", 1000000},
 	        {"\"4294967295 GiB\"", INT64_C(4611686017353646080)},
+	        /* numbers as durations take them (units.h) */
+	        {"\"1e3 B\"", 1000},
+	        {"\"+1 kB\"", 1000},
+	        {"\".5 kB\"", 500},
+	        {"\"2. MB\"", 2000000},
+	        {"\"1.5e3 KiB\"", 1536000},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct config cfg = {0};
@@ -449,9 +472,14 @@ static void run_cases(const struct err_case *c, size_t n)
 
 #define RUN(cases) run_cases(cases, sizeof(cases) / sizeof(cases[0]))
 
-#define DUR_RANGE "use a duration above 0 and below 24 h, e.g. \"90 s\""
+#define DUR_RANGE "use a duration above 0 and at most 24 h, e.g. \"90 s\""
 #define DUR_FIX                                                                                    \
-	"write an integer number of seconds or a string such as \"90 s\" (units: ms, s, min, h)"
+	"write an integer number of seconds or a string such as \"90 s\" (units: ms, s, sec, m, "  \
+	"min, h)"
+#define DUR_TEXT_FIX                                                                               \
+	"write a number and a unit, e.g. \"90 s\" (units: ms, s, sec, m, min, h; a number alone "  \
+	"is seconds)"
+#define DUR_UNITS "use ms, s, sec, m, min or h"
 
 static void test_duration_errors(void **state)
 {
@@ -461,12 +489,18 @@ static void test_duration_errors(void **state)
 	         "t.toml:2:16: node.boot_timeout: 0 s is out of range; " DUR_RANGE},
 	        {"[node]\nboot_timeout = -5",
 	         "t.toml:2:16: node.boot_timeout: -5 s is out of range; " DUR_RANGE},
-	        {"[node]\nrpc_timeout = 86400",
-	         "t.toml:2:15: node.rpc_timeout: 86400 s is out of range; " DUR_RANGE},
-	        {"[node]\ntest_timeout = \"24 h\"",
-	         "t.toml:2:16: node.test_timeout: \"24 h\" is out of range; " DUR_RANGE},
-	        {"[node]\ntest_timeout = \"1440 min\"",
-	         "t.toml:2:16: node.test_timeout: \"1440 min\" is out of range; " DUR_RANGE},
+	        {"[node]\nrpc_timeout = 86401",
+	         "t.toml:2:15: node.rpc_timeout: 86401 s is out of range; " DUR_RANGE},
+	        {"[node]\nrpc_timeout = 9223372036854775807",
+	         "t.toml:2:15: node.rpc_timeout: 9223372036854775807 s is out of range; " DUR_RANGE},
+	        {"[node]\ntest_timeout = \"25 h\"",
+	         "t.toml:2:16: node.test_timeout: \"25 h\" is out of range; " DUR_RANGE},
+	        {"[node]\ntest_timeout = \"1441 min\"",
+	         "t.toml:2:16: node.test_timeout: \"1441 min\" is out of range; " DUR_RANGE},
+	        {"[node]\ntest_timeout = \"86400001 ms\"",
+	         "t.toml:2:16: node.test_timeout: \"86400001 ms\" is out of range; " DUR_RANGE},
+	        {"[node]\ntest_timeout = \"1e999 s\"",
+	         "t.toml:2:16: node.test_timeout: \"1e999 s\" is out of range; " DUR_RANGE},
 	        {"[node]\nstop_timeout = \"0 s\"",
 	         "t.toml:2:16: node.stop_timeout: \"0 s\" is out of range; " DUR_RANGE},
 	        {"[node]\nstop_timeout = \"-5 s\"",
@@ -475,21 +509,19 @@ static void test_duration_errors(void **state)
 	         "t.toml:2:16: node.stop_timeout: \"99999999999999999999 s\" has too many "
 	         "digits; " DUR_RANGE},
 	        {"[node]\nboot_timeout = \"5 mins\"",
-	         "t.toml:2:16: node.boot_timeout: unknown unit \"mins\" in \"5 mins\"; use ms, s, "
-	         "min or h"},
-	        {"[node]\nboot_timeout = \"5 S\"", "t.toml:2:16: node.boot_timeout: unknown unit "
-	                                           "\"S\" in \"5 S\"; use ms, s, min or h"},
-	        {"[node]\nboot_timeout = \"90\"",
-	         "t.toml:2:16: node.boot_timeout: \"90\" has no unit; add one of ms, s, min, h, "
-	         "e.g. "
-	         "\"90 s\" (an integer without quotes also means seconds)"},
+	         "t.toml:2:16: node.boot_timeout: unknown unit \"mins\" in \"5 mins\"; " DUR_UNITS},
+	        {"[node]\nboot_timeout = \"5 S\"",
+	         "t.toml:2:16: node.boot_timeout: unknown unit \"S\" in \"5 S\"; " DUR_UNITS},
+	        {"[node]\nboot_timeout = \"0x10 s\"",
+	         "t.toml:2:16: node.boot_timeout: unknown unit \"x10 s\" in \"0x10 s\"; " DUR_UNITS},
 	        {"[node]\nboot_timeout = \"s\"",
-	         "t.toml:2:16: node.boot_timeout: \"s\" is not a duration; " DUR_FIX},
-	        {"[node]\nboot_timeout = \"1. s\"",
-	         "t.toml:2:16: node.boot_timeout: \"1. s\" is not a duration; " DUR_FIX},
-	        {"[node]\nboot_timeout = \"0.5 ms\"", "t.toml:2:16: node.boot_timeout: \"0.5 ms\" "
-	                                              "is not a whole number of milliseconds; "
-	                                              "round it, e.g. to ms"},
+	         "t.toml:2:16: node.boot_timeout: \"s\" is not a duration; " DUR_TEXT_FIX},
+	        {"[node]\nboot_timeout = \"\"",
+	         "t.toml:2:16: node.boot_timeout: \"\" is not a duration; " DUR_TEXT_FIX},
+	        {"[node]\nboot_timeout = \". s\"",
+	         "t.toml:2:16: node.boot_timeout: \". s\" is not a duration; " DUR_TEXT_FIX},
+	        {"[node]\nboot_timeout = \"0.4 ms\"",
+	         "t.toml:2:16: node.boot_timeout: \"0.4 ms\" is out of range; " DUR_RANGE},
 	        {"[node]\nboot_timeout = 1.5",
 	         "t.toml:2:16: node.boot_timeout: expected a duration, got a float; " DUR_FIX},
 	        {"[node]\nboot_timeout = true",
@@ -749,15 +781,15 @@ static void test_file_errors(void **state)
 	/* missing */
 	snprintf(path, sizeof(path), "%s/missing.toml", tmpdir);
 	assert_int_equal(config_load(&cfg, path, err, sizeof(err)), -1);
-	snprintf(want, sizeof(want), "%s: cannot open: %s", path, strerror(ENOENT));
+	snprintf(want, sizeof(want), "%s: cannot open it: %s", path, strerror(ENOENT));
 	assert_string_equal(err, want);
 	assert_is_defaults(&cfg);
 	config_clear(&cfg);
 
 	/* a directory */
 	assert_int_equal(config_load(&cfg, tmpdir, err, sizeof(err)), -1);
-	snprintf(want, sizeof(want), "%s: cannot read: %s; give the path of a TOML file", tmpdir,
-	         strerror(EISDIR));
+	snprintf(want, sizeof(want), "%s: is a directory, not a file; give the path of a TOML file",
+	         tmpdir);
 	assert_string_equal(err, want);
 	assert_is_defaults(&cfg);
 	config_clear(&cfg);
@@ -788,7 +820,7 @@ static void test_file_errors(void **state)
 	assert_int_equal(chmod(path, 0), 0);
 	if (geteuid() != 0) {
 		assert_int_equal(config_load(&cfg, path, err, sizeof(err)), -1);
-		snprintf(want, sizeof(want), "%s: cannot open: %s", path, strerror(EACCES));
+		snprintf(want, sizeof(want), "%s: cannot open it: %s", path, strerror(EACCES));
 		assert_string_equal(err, want);
 		assert_is_defaults(&cfg);
 		config_clear(&cfg);

@@ -17,35 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ci/errtext.h"
+#include "ci/readfile.h"
 #include "gate/config/toml.h"
-
-#define MS_PER_S 1000
-#define MS_PER_MIN (60 * MS_PER_S)
-#define MS_PER_H (60 * MS_PER_MIN)
-#define DURATION_MAX_MS (24 * MS_PER_H)   /* exclusive */
-#define SIZE_MAX_BYTES ((int64_t)1 << 62) /* exclusive */
-
-struct unit {
-	const char *name;
-	int64_t factor;
-};
-
-/* milliseconds */
-static const struct unit duration_units[] = {
-        {"ms", 1}, {"s", MS_PER_S}, {"min", MS_PER_MIN}, {"h", MS_PER_H}, {NULL, 0}};
-
-/* bytes; "KB" is read as kB (1000), people write both */
-static const struct unit size_units[] = {
-        {"B", 1},
-        {"kB", 1000},
-        {"KB", 1000},
-        {"MB", 1000 * 1000},
-        {"GB", 1000 * 1000 * 1000},
-        {"KiB", (int64_t)1 << 10},
-        {"MiB", (int64_t)1 << 20},
-        {"GiB", (int64_t)1 << 30},
-        {NULL, 0},
-};
+#include "gate/config/units.h"
 
 static const char *const root_keys[] = {"node",     "output",      "growth",    "ets",
                                         "binary",   "process",     "atom",      "allocator",
@@ -114,10 +89,10 @@ __attribute__((format(printf, 4, 5))) static int fail(struct loader *ld, struct 
 int config_default(struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->boot_timeout_ms = 120 * MS_PER_S;
-	cfg->rpc_timeout_ms = 60 * MS_PER_S;
-	cfg->test_timeout_ms = 30 * MS_PER_MIN;
-	cfg->stop_timeout_ms = 10 * MS_PER_S;
+	cfg->boot_timeout_ms = 120 * UNITS_MS_PER_S;
+	cfg->rpc_timeout_ms = 60 * UNITS_MS_PER_S;
+	cfg->test_timeout_ms = 30 * UNITS_MS_PER_MIN;
+	cfg->stop_timeout_ms = 10 * UNITS_MS_PER_S;
 	rules_config_default(&cfg->rules);
 	cfg->annotations = 8; /* issue 19: well under GitHub's 10 per step */
 	cfg->repeat = 1;      /* [run] repeat: the suite once */
@@ -303,225 +278,87 @@ static int get_bool(struct loader *ld, const struct toml_value *v, const char *p
 	return 0;
 }
 
-/* "12.5 MB" as the exact decimal mant / 10^scale and the unit text after it. */
-struct amount {
-	uint64_t mant;
-	int scale;
-	const char *num; /* the number's text, numlen bytes */
-	size_t numlen;
-	const char *unit; /* NUL-terminated, blanks after it trimmed into unitlen */
-	size_t unitlen;
-};
-
-enum { AMOUNT_OK = 0, AMOUNT_NOT_NUMBER = -1, AMOUNT_NEGATIVE = -2, AMOUNT_TOO_LONG = -3 };
-
-static int amount_parse(const char *s, struct amount *a)
+/* A TOML integer of n units of factor (seconds: 1000 ms), saturated. */
+static int64_t times(int64_t n, int64_t factor)
 {
-	const char *p = s;
-	bool digits = false;
-
-	memset(a, 0, sizeof(*a));
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p == '-')
-		return AMOUNT_NEGATIVE;
-	a->num = p;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (a->mant > (UINT64_MAX - 9) / 10)
-			return AMOUNT_TOO_LONG;
-		a->mant = a->mant * 10 + (uint64_t)(*p - '0');
-		digits = true;
-	}
-	if (!digits)
-		return AMOUNT_NOT_NUMBER;
-	if (*p == '.') {
-		p++;
-		if (!(*p >= '0' && *p <= '9'))
-			return AMOUNT_NOT_NUMBER;
-		for (; *p >= '0' && *p <= '9'; p++) {
-			if (a->mant > (UINT64_MAX - 9) / 10 || a->scale >= 18)
-				return AMOUNT_TOO_LONG;
-			a->mant = a->mant * 10 + (uint64_t)(*p - '0');
-			a->scale++;
-		}
-	}
-	a->numlen = (size_t)(p - a->num);
-	while (*p == ' ' || *p == '\t')
-		p++;
-	a->unit = p;
-	a->unitlen = strlen(p);
-	while (a->unitlen && (p[a->unitlen - 1] == ' ' || p[a->unitlen - 1] == '\t'))
-		a->unitlen--;
-	return AMOUNT_OK;
+	if (n > INT64_MAX / factor)
+		return INT64_MAX;
+	if (n < INT64_MIN / factor)
+		return INT64_MIN;
+	return n * factor;
 }
 
-static const struct unit *unit_find(const struct unit *units, const char *s, size_t len)
-{
-	for (; units->name; units++)
-		if (strlen(units->name) == len && memcmp(units->name, s, len) == 0)
-			return units;
-	return NULL;
-}
-
-/* mant / 10^scale * factor when that is a whole number below limit: 0, else -1. */
-static int amount_scale(const struct amount *a, int64_t factor, int64_t limit, int64_t *out)
-{
-	uint64_t mant = a->mant, pow10 = 1;
-	int scale = a->scale;
-
-	while (scale > 0 && mant % 10 == 0) {
-		mant /= 10;
-		scale--;
-	}
-	for (int i = 0; i < scale; i++)
-		pow10 *= 10;
-	if (mant > (uint64_t)INT64_MAX / (uint64_t)factor)
-		return -2;
-	uint64_t v = mant * (uint64_t)factor;
-	if (v % pow10 != 0)
-		return -1;
-	v /= pow10;
-	if (v >= (uint64_t)limit)
-		return -2;
-	*out = (int64_t)v;
-	return 0;
-}
-
+/* The timeouts: an integer of seconds or a string in units.h's grammar. */
 static int get_duration(struct loader *ld, const struct toml_value *v, const char *path, int *dst)
 {
 	static const char fix[] = "write an integer number of seconds or a string such as "
-	                          "\"90 s\" (units: ms, s, min, h)";
-	static const char range[] = "use a duration above 0 and below 24 h, e.g. \"90 s\"";
-	struct toml_pos pos = toml_pos(v);
-	struct amount a;
-	const struct unit *u;
+	                          "\"90 s\" (units: ms, s, sec, m, min, h)";
+	char why[1024], shown[48];
 	int64_t ms;
 	const char *s;
 
 	if (toml_type(v) == TOML_INTEGER) {
-		int64_t sec = toml_integer(v);
-		if (sec <= 0 || sec >= DURATION_MAX_MS / MS_PER_S)
-			return fail(ld, pos, path, "%lld s is out of range; %s", (long long)sec,
-			            range);
-		*dst = (int)(sec * MS_PER_S);
-		return 0;
-	}
-	if (!(s = toml_string(v, NULL)))
+		snprintf(shown, sizeof(shown), "%lld s", (long long)toml_integer(v));
+		ms = times(toml_integer(v), UNITS_MS_PER_S);
+		if (units_check_duration(ms, shown, UNITS_TIMEOUT_MIN_MS, UNITS_TIMEOUT_MAX_MS, why,
+		                         sizeof(why)) < 0)
+			return fail(ld, toml_pos(v), path, "%s", why);
+	} else if ((s = toml_string(v, NULL))) {
+		if (units_parse_duration(s, UNITS_TIMEOUT_MIN_MS, UNITS_TIMEOUT_MAX_MS, &ms, why,
+		                         sizeof(why)) < 0)
+			return fail(ld, toml_pos(v), path, "%s", why);
+	} else {
 		return type_fail(ld, v, path, "a duration", fix);
-	switch (amount_parse(s, &a)) {
-	case AMOUNT_NEGATIVE: return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
-	case AMOUNT_NOT_NUMBER: return fail(ld, pos, path, "\"%s\" is not a duration; %s", s, fix);
-	case AMOUNT_TOO_LONG:
-		return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, range);
 	}
-	if (a.unitlen == 0)
-		return fail(ld, pos, path,
-		            "\"%s\" has no unit; add one of ms, s, min, h, e.g. \"%s s\" (an "
-		            "integer without quotes also means seconds)",
-		            s, s);
-	if (!(u = unit_find(duration_units, a.unit, a.unitlen)))
-		return fail(ld, pos, path, "unknown unit \"%.*s\" in \"%s\"; use ms, s, min or h",
-		            (int)a.unitlen, a.unit, s);
-	switch (amount_scale(&a, u->factor, DURATION_MAX_MS, &ms)) {
-	case -1:
-		return fail(ld, pos, path,
-		            "\"%s\" is not a whole number of milliseconds; round it, e.g. to ms",
-		            s);
-	case -2: return fail(ld, pos, path, "\"%s\" is out of range; %s", s, range);
-	}
-	if (ms == 0)
-		return fail(ld, pos, path, "\"%s\" is out of range; %s", s, range);
 	*dst = (int)ms;
 	return 0;
 }
 
+/* An integer of bytes or a string in units.h's grammar. */
 static int get_size(struct loader *ld, const struct toml_value *v, const char *path, int64_t *dst)
 {
-	static const char fix[] = "write an integer number of bytes or a string such as "
-	                          "\"64 MB\" (units: B, kB, MB, GB, KiB, MiB, GiB)";
-	static const char range[] = "use a size of at least 0 B and below 2^62 bytes, e.g. "
-	                            "\"1 MB\"";
-	struct toml_pos pos = toml_pos(v);
-	struct amount a;
-	const struct unit *u;
+	char why[1024], shown[48];
 	const char *s;
 
 	if (toml_type(v) == TOML_INTEGER) {
-		int64_t n = toml_integer(v);
-		if (n < 0 || n >= SIZE_MAX_BYTES)
-			return fail(ld, pos, path, "%lld bytes is out of range; %s", (long long)n,
-			            range);
-		*dst = n;
+		snprintf(shown, sizeof(shown), "%lld bytes", (long long)toml_integer(v));
+		if (units_check_size(toml_integer(v), shown, why, sizeof(why)) < 0)
+			return fail(ld, toml_pos(v), path, "%s", why);
+		*dst = toml_integer(v);
 		return 0;
 	}
 	if (!(s = toml_string(v, NULL)))
-		return type_fail(ld, v, path, "a size", fix);
-	switch (amount_parse(s, &a)) {
-	case AMOUNT_NEGATIVE: return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
-	case AMOUNT_NOT_NUMBER: return fail(ld, pos, path, "\"%s\" is not a size; %s", s, fix);
-	case AMOUNT_TOO_LONG:
-		return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, range);
-	}
-	if (a.unitlen == 0)
-		return fail(ld, pos, path,
-		            "\"%s\" has no unit; add one of B, kB, MB, GB, KiB, MiB, GiB, e.g. "
-		            "\"%s MB\" (an integer without quotes means bytes)",
-		            s, s);
-	if (!(u = unit_find(size_units, a.unit, a.unitlen)))
-		return fail(ld, pos, path,
-		            "unknown unit \"%.*s\" in \"%s\"; use B, kB, MB, GB (1000^n) or KiB, "
-		            "MiB, GiB (1024^n)",
-		            (int)a.unitlen, a.unit, s);
-	switch (amount_scale(&a, u->factor, SIZE_MAX_BYTES, dst)) {
-	case -1: return fail(ld, pos, path, "\"%s\" is not a whole number of bytes; round it", s);
-	case -2: return fail(ld, pos, path, "\"%s\" is out of range; %s", s, range);
-	}
+		return type_fail(ld, v, path, "a size", UNITS_SIZE_FIX);
+	if (units_parse_size(s, dst, why, sizeof(why)) < 0)
+		return fail(ld, toml_pos(v), path, "%s", why);
 	return 0;
 }
 
+/* A number of percent or a string in units.h's grammar ("10 %"). */
 static int get_percent(struct loader *ld, const struct toml_value *v, const char *path, double *dst)
 {
-	static const char fix[] = "write a string such as \"10 %\" or a number of percent";
-	static const char range[] = "use a finite percentage of 0 or more, e.g. \"10 %\"";
-	struct toml_pos pos = toml_pos(v);
-	struct amount a;
+	char why[1024];
 	const char *s;
-	char num[64];
 	double pct;
 
 	if (toml_type(v) == TOML_INTEGER || toml_type(v) == TOML_FLOAT) {
 		pct = toml_type(v) == TOML_INTEGER ? (double)toml_integer(v) : toml_float(v);
-		if (!isfinite(pct) || pct < 0)
-			return fail(ld, pos, path, "%g %% is out of range; %s", pct, range);
+		if (units_check_percent(pct, why, sizeof(why)) < 0)
+			return fail(ld, toml_pos(v), path, "%s", why);
 		*dst = pct == 0 ? 0.0 : pct; /* -0.0 would print as "-0 %" */
 		return 0;
 	}
 	if (!(s = toml_string(v, NULL)))
-		return type_fail(ld, v, path, "a percentage", fix);
-	switch (amount_parse(s, &a)) {
-	case AMOUNT_NEGATIVE: return fail(ld, pos, path, "\"%s\" is negative; %s", s, range);
-	case AMOUNT_NOT_NUMBER:
-		return fail(ld, pos, path, "\"%s\" is not a percentage; %s", s, fix);
-	case AMOUNT_TOO_LONG: return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, fix);
-	}
-	if (a.unitlen == 0)
-		return fail(ld, pos, path, "\"%s\" has no %% sign; write \"%s %%\"", s, s);
-	if (a.unitlen != 1 || a.unit[0] != '%')
-		return fail(ld, pos, path, "unknown unit \"%.*s\" in \"%s\"; percentages end in %%",
-		            (int)a.unitlen, a.unit, s);
-	if (a.numlen >= sizeof(num))
-		return fail(ld, pos, path, "\"%s\" has too many digits; %s", s, fix);
-	/* strtod, as for TOML floats, so that what config_print writes reads back the same */
-	memcpy(num, a.num, a.numlen);
-	num[a.numlen] = '\0';
-	*dst = strtod(num, NULL);
+		return type_fail(ld, v, path, "a percentage", UNITS_PERCENT_FIX);
+	if (units_parse_percent(s, dst, why, sizeof(why)) < 0)
+		return fail(ld, toml_pos(v), path, "%s", why);
 	return 0;
 }
 
 /* ---- limits that can be off, whole numbers, plain numbers, paths and refs ---- */
 
 /* The largest count gate.toml takes, as for sizes. */
-#define COUNT_MAX (SIZE_MAX_BYTES - 1)
+#define COUNT_MAX (UNITS_SIZE_LIMIT - 1)
 
 /* A limit written as "off" is not applied (RULES_OFF, or a negative percentage). */
 static bool is_off(const struct toml_value *v)
@@ -1265,58 +1102,20 @@ fail:
 	return load_failed(cfg, err, errlen);
 }
 
-/* Reads all of path, up to TOML_MAX_INPUT bytes (one more says it is too large). */
+/* Reads all of path, at most TOML_MAX_INPUT bytes, with readfile's message made specific. */
 static int read_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
 {
 	struct stat st;
-	char *buf = NULL;
-	size_t n = 0, cap = TOML_MAX_INPUT + 1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n;
 
-	*out = NULL;
-	if (fd < 0) {
-		set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) < 0) {
-		set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-		goto fail;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s: cannot read: %s; give the path of a TOML file", path,
-		        strerror(EISDIR));
-		goto fail;
-	}
-	if (!(buf = malloc(cap))) {
-		set_err(err, errlen, "%s: cannot read: out of memory", path);
-		goto fail;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			set_err(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-		if (n == cap) {
-			set_err(err, errlen,
-			        "%s: larger than 1 MiB, the most gate reads for a configuration; "
-			        "is it the right file?",
-			        path);
-			goto fail;
-		}
-	}
-	close(fd);
-	*out = buf;
-	*len = n;
-	return 0;
-fail:
-	free(buf);
-	close(fd);
+	if (readfile_bounded(path, TOML_MAX_INPUT, 0, out, len, err, errlen) == READFILE_OK)
+		return 0;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && err && (n = strlen(err)) < errlen)
+		errtext_set(err + n, errlen - n, NULL, "; give the path of a TOML file");
+	else if (stat(path, &st) == 0 && (unsigned long long)st.st_size > TOML_MAX_INPUT)
+		errtext_set(err, errlen, path,
+		            "larger than 1 MiB, the most gate reads for a configuration; is it the "
+		            "right file?");
 	return -1;
 }
 
@@ -1360,19 +1159,22 @@ static void print_string(FILE *out, const char *key, const char *s)
 /* The largest unit that keeps the figure whole, but seconds below 10 minutes: "120 s". */
 static void print_duration(FILE *out, const char *key, int ms)
 {
-	if (ms > 0 && ms % MS_PER_H == 0)
-		fprintf(out, "%s = \"%d h\"\n", key, ms / MS_PER_H);
-	else if (ms >= 10 * MS_PER_MIN && ms % MS_PER_MIN == 0)
-		fprintf(out, "%s = \"%d min\"\n", key, ms / MS_PER_MIN);
-	else if (ms > 0 && ms % MS_PER_S == 0)
-		fprintf(out, "%s = \"%d s\"\n", key, ms / MS_PER_S);
+	if (ms > 0 && ms % UNITS_MS_PER_H == 0)
+		fprintf(out, "%s = \"%d h\"\n", key, ms / UNITS_MS_PER_H);
+	else if (ms >= 10 * UNITS_MS_PER_MIN && ms % UNITS_MS_PER_MIN == 0)
+		fprintf(out, "%s = \"%d min\"\n", key, ms / UNITS_MS_PER_MIN);
+	else if (ms > 0 && ms % UNITS_MS_PER_S == 0)
+		fprintf(out, "%s = \"%d s\"\n", key, ms / UNITS_MS_PER_S);
 	else
 		fprintf(out, "%s = \"%d ms\"\n", key, ms);
 }
 
 static void print_size(FILE *out, const char *key, int64_t bytes)
 {
-	static const struct unit units[] = {{"GB", 1000 * 1000 * 1000},
+	static const struct {
+		const char *name;
+		int64_t factor;
+	} units[] = {{"GB", 1000 * 1000 * 1000},
 	                                    {"GiB", (int64_t)1 << 30},
 	                                    {"MB", 1000 * 1000},
 	                                    {"MiB", (int64_t)1 << 20},
@@ -1380,10 +1182,10 @@ static void print_size(FILE *out, const char *key, int64_t bytes)
 	                                    {"KiB", (int64_t)1 << 10},
 	                                    {NULL, 0}};
 
-	for (const struct unit *u = units; bytes > 0 && u->name; u++) {
-		if (bytes % u->factor == 0) {
-			fprintf(out, "%s = \"%lld %s\"\n", key, (long long)(bytes / u->factor),
-			        u->name);
+	for (size_t i = 0; bytes > 0 && units[i].name; i++) {
+		if (bytes % units[i].factor == 0) {
+			fprintf(out, "%s = \"%lld %s\"\n", key, (long long)(bytes / units[i].factor),
+			        units[i].name);
 			return;
 		}
 	}
