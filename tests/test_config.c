@@ -492,7 +492,8 @@ static void test_duration_errors(void **state)
 	        {"[node]\nrpc_timeout = 86401",
 	         "t.toml:2:15: node.rpc_timeout: 86401 s is out of range; " DUR_RANGE},
 	        {"[node]\nrpc_timeout = 9223372036854775807",
-	         "t.toml:2:15: node.rpc_timeout: 9223372036854775807 s is out of range; " DUR_RANGE},
+	         "t.toml:2:15: node.rpc_timeout: 9223372036854775807 s is out of "
+	         "range; " DUR_RANGE},
 	        {"[node]\ntest_timeout = \"25 h\"",
 	         "t.toml:2:16: node.test_timeout: \"25 h\" is out of range; " DUR_RANGE},
 	        {"[node]\ntest_timeout = \"1441 min\"",
@@ -512,8 +513,8 @@ static void test_duration_errors(void **state)
 	         "t.toml:2:16: node.boot_timeout: unknown unit \"mins\" in \"5 mins\"; " DUR_UNITS},
 	        {"[node]\nboot_timeout = \"5 S\"",
 	         "t.toml:2:16: node.boot_timeout: unknown unit \"S\" in \"5 S\"; " DUR_UNITS},
-	        {"[node]\nboot_timeout = \"0x10 s\"",
-	         "t.toml:2:16: node.boot_timeout: unknown unit \"x10 s\" in \"0x10 s\"; " DUR_UNITS},
+	        {"[node]\nboot_timeout = \"0x10 s\"", "t.toml:2:16: node.boot_timeout: unknown "
+	                                              "unit \"x10 s\" in \"0x10 s\"; " DUR_UNITS},
 	        {"[node]\nboot_timeout = \"s\"",
 	         "t.toml:2:16: node.boot_timeout: \"s\" is not a duration; " DUR_TEXT_FIX},
 	        {"[node]\nboot_timeout = \"\"",

@@ -200,7 +200,8 @@ static int cmd_run(int argc, char **argv)
 		case 'b':
 		case 't':
 			if (parse_duration(c == 'b' ? "--boot-timeout" : "--test-timeout", optarg,
-			                   NULL, UNITS_TIMEOUT_MIN_MS, UNITS_TIMEOUT_MAX_MS, &ms) < 0)
+			                   NULL, UNITS_TIMEOUT_MIN_MS, UNITS_TIMEOUT_MAX_MS,
+			                   &ms) < 0)
 				return GATE_EXIT_ERROR;
 			*(c == 'b' ? &o.boot_timeout_ms : &o.test_timeout_ms) = (int)ms;
 			break;

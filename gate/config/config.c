@@ -1175,17 +1175,17 @@ static void print_size(FILE *out, const char *key, int64_t bytes)
 		const char *name;
 		int64_t factor;
 	} units[] = {{"GB", 1000 * 1000 * 1000},
-	                                    {"GiB", (int64_t)1 << 30},
-	                                    {"MB", 1000 * 1000},
-	                                    {"MiB", (int64_t)1 << 20},
-	                                    {"kB", 1000},
-	                                    {"KiB", (int64_t)1 << 10},
-	                                    {NULL, 0}};
+	             {"GiB", (int64_t)1 << 30},
+	             {"MB", 1000 * 1000},
+	             {"MiB", (int64_t)1 << 20},
+	             {"kB", 1000},
+	             {"KiB", (int64_t)1 << 10},
+	             {NULL, 0}};
 
 	for (size_t i = 0; bytes > 0 && units[i].name; i++) {
 		if (bytes % units[i].factor == 0) {
-			fprintf(out, "%s = \"%lld %s\"\n", key, (long long)(bytes / units[i].factor),
-			        units[i].name);
+			fprintf(out, "%s = \"%lld %s\"\n", key,
+			        (long long)(bytes / units[i].factor), units[i].name);
 			return;
 		}
 	}

@@ -208,9 +208,10 @@ static void duration_range(char *buf, size_t n, int64_t min_ms, int64_t max_ms)
 
 	duration_text(lo, sizeof(lo), min_ms);
 	duration_text(hi, sizeof(hi), max_ms);
-	duration_text(eg, sizeof(eg), 90 * UNITS_MS_PER_S >= min_ms && 90 * UNITS_MS_PER_S <= max_ms
-	                                      ? 90 * UNITS_MS_PER_S
-	                                      : min_ms);
+	duration_text(eg, sizeof(eg),
+	              90 * UNITS_MS_PER_S >= min_ms && 90 * UNITS_MS_PER_S <= max_ms
+	                      ? 90 * UNITS_MS_PER_S
+	                      : min_ms);
 	if (min_ms <= 1)
 		errtext_set(buf, n, NULL, "use a duration above 0 and at most %s, e.g. \"%s\"", hi,
 		            eg);
@@ -317,7 +318,9 @@ int units_parse_size(const char *s, int64_t *out_bytes, char *err, size_t errlen
 		errtext_set(err, errlen, NULL, "\"%s\" is not a whole number of bytes; round it",
 		            s);
 		return -1;
-	case -2: errtext_set(err, errlen, NULL, "\"%s\" is out of range; " SIZE_RANGE, s); return -1;
+	case -2:
+		errtext_set(err, errlen, NULL, "\"%s\" is out of range; " SIZE_RANGE, s);
+		return -1;
 	}
 	return 0;
 }
@@ -348,7 +351,7 @@ int units_parse_percent(const char *s, double *out_pct, char *err, size_t errlen
 		return -1;
 	case AMOUNT_TOO_LONG:
 		errtext_set(err, errlen, NULL, "\"%s\" has too many digits; %s", s,
-			    UNITS_PERCENT_FIX);
+		            UNITS_PERCENT_FIX);
 		return -1;
 	}
 	if (a.unitlen == 0) {
@@ -363,7 +366,7 @@ int units_parse_percent(const char *s, double *out_pct, char *err, size_t errlen
 	}
 	if (a.numlen >= 64) {
 		errtext_set(err, errlen, NULL, "\"%s\" has too many digits; %s", s,
-			    UNITS_PERCENT_FIX);
+		            UNITS_PERCENT_FIX);
 		return -1;
 	}
 	/* strtod, as for TOML floats, so that what config_print writes reads back the same */

@@ -34,7 +34,7 @@
 
 /* What a duration that is not one should look like; for messages about a wrong TOML type too. */
 #define UNITS_DURATION_FIX                                                                         \
-	"write a number and a unit, e.g. \"90 s\" (units: ms, s, sec, m, min, h; a number "       \
+	"write a number and a unit, e.g. \"90 s\" (units: ms, s, sec, m, min, h; a number "        \
 	"alone is seconds)"
 #define UNITS_SIZE_FIX                                                                             \
 	"write an integer number of bytes or a string such as \"64 MB\" (units: B, kB, MB, GB, "   \
