@@ -566,15 +566,115 @@ out:
 	return rc;
 }
 
+/* The tables a header goes through, [a.b] of [a.b.c]: made when missing (implicit), the last
+ * element when an array of tables. *t starts at the root and ends at the parent. */
+static int header_parents(struct parser *ps, struct keypath *kp, struct toml_value **t)
+{
+	char name[256];
+
+	for (int i = 0; i < kp->n - 1; i++) {
+		struct entry *e = toml_table_find(*t, kp->part[i].s, kp->part[i].len);
+		struct toml_value *ev;
+		if (!e) {
+			struct toml_value *nt = toml_value_new(ps, TOML_TABLE, kp->part[i].pos);
+			if (!nt)
+				return -1;
+			nt->flags = T_IMPLICIT;
+			if (toml_table_put(ps, *t, &kp->part[i], nt) < 0)
+				return -1;
+			*t = nt;
+			continue;
+		}
+		ev = e->value;
+		if (ev->type == TOML_TABLE && !(ev->flags & T_INLINE)) {
+			*t = ev;
+			continue;
+		}
+		if (ev->type == TOML_ARRAY && (ev->flags & A_TABLES)) {
+			*t = ev->u.arr.items[ev->u.arr.len - 1];
+			continue;
+		}
+		key_name(name, sizeof(name), kp, i + 1);
+		return cannot_extend(ps, kp->part[i].pos, name, e);
+	}
+	return 0;
+}
+
+/* [name] into t: a new table, or one made implicit by an earlier header; never twice. */
+static int header_table(struct parser *ps, struct toml_pos open, struct toml_value *t,
+                        struct key *last, const char *name)
+{
+	struct entry *e = toml_table_find(t, last->s, last->len);
+	struct toml_value *ev = e ? e->value : NULL, *nt;
+
+	if (!e) {
+		if (!(nt = toml_value_new(ps, TOML_TABLE, open)))
+			return -1;
+		nt->flags = T_HEADER;
+		if (toml_table_put(ps, t, last, nt) < 0)
+			return -1;
+		ps->cur = nt;
+		return 0;
+	}
+	if (ev->type == TOML_TABLE && ev->flags == T_IMPLICIT) {
+		ev->flags = T_HEADER;
+		ev->pos = open;
+		ps->cur = ev;
+		return 0;
+	}
+	if (ev->type == TOML_TABLE && (ev->flags & T_HEADER))
+		return toml_fail_at(ps, open, "table [%s] is defined twice (first at %d:%d)", name,
+		                    ev->pos.line, ev->pos.col);
+	if (ev->type == TOML_TABLE && (ev->flags & T_DOTTED))
+		return toml_fail_at(ps, open,
+		                    "table %s is already defined by dotted keys at %d:%d; a table "
+		                    "cannot be defined twice",
+		                    name, ev->pos.line, ev->pos.col);
+	return cannot_extend(ps, open, name, e);
+}
+
+/* [[name]] into t: a new table appended to the array of tables, made when missing. */
+static int header_array(struct parser *ps, struct toml_pos open, struct toml_value *t,
+                        struct key *last, const char *name)
+{
+	struct entry *e = toml_table_find(t, last->s, last->len);
+	struct toml_value *ev = e ? e->value : NULL, *nt;
+
+	if (e && !(ev->type == TOML_ARRAY && (ev->flags & A_TABLES))) {
+		if (ev->type == TOML_ARRAY)
+			return toml_fail_at(
+			        ps, open,
+			        "%s is a static array (defined at %d:%d); [[%s]] cannot "
+			        "append to it",
+			        name, e->pos.line, e->pos.col, name);
+		return toml_fail_at(ps, open,
+		                    "%s is already %s (defined at %d:%d); [[%s]] needs an array "
+		                    "of tables",
+		                    name, toml_a_type(ev->type), ev->pos.line, ev->pos.col, name);
+	}
+	if (!e) {
+		if (!(ev = toml_value_new(ps, TOML_ARRAY, open)))
+			return -1;
+		ev->flags = A_TABLES;
+		if (toml_table_put(ps, t, last, ev) < 0)
+			return -1;
+	}
+	if (!(nt = toml_value_new(ps, TOML_TABLE, open)))
+		return -1;
+	nt->flags = T_HEADER;
+	if (toml_array_put(ps, ev, nt) < 0)
+		return -1;
+	ps->cur = nt;
+	return 0;
+}
+
 /* [a.b] or [[a.b]]. */
 static int parse_header(struct parser *ps)
 {
 	struct toml_pos open = here(ps);
 	bool aot = peek_at(ps, 1) == '[';
-	struct toml_value *t = ps->root, *nt, *ev;
+	struct toml_value *t = ps->root;
 	struct keypath kp = {.n = 0};
-	struct entry *e;
-	struct key *last;
 	char name[256], d[48];
 	int rc = -1;
 
@@ -590,93 +690,11 @@ static int parse_header(struct parser *ps)
 		goto out;
 	}
 	adv_n(ps, aot ? 2 : 1);
-	for (int i = 0; i < kp.n - 1; i++) {
-		e = toml_table_find(t, kp.part[i].s, kp.part[i].len);
-		if (!e) {
-			nt = toml_value_new(ps, TOML_TABLE, kp.part[i].pos);
-			if (!nt)
-				goto out;
-			nt->flags = T_IMPLICIT;
-			if (toml_table_put(ps, t, &kp.part[i], nt) < 0)
-				goto out;
-			t = nt;
-			continue;
-		}
-		ev = e->value;
-		if (ev->type == TOML_TABLE && !(ev->flags & T_INLINE)) {
-			t = ev;
-			continue;
-		}
-		if (ev->type == TOML_ARRAY && (ev->flags & A_TABLES)) {
-			t = ev->u.arr.items[ev->u.arr.len - 1];
-			continue;
-		}
-		key_name(name, sizeof(name), &kp, i + 1);
-		cannot_extend(ps, kp.part[i].pos, name, e);
+	if (header_parents(ps, &kp, &t) < 0)
 		goto out;
-	}
-	last = &kp.part[kp.n - 1];
-	e = toml_table_find(t, last->s, last->len);
-	ev = e ? e->value : NULL;
 	key_name(name, sizeof(name), &kp, kp.n);
-	if (!aot) {
-		if (!e) {
-			if (!(nt = toml_value_new(ps, TOML_TABLE, open)))
-				goto out;
-			nt->flags = T_HEADER;
-			if (toml_table_put(ps, t, last, nt) < 0)
-				goto out;
-			ps->cur = nt;
-		} else if (ev->type == TOML_TABLE && ev->flags == T_IMPLICIT) {
-			ev->flags = T_HEADER;
-			ev->pos = open;
-			ps->cur = ev;
-		} else if (ev->type == TOML_TABLE && (ev->flags & T_HEADER)) {
-			toml_fail_at(ps, open, "table [%s] is defined twice (first at %d:%d)", name,
-			             ev->pos.line, ev->pos.col);
-			goto out;
-		} else if (ev->type == TOML_TABLE && (ev->flags & T_DOTTED)) {
-			toml_fail_at(ps, open,
-			             "table %s is already defined by dotted keys at %d:%d; a table "
-			             "cannot "
-			             "be defined twice",
-			             name, ev->pos.line, ev->pos.col);
-			goto out;
-		} else {
-			cannot_extend(ps, open, name, e);
-			goto out;
-		}
-	} else {
-		if (e && !(ev->type == TOML_ARRAY && (ev->flags & A_TABLES))) {
-			if (ev->type == TOML_ARRAY)
-				toml_fail_at(
-				        ps, open,
-				        "%s is a static array (defined at %d:%d); [[%s]] cannot "
-				        "append to it",
-				        name, e->pos.line, e->pos.col, name);
-			else
-				toml_fail_at(ps, open,
-				             "%s is already %s (defined at %d:%d); [[%s]] needs an "
-				             "array "
-				             "of tables",
-				             name, toml_a_type(ev->type), ev->pos.line, ev->pos.col,
-				             name);
-			goto out;
-		}
-		if (!e) {
-			if (!(ev = toml_value_new(ps, TOML_ARRAY, open)))
-				goto out;
-			ev->flags = A_TABLES;
-			if (toml_table_put(ps, t, last, ev) < 0)
-				goto out;
-		}
-		if (!(nt = toml_value_new(ps, TOML_TABLE, open)))
-			goto out;
-		nt->flags = T_HEADER;
-		if (toml_array_put(ps, ev, nt) < 0)
-			goto out;
-		ps->cur = nt;
-	}
+	if ((aot ? header_array : header_table)(ps, open, t, &kp.part[kp.n - 1], name) < 0)
+		goto out;
 	rc = expect_eol(ps, "the table header");
 out:
 	keypath_clear(&kp);

@@ -229,131 +229,151 @@ static bool looks_like_date(const struct parser *ps)
 	return peek_at(ps, 4) == '-' || peek_at(ps, 2) == ':';
 }
 
+/* What a number's text says. */
+struct number {
+	bool neg, sign, is_float;
+	double f;
+	int64_t n;
+};
+
+/* inf or nan, after the sign if any. */
+static int number_special(struct parser *ps, struct number *num)
+{
+	int c = cur_c(ps);
+	char d[48];
+
+	if (!match_word(ps, "inf") && !match_word(ps, "nan"))
+		return toml_fail_at(ps, here(ps), "expected a number, inf or nan, found %s",
+		                    toml_word(ps, d, sizeof(d)));
+	num->f = c == 'i' ? (num->neg ? -INFINITY : INFINITY) : (num->neg ? -NAN : NAN);
+	adv_n(ps, 3);
+	num->is_float = true;
+	return 0;
+}
+
+/* At 0x, 0o or 0b: an unsigned integer in that base (its digits go to b). */
+static int number_based(struct parser *ps, struct toml_pos pos, struct buf *b, struct number *num)
+{
+	int base = peek_at(ps, 1) == 'x' ? 16 : peek_at(ps, 1) == 'o' ? 8 : 2;
+	const char *what = base == 16  ? "a hex digit after 0x"
+	                   : base == 8 ? "an octal digit after 0o"
+	                               : "a binary digit after 0b";
+	uint64_t u = 0;
+
+	if (num->sign)
+		return toml_fail_at(ps, pos,
+		                    "a sign is not allowed on hex, octal or binary integers");
+	adv_n(ps, 2);
+	if (parse_digits(ps, b, base, what) < 0)
+		return -1;
+	for (size_t i = 0; i < b->len; i++) {
+		int dv = b->p[i] <= '9' ? b->p[i] - '0' : (b->p[i] | 0x20) - 'a' + 10;
+		if (u > ((uint64_t)INT64_MAX - (uint64_t)dv) / (uint64_t)base)
+			return toml_fail_at(ps, pos,
+			                    "integer out of range: TOML integers are 64-bit, at "
+			                    "most 9223372036854775807 (0x7fffffffffffffff)");
+		u = u * (uint64_t)base + (uint64_t)dv;
+	}
+	num->n = (int64_t)u;
+	return 0;
+}
+
+/* The text in b (the sign, digits, a fraction, an exponent) as a float or a 64-bit integer. */
+static int number_value(struct parser *ps, struct toml_pos pos, const struct buf *b,
+                        struct number *num)
+{
+	if (num->is_float) {
+		num->f = strtod(b->p, NULL);
+		if (isinf(num->f))
+			return toml_fail_at(ps, pos,
+			                    "float out of range: its magnitude is above 1.8e308");
+		return 0;
+	}
+	uint64_t u = 0, limit = num->neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (size_t i = num->sign ? 1 : 0; i < b->len; i++) {
+		uint64_t dv = (uint64_t)(b->p[i] - '0');
+		if (u > (limit - dv) / 10)
+			return toml_fail_at(ps, pos,
+			                    "integer out of range: TOML integers are 64-bit, from "
+			                    "-9223372036854775808 to 9223372036854775807");
+		u = u * 10 + dv;
+	}
+	num->n = num->neg ? (int64_t)(0 - u) : (int64_t)u;
+	return 0;
+}
+
+/* Decimal digits, then maybe a fraction and an exponent (into b, after the sign). */
+static int number_decimal(struct parser *ps, struct toml_pos pos, struct buf *b, struct number *num)
+{
+	int c = cur_c(ps);
+	char d[48];
+
+	if (!is_digit(c, 10))
+		return toml_fail_at(ps, here(ps), "expected a digit after the sign, found %s",
+		                    toml_describe(ps, d, sizeof(d)));
+	if (c == '0' && (is_digit(peek_at(ps, 1), 10) || peek_at(ps, 1) == '_'))
+		return toml_fail_at(ps, pos, "leading zeros are not allowed in a number");
+	if (parse_digits(ps, b, 10, "a digit") < 0)
+		return -1;
+	if (cur_c(ps) == '.') {
+		num->is_float = true;
+		if (toml_buf_add(ps, b, ".", 1) < 0)
+			return -1;
+		adv(ps);
+		if (parse_digits(ps, b, 10, "a digit after the decimal point") < 0)
+			return -1;
+	}
+	if (cur_c(ps) == 'e' || cur_c(ps) == 'E') {
+		num->is_float = true;
+		if (toml_buf_add(ps, b, "e", 1) < 0)
+			return -1;
+		adv(ps);
+		if ((cur_c(ps) == '+' || cur_c(ps) == '-') && toml_buf_add(ps, b, ps->p, 1) < 0)
+			return -1;
+		if (cur_c(ps) == '+' || cur_c(ps) == '-')
+			adv(ps);
+		if (parse_digits(ps, b, 10, "a digit in the exponent") < 0)
+			return -1;
+	}
+	return number_value(ps, pos, b, num);
+}
+
 int toml_parse_number(struct parser *ps, struct toml_value **out)
 {
 	struct toml_pos pos = here(ps);
 	struct buf b = {0};
-	struct toml_value *v = NULL;
-	bool neg = false, sign = false, is_float = false;
-	double f = 0;
-	int64_t n = 0;
+	struct number num = {0};
+	struct toml_value *v;
 	int rc = -1, c = cur_c(ps);
-	char d[48];
 
-	if (looks_like_date(ps)) {
-		toml_fail_at(ps, pos,
-		             "dates are not supported here; write it as a string, e.g. "
-		             "\"1979-05-27\"");
-		goto out;
-	}
+	if (looks_like_date(ps))
+		return toml_fail_at(ps, pos,
+		                    "dates are not supported here; write it as a string, e.g. "
+		                    "\"1979-05-27\"");
 	if (c == '+' || c == '-') {
-		neg = c == '-';
-		sign = true;
+		num.neg = c == '-';
+		num.sign = true;
 		if (toml_buf_add(ps, &b, ps->p, 1) < 0)
 			goto out;
 		adv(ps);
 		c = cur_c(ps);
 	}
-	if (c == 'i' || c == 'n') {
-		if (!match_word(ps, "inf") && !match_word(ps, "nan")) {
-			toml_fail_at(ps, here(ps), "expected a number, inf or nan, found %s",
-			             toml_word(ps, d, sizeof(d)));
-			goto out;
-		}
-		f = c == 'i' ? (neg ? -INFINITY : INFINITY) : (neg ? -NAN : NAN);
-		adv_n(ps, 3);
-		is_float = true;
-		goto make;
-	}
-	if (c == '0' && (peek_at(ps, 1) == 'x' || peek_at(ps, 1) == 'o' || peek_at(ps, 1) == 'b')) {
-		int base = peek_at(ps, 1) == 'x' ? 16 : peek_at(ps, 1) == 'o' ? 8 : 2;
-		const char *what = base == 16  ? "a hex digit after 0x"
-		                   : base == 8 ? "an octal digit after 0o"
-		                               : "a binary digit after 0b";
-		uint64_t u = 0;
-		if (sign) {
-			toml_fail_at(ps, pos,
-			             "a sign is not allowed on hex, octal or binary integers");
-			goto out;
-		}
-		adv_n(ps, 2);
-		if (parse_digits(ps, &b, base, what) < 0)
-			goto out;
-		for (size_t i = 0; i < b.len; i++) {
-			int dv = b.p[i] <= '9' ? b.p[i] - '0' : (b.p[i] | 0x20) - 'a' + 10;
-			if (u > ((uint64_t)INT64_MAX - (uint64_t)dv) / (uint64_t)base) {
-				toml_fail_at(ps, pos,
-				             "integer out of range: TOML integers are 64-bit, at "
-				             "most 9223372036854775807 (0x7fffffffffffffff)");
-				goto out;
-			}
-			u = u * (uint64_t)base + (uint64_t)dv;
-		}
-		n = (int64_t)u;
-		goto make;
-	}
-	if (!is_digit(c, 10)) {
-		toml_fail_at(ps, here(ps), "expected a digit after the sign, found %s",
-		             toml_describe(ps, d, sizeof(d)));
-		goto out;
-	}
-	if (c == '0' && (is_digit(peek_at(ps, 1), 10) || peek_at(ps, 1) == '_')) {
-		toml_fail_at(ps, pos, "leading zeros are not allowed in a number");
-		goto out;
-	}
-	if (parse_digits(ps, &b, 10, "a digit") < 0)
-		goto out;
-	if (cur_c(ps) == '.') {
-		is_float = true;
-		if (toml_buf_add(ps, &b, ".", 1) < 0)
-			goto out;
-		adv(ps);
-		if (parse_digits(ps, &b, 10, "a digit after the decimal point") < 0)
-			goto out;
-	}
-	if (cur_c(ps) == 'e' || cur_c(ps) == 'E') {
-		is_float = true;
-		if (toml_buf_add(ps, &b, "e", 1) < 0)
-			goto out;
-		adv(ps);
-		if (cur_c(ps) == '+' || cur_c(ps) == '-') {
-			if (toml_buf_add(ps, &b, ps->p, 1) < 0)
-				goto out;
-			adv(ps);
-		}
-		if (parse_digits(ps, &b, 10, "a digit in the exponent") < 0)
-			goto out;
-	}
-	if (is_float) {
-		f = strtod(b.p, NULL);
-		if (isinf(f)) {
-			toml_fail_at(ps, pos, "float out of range: its magnitude is above 1.8e308");
-			goto out;
-		}
-	} else {
-		uint64_t u = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-		for (size_t i = sign ? 1 : 0; i < b.len; i++) {
-			uint64_t dv = (uint64_t)(b.p[i] - '0');
-			if (u > (limit - dv) / 10) {
-				toml_fail_at(ps, pos,
-				             "integer out of range: TOML integers are 64-bit, from "
-				             "-9223372036854775808 to 9223372036854775807");
-				goto out;
-			}
-			u = u * 10 + dv;
-		}
-		n = neg ? (int64_t)(0 - u) : (int64_t)u;
-	}
-make:
-	v = toml_value_new(ps, is_float ? TOML_FLOAT : TOML_INTEGER, pos);
-	if (!v)
-		goto out;
-	if (is_float)
-		v->u.flt = f;
+	if (c == 'i' || c == 'n')
+		rc = number_special(ps, &num);
+	else if (c == '0' &&
+	         (peek_at(ps, 1) == 'x' || peek_at(ps, 1) == 'o' || peek_at(ps, 1) == 'b'))
+		rc = number_based(ps, pos, &b, &num);
 	else
-		v->u.integer = n;
+		rc = number_decimal(ps, pos, &b, &num);
+	if (rc < 0 || !(v = toml_value_new(ps, num.is_float ? TOML_FLOAT : TOML_INTEGER, pos))) {
+		rc = -1;
+		goto out;
+	}
+	if (num.is_float)
+		v->u.flt = num.f;
+	else
+		v->u.integer = num.n;
 	*out = v;
-	rc = 0;
 out:
 	toml_mem_free(b.p);
 	return rc;
