@@ -319,6 +319,7 @@ static void test_rule_unknown_keys_and_types(void **state)
 
 #define COUNT_FIX(ex) "write a whole number without quotes, e.g. " ex
 
+/* Sizes and counts of the rule tables. */
 static void test_rule_value_errors(void **state)
 {
 	(void)state;
@@ -382,6 +383,15 @@ static void test_rule_value_errors(void **state)
 	                                             "most 10000, e.g. 10"},
 	        {"[baseline]\ntrend_window = 2.0", "t.toml:2:16: baseline.trend_window: expected a "
 	                                           "whole number, got a float; " COUNT_FIX("10")},
+	};
+	RUN(cases);
+}
+
+/* Percentages and plain numbers of the rule tables, and the edges that pass. */
+static void test_rule_number_errors(void **state)
+{
+	(void)state;
+	static const struct err_case cases[] = {
 	        /* percentages */
 	        {"[atom]\nmax_usage = \"101 %\"",
 	         "t.toml:2:13: atom.max_usage: 101 % is out of range; use a percentage from 0 to "
@@ -567,6 +577,7 @@ int main(void)
 	        cmocka_unit_test(test_toml_errors_are_prefixed),
 	        cmocka_unit_test(test_rule_unknown_keys_and_types),
 	        cmocka_unit_test(test_rule_value_errors),
+	        cmocka_unit_test(test_rule_number_errors),
 	        cmocka_unit_test(test_baseline_strings),
 	        cmocka_unit_test(test_ets_table_errors),
 	};
