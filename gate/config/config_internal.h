@@ -18,7 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gate/config/config.h"
 #include "gate/config/toml.h"
 
 /* Where messages go: "name:line:col: key: what; fix". */

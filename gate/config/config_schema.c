@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "gate/config/config.h"
 #include "gate/config/config_internal.h"
 #include "gate/config/units.h"
 

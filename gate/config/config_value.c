@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gate/config/config.h"
 #include "gate/config/config_internal.h"
 #include "gate/config/units.h"
 

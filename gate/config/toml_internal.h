@@ -1,6 +1,6 @@
-/* gate/config/toml_internal.h: what the files of the TOML reader share (toml.c, toml_scalar.c,
- * toml_tree.c), and nothing else includes: the tree's layout, the parser's cursor and the
- * helpers every part of the reader uses. Functions returning int give 0, or -1 once the
+/* gate/config/toml_internal.h: what the files of the TOML reader share (toml_parse.c,
+ * toml_scalar.c, toml_tree.c), and nothing else includes: the tree's layout, the parser's cursor
+ * and the helpers every part of the reader uses. Functions returning int give 0, or -1 once the
  * message is in the parser (toml_fail_at: only the first failure is kept).
  */
 #ifndef GATE_TOML_INTERNAL_H
@@ -162,7 +162,7 @@ static inline bool is_digit(int c, int base)
 	}
 }
 
-/* ---- messages (toml.c) ---- */
+/* ---- messages (toml_parse.c) ---- */
 
 /* "line:col: " and the text into the parser's err, unless a failure is already there; -1. */
 int toml_fail_at(struct parser *ps, struct toml_pos pos, const char *fmt, ...)

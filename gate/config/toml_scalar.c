@@ -1,5 +1,5 @@
 /* gate/config/toml_scalar.c: TOML's strings (basic, literal, multi-line, escapes) and numbers
- * (integers in four bases, floats, inf and nan; dates refused) for toml.c. */
+ * (integers in four bases, floats, inf and nan; dates refused) for toml_parse.c. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>

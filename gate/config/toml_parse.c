@@ -1,4 +1,4 @@
-/* gate/config/toml.c: a small strict TOML 1.0 reader (what it accepts: see toml.h): the
+/* gate/config/toml_parse.c: a small strict TOML 1.0 reader (what it accepts: see toml.h): the
  * input checked, messages, comments, keys, arrays, inline tables, key/value lines, [headers]
  * and toml_parse; strings and numbers are in toml_scalar.c, the tree in toml_tree.c. */
 #include "gate/config/toml.h"
