@@ -1,4 +1,4 @@
-/* tests/test_toml.c: unit tests for the strict TOML reader (gate/toml.c). */
+/* tests/test_toml.c: unit tests for the strict TOML reader (gate/config/toml*.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

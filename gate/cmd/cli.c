@@ -14,7 +14,7 @@
 #include "gate/error.h"
 #include "gate/exit.h"
 #include "gate/cmd/hook_cmd.h"
-#include "gate/config/interval.h"
+#include "gate/config/units.h"
 #include "gate/run/run.h"
 #include "gate/cmd/snapshot_cmd.h"
 #include "gate/cmd/watch_cmd.h"
@@ -67,8 +67,9 @@ static const char run_help[] =
         "  -C, --project DIR       the Mix project (default: the current directory)\n"
         "  -c, --config FILE       configuration (default: DIR/gate.toml when it exists)\n"
         "      --junit FILE        JUnit report (default: DIR/_build/gate/junit.xml)\n"
-        "      --boot-timeout SEC  node boot limit, overrides node.boot_timeout\n"
-        "      --test-timeout SEC  whole-suite limit, overrides node.test_timeout\n"
+        "      --boot-timeout DUR  node boot limit, overrides node.boot_timeout (120s, 2min;\n"
+        "                          a bare number is seconds, as in gate.toml)\n"
+        "      --test-timeout DUR  whole-suite limit, overrides node.test_timeout (30min)\n"
         "      --elixir PATH       the elixir executable (default: elixir from PATH)\n"
         "  -q, --quiet             no progress lines\n"
         "      --per-test          a GC'd snapshot around every test: the growth of each test\n"
@@ -117,15 +118,19 @@ static const char config_help[] =
         "Validates FILE (default: gate.toml in the current directory) and prints the effective\n"
         "configuration, defaults included, as TOML.\n";
 
-static int parse_seconds(const char *s, int *out_ms)
+/* --OPTION VALUE as a duration in units.h's grammar (gate.toml's), with its message; noun
+ * (NULL, or e.g. "an interval") says what the option expects. Returns 0, or -1 once the usage
+ * error is printed. */
+static int parse_duration(const char *opt, const char *value, const char *noun, int64_t min_ms,
+                          int64_t max_ms, int64_t *out_ms)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 86400)
-		return -1;
-	*out_ms = (int)(v * 1000);
-	return 0;
+	char why[512];
+
+	if (units_parse_duration(value, min_ms, max_ms, out_ms, why, sizeof(why)) == 0)
+		return 0;
+	gate_usage_error("run ", "%s %s: %s%s%s%s", opt, value, noun ? "expected " : "",
+	                 noun ? noun : "", noun ? ": " : "", why);
+	return -1;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -162,6 +167,7 @@ static int cmd_run(int argc, char **argv)
 	        {NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
+	int64_t ms;
 	int c;
 
 	optind = 1;
@@ -192,16 +198,12 @@ static int cmd_run(int argc, char **argv)
 		case 'W': o.warn_only = true; break;
 		case 'K': o.comment_flag = optarg; break;
 		case 'b':
-			if (parse_seconds(optarg, &o.boot_timeout_ms) < 0)
-				return gate_usage_error(
-				        "run ", "--boot-timeout %s: expected seconds, e.g. 120",
-				        optarg);
-			break;
 		case 't':
-			if (parse_seconds(optarg, &o.test_timeout_ms) < 0)
-				return gate_usage_error(
-				        "run ", "--test-timeout %s: expected seconds, e.g. 1800",
-				        optarg);
+			if (parse_duration(c == 'b' ? "--boot-timeout" : "--test-timeout", optarg,
+			                   NULL, UNITS_TIMEOUT_MIN_MS, UNITS_TIMEOUT_MAX_MS,
+			                   &ms) < 0)
+				return GATE_EXIT_ERROR;
+			*(c == 'b' ? &o.boot_timeout_ms : &o.test_timeout_ms) = (int)ms;
 			break;
 		case 'n': {
 			char *end;
@@ -215,11 +217,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		}
 		case 's':
-			if (interval_parse(optarg, 10, 3600000, &o.sample_ms) < 0)
-				return gate_usage_error("run ",
-				                        "--sample %s: expected an interval from "
-				                        "10ms to 1h, e.g. 250ms or 5s",
-				                        optarg);
+			if (parse_duration("--sample", optarg, "an interval", 10, UNITS_MS_PER_H,
+			                   &o.sample_ms) < 0)
+				return GATE_EXIT_ERROR;
 			break;
 		case 'h': fputs(run_help, stdout); return GATE_EXIT_PASS;
 		case ':':
