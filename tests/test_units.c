@@ -325,6 +325,40 @@ static void test_cli_sample(void **state)
 	assert_int_equal(run_cli(ok, err, sizeof(err)), 0);
 }
 
+/* gate watch's --floor and --margin take gate.toml's spellings of a size and a percentage */
+static void test_cli_watch_floor_margin(void **state)
+{
+	(void)state;
+	static const char *const good[][2] = {
+	        {"--floor", "1000000"}, {"--floor", "1MB"}, {"--floor", "2 MiB"},
+	        {"--floor", "0"},       {"--margin", "20"}, {"--margin", "20%"},
+	        {"--margin", "2.5 %"},
+	};
+	static const char *const bad[][3] = {
+	        {"--floor", "-5", "out of range"},
+	        {"--floor", "abc", "is not a size"},
+	        {"--floor", "5 parsecs", "unknown unit"},
+	        {"--margin", "x", "is not a percentage"},
+	        {"--margin", "-3", "out of range"},
+	        {"--margin", "200001", "above 100000 %"},
+	        {"--margin", "20 px", "percentages end in %"},
+	};
+	char err[1024];
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		const char *args[] = {"gate", "watch", good[i][0], good[i][1], "--help", NULL};
+		if (run_cli(args, err, sizeof(err)) != 0)
+			fail_msg("%s %s refused: %s", good[i][0], good[i][1], err);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *args[] = {"gate", "watch", bad[i][0], bad[i][1], "--help", NULL};
+		char want[128];
+		snprintf(want, sizeof(want), "gate: error: %s %s: ", bad[i][0], bad[i][1]);
+		assert_int_equal(run_cli(args, err, sizeof(err)), 2);
+		if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, bad[i][2]))
+			fail_msg("%s %s: %s", bad[i][0], bad[i][1], err);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +369,7 @@ int main(void)
 	        cmocka_unit_test(test_percentages),
 	        cmocka_unit_test(test_cli_and_toml_alike),
 	        cmocka_unit_test(test_cli_sample),
+	        cmocka_unit_test(test_cli_watch_floor_margin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -133,6 +133,60 @@ static int parse_duration(const char *opt, const char *value, const char *noun, 
 	return -1;
 }
 
+/* The options of gate run that exclude or need each other. Returns 0, or the exit code of the
+ * usage error it printed. */
+static int run_opts_check(const struct run_opts *o, int argc, char **argv)
+{
+	if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
+		return gate_usage_error(
+		        "run ", "unexpected argument %s (arguments for mix test go after --)",
+		        argv[optind]);
+	if ((o->commit || o->message || o->force) && !o->update_baseline)
+		return gate_usage_error("run ",
+		                        "%s: --commit, --message and --force go with "
+		                        "--update-baseline",
+		                        o->commit    ? "--commit"
+		                        : o->message ? "--message"
+		                                     : "--force");
+	if (o->message && !o->commit)
+		return gate_usage_error("run ", "%s needs --commit", "--message");
+	if (o->baseline_ref && !o->baseline_ref[0])
+		return gate_usage_error("run ", "%s--baseline-ref needs a ref, e.g. origin/main",
+		                        "");
+	if (o->cookie_file && !o->attach)
+		return gate_usage_error("run ", "%s goes with --attach NODE", "--cookie-file");
+	if (o->cluster && !o->attach)
+		return gate_usage_error("run ",
+		                        "%s goes with --attach NODE: gate reaches the cluster "
+		                        "through a running node",
+		                        "--cluster");
+	if (o->cluster &&
+	    (o->update_baseline || o->json_path || o->require_baseline || o->baseline_ref))
+		return gate_usage_error("run ",
+		                        "%s: a baseline is one node's; --cluster runs compare "
+		                        "no baseline",
+		                        o->update_baseline    ? "--update-baseline"
+		                        : o->json_path        ? "--json"
+		                        : o->require_baseline ? "--require-baseline"
+		                                              : "--baseline-ref");
+	if (o->exec && optind < argc)
+		return gate_usage_error("run ",
+		                        "%s: arguments after -- are for mix test, which --exec "
+		                        "replaces; put them in the --exec command",
+		                        argv[optind]);
+	if (o->repeat && (o->exec || o->cluster))
+		return gate_usage_error("run ",
+		                        "%s: --repeat runs mix test again in one node; it "
+		                        "does not go with --exec or --cluster",
+		                        o->exec ? "--exec" : "--cluster");
+	if (o->sample_ms && o->cluster)
+		return gate_usage_error("run ",
+		                        "%s: sampling is one node's; it does not go with "
+		                        "--cluster",
+		                        "--sample");
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -228,52 +282,9 @@ static int cmd_run(int argc, char **argv)
 		default: return gate_usage_error("run ", "unknown option %s", argv[optind - 1]);
 		}
 	}
-	if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
-		return gate_usage_error(
-		        "run ", "unexpected argument %s (arguments for mix test go after --)",
-		        argv[optind]);
-	if ((o.commit || o.message || o.force) && !o.update_baseline)
-		return gate_usage_error("run ",
-		                        "%s: --commit, --message and --force go with "
-		                        "--update-baseline",
-		                        o.commit    ? "--commit"
-		                        : o.message ? "--message"
-		                                    : "--force");
-	if (o.message && !o.commit)
-		return gate_usage_error("run ", "%s needs --commit", "--message");
-	if (o.baseline_ref && !o.baseline_ref[0])
-		return gate_usage_error("run ", "%s--baseline-ref needs a ref, e.g. origin/main",
-		                        "");
-	if (o.cookie_file && !o.attach)
-		return gate_usage_error("run ", "%s goes with --attach NODE", "--cookie-file");
-	if (o.cluster && !o.attach)
-		return gate_usage_error("run ",
-		                        "%s goes with --attach NODE: gate reaches the cluster "
-		                        "through a running node",
-		                        "--cluster");
-	if (o.cluster && (o.update_baseline || o.json_path || o.require_baseline || o.baseline_ref))
-		return gate_usage_error("run ",
-		                        "%s: a baseline is one node's; --cluster runs compare "
-		                        "no baseline",
-		                        o.update_baseline    ? "--update-baseline"
-		                        : o.json_path        ? "--json"
-		                        : o.require_baseline ? "--require-baseline"
-		                                             : "--baseline-ref");
-	if (o.exec && optind < argc)
-		return gate_usage_error("run ",
-		                        "%s: arguments after -- are for mix test, which --exec "
-		                        "replaces; put them in the --exec command",
-		                        argv[optind]);
-	if (o.repeat && (o.exec || o.cluster))
-		return gate_usage_error("run ",
-		                        "%s: --repeat runs mix test again in one node; it "
-		                        "does not go with --exec or --cluster",
-		                        o.exec ? "--exec" : "--cluster");
-	if (o.sample_ms && o.cluster)
-		return gate_usage_error("run ",
-		                        "%s: sampling is one node's; it does not go with "
-		                        "--cluster",
-		                        "--sample");
+	int rc = run_opts_check(&o, argc, argv);
+	if (rc != 0)
+		return rc;
 	o.test_args = argv + optind;
 	o.ntest_args = (size_t)(argc - optind);
 	return run_main(&o);

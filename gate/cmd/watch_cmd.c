@@ -30,6 +30,7 @@
 #include "gate/node/clock.h"
 #include "gate/exit.h"
 #include "gate/config/interval.h"
+#include "gate/config/units.h"
 #include "rules/watch_alert.h"
 #include "gate/probe/session.h"
 #include "gate/node/signals.h"
@@ -55,7 +56,8 @@ static const char help[] =
         "      --format F          jsonl (default) or openmetrics (needs --out)\n"
         "      --window N          samples in the rolling average (default 10)\n"
         "      --margin PCT        alert above the average by this percent (default 20)\n"
-        "      --floor BYTES       ... and by more than this many bytes (default 1000000)\n"
+        "      --floor SIZE        ... and by more than this many bytes, e.g. 1000000 or 1MB\n"
+        "                          (default 1000000)\n"
         "      --exit-on-alert     stop at the first alert (exit 1)\n"
         "      --top N             processes and tables in a drill-down (default 5)\n"
         "      --timeout DUR       one sample's limit (default 10s); a late sample is skipped\n"
@@ -388,6 +390,45 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 	return 0;
 }
 
+/* --floor: bytes as gate.toml writes a size, a bare number (bytes) or a string with a unit
+ * ("1 MB"), through the one grammar (gate/config/units.h). */
+static int parse_size_opt(const char *name, const char *v, int64_t *out)
+{
+	char err[512];
+	char *end;
+	errno = 0;
+	long long n = strtoll(v, &end, 10);
+	bool bare = end != v && !*end && errno == 0;
+	if (bare ? units_check_size(n, v, err, sizeof(err)) == 0
+	         : units_parse_size(v, out, err, sizeof(err)) == 0) {
+		if (bare)
+			*out = n;
+		return 0;
+	}
+	gate_usage_error("watch ", "%s %s: %s", name, v, err);
+	return -1;
+}
+
+/* --margin: a percentage, "20", "20%" or "20 %", as gate.toml takes one (units.h). */
+static int parse_percent_opt(const char *name, const char *v, double *out)
+{
+	char err[512];
+	char *end;
+	errno = 0;
+	double n = strtod(v, &end);
+	bool bare = end != v && !*end && errno == 0 && strspn(v, "0123456789.+-") == strlen(v);
+	if (bare ? units_check_percent(n, err, sizeof(err)) == 0
+	         : units_parse_percent(v, &n, err, sizeof(err)) == 0) {
+		if (n <= 100000) {
+			*out = n;
+			return 0;
+		}
+		snprintf(err, sizeof(err), "above 100000 %%; give a margin from 0 to 100000 %%");
+	}
+	gate_usage_error("watch ", "%s %s: %s", name, v, err);
+	return -1;
+}
+
 /* The command line into *op. Returns -1 to go on, or the exit code (--help, a usage error). */
 static int parse_args(int argc, char **argv, struct watch_opts *op)
 {
@@ -459,24 +500,14 @@ static int parse_args(int argc, char **argv, struct watch_opts *op)
 			if (parse_long(optarg, 1, 100, &o->top) < 0)
 				return usage("--top %s: expected a count from 1 to 100", optarg);
 			break;
-		case 'l': {
-			long v;
-			if (parse_long(optarg, 0, 1L << 50, &v) < 0)
-				return usage("--floor %s: expected bytes, e.g. 1000000", optarg);
-			o->floor = v;
+		case 'l':
+			if (parse_size_opt("--floor", optarg, &o->floor) < 0)
+				return GATE_EXIT_ERROR;
 			break;
-		}
-		case 'm': {
-			char *end;
-			errno = 0;
-			o->margin = strtod(optarg, &end);
-			if (*end == '%')
-				end++;
-			if (errno || end == optarg || *end ||
-			    !(o->margin >= 0 && o->margin <= 100000))
-				return usage("--margin %s: expected a percent, e.g. 20", optarg);
+		case 'm':
+			if (parse_percent_opt("--margin", optarg, &o->margin) < 0)
+				return GATE_EXIT_ERROR;
 			break;
-		}
 		case 'F':
 			if (strcmp(optarg, "openmetrics") == 0)
 				o->openmetrics = true;
