@@ -66,7 +66,8 @@ static void test_empty_text_is_defaults(void **state)
 	config_clear(&def);
 }
 
-/* What gate/cli.c and gate/run.c do: defaults first, then a load (or two) replacing them. */
+/* What gate/cmd/cli.c and gate/config/discover.c do: defaults first, then a load (or two) replacing
+ * them. */
 static void test_load_replaces_what_cfg_held(void **state)
 {
 	(void)state;

@@ -239,7 +239,7 @@ static int judge(struct run *r)
 
 /* ---- 8. conclude ---- */
 
-/* The step summary, the HTML report and the annotations (gate/report_out.c). */
+/* The step summary, the HTML report and the annotations (gate/run/report_out.c). */
 static int write_ci_outputs(struct run *r, const char *error)
 {
 	char where[2048] = "";

@@ -1,5 +1,5 @@
-/* tests/fuzz/fuzz_term.c: the decoder of the probe's replies (gate/term.c, external term
- * format) and the two reply decoders on top (gate/probe.c), on hostile lengths and depths.
+/* tests/fuzz/fuzz_term.c: the decoder of the probe's replies (gate/node/term.c, external term
+ * format) and the two reply decoders on top (gate/probe/probe.c), on hostile lengths and depths.
  * The first byte picks tight or default limits, so that every cap is reached too. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_toml.c: the TOML reader (gate/config/toml*.c) and the configuration on top
- * of it (gate/config/config*.c, units.c). Oracle: a configuration that loads prints as TOML that loads again and
- * prints the same (the promise of `gate config check`). */
+ * of it (gate/config/config*.c, units.c). Oracle: a configuration that loads prints as TOML that
+ * loads again and prints the same (the promise of `gate config check`). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
