@@ -1,4 +1,5 @@
-/* gate/probe/probe.c: loads gate_probe into the node, calls it and decodes its replies. */
+/* gate/probe/probe.c: loads the probe's modules into the node, calls gate_probe and decodes its
+ * replies. */
 #include "gate/probe/probe.h"
 
 #include <stdio.h>
@@ -28,11 +29,43 @@ static int call(struct eic *c, const char *mod, const char *fun, ei_x_buff *args
 	return rc;
 }
 
-/* Only the probe itself is needed for snapshots; the formatter only where tests run. Every
- * module costs a purge at the end, and a purge scans every process of the node. */
-static bool wanted(const struct probe_blob *b, bool for_tests)
+bool probe_blob_wanted(const struct probe_blob *b, bool for_tests)
 {
-	return for_tests || strcmp(b->module, "gate_probe") == 0;
+	return for_tests || !b->tests_only;
+}
+
+/* The file name a module is loaded under: "gate:" tells the probe's modules from the node's
+ * own (the watchdog removes every module loaded so, see gate_probe.erl). */
+static void blob_file(const struct probe_blob *b, char *file, size_t len)
+{
+	snprintf(file, len, "gate:%s.beam", b->module);
+}
+
+void probe_blobs_encode(ei_x_buff *x, bool for_tests)
+{
+	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
+		char file[128];
+		if (!probe_blob_wanted(b, for_tests))
+			continue;
+		blob_file(b, file, sizeof(file));
+		ei_x_encode_list_header(x, 1);
+		ei_x_encode_tuple_header(x, 3);
+		ei_x_encode_atom(x, b->module);
+		ei_x_encode_string(x, file);
+		ei_x_encode_binary(x, b->beam, (long)b->size);
+	}
+	ei_x_encode_empty_list(x);
+}
+
+void probe_modules_encode(ei_x_buff *x, bool for_tests)
+{
+	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
+		if (!probe_blob_wanted(b, for_tests))
+			continue;
+		ei_x_encode_list_header(x, 1);
+		ei_x_encode_binary(x, b->module, (long)strlen(b->module));
+	}
+	ei_x_encode_empty_list(x);
 }
 
 static void call_module(struct eic *c, const char *mod, const char *fun, const char *arg,
@@ -41,13 +74,13 @@ static void call_module(struct eic *c, const char *mod, const char *fun, const c
 int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen)
 {
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
-		if (!wanted(b, for_tests))
+		if (!probe_blob_wanted(b, for_tests))
 			continue;
 		bool purged = false;
 	again:;
 		ei_x_buff args;
 		char file[128];
-		snprintf(file, sizeof(file), "gate:%s.beam", b->module);
+		blob_file(b, file, sizeof(file));
 		ei_x_new(&args);
 		ei_x_encode_list_header(&args, 3);
 		ei_x_encode_atom(&args, b->module);
@@ -135,7 +168,7 @@ void probe_unload(struct eic *c, bool for_tests, enum probe_unload_mode mode, in
 	if (mode == PROBE_UNLOAD_HALTING)
 		return;
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
-		if (!wanted(b, for_tests))
+		if (!probe_blob_wanted(b, for_tests))
 			continue;
 		/* delete makes the current code old, purge removes old code; the purge before
 		 * clears old code a reload might have left (no old code: it returns at once,
