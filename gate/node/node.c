@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ci/errtext.h"
 #include "gate/node/clock.h"
 #include "gate/node/reaper.h"
 #include "gate/node/signals.h"
@@ -102,8 +103,9 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	n->stdin_fd = -1;
 	if (node_random_hex(hex, 8) < 0 || node_random_hex(n->cookie, 16) < 0 ||
 	    node_random_hex(placeholder, 16) < 0) {
-		snprintf(err, errlen, "cannot read /dev/urandom for the node name and cookie: %s",
-		         strerror(errno));
+		errtext_set(err, errlen, NULL,
+		            "cannot read /dev/urandom for the node name and cookie: %s",
+		            strerror(errno));
 		return -1;
 	}
 	if (opts->name && strchr(opts->name, '@') &&
@@ -118,8 +120,8 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	}
 	n->port = free_port();
 	if (n->port < 0) {
-		snprintf(err, errlen, "cannot find a free TCP port on 127.0.0.1: %s",
-		         strerror(errno));
+		errtext_set(err, errlen, NULL, "cannot find a free TCP port on 127.0.0.1: %s",
+		            strerror(errno));
 		return -1;
 	}
 	/* -setcookie with a random throw-away value keeps erl from reading or creating
@@ -130,8 +132,8 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	                 "-kernel inet_dist_use_interface {127,0,0,1} -setcookie %s %s",
 	                 n->port, placeholder, opts->erl_flags ? opts->erl_flags : "");
 	if (w < 0 || (size_t)w >= sizeof(erl)) {
-		snprintf(err, errlen, "node.erl_flags is too long (more than %zu bytes)",
-		         sizeof(erl) - 200);
+		errtext_set(err, errlen, NULL, "node.erl_flags is too long (more than %zu bytes)",
+		            sizeof(erl) - 200);
 		return -1;
 	}
 
@@ -149,12 +151,12 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	                NULL};
 
 	if (pipe2(in, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		errtext_set(err, errlen, NULL, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		errtext_set(err, errlen, NULL, "pipe: %s", strerror(errno));
 		close(in[0]);
 		close(in[1]);
 		return -1;
@@ -162,7 +164,7 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	reaper_gate_init();
 	pid_t pid = fork();
 	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+		errtext_set(err, errlen, NULL, "fork: %s", strerror(errno));
 		close(in[0]);
 		close(in[1]);
 		close(ready[0]);
@@ -210,28 +212,28 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		close(n->stdin_fd);
 		n->stdin_fd = -1;
 		if (child_errno == ENOENT && strchr(elixir, '/') == NULL)
-			snprintf(err, errlen,
-			         "cannot run %s: not found on PATH; install Elixir "
-			         "(GitHub: erlef/setup-beam; GitLab: an elixir image; Debian: "
-			         "apt-get "
-			         "install elixir), fix PATH, or pass --elixir PATH",
-			         elixir);
+			errtext_set(err, errlen, NULL,
+			            "cannot run %s: not found on PATH; install Elixir "
+			            "(GitHub: erlef/setup-beam; GitLab: an elixir image; Debian: "
+			            "apt-get "
+			            "install elixir), fix PATH, or pass --elixir PATH",
+			            elixir);
 		else if (child_errno > 0)
-			snprintf(err, errlen,
-			         "cannot run %s to start the node in %s: %s; pass "
-			         "--elixir the path of an elixir executable",
-			         elixir, opts->project_dir, strerror(child_errno));
+			errtext_set(err, errlen, NULL,
+			            "cannot run %s to start the node in %s: %s; pass "
+			            "--elixir the path of an elixir executable",
+			            elixir, opts->project_dir, strerror(child_errno));
 		else
-			snprintf(err, errlen, "cannot start the node in %s: %s", opts->project_dir,
-			         strerror(-child_errno));
+			errtext_set(err, errlen, NULL, "cannot start the node in %s: %s",
+			            opts->project_dir, strerror(-child_errno));
 		return -1;
 	}
 
 	char line[256];
 	int len = snprintf(line, sizeof(line), "%s %s\n", n->name, n->cookie);
 	if (write(n->stdin_fd, line, (size_t)len) != len) {
-		snprintf(err, errlen, "cannot hand the node its name and cookie: %s",
-		         strerror(errno));
+		errtext_set(err, errlen, NULL, "cannot hand the node its name and cookie: %s",
+		            strerror(errno));
 		memset(line, 0, sizeof(line));
 		node_stop(n, 0);
 		return -1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci/errtext.h"
 #include "ci/utf8.h"
 #include "gate/probe/faithful.h"
 #include "gate/probe/probe_tags.h"
@@ -109,8 +110,9 @@ int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t 
 		if (!term_is_atom(term_tuple_at(reply, 0), "module")) {
 			char what[256];
 			term_format(reply, what, sizeof(what));
-			snprintf(err, errlen, "node %s refused to load the probe module %s: %s",
-			         c->node, b->module, what);
+			errtext_set(err, errlen, NULL,
+			            "node %s refused to load the probe module %s: %s", c->node,
+			            b->module, what);
 			term_free(root);
 			return EIC_ERROR;
 		}
@@ -196,9 +198,9 @@ int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err
 	if (rc == EIC_OK) {
 		memset(out, 0, sizeof(*out));
 		if (!r || r->type != TERM_MAP) {
-			snprintf(err, errlen,
-			         "gate_probe:hello/0 on node %s answered with a %s, not a map",
-			         c->node, r ? "different term" : "nothing");
+			errtext_set(err, errlen, NULL,
+			            "gate_probe:hello/0 on node %s answered with a %s, not a map",
+			            c->node, r ? "different term" : "nothing");
 			rc = EIC_ERROR;
 		} else {
 			int64_t ws = 0;
@@ -262,7 +264,7 @@ static int list_of(const struct term *t, const char *what, size_t *n, char *err,
 	if (!t)
 		return 0;
 	if (t->type != TERM_LIST) {
-		snprintf(err, errlen, "snapshot: %s is not a list", what);
+		errtext_set(err, errlen, NULL, "snapshot: %s is not a list", what);
 		return -1;
 	}
 	*n = t->u.seq.n;
@@ -271,7 +273,7 @@ static int list_of(const struct term *t, const char *what, size_t *n, char *err,
 
 static int bad_row(const char *what, size_t i, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "snapshot: %s entry %zu is malformed", what, i + 1);
+	errtext_set(err, errlen, NULL, "snapshot: %s entry %zu is malformed", what, i + 1);
 	return -1;
 }
 
@@ -528,10 +530,10 @@ static int decode_growth(const struct term *reply, struct snapshot *out, char *e
 	const struct term *m = term_map_get(reply, "pterm_memory");
 	if (c || m) {
 		if (req_int(c, &out->pterm_count) < 0 || req_int(m, &out->pterm_memory) < 0) {
-			snprintf(err, errlen,
-			         "snapshot: pterm_count or pterm_memory is not an "
-			         "integer from 0 to %lld",
-			         (long long)MODEL_FIGURE_MAX);
+			errtext_set(err, errlen, NULL,
+			            "snapshot: pterm_count or pterm_memory is not an "
+			            "integer from 0 to %lld",
+			            (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 		out->have_pterm = true;
@@ -541,7 +543,7 @@ static int decode_growth(const struct term *reply, struct snapshot *out, char *e
 	out->have_growth = true;
 	const struct term *po = term_map_get(reply, "ports_opened");
 	if (po && req_int(po, &out->ports_opened) < 0) {
-		snprintf(err, errlen, "snapshot: ports_opened is out of range");
+		errtext_set(err, errlen, NULL, "snapshot: ports_opened is out of range");
 		return -1;
 	}
 	if (decode_grew_procs(term_map_get(reply, "grew_procs"), out, err, errlen) < 0 ||
@@ -560,7 +562,7 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 	memset(out, 0, sizeof(*out));
 	const struct term *mem = term_map_get(reply, "memory");
 	if (!mem || mem->type != TERM_MAP) {
-		snprintf(err, errlen, "snapshot has no memory map");
+		errtext_set(err, errlen, NULL, "snapshot has no memory map");
 		return -1;
 	}
 	for (size_t i = 0; i < mem->u.seq.n; i++) {
@@ -571,8 +573,9 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 		if (cat < 0 || k->type != TERM_ATOM)
 			continue; /* a category this gate does not know: a newer OTP */
 		if (req_int(v, &bytes) < 0) {
-			snprintf(err, errlen, "snapshot: memory category %s is not a byte count",
-			         term_text(k));
+			errtext_set(err, errlen, NULL,
+			            "snapshot: memory category %s is not a byte count",
+			            term_text(k));
 			return -1;
 		}
 		out->mem[cat] = bytes;
@@ -591,9 +594,9 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 	};
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
 		if (req_int(term_map_get(reply, ints[i].key), ints[i].dst) < 0) {
-			snprintf(err, errlen,
-			         "snapshot: %s missing or not an integer from 0 to %lld",
-			         ints[i].key, (long long)MODEL_FIGURE_MAX);
+			errtext_set(err, errlen, NULL,
+			            "snapshot: %s missing or not an integer from 0 to %lld",
+			            ints[i].key, (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 	}
@@ -612,17 +615,17 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
 		const struct term *v = term_map_get(reply, opt[i].key);
 		if (v && v->type == TERM_INT && req_int(v, opt[i].dst) < 0) {
-			snprintf(err, errlen, "snapshot: %s is out of range (0 to %lld)",
-			         opt[i].key, (long long)MODEL_FIGURE_MAX);
+			errtext_set(err, errlen, NULL, "snapshot: %s is out of range (0 to %lld)",
+			            opt[i].key, (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 	}
 	const struct term *pt = term_map_get(reply, "persistent_term_memory");
 	if (pt && pt->type == TERM_INT) {
 		if (req_int(pt, &out->persistent_term_memory) < 0) {
-			snprintf(err, errlen,
-			         "snapshot: persistent_term_memory is out of range (0 to %lld)",
-			         (long long)MODEL_FIGURE_MAX);
+			errtext_set(err, errlen, NULL,
+			            "snapshot: persistent_term_memory is out of range (0 to %lld)",
+			            (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 		out->have_persistent_term = true;
@@ -674,8 +677,8 @@ int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int ti
 	if (rc == EIC_OK) {
 		char why[256];
 		if (probe_snapshot_decode(r, out, why, sizeof(why)) < 0) {
-			snprintf(err, errlen, "node %s sent a malformed snapshot: %s", c->node,
-			         why);
+			errtext_set(err, errlen, NULL, "node %s sent a malformed snapshot: %s",
+			            c->node, why);
 			rc = EIC_ERROR;
 		}
 	}
@@ -772,7 +775,7 @@ static int decode_attribution(const struct term *body, struct test_run *out, cha
 	out->attribution_sync = term_is_atom(term_map_get(body, "attribution_sync"), "true");
 	const char *hook_error = term_text(term_map_get(body, "hook_error"));
 	if (hook_error && *hook_error && !(out->attribution_error = strdup(hook_error))) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return -1;
 	}
 	if (term_int(term_map_get(body, "module_events_dropped"), &out->module_events_dropped) < 0)
@@ -780,13 +783,13 @@ static int decode_attribution(const struct term *body, struct test_run *out, cha
 	if (!evs)
 		return 0;
 	if (evs->type != TERM_LIST) {
-		snprintf(err, errlen, "the suite result's module_events is not a list");
+		errtext_set(err, errlen, NULL, "the suite result's module_events is not a list");
 		return -1;
 	}
 	size_t n = evs->u.seq.n;
 	struct module_event *ev = n ? calloc(n, sizeof(*ev)) : NULL;
 	if (n && !ev) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -800,13 +803,13 @@ static int decode_attribution(const struct term *body, struct test_run *out, cha
 		      (ev[i].has_mem = decode_mem(term_tuple_at(e, 4), ev[i].mem) == 0)) ||
 		    term_int(term_tuple_at(e, 5), &ev[i].processes) < 0 ||
 		    term_int(term_tuple_at(e, 6), &ev[i].ets_tables) < 0) {
-			snprintf(err, errlen, "module event %zu is malformed", i + 1);
+			errtext_set(err, errlen, NULL, "module event %zu is malformed", i + 1);
 			goto out;
 		}
 		ev[i].async = term_is_atom(term_tuple_at(e, 2), "true");
 	}
 	if (attribution_build(out, ev, n) < 0) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		goto out;
 	}
 	rc = 0;
@@ -823,16 +826,16 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 	const struct term *body = term_tuple_at(reply, 1);
 	if (term_is_atom(tag, "error")) {
 		const char *why = term_text(body);
-		snprintf(err, errlen, "%s", why ? why : "mix test failed in the node");
+		errtext_set(err, errlen, NULL, "%s", why ? why : "mix test failed in the node");
 		return -1;
 	}
 	if (!term_is_atom(tag, "ok") || !body || body->type != TERM_MAP) {
-		snprintf(err, errlen, "the suite result is not {ok, Map}");
+		errtext_set(err, errlen, NULL, "the suite result is not {ok, Map}");
 		return -1;
 	}
 	const struct term *tests = term_map_get(body, "tests");
 	if (!tests || tests->type != TERM_LIST) {
-		snprintf(err, errlen, "the suite result has no list of tests");
+		errtext_set(err, errlen, NULL, "the suite result has no list of tests");
 		return -1;
 	}
 	for (size_t i = 0; i < tests->u.seq.n; i++) {
@@ -845,12 +848,12 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		    term_int(term_tuple_at(t, 4), &time_us) < 0 ||
 		    state_from(term_tuple_at(t, 5), &state) < 0 ||
 		    !term_text(term_tuple_at(t, 6))) {
-			snprintf(err, errlen, "test record %zu is malformed", i + 1);
+			errtext_set(err, errlen, NULL, "test record %zu is malformed", i + 1);
 			return -1;
 		}
 		struct test_result *r = test_run_add(out);
 		if (!r) {
-			snprintf(err, errlen, "out of memory");
+			errtext_set(err, errlen, NULL, "out of memory");
 			return -1;
 		}
 		r->module = dup_text(term_tuple_at(t, 0));
@@ -858,24 +861,25 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 		r->file = dup_text(term_tuple_at(t, 2));
 		r->message = dup_text(term_tuple_at(t, 6));
 		if (!r->module || !r->name || !r->file || !r->message) {
-			snprintf(err, errlen, "out of memory");
+			errtext_set(err, errlen, NULL, "out of memory");
 			return -1;
 		}
 		r->line = line > 0 && line < INT32_MAX ? (int)line : 0;
 		r->time_us = time_us;
 		r->state = state;
 		if (t->u.seq.n >= 8 && decode_test_delta(term_tuple_at(t, 7), r) < 0) {
-			snprintf(err, errlen, "test record %zu has a malformed memory delta",
-			         i + 1);
+			errtext_set(err, errlen, NULL,
+			            "test record %zu has a malformed memory delta", i + 1);
 			return -1;
 		}
 		if (t->u.seq.n == 9 && faithful_test_decode(term_tuple_at(t, 8), r) < 0) {
-			snprintf(err, errlen, "test record %zu has malformed app and reason",
-			         i + 1);
+			errtext_set(err, errlen, NULL,
+			            "test record %zu has malformed app and reason", i + 1);
 			return -1;
 		}
 		if (t->u.seq.n == 9 && probe_tags_decode(term_tuple_at(t, 8), r) < 0) {
-			snprintf(err, errlen, "test record %zu has a malformed gate tag", i + 1);
+			errtext_set(err, errlen, NULL, "test record %zu has a malformed gate tag",
+			            i + 1);
 			return -1;
 		}
 	}
