@@ -26,7 +26,7 @@ set -- "$first" $rest
 	echo '#include "gate/probe/probe_blob.h"'
 	n=0
 	for f in "$@"; do
-		echo "static const unsigned char blob_$n[] = {"
+		echo "static const unsigned char blob_${n}[] = {"
 		od -An -v -tx1 "$f" | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'
 		echo "};"
 		n=$((n + 1))

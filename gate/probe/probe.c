@@ -38,14 +38,23 @@ static void blob_file(const struct probe_blob *b, char *file, size_t len)
 	snprintf(file, len, "gate:%s.beam", b->module);
 }
 
+static long wanted_count(bool for_tests)
+{
+	long n = 0;
+	for (const struct probe_blob *b = probe_blobs; b->module; b++)
+		n += probe_blob_wanted(b, for_tests);
+	return n;
+}
+
 void probe_blobs_encode(ei_x_buff *x, bool for_tests)
 {
+	if (wanted_count(for_tests))
+		ei_x_encode_list_header(x, wanted_count(for_tests));
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
 		char file[128];
 		if (!probe_blob_wanted(b, for_tests))
 			continue;
 		blob_file(b, file, sizeof(file));
-		ei_x_encode_list_header(x, 1);
 		ei_x_encode_tuple_header(x, 3);
 		ei_x_encode_atom(x, b->module);
 		ei_x_encode_string(x, file);
@@ -56,10 +65,11 @@ void probe_blobs_encode(ei_x_buff *x, bool for_tests)
 
 void probe_modules_encode(ei_x_buff *x, bool for_tests)
 {
+	if (wanted_count(for_tests))
+		ei_x_encode_list_header(x, wanted_count(for_tests));
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
 		if (!probe_blob_wanted(b, for_tests))
 			continue;
-		ei_x_encode_list_header(x, 1);
 		ei_x_encode_binary(x, b->module, (long)strlen(b->module));
 	}
 	ei_x_encode_empty_list(x);
