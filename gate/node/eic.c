@@ -3,6 +3,7 @@
 
 #include "gate/node/clock.h"
 #include "gate/node/epmd.h"
+#include "ci/errtext.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -45,30 +46,30 @@ int eic_connect_port(struct eic *c, const char *node, const char *this_alive, in
 	struct in_addr addr;
 
 	if (split_host(node, host, sizeof(host)) < 0 || inet_aton(host, &addr) == 0) {
-		snprintf(err, errlen, "node name %s: expected name@IPv4 address", node);
+		errtext_set(err, errlen, NULL, "node name %s: expected name@IPv4 address", node);
 		return EIC_ERROR;
 	}
 	snprintf(self, sizeof(self), "%s@%s", this_alive, host);
 	if (ei_connect_xinit(&c->ec, host, this_alive, self, (Erl_IpAddr)&addr, cookie, 0) < 0) {
-		snprintf(err, errlen, "ei_connect_xinit for %s failed (erl_errno %d)", self,
-		         erl_errno);
+		errtext_set(err, errlen, NULL, "ei_connect_xinit for %s failed (erl_errno %d)",
+		            self, erl_errno);
 		return EIC_ERROR;
 	}
 	int fd = ei_xconnect_host_port_tmo(&c->ec, (Erl_IpAddr)&addr, port, (unsigned)timeout_ms);
 	if (fd < 0) {
 		int e = erl_errno;
 		if (e == ETIMEDOUT)
-			snprintf(err, errlen,
-			         "connecting to node %s (port %d) timed out after %d ms", node,
-			         port, timeout_ms);
+			errtext_set(err, errlen, NULL,
+			            "connecting to node %s (port %d) timed out after %d ms", node,
+			            port, timeout_ms);
 		else if (e == EIO)
-			snprintf(err, errlen,
-			         "node %s (port %d) refused the handshake: the cookie was "
-			         "rejected or the node is not up yet",
-			         node, port);
+			errtext_set(err, errlen, NULL,
+			            "node %s (port %d) refused the handshake: the cookie was "
+			            "rejected or the node is not up yet",
+			            node, port);
 		else
-			snprintf(err, errlen, "cannot connect to node %s (port %d): %s", node, port,
-			         strerror(e ? e : errno));
+			errtext_set(err, errlen, NULL, "cannot connect to node %s (port %d): %s",
+			            node, port, strerror(e ? e : errno));
 		return e == ETIMEDOUT ? EIC_TIMEOUT : EIC_ERROR;
 	}
 	c->fd = fd;
@@ -81,8 +82,8 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive, co
 {
 	char host[256], self[320];
 	if (split_host(node, host, sizeof(host)) < 0 || node[0] == '@') {
-		snprintf(err, errlen, "node name %s: expected name@host (e.g. app@127.0.0.1)",
-		         node);
+		errtext_set(err, errlen, NULL,
+		            "node name %s: expected name@host (e.g. app@127.0.0.1)", node);
 		return EIC_ERROR;
 	}
 	/* a long-name node only talks to long names, a short-name node to short ones */
@@ -98,8 +99,8 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive, co
 	snprintf(self, sizeof(self), "%s@%s", this_alive, myhost);
 	struct in_addr any = {.s_addr = htonl(INADDR_LOOPBACK)};
 	if (ei_connect_xinit(&c->ec, myhost, this_alive, self, (Erl_IpAddr)&any, cookie, 0) < 0) {
-		snprintf(err, errlen, "ei_connect_xinit for %s failed (erl_errno %d)", self,
-		         erl_errno);
+		errtext_set(err, errlen, NULL, "ei_connect_xinit for %s failed (erl_errno %d)",
+		            self, erl_errno);
 		return EIC_ERROR;
 	}
 	/* epmd first: "unknown host", "no epmd", "no such node" each have their own fix, and ei
@@ -113,31 +114,101 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive, co
 	if (fd < 0) {
 		int e = erl_errno;
 		if (e == ETIMEDOUT)
-			snprintf(err, errlen,
-			         "connecting to node %s (port %d) timed out after %d ms: "
-			         "is the node overloaded, or a firewall in the way?",
-			         node, port, timeout_ms);
+			errtext_set(err, errlen, NULL,
+			            "connecting to node %s (port %d) timed out after %d ms: "
+			            "is the node overloaded, or a firewall in the way?",
+			            node, port, timeout_ms);
 		else if (epmd_port_answers(host, port, 2000) != 0)
-			snprintf(err, errlen,
-			         "epmd on %s (port %d) lists node %s at port %d, but "
-			         "nothing answers there: a stale registration, the node is gone; "
-			         "restart "
-			         "the node, or the epmd that keeps its entry",
-			         host, epmd_port(), node, port);
+			errtext_set(
+			        err, errlen, NULL,
+			        "epmd on %s (port %d) lists node %s at port %d, but "
+			        "nothing answers there: a stale registration, the node is gone; "
+			        "restart "
+			        "the node, or the epmd that keeps its entry",
+			        host, epmd_port(), node, port);
 		else if (e == EIO)
-			snprintf(err, errlen,
-			         "node %s (port %d) rejected the connection: the cookie "
-			         "read from %s was rejected (or the node uses %s names); give the "
-			         "node's "
-			         "cookie with --cookie-file or GATE_COOKIE",
-			         node, port, cookie_from, long_name ? "short" : "long");
+			errtext_set(
+			        err, errlen, NULL,
+			        "node %s (port %d) rejected the connection: the cookie "
+			        "read from %s was rejected (or the node uses %s names); give the "
+			        "node's "
+			        "cookie with --cookie-file or GATE_COOKIE",
+			        node, port, cookie_from, long_name ? "short" : "long");
 		else
-			snprintf(err, errlen, "cannot connect to node %s (port %d): %s", node, port,
-			         strerror(e ? e : errno));
+			errtext_set(err, errlen, NULL, "cannot connect to node %s (port %d): %s",
+			            node, port, strerror(e ? e : errno));
 		return e == ETIMEDOUT ? EIC_TIMEOUT : EIC_ERROR;
 	}
 	c->fd = fd;
 	snprintf(c->node, sizeof(c->node), "%s", node);
+	return EIC_OK;
+}
+
+/* Sends the call; ei_rpc_to wants the argument list without the version byte. */
+static int rpc_send(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
+                    char *err, size_t errlen)
+{
+	const char *abuf = args->buff;
+	int alen = args->index;
+	if (alen > 0 && (unsigned char)abuf[0] == 131) {
+		abuf++;
+		alen--;
+	}
+	if (ei_xrpc_to(&c->ec, c->fd, (char *)mod, (char *)fun, abuf, alen,
+	               c->fetch_stdout ? EI_RPC_FETCH_STDOUT : 0) < 0) {
+		errtext_set(err, errlen, NULL, "sending the call %s:%s to node %s failed: %s", mod,
+		            fun, c->node, strerror(erl_errno ? erl_errno : EIO));
+		return EIC_ERROR;
+	}
+	return EIC_OK;
+}
+
+/* Not the answer yet: keep waiting (rpc_take's return besides an enum eic_status). */
+#define RPC_AGAIN 1
+
+/* One message that came in while waiting: what the call wrote (rex_stdout: to stdout), a
+ * stray message, or the answer {rex, Reply}, decoded into *out_root. */
+static int rpc_take(struct eic *c, const char *mod, const char *fun, const ei_x_buff *x,
+                    struct term **out_root, const struct term **out_reply, char *err, size_t errlen)
+{
+	if ((size_t)x->index > c->max_reply) {
+		errtext_set(err, errlen, NULL,
+		            "node %s answered %s:%s with %d bytes, more than the %zu gate accepts",
+		            c->node, mod, fun, x->index, c->max_reply);
+		return EIC_ERROR;
+	}
+	size_t idx = 0;
+	struct term *root;
+	char derr[256];
+	if (term_decode(&root, (const unsigned char *)x->buff, (size_t)x->index, &idx, NULL, derr,
+	                sizeof(derr)) < 0) {
+		errtext_set(err, errlen, NULL, "node %s sent an undecodable reply to %s:%s: %s",
+		            c->node, mod, fun, derr);
+		return EIC_ERROR;
+	}
+	const struct term *tag = term_tuple_at(root, 0);
+	const struct term *reply = term_tuple_at(root, 1);
+	if (term_is_atom(tag, "rex_stdout") && reply && reply->type == TERM_BINARY) {
+		fwrite(reply->u.bin.data, 1, reply->u.bin.len, stdout);
+		fflush(stdout);
+		term_free(root);
+		return RPC_AGAIN;
+	}
+	if (!term_is_atom(tag, "rex") || !reply || root->u.seq.n != 2) {
+		term_free(root); /* not the answer to a call: a stray message */
+		return RPC_AGAIN;
+	}
+	*out_root = root;
+	if (reply->type == TERM_TUPLE && reply->u.seq.n == 2 &&
+	    term_is_atom(term_tuple_at(reply, 0), "badrpc")) {
+		char what[1024];
+		*out_reply = term_tuple_at(reply, 1);
+		term_format(*out_reply, what, sizeof(what));
+		errtext_set(err, errlen, NULL, "%s:%s failed in node %s: %s", mod, fun, c->node,
+		            what);
+		return EIC_BADRPC;
+	}
+	*out_reply = reply;
 	return EIC_OK;
 }
 
@@ -147,41 +218,30 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 	*out_root = NULL;
 	*out_reply = NULL;
 	if (c->fd < 0) {
-		snprintf(err, errlen, "%s:%s: not connected to the node", mod, fun);
+		errtext_set(err, errlen, NULL, "%s:%s: not connected to the node", mod, fun);
 		return EIC_ERROR;
 	}
-	/* ei_rpc_to wants the argument list without the version byte */
-	const char *abuf = args->buff;
-	int alen = args->index;
-	if (alen > 0 && (unsigned char)abuf[0] == 131) {
-		abuf++;
-		alen--;
-	}
-	if (ei_xrpc_to(&c->ec, c->fd, (char *)mod, (char *)fun, abuf, alen,
-	               c->fetch_stdout ? EI_RPC_FETCH_STDOUT : 0) < 0) {
-		snprintf(err, errlen, "sending the call %s:%s to node %s failed: %s", mod, fun,
-		         c->node, strerror(erl_errno ? erl_errno : EIO));
+	if (rpc_send(c, mod, fun, args, err, errlen) != EIC_OK)
 		return EIC_ERROR;
-	}
 
 	long long deadline = clock_ms() + timeout_ms;
 	ei_x_buff x;
 	if (ei_x_new(&x) < 0) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return EIC_ERROR;
 	}
-	int status = EIC_ERROR;
-	for (;;) {
+	int status = RPC_AGAIN;
+	while (status == RPC_AGAIN) {
 		if (c->poll && c->poll(c->poll_arg, err, errlen)) {
 			status = EIC_CANCELLED;
-			goto out;
+			break;
 		}
 		long long left = deadline - clock_ms();
 		if (left <= 0) {
-			snprintf(err, errlen, "node %s did not answer %s:%s within %d ms", c->node,
-			         mod, fun, timeout_ms);
+			errtext_set(err, errlen, NULL, "node %s did not answer %s:%s within %d ms",
+			            c->node, mod, fun, timeout_ms);
 			status = EIC_TIMEOUT;
-			goto out;
+			break;
 		}
 		erlang_msg msg;
 		x.index = 0;
@@ -194,64 +254,20 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 			 * the poll above says so); it is no broken connection */
 			if (erl_errno == ETIMEDOUT || erl_errno == EINTR)
 				continue;
-			snprintf(err, errlen,
-			         "the connection to node %s broke during %s:%s (%s): the "
-			         "node stopped or crashed",
-			         c->node, mod, fun, strerror(erl_errno ? erl_errno : EIO));
+			errtext_set(err, errlen, NULL,
+			            "the connection to node %s broke during %s:%s (%s): the node "
+			            "stopped or crashed",
+			            c->node, mod, fun, strerror(erl_errno ? erl_errno : EIO));
 			status = EIC_ERROR;
-			goto out;
+			break;
 		}
 		if (msg.msgtype != ERL_SEND && msg.msgtype != ERL_REG_SEND)
 			continue; /* link, unlink, exit: control messages, not the reply */
 		if (x.index == 0)
 			continue; /* a receive cut short by a signal (seen under ASan): the poll
 			             callback above decides */
-		if ((size_t)x.index > c->max_reply) {
-			snprintf(err, errlen,
-			         "node %s answered %s:%s with %d bytes, more than the %zu "
-			         "gate accepts",
-			         c->node, mod, fun, x.index, c->max_reply);
-			status = EIC_ERROR;
-			goto out;
-		}
-		size_t idx = 0;
-		struct term *root;
-		char derr[256];
-		if (term_decode(&root, (const unsigned char *)x.buff, (size_t)x.index, &idx, NULL,
-		                derr, sizeof(derr)) < 0) {
-			snprintf(err, errlen, "node %s sent an undecodable reply to %s:%s: %s",
-			         c->node, mod, fun, derr);
-			status = EIC_ERROR;
-			goto out;
-		}
-		const struct term *tag = term_tuple_at(root, 0);
-		const struct term *reply = term_tuple_at(root, 1);
-		if (term_is_atom(tag, "rex_stdout") && reply && reply->type == TERM_BINARY) {
-			fwrite(reply->u.bin.data, 1, reply->u.bin.len, stdout);
-			fflush(stdout);
-			term_free(root);
-			continue;
-		}
-		if (!term_is_atom(tag, "rex") || !reply || root->u.seq.n != 2) {
-			term_free(root); /* not the answer to a call: a stray message */
-			continue;
-		}
-		*out_root = root;
-		if (reply->type == TERM_TUPLE && reply->u.seq.n == 2 &&
-		    term_is_atom(term_tuple_at(reply, 0), "badrpc")) {
-			char what[1024];
-			*out_reply = term_tuple_at(reply, 1);
-			term_format(*out_reply, what, sizeof(what));
-			snprintf(err, errlen, "%s:%s failed in node %s: %s", mod, fun, c->node,
-			         what);
-			status = EIC_BADRPC;
-			goto out;
-		}
-		*out_reply = reply;
-		status = EIC_OK;
-		goto out;
+		status = rpc_take(c, mod, fun, &x, out_root, out_reply, err, errlen);
 	}
-out:
 	ei_x_free(&x);
 	return status;
 }
@@ -261,11 +277,11 @@ int eic_idle(struct eic *c, int timeout_ms, char *err, size_t errlen)
 	long long deadline = clock_ms() + timeout_ms;
 	ei_x_buff x;
 	if (c->fd < 0) {
-		snprintf(err, errlen, "not connected to the node");
+		errtext_set(err, errlen, NULL, "not connected to the node");
 		return EIC_ERROR;
 	}
 	if (ei_x_new(&x) < 0) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return EIC_ERROR;
 	}
 	int status = EIC_OK;
@@ -282,10 +298,10 @@ int eic_idle(struct eic *c, int timeout_ms, char *err, size_t errlen)
 		int rc = ei_xreceive_msg_tmo(c->fd, &msg, &x,
 		                             (unsigned)(left < SLICE_MS ? left : SLICE_MS));
 		if (rc == ERL_ERROR && erl_errno != ETIMEDOUT && erl_errno != EAGAIN) {
-			snprintf(err, errlen,
-			         "the connection to node %s broke (%s): the node stopped "
-			         "or crashed",
-			         c->node, strerror(erl_errno ? erl_errno : EIO));
+			errtext_set(err, errlen, NULL,
+			            "the connection to node %s broke (%s): the node stopped "
+			            "or crashed",
+			            c->node, strerror(erl_errno ? erl_errno : EIO));
 			status = EIC_ERROR;
 			break;
 		}
@@ -310,7 +326,7 @@ int eic_rpc0(struct eic *c, const char *mod, const char *fun, int timeout_ms,
 	*out_root = NULL;
 	*out_reply = NULL;
 	if (ei_x_new(&args) < 0 || ei_x_encode_empty_list(&args) < 0) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return EIC_ERROR;
 	}
 	int rc = eic_rpc(c, mod, fun, &args, timeout_ms, out_root, out_reply, err, errlen);

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "ci/errtext.h"
 #include "gate/node/clock.h"
 
 #define EPMD_PORT_PLEASE2_REQ 122
@@ -67,10 +68,10 @@ int epmd_port_please(const char *host, const char *node, int timeout_ms, int *ou
 	*out_port = 0;
 	int g = getaddrinfo(host, NULL, &hints, &ai);
 	if (g != 0 || !ai) {
-		snprintf(err, errlen,
-		         "unknown host %s in the node name %s (%s): check the part "
-		         "after the @, e.g. app@127.0.0.1 or app@myhost",
-		         host, node, gai_strerror(g));
+		errtext_set(err, errlen, NULL,
+		            "unknown host %s in the node name %s (%s): check the part "
+		            "after the @, e.g. app@127.0.0.1 or app@myhost",
+		            host, node, gai_strerror(g));
 		goto out;
 	}
 	struct sockaddr_in sa;
@@ -78,7 +79,7 @@ int epmd_port_please(const char *host, const char *node, int timeout_ms, int *ou
 	sa.sin_port = htons((uint16_t)port);
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
+		errtext_set(err, errlen, NULL, "socket: %s", strerror(errno));
 		goto out;
 	}
 	int c = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
@@ -86,10 +87,10 @@ int epmd_port_please(const char *host, const char *node, int timeout_ms, int *ou
 		int soerr = 0;
 		socklen_t sl = sizeof(soerr);
 		if (wait_fd(fd, POLLOUT, deadline) <= 0) {
-			snprintf(err, errlen,
-			         "host %s did not answer on the epmd port %d within %d ms: "
-			         "is the host reachable (node %s)?",
-			         host, port, timeout_ms, node);
+			errtext_set(err, errlen, NULL,
+			            "host %s did not answer on the epmd port %d within %d ms: "
+			            "is the host reachable (node %s)?",
+			            host, port, timeout_ms, node);
 			goto out;
 		}
 		getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
@@ -98,20 +99,22 @@ int epmd_port_please(const char *host, const char *node, int timeout_ms, int *ou
 	}
 	if (c < 0) {
 		if (errno == ECONNREFUSED)
-			snprintf(err, errlen,
-			         "epmd is not running on %s (port %d), so node %s is not "
-			         "up there: start the node (it starts epmd), or set ERL_EPMD_PORT "
-			         "to the "
-			         "port its epmd uses",
-			         host, port, node);
+			errtext_set(
+			        err, errlen, NULL,
+			        "epmd is not running on %s (port %d), so node %s is not "
+			        "up there: start the node (it starts epmd), or set ERL_EPMD_PORT "
+			        "to the "
+			        "port its epmd uses",
+			        host, port, node);
 		else
-			snprintf(err, errlen, "cannot reach epmd on %s (port %d) for node %s: %s",
-			         host, port, node, strerror(errno));
+			errtext_set(err, errlen, NULL,
+			            "cannot reach epmd on %s (port %d) for node %s: %s", host, port,
+			            node, strerror(errno));
 		goto out;
 	}
 	unsigned char req[3 + 256], resp[4];
 	if (alive_len == 0 || alive_len > 255) {
-		snprintf(err, errlen, "node name %s: expected name@host", node);
+		errtext_set(err, errlen, NULL, "node name %s: expected name@host", node);
 		goto out;
 	}
 	req[0] = (unsigned char)((alive_len + 1) >> 8);
@@ -120,8 +123,9 @@ int epmd_port_please(const char *host, const char *node, int timeout_ms, int *ou
 	memcpy(req + 3, node, alive_len);
 	if (write(fd, req, alive_len + 3) != (ssize_t)(alive_len + 3) ||
 	    read_all(fd, resp, 2, deadline) < 0 || resp[0] != EPMD_PORT2_RESP) {
-		snprintf(err, errlen, "epmd on %s (port %d) did not answer where node %s is", host,
-		         port, node);
+		errtext_set(err, errlen, NULL,
+		            "epmd on %s (port %d) did not answer where node %s is", host, port,
+		            node);
 		goto out;
 	}
 	if (resp[1] != 0) {
@@ -134,8 +138,9 @@ int epmd_port_please(const char *host, const char *node, int timeout_ms, int *ou
 		goto out;
 	}
 	if (read_all(fd, resp + 2, 2, deadline) < 0) {
-		snprintf(err, errlen, "epmd on %s (port %d) sent a short answer for node %s", host,
-		         port, node);
+		errtext_set(err, errlen, NULL,
+		            "epmd on %s (port %d) sent a short answer for node %s", host, port,
+		            node);
 		goto out;
 	}
 	*out_port = (resp[2] << 8) | resp[3];

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ci/errtext.h"
 #include "gate/node/clock.h"
 #include "gate/node/reaper.h"
 #include "gate/node/signals.h"
@@ -93,17 +94,19 @@ static int free_port(void)
 
 #define MAX_ARGS 64
 
-int node_start(struct node *n, const struct node_opts *opts, char *err, size_t errlen)
+/* The node's name (opts->name, else gate_<hex>@127.0.0.1), cookie and distribution port, and
+ * the flags erl gets (erl, of erllen bytes). Returns 0, or -1 with err. */
+static int node_identity(struct node *n, const struct node_opts *opts, char *erl, size_t erllen,
+                         char *err, size_t errlen)
 {
-	char hex[17], placeholder[33], erl[2048];
-	int in[2] = {-1, -1};
-
+	char hex[17], placeholder[33];
 	memset(n, 0, sizeof(*n));
 	n->stdin_fd = -1;
 	if (node_random_hex(hex, 8) < 0 || node_random_hex(n->cookie, 16) < 0 ||
 	    node_random_hex(placeholder, 16) < 0) {
-		snprintf(err, errlen, "cannot read /dev/urandom for the node name and cookie: %s",
-		         strerror(errno));
+		errtext_set(err, errlen, NULL,
+		            "cannot read /dev/urandom for the node name and cookie: %s",
+		            strerror(errno));
 		return -1;
 	}
 	if (opts->name && strchr(opts->name, '@') &&
@@ -118,22 +121,98 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	}
 	n->port = free_port();
 	if (n->port < 0) {
-		snprintf(err, errlen, "cannot find a free TCP port on 127.0.0.1: %s",
-		         strerror(errno));
+		errtext_set(err, errlen, NULL, "cannot find a free TCP port on 127.0.0.1: %s",
+		            strerror(errno));
 		return -1;
 	}
 	/* -setcookie with a random throw-away value keeps erl from reading or creating
 	 * ~/.erlang.cookie; the boot code replaces it with the real cookie read from the lifeline
 	 * pipe before anything can use it. */
-	int w = snprintf(erl, sizeof(erl),
+	int w = snprintf(erl, erllen,
 	                 "-start_epmd false -erl_epmd_port %d "
 	                 "-kernel inet_dist_use_interface {127,0,0,1} -setcookie %s %s",
 	                 n->port, placeholder, opts->erl_flags ? opts->erl_flags : "");
-	if (w < 0 || (size_t)w >= sizeof(erl)) {
-		snprintf(err, errlen, "node.erl_flags is too long (more than %zu bytes)",
-		         sizeof(erl) - 200);
+	if (w < 0 || (size_t)w >= erllen) {
+		errtext_set(err, errlen, NULL, "node.erl_flags is too long (more than %zu bytes)",
+		            erllen - 200);
 		return -1;
 	}
+	return 0;
+}
+
+/* In the forked child: its own process group, default signals, the lifeline on fd 3, the
+ * project's directory and environment, then exec. A failure is written as an errno to ready
+ * (negative: chdir, not exec); never returns. */
+__attribute__((noreturn)) static void node_child(const struct node_opts *opts, int lifeline,
+                                                 int ready, const char *elixir, char *const argv[])
+{
+	signals_child_reset();
+	if (opts->stderr_fd > 2)
+		dup2(opts->stderr_fd, 2);
+	if (child_fds(lifeline, &ready) < 0) {
+		int e = errno;
+		(void)!write(ready, &e, sizeof(e));
+		_exit(127);
+	}
+	if (chdir(opts->project_dir) < 0) {
+		int e = -errno; /* negative: chdir, not exec */
+		(void)!write(ready, &e, sizeof(e));
+		_exit(127);
+	}
+	reaper_become(NULL); /* nothing the node starts outlives gate (gate/reaper.h) */
+	setenv("MIX_ENV", opts->mix_env ? opts->mix_env : "test", 1);
+	/* should anything start an epmd after all, keep it on loopback */
+	setenv("ERL_EPMD_ADDRESS", "127.0.0.1", 1);
+	execvp(elixir, argv);
+	int e = errno;
+	(void)!write(ready, &e, sizeof(e));
+	_exit(127);
+}
+
+/* The errno the child wrote on the ready pipe (chdir or exec failed), as the error. */
+static void node_exec_error(const struct node_opts *opts, const char *elixir, int child_errno,
+                            char *err, size_t errlen)
+{
+	if (child_errno == ENOENT && strchr(elixir, '/') == NULL)
+		errtext_set(err, errlen, NULL,
+		            "cannot run %s: not found on PATH; install Elixir "
+		            "(GitHub: erlef/setup-beam; GitLab: an elixir image; Debian: "
+		            "apt-get "
+		            "install elixir), fix PATH, or pass --elixir PATH",
+		            elixir);
+	else if (child_errno > 0)
+		errtext_set(err, errlen, NULL,
+		            "cannot run %s to start the node in %s: %s; pass "
+		            "--elixir the path of an elixir executable",
+		            elixir, opts->project_dir, strerror(child_errno));
+	else
+		errtext_set(err, errlen, NULL, "cannot start the node in %s: %s", opts->project_dir,
+		            strerror(-child_errno));
+}
+
+/* Hands the node its name and cookie on the lifeline (the boot code reads them). */
+static int node_handoff(struct node *n, char *err, size_t errlen)
+{
+	char line[256];
+	int len = snprintf(line, sizeof(line), "%s %s\n", n->name, n->cookie);
+	if (write(n->stdin_fd, line, (size_t)len) != len) {
+		errtext_set(err, errlen, NULL, "cannot hand the node its name and cookie: %s",
+		            strerror(errno));
+		memset(line, 0, sizeof(line));
+		node_stop(n, 0);
+		return -1;
+	}
+	memset(line, 0, sizeof(line));
+	return 0;
+}
+
+int node_start(struct node *n, const struct node_opts *opts, char *err, size_t errlen)
+{
+	char erl[2048];
+	int in[2] = {-1, -1};
+
+	if (node_identity(n, opts, erl, sizeof(erl), err, errlen) < 0)
+		return -1;
 
 	const char *elixir = opts->elixir ? opts->elixir : "elixir";
 	char *argv[] = {(char *)elixir,
@@ -149,12 +228,12 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	                NULL};
 
 	if (pipe2(in, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		errtext_set(err, errlen, NULL, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	int ready[2];
 	if (pipe2(ready, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		errtext_set(err, errlen, NULL, "pipe: %s", strerror(errno));
 		close(in[0]);
 		close(in[1]);
 		return -1;
@@ -162,37 +241,15 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	reaper_gate_init();
 	pid_t pid = fork();
 	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
+		errtext_set(err, errlen, NULL, "fork: %s", strerror(errno));
 		close(in[0]);
 		close(in[1]);
 		close(ready[0]);
 		close(ready[1]);
 		return -1;
 	}
-	if (pid == 0) {
-		/* child: own process group, default signals, the lifeline on fd 3 */
-		signals_child_reset();
-		if (opts->stderr_fd > 2)
-			dup2(opts->stderr_fd, 2);
-		if (child_fds(in[0], &ready[1]) < 0) {
-			int e = errno;
-			(void)!write(ready[1], &e, sizeof(e));
-			_exit(127);
-		}
-		if (chdir(opts->project_dir) < 0) {
-			int e = -errno; /* negative: chdir, not exec */
-			(void)!write(ready[1], &e, sizeof(e));
-			_exit(127);
-		}
-		reaper_become(NULL); /* nothing the node starts outlives gate (gate/reaper.h) */
-		setenv("MIX_ENV", opts->mix_env ? opts->mix_env : "test", 1);
-		/* should anything start an epmd after all, keep it on loopback */
-		setenv("ERL_EPMD_ADDRESS", "127.0.0.1", 1);
-		execvp(elixir, argv);
-		int e = errno;
-		(void)!write(ready[1], &e, sizeof(e));
-		_exit(127);
-	}
+	if (pid == 0)
+		node_child(opts, in[0], ready[1], elixir, argv); /* never returns */
 	setpgid(pid, pid); /* also from here, so the group exists before we may signal it */
 	close(in[0]);
 	close(ready[1]);
@@ -209,35 +266,10 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		n->pid = 0;
 		close(n->stdin_fd);
 		n->stdin_fd = -1;
-		if (child_errno == ENOENT && strchr(elixir, '/') == NULL)
-			snprintf(err, errlen,
-			         "cannot run %s: not found on PATH; install Elixir "
-			         "(GitHub: erlef/setup-beam; GitLab: an elixir image; Debian: "
-			         "apt-get "
-			         "install elixir), fix PATH, or pass --elixir PATH",
-			         elixir);
-		else if (child_errno > 0)
-			snprintf(err, errlen,
-			         "cannot run %s to start the node in %s: %s; pass "
-			         "--elixir the path of an elixir executable",
-			         elixir, opts->project_dir, strerror(child_errno));
-		else
-			snprintf(err, errlen, "cannot start the node in %s: %s", opts->project_dir,
-			         strerror(-child_errno));
+		node_exec_error(opts, elixir, child_errno, err, errlen);
 		return -1;
 	}
-
-	char line[256];
-	int len = snprintf(line, sizeof(line), "%s %s\n", n->name, n->cookie);
-	if (write(n->stdin_fd, line, (size_t)len) != len) {
-		snprintf(err, errlen, "cannot hand the node its name and cookie: %s",
-		         strerror(errno));
-		memset(line, 0, sizeof(line));
-		node_stop(n, 0);
-		return -1;
-	}
-	memset(line, 0, sizeof(line));
-	return 0;
+	return node_handoff(n, err, errlen);
 }
 
 bool node_exited(struct node *n)

@@ -2,10 +2,13 @@
 #include "gate/node/term.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ci/errtext.h"
 
 const struct term_limits term_limits_default = {
         .max_depth = 32,
@@ -63,8 +66,7 @@ static int fail(struct dec *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	if (d->err && d->errlen)
-		snprintf(d->err, d->errlen, "%s at byte %zu of %zu", what, d->pos, d->len);
+	errtext_set(d->err, d->errlen, NULL, "%s at byte %zu of %zu", what, d->pos, d->len);
 	return -1;
 }
 
@@ -221,28 +223,26 @@ static int decode_big(struct dec *d, struct term *t, size_t n)
 	return 0;
 }
 
-static int decode(struct dec *d, struct term *t, size_t depth)
+/* Reads a length or count of width 1, 2 or 4 bytes (big-endian) into *n. */
+static int read_len(struct dec *d, size_t width, size_t *n)
 {
-	memset(t, 0, sizeof(*t));
-	if (depth > d->lim->max_depth)
-		return fail(d, "reply nested deeper than %zu", d->lim->max_depth);
-	if (count_element(d) < 0 || need(d, 1) < 0)
+	if (need(d, width) < 0)
 		return -1;
-	unsigned tag = d->buf[d->pos++];
-	size_t n;
+	*n = width == 4 ? rd32(d) : width == 2 ? rd16(d) : d->buf[d->pos++];
+	return 0;
+}
 
+/* Integers, floats, and bignums (an int64 when they fit, a float otherwise). */
+static int decode_number(struct dec *d, struct term *t, unsigned tag)
+{
+	size_t n;
 	switch (tag) {
 	case TAG_SMALL_INTEGER:
-		if (need(d, 1) < 0)
-			return -1;
-		t->type = TERM_INT;
-		t->u.i = d->buf[d->pos++];
-		return 0;
 	case TAG_INTEGER:
-		if (need(d, 4) < 0)
+		if (read_len(d, tag == TAG_INTEGER ? 4 : 1, &n) < 0)
 			return -1;
 		t->type = TERM_INT;
-		t->u.i = (int32_t)rd32(d);
+		t->u.i = tag == TAG_INTEGER ? (int32_t)(uint32_t)n : (int64_t)n;
 		return 0;
 	case TAG_NEW_FLOAT: {
 		if (need(d, 8) < 0)
@@ -266,33 +266,32 @@ static int decode(struct dec *d, struct term *t, size_t depth)
 		t->u.f = strtod(txt, NULL);
 		return 0;
 	}
-	case TAG_SMALL_BIG:
-		if (need(d, 1) < 0)
+	default: /* TAG_SMALL_BIG, TAG_LARGE_BIG */
+		if (read_len(d, tag == TAG_LARGE_BIG ? 4 : 1, &n) < 0)
 			return -1;
-		n = d->buf[d->pos++];
 		return decode_big(d, t, n);
-	case TAG_LARGE_BIG:
-		if (need(d, 4) < 0)
-			return -1;
-		n = rd32(d);
-		return decode_big(d, t, n);
+	}
+}
+
+/* Atoms (Latin-1 ones turned into UTF-8), binaries, bitstrings (their bytes) and charlists
+ * sent as STRING_EXT (a binary). */
+static int decode_text(struct dec *d, struct term *t, unsigned tag)
+{
+	size_t n;
+	switch (tag) {
 	case TAG_ATOM:
 	case TAG_ATOM_UTF8:
-		if (need(d, 2) < 0)
-			return -1;
-		n = rd16(d);
-		return tag == TAG_ATOM ? take_latin1_atom(d, t, n) : take_text(d, t, TERM_ATOM, n);
 	case TAG_SMALL_ATOM:
-	case TAG_SMALL_ATOM_UTF8:
-		if (need(d, 1) < 0)
+	case TAG_SMALL_ATOM_UTF8: {
+		bool small = tag == TAG_SMALL_ATOM || tag == TAG_SMALL_ATOM_UTF8;
+		if (read_len(d, small ? 1 : 2, &n) < 0)
 			return -1;
-		n = d->buf[d->pos++];
-		return tag == TAG_SMALL_ATOM ? take_latin1_atom(d, t, n)
-		                             : take_text(d, t, TERM_ATOM, n);
+		return tag == TAG_ATOM || tag == TAG_SMALL_ATOM ? take_latin1_atom(d, t, n)
+		                                                : take_text(d, t, TERM_ATOM, n);
+	}
 	case TAG_BINARY:
-		if (need(d, 4) < 0)
+		if (read_len(d, 4, &n) < 0)
 			return -1;
-		n = rd32(d);
 		return take_text(d, t, TERM_BINARY, n);
 	case TAG_BIT_BINARY:
 		if (need(d, 5) < 0)
@@ -300,104 +299,78 @@ static int decode(struct dec *d, struct term *t, size_t depth)
 		n = rd32(d);
 		d->pos++; /* bits used in the last byte: a bitstring, kept as its bytes */
 		return take_text(d, t, TERM_BINARY, n);
-	case TAG_STRING:
-		if (need(d, 2) < 0)
+	default: /* TAG_STRING */
+		if (read_len(d, 2, &n) < 0)
 			return -1;
-		n = rd16(d);
 		return take_text(d, t, TERM_BINARY, n);
-	case TAG_NIL: t->type = TERM_LIST; return 0;
-	case TAG_SMALL_TUPLE:
-		if (need(d, 1) < 0)
-			return -1;
-		n = d->buf[d->pos++];
-		if (alloc_seq(d, t, TERM_TUPLE, n, 1) < 0)
-			return -1;
-		return decode_seq(d, t, n, depth);
-	case TAG_LARGE_TUPLE:
-		if (need(d, 4) < 0)
-			return -1;
-		n = rd32(d);
-		if (alloc_seq(d, t, TERM_TUPLE, n, 1) < 0)
-			return -1;
-		return decode_seq(d, t, n, depth);
-	case TAG_LIST: {
-		if (need(d, 4) < 0)
-			return -1;
-		n = rd32(d);
-		if (alloc_seq(d, t, TERM_LIST, n, 1) < 0)
-			return -1;
-		if (decode_seq(d, t, n, depth) < 0)
-			return -1;
-		struct term tail;
-		int rc = decode(d, &tail, depth + 1);
-		int proper = rc == 0 && tail.type == TERM_LIST && tail.u.seq.n == 0;
-		term_clear(&tail);
-		if (rc < 0)
-			return -1;
-		return proper ? 0 : fail(d, "improper list");
 	}
-	case TAG_MAP:
-		if (need(d, 4) < 0)
-			return -1;
-		n = rd32(d);
+}
+
+/* Tuples, proper lists (an improper tail is an error) and maps. */
+static int decode_seq_term(struct dec *d, struct term *t, unsigned tag, size_t depth)
+{
+	size_t n;
+	if (read_len(d, tag == TAG_SMALL_TUPLE ? 1 : 4, &n) < 0)
+		return -1;
+	if (tag == TAG_MAP) {
 		if (n > SIZE_MAX / 2)
 			return fail(d, "map too large");
 		/* decoded as a tuple of 2n items, so that a failure half-way frees the right
 		 * count; it becomes a map of n pairs once complete */
-		if (alloc_seq(d, t, TERM_TUPLE, 2 * n, 1) < 0)
-			return -1;
-		if (decode_seq(d, t, 2 * n, depth) < 0)
+		if (alloc_seq(d, t, TERM_TUPLE, 2 * n, 1) < 0 || decode_seq(d, t, 2 * n, depth) < 0)
 			return -1;
 		t->type = TERM_MAP;
 		t->u.seq.n = n;
 		return 0;
-	case TAG_NEW_PID:
-		t->type = TERM_OPAQUE;
-		if (skip_atom(d, depth) < 0 || need(d, 12) < 0)
-			return -1;
-		d->pos += 12;
-		return 0;
-	case TAG_PID:
-		t->type = TERM_OPAQUE;
-		if (skip_atom(d, depth) < 0 || need(d, 9) < 0)
-			return -1;
-		d->pos += 9;
-		return 0;
-	case TAG_NEW_PORT:
-	case TAG_V4_PORT:
-	case TAG_PORT:
-		t->type = TERM_OPAQUE;
-		if (skip_atom(d, depth) < 0)
-			return -1;
-		n = tag == TAG_NEW_PORT ? 8 : tag == TAG_V4_PORT ? 12 : 5;
-		if (need(d, n) < 0)
-			return -1;
-		d->pos += n;
-		return 0;
-	case TAG_REFERENCE:
-		t->type = TERM_OPAQUE;
-		if (skip_atom(d, depth) < 0 || need(d, 5) < 0)
-			return -1;
-		d->pos += 5;
-		return 0;
-	case TAG_NEW_REFERENCE:
-	case TAG_NEWER_REFERENCE: {
-		t->type = TERM_OPAQUE;
-		if (need(d, 2) < 0)
-			return -1;
-		n = rd16(d);
-		if (n > 5)
-			return fail(d, "reference with %zu ids", n);
-		if (skip_atom(d, depth) < 0)
-			return -1;
-		size_t creation = tag == TAG_NEW_REFERENCE ? 1 : 4;
-		if (need(d, creation + 4 * n) < 0)
-			return -1;
-		d->pos += creation + 4 * n;
-		return 0;
 	}
-	case TAG_EXPORT: {
-		t->type = TERM_OPAQUE;
+	enum term_type type = tag == TAG_LIST ? TERM_LIST : TERM_TUPLE;
+	if (alloc_seq(d, t, type, n, 1) < 0 || decode_seq(d, t, n, depth) < 0)
+		return -1;
+	if (tag != TAG_LIST)
+		return 0;
+	struct term tail;
+	int rc = decode(d, &tail, depth + 1);
+	int proper = rc == 0 && tail.type == TERM_LIST && tail.u.seq.n == 0;
+	term_clear(&tail);
+	if (rc < 0)
+		return -1;
+	return proper ? 0 : fail(d, "improper list");
+}
+
+/* Pids, ports and references: their node name (an atom) is checked, the rest skipped. */
+static int decode_ident(struct dec *d, struct term *t, unsigned tag, size_t depth)
+{
+	size_t ids = 0, rest;
+	t->type = TERM_OPAQUE;
+	if (tag == TAG_NEW_REFERENCE || tag == TAG_NEWER_REFERENCE) {
+		if (read_len(d, 2, &ids) < 0)
+			return -1;
+		if (ids > 5)
+			return fail(d, "reference with %zu ids", ids);
+	}
+	if (skip_atom(d, depth) < 0)
+		return -1;
+	switch (tag) {
+	case TAG_NEW_PID: rest = 12; break;
+	case TAG_PID: rest = 9; break;
+	case TAG_NEW_PORT: rest = 8; break;
+	case TAG_V4_PORT: rest = 12; break;
+	case TAG_PORT:
+	case TAG_REFERENCE: rest = 5; break;
+	case TAG_NEW_REFERENCE: rest = 1 + 4 * ids; break;
+	default: rest = 4 + 4 * ids; break; /* TAG_NEWER_REFERENCE */
+	}
+	if (need(d, rest) < 0)
+		return -1;
+	d->pos += rest;
+	return 0;
+}
+
+/* Funs: an export (three terms) or a closure (skipped whole as a block). */
+static int decode_fun(struct dec *d, struct term *t, unsigned tag, size_t depth)
+{
+	t->type = TERM_OPAQUE;
+	if (tag == TAG_EXPORT) {
 		for (int i = 0; i < 3; i++) {
 			struct term part;
 			int rc = decode(d, &part, depth + 1);
@@ -407,17 +380,54 @@ static int decode(struct dec *d, struct term *t, size_t depth)
 		}
 		return 0;
 	}
-	case TAG_NEW_FUN: {
-		/* Size covers the whole fun, tag excluded: skip it as a block */
-		if (need(d, 4) < 0)
-			return -1;
-		size_t size = rd32(d);
-		if (size < 4 || need(d, size - 4) < 0)
-			return fail(d, "bad fun size");
-		d->pos += size - 4;
-		t->type = TERM_OPAQUE;
-		return 0;
-	}
+	/* NEW_FUN_EXT: Size covers the whole fun, tag excluded */
+	size_t size;
+	if (read_len(d, 4, &size) < 0)
+		return -1;
+	if (size < 4 || need(d, size - 4) < 0)
+		return fail(d, "bad fun size");
+	d->pos += size - 4;
+	return 0;
+}
+
+static int decode(struct dec *d, struct term *t, size_t depth)
+{
+	memset(t, 0, sizeof(*t));
+	if (depth > d->lim->max_depth)
+		return fail(d, "reply nested deeper than %zu", d->lim->max_depth);
+	if (count_element(d) < 0 || need(d, 1) < 0)
+		return -1;
+	unsigned tag = d->buf[d->pos++];
+
+	switch (tag) {
+	case TAG_SMALL_INTEGER:
+	case TAG_INTEGER:
+	case TAG_NEW_FLOAT:
+	case TAG_FLOAT:
+	case TAG_SMALL_BIG:
+	case TAG_LARGE_BIG: return decode_number(d, t, tag);
+	case TAG_ATOM:
+	case TAG_ATOM_UTF8:
+	case TAG_SMALL_ATOM:
+	case TAG_SMALL_ATOM_UTF8:
+	case TAG_BINARY:
+	case TAG_BIT_BINARY:
+	case TAG_STRING: return decode_text(d, t, tag);
+	case TAG_NIL: t->type = TERM_LIST; return 0;
+	case TAG_SMALL_TUPLE:
+	case TAG_LARGE_TUPLE:
+	case TAG_LIST:
+	case TAG_MAP: return decode_seq_term(d, t, tag, depth);
+	case TAG_NEW_PID:
+	case TAG_PID:
+	case TAG_NEW_PORT:
+	case TAG_V4_PORT:
+	case TAG_PORT:
+	case TAG_REFERENCE:
+	case TAG_NEW_REFERENCE:
+	case TAG_NEWER_REFERENCE: return decode_ident(d, t, tag, depth);
+	case TAG_EXPORT:
+	case TAG_NEW_FUN: return decode_fun(d, t, tag, depth);
 	default: d->pos--; return fail(d, "unsupported term tag %u", tag);
 	}
 }

@@ -3,7 +3,7 @@
 %% Named 'Elixir.Gate.Formatter' so that `mix test --formatter Gate.Formatter` finds it.
 %% It records every finished test (module, name, file, line, time, state, failure text) and
 %% at suite_finished hands the records to the process registered as gate_probe_collector
-%% (gate_probe:run_tests/1). gate_probe starts it itself and feeds it ExUnit's events through
+%% (gate_probe_run:run_tests/2). gate_probe_run starts it itself and feeds it ExUnit's events through
 %% its hook in ExUnit.EventManager, so the formatters the project configured (ExUnit's CLI
 %% formatter, a JUnit formatter...) run as they would under bare mix test; only when the hook
 %% cannot be installed does mix test start it with --formatter (issue 18).
@@ -18,15 +18,17 @@
 %%     test's record.
 %%   off: nothing of this.
 %% The figures are taken synchronously, in the test module's own process, by the hook that
-%% gate_probe:hook_install/0 puts into ExUnit.EventManager (attribution_sync = true); they
+%% gate_probe_events:hook_install/0 puts into ExUnit.EventManager (attribution_sync = true); they
 %% reach this process as {gate_module, ...} and {gate_test, ...} casts ahead of ExUnit's own
 %% event. Without the hook, the figures are taken when ExUnit's casts arrive here, which is
 %% after the runner has moved on: close to the edges, not at them, and the suite says so.
 -module('Elixir.Gate.Formatter').
+%% loaded only where tests run (see gate_probe.erl)
+-gate_load(tests).
 -behaviour(gen_server).
 
 -export([init/1, handle_call/3, handle_cast/2, handle_info/2]).
-%% for gate_probe's ExUnit.EventManager hook
+%% for gate_probe_events' ExUnit.EventManager hook
 -export([async/1, light/1]).
 
 -define(MAX_MESSAGE, 16384).
@@ -110,7 +112,7 @@ handle_cast({suite_finished, Times}, #{tests := Ts} = S) ->
               seed => maps:get(seed, S),
               app => maps:get(app, S),
               dropped => maps:get(dropped, S)},
-    %% for gate_probe:owners/2 in the after-snapshot: module process and its tests -> module
+    %% for gate_probe_grew:owners/2 in the after-snapshot: module process and its tests -> module
     MP = maps:get(modpids, S),
     Owners = lists:foldl(fun({Parent, Child}, Acc) ->
                                  case MP of
@@ -157,7 +159,7 @@ async(_) -> false.
 
 %% A light snapshot; with GC, a sweep of every process first (no settling pause: per test).
 light(GC) ->
-    GC andalso gate_probe:gc_light(),
+    GC andalso gate_probe_snapshot:gc_light(),
     {erlang:monotonic_time(microsecond), maps:from_list(erlang:memory()),
      erlang:system_info(process_count), erlang:system_info(ets_count)}.
 
@@ -179,7 +181,7 @@ test_delta(#{module := Mod, name := Name} = Test, #{mode := test, sync := Sync} 
     end;
 test_delta(_, S) -> {none, S}.
 
-%% ---- Tags (issue 19, gate_probe's "Tags" section) ----
+%% ---- Tags (issue 19, gate_probe_events's "Tags" section) ----
 %% The test's `gate` tag for gate's rules/tags.c: false, [{Key, Value}] as text, or
 %% {invalid, Text}; and for a tagged test measured at its edges, its delta (when --per-test
 %% did not measure it already) and what grew in its window.

@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ci/errtext.h"
+#include "ci/readfile.h"
+
 #define DEFAULT_TEST_CAP 200000
 
 int64_t faithful_test_cap(void)
@@ -61,7 +64,7 @@ int faithful_run_decode(const struct term *body, struct test_run *out, char *err
 		out->partition = (int)partition;
 	if (out->mix_status != 0 &&
 	    dup_opt(term_map_get(body, "exit_reason"), &out->mix_reason) < 0) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -84,13 +87,13 @@ int faithful_prep(struct eic *c, char *const *args, size_t nargs, bool start, in
 	ei_x_free(&a);
 	if (rc == EIC_OK && term_is_atom(term_tuple_at(r, 0), "error")) {
 		const char *why = term_text(term_tuple_at(r, 1));
-		snprintf(err, errlen,
-		         "mix test's preparation failed (the `test` alias's steps before "
-		         "\"test\", or starting the applications), %s",
-		         why ? why : "no reason given");
+		errtext_set(err, errlen, NULL,
+		            "mix test's preparation failed (the `test` alias's steps before "
+		            "\"test\", or starting the applications), %s",
+		            why ? why : "no reason given");
 		rc = EIC_ERROR;
 	} else if (rc == EIC_OK && !term_is_atom(term_tuple_at(r, 0), "ok")) {
-		snprintf(err, errlen, "gate_probe:run_prep/2 gave an unexpected reply");
+		errtext_set(err, errlen, NULL, "gate_probe:run_prep/2 gave an unexpected reply");
 		rc = EIC_ERROR;
 	}
 	term_free(root);
@@ -122,29 +125,30 @@ static int quoted_name(const char *p, char *out, size_t len)
 	return strcmp(at + 1, "127.0.0.1") == 0;
 }
 
+/* Scans the first 64 kB of a test_helper.exs for the name distribution starts with; a file
+ * that is missing or unreadable names nothing. */
 static int scan_helper(const char *path, char *out, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
+	char *buf, ignored[256];
+	size_t n;
+	if (readfile_bounded(path, 65535, 1, &buf, &n, ignored, sizeof(ignored)) != READFILE_OK)
 		return 0;
-	char buf[65536];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
 	static const char *const calls[] = {":net_kernel.start(", "Node.start("};
-	for (char *line = buf; line && *line;) {
+	int found = 0;
+	for (char *line = buf; !found && line && *line;) {
 		char *nl = strchr(line, '\n');
 		if (nl)
 			*nl = '\0';
 		const char *hash = strchr(line, '#');
-		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		for (size_t i = 0; !found && i < sizeof(calls) / sizeof(calls[0]); i++) {
 			const char *p = strstr(line, calls[i]);
-			if (p && (!hash || hash > p) && quoted_name(p + strlen(calls[i]), out, len))
-				return 1;
+			found = p && (!hash || hash > p) &&
+			        quoted_name(p + strlen(calls[i]), out, len);
 		}
 		line = nl ? nl + 1 : NULL;
 	}
-	return 0;
+	free(buf);
+	return found;
 }
 
 int faithful_node_name(const char *project_dir, char *out, size_t len, char *from, size_t fromlen)

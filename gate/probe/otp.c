@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci/errtext.h"
 #include "gate/probe/probe_blob.h"
 
 /* "25" -> 25; "R16B03" -> 16 (releases before OTP 17 were named so); anything else 0 */
@@ -26,11 +27,11 @@ int otp_release_check(const char *node, const char *node_release, char *err, siz
 	int v = release_number(node_release);
 	if (v == 0 || v >= OTP_MIN_RELEASE)
 		return 0;
-	snprintf(err, errlen,
-	         "node %s runs Erlang/OTP %s, older than gate supports (OTP %d and "
-	         "later; tested on OTP 25 and 27): run the project on a newer OTP (setup-beam's "
-	         "otp-version, the CI image's tag, or the erl on PATH)",
-	         node, node_release, OTP_MIN_RELEASE);
+	errtext_set(err, errlen, NULL,
+	            "node %s runs Erlang/OTP %s, older than gate supports (OTP %d and "
+	            "later; tested on OTP 25 and 27): run the project on a newer OTP (setup-beam's "
+	            "otp-version, the CI image's tag, or the erl on PATH)",
+	            node, node_release, OTP_MIN_RELEASE);
 	return -1;
 }
 

@@ -1,15 +1,13 @@
-/* gate/probe/probe.c: loads gate_probe into the node, calls it and decodes its replies. */
+/* gate/probe/probe.c: loads the probe's modules into the node, calls gate_probe and decodes its
+ * replies. */
 #include "gate/probe/probe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/utf8.h"
-#include "gate/probe/faithful.h"
-#include "gate/probe/probe_tags.h"
+#include "ci/errtext.h"
 #include "gate/probe/probe_blob.h"
-#include "rules/attribution.h"
 
 /* Calls gate_probe:fun with the already encoded argument list in args (or none). */
 static int call(struct eic *c, const char *mod, const char *fun, ei_x_buff *args, int timeout_ms,
@@ -28,11 +26,53 @@ static int call(struct eic *c, const char *mod, const char *fun, ei_x_buff *args
 	return rc;
 }
 
-/* Only the probe itself is needed for snapshots; the formatter only where tests run. Every
- * module costs a purge at the end, and a purge scans every process of the node. */
-static bool wanted(const struct probe_blob *b, bool for_tests)
+bool probe_blob_wanted(const struct probe_blob *b, bool for_tests)
 {
-	return for_tests || strcmp(b->module, "gate_probe") == 0;
+	return for_tests || !b->tests_only;
+}
+
+/* The file name a module is loaded under: "gate:" tells the probe's modules from the node's
+ * own (the watchdog removes every module loaded so, see gate_probe.erl). */
+static void blob_file(const struct probe_blob *b, char *file, size_t len)
+{
+	snprintf(file, len, "gate:%s.beam", b->module);
+}
+
+static long wanted_count(bool for_tests)
+{
+	long n = 0;
+	for (const struct probe_blob *b = probe_blobs; b->module; b++)
+		n += probe_blob_wanted(b, for_tests);
+	return n;
+}
+
+void probe_blobs_encode(ei_x_buff *x, bool for_tests)
+{
+	if (wanted_count(for_tests))
+		ei_x_encode_list_header(x, wanted_count(for_tests));
+	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
+		char file[128];
+		if (!probe_blob_wanted(b, for_tests))
+			continue;
+		blob_file(b, file, sizeof(file));
+		ei_x_encode_tuple_header(x, 3);
+		ei_x_encode_atom(x, b->module);
+		ei_x_encode_string(x, file);
+		ei_x_encode_binary(x, b->beam, (long)b->size);
+	}
+	ei_x_encode_empty_list(x);
+}
+
+void probe_modules_encode(ei_x_buff *x, bool for_tests)
+{
+	if (wanted_count(for_tests))
+		ei_x_encode_list_header(x, wanted_count(for_tests));
+	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
+		if (!probe_blob_wanted(b, for_tests))
+			continue;
+		ei_x_encode_binary(x, b->module, (long)strlen(b->module));
+	}
+	ei_x_encode_empty_list(x);
 }
 
 static void call_module(struct eic *c, const char *mod, const char *fun, const char *arg,
@@ -41,13 +81,13 @@ static void call_module(struct eic *c, const char *mod, const char *fun, const c
 int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen)
 {
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
-		if (!wanted(b, for_tests))
+		if (!probe_blob_wanted(b, for_tests))
 			continue;
 		bool purged = false;
 	again:;
 		ei_x_buff args;
 		char file[128];
-		snprintf(file, sizeof(file), "gate:%s.beam", b->module);
+		blob_file(b, file, sizeof(file));
 		ei_x_new(&args);
 		ei_x_encode_list_header(&args, 3);
 		ei_x_encode_atom(&args, b->module);
@@ -76,8 +116,9 @@ int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t 
 		if (!term_is_atom(term_tuple_at(reply, 0), "module")) {
 			char what[256];
 			term_format(reply, what, sizeof(what));
-			snprintf(err, errlen, "node %s refused to load the probe module %s: %s",
-			         c->node, b->module, what);
+			errtext_set(err, errlen, NULL,
+			            "node %s refused to load the probe module %s: %s", c->node,
+			            b->module, what);
 			term_free(root);
 			return EIC_ERROR;
 		}
@@ -135,7 +176,7 @@ void probe_unload(struct eic *c, bool for_tests, enum probe_unload_mode mode, in
 	if (mode == PROBE_UNLOAD_HALTING)
 		return;
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
-		if (!wanted(b, for_tests))
+		if (!probe_blob_wanted(b, for_tests))
 			continue;
 		/* delete makes the current code old, purge removes old code; the purge before
 		 * clears old code a reload might have left (no old code: it returns at once,
@@ -163,9 +204,9 @@ int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err
 	if (rc == EIC_OK) {
 		memset(out, 0, sizeof(*out));
 		if (!r || r->type != TERM_MAP) {
-			snprintf(err, errlen,
-			         "gate_probe:hello/0 on node %s answered with a %s, not a map",
-			         c->node, r ? "different term" : "nothing");
+			errtext_set(err, errlen, NULL,
+			            "gate_probe:hello/0 on node %s answered with a %s, not a map",
+			            c->node, r ? "different term" : "nothing");
 			rc = EIC_ERROR;
 		} else {
 			int64_t ws = 0;
@@ -229,7 +270,7 @@ static int list_of(const struct term *t, const char *what, size_t *n, char *err,
 	if (!t)
 		return 0;
 	if (t->type != TERM_LIST) {
-		snprintf(err, errlen, "snapshot: %s is not a list", what);
+		errtext_set(err, errlen, NULL, "snapshot: %s is not a list", what);
 		return -1;
 	}
 	*n = t->u.seq.n;
@@ -238,7 +279,7 @@ static int list_of(const struct term *t, const char *what, size_t *n, char *err,
 
 static int bad_row(const char *what, size_t i, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "snapshot: %s entry %zu is malformed", what, i + 1);
+	errtext_set(err, errlen, NULL, "snapshot: %s entry %zu is malformed", what, i + 1);
 	return -1;
 }
 
@@ -495,10 +536,10 @@ static int decode_growth(const struct term *reply, struct snapshot *out, char *e
 	const struct term *m = term_map_get(reply, "pterm_memory");
 	if (c || m) {
 		if (req_int(c, &out->pterm_count) < 0 || req_int(m, &out->pterm_memory) < 0) {
-			snprintf(err, errlen,
-			         "snapshot: pterm_count or pterm_memory is not an "
-			         "integer from 0 to %lld",
-			         (long long)MODEL_FIGURE_MAX);
+			errtext_set(err, errlen, NULL,
+			            "snapshot: pterm_count or pterm_memory is not an "
+			            "integer from 0 to %lld",
+			            (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 		out->have_pterm = true;
@@ -508,7 +549,7 @@ static int decode_growth(const struct term *reply, struct snapshot *out, char *e
 	out->have_growth = true;
 	const struct term *po = term_map_get(reply, "ports_opened");
 	if (po && req_int(po, &out->ports_opened) < 0) {
-		snprintf(err, errlen, "snapshot: ports_opened is out of range");
+		errtext_set(err, errlen, NULL, "snapshot: ports_opened is out of range");
 		return -1;
 	}
 	if (decode_grew_procs(term_map_get(reply, "grew_procs"), out, err, errlen) < 0 ||
@@ -522,12 +563,12 @@ static int decode_growth(const struct term *reply, struct snapshot *out, char *e
 	return 0;
 }
 
-int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err, size_t errlen)
+/* The memory map: a byte count per category this gate knows. */
+static int decode_memory(const struct term *reply, struct snapshot *out, char *err, size_t errlen)
 {
-	memset(out, 0, sizeof(*out));
 	const struct term *mem = term_map_get(reply, "memory");
 	if (!mem || mem->type != TERM_MAP) {
-		snprintf(err, errlen, "snapshot has no memory map");
+		errtext_set(err, errlen, NULL, "snapshot has no memory map");
 		return -1;
 	}
 	for (size_t i = 0; i < mem->u.seq.n; i++) {
@@ -538,13 +579,20 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 		if (cat < 0 || k->type != TERM_ATOM)
 			continue; /* a category this gate does not know: a newer OTP */
 		if (req_int(v, &bytes) < 0) {
-			snprintf(err, errlen, "snapshot: memory category %s is not a byte count",
-			         term_text(k));
+			errtext_set(err, errlen, NULL,
+			            "snapshot: memory category %s is not a byte count",
+			            term_text(k));
 			return -1;
 		}
 		out->mem[cat] = bytes;
 		out->have[cat] = true;
 	}
+	return 0;
+}
+
+/* The counts and limits, the node's name and release, persistent_term's memory. */
+static int decode_figures(const struct term *reply, struct snapshot *out, char *err, size_t errlen)
+{
 	struct {
 		const char *key;
 		int64_t *dst;
@@ -558,9 +606,9 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 	};
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
 		if (req_int(term_map_get(reply, ints[i].key), ints[i].dst) < 0) {
-			snprintf(err, errlen,
-			         "snapshot: %s missing or not an integer from 0 to %lld",
-			         ints[i].key, (long long)MODEL_FIGURE_MAX);
+			errtext_set(err, errlen, NULL,
+			            "snapshot: %s missing or not an integer from 0 to %lld",
+			            ints[i].key, (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 	}
@@ -579,21 +627,30 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
 		const struct term *v = term_map_get(reply, opt[i].key);
 		if (v && v->type == TERM_INT && req_int(v, opt[i].dst) < 0) {
-			snprintf(err, errlen, "snapshot: %s is out of range (0 to %lld)",
-			         opt[i].key, (long long)MODEL_FIGURE_MAX);
+			errtext_set(err, errlen, NULL, "snapshot: %s is out of range (0 to %lld)",
+			            opt[i].key, (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 	}
 	const struct term *pt = term_map_get(reply, "persistent_term_memory");
 	if (pt && pt->type == TERM_INT) {
 		if (req_int(pt, &out->persistent_term_memory) < 0) {
-			snprintf(err, errlen,
-			         "snapshot: persistent_term_memory is out of range (0 to %lld)",
-			         (long long)MODEL_FIGURE_MAX);
+			errtext_set(err, errlen, NULL,
+			            "snapshot: persistent_term_memory is out of range (0 to %lld)",
+			            (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 		out->have_persistent_term = true;
 	}
+	return 0;
+}
+
+int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (decode_memory(reply, out, err, errlen) < 0 ||
+	    decode_figures(reply, out, err, errlen) < 0)
+		return -1;
 	if (decode_procs(term_map_get(reply, "procs"), out, err, errlen) < 0 ||
 	    decode_born(term_map_get(reply, "born"), out, err, errlen) < 0 ||
 	    decode_ets(term_map_get(reply, "ets"), out, err, errlen) < 0 ||
@@ -641,255 +698,11 @@ int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int ti
 	if (rc == EIC_OK) {
 		char why[256];
 		if (probe_snapshot_decode(r, out, why, sizeof(why)) < 0) {
-			snprintf(err, errlen, "node %s sent a malformed snapshot: %s", c->node,
-			         why);
+			errtext_set(err, errlen, NULL, "node %s sent a malformed snapshot: %s",
+			            c->node, why);
 			rc = EIC_ERROR;
 		}
 	}
-	term_free(root);
-	return rc;
-}
-
-/* A test's text as the node sent it, NUL and control bytes escaped (never cut at a NUL). */
-static char *dup_text(const struct term *t)
-{
-	const char *s = term_text(t);
-	return s ? utf8_dup_escaped(s, t->u.bin.len) : strdup("");
-}
-
-static int state_from(const struct term *t, enum test_state *out)
-{
-	static const struct {
-		const char *name;
-		enum test_state state;
-	} states[] = {
-	        {"passed", TEST_PASSED},     {"failed", TEST_FAILED},   {"skipped", TEST_SKIPPED},
-	        {"excluded", TEST_EXCLUDED}, {"invalid", TEST_INVALID},
-	};
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-		if (term_is_atom(t, states[i].name)) {
-			*out = states[i].state;
-			return 0;
-		}
-	return -1;
-}
-
-/* A memory map into mem[]; unknown categories are skipped, a non-integer is an error. */
-static int decode_mem(const struct term *map, int64_t *mem)
-{
-	if (!map || map->type != TERM_MAP)
-		return -1;
-	for (size_t i = 0; i < map->u.seq.n; i++) {
-		int cat = mem_cat_from_name(term_text(&map->u.seq.items[2 * i]));
-		int64_t v;
-		if (cat < 0)
-			continue;
-		if (term_int(&map->u.seq.items[2 * i + 1], &v) < 0)
-			return -1;
-		mem[cat] = v;
-	}
-	return 0;
-}
-
-/* none, or {Async, MemoryDeltaMap, ProcessDelta, EtsDelta} */
-static int decode_test_delta(const struct term *t, struct test_result *r)
-{
-	if (term_is_atom(t, "none"))
-		return 0;
-	if (!t || t->type != TERM_TUPLE || t->u.seq.n != 4 ||
-	    decode_mem(term_tuple_at(t, 1), r->delta.mem) < 0 ||
-	    term_int(term_tuple_at(t, 2), &r->delta.processes) < 0 ||
-	    term_int(term_tuple_at(t, 3), &r->delta.ets_tables) < 0)
-		return -1;
-	r->async = term_is_atom(term_tuple_at(t, 0), "true");
-	r->measured = true;
-	return 0;
-}
-
-static int edge_from(const struct term *kind, enum module_edge *out)
-{
-	static const struct {
-		const char *atom;
-		enum module_edge edge;
-	} edges[] = {{"start", EDGE_MODULE_START},
-	             {"finish", EDGE_MODULE_FINISH},
-	             {"test_start", EDGE_TEST_START},
-	             {"test_finish", EDGE_TEST_FINISH}};
-	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
-		if (term_is_atom(kind, edges[i].atom)) {
-			*out = edges[i].edge;
-			return 0;
-		}
-	return -1;
-}
-
-/* The formatter's attribution mode and module events ({Kind, Module, Async, Us, MemoryMap,
- * ProcessCount, EtsCount}, in order; Kind start | finish | test_start | test_finish), turned into
- * run->modules. Absent keys: an older probe, no attribution. */
-static int decode_attribution(const struct term *body, struct test_run *out, char *err,
-                              size_t errlen)
-{
-	const struct term *mode = term_map_get(body, "attribution");
-	const struct term *evs = term_map_get(body, "module_events");
-	int rc = -1;
-
-	out->attribution = term_is_atom(mode, "test")     ? ATTRIBUTION_TEST
-	                   : term_is_atom(mode, "module") ? ATTRIBUTION_MODULE
-	                                                  : ATTRIBUTION_OFF;
-	out->attribution_sync = term_is_atom(term_map_get(body, "attribution_sync"), "true");
-	const char *hook_error = term_text(term_map_get(body, "hook_error"));
-	if (hook_error && *hook_error && !(out->attribution_error = strdup(hook_error))) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (term_int(term_map_get(body, "module_events_dropped"), &out->module_events_dropped) < 0)
-		out->module_events_dropped = 0;
-	if (!evs)
-		return 0;
-	if (evs->type != TERM_LIST) {
-		snprintf(err, errlen, "the suite result's module_events is not a list");
-		return -1;
-	}
-	size_t n = evs->u.seq.n;
-	struct module_event *ev = n ? calloc(n, sizeof(*ev)) : NULL;
-	if (n && !ev) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct term *e = &evs->u.seq.items[i];
-		const struct term *kind = term_tuple_at(e, 0);
-		if (e->type != TERM_TUPLE || e->u.seq.n != 7 || edge_from(kind, &ev[i].edge) < 0 ||
-		    !(ev[i].module = term_text(term_tuple_at(e, 1))) ||
-		    term_int(term_tuple_at(e, 3), &ev[i].at_us) < 0 ||
-		    !((ev[i].edge >= EDGE_TEST_START &&
-		       term_is_atom(term_tuple_at(e, 4), "none")) ||
-		      (ev[i].has_mem = decode_mem(term_tuple_at(e, 4), ev[i].mem) == 0)) ||
-		    term_int(term_tuple_at(e, 5), &ev[i].processes) < 0 ||
-		    term_int(term_tuple_at(e, 6), &ev[i].ets_tables) < 0) {
-			snprintf(err, errlen, "module event %zu is malformed", i + 1);
-			goto out;
-		}
-		ev[i].async = term_is_atom(term_tuple_at(e, 2), "true");
-	}
-	if (attribution_build(out, ev, n) < 0) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	rc = 0;
-out:
-	free(ev);
-	return rc;
-}
-
-int probe_tests_decode(const struct term *reply, struct test_run *out, char **suite_error,
-                       char *err, size_t errlen)
-{
-	*suite_error = NULL;
-	const struct term *tag = term_tuple_at(reply, 0);
-	const struct term *body = term_tuple_at(reply, 1);
-	if (term_is_atom(tag, "error")) {
-		const char *why = term_text(body);
-		snprintf(err, errlen, "%s", why ? why : "mix test failed in the node");
-		return -1;
-	}
-	if (!term_is_atom(tag, "ok") || !body || body->type != TERM_MAP) {
-		snprintf(err, errlen, "the suite result is not {ok, Map}");
-		return -1;
-	}
-	const struct term *tests = term_map_get(body, "tests");
-	if (!tests || tests->type != TERM_LIST) {
-		snprintf(err, errlen, "the suite result has no list of tests");
-		return -1;
-	}
-	for (size_t i = 0; i < tests->u.seq.n; i++) {
-		const struct term *t = &tests->u.seq.items[i];
-		int64_t line, time_us;
-		enum test_state state;
-		if (t->type != TERM_TUPLE || t->u.seq.n < 7 || t->u.seq.n > 9 ||
-		    !term_text(term_tuple_at(t, 0)) || !term_text(term_tuple_at(t, 1)) ||
-		    !term_text(term_tuple_at(t, 2)) || term_int(term_tuple_at(t, 3), &line) < 0 ||
-		    term_int(term_tuple_at(t, 4), &time_us) < 0 ||
-		    state_from(term_tuple_at(t, 5), &state) < 0 ||
-		    !term_text(term_tuple_at(t, 6))) {
-			snprintf(err, errlen, "test record %zu is malformed", i + 1);
-			return -1;
-		}
-		struct test_result *r = test_run_add(out);
-		if (!r) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		r->module = dup_text(term_tuple_at(t, 0));
-		r->name = dup_text(term_tuple_at(t, 1));
-		r->file = dup_text(term_tuple_at(t, 2));
-		r->message = dup_text(term_tuple_at(t, 6));
-		if (!r->module || !r->name || !r->file || !r->message) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		r->line = line > 0 && line < INT32_MAX ? (int)line : 0;
-		r->time_us = time_us;
-		r->state = state;
-		if (t->u.seq.n >= 8 && decode_test_delta(term_tuple_at(t, 7), r) < 0) {
-			snprintf(err, errlen, "test record %zu has a malformed memory delta",
-			         i + 1);
-			return -1;
-		}
-		if (t->u.seq.n == 9 && faithful_test_decode(term_tuple_at(t, 8), r) < 0) {
-			snprintf(err, errlen, "test record %zu has malformed app and reason",
-			         i + 1);
-			return -1;
-		}
-		if (t->u.seq.n == 9 && probe_tags_decode(term_tuple_at(t, 8), r) < 0) {
-			snprintf(err, errlen, "test record %zu has a malformed gate tag", i + 1);
-			return -1;
-		}
-	}
-	out->finished = true;
-	if (decode_attribution(body, out, err, errlen) < 0)
-		return -1;
-	if (term_int(term_map_get(body, "run_us"), &out->run_us) < 0)
-		out->run_us = -1;
-	if (term_int(term_map_get(body, "load_us"), &out->load_us) < 0)
-		out->load_us = -1;
-	if (term_int(term_map_get(body, "wall_us"), &out->wall_us) < 0)
-		out->wall_us = -1;
-	if (term_int(term_map_get(body, "seed"), &out->seed) < 0)
-		out->seed = 0;
-	if (faithful_run_decode(body, out, err, errlen) < 0)
-		return -1;
-	const char *suite_err = term_text(term_map_get(body, "error"));
-	if (suite_err && *suite_err) {
-		*suite_error = strdup(suite_err);
-	}
-	return 0;
-}
-
-int probe_run_tests(struct eic *c, char *const *args, size_t nargs, enum attribution_mode mode,
-                    bool fresh_node, int timeout_ms, struct test_run *out, char **suite_error,
-                    char *err, size_t errlen)
-{
-	static const char *const modes[] = {"off", "module", "test"};
-	ei_x_buff a;
-	ei_x_new(&a);
-	ei_x_encode_list_header(&a, 2);
-	eic_encode_binaries(&a, args, nargs);
-	ei_x_encode_map_header(&a, 3);
-	ei_x_encode_atom(&a, "attribution");
-	ei_x_encode_atom(&a, modes[mode]);
-	ei_x_encode_atom(&a, "max_tests");
-	ei_x_encode_longlong(&a, faithful_test_cap());
-	ei_x_encode_atom(&a, "ex_unit_by_gate");
-	ei_x_encode_atom(&a, fresh_node ? "true" : "false");
-	ei_x_encode_empty_list(&a);
-	struct term *root;
-	const struct term *r;
-	*suite_error = NULL;
-	int rc = eic_rpc(c, "gate_probe", "run_tests", &a, timeout_ms, &root, &r, err, errlen);
-	ei_x_free(&a);
-	if (rc == EIC_OK && probe_tests_decode(r, out, suite_error, err, errlen) < 0)
-		rc = EIC_ERROR;
 	term_free(root);
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* gate/probe/probe.h: the C side of the probe: load gate_probe into the node, call it, decode
+/* gate/probe/probe.h: the C side of the probe: load its modules into the node, call it, decode
  * its replies into the model, and remove it again.
  *
  * Every function returning int returns an enum eic_status (EIC_OK == 0) and writes a
@@ -23,8 +23,19 @@ struct probe_info {
 	int word_size;
 };
 
-/* Loads the embedded modules with code:load_binary/3 (nothing is written to the node): the
- * probe, and with for_tests the ExUnit formatter too. */
+struct probe_blob;
+
+/* Whether a session loads the embedded module b: every module where tests run (for_tests),
+ * else those snapshots need (not tests_only). Every module costs a purge at the end, and a
+ * purge scans every process of the node. */
+bool probe_blob_wanted(const struct probe_blob *b, bool for_tests);
+/* Appends the wanted modules, in load order, as the list [{Module, File, Beam}] that
+ * gate_probe:cluster_load/3 takes, and their names as [<<"Module">>] for cluster_unload/3. */
+void probe_blobs_encode(ei_x_buff *x, bool for_tests);
+void probe_modules_encode(ei_x_buff *x, bool for_tests);
+
+/* Loads the embedded modules with code:load_binary/3 (nothing is written to the node): those
+ * snapshots need, and with for_tests those of the test run and the ExUnit formatter too. */
 int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen);
 /* How the embedded modules leave the node at the end (issue 15). code:purge of old code
  * checks every process of the node (about 250 ms at 100k processes), so:

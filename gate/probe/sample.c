@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci/errtext.h"
+
 /* the tuple's fields after t, in this order (gate_probe's SAMPLE_KEYS, then the counts) */
 static const enum mem_cat sample_cats[] = {MEM_TOTAL,  MEM_PROCESSES, MEM_PROCESSES_USED,
                                            MEM_SYSTEM, MEM_ATOM,      MEM_ATOM_USED,
@@ -18,7 +20,7 @@ int sample_start(struct eic *c, int64_t interval_ms, int timeout_ms, char *err, 
 	struct term *root = NULL;
 	const struct term *reply;
 	if (ei_x_new(&args) < 0) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return -1;
 	}
 	ei_x_encode_list_header(&args, 2);
@@ -29,7 +31,8 @@ int sample_start(struct eic *c, int64_t interval_ms, int timeout_ms, char *err, 
 	                 errlen);
 	ei_x_free(&args);
 	if (rc == EIC_OK && !term_is_atom(reply, "ok")) {
-		snprintf(err, errlen, "the probe's sampler did not start in node %s", c->node);
+		errtext_set(err, errlen, NULL, "the probe's sampler did not start in node %s",
+		            c->node);
 		rc = EIC_ERROR;
 	}
 	term_free(root);
@@ -49,20 +52,20 @@ int sample_decode(const struct term *reply, struct sample_series *out, char *err
 {
 	memset(out, 0, sizeof(*out));
 	if (term_is_atom(reply, "none")) {
-		snprintf(err, errlen,
-		         "the probe's sampler was not running: it stopped during the run");
+		errtext_set(err, errlen, NULL,
+		            "the probe's sampler was not running: it stopped during the run");
 		return -1;
 	}
 	const struct term *iv = term_map_get(reply, "interval_ms");
 	const struct term *list = term_map_get(reply, "samples");
 	if (!iv || fig(iv, &out->interval_ms) < 0 || !list || list->type != TERM_LIST ||
 	    list->u.seq.n > SAMPLE_CAP) {
-		snprintf(err, errlen, "samples: malformed reply from the probe");
+		errtext_set(err, errlen, NULL, "samples: malformed reply from the probe");
 		return -1;
 	}
 	size_t n = list->u.seq.n;
 	if (n && !(out->items = calloc(n, sizeof(*out->items)))) {
-		snprintf(err, errlen, "out of memory");
+		errtext_set(err, errlen, NULL, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -83,7 +86,7 @@ int sample_decode(const struct term *reply, struct sample_series *out, char *err
 		out->n++;
 		continue;
 	bad:
-		snprintf(err, errlen, "samples: entry %zu is malformed", i + 1);
+		errtext_set(err, errlen, NULL, "samples: entry %zu is malformed", i + 1);
 		sample_series_clear(out);
 		return -1;
 	}

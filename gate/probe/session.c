@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ci/errtext.h"
+#include "ci/readfile.h"
 #include "gate/node/clock.h"
 #include "gate/node/node_tail.h"
 #include "gate/probe/otp.h"
@@ -51,8 +53,8 @@ static int session_boot_failure(struct session *s, const char *how, char *err, s
 	if (!said[0])
 		return -1;
 	const char *hint = node_tail_hint(said);
-	snprintf(err, errlen, "node %s %s while %s in %s: %s; %s", s->name, how, s->phase,
-	         s->o.project_dir, said, hint[0] ? hint : "its output above says more");
+	errtext_set(err, errlen, NULL, "node %s %s while %s in %s: %s; %s", s->name, how, s->phase,
+	            s->o.project_dir, said, hint[0] ? hint : "its output above says more");
 	return 0;
 }
 
@@ -61,8 +63,8 @@ static int session_poll(void *arg, char *err, size_t errlen)
 {
 	struct session *s = arg;
 	if (signals_caught) {
-		snprintf(err, errlen, "interrupted by %s while %s", strsignal(signals_caught),
-		         signals_phase[0] ? signals_phase : s->phase);
+		errtext_set(err, errlen, NULL, "interrupted by %s while %s",
+		            strsignal(signals_caught), signals_phase[0] ? signals_phase : s->phase);
 		return 1;
 	}
 	if (s->node.pid > 0 && node_exited(&s->node)) {
@@ -70,8 +72,8 @@ static int session_poll(void *arg, char *err, size_t errlen)
 		node_exit_describe(&s->node, how, sizeof(how));
 		if (session_boot_failure(s, how, err, errlen) == 0)
 			return 1;
-		snprintf(err, errlen, "node %s %s while %s; its output above says why", s->name,
-		         how, s->phase);
+		errtext_set(err, errlen, NULL, "node %s %s while %s; its output above says why",
+		            s->name, how, s->phase);
 		return 1;
 	}
 	return 0;
@@ -94,20 +96,25 @@ int session_cookie_read(const char *file, char *buf, size_t len, char *from, siz
 		snprintf(path, sizeof(path), "%s/.erlang.cookie", home ? home : "");
 	}
 	snprintf(from, fromlen, "%s", path);
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen,
-		         "cannot read the cookie from %s: %s; pass --cookie-file FILE or "
-		         "set GATE_COOKIE",
-		         path, strerror(errno));
+	/* a cookie is short: the first len - 1 bytes are all that can be one */
+	char *data, why[4096 + 256];
+	size_t n, plen = strlen(path);
+	if (readfile_bounded(path, len - 1, 1, &data, &n, why, sizeof(why)) != READFILE_OK) {
+		/* why says "PATH: what went wrong": the path is said once */
+		const char *what =
+		        strncmp(why, path, plen) == 0 && why[plen] == ':' ? why + plen + 2 : why;
+		errtext_set(err, errlen, NULL,
+		            "cannot read the cookie from %s: %s; pass --cookie-file FILE or "
+		            "set GATE_COOKIE",
+		            path, what);
 		return -1;
 	}
-	size_t n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = '\0';
+	memcpy(buf, data, n + 1);
+	memset(data, 0, n); /* a secret: no copy left behind in freed memory */
+	free(data);
 	buf[strcspn(buf, "\r\n")] = '\0';
 	if (!buf[0]) {
-		snprintf(err, errlen, "the cookie file %s is empty", path);
+		errtext_set(err, errlen, NULL, "the cookie file %s is empty", path);
 		return -1;
 	}
 	return 0;
@@ -150,12 +157,12 @@ static int boot(struct session *s, char *err, size_t errlen)
 		                     cerr, sizeof(cerr)) == EIC_OK)
 			break;
 		if (clock_ms() >= deadline) {
-			snprintf(err, errlen,
-			         "node %s did not come up within %d s (last attempt: %s); "
-			         "raise node.boot_timeout in gate.toml or --boot-timeout if the "
-			         "project "
-			         "takes longer to compile and start",
-			         s->name, s->o.boot_timeout_ms / 1000, cerr);
+			errtext_set(err, errlen, NULL,
+			            "node %s did not come up within %d s (last attempt: %s); "
+			            "raise node.boot_timeout in gate.toml or --boot-timeout if the "
+			            "project "
+			            "takes longer to compile and start",
+			            s->name, s->o.boot_timeout_ms / 1000, cerr);
 			return -1;
 		}
 		usleep(20000); /* a refused connect costs microseconds: poll often */
@@ -174,7 +181,7 @@ static int attach(struct session *s, char *err, size_t errlen)
 	                        errlen) < 0)
 		return -1;
 	if (node_random_hex(hex, 8) < 0) {
-		snprintf(err, errlen, "cannot read /dev/urandom: %s", strerror(errno));
+		errtext_set(err, errlen, NULL, "cannot read /dev/urandom: %s", strerror(errno));
 		return -1;
 	}
 	snprintf(alive, sizeof(alive), "gate_%s_c", hex);
@@ -227,23 +234,24 @@ int session_open(struct session *s, char *err, size_t errlen)
 	    (s->o.attach && watch(s, err, errlen) < 0))
 		return -1;
 	if (s->o.need_mix && !s->info.mix_project) {
-		snprintf(err, errlen,
-		         "node %s has no Mix project loaded, so mix test cannot run in "
-		         "it; attach to a node started in the project with `MIX_ENV=test iex "
-		         "--sname x "
-		         "-S mix`, let gate start one with -C DIR, or observe a workload with "
-		         "--exec CMD",
-		         s->name);
+		errtext_set(err, errlen, NULL,
+		            "node %s has no Mix project loaded, so mix test cannot run in "
+		            "it; attach to a node started in the project with `MIX_ENV=test iex "
+		            "--sname x "
+		            "-S mix`, let gate start one with -C DIR, or observe a workload with "
+		            "--exec CMD",
+		            s->name);
 		return -1;
 	}
 	/* a node gate starts has the configured MIX_ENV; a running node must be in test */
 	if (s->o.need_mix && s->o.attach && strcmp(s->info.mix_env, "test") != 0) {
-		snprintf(err, errlen,
-		         "node %s is not a Mix node in the test env (Mix.env() is :%s), "
-		         "so mix test cannot run in it; start it with `MIX_ENV=test iex --sname x "
-		         "-S "
-		         "mix`, or observe a workload with --exec CMD",
-		         s->name, s->info.mix_env);
+		errtext_set(
+		        err, errlen, NULL,
+		        "node %s is not a Mix node in the test env (Mix.env() is :%s), "
+		        "so mix test cannot run in it; start it with `MIX_ENV=test iex --sname x "
+		        "-S "
+		        "mix`, or observe a workload with --exec CMD",
+		        s->name, s->info.mix_env);
 		return -1;
 	}
 	return 0;
@@ -256,9 +264,9 @@ void session_explain(struct session *s, char *err, size_t errlen)
 		char how[128], was[2048];
 		node_exit_describe(&s->node, how, sizeof(how));
 		snprintf(was, sizeof(was), "%s", err);
-		snprintf(err, errlen,
-		         "node %s %s while %s; its output above says why (gate saw: %s)", s->name,
-		         how, s->phase, was);
+		errtext_set(err, errlen, NULL,
+		            "node %s %s while %s; its output above says why (gate saw: %s)",
+		            s->name, how, s->phase, was);
 	}
 }
 

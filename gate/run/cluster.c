@@ -118,23 +118,13 @@ out:
 
 int cluster_push(struct cluster *cl, char *err, size_t errlen)
 {
-	const struct probe_blob *b = probe_blobs;
-	while (b->module && strcmp(b->module, "gate_probe") != 0)
-		b++;
-	if (cl->n < 2 || !b->module)
+	if (cl->n < 2)
 		return 0;
-	char file[128];
-	snprintf(file, sizeof(file), "gate:%s.beam", b->module);
 	ei_x_buff args;
 	ei_x_new(&args);
 	ei_x_encode_list_header(&args, 3);
 	encode_nodes(&args, cl, true);
-	ei_x_encode_list_header(&args, 1);
-	ei_x_encode_tuple_header(&args, 3);
-	ei_x_encode_atom(&args, b->module);
-	ei_x_encode_string(&args, file);
-	ei_x_encode_binary(&args, b->beam, (long)b->size);
-	ei_x_encode_empty_list(&args);
+	probe_blobs_encode(&args, false); /* the modules snapshots need */
 	ei_x_encode_long(&args, cl->timeout_ms);
 	ei_x_encode_empty_list(&args);
 	struct term *root;
@@ -218,9 +208,7 @@ void cluster_unload(struct cluster *cl)
 	ei_x_new(&args);
 	ei_x_encode_list_header(&args, 3);
 	encode_nodes(&args, cl, true);
-	ei_x_encode_list_header(&args, 1);
-	ei_x_encode_binary(&args, "gate_probe", 10);
-	ei_x_encode_empty_list(&args);
+	probe_modules_encode(&args, false);
 	ei_x_encode_long(&args, 2000);
 	ei_x_encode_empty_list(&args);
 	eic_rpc(cl->conn, "gate_probe", "cluster_unload", &args, 10000, &root, &r, ignored,

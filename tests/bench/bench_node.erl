@@ -50,7 +50,8 @@ marked_us() ->
     gate_probe:cleanup(),
     %% untimed: the node without gate_probe again, as gate snapshot --attach finds it (else its
     %% load makes this copy old code, and its removal waits for the purge of it)
-    _ = [code:F(gate_probe) || F <- [purge, delete, purge]],
+    _ = [code:F(M) || {M, _} <- code:all_loaded(), lists:prefix("gate_probe", atom_to_list(M)),
+                      F <- [purge, delete, purge]],
     lists:flatten(io_lib:format("~b ~b", [T1 - T0, T2 - T1])).
 
 %% recon-style in-node profiling as teams paste it today, timed: the top processes by memory

@@ -89,6 +89,10 @@ cl_no_probe() {
 		[ "$out" = "false" ] || fail "gate_probe still loaded on $n: $out"
 		out=$(cl_call "$n" code is_loaded "['Elixir.Gate.Formatter']")
 		[ "$out" = "false" ] || fail "Gate.Formatter still loaded on $n: $out"
+		# every module of the probe: gate loads them under a file name "gate:..."
+		out=$(echo '[M || {M, "gate:" ++ _} <- code:all_loaded()].' |
+			HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$ERL_CALL" -name "$n" -e 2>&1)
+		[ "$out" = "{ok, []}" ] || fail "probe modules still loaded on $n: $out"
 		out=$(cl_call "$n" erlang whereis "[gate_probe_keeper]")
 		[ "$out" = "undefined" ] || fail "gate_probe_keeper still alive on $n: $out"
 		out=$(cl_call "$n" application get_all_env "[gate_probe]")

@@ -23,8 +23,9 @@ case_attach_raw_bytes_output() {
 	cl_stop "$MIX_DIR"
 }
 
-# A gate's C node (hidden, named gate_<hex>_c) that dies right after the call that loads the
-# probe, before any other call: the probe and the formatter are gone from the node.
+# A gate's C node (hidden, named gate_<hex>_c) that dies right after the calls that load the
+# probe (every module, gate_probe first as gate loads them), before any other call: the probe's
+# modules are gone from the node.
 case_attach_killed_after_load_leaves_no_probe() {
 	cl_start 1
 	local a=${CL_NODES[0]} g="gate_${RANDOM}${RANDOM}_c@127.0.0.1"
@@ -34,7 +35,9 @@ case_attach_killed_after_load_leaves_no_probe() {
 		-name "$g" -start_epmd false -kernel inet_dist_use_interface '{127,0,0,1}' -eval "
 		Load = fun(M) -> {ok, B} = file:read_file(\"$beams/\" ++ atom_to_list(M) ++ \".beam\"),
 			{module, M} = rpc:call('$a', code, load_binary, [M, \"gate:x.beam\", B]) end,
-		Load(gate_probe), Load('Elixir.Gate.Formatter'),
+		Load(gate_probe),
+		[Load(list_to_atom(filename:basename(F, \".beam\"))) || F <- filelib:wildcard(\"$beams/*.beam\"),
+			filename:basename(F) =/= \"gate_probe.beam\"],
 		true = is_pid(rpc:call('$a', erlang, whereis, [gate_probe_watchdog])),
 		ok = file:write_file(\"$WORK/loader.ok\", <<\"loaded\">>),
 		erlang:halt(0, [{flush, false}]).") >"$WORK/loader.out" 2>&1

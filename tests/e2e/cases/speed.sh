@@ -24,10 +24,15 @@ sp_node() {
 # sp_wait_clean NODE: polls (up to 5 minutes: the machine may be busy) until the node has
 # neither gate's modules nor their old code, then checks everything else cl_no_probe checks
 sp_wait_clean() {
-	local i m clean
+	local i m clean f SP_MODS=()
+	# every module of the probe (build/probe/*.beam)
+	for f in "$ROOT/${GATE_BUILD:-build}"/probe/*.beam; do
+		m=$(basename "$f" .beam)
+		case $m in gate_probe*) SP_MODS+=("$m") ;; *) SP_MODS+=("'$m'") ;; esac
+	done
 	for i in $(seq 1 1500); do
 		clean=1
-		for m in gate_probe "'Elixir.Gate.Formatter'"; do
+		for m in "${SP_MODS[@]}"; do
 			[ "$(cl_call "$1" code is_loaded "[$m]")" = "false" ] || clean=0
 			[ "$(cl_call "$1" erlang check_old_code "[$m]")" = "false" ] || clean=0
 		done

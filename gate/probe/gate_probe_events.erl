@@ -1,0 +1,228 @@
+%% gate/probe/gate_probe_events.erl: ExUnit's events, taken where they happen.
+%%
+%% The hook put into ExUnit.EventManager for the run (issue 5): a light snapshot at every
+%% module edge, a GC'd one at test edges in per-test mode, the timestamps of async tests, and
+%% the tests tagged with gate limits measured on their own (issue 19); all handed to
+%% Elixir.Gate.Formatter ahead of the event they belong to. Loaded only where tests run. Part
+%% of the probe: see gate_probe.erl.
+-module(gate_probe_events).
+-gate_load(tests).
+
+-export([hook_install/0, hook_remove/0, ex_unit_event/1]).
+
+-import(gate_probe_snapshot, [gc_all/0, name_text/1, mfa_text/1]).
+
+%% Attribution needs memory figures taken exactly at the edges of each test module (and test):
+%% ExUnit casts its events to formatters, so a formatter sees them late, after the runner has
+%% moved on. The hook makes the edges synchronous: ExUnit.EventManager is recompiled from its
+%% own debug info with its private notify/2 renamed and wrapped by one that first calls
+%% ex_unit_event/1 in the process that reports the event (a test module's process, which
+%% runs that module's tests one after another). The original module is loaded back after the
+%% suite and by cleanup/0. When anything is not as expected (no debug info, no notify/2, a
+%% compile error) the hook is not installed and the formatter falls back to the late figures.
+-define(EM, 'Elixir.ExUnit.EventManager').
+
+hook_install() ->
+    try
+        {module, ?EM} = code:ensure_loaded(?EM),
+        {?EM, Beam, File} = code:get_object_code(?EM),
+        {ok, {?EM, [{debug_info, {debug_info_v1, Backend, Data}}]}} =
+            beam_lib:chunks(Beam, [debug_info]),
+        {ok, Forms} = Backend:debug_info(erlang_v1, ?EM, Data, []),
+        true = lists:keymember(notify, 3, [F || {function, _, _, 2, _} = F <- Forms]),
+        {ok, Toks, _} = erl_scan:string(
+                          "notify(M, Msg) ->"
+                          "  try " ?MODULE_STRING ":ex_unit_event(Msg) catch _:_ -> ok end,"
+                          "  '__gate_notify'(M, Msg)."),
+        {ok, Wrapper} = erl_parse:parse_form(Toks),
+        Renamed = [case F of
+                       {function, L, notify, 2, Cs} -> {function, L, '__gate_notify', 2, Cs};
+                       _ -> F
+                   end || F <- Forms],
+        %% Elixir's debug info has no eof form; an Erlang module's would
+        Hooked = case lists:last(Renamed) of
+                     {eof, _} = Eof -> lists:droplast(Renamed) ++ [Wrapper, Eof];
+                     _ -> Renamed ++ [Wrapper]
+                 end,
+        %% without the optimisation passes: 5 ms instead of 12 (measured), and this module
+        %% only forwards events
+        {ok, ?EM, Bin} = compile:forms(Hooked, [binary, return_errors, no_spawn_compiler_process,
+                                                no_ssa_opt, no_bool_opt, no_module_opt,
+                                                no_type_opt]),
+        true = code:soft_purge(?EM),
+        {module, ?EM} = code:load_binary(?EM, File, Bin),
+        application:set_env(gate_probe, em_original, {File, Beam}),
+        ok
+    catch
+        Class:Reason -> {error, {Class, Reason}}
+    end.
+
+hook_remove() ->
+    case application:get_env(gate_probe, em_original) of
+        {ok, {File, Beam}} ->
+            application:unset_env(gate_probe, em_original),
+            catch code:soft_purge(?EM),
+            catch code:load_binary(?EM, File, Beam),
+            catch code:soft_purge(?EM),
+            ok;
+        undefined -> ok
+    end.
+
+%% Called by the hooked notify/2 in the process reporting the event, before ExUnit casts it
+%% to the formatters; what it sends to the formatter therefore arrives before the event.
+%% Module edges: a light snapshot (no GC). Test edges, in per-test mode: a GC'd one; the
+%% delta goes to the formatter ahead of the test_finished event it belongs to.
+ex_unit_event(Msg) ->
+    case application:get_env(gate_probe, attribution) of
+        {ok, off} -> ok;
+        _ -> ex_unit_edge(Msg)
+    end,
+    tag_edge(Msg), %% issue 19: see "Tags" below
+    %% gate's formatter is not among ExUnit's (issue 18): the hook hands it every event (the
+    %% hook is installed only when run_tests started the formatter itself)
+    formatter_cast(Msg).
+
+ex_unit_edge({module_started, #{name := Mod} = TM}) ->
+    formatter_cast({gate_module, start, Mod, 'Elixir.Gate.Formatter':async(TM),
+                    'Elixir.Gate.Formatter':light(false)}),
+    %% the processes this module's process spawns (its tests) are the module's: see owners/2
+    case whereis('Elixir.Gate.Formatter') of
+        undefined -> ok;
+        F ->
+            gen_server:cast(F, {gate_module_pid, self(), Mod}),
+            catch erlang:trace(self(), true, [procs, {tracer, F}])
+    end,
+    ok;
+ex_unit_edge({module_finished, #{name := Mod} = TM}) ->
+    formatter_cast({gate_module, finish, Mod, 'Elixir.Gate.Formatter':async(TM),
+                    'Elixir.Gate.Formatter':light(false)});
+ex_unit_edge({test_started, #{module := Mod, name := Name} = Test}) ->
+    async_test_edge(test_start, Test),
+    case application:get_env(gate_probe, attribution) of
+        {ok, test} -> put({gate_test, Mod, Name}, 'Elixir.Gate.Formatter':light(true));
+        _ -> ok
+    end;
+ex_unit_edge({test_finished, #{module := Mod, name := Name, state := State} = Test}) ->
+    async_test_edge(test_finish, Test),
+    case erase({gate_test, Mod, Name}) of
+        undefined -> ok;
+        %% excluded and skipped tests did not run: no figures for them
+        _ when element(1, State) =:= excluded; element(1, State) =:= skipped -> ok;
+        Start -> formatter_cast({gate_test, Mod, Name, Start,
+                                 'Elixir.Gate.Formatter':light(true)})
+    end;
+ex_unit_edge(_) -> ok.
+
+%% Async modules run side by side: the times of their tests' edges tell gate how long each
+%% was busy in a test between two module edges, and the growth of that stretch is shared
+%% in proportion. Only a timestamp: erlang:memory() waits for every scheduler and cost
+%% ~150 us an edge on a busy node (measured: 2 000 small tests, +7.5 % wall time).
+async_test_edge(Kind, #{module := Mod, tags := #{async := true}}) ->
+    formatter_cast({gate_module, Kind, Mod, true,
+                    {erlang:monotonic_time(microsecond), none, 0, 0}});
+async_test_edge(_, _) -> ok.
+
+%% ---- Tags: limits where tests are written (issue 19) ----
+%% A test tagged `gate: [max_growth: "1 MB", ...]` (@tag, or @moduletag for a module's tests)
+%% is measured on its own: a GC'd snapshot at its start and finish (as --per-test takes for
+%% every test), taken here in the module's process, which reports both edges; and what grew
+%% in that window: ETS tables by bytes and processes by memory plus refc binaries, compared
+%% in the node. Untagged tests cost nothing. `gate: false` (an exemption) is not measured.
+%% The formatter receives {gate_tag, Mod, Name, Start, Finish, Grew} ahead of test_finished.
+%% A structure that grew less than this is not named (a formatter's mailbox, a timer).
+-define(TAG_NOISE, 65536).
+
+tag_measured(#{tags := #{gate := L}}) when is_list(L), L =/= [] -> true;
+tag_measured(_) -> false.
+
+tag_edge({test_started, #{module := Mod, name := Name} = Test}) ->
+    case tag_measured(Test) of
+        true ->
+            Snap = tag_light(),
+            put({gate_tag, Mod, Name}, {Snap, tag_structs()});
+        false -> ok
+    end;
+tag_edge({test_finished, #{module := Mod, name := Name, state := State}}) ->
+    case erase({gate_tag, Mod, Name}) of
+        undefined -> ok;
+        _ when is_tuple(State), (element(1, State) =:= excluded orelse
+                                 element(1, State) =:= skipped) -> ok;
+        {Start, Structs} ->
+            Finish = tag_light(),
+            formatter_cast({gate_tag, Mod, Name, Start, Finish, tag_grew(Structs)})
+    end;
+tag_edge(_) -> ok.
+
+%% A GC'd light snapshot that lets freed memory settle first (gc_all/0): the test's process
+%% has just exited and its heap is released asynchronously (without the pause, a test that
+%% built a 2 MB list and dropped it read +2.4 MB processes_used at its finish).
+tag_light() ->
+    _ = gc_all(),
+    'Elixir.Gate.Formatter':light(false).
+
+%% {#{Tid => {Rows, Bytes}}, #{Pid => Bytes}}: every table's size, every process's memory and
+%% refc binary bytes (after the GC light(true) just did).
+tag_structs() ->
+    W = erlang:system_info(wordsize),
+    Ets = maps:from_list([{T, {R, M * W}} || T <- ets:all(),
+                                            R <- [ets:info(T, size)], is_integer(R),
+                                            M <- [ets:info(T, memory)], is_integer(M)]),
+    Procs = maps:from_list([{P, B} || P <- erlang:processes(), B <- [tag_proc_bytes(P)],
+                                      is_integer(B)]),
+    {Ets, Procs}.
+
+tag_proc_bytes(P) ->
+    case erlang:process_info(P, [memory, binary]) of
+        [{memory, M}, {binary, Bins}] ->
+            M + lists:sum([S || {_, S, _} <- Bins]);
+        _ -> undefined
+    end.
+
+%% The structures that grew most in the window, largest first (at most one table and one
+%% process): [{ets, Name, Owner, RowsDelta, BytesDelta} | {process, Pid, Label, BytesDelta}].
+tag_grew({Ets0, Procs0}) ->
+    {Ets1, Procs1} = tag_structs(),
+    Tables = lists:reverse(lists:keysort(5,
+               [{ets, tag_table_name(T), tag_owner(T), R - R0, B - B0}
+                || {T, {R, B}} <- maps:to_list(Ets1),
+                   {R0, B0} <- [maps:get(T, Ets0, {0, 0})], B - B0 >= ?TAG_NOISE])),
+    Procs = lists:reverse(lists:keysort(4,
+               [{process, list_to_binary(pid_to_list(P)), tag_proc_label(P), B - B0}
+                || {P, B} <- maps:to_list(Procs1), P =/= self(),
+                   P =/= whereis('Elixir.Gate.Formatter'),
+                   B0 <- [maps:get(P, Procs0, 0)], B - B0 >= ?TAG_NOISE])),
+    lists:sort(fun(A, B) -> tag_bytes(A) >= tag_bytes(B) end,
+               lists:sublist(Tables, 1) ++ lists:sublist(Procs, 1)).
+
+tag_bytes({ets, _, _, _, B}) -> B;
+tag_bytes({process, _, _, B}) -> B.
+
+tag_table_name(T) ->
+    case ets:info(T, name) of
+        N when is_atom(N) -> name_text(N);
+        _ -> <<"unnamed">>
+    end.
+
+tag_owner(T) ->
+    case ets:info(T, owner) of
+        P when is_pid(P) -> tag_proc_label(P);
+        _ -> <<>>
+    end.
+
+tag_proc_label(P) ->
+    case erlang:process_info(P, registered_name) of
+        {registered_name, N} when is_atom(N) -> name_text(N);
+        _ ->
+            case erlang:process_info(P, initial_call) of
+                {initial_call, {proc_lib, init_p, 5}} ->
+                    mfa_text(proc_lib:translate_initial_call(P));
+                {initial_call, MFA} -> mfa_text(MFA);
+                _ -> <<>>
+            end
+    end.
+
+formatter_cast(Msg) ->
+    case whereis('Elixir.Gate.Formatter') of
+        undefined -> ok;
+        Pid -> gen_server:cast(Pid, Msg)
+    end.

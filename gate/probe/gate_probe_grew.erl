@@ -1,0 +1,354 @@
+%% gate/probe/gate_probe_grew.erl: what grew since the before-snapshot (issue 13), and which
+%% test module the leftovers belong to (owners).
+%%
+%% Called by gate_probe_snapshot's deep after-snapshot with the keeper's before set; every
+%% answer is bounded (top N, groups). Part of the probe: see gate_probe.erl.
+-module(gate_probe_grew).
+-gate_load(always).
+
+-export([what_grew/5, owners/2]).
+
+%% New persistent_term entries and new atoms looked at at most (beyond, a sample), groups
+%% shipped per kind.
+-define(MAX_NEW_LOOKED, 100000).
+-define(MAX_GROUPS, 20).
+%% ETS rows looked at to estimate the refc binaries a growing table holds.
+-define(ETS_SAMPLE, 100).
+
+-import(gate_probe_snapshot, [top_add/4, top_list/1, initial_call/1, ets_id/1, pid_text/1,
+                              id_text/1, name_text/1, mfa_text/1]).
+
+%% ---- What grew since the before-snapshot (issue 13) ----
+%% Computed here from the keeper's before set, bounded: the top N processes by growth of
+%% memory, mailbox and refc binary bytes (from the one scan pass), the top N ETS tables by
+%% growth in bytes and in rows (created during the run or before), the persistent_term keys
+%% and atoms created during the run grouped by their shape, and the ports opened during the
+%% run and still open, grouped by name and owner.
+what_grew(Before, N, GMem, GMq, GBin) ->
+    Owners = spawn_owner_map(),
+    Tops = top_list(GMem) ++ top_list(GMq) ++ top_list(GBin),
+    Grew = maps:from_list([{Pid, G} || {_, Pid, G} <- Tops]),
+    Procs = [Row || {Pid, G} <- maps:to_list(Grew), Row <- [grew_row(Pid, G, Owners)],
+                    Row =/= skip],
+    {PortsN, Ports} = ports_new(Before, Owners),
+    #{grew_procs => Procs,
+      grew_ets => ets_growers(Before, N, Owners),
+      pterm_new => pterm_new(Before),
+      ports_opened => PortsN,
+      ports => Ports,
+      atoms_new => atoms_new(Before)}.
+
+spawn_owner_map() ->
+    case application:get_env(gate_probe, spawn_owners) of
+        {ok, Map} when is_map(Map) -> Map;
+        _ -> #{}
+    end.
+
+module_text(P, Owners) when is_pid(P), map_size(Owners) > 0 ->
+    case owner_of(P, Owners, 32) of
+        none -> <<>>;
+        Mod -> name_text(Mod)
+    end;
+module_text(_, _) -> <<>>.
+
+%% {Pid, Name, InitialCall, CurrentFunction, Ancestor, TestModule, Mem0, Mem, Mq0, Mq,
+%%  Bin0, Bin, Born}
+grew_row(Pid, {M0, Q0, B0, M, Q, B, Born}, Owners) ->
+    case erlang:process_info(Pid, [registered_name, current_function]) of
+        [{registered_name, Name}, {current_function, Cur}] ->
+            {pid_text(Pid), name_text(Name), mfa_text(initial_call(Pid)), mfa_text(Cur),
+             ancestor_text(Pid), module_text(Pid, Owners), M0, M, Q0, Q, B0, B, Born};
+        _ -> skip
+    end.
+
+%% The nearest named ancestor: proc_lib's '$ancestors' (registered names, or pids that may
+%% be registered), else a registered parent or grandparent (init says nothing).
+ancestor_text(P) ->
+    Ancestors = case erlang:process_info(P, dictionary) of
+                    {dictionary, D} ->
+                        case lists:keyfind('$ancestors', 1, D) of
+                            {_, L} when is_list(L) -> L;
+                            _ -> []
+                        end;
+                    _ -> []
+                end,
+    case first_named(Ancestors) of
+        <<>> -> parent_named(P, 2);
+        Name -> Name
+    end.
+
+first_named([A | _]) when is_atom(A) -> name_text(A);
+first_named([P | Rest]) when is_pid(P) ->
+    case erlang:process_info(P, registered_name) of
+        {registered_name, N} when is_atom(N), N =/= [] -> name_text(N);
+        _ -> first_named(Rest)
+    end;
+first_named([_ | Rest]) -> first_named(Rest);
+first_named([]) -> <<>>.
+
+parent_named(_P, 0) -> <<>>;
+parent_named(P, K) ->
+    case erlang:process_info(P, parent) of
+        {parent, Parent} when is_pid(Parent) ->
+            case erlang:process_info(Parent, registered_name) of
+                {registered_name, init} -> <<>>;
+                {registered_name, N} when is_atom(N), N =/= [] -> name_text(N);
+                _ -> parent_named(Parent, K - 1)
+            end;
+        _ -> <<>>
+    end.
+
+%% {Name, Id, OwnerPid, OwnerName, OwnerCall, TestModule, Rows0, Rows, Bytes0, Bytes, Created,
+%%  BinBytes}: BinBytes estimates the refc binaries its rows hold (off the table's own memory,
+%%  under erlang:memory(binary)) from a sample of ?ETS_SAMPLE rows
+ets_growers(Before, N, Owners) ->
+    W = erlang:system_info(wordsize),
+    BeforeEts = maps:get(ets, Before),
+    Empty = {N, 0, []},
+    {TB, TR} = lists:foldl(
+                 fun(T, {AB, AR} = Acc) ->
+                         case catch {ets_id(T), ets:info(T, size), ets:info(T, memory)} of
+                             {Id, S, M} when is_integer(S), is_integer(M) ->
+                                 {S0, B0, Created} = case maps:get(Id, BeforeEts, created) of
+                                                         {S1, B1} -> {S1, B1, false};
+                                                         created -> {0, 0, true};
+                                                         _ -> {S, M * W, false}
+                                                     end,
+                                 G = {T, Id, S0, S, B0, M * W, Created},
+                                 {top_add(M * W - B0, T, G, AB), top_add(S - S0, T, G, AR)};
+                             _ -> Acc
+                         end
+                 end, {Empty, Empty}, ets:all()),
+    Gs = maps:from_list([{T, G} || {_, T, G} <- top_list(TB) ++ top_list(TR)]),
+    [Row || G <- maps:values(Gs), Row <- [ets_grew_row(G, Owners)], Row =/= skip].
+
+ets_grew_row({T, Id, S0, S, B0, B, Created}, Owners) ->
+    case catch {ets:info(T, name), ets:info(T, owner)} of
+        {Name, Owner} when is_atom(Name), is_pid(Owner) ->
+            {OwnerName, OwnerCall} = proc_label(Owner),
+            {name_text(Name), id_text(Id), pid_text(Owner), OwnerName, OwnerCall,
+             module_text(Owner, Owners), S0, S, B0, B, Created, ets_bin_estimate(T, S)};
+        _ -> skip
+    end.
+
+%% The refc binary bytes of a sample of rows, scaled to all of them; 0 for a table this
+%% process may not read (private) or an empty one.
+ets_bin_estimate(_T, 0) -> 0;
+ets_bin_estimate(T, Rows) ->
+    try ets:select(T, [{'_', [], ['$_']}], ?ETS_SAMPLE) of
+        {Objs, _} when Objs =/= [] ->
+            {Sum, _} = lists:foldl(fun refc_bytes/2, {0, ?ETS_SAMPLE * 64}, Objs),
+            Sum * Rows div length(Objs);
+        _ -> 0
+    catch _:_ -> 0
+    end.
+
+%% Bytes of the refc binaries (over 64 bytes: the rest are copied into the row) in a term,
+%% visiting at most Budget terms.
+refc_bytes(_, {Sum, Budget}) when Budget =< 0 -> {Sum, 0};
+refc_bytes(B, {Sum, Budget}) when is_binary(B), byte_size(B) > 64 ->
+    {Sum + binary:referenced_byte_size(B), Budget - 1};
+refc_bytes(T, {Sum, Budget}) when is_tuple(T) ->
+    lists:foldl(fun refc_bytes/2, {Sum, Budget - 1}, tuple_to_list(T));
+refc_bytes([H | T], {Sum, Budget}) -> refc_bytes(T, refc_bytes(H, {Sum, Budget - 1}));
+refc_bytes(M, {Sum, Budget}) when is_map(M) ->
+    refc_bytes(maps:values(M), {Sum, Budget - 1});
+refc_bytes(_, {Sum, Budget}) -> {Sum, Budget - 1}.
+
+%% {RegisteredName, Call}: the call is the initial call, or for a spawned fun (which starts
+%% in erlang:apply/2 and says nothing) where it is now.
+proc_label(P) ->
+    Name = case erlang:process_info(P, registered_name) of
+               {registered_name, N} when is_atom(N), N =/= [] -> name_text(N);
+               _ -> <<>>
+           end,
+    Call = case initial_call(P) of
+               {erlang, apply, 2} ->
+                   case erlang:process_info(P, current_function) of
+                       {current_function, Cur} -> <<"spawned fun in ", (mfa_text(Cur))/binary>>;
+                       _ -> mfa_text({erlang, apply, 2})
+                   end;
+               MFA -> mfa_text(MFA)
+           end,
+    {Name, Call}.
+
+%% persistent_term entries created during the run, grouped by the shape of their key:
+%% [{Shape, Count, Bytes, ExampleKey}], largest count first.
+pterm_new(Before) ->
+    case maps:get(pterm_keys, Before, none) of
+        Keys when is_map(Keys) ->
+            W = erlang:system_info(wordsize),
+            {Groups, _} = lists:foldl(
+                            fun({K, V}, {G, Seen}) ->
+                                    case maps:is_key(K, Keys) of
+                                        true -> {G, Seen};
+                                        false when Seen >= ?MAX_NEW_LOOKED ->
+                                            {group_add(key_shape(K), 1, 0, K, G), Seen};
+                                        false ->
+                                            Bytes = try erts_debug:flat_size(V) * W
+                                                    catch _:_ -> 0 end,
+                                            {group_add(key_shape(K), 1, Bytes, K, G), Seen + 1}
+                                    end
+                            end, {#{}, 0}, persistent_term:get()),
+            groups_top(Groups);
+        _ -> []
+    end.
+
+group_add(Shape, C, B, Example, G) ->
+    maps:update_with(Shape, fun({C0, B0, E}) -> {C0 + C, B0 + B, E} end,
+                     {C, B, Example}, G).
+
+groups_top(Groups) ->
+    Sorted = lists:reverse(lists:keysort(2, [{S, C, B, example_text(E)}
+                                             || {S, {C, B, E}} <- maps:to_list(Groups)])),
+    lists:sublist(Sorted, ?MAX_GROUPS).
+
+%% As an Elixir developer writes it: {WhatGrew.Settings, 17}, :user_1, "key".
+example_text(A) when is_atom(A) -> name_text(A);
+example_text(T) ->
+    B = iolist_to_binary(elixir_text(T, 3)),
+    case byte_size(B) > 120 of
+        true -> <<(binary:part(B, 0, 117))/binary, "...">>;
+        false -> B
+    end.
+
+elixir_text(A, _) when is_atom(A) ->
+    case atom_to_binary(A) of
+        <<"Elixir.", Rest/binary>> -> Rest;
+        Bin when A =:= true; A =:= false; A =:= nil -> Bin;
+        Bin -> [$:, Bin]
+    end;
+elixir_text(T, D) when is_tuple(T), D > 0 ->
+    [${, lists:join(", ", [elixir_text(E, D - 1) || E <- tuple_to_list(T)]), $}];
+elixir_text(T, _) -> io_lib:format("~0tp", [T]).
+
+%% A key's shape: digit runs become #, so that user_1 .. user_4000 are one group; a tuple
+%% keeps its atoms ({MyApp.Cache, _}); other terms by their type.
+key_shape(K) when is_atom(K) -> digits_out(name_text(K));
+key_shape(K) when is_binary(K), byte_size(K) =< 120 ->
+    case io_lib:printable_unicode_list(unicode:characters_to_list(K)) of
+        true -> <<$", (digits_out(K))/binary, $">>;
+        false -> <<"binary">>
+    end;
+key_shape(K) when is_tuple(K), tuple_size(K) > 0 ->
+    Els = [case E of
+               _ when is_atom(E) -> digits_out(name_text(E));
+               _ -> <<"_">>
+           end || E <- lists:sublist(tuple_to_list(K), 4)],
+    More = case tuple_size(K) > 4 of true -> [<<", ...">>]; false -> [] end,
+    iolist_to_binary([${, lists:join(<<", ">>, Els), More, $}]);
+key_shape(K) when is_integer(K) -> <<"integer">>;
+key_shape(K) when is_reference(K) -> <<"reference">>;
+key_shape(K) when is_list(K) -> <<"list">>;
+key_shape(_) -> <<"term">>.
+
+%% A number that counts (user_12, item-7, key42), not one inside a word (i18n, Base64).
+digits_out(B) ->
+    re:replace(B, "(?<![A-Za-z0-9])[0-9]+|[0-9]+$", "#", [global, {return, binary}, unicode]).
+
+%% Atoms created during the run, by shape: atoms are numbered in the order they are made,
+%% so those from the before count up are new; each is read by its index (the external
+%% format's internal atom reference). At most ?MAX_NEW_LOOKED of them, evenly sampled.
+atoms_new(Before) ->
+    case maps:get(atoms, Before, none) of
+        From when is_integer(From) ->
+            To = min(erlang:system_info(atom_count), 1 bsl 24),
+            Step = max(1, (To - From) div ?MAX_NEW_LOOKED),
+            try
+                Groups = atoms_fold(From, To, Step, #{}),
+                [{S, C, 0, E} || {S, C, _, E} <- groups_top(Groups)]
+            catch _:_ -> []
+            end;
+        _ -> []
+    end.
+
+atoms_fold(I, To, _Step, G) when I >= To -> G;
+atoms_fold(I, To, Step, G) ->
+    A = binary_to_term(<<131, 75, I:24>>),
+    true = is_atom(A),
+    atoms_fold(I + Step, To, Step, group_add(digits_out(name_text(A)), Step, 0, A, G)).
+
+%% Ports opened during the run and still open: their count, and by name and owner (its
+%% registered name, else its initial call) [{Name, OwnerPid, OwnerName, OwnerCall,
+%% TestModule, Count, OsPid}], most first; the owner, module and OS pid are an example's.
+ports_new(Before, Owners) ->
+    case maps:get(ports, Before, none) of
+        BeforePorts when is_map(BeforePorts) ->
+            New = [P || P <- erlang:ports(), not maps:is_key(P, BeforePorts)],
+            Groups = lists:foldl(
+                       fun(P, G) ->
+                               case {erlang:port_info(P, name), erlang:port_info(P, connected),
+                                     erlang:port_info(P, os_pid)} of
+                                   {{name, Name}, {connected, Owner}, {os_pid, Os}} ->
+                                       {ON, OC} = proc_label(Owner),
+                                       Key = {port_name(Name), ON, OC},
+                                       maps:update_with(Key, fun({C, E}) -> {C + 1, E} end,
+                                                        {1, {Owner, Os}}, G);
+                                   _ -> G
+                               end
+                       end, #{}, New),
+            Rows = [{Name, pid_text(Owner), ON, OC, module_text(Owner, Owners), C,
+                     case Os of I when is_integer(I) -> I; _ -> 0 end}
+                    || {{Name, ON, OC}, {C, {Owner, Os}}} <- maps:to_list(Groups)],
+            {length(New), lists:sublist(lists:reverse(lists:keysort(6, Rows)), ?MAX_GROUPS)};
+        _ -> {0, []}
+    end.
+
+port_name(Name) ->
+    B = case unicode:characters_to_binary(Name) of
+            Bin when is_binary(Bin) -> Bin;
+            _ -> <<"?">>
+        end,
+    case byte_size(B) > 120 of
+        true -> <<(binary:part(B, 0, 117))/binary, "...">>;
+        false -> B
+    end.
+
+%% Which test module the leftovers belong to, by spawn ancestry: the formatter learnt which
+%% processes each test module's process spawned (its tests, through a trace of that process
+%% alone); a process born during the run and still alive is walked up its parents
+%% (process_info parent, which names a parent even after it died) until one of those. Per
+%% module: {Module, Processes, ProcessMemory, BinaryBytesAfterGC, Tables, TableBytes} for the
+%% born processes and the ETS tables created during the run that they own. Exact for async
+%% modules too; processes started from elsewhere (a supervisor, a pool) are nobody's.
+owners(_Born, none) -> [];
+owners(Born, Before) ->
+    case application:get_env(gate_probe, spawn_owners) of
+        {ok, Map} when map_size(Map) > 0 ->
+            Acc0 = lists:foldl(
+                     fun({P, M, Bin}, Acc) ->
+                             owner_add(owner_of(P, Map, 32), {1, M, Bin, 0, 0}, Acc)
+                     end, #{}, Born),
+            W = erlang:system_info(wordsize),
+            BeforeEts = maps:get(ets, Before),
+            Acc1 = lists:foldl(
+                     fun(T, Acc) ->
+                             case catch {ets_id(T), ets:info(T, owner), ets:info(T, memory)} of
+                                 {Id, Owner, Mem} when is_pid(Owner), is_integer(Mem) ->
+                                     case maps:is_key(Id, BeforeEts) of
+                                         true -> Acc;
+                                         false -> owner_add(owner_of(Owner, Map, 32),
+                                                            {0, 0, 0, 1, Mem * W}, Acc)
+                                     end;
+                                 _ -> Acc
+                             end
+                     end, Acc0, ets:all()),
+            [{atom_to_binary(Mod), P, M, B, T, TB} || {Mod, {P, M, B, T, TB}} <- maps:to_list(Acc1)];
+        _ -> []
+    end.
+
+owner_add(none, _, Acc) -> Acc;
+owner_add(Mod, {P, M, B, T, TB}, Acc) ->
+    maps:update_with(Mod, fun({P0, M0, B0, T0, TB0}) -> {P0 + P, M0 + M, B0 + B, T0 + T, TB0 + TB} end,
+                     {P, M, B, T, TB}, Acc).
+
+owner_of(_P, _Map, 0) -> none;
+owner_of(P, Map, N) ->
+    case Map of
+        #{P := Mod} -> Mod;
+        _ ->
+            case erlang:process_info(P, parent) of
+                {parent, Parent} when is_pid(Parent) -> owner_of(Parent, Map, N - 1);
+                _ -> none
+            end
+    end.

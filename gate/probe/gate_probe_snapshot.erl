@@ -1,0 +1,548 @@
+%% gate/probe/gate_probe_snapshot.erl: one snapshot of the node, taken inside it.
+%%
+%% erlang:memory() and the counts; deep, one pass over every process (a GC each, recon's
+%% bin_leak), the top N of each ranking, the processes born since the before-snapshot, the
+%% ETS tables and the allocators. The keeper process holds what existed at the
+%% before-snapshot; gate_probe_grew compares the after-snapshot with it. Part of the probe:
+%% see gate_probe.erl.
+-module(gate_probe_snapshot).
+-gate_load(always).
+
+-export([snapshot/1, keeper_stop/0, gc_all/0, gc_light/0]).
+%% for gate_probe_grew and gate_probe_events
+-export([top_add/4, top_list/1, initial_call/1, ets_id/1, pid_text/1, id_text/1,
+         name_text/1, mfa_text/1]).
+
+%% persistent_term keys remembered at most for what grew (issue 13)
+-define(MAX_PTERM_KEYS, 200000).
+
+%% One snapshot. Opts (all optional):
+%%   gc    => boolean(): force GC of every process first (default true)
+%%   deep  => boolean(): also processes, ETS tables and allocators (default false)
+%%   top   => integer(): how many processes per ranking leave the node (default 20)
+%%   ets_cap => integer(): most ETS tables shipped, largest first (default 10000)
+%%   mark  => none | before | after: before remembers which processes and tables exist now
+%%            (in a keeper process); after reports those born since (default none)
+%%   bin_leak => boolean(): with gc, also each process's refc binaries before its GC
+%%            (recon's bin_leak: what the GC freed), one more call per process, about 1.5x
+%%            the pass (default true); false ships undefined for the
+%%            before-GC figures (gate decodes -1: not measured)
+%% Everything is collected in one pass over the processes; only the top N of each ranking
+%% and the born groups leave the node, so a node with 1M processes ships a few kB.
+snapshot(Opts) ->
+    T0 = erlang:monotonic_time(microsecond),
+    GC = maps:get(gc, Opts, true),
+    Deep = maps:get(deep, Opts, false),
+    Mark = maps:get(mark, Opts, none),
+    Before = case Mark of
+                 'after' -> keeper_get();
+                 _ -> none
+             end,
+    Keeper = whereis(gate_probe_keeper),
+    %% skip: gate's own helpers on this node (cluster mode), not to be measured
+    Skip = lists:usort([P || P <- [self(), Keeper, whereis(gate_probe_watchdog)
+                                   | maps:get(skip, Opts, [])], is_pid(P),
+                             node(P) =:= node()]),
+    Scan0 = case Deep of
+                true -> deep_scan(scan_gc(GC, maps:get(bin_leak, Opts, true)),
+                                  maps:get(top, Opts, 20), Skip, Before,
+                                  maps:get(ets_cap, Opts, 10000), Mark =:= before);
+                false ->
+                    GC andalso gc_pass(),
+                    #{}
+            end,
+    %% the per-process figures of a before-snapshot stay in the node, with the keeper
+    {Figs, Scan} = case maps:take(keeper_figs, Scan0) of
+                       error -> {#{}, Scan0};
+                       {F, S} -> {F, S}
+                   end,
+    GC andalso erlang:garbage_collect(),
+    GC andalso settle_rate(40, erlang:memory(total)),
+    GcUs = case GC of
+               true -> erlang:monotonic_time(microsecond) - T0;
+               false -> 0
+           end,
+    {Mem, Overhead} = memory_less_keeper(Keeper),
+    Allocs = case Deep of
+                 true -> allocators();
+                 false -> []
+             end,
+    Mark =:= before andalso keeper_start(Figs),
+    PT = case Deep of
+             true -> persistent_term_memory();
+             false -> #{}
+         end,
+    maps:merge(PT, Scan#{memory => Mem,
+          probe_overhead => Overhead,
+          allocs => Allocs,
+          gc_us => GcUs,
+          process_count => erlang:system_info(process_count) - length(Skip) + 1,
+          process_limit => erlang:system_info(process_limit),
+          atom_count => erlang:system_info(atom_count),
+          atom_limit => erlang:system_info(atom_limit),
+          ets_count => erlang:system_info(ets_count),
+          ets_limit => erlang:system_info(ets_limit),
+          port_count => erlang:system_info(port_count),
+          port_limit => erlang:system_info(port_limit),
+          word_size => erlang:system_info(wordsize),
+          schedulers => erlang:system_info(schedulers),
+          node => atom_to_binary(node()),
+          taken_at_ms => os:system_time(millisecond),
+          otp_release => list_to_binary(erlang:system_info(otp_release))}).
+
+%% The bytes of persistent_term's values: they live in the literal area (literal_alloc) like
+%% the constants of loaded modules, so the rules tell one from the other with this figure.
+persistent_term_memory() ->
+    try persistent_term:info() of
+        #{memory := M} when is_integer(M), M >= 0 -> #{persistent_term_memory => M};
+        _ -> #{}
+    catch _:_ -> #{}
+    end.
+
+%% erlang:memory() without the keeper process's own heap (it holds the before set), so that
+%% gate does not measure itself.
+memory_less_keeper(Keeper) ->
+    M = maps:from_list(erlang:memory()),
+    K = case is_pid(Keeper) andalso erlang:process_info(Keeper, memory) of
+            {memory, B} -> B;
+            _ -> 0
+        end,
+    Less = fun(Key, Map) -> maps:update_with(Key, fun(V) -> max(0, V - K) end, Map) end,
+    {lists:foldl(Less, M, [total, processes, processes_used]), K}.
+
+%% The keeper remembers what existed at the before-snapshot, so that the after-snapshot can
+%% tell what grew: per process its memory, mailbox and refc binary bytes (Figs, from the
+%% deep scan: M, or {M, Q, B} when it has a mailbox or binaries; [] for a process the scan
+%% did not see), per ETS table {Rows, Bytes}, persistent_term:info() and its keys, the open
+%% ports and the atom count.
+keeper_start(Figs) ->
+    keeper_stop(),
+    W = erlang:system_info(wordsize),
+    PTerm = persistent_term:info(),
+    %% keys only (values are not copied); a node with a huge number of terms is not diffed
+    PTermKeys = case maps:get(count, PTerm, 0) =< ?MAX_PTERM_KEYS of
+                    true -> maps:from_keys([K || {K, _} <- persistent_term:get()], []);
+                    false -> none
+                end,
+    %% with the scan's figures, only the processes born since the scan are added
+    Pids = case map_size(Figs) of
+               0 -> maps:from_keys(erlang:processes(), []);
+               _ -> lists:foldl(fun(P, M) when is_map_key(P, M) -> M;
+                                   (P, M) -> M#{P => []}
+                                end, Figs, erlang:processes())
+           end,
+    Set = #{pids => Pids,
+            ets => maps:from_list([{ets_id(T), ets_fig(T, W)} || T <- ets:all()]),
+            pterm => PTerm,
+            pterm_keys => PTermKeys,
+            ports => maps:from_keys(erlang:ports(), []),
+            atoms => erlang:system_info(atom_count)},
+    Pid = spawn(fun() -> keeper(Set) end),
+    register(gate_probe_keeper, Pid),
+    ok.
+
+keeper(Set) ->
+    receive
+        {get, From, Ref} -> From ! {Ref, Set}, keeper(Set);
+        stop -> ok
+    end.
+
+keeper_get() ->
+    case whereis(gate_probe_keeper) of
+        undefined -> none;
+        Pid ->
+            Ref = make_ref(),
+            Pid ! {get, self(), Ref},
+            receive {Ref, Set} -> Set after 10000 -> none end
+    end.
+
+keeper_stop() ->
+    case whereis(gate_probe_keeper) of
+        undefined -> ok;
+        Pid ->
+            Ref = monitor(process, Pid),
+            Pid ! stop,
+            receive {'DOWN', Ref, _, _, _} -> ok after 5000 -> exit(Pid, kill) end
+    end.
+
+%% What the keeper keeps of a table: {Rows, Bytes}, [] when it went away meanwhile.
+ets_fig(T, W) ->
+    case catch {ets:info(T, size), ets:info(T, memory)} of
+        {S, M} when is_integer(S), is_integer(M) -> {S, M * W};
+        _ -> []
+    end.
+
+%% How the pass treats each process: leak: its refc binaries, a GC, then memory, mailbox and
+%% binaries again in one call (recon's bin_leak: what the GC freed); true: the GC and the one
+%% call (two signals per process, as the floor: issue 15); false: the one call.
+scan_gc(true, true) -> leak;
+scan_gc(GC, _) -> GC.
+
+%% The single pass: for each process, its refc binaries, a GC, then memory, mailbox and its
+%% binaries again (recon's bin_leak: what the GC freed). Kept: the top N by memory, mailbox,
+%% binary bytes after GC and binary bytes freed, and (after a before mark) the born ones.
+deep_scan(GC, N, Skip, Before, EtsCap, Collect) ->
+    BeforePids = case Before of none -> none; _ -> maps:get(pids, Before) end,
+    {TMem, TMq, TBin, TFreed, Born, BornN, BornMem, GMem, GMq, GBin, Figs} =
+        parallel_scan(erlang:processes(), GC, N, Skip, BeforePids, Collect),
+    Tops = top_list(TMem) ++ top_list(TMq) ++ top_list(TBin) ++ top_list(TFreed),
+    Nums = maps:from_list([{Pid, X} || {_, Pid, X} <- Tops]),
+    Procs = [Row || Pid <- lists:usort(maps:keys(Nums)),
+                    Row <- [proc_row(Pid, maps:get(Pid, Nums),
+                                     BeforePids =/= none andalso
+                                         not maps:is_key(Pid, BeforePids))],
+                    Row =/= skip],
+    Ets = ets_rows(Before, EtsCap),
+    PTerm = persistent_term:info(),
+    Scan = #{procs => Procs,
+             born_count => BornN,
+             born_memory => BornMem,
+             born => born_groups(Born),
+             ets => Ets,
+             owners => gate_probe_grew:owners(Born, Before),
+             pterm_count => maps:get(count, PTerm, 0),
+             pterm_memory => maps:get(memory, PTerm, 0)},
+    case Collect of
+        true -> Scan#{keeper_figs => maps:from_list(Figs)};
+        false when Before =:= none -> Scan;
+        false -> maps:merge(Scan, gate_probe_grew:what_grew(Before, N, GMem, GMq, GBin))
+    end.
+
+%% The pass is split over one worker per scheduler: each scans an interleaved share of the
+%% processes and keeps its own top N; the shares are merged here.
+parallel_scan(Pids, GC, N, Skip, BeforePids, Collect) ->
+    W = max(1, erlang:system_info(schedulers_online)),
+    Shares = deal(Pids, W),
+    Self = self(),
+    Workers = [spawn_monitor(fun() ->
+                                     Empty = {N, 0, []},
+                                     Acc0 = {Empty, Empty, Empty, Empty, [], 0, 0,
+                                             Empty, Empty, Empty, []},
+                                     R = lists:foldl(fun(P, A) ->
+                                                             scan_one(P, GC, Skip, BeforePids,
+                                                                      Collect, A)
+                                                     end, Acc0, Share),
+                                     Self ! {self(), R}
+                             end) || Share <- Shares],
+    Results = [receive
+                   {Pid, R} -> erlang:demonitor(Ref, [flush]), R;
+                   {'DOWN', Ref, process, Pid, Why} -> exit({scan_worker, Why})
+               end || {Pid, Ref} <- Workers],
+    lists:foldl(fun merge_scan/2, hd(Results), tl(Results)).
+
+deal(L, 1) -> [L];
+deal(L, W) -> deal(L, W, list_to_tuple(lists:duplicate(W, [])), 1).
+deal([], _W, T, _I) -> tuple_to_list(T);
+deal([P | Rest], W, T, I) ->
+    deal(Rest, W, setelement(I, T, [P | element(I, T)]), I rem W + 1).
+
+merge_scan({A1, A2, A3, A4, B, BN, BM, G1, G2, G3, F},
+           {C1, C2, C3, C4, D, DN, DM, H1, H2, H3, E}) ->
+    {top_merge(A1, C1), top_merge(A2, C2), top_merge(A3, C3), top_merge(A4, C4),
+     B ++ D, BN + DN, BM + DM, top_merge(G1, H1), top_merge(G2, H2), top_merge(G3, H3),
+     F ++ E}.
+
+top_merge(T, {_, _, L}) ->
+    lists:foldl(fun({V, P, X}, Acc) -> top_add(V, P, X, Acc) end, T, L).
+
+scan_one(P, _GC, _Skip, _BeforePids, _Collect, Acc) when not is_pid(P) -> Acc;
+scan_one(P, GC, Skip, BeforePids, Collect, Acc) ->
+    case lists:member(P, Skip) of
+        true -> Acc;
+        false when GC =/= leak -> scan_proc(P, GC, BeforePids, Collect, none, Acc);
+        false ->
+            case erlang:process_info(P, binary) of
+                {binary, B0} -> scan_proc(P, GC, BeforePids, Collect, bin_sum(B0), Acc);
+                undefined -> Acc
+            end
+    end.
+
+scan_proc(P, GC, BeforePids, Collect, Pre,
+          {TMem, TMq, TBin, TFreed, Born, BornN, BornMem, GMem, GMq, GBin, Figs} = Acc) ->
+    GC =/= false andalso erlang:garbage_collect(P),
+    case erlang:process_info(P, [memory, message_queue_len, binary]) of
+        [{memory, M}, {message_queue_len, Q}, {binary, B1}] ->
+            {R1, S1} = bin_sum(B1),
+            {R0, S0} = case Pre of
+                           none when GC =:= false -> {R1, S1};
+                           none -> {undefined, undefined};
+                           _ -> Pre
+                       end,
+            X = {M, Q, R1, S1, R0, S0},
+            %% one look-up: born, or its figures at the before-snapshot
+            Was = case BeforePids of
+                      none -> none;
+                      _ -> maps:get(P, BeforePids, born)
+                  end,
+            IsBorn = Was =:= born,
+            %% growth since the before-snapshot (issue 13): from 0 for the born
+            {GMem1, GMq1, GBin1} =
+                case was_fig(Was) of
+                    {WasM, WasQ, WasB} ->
+                        G = {WasM, WasQ, WasB, M, Q, S1, IsBorn},
+                        {top_add(M - WasM, P, G, GMem), top_add(Q - WasQ, P, G, GMq),
+                         top_add(S1 - WasB, P, G, GBin)};
+                    _ -> {GMem, GMq, GBin}
+                end,
+            {top_add(M, P, X, TMem), top_add(Q, P, X, TMq), top_add(S1, P, X, TBin),
+             case is_integer(S0) of
+                 true -> top_add(S0 - S1, P, X, TFreed);
+                 false -> TFreed
+             end,
+             case IsBorn of true -> [{P, M, S1} | Born]; false -> Born end,
+             case IsBorn of true -> BornN + 1; false -> BornN end,
+             case IsBorn of true -> BornMem + M; false -> BornMem end,
+             GMem1, GMq1, GBin1,
+             case Collect of
+                 true when Q =:= 0, S1 =:= 0 -> [{P, M} | Figs];
+                 true -> [{P, {M, Q, S1}} | Figs];
+                 false -> Figs
+             end};
+        _ -> Acc
+    end.
+
+%% A process's figures at the before-snapshot as the keeper holds them; born: from zero;
+%% none when the scan did not see it.
+was_fig(born) -> {0, 0, 0};
+was_fig(M) when is_integer(M) -> {M, 0, 0};
+was_fig({_, _, _} = F) -> F;
+was_fig(_) -> none.
+
+bin_sum(Bins) -> lists:foldl(fun({_, Size, _}, {R, S}) -> {R + 1, S + Size} end, {0, 0}, Bins).
+
+%% A bounded top-N: {N, Count, AscendingList}; an item enters only when it beats the least.
+top_add(V, _P, _X, T) when V =< 0 -> T;
+top_add(V, P, X, {N, C, L}) when C < N -> {N, C + 1, lists:keymerge(1, L, [{V, P, X}])};
+top_add(V, P, X, {N, C, [{Min, _, _} | Rest]}) when V > Min ->
+    {N, C, lists:keymerge(1, Rest, [{V, P, X}])};
+top_add(_, _, _, T) -> T.
+
+top_list({_, _, L}) -> L.
+
+proc_row(Pid, {M, Q, R1, S1, R0, S0}, Born) ->
+    case erlang:process_info(Pid, [registered_name, current_function, heap_size,
+                                   total_heap_size]) of
+        undefined -> skip;
+        [{registered_name, Name}, {current_function, Cur}, {heap_size, H},
+         {total_heap_size, TH}] ->
+            W = erlang:system_info(wordsize),
+            {pid_text(Pid), name_text(Name), mfa_text(initial_call(Pid)), mfa_text(Cur),
+             M, H * W, TH * W, Q, R1, S1, R0, S0, Born}
+    end.
+
+%% Born processes grouped by registered name or (proc_lib-translated) initial call.
+born_groups(Born) ->
+    Groups = lists:foldl(
+               fun({P, M, _}, G) ->
+                       Key = born_key(P),
+                       maps:update_with(Key, fun({C, Mem, Ex}) -> {C + 1, Mem + M, Ex} end,
+                                        {1, M, pid_text(P)}, G)
+               end, #{}, Born),
+    Sorted = lists:reverse(lists:keysort(3, [{K, C, Mem, Ex} || {K, {C, Mem, Ex}} <-
+                                                                  maps:to_list(Groups)])),
+    lists:sublist(Sorted, 50).
+
+%% A spawned fun starts in erlang:apply/2, which says nothing: add where it is now.
+born_key(P) ->
+    case erlang:process_info(P, [registered_name, current_function]) of
+        [{registered_name, Name}, _] when Name =/= [] -> name_text(Name);
+        [_, {current_function, Cur}] ->
+            case initial_call(P) of
+                {erlang, apply, 2} ->
+                    <<"spawned fun in ", (mfa_text(Cur))/binary>>;
+                MFA -> mfa_text(MFA)
+            end;
+        _ -> <<"exited">>
+    end.
+
+%% proc_lib's translated initial call ('$initial_call' in the dictionary: the gen_server
+%% callback module's init/1 rather than proc_lib:init_p/5), else the raw one.
+initial_call(P) ->
+    case erlang:process_info(P, dictionary) of
+        {dictionary, D} ->
+            case lists:keyfind('$initial_call', 1, D) of
+                {_, {M, F, A}} when is_atom(M) -> {M, F, A};
+                _ -> raw_initial_call(P)
+            end;
+        _ -> undefined
+    end.
+
+raw_initial_call(P) ->
+    case erlang:process_info(P, initial_call) of
+        {initial_call, MFA} -> MFA;
+        _ -> undefined
+    end.
+
+%% ETS tables, largest first, at most Cap of them.
+ets_rows(Before, Cap) ->
+    W = erlang:system_info(wordsize),
+    BeforeEts = case Before of none -> none; _ -> maps:get(ets, Before) end,
+    %% one ets:info/1 per table, and each owner's name asked once (issue 15)
+    {Rows, _} = lists:foldl(fun(T, {Acc, Names}) ->
+                                    case ets_row1(T, W, BeforeEts, Names) of
+                                        {skip, Names1} -> {Acc, Names1};
+                                        {Row, Names1} -> {[Row | Acc], Names1}
+                                    end
+                            end, {[], #{}}, ets:all()),
+    lists:sublist(lists:reverse(lists:keysort(7, lists:reverse(Rows))), Cap).
+
+ets_row1(T, W, BeforeEts, Names) ->
+    case catch ets:info(T) of
+        Info when is_list(Info) ->
+            Get = fun(K) -> case lists:keyfind(K, 1, Info) of {_, V} -> V; false -> undefined end end,
+            Id = case Get(id) of
+                     I when I =/= undefined, not is_tuple(I) -> I;
+                     _ -> T
+                 end,
+            Owner = Get(owner),
+            {OwnerName, Names1} =
+                case Names of
+                    #{Owner := ON} -> {ON, Names};
+                    _ ->
+                        ON = case erlang:process_info(Owner, registered_name) of
+                                 {registered_name, N} when N =/= [] -> name_text(N);
+                                 _ -> <<>>
+                             end,
+                        {ON, Names#{Owner => ON}}
+                end,
+            Mem = Get(memory),
+            Size = Get(size),
+            case is_integer(Mem) andalso is_integer(Size) of
+                true ->
+                    {{name_text(Get(name)), id_text(Id), Get(named_table) =:= true,
+                      atom_to_binary(Get(type)), atom_to_binary(Get(protection)),
+                      Size, Mem * W, pid_text(Owner), OwnerName,
+                      BeforeEts =/= none andalso not maps:is_key(Id, BeforeEts)}, Names1};
+                false -> {skip, Names1}
+            end;
+        _ -> {skip, Names}
+    end.
+
+ets_id(T) ->
+    case catch ets:info(T, id) of
+        Id when Id =/= undefined, not is_tuple(Id) -> Id;
+        _ -> T
+    end.
+
+%% Per allocator type, summed over instances and over mbcs, sbcs and mbcs_pool: bytes in
+%% carriers and in blocks. OTP 23 changed the block format to one entry per block type;
+%% both are read.
+allocators() ->
+    Types = try erlang:system_info(alloc_util_allocators) catch _:_ -> [] end,
+    [{atom_to_binary(T), C, B} || T <- Types, {C, B} <- [alloc_usage(T)]].
+
+alloc_usage(Type) ->
+    Instances = case catch erlang:system_info({allocator, Type}) of
+                    L when is_list(L) -> L;
+                    _ -> []
+                end,
+    lists:foldl(
+      fun({instance, _, Info}, Acc) when is_list(Info) ->
+              lists:foldl(fun(K, {C, B}) ->
+                                  case lists:keyfind(K, 1, Info) of
+                                      {K, Props} when is_list(Props) ->
+                                          {C + carriers_size(Props), B + blocks_size(Props)};
+                                      _ -> {C, B}
+                                  end
+                          end, Acc, [mbcs, sbcs, mbcs_pool]);
+         (_, Acc) -> Acc
+      end, {0, 0}, Instances).
+
+carriers_size(Props) ->
+    case lists:keyfind(carriers_size, 1, Props) of
+        {carriers_size, Cur, _, _} -> Cur;
+        {carriers_size, Cur} -> Cur;
+        _ -> 0
+    end.
+
+blocks_size(Props) ->
+    case lists:keyfind(blocks_size, 1, Props) of
+        {blocks_size, Cur, _, _} -> Cur;                        % before OTP 23
+        {blocks_size, Cur} -> Cur;
+        false ->
+            case lists:keyfind(blocks, 1, Props) of
+                {blocks, PerType} when is_list(PerType) ->      % OTP 23 and later
+                    lists:sum([S || {_, L} <- PerType, is_list(L),
+                                    {size, S} <- [size_of(L)]]);
+                _ -> 0
+            end
+    end.
+
+size_of(L) ->
+    case lists:keyfind(size, 1, L) of
+        {size, S, _, _} -> {size, S};
+        {size, S} -> {size, S};
+        _ -> {size, 0}
+    end.
+
+pid_text(P) when is_pid(P) -> list_to_binary(pid_to_list(P));
+pid_text(P) when is_port(P) -> list_to_binary(erlang:port_to_list(P));
+pid_text(_) -> <<>>.
+
+id_text(Id) when is_atom(Id) -> name_text(Id);
+id_text(Id) when is_reference(Id) -> list_to_binary(erlang:ref_to_list(Id));
+id_text(Id) -> iolist_to_binary(io_lib:format("~p", [Id])).
+
+%% Names as an Elixir developer writes them: 'Elixir.Foo.Bar' is Foo.Bar.
+name_text([]) -> <<>>;
+name_text(A) when is_atom(A) ->
+    case atom_to_binary(A) of
+        <<"Elixir.", Rest/binary>> -> Rest;
+        B -> B
+    end;
+name_text(_) -> <<>>.
+
+mfa_text({M, F, A}) when is_atom(M), is_atom(F), is_integer(A) ->
+    iolist_to_binary([name_text(M), $:, atom_to_binary(F), $/, integer_to_binary(A)]);
+mfa_text(_) -> <<"unknown">>.
+
+%% Forces a full sweep of every process, lets the freed memory settle, and returns the time
+%% it took in microseconds.
+gc_all() ->
+    T0 = erlang:monotonic_time(microsecond),
+    gc_pass(),
+    settle(10, erlang:memory(total)),
+    erlang:monotonic_time(microsecond) - T0.
+
+%% One sweep without the settling pause: the formatter's per-test snapshots.
+gc_light() -> gc_pass().
+
+%% Freed memory does not show in erlang:memory() at once: blocks freed on another scheduler
+%% are handed back to their owner later (delayed deallocation), and exiting processes release
+%% their heaps asynchronously. Measured here: binary read 400 kB right after the sweep and
+%% 20 kB 50 ms later, with no further GC. So: pause and read again until total stays within
+%% 0.5 %, at most 10 times.
+%% settle/2's bound as a rate, read four times as often (issue 15): at most 0.125 % of total
+%% per 5 ms pause (0.5 % per 20 ms), at most 40 pauses. It stops at the first 5 ms step where
+%% the drift is that slow, rather than at the next multiple of 20 ms: 5-10 ms after a GC of a
+%% node that runs a suite, instead of 20-40 (twice per gate run).
+settle_rate(0, _Prev) -> ok;
+settle_rate(N, Prev) ->
+    timer:sleep(5),
+    Now = erlang:memory(total),
+    case abs(Now - Prev) =< Prev div 800 of
+        true -> ok;
+        false -> settle_rate(N - 1, Now)
+    end.
+
+settle(0, _Prev) -> ok;
+settle(N, Prev) ->
+    timer:sleep(20),
+    Now = erlang:memory(total),
+    case abs(Now - Prev) =< Prev div 200 of
+        true -> ok;
+        false -> settle(N - 1, Now)
+    end.
+
+%% One sweep: asynchronous requests, so that the schedulers collect in parallel; a process
+%% that exits meanwhile answers false, which is fine.
+gc_pass() ->
+    Self = self(),
+    Refs = [begin
+                Ref = make_ref(),
+                erlang:garbage_collect(P, [{async, Ref}]),
+                Ref
+            end || P <- erlang:processes(), P =/= Self],
+    erlang:garbage_collect(),
+    [receive {garbage_collect, R, _} -> ok end || R <- Refs],
+    ok.
