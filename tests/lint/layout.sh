@@ -73,16 +73,21 @@ for f in $SRC $(find gate -name '*.erl' | sort) $(find tests -name '*.[ch]' ! -p
 	[ "$n" -le 1000 ] || say "$f has $n lines, over 1000: split it by concern"
 done
 
-# C functions: a definition starts at column 0 with an identifier and "(", its body opens with
+# C functions (collected first, so that a breach sets fail in this shell); a
+# definition starts at column 0 with an identifier and "(", its body opens with
 # "{" alone at column 0 (the house style, .clang-format's Linux braces) and ends at "}" there
-for f in $SRC; do
+LONG=$(for f in $SRC; do
 	awk -v F="$f" '
 		/^[A-Za-z_][^;]*\(/ && !/^(static )?(const )?(struct|enum|union) [a-z_]+ *\{/ { cand = $0; cl = NR }
 		/^\{/ && cl && NR - cl < 8 { start = cl; name = cand; infn = 1; cl = 0 }
 		/^\}/ && infn { n = NR - start + 1; sub(/\(.*/, "", name); k = split(name, p, /[ *]+/);
 			if (n > 150) printf "layout: %s:%d: %s is %d lines, over 150: split it into steps\n", F, start, p[k], n; infn = 0 }
 	' "$f"
-done | { if grep .; then exit 1; fi; } >&2 && fail=1
+done)
+if [ -n "$LONG" ]; then
+	echo "$LONG" >&2
+	fail=1
+fi
 
 [ $fail = 0 ] && echo "layout: ok ($(echo "$SRC" | wc -w) C files, $(wc -l <"$EDGES") includes)"
 exit $fail
