@@ -206,7 +206,8 @@ static int is_gate_hook(const char *path)
 		return 0;
 	char *head = NULL;
 	size_t n;
-	if (readfile_bounded(path, HOOK_HEAD_MAX, 1, &head, &n, NULL, 0) != READFILE_OK)
+	if (readfile_bounded(path, HOOK_HEAD_MAX, READFILE_TRUNCATE, &head, &n, NULL, 0) !=
+	    READFILE_OK)
 		return 0;
 	const char *nl = strchr(head, '\n');
 	int ours = nl && strncmp(nl + 1, HOOK_MARKER, strlen(HOOK_MARKER)) == 0;

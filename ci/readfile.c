@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,9 +20,10 @@ static enum readfile_status fail(int fd, char *buf, enum readfile_status st)
 	return st;
 }
 
-enum readfile_status readfile_bounded(const char *path, size_t max, int truncate, char **out,
+enum readfile_status readfile_bounded(const char *path, size_t max, int flags, char **out,
                                       size_t *len, char *err, size_t errlen)
 {
+	int truncate = flags & READFILE_TRUNCATE;
 	*out = NULL;
 	*len = 0;
 	/* O_NONBLOCK: a FIFO at path must not hang the open before fstat says what it is */
@@ -40,8 +42,14 @@ enum readfile_status readfile_bounded(const char *path, size_t max, int truncate
 		errtext_set(err, errlen, path, "is a directory, not a file");
 		return fail(fd, NULL, READFILE_ERROR);
 	}
-	if (!S_ISREG(st.st_mode)) {
-		errtext_set(err, errlen, path, "is not a regular file");
+	bool stream = (flags & READFILE_STREAM) && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode));
+	if (!S_ISREG(st.st_mode) && !stream) {
+		errtext_set(err, errlen, path, "is not a regular file; give the path of a file");
+		return fail(fd, NULL, READFILE_ERROR);
+	}
+	/* a stream is read as it comes: blocking again, its size unknown until its end */
+	if (stream && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		errtext_set(err, errlen, path, "cannot read it: %s", strerror(errno));
 		return fail(fd, NULL, READFILE_ERROR);
 	}
 	if (!truncate && (unsigned long long)st.st_size > max) {

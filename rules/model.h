@@ -338,7 +338,8 @@ const char *verdict_name(enum verdict v);
  * so that no writer matches a rule's name: a new rule needs no writer edit. */
 enum finding_unit {
 	UNIT_BYTES, /* before, after, delta and floor are bytes (the default) */
-	UNIT_COUNT  /* they are counts: ports, processes, atoms */
+	UNIT_COUNT  /* they are counts (the ports rule); the other rules give bytes even when
+	             * they judge a count (atoms, born processes), which their messages say */
 };
 enum finding_show {
 	/* a row of the erlang:memory table (before, after, grew, judged, %, limit): its subject

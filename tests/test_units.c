@@ -330,9 +330,9 @@ static void test_cli_watch_floor_margin(void **state)
 {
 	(void)state;
 	static const char *const good[][2] = {
-	        {"--floor", "1000000"}, {"--floor", "1MB"}, {"--floor", "2 MiB"},
-	        {"--floor", "0"},       {"--margin", "20"}, {"--margin", "20%"},
-	        {"--margin", "2.5 %"},
+	        {"--floor", "1000000"}, {"--floor", "1MB"},  {"--floor", "2 MiB"},
+	        {"--floor", "0"},       {"--margin", "20"},  {"--margin", "20%"},
+	        {"--margin", "2.5 %"},  {"--margin", "1e2"},
 	};
 	static const char *const bad[][3] = {
 	        {"--floor", "-5", "out of range"},

@@ -416,7 +416,7 @@ static int parse_percent_opt(const char *name, const char *v, double *out)
 	char *end;
 	errno = 0;
 	double n = strtod(v, &end);
-	bool bare = end != v && !*end && errno == 0 && strspn(v, "0123456789.+-") == strlen(v);
+	bool bare = end != v && !*end && errno == 0; /* a number alone: 20, 2.5, 1e2 */
 	if (bare ? units_check_percent(n, err, sizeof(err)) == 0
 	         : units_parse_percent(v, &n, err, sizeof(err)) == 0) {
 		if (n <= 100000) {

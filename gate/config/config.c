@@ -443,7 +443,8 @@ static int read_file(const char *path, char **out, size_t *len, char *err, size_
 	struct stat st;
 	size_t n;
 
-	if (readfile_bounded(path, TOML_MAX_INPUT, 0, out, len, err, errlen) == READFILE_OK)
+	if (readfile_bounded(path, TOML_MAX_INPUT, READFILE_STREAM, out, len, err, errlen) ==
+	    READFILE_OK)
 		return 0;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && err && (n = strlen(err)) < errlen)
 		errtext_set(err + n, errlen - n, NULL, "; give the path of a TOML file");

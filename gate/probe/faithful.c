@@ -131,7 +131,8 @@ static int scan_helper(const char *path, char *out, size_t len)
 {
 	char *buf, ignored[256];
 	size_t n;
-	if (readfile_bounded(path, 65535, 1, &buf, &n, ignored, sizeof(ignored)) != READFILE_OK)
+	if (readfile_bounded(path, 65535, READFILE_TRUNCATE, &buf, &n, ignored, sizeof(ignored)) !=
+	    READFILE_OK)
 		return 0;
 	static const char *const calls[] = {":net_kernel.start(", "Node.start("};
 	int found = 0;

@@ -99,7 +99,8 @@ int session_cookie_read(const char *file, char *buf, size_t len, char *from, siz
 	/* a cookie is short: the first len - 1 bytes are all that can be one */
 	char *data, why[4096 + 256];
 	size_t n, plen = strlen(path);
-	if (readfile_bounded(path, len - 1, 1, &data, &n, why, sizeof(why)) != READFILE_OK) {
+	if (readfile_bounded(path, len - 1, READFILE_TRUNCATE | READFILE_STREAM, &data, &n, why,
+	                     sizeof(why)) != READFILE_OK) {
 		/* why says "PATH: what went wrong": the path is said once */
 		const char *what =
 		        strncmp(why, path, plen) == 0 && why[plen] == ':' ? why + plen + 2 : why;
