@@ -72,6 +72,7 @@ struct run {
 	struct baseline newbase; /* this run's figures, for --json and --update-baseline */
 	char *suite_error;
 	time_t started;
+	bool judged; /* the rules ran: the reports carry the results (also with a late error) */
 	struct cluster cl;            /* --cluster: every node, with its snapshots and findings */
 	struct exec_env env;          /* --exec: what the command gets to reach the node */
 	struct repeat_step rep;       /* --repeat N (issue 14): runs 1..N, the judged pair */

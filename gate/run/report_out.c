@@ -12,6 +12,7 @@
 #include "ci/annotate.h"
 #include "ci/atomic.h"
 #include "ci/html.h"
+#include "ci/readfile.h"
 #include "ci/markdown.h"
 
 /* An existing step summary file larger than this is not read back to append to it. */
@@ -42,37 +43,33 @@ int report_out_check(const struct report_out *o, char *err, size_t errlen)
 	if (!o->summary_path && env && env[0] &&
 	    check_path("$GITHUB_STEP_SUMMARY", env, err, errlen) < 0)
 		return -1;
+	/* a step summary gate cannot append to is said before the run, not after the verdict */
+	struct stat st;
+	if (!o->summary_path && env && env[0] && stat(env, &st) == 0 &&
+	    st.st_size > SUMMARY_APPEND_MAX) {
+		errtext_set(err, errlen, NULL,
+		            "$GITHUB_STEP_SUMMARY %s: %lld bytes, over the 8 MiB gate appends to; "
+		            "give another file with --summary FILE",
+		            env, (long long)st.st_size);
+		return -1;
+	}
 	return 0;
 }
 
 /* Reads the file at path into *out (malloc'd) when it exists; *len 0 when it does not. */
 static int read_existing(char **out, size_t *len, const char *path, char *err, size_t errlen)
 {
-	*out = NULL;
-	*len = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		if (errno == ENOENT)
-			return 0;
-		errtext_set(err, errlen, NULL, "%s: cannot read it to append the summary: %s", path,
-		            strerror(errno));
-		return -1;
+	char why[1024];
+	switch (readfile_bounded(path, SUMMARY_APPEND_MAX, 0, out, len, why, sizeof(why))) {
+	case READFILE_OK: return 0;
+	case READFILE_MISSING: return 0;
+	case READFILE_ERROR: break;
 	}
-	char *buf = malloc(SUMMARY_APPEND_MAX + 1);
-	size_t n = buf ? fread(buf, 1, SUMMARY_APPEND_MAX + 1, f) : 0;
-	bool bad = !buf || ferror(f) || n > SUMMARY_APPEND_MAX;
-	fclose(f);
-	if (bad) {
-		errtext_set(err, errlen, NULL, "%s: cannot append the summary: %s", path,
-		            !buf                     ? "out of memory"
-		            : n > SUMMARY_APPEND_MAX ? "the file is over 8 MiB"
-		                                     : "read error");
-		free(buf);
-		return -1;
-	}
-	*out = buf;
-	*len = n;
-	return 0;
+	errtext_set(err, errlen, NULL,
+	            "cannot append the summary: %s (gate appends to at most 8 MiB; give another "
+	            "file with --summary FILE)",
+	            why);
+	return -1;
 }
 
 static int write_summary(const char *path, bool append, const struct report_data *d, char *err,

@@ -239,16 +239,19 @@ static int judge(struct run *r)
 
 /* ---- 8. conclude ---- */
 
-/* The step summary, the HTML report and the annotations (gate/run/report_out.c). */
+/* The step summary, the HTML report and the annotations (gate/run/report_out.c), once per run.
+ * error: why gate could not run or could not finish (exit 2); once the run was judged, its
+ * results are in them too. */
 static int write_ci_outputs(struct run *r, const char *error)
 {
 	char where[2048] = "";
 	const char *slash = strrchr(r->project, '/');
+	bool results = r->judged;
 	if (r->bl.repo || r->bl.have_base)
 		baseline_step_describe(&r->bl, where, sizeof(where));
 	/* a cluster: every node's findings, labelled, in the one list these reports know */
 	struct findings merged = {0};
-	bool cluster = r->opts->cluster && !error;
+	bool cluster = r->opts->cluster && results;
 	if (cluster && cluster_findings_merge(&r->cl, &merged) < 0) {
 		findings_clear(&merged);
 		gate_error("cannot write a report: out of memory");
@@ -259,18 +262,18 @@ static int write_ci_outputs(struct run *r, const char *error)
 	        .node = r->ses.name[0] ? r->ses.name : NULL,
 	        .gate_version = GATE_VERSION,
 	        .started = (int64_t)r->started,
-	        .before = error || cluster ? NULL : &r->before,
-	        .after = error || cluster ? NULL : &r->after,
-	        .findings = error     ? NULL
+	        .before = !results || cluster ? NULL : &r->before,
+	        .after = !results || cluster ? NULL : &r->after,
+	        .findings = !results  ? NULL
 	                    : cluster ? &merged
 	                              : &r->findings,
-	        .tests = error ? NULL : &r->tests,
+	        .tests = results ? &r->tests : NULL,
 	        .baseline_where = strncmp(where, "baseline: ", 10) == 0 ? where + 10 : NULL,
 	        .junit_path = r->junit[0] ? r->junit : NULL,
 	        .root = r->project,
 	        .error = error,
-	        .repeat = !error && r->rep.judged ? &r->rep.data : NULL,
-	        .samples = !error && r->samples.n ? &r->samples : NULL,
+	        .repeat = results && r->rep.judged ? &r->rep.data : NULL,
+	        .samples = results && r->samples.n ? &r->samples : NULL,
 	};
 	struct report_out o = {
 	        .summary_path = r->opts->summary_path,
@@ -291,11 +294,9 @@ static int write_ci_outputs(struct run *r, const char *error)
 	return 0;
 }
 
-/* Every report, once per run: the JUnit file, the summary on stdout (not with an error), then
- * the step summary, the HTML report and the annotations. error: why gate could not run or
- * could not finish (exit 2); the reports say it. Returns -1 when a report could not be
- * written. */
-static int write_reports(struct run *r, const char *error)
+/* The JUnit report, replaced whole (written again only to add a late error case). error: as
+ * for write_ci_outputs. Returns -1 when it could not be written (r->junit is then cleared). */
+static int write_junit(struct run *r, const char *error)
 {
 	char host[256] = "localhost";
 	gethostname(host, sizeof(host) - 1);
@@ -307,7 +308,7 @@ static int write_reports(struct run *r, const char *error)
 	        .node = r->ses.name[0] ? r->ses.name : NULL,
 	        .memory_time_s = (double)(r->before.gc_us + r->after.gc_us) / 1e6,
 	        .error = error,
-	        .repeat = !error && r->rep.judged ? &r->rep.data : NULL,
+	        .repeat = r->judged && r->rep.judged ? &r->rep.data : NULL,
 	};
 	char repo_root[PATH_MAX];
 	if (faithful_repo_root(r->project, repo_root, sizeof(repo_root)) == 0)
@@ -316,36 +317,34 @@ static int write_reports(struct run *r, const char *error)
 		meta.file_root = r->project;
 	/* on the heap: the node list is the attached node's (capped, CLUSTER_NODES_MAX) */
 	struct junit_node *jn = calloc(r->cl.n ? r->cl.n : 1, sizeof(*jn));
-	struct summary_node *sn = calloc(r->cl.n ? r->cl.n : 1, sizeof(*sn));
-	if (!jn || !sn) {
-		free(jn);
-		free(sn);
-		gate_error("cannot write the reports: out of memory");
+	if (!jn) {
+		gate_error("cannot write the JUnit report: out of memory");
+		r->junit[0] = '\0';
 		return -1;
 	}
 	for (size_t i = 0; r->opts->cluster && i < r->cl.n; i++) {
 		const struct cluster_node *nd = &r->cl.nodes[i];
 		jn[i] = (struct junit_node){nd->name, &nd->findings,
 		                            nd->error[0] ? nd->error : NULL};
-		sn[i] = (struct summary_node){nd->name, &nd->findings, jn[i].error};
 	}
-	if (r->opts->cluster && !error) {
+	if (r->opts->cluster && r->judged) {
 		meta.nodes = jn;
 		meta.nnodes = r->cl.n;
 	}
 	char jerr[1024];
-	int rc = 0;
-	if (junit_write(r->junit, &r->findings, &r->tests, &meta, jerr, sizeof(jerr)) < 0) {
+	int rc = junit_write(r->junit, &r->findings, &r->tests, &meta, jerr, sizeof(jerr));
+	free(jn);
+	if (rc < 0) {
 		gate_error("cannot write the JUnit report: %s", jerr);
 		r->junit[0] = '\0';
-		rc = -1;
+		return -1;
 	}
-	if (error) {
-		int w = write_ci_outputs(r, error);
-		free(jn);
-		free(sn);
-		return rc < 0 ? rc : w;
-	}
+	return 0;
+}
+
+/* The summary on stdout: the runs of --repeat, the categories, the failures, the verdict. */
+static int print_summary(struct run *r)
+{
 	struct summary_opts so = {
 	        .color = report_out_color(STDOUT_FILENO),
 	        .junit_path = r->junit[0] ? r->junit : NULL,
@@ -354,15 +353,24 @@ static int write_reports(struct run *r, const char *error)
 	fflush(stderr);
 	if (r->rep.judged)
 		iterations_print(stdout, &r->rep.data, so.color);
-	if (r->opts->cluster)
+	if (r->opts->cluster) {
+		struct summary_node *sn = calloc(r->cl.n ? r->cl.n : 1, sizeof(*sn));
+		if (!sn) {
+			gate_error("cannot print the summary: out of memory");
+			return -1;
+		}
+		for (size_t i = 0; i < r->cl.n; i++) {
+			const struct cluster_node *nd = &r->cl.nodes[i];
+			sn[i] = (struct summary_node){nd->name, &nd->findings,
+			                              nd->error[0] ? nd->error : NULL};
+		}
 		summary_print_cluster(stdout, sn, r->cl.n, &r->tests, &so);
-	else
+		free(sn);
+	} else {
 		summary_print(stdout, &r->findings, &r->tests, &so);
+	}
 	fflush(stdout);
-	free(jn);
-	free(sn);
-	int w = write_ci_outputs(r, NULL);
-	return rc < 0 ? rc : w;
+	return 0;
 }
 
 /* The verdict is the model's (rules/model.h), as the summary and every report say it. */
@@ -429,21 +437,28 @@ static int late_outputs(struct run *r, int code)
 	                            o->message, NULL, stdout, r->err, sizeof(r->err));
 }
 
-/* The verdict, the late outputs, then every report once: a late failure (the --json file,
- * a refused baseline commit) is in the reports as the reason gate exits 2, never as a
+/* The verdict, then the reports, each once: the JUnit file first (one that cannot be written
+ * ends the run with exit 2 before anything that cannot be undone, the baseline commit), the
+ * summary, then --json and --update-baseline, then the step summary, the HTML report and the
+ * annotations. A late failure (the --json file, a refused commit) is exit 2: it joins the
+ * run's results in those reports (the JUnit file replaced with an error case), never a
  * second set of reports. */
 static int conclude(struct run *r)
 {
 	say_mix_result(r);
+	r->judged = true;
 	int code = exit_code(r);
+	bool junit = write_junit(r, NULL) == 0;
+	if (print_summary(r) < 0 || !junit)
+		code = GATE_EXIT_ERROR;
 	const char *late = NULL;
-	if (late_outputs(r, code) < 0) {
+	if (junit && late_outputs(r, code) < 0) {
 		gate_error("%s", r->err);
 		late = r->err;
 		code = GATE_EXIT_ERROR;
+		(void)write_junit(r, late);
 	}
-	/* no report, or an old one, is a run CI cannot read: "could not run" */
-	if (write_reports(r, late) < 0)
+	if (write_ci_outputs(r, late) < 0)
 		code = GATE_EXIT_ERROR;
 	return code;
 }
@@ -455,7 +470,8 @@ static int could_not_run(struct run *r)
 	session_explain(&r->ses, r->err, sizeof(r->err));
 	gate_error("%s", r->err);
 	session_end(&r->ses);
-	(void)write_reports(r, r->err);
+	(void)write_junit(r, r->err);
+	(void)write_ci_outputs(r, r->err);
 	return signals_caught ? GATE_EXIT_SIGNAL(signals_caught) : GATE_EXIT_ERROR;
 }
 

@@ -16,6 +16,12 @@ late_reports_once() {
 	junit_valid "$d/_build/gate/junit.xml"
 	junit_check "$d/_build/gate/junit.xml" --errors 1
 	expect_in "$d/_build/gate/junit.xml" "$why"
+	# the run's results are not lost with it: the summary, the tests and the memory checks
+	expect_in "$OUT" "gate: PASSED"
+	expect_in "$d/_build/gate/junit.xml" 'classname="gate.memory.growth"'
+	expect_in "$d/_build/gate/junit.xml" 'classname="Clean.CacheTest"'
+	expect_in "$s" "| processes\\_used |"
+	[ "$(grep -n 'gate: error: ' "$ERR" | cut -d: -f1)" -gt 0 ] || fail "no error line"
 }
 
 case_pipeline_late_json_failure_reports_once() {
@@ -43,5 +49,23 @@ case_pipeline_late_commit_refused_reports_once() {
 	[ "$(git -C "$d" rev-parse HEAD)" = "$head" ] || fail "HEAD moved"
 	[ -z "$(git -C "$d" status --porcelain)" ] || fail "the working tree changed: $(git -C "$d" status --porcelain)"
 	fsck_clean "$d"
+	no_leftovers "$d"
+}
+
+# the JUnit file cannot be written: exit 2 before the baseline commit, which would otherwise
+# change the branch under a run CI reads as "could not run"
+case_pipeline_junit_unwritable_commits_nothing() {
+	local d head; d=$(git_fixture clean)
+	printf 'not a directory\n' >"$d/blocker"
+	git -C "$d" add blocker && git -C "$d" commit -q -m "a file where the report's folder goes"
+	head=$(git -C "$d" rev-parse HEAD)
+	run_gate run -C "$d" --junit "$d/blocker/junit.xml" --update-baseline --commit
+	expect_rc 2
+	expect_in "$ERR" "cannot write the JUnit report"
+	expect_in "$OUT" "gate: PASSED"
+	[ "$(git -C "$d" rev-parse HEAD)" = "$head" ] || fail "the baseline was committed: $(git -C "$d" log --oneline -1)"
+	[ ! -e "$d/.gate/baseline.json" ] || fail "a baseline file was written"
+	[ -z "$(git -C "$d" status --porcelain)" ] || fail "the working tree changed: $(git -C "$d" status --porcelain)"
+	[ -z "$(git -C "$d" notes --ref=gate list 2>/dev/null)" ] || fail "a note was written"
 	no_leftovers "$d"
 }
