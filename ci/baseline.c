@@ -3,6 +3,7 @@
 #include "baseline.h"
 #include "atomic.h"
 #include "errtext.h"
+#include "json_text.h"
 #include "readfile.h"
 
 #include <errno.h>
@@ -192,24 +193,13 @@ static int dump(char **out, size_t *len, const struct baseline *b, bool full, ch
 	/* sorted keys and integers only: equal figures give equal bytes, and a change reads
 	 * as a small diff in a pull request */
 	size_t flags = JSON_SORT_KEYS | (full ? JSON_INDENT(2) : JSON_COMPACT);
-	char *text = json_dumps(root, flags);
+	char *text = json_text(root, flags, len);
 	json_decref(root);
 	if (!text) {
 		errtext_set(err, errlen, "baseline", "cannot write it as JSON: out of memory");
 		return BASELINE_ERROR;
 	}
-	size_t n = strlen(text);
-	char *with_nl = realloc(text, n + 2);
-	if (!with_nl) {
-		free(text);
-		errtext_set(err, errlen, "baseline", "cannot write it as JSON: out of memory");
-		return BASELINE_ERROR;
-	}
-	with_nl[n] = '\n';
-	with_nl[n + 1] = '\0';
-	*out = with_nl;
-	if (len)
-		*len = n + 1;
+	*out = text;
 	return BASELINE_OK;
 }
 

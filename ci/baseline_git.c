@@ -38,7 +38,7 @@ int bgit_fail(char *err, size_t errlen, int code, const char *fix, const char *f
 		size_t n = strlen(why);
 		while (n > 0 && (why[n - 1] == '\n' || why[n - 1] == '.'))
 			why[--n] = '\0';
-		snprintf(err, errlen, "%s: %s%s%s", what, why, fix ? "; " : "", fix ? fix : "");
+		errtext_set(err, errlen, what, "%s%s%s", why, fix ? "; " : "", fix ? fix : "");
 	}
 	return BASELINE_ERROR;
 }

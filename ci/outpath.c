@@ -1,6 +1,8 @@
 /* ci/outpath.c: an output path inside the project must not lead out of it (ci/outpath.h). */
 #include "outpath.h"
 
+#include "errtext.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -113,23 +115,23 @@ int outpath_check(const char *project, const char *path, const char *what, char 
 {
 	char lex[PATH_MAX * 2], real[PATH_MAX * 3];
 	if (lexical(lex, sizeof(lex), path) < 0) {
-		snprintf(err, errlen, "%s %s: cannot make the path absolute: %s", what, path,
-		         strerror(errno ? errno : ENAMETOOLONG));
+		errtext_set(err, errlen, NULL, "%s %s: cannot make the path absolute: %s", what,
+		            path, strerror(errno ? errno : ENAMETOOLONG));
 		return -1;
 	}
 	if (!inside(project, lex))
 		return 0; /* spelled outside the project: asked for */
 	if (resolved(real, sizeof(real), lex) < 0) {
-		snprintf(err, errlen, "%s %s: cannot resolve the path: %s", what, path,
-		         strerror(errno ? errno : EINVAL));
+		errtext_set(err, errlen, NULL, "%s %s: cannot resolve the path: %s", what, path,
+		            strerror(errno ? errno : EINVAL));
 		return -1;
 	}
 	if (inside(project, real))
 		return 0;
-	snprintf(err, errlen,
-	         "%s %s leads outside the project %s through a symlink (to %s); "
-	         "gate does not write outside the project through a symlink: remove the link, "
-	         "give the real place as an absolute path, or pass --allow-outside",
-	         what, path, project, real);
+	errtext_set(err, errlen, NULL,
+	            "%s %s leads outside the project %s through a symlink (to %s); "
+	            "gate does not write outside the project through a symlink: remove the link, "
+	            "give the real place as an absolute path, or pass --allow-outside",
+	            what, path, project, real);
 	return -1;
 }

@@ -9,6 +9,7 @@
 #include "ci/atomic.h"
 #include "ci/errtext.h"
 #include "ci/iterations.h"
+#include "ci/json_text.h"
 #include "ci/snapshot_json.h"
 
 static json_t *tests_json(const struct test_run *run)
@@ -77,23 +78,15 @@ int run_json_write(const char *path, const struct run_json *d, char *err, size_t
 {
 	char why[1024] = "out of memory";
 	json_t *root = run_json_build(d, why, sizeof(why));
-	char *text = root ? json_dumps(root, JSON_SORT_KEYS | JSON_INDENT(2)) : NULL;
+	size_t len = 0;
+	char *text = root ? json_text(root, JSON_SORT_KEYS | JSON_INDENT(2), &len) : NULL;
 	json_decref(root);
 	if (!text) {
 		errtext_set(err, errlen, "--json", "%s: %s", path, why);
 		return -1;
 	}
-	size_t len = strlen(text);
-	char *nl = realloc(text, len + 2);
-	if (!nl) {
-		free(text);
-		errtext_set(err, errlen, "--json", "%s: out of memory", path);
-		return -1;
-	}
-	nl[len] = '\n';
-	nl[len + 1] = '\0';
-	int rc = atomic_file_replace(path, nl, len + 1, why, sizeof(why));
-	free(nl);
+	int rc = atomic_file_replace(path, text, len, why, sizeof(why));
+	free(text);
 	if (rc < 0)
 		errtext_set(err, errlen, "--json", "%s", why);
 	return rc;

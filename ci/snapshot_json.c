@@ -2,6 +2,8 @@
 #include "snapshot_json.h"
 
 #include "atomic.h"
+#include "errtext.h"
+#include "json_text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -313,29 +315,20 @@ json_t *snapshot_json(const struct snapshot *s)
 int snapshot_json_write(const char *path, const struct snapshot *s, char *err, size_t errlen)
 {
 	json_t *j = snapshot_json(s);
-	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+	size_t len = 0;
+	char *text = j ? json_text(j, JSON_INDENT(2) | JSON_SORT_KEYS, &len) : NULL;
 	json_decref(j);
 	if (!text) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		errtext_set(err, errlen, path, "out of memory");
 		return -1;
 	}
-	size_t len = strlen(text);
 	int rc = 0;
 	if (strcmp(path, "-") == 0) {
-		if (fwrite(text, 1, len, stdout) != len || fputc('\n', stdout) == EOF) {
-			snprintf(err, errlen, "stdout: write failed");
+		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+			errtext_set(err, errlen, "stdout", "write failed: %s", strerror(errno));
 			rc = -1;
 		}
 	} else {
-		char *nl = realloc(text, len + 2);
-		if (!nl) {
-			free(text);
-			snprintf(err, errlen, "%s: out of memory", path);
-			return -1;
-		}
-		text = nl;
-		text[len++] = '\n';
-		text[len] = '\0';
 		rc = atomic_file_replace(path, text, len, err, errlen);
 	}
 	free(text);
