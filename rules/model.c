@@ -182,8 +182,15 @@ struct verdict_tally model_verdict_tally(const struct findings *findings,
                                          const struct test_run *tests)
 {
 	struct verdict_tally t = {0};
-	if (findings)
-		t.rules = findings_failed(findings);
+	for (size_t i = 0; findings && i < findings->count; i++) {
+		const struct finding *f = &findings->items[i];
+		if (f->verdict != VERDICT_FAIL)
+			continue;
+		if (f->show & SHOW_NODE_LOST)
+			t.nodes_lost++;
+		else
+			t.rules++;
+	}
 	if (tests) {
 		struct test_counts c = test_run_count(tests);
 		t.tests = c.failed + c.invalid;

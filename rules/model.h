@@ -354,6 +354,9 @@ enum finding_show {
 	/* judged against the project's own history: failing or warned, it calls for a review
 	 * comment */
 	SHOW_REGRESSION = 1u << 3,
+	/* failing, it is a cluster node that failed or left the run, not a memory rule: the
+	 * verdict counts it as a node lost */
+	SHOW_NODE_LOST = 1u << 4,
 };
 
 /* One rule applied to one subject (e.g. rule "growth", subject "binary"). */
@@ -430,7 +433,9 @@ struct verdict_tally {
 };
 
 /* The tally of one run: findings and tests may be NULL (none were judged or none ran). A
- * cluster adds its other nodes' failing findings to rules and its lost nodes to nodes_lost. */
+ * failing finding shown SHOW_NODE_LOST counts in nodes_lost, every other failing one in
+ * rules. A cluster's console summary adds its other nodes' failing findings to rules and its
+ * lost nodes to nodes_lost. */
 struct verdict_tally model_verdict_tally(const struct findings *findings,
                                          const struct test_run *tests);
 /* ERROR when t->error; FAILED when anything in t counts against the run; else PASSED. */

@@ -201,7 +201,8 @@ static void test_verdict__why_truncates(void **state)
 	model_verdict_why(NULL, 0, &t); /* nothing written */
 }
 
-/* A cluster: lost nodes and the other nodes' failing findings count. */
+/* A cluster: lost nodes and the other nodes' failing findings count, in the console summary
+ * and in the reports alike. */
 static void test_verdict__cluster(void **state)
 {
 	(void)state;
@@ -223,6 +224,19 @@ static void test_verdict__cluster(void **state)
 	fclose(f);
 	assert_non_null(strstr(text, "gate: FAILED (1 node lost)\n"));
 	free(text);
+	/* the reports get the nodes' findings in one list (cluster_findings_merge), the lost
+	 * node a failing finding of its own: they say what the console says */
+	assert_int_equal(findings_add(&ok.findings, "node", "b@h", VERDICT_FAIL, 0, 0, 0, -1,
+	                              "connection lost"),
+	                 0);
+	findings_show(&ok.findings, ok.findings.count - 1, UNIT_BYTES, SHOW_NODE_LOST);
+	struct report_data d = {.findings = &ok.findings, .tests = &ok.run};
+	char why[256];
+	assert_int_equal(report_verdict(&d), GATE_FAILED);
+	report_why(why, sizeof(why), &d);
+	assert_string_equal(why, "1 node lost");
+	built_clear(&ok);
+	build(&ok, 0);
 
 	nodes[1] = (struct summary_node){"b@h", &bad.findings, NULL};
 	f = open_memstream(&text, &n);

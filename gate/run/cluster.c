@@ -222,9 +222,12 @@ int cluster_findings_merge(const struct cluster *cl, struct findings *out)
 	for (size_t i = 0; i < cl->n; i++) {
 		const struct cluster_node *nd = &cl->nodes[i];
 		char subject[512];
-		if (nd->error[0] &&
-		    findings_add(out, "node", nd->name, VERDICT_FAIL, 0, 0, 0, -1, nd->error) < 0)
-			return -1;
+		if (nd->error[0]) {
+			if (findings_add(out, "node", nd->name, VERDICT_FAIL, 0, 0, 0, -1,
+			                 nd->error) < 0)
+				return -1;
+			findings_show(out, out->count - 1, UNIT_BYTES, SHOW_NODE_LOST);
+		}
 		for (size_t k = 0; k < nd->findings.count; k++) {
 			const struct finding *f = &nd->findings.items[k];
 			snprintf(subject, sizeof(subject), "%s: %s", nd->name,

@@ -66,8 +66,8 @@ void cluster_unload(struct cluster *cl);
 
 /* Every node's findings in one list for the reports that know one node (the Markdown
  * summary, the HTML report, annotations): subjects prefixed with the node ("a@h: ets"), and
- * a failing "node" finding for each node that failed or left. Returns 0, or -1 when out of
- * memory. */
+ * a failing "node" finding (shown SHOW_NODE_LOST) for each node that failed or left. Returns 0,
+ * or -1 when out of memory. */
 int cluster_findings_merge(const struct cluster *cl, struct findings *out);
 
 /* Nodes whose error is set. */

@@ -204,11 +204,12 @@ case_cluster_node_killed_mid_run() {
 	expect_in "$OUT" "Node $c: lost"
 	expect_in "$OUT" "gate: FAILED (1 node lost)"
 	# the Markdown summary and the HTML report carry every node's findings, labelled
-	expect_in "$d/summary.md" "FAILED"
+	expect_in "$d/summary.md" "FAILED (1 node lost)" # the console's words: a node, not a rule
 	expect_in "$d/summary.md" "lost the connection to" # (Markdown escapes the name's _)
 	expect_in "$d/summary.md" "(noconnection)"
 	expect_in "$d/summary.md" "${b//_/\\_}\\: ets"
 	expect_in "$d/report.html" "lost the connection to $c"
+	expect_in "$d/report.html" "<p>1 node lost</p>"
 	junit_valid "$d/_build/gate/junit.xml"
 	suites_check "$d/_build/gate/junit.xml" "$c=lost" "$a=clean" "$b=clean"
 	junit_check "$d/_build/gate/junit.xml" --errors 1 --failures 0 \
