@@ -221,6 +221,8 @@ int attribution_key(const struct finding *f)
 	const char *rule = f->rule ? f->rule : "";
 	int c = mem_cat_from_name(f->subject);
 
+	if (f->unit == UNIT_COUNT)
+		return ATTRIBUTION_KEY_NONE; /* ports against bytes would be no evidence */
 	if ((strcmp(rule, "growth") == 0 || strcmp(rule, "baseline") == 0 ||
 	     strcmp(rule, "trend") == 0) &&
 	    c >= 0)
@@ -593,6 +595,8 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 		    (f->message && strncmp(f->message, "and ", 4) == 0))
 			continue;
 		int key = attribution_key(f);
+		if (key == ATTRIBUTION_KEY_NONE)
+			continue;
 		if (run) {
 			int64_t judged = judged_of(after, f, key);
 			add_modules(&t, run, key, judged);

@@ -35,6 +35,9 @@ int attribution_build(struct test_run *run, const struct module_event *events, s
 /* What culprits are ranked by: an erlang:memory category (enum mem_cat), or this one, the
  * growth of the process count. */
 #define ATTRIBUTION_KEY_PROCESSES MEM_CAT_COUNT
+/* None: the finding's figures are counts no test's memory measures (UNIT_COUNT: the ports
+ * rule); its rule names its culprit itself (the ports' owners by spawn ancestry). */
+#define ATTRIBUTION_KEY_NONE (-1)
 
 /* The growth of key in d; and written for people: "+2.6 MB ets", "+198 processes". */
 int64_t attribution_value(const struct mem_delta *d, int key);
@@ -44,9 +47,10 @@ void attribution_value_format(char *buf, size_t len, int key, int64_t v);
  * first, only those that grew. Writes up to max indices into out and returns how many. */
 size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t *out, size_t max);
 
-/* What a finding's culprits are ranked by: its category for growth, baseline and trend;
- * ets, binary, atom_used for those rules; the process count for the process rule's born,
- * processes_used for its mailbox and memory findings; total otherwise. */
+/* What a finding's culprits are ranked by: ATTRIBUTION_KEY_NONE when its figures are counts
+ * (UNIT_COUNT); its category for growth, baseline and trend; ets, binary, atom_used for those
+ * rules; the process count for the process rule's born, processes_used for its mailbox and
+ * memory findings; total otherwise. */
 int attribution_key(const struct finding *f);
 
 /* What o left behind that key measures: processes (the process count), their memory
@@ -69,7 +73,8 @@ int64_t attribution_owner_value(const struct module_owner *o, int key);
  * then min(measured, judged): never more than what it is attributed from. */
 bool attribution_evidence(int64_t measured, int64_t judged, int key);
 
-/* Appends to every failing finding (except the "and N more" ones) the likely culprits: to
+/* Appends to every failing finding (except the "and N more" ones and those with no key, which
+ * name their own) the likely culprits: to
  * its message "; likely culprit: MODULE (...)" naming the module that left the most of it
  * behind by spawn ancestry (after->owners) when that is at least a quarter of the judged
  * growth, else the test or module that grew that category most when attribution_evidence

@@ -68,7 +68,16 @@ static int ports_judge(struct findings *out, const struct snapshot *after,
 	if (findings_add(out, RULE, SUBJECT, fail ? VERDICT_FAIL : VERDICT_PASS, 0,
 	                 after->ports_opened, cfg->max_opened, -1, msg) < 0)
 		return -1;
-	out->items[out->count - 1].delta = after->ports_opened;
+	struct finding *f = &out->items[out->count - 1];
+	f->delta = after->ports_opened;
+	/* the culprit, for a reviewer's file and line (rules/tags.c): the test module of the
+	 * largest group a test's process opened */
+	for (size_t i = 0; fail && i < after->nports; i++)
+		if (after->ports[i].module) {
+			if (!(f->culprit = strdup(after->ports[i].module)))
+				return -1;
+			break;
+		}
 	return 0;
 }
 

@@ -375,6 +375,15 @@ static const char *table_of(const struct finding *f)
 	return NULL;
 }
 
+/* Whether the test module (as ExUnit names it: "Elixir.Foo.BarTest") is the culprit, named
+ * so or as a snapshot shows modules ("Foo.BarTest": the ports' owners). */
+static bool culprit_is(const char *module, const char *culprit)
+{
+	if (strcmp(module, culprit) == 0)
+		return true;
+	return strncmp(module, "Elixir.", 7) == 0 && strcmp(module + 7, culprit) == 0;
+}
+
 int tags_locate(struct findings *out, const struct test_run *run)
 {
 	if (!run)
@@ -386,7 +395,7 @@ int tags_locate(struct findings *out, const struct test_run *run)
 			continue;
 		for (size_t k = 0; k < run->count; k++) {
 			const struct test_result *t = &run->tests[k];
-			if (!t->module || strcmp(t->module, f->culprit) != 0 || !t->file ||
+			if (!t->module || !culprit_is(t->module, f->culprit) || !t->file ||
 			    !*t->file)
 				continue;
 			if (f->culprit_test && t->name && strcmp(t->name, f->culprit_test) == 0) {
@@ -401,6 +410,14 @@ int tags_locate(struct findings *out, const struct test_run *run)
 		if (!(f->file = strdup(best->file)))
 			return -1;
 		f->line = best->line;
+		if (strcmp(f->culprit, best->module) !=
+		    0) { /* ExUnit's spelling, as model.h says */
+			char *m = strdup(best->module);
+			if (!m)
+				return -1;
+			free(f->culprit);
+			f->culprit = m;
+		}
 	}
 	/* a finding about a table no test stands out for (the baseline's row of it) points where
 	 * another finding about the same table does */

@@ -82,8 +82,9 @@ int tags_check(struct findings *out, const struct test_run *run, const struct se
 int severity_apply(struct findings *out, const struct severity_config *cfg, bool warn_only);
 
 /* Gives each finding with a culprit and no file the culprit test's file and line (the
- * culprit test's, else the first test of the culprit module). Returns 0, or -1 on
- * allocation failure. */
+ * culprit test's, else the first test of the culprit module; a culprit named as a snapshot
+ * names modules, "Foo.BarTest", is then spelt as ExUnit does, "Elixir.Foo.BarTest").
+ * Returns 0, or -1 on allocation failure. */
 int tags_locate(struct findings *out, const struct test_run *run);
 
 /* Of a finding's message, the growth judged by a tag: processes_used + ets + binary +

@@ -162,6 +162,18 @@ static void test_annotate(void **state)
 	                    "judged)");
 	findings_clear(&f);
 
+	/* a count (the ports rule's) is no memory: no test's bytes are evidence for it, and the
+	 * rule named its culprit itself */
+	assert_int_equal(findings_add(&f, "ports", "open", VERDICT_FAIL, 0, 300, 50, -1,
+	                              "port cat x 300 from test module LeakTest"),
+	                 0);
+	findings_show(&f, 0, UNIT_COUNT, 0);
+	assert_int_equal(attribution_key(&f.items[0]), ATTRIBUTION_KEY_NONE);
+	assert_int_equal(attribution_annotate(&f, NULL, &after, &run), 0);
+	assert_string_equal(f.items[0].message, "port cat x 300 from test module LeakTest");
+	assert_null(f.items[0].detail);
+	findings_clear(&f);
+
 	/* without the hook the edges are approximate, and the text says so */
 	run.attribution_sync = false;
 	assert_int_equal(findings_add(&f, "growth", "total", VERDICT_FAIL, 0, 1, 0, 10, "t"), 0);

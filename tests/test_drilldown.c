@@ -351,6 +351,7 @@ static void test_ports(void **state)
 	assert_int_equal(last(&f)->verdict, VERDICT_PASS);
 	assert_string_equal(last(&f)->message,
 	                    "1 port opened during the run is still open, limit 50");
+	assert_null(last(&f)->culprit);
 	a.ports_opened = 50;
 	assert_int_equal(ports_check(&f, &b, &a, &cfg), 0);
 	assert_int_equal(last(&f)->verdict, VERDICT_PASS);
@@ -372,6 +373,9 @@ static void test_ports(void **state)
 	        "opened during the run are still open, limit 50");
 	assert_string_equal(last(&f)->rule, "ports");
 	assert_string_equal(last(&f)->subject, "open");
+	/* its culprit (a reviewer's file and line): the largest group's test module */
+	assert_string_equal(last(&f)->culprit, "Elixir.Ports.LeakTest");
+	assert_int_equal(last(&f)->unit, UNIT_COUNT);
 
 	/* off */
 	cfg.max_opened = RULES_OFF;

@@ -102,6 +102,19 @@ static void test_tags__check_and_severity(void **state)
 	assert_int_equal(tags_locate(&out, &run), 0);
 	assert_string_equal(out.items[2].file, "/p/test/x_test.exs");
 	assert_int_equal(out.items[2].line, 3);
+	/* a culprit named as a snapshot names modules (the ports' owners): found, and spelt as
+	 * ExUnit does; a module no test has stays without a file */
+	free(out.items[2].file);
+	free(out.items[2].culprit);
+	out.items[2].file = NULL;
+	out.items[2].culprit = strdup("A");
+	assert_int_equal(findings_add(&out, "ports", "open", VERDICT_FAIL, 0, 300, 50, -1, "p"), 0);
+	out.items[out.count - 1].culprit = strdup("Nobody");
+	assert_int_equal(tags_locate(&out, &run), 0);
+	assert_string_equal(out.items[2].file, "/p/test/x_test.exs");
+	assert_string_equal(out.items[2].culprit, "Elixir.A");
+	assert_null(out.items[out.count - 1].file);
+	assert_string_equal(out.items[out.count - 1].culprit, "Nobody");
 	findings_clear(&out);
 	test_run_clear(&run);
 }

@@ -35,6 +35,12 @@ case_whatgrew_boot_agent() {
 case_whatgrew_ports() {
 	whatgrew_first whatgrew ports "port cat x 300, owner <0." "from test module WhatGrew.PortsTest" \
 		"300 ports opened during the run are still open, limit 50"
+	# a count of ports is no memory: no test's bytes are cited as evidence for it, and the
+	# owners' test module is where a reviewer looks
+	expect_not_in "$OUT" "B judged"
+	expect_not_in "$OUT" "no test stands out"
+	expect_in "$WG_DIR/_build/gate/junit.xml" \
+		'classname="gate.memory.ports" name="open" time="0" file="test/what_grew_test.exs" line="31"'
 }
 
 # 4 000 persistent_term entries never erased
