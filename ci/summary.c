@@ -669,6 +669,7 @@ void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n
 		} else {
 			o.node = nodes[i].name;
 			print_memory(out, nodes[i].findings, &o);
+			print_warnings(out, nodes[i].findings, o.color);
 			rules_failed += nodes[i].findings ? findings_failed(nodes[i].findings) : 0;
 		}
 		fputc('\n', out);

@@ -304,6 +304,44 @@ int findings_add(struct findings *list, const char *rule, const char *subject, e
 	return 0;
 }
 
+/* Frees f's strings, not f. */
+static void finding_free(struct finding *f)
+{
+	free(f->rule);
+	free(f->subject);
+	free(f->message);
+	free(f->detail);
+	free(f->explained);
+	free(f->culprit);
+	free(f->culprit_test);
+	free(f->file);
+}
+
+int findings_add_copy(struct findings *list, const struct finding *f, const char *subject)
+{
+	if (GROW(list->items, list->cap, list->count + 1, 16) < 0)
+		return -1;
+	struct finding *c = &list->items[list->count];
+	*c = *f;
+	c->rule = dup_or_null(f->rule);
+	c->subject = dup_or_null(subject ? subject : f->subject);
+	c->message = dup_or_null(f->message);
+	c->detail = dup_or_null(f->detail);
+	c->explained = dup_or_null(f->explained);
+	c->culprit = dup_or_null(f->culprit);
+	c->culprit_test = dup_or_null(f->culprit_test);
+	c->file = dup_or_null(f->file);
+	if ((f->rule && !c->rule) || ((subject || f->subject) && !c->subject) ||
+	    (f->message && !c->message) || (f->detail && !c->detail) ||
+	    (f->explained && !c->explained) || (f->culprit && !c->culprit) ||
+	    (f->culprit_test && !c->culprit_test) || (f->file && !c->file)) {
+		finding_free(c);
+		return -1;
+	}
+	list->count++;
+	return 0;
+}
+
 int64_t finding_raw_delta(const struct finding *f)
 {
 	int64_t d;
@@ -348,16 +386,8 @@ void findings_clear(struct findings *list)
 {
 	if (!list)
 		return;
-	for (size_t i = 0; i < list->count; i++) {
-		free(list->items[i].rule);
-		free(list->items[i].subject);
-		free(list->items[i].message);
-		free(list->items[i].detail);
-		free(list->items[i].explained);
-		free(list->items[i].culprit);
-		free(list->items[i].culprit_test);
-		free(list->items[i].file);
-	}
+	for (size_t i = 0; i < list->count; i++)
+		finding_free(&list->items[i]);
 	free(list->items);
 	memset(list, 0, sizeof(*list));
 }

@@ -395,6 +395,9 @@ struct findings {
 /* Appends a finding, copying the strings. Returns 0, or -1 on allocation failure. */
 int findings_add(struct findings *list, const char *rule, const char *subject, enum verdict verdict,
                  int64_t before, int64_t after, int64_t floor, double max_pct, const char *message);
+/* Appends a copy of f, every field, under subject (f's own when NULL). Returns 0, or -1 on
+ * allocation failure (nothing appended). */
+int findings_add_copy(struct findings *list, const struct finding *f, const char *subject);
 /* after - before, saturated at the int64 limits (figures come from outside). */
 int64_t finding_raw_delta(const struct finding *f);
 /* The rule judged another delta than after - before (e.g. net of code growth). */

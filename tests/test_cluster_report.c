@@ -1,6 +1,7 @@
 /* tests/test_cluster_report.c: a cluster run's reports: one gate.memory suite per node with
  * classnames labelled by node, a lost node as an error testcase of its own suite, totals over
- * all nodes, and the console summary's per-node sections and verdict. */
+ * all nodes, the console summary's per-node sections, warnings and verdict, and the one list
+ * of every node's findings the other reports get. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -126,11 +127,70 @@ static void test_cluster_report__summary(void **state)
 	findings_clear(&fb);
 }
 
+/* A node's warnings (severity warn, --warn-only) are said under its section, and pass; the
+ * one list the Markdown and HTML reports get keeps every field of each node's findings. */
+static void test_cluster_report__warnings_and_merge(void **state)
+{
+	(void)state;
+	struct findings fa = {0}, fb = {0}, merged = {0};
+	struct test_run run = {.finished = true};
+	two_findings(&fa, false);
+	two_findings(&fb, true);
+	struct finding *w = &fb.items[0];
+	w->verdict = VERDICT_SKIP;
+	w->warned = true;
+	free(w->message);
+	w->message = strdup("warning: ets grew");
+	w->detail = strdup("    ETS tables created and left alive: cache");
+	w->culprit = strdup("Elixir.LeakTest");
+	w->file = strdup("test/leak_test.exs");
+	w->line = 7;
+	w->unit = UNIT_COUNT;
+	w->show = SHOW_FIGURES;
+	struct summary_node nodes[] = {{"a@127.0.0.1", &fa, NULL}, {"b@127.0.0.1", &fb, NULL}};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	summary_print_cluster(out, nodes, 2, &run, NULL);
+	fclose(out);
+	const char *b = strstr(text, "erlang:memory on b@127.0.0.1");
+	assert_non_null(b);
+	assert_non_null(strstr(b, "1 warning (severity warn, never failing the gate):"));
+	assert_non_null(strstr(b, "warning: ets grew"));
+	assert_non_null(strstr(text, "gate: PASSED"));
+	free(text);
+
+	for (size_t i = 0; i < fb.count; i++)
+		assert_int_equal(findings_add_copy(&merged, &fb.items[i],
+		                                   i == 0 ? "b@127.0.0.1: ets" : NULL),
+		                 0);
+	assert_int_equal(merged.count, 2);
+	const struct finding *c = &merged.items[0];
+	assert_string_equal(c->subject, "b@127.0.0.1: ets");
+	assert_string_equal(merged.items[1].subject, "born");
+	assert_true(c->warned);
+	assert_int_equal(c->verdict, VERDICT_SKIP);
+	assert_string_equal(c->message, "warning: ets grew");
+	assert_string_equal(c->detail, w->detail);
+	assert_ptr_not_equal(c->detail, w->detail); /* a copy: each list frees its own */
+	assert_string_equal(c->culprit, "Elixir.LeakTest");
+	assert_string_equal(c->file, "test/leak_test.exs");
+	assert_int_equal(c->line, 7);
+	assert_int_equal(c->unit, UNIT_COUNT);
+	assert_int_equal(c->show, SHOW_FIGURES);
+	assert_int_equal(c->before, w->before);
+	assert_int_equal(c->delta, w->delta);
+	findings_clear(&merged);
+	findings_clear(&fa);
+	findings_clear(&fb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_cluster_report__junit),
 	        cmocka_unit_test(test_cluster_report__summary),
+	        cmocka_unit_test(test_cluster_report__warnings_and_merge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

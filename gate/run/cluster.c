@@ -232,12 +232,9 @@ int cluster_findings_merge(const struct cluster *cl, struct findings *out)
 			const struct finding *f = &nd->findings.items[k];
 			snprintf(subject, sizeof(subject), "%s: %s", nd->name,
 			         f->subject ? f->subject : "");
-			if (findings_add(out, f->rule, subject, f->verdict, f->before, f->after,
-			                 f->floor, f->max_pct, f->message) < 0)
+			/* whole: its culprits, file and line, and whether it is a warning */
+			if (findings_add_copy(out, f, subject) < 0)
 				return -1;
-			out->items[out->count - 1].delta = f->delta;
-			out->items[out->count - 1].unit = f->unit; /* how it is shown */
-			out->items[out->count - 1].show = f->show;
 		}
 	}
 	return 0;

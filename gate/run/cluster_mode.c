@@ -61,7 +61,9 @@ static int cluster_snap(struct run *r, const struct probe_snapshot_opts *so, con
 	return 0;
 }
 
-/* The same rules on every node that stayed; a cluster has no baseline (one node's). */
+/* The same rules on every node that stayed, finished as one node's are (culprits, severity,
+ * --warn-only); the tests ran in the attached node (the first), so only its findings are
+ * matched against them. A cluster has no baseline (one node's). */
 static int cluster_judge(struct run *r)
 {
 	for (size_t i = 0; i < r->cl.n; i++) {
@@ -74,7 +76,12 @@ static int cluster_judge(struct run *r)
 			continue;
 		}
 		if (rules_check_all(&nd->findings, &nd->before, &nd->after, &r->tests,
-		                    &r->cfg.rules) < 0)
+		                    &r->cfg.rules) < 0) {
+			errtext_set(r->err, sizeof(r->err), NULL,
+			            "out of memory applying the rules to node %s", nd->name);
+			return -1;
+		}
+		if (run_findings_finish(r, &nd->findings, &nd->before, &nd->after, i == 0) < 0)
 			return -1;
 	}
 	return 0;

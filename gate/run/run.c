@@ -201,6 +201,29 @@ static int observe(struct run *r)
 
 /* ---- 7. judge ---- */
 
+int run_findings_finish(struct run *r, struct findings *f, const struct snapshot *before,
+                        const struct snapshot *after, bool tests_here)
+{
+	const struct severity_config *sev = &r->cfg.rules.severity;
+	/* the culprits go into the failing findings' messages, so before any report */
+	if (attribution_annotate(f, before, after, tests_here ? &r->tests : NULL) < 0) {
+		errtext_set(r->err, sizeof(r->err), NULL, "out of memory naming the culprits");
+		return -1;
+	}
+	/* issue 19: the tests' own limits (a tag that does not parse is exit 2, naming the
+	 * test), severity (warnings never fail), and each finding's culprit file and line */
+	int trc = tests_here ? tags_check(f, &r->tests, sev, r->err, sizeof(r->err)) : 0;
+	if (trc == -2)
+		return -1;
+	if (trc < 0 || severity_apply(f, sev, r->opts->warn_only) < 0 ||
+	    tags_locate(f, &r->tests) < 0) {
+		errtext_set(r->err, sizeof(r->err), NULL,
+		            "out of memory applying the tests' gate tags");
+		return -1;
+	}
+	return 0;
+}
+
 static int judge(struct run *r)
 {
 	const char *what = NULL;
@@ -210,31 +233,11 @@ static int judge(struct run *r)
 	else if (r->rep.n >= 2 && r->work->again &&
 	         repeat_step_finish(&r->rep, &r->after, &r->tests) < 0)
 		what = "judging the repeated runs";
-	else if (r->scope->judge(r) < 0)
-		what = "applying the rules";
-	/* the culprits go into the failing findings' messages, so before any report */
-	else if (attribution_annotate(
-	                 &r->findings, r->rep.judged ? &r->rep.judged_before : &r->before,
-	                 r->rep.judged ? &r->rep.judged_after : &r->after, &r->tests) < 0)
-		what = "naming the culprits";
 	if (what) {
 		errtext_set(r->err, sizeof(r->err), NULL, "out of memory %s", what);
 		return -1;
 	}
-	/* issue 19: the tests' own limits (a tag that does not parse is exit 2, naming the
-	 * test), severity (warnings never fail), and each finding's culprit file and line */
-	int trc =
-	        tags_check(&r->findings, &r->tests, &r->cfg.rules.severity, r->err, sizeof(r->err));
-	if (trc == -2)
-		return -1;
-	if (trc < 0 ||
-	    severity_apply(&r->findings, &r->cfg.rules.severity, r->opts->warn_only) < 0 ||
-	    tags_locate(&r->findings, &r->tests) < 0) {
-		errtext_set(r->err, sizeof(r->err), NULL,
-		            "out of memory applying the tests' gate tags");
-		return -1;
-	}
-	return 0;
+	return r->scope->judge(r);
 }
 
 /* ---- 8. conclude ---- */

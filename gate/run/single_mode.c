@@ -30,9 +30,11 @@ static int single_judge(struct run *r)
 	if (rules_check_all(&r->findings, jb, ja, &r->tests, &r->cfg.rules) < 0 ||
 	    repeat_annotate(&r->findings, &r->rep.data) < 0 ||
 	    trend_samples_check(&r->findings, &r->samples, &r->cfg.rules.growth) < 0 ||
-	    baseline_step_check(&r->findings, &r->bl, &r->after, &r->cfg.rules.baseline) < 0)
+	    baseline_step_check(&r->findings, &r->bl, &r->after, &r->cfg.rules.baseline) < 0) {
+		errtext_set(r->err, sizeof(r->err), NULL, "out of memory applying the rules");
 		return -1;
-	return 0;
+	}
+	return run_findings_finish(r, &r->findings, jb, ja, true);
 }
 
 const struct run_scope single_scope = {
