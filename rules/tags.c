@@ -376,12 +376,10 @@ static const char *table_of(const struct finding *f)
 }
 
 /* Whether the test module (as ExUnit names it: "Elixir.Foo.BarTest") is the culprit, named
- * so or as a snapshot shows modules ("Foo.BarTest": the ports' owners). */
+ * so or as a snapshot shows modules (rules_display's "Foo.BarTest": the ports' owners). */
 static bool culprit_is(const char *module, const char *culprit)
 {
-	if (strcmp(module, culprit) == 0)
-		return true;
-	return strncmp(module, "Elixir.", 7) == 0 && strcmp(module + 7, culprit) == 0;
+	return strcmp(module, culprit) == 0 || strcmp(rules_display(module), culprit) == 0;
 }
 
 int tags_locate(struct findings *out, const struct test_run *run)
@@ -410,8 +408,8 @@ int tags_locate(struct findings *out, const struct test_run *run)
 		if (!(f->file = strdup(best->file)))
 			return -1;
 		f->line = best->line;
-		if (strcmp(f->culprit, best->module) !=
-		    0) { /* ExUnit's spelling, as model.h says */
+		/* the culprit spelt as ExUnit does, as model.h says */
+		if (strcmp(f->culprit, best->module) != 0) {
 			char *m = strdup(best->module);
 			if (!m)
 				return -1;
