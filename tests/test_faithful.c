@@ -1,6 +1,6 @@
-/* tests/test_faithful.c: gate/probe/faithful.c (issue 18): the node name a test_helper asks for,
- * the partition and its baseline file, umbrella apps in module names, the test records'
- * extras, and the JUnit's mix.test case for a red `mix test` the failed tests do not tell. */
+/* tests/test_faithful.c: gate/probe/faithful.c (issue 18): the partition and its baseline
+ * file, umbrella apps in module names, the test records' extras, and the JUnit's mix.test case for
+ * a red `mix test` the failed tests do not tell. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,14 +16,6 @@
 #include "ci/junit.h"
 #include "gate/probe/faithful.h"
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void make_project(char *dir, size_t len)
 {
 	snprintf(dir, len, "/tmp/gate_test_faithful.XXXXXX");
@@ -35,54 +27,6 @@ static void rm_rf(const char *dir)
 	char cmd[512];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
-}
-
-static void test_faithful__node_name_adopted(void **state)
-{
-	(void)state;
-	char dir[64], path[256], name[96], from[512];
-	make_project(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/test", dir);
-	assert_int_equal(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/test/test_helper.exs", dir);
-	/* phoenix_pubsub's form */
-	write_file(path, "# :net_kernel.start([:\"commented@127.0.0.1\"])\n"
-	                 ":net_kernel.start([:\"master@127.0.0.1\"])\nExUnit.start()\n");
-	assert_int_equal(faithful_node_name(dir, name, sizeof(name), from, sizeof(from)), 1);
-	assert_string_equal(name, "master@127.0.0.1");
-	assert_string_equal(from, path);
-	/* Node.start */
-	write_file(path, "{:ok, _} = Node.start(:\"primary@127.0.0.1\", :longnames)\n");
-	assert_int_equal(faithful_node_name(dir, name, sizeof(name), from, sizeof(from)), 1);
-	assert_string_equal(name, "primary@127.0.0.1");
-	/* not loopback, not literal, commented out, no host: not adopted */
-	static const char *const refused[] = {
-	        ":net_kernel.start([:\"a@example.com\"])\n",
-	        ":net_kernel.start([:\"a@localhost\"])\n",
-	        ":net_kernel.start([String.to_atom(name)])\n",
-	        "# :net_kernel.start([:\"a@127.0.0.1\"])\n",
-	        ":net_kernel.start([:\"nohost\"])\n",
-	        ":net_kernel.start([:\"a b@127.0.0.1\"])\n",
-	};
-	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-		write_file(path, refused[i]);
-		assert_int_equal(faithful_node_name(dir, name, sizeof(name), from, sizeof(from)),
-		                 0);
-	}
-	/* an umbrella app's helper */
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/apps", dir);
-	assert_int_equal(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/apps/web", dir);
-	assert_int_equal(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/apps/web/test", dir);
-	assert_int_equal(mkdir(path, 0700), 0);
-	snprintf(path, sizeof(path), "%s/apps/web/test/test_helper.exs", dir);
-	write_file(path, "  :net_kernel.start([:\"web_test@127.0.0.1\", :longnames])\n");
-	assert_int_equal(faithful_node_name(dir, name, sizeof(name), from, sizeof(from)), 1);
-	assert_string_equal(name, "web_test@127.0.0.1");
-	assert_string_equal(from, path);
-	rm_rf(dir);
 }
 
 static void test_faithful__partition(void **state)
@@ -210,7 +154,6 @@ static void test_faithful__junit_mix_case(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_faithful__node_name_adopted),
 	        cmocka_unit_test(test_faithful__partition),
 	        cmocka_unit_test(test_faithful__baseline_partition),
 	        cmocka_unit_test(test_faithful__umbrella_apps_named),

@@ -58,8 +58,12 @@ static const char run_help[] =
         "      --cookie-file F     its cookie (else $GATE_COOKIE, else ~/.erlang.cookie)\n"
         "      --exec CMD          run CMD instead of mix test, split like a shell would split\n"
         "                          it but run without one; its exit status is a testcase and\n"
-        "                          it gets GATE_NODE (and GATE_NODES, GATE_NODE_PORT,\n"
-        "                          GATE_COOKIE_FILE); limited by node.test_timeout\n"
+        "                          attached, it gets GATE_NODE (and GATE_NODES); limited by\n"
+        "                          node.test_timeout\n"
+        "      --distributed NAME  (issue 26) start mode: the node also starts distribution\n"
+        "                          as NAME@127.0.0.1 (random cookie, no epmd), for a workload\n"
+        "                          that reaches it: GATE_NODE, GATE_NODE_PORT, GATE_COOKIE_FILE;\n"
+        "                          without it the node is not distributed, as under mix test\n"
         "      --cluster           with --attach: that node and every node in its nodes(),\n"
         "                          the probe pushed through it, rules and a JUnit suite per node\n"
         "\n"
@@ -155,6 +159,11 @@ static int run_opts_check(const struct run_opts *o, int argc, char **argv)
 		                        "");
 	if (o->cookie_file && !o->attach)
 		return gate_usage_error("run ", "%s goes with --attach NODE", "--cookie-file");
+	if (o->distributed && o->attach) /* issue 26 */
+		return gate_usage_error("run ",
+		                        "%s: an attached node is distributed already; it goes "
+		                        "with a node gate starts",
+		                        "--distributed");
 	if (o->cluster && !o->attach)
 		return gate_usage_error("run ",
 		                        "%s goes with --attach NODE: gate reaches the cluster "
@@ -218,6 +227,7 @@ static int cmd_run(int argc, char **argv)
 	        {"sample", required_argument, NULL, 's'},
 	        {"warn-only", no_argument, NULL, 'W'},
 	        {"comment-flag", required_argument, NULL, 'K'},
+	        {"distributed", required_argument, NULL, 'D'}, /* issue 26 */
 	        {NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
@@ -251,6 +261,7 @@ static int cmd_run(int argc, char **argv)
 		case 'O': o.allow_outside = true; break;
 		case 'W': o.warn_only = true; break;
 		case 'K': o.comment_flag = optarg; break;
+		case 'D': o.distributed = optarg; break;
 		case 'b':
 		case 't':
 			if (parse_duration(c == 'b' ? "--boot-timeout" : "--test-timeout", optarg,

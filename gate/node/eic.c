@@ -1,28 +1,20 @@
-/* gate/node/eic.c: gate's ei client: connect, RPC with timeouts, bounded reply decoding. */
+/* gate/node/eic.c: gate's channel to a node: the interface, dispatched to the transport
+ * (eic_dist.c, eic_pipe.c), and the reply handling both share. */
 #include "gate/node/eic.h"
 
-#include "gate/node/clock.h"
-#include "gate/node/epmd.h"
+#include "gate/node/eic_backend.h"
 #include "ci/errtext.h"
 
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <stdbool.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#define SLICE_MS 200
 
 void eic_init(struct eic *c)
 {
 	static int ei_ready;
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
+	c->wfd = -1;
 	c->max_reply = 256u << 20;
 	if (!ei_ready) {
 		ei_init(); /* ei_connect_tmo crashes without it */
@@ -30,174 +22,25 @@ void eic_init(struct eic *c)
 	}
 }
 
-static int split_host(const char *node, char *host, size_t len)
+bool eic_connected(const struct eic *c)
 {
-	const char *at = strchr(node, '@');
-	if (!at || !at[1] || strlen(at + 1) >= len)
-		return -1;
-	strcpy(host, at + 1);
-	return 0;
+	return c->fd >= 0;
 }
 
-int eic_connect_port(struct eic *c, const char *node, const char *this_alive, int port,
-                     const char *cookie, int timeout_ms, char *err, size_t errlen)
+void eic_args_bare(const ei_x_buff *args, const char **buf, int *len)
 {
-	char host[128], self[256];
-	struct in_addr addr;
-
-	if (split_host(node, host, sizeof(host)) < 0 || inet_aton(host, &addr) == 0) {
-		errtext_set(err, errlen, NULL, "node name %s: expected name@IPv4 address", node);
-		return EIC_ERROR;
+	*buf = args->buff;
+	*len = args->index;
+	if (*len > 0 && (unsigned char)(*buf)[0] == 131) {
+		(*buf)++;
+		(*len)--;
 	}
-	snprintf(self, sizeof(self), "%s@%s", this_alive, host);
-	if (ei_connect_xinit(&c->ec, host, this_alive, self, (Erl_IpAddr)&addr, cookie, 0) < 0) {
-		errtext_set(err, errlen, NULL, "ei_connect_xinit for %s failed (erl_errno %d)",
-		            self, erl_errno);
-		return EIC_ERROR;
-	}
-	int fd = ei_xconnect_host_port_tmo(&c->ec, (Erl_IpAddr)&addr, port, (unsigned)timeout_ms);
-	if (fd < 0) {
-		int e = erl_errno;
-		if (e == ETIMEDOUT)
-			errtext_set(err, errlen, NULL,
-			            "connecting to node %s (port %d) timed out after %d ms", node,
-			            port, timeout_ms);
-		else if (e == EIO)
-			errtext_set(err, errlen, NULL,
-			            "node %s (port %d) refused the handshake: the cookie was "
-			            "rejected or the node is not up yet",
-			            node, port);
-		else
-			errtext_set(err, errlen, NULL, "cannot connect to node %s (port %d): %s",
-			            node, port, strerror(e ? e : errno));
-		return e == ETIMEDOUT ? EIC_TIMEOUT : EIC_ERROR;
-	}
-	c->fd = fd;
-	snprintf(c->node, sizeof(c->node), "%s", node);
-	return EIC_OK;
 }
 
-int eic_connect_node(struct eic *c, const char *node, const char *this_alive, const char *cookie,
-                     const char *cookie_from, int timeout_ms, char *err, size_t errlen)
+int eic_reply_take(struct eic *c, const char *mod, const char *fun, struct term *root,
+                   const struct term *reply, struct term **out_root, const struct term **out_reply,
+                   char *err, size_t errlen)
 {
-	char host[256], self[320];
-	if (split_host(node, host, sizeof(host)) < 0 || node[0] == '@') {
-		errtext_set(err, errlen, NULL,
-		            "node name %s: expected name@host (e.g. app@127.0.0.1)", node);
-		return EIC_ERROR;
-	}
-	/* a long-name node only talks to long names, a short-name node to short ones */
-	bool long_name = strchr(host, '.') != NULL;
-	char myhost[256] = "localhost";
-	if (long_name) {
-		snprintf(myhost, sizeof(myhost), "%s",
-		         host[0] >= '0' && host[0] <= '9' ? "127.0.0.1" : host);
-	} else {
-		gethostname(myhost, sizeof(myhost) - 1);
-		myhost[strcspn(myhost, ".")] = '\0';
-	}
-	snprintf(self, sizeof(self), "%s@%s", this_alive, myhost);
-	struct in_addr any = {.s_addr = htonl(INADDR_LOOPBACK)};
-	if (ei_connect_xinit(&c->ec, myhost, this_alive, self, (Erl_IpAddr)&any, cookie, 0) < 0) {
-		errtext_set(err, errlen, NULL, "ei_connect_xinit for %s failed (erl_errno %d)",
-		            self, erl_errno);
-		return EIC_ERROR;
-	}
-	/* epmd first: "unknown host", "no epmd", "no such node" each have their own fix, and ei
-	 * reports all of them as EIO, like a rejected cookie */
-	long long t0 = clock_ms();
-	int port;
-	if (epmd_port_please(host, node, timeout_ms, &port, err, errlen) < 0)
-		return EIC_ERROR;
-	int left = timeout_ms - (int)(clock_ms() - t0);
-	int fd = ei_connect_tmo(&c->ec, (char *)node, (unsigned)(left > 100 ? left : 100));
-	if (fd < 0) {
-		int e = erl_errno;
-		if (e == ETIMEDOUT)
-			errtext_set(err, errlen, NULL,
-			            "connecting to node %s (port %d) timed out after %d ms: "
-			            "is the node overloaded, or a firewall in the way?",
-			            node, port, timeout_ms);
-		else if (epmd_port_answers(host, port, 2000) != 0)
-			errtext_set(
-			        err, errlen, NULL,
-			        "epmd on %s (port %d) lists node %s at port %d, but "
-			        "nothing answers there: a stale registration, the node is gone; "
-			        "restart "
-			        "the node, or the epmd that keeps its entry",
-			        host, epmd_port(), node, port);
-		else if (e == EIO)
-			errtext_set(
-			        err, errlen, NULL,
-			        "node %s (port %d) rejected the connection: the cookie "
-			        "read from %s was rejected (or the node uses %s names); give the "
-			        "node's "
-			        "cookie with --cookie-file or GATE_COOKIE",
-			        node, port, cookie_from, long_name ? "short" : "long");
-		else
-			errtext_set(err, errlen, NULL, "cannot connect to node %s (port %d): %s",
-			            node, port, strerror(e ? e : errno));
-		return e == ETIMEDOUT ? EIC_TIMEOUT : EIC_ERROR;
-	}
-	c->fd = fd;
-	snprintf(c->node, sizeof(c->node), "%s", node);
-	return EIC_OK;
-}
-
-/* Sends the call; ei_rpc_to wants the argument list without the version byte. */
-static int rpc_send(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
-                    char *err, size_t errlen)
-{
-	const char *abuf = args->buff;
-	int alen = args->index;
-	if (alen > 0 && (unsigned char)abuf[0] == 131) {
-		abuf++;
-		alen--;
-	}
-	if (ei_xrpc_to(&c->ec, c->fd, (char *)mod, (char *)fun, abuf, alen,
-	               c->fetch_stdout ? EI_RPC_FETCH_STDOUT : 0) < 0) {
-		errtext_set(err, errlen, NULL, "sending the call %s:%s to node %s failed: %s", mod,
-		            fun, c->node, strerror(erl_errno ? erl_errno : EIO));
-		return EIC_ERROR;
-	}
-	return EIC_OK;
-}
-
-/* Not the answer yet: keep waiting (rpc_take's return besides an enum eic_status). */
-#define RPC_AGAIN 1
-
-/* One message that came in while waiting: what the call wrote (rex_stdout: to stdout), a
- * stray message, or the answer {rex, Reply}, decoded into *out_root. */
-static int rpc_take(struct eic *c, const char *mod, const char *fun, const ei_x_buff *x,
-                    struct term **out_root, const struct term **out_reply, char *err, size_t errlen)
-{
-	if ((size_t)x->index > c->max_reply) {
-		errtext_set(err, errlen, NULL,
-		            "node %s answered %s:%s with %d bytes, more than the %zu gate accepts",
-		            c->node, mod, fun, x->index, c->max_reply);
-		return EIC_ERROR;
-	}
-	size_t idx = 0;
-	struct term *root;
-	char derr[256];
-	if (term_decode(&root, (const unsigned char *)x->buff, (size_t)x->index, &idx, NULL, derr,
-	                sizeof(derr)) < 0) {
-		errtext_set(err, errlen, NULL, "node %s sent an undecodable reply to %s:%s: %s",
-		            c->node, mod, fun, derr);
-		return EIC_ERROR;
-	}
-	const struct term *tag = term_tuple_at(root, 0);
-	const struct term *reply = term_tuple_at(root, 1);
-	if (term_is_atom(tag, "rex_stdout") && reply && reply->type == TERM_BINARY) {
-		fwrite(reply->u.bin.data, 1, reply->u.bin.len, stdout);
-		fflush(stdout);
-		term_free(root);
-		return RPC_AGAIN;
-	}
-	if (!term_is_atom(tag, "rex") || !reply || root->u.seq.n != 2) {
-		term_free(root); /* not the answer to a call: a stray message */
-		return RPC_AGAIN;
-	}
 	*out_root = root;
 	if (reply->type == TERM_TUPLE && reply->u.seq.n == 2 &&
 	    term_is_atom(term_tuple_at(reply, 0), "badrpc")) {
@@ -221,104 +64,29 @@ int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *ar
 		errtext_set(err, errlen, NULL, "%s:%s: not connected to the node", mod, fun);
 		return EIC_ERROR;
 	}
-	if (rpc_send(c, mod, fun, args, err, errlen) != EIC_OK)
-		return EIC_ERROR;
-
-	long long deadline = clock_ms() + timeout_ms;
-	ei_x_buff x;
-	if (ei_x_new(&x) < 0) {
-		errtext_set(err, errlen, NULL, "out of memory");
-		return EIC_ERROR;
-	}
-	int status = RPC_AGAIN;
-	while (status == RPC_AGAIN) {
-		if (c->poll && c->poll(c->poll_arg, err, errlen)) {
-			status = EIC_CANCELLED;
-			break;
-		}
-		long long left = deadline - clock_ms();
-		if (left <= 0) {
-			errtext_set(err, errlen, NULL, "node %s did not answer %s:%s within %d ms",
-			            c->node, mod, fun, timeout_ms);
-			status = EIC_TIMEOUT;
-			break;
-		}
-		erlang_msg msg;
-		x.index = 0;
-		int rc = ei_rpc_from(&c->ec, c->fd, (int)(left < SLICE_MS ? left : SLICE_MS), &msg,
-		                     &x);
-		if (rc == ERL_TICK)
-			continue;
-		if (rc == ERL_ERROR) {
-			/* EINTR: a signal arrived while waiting (SIGINT/SIGTERM set their flag and
-			 * the poll above says so); it is no broken connection */
-			if (erl_errno == ETIMEDOUT || erl_errno == EINTR)
-				continue;
-			errtext_set(err, errlen, NULL,
-			            "the connection to node %s broke during %s:%s (%s): the node "
-			            "stopped or crashed",
-			            c->node, mod, fun, strerror(erl_errno ? erl_errno : EIO));
-			status = EIC_ERROR;
-			break;
-		}
-		if (msg.msgtype != ERL_SEND && msg.msgtype != ERL_REG_SEND)
-			continue; /* link, unlink, exit: control messages, not the reply */
-		if (x.index == 0)
-			continue; /* a receive cut short by a signal (seen under ASan): the poll
-			             callback above decides */
-		status = rpc_take(c, mod, fun, &x, out_root, out_reply, err, errlen);
-	}
-	ei_x_free(&x);
-	return status;
+	return c->transport == EIC_PIPE ? eic_pipe_rpc(c, mod, fun, args, timeout_ms, out_root,
+	                                               out_reply, err, errlen)
+	                                : eic_dist_rpc(c, mod, fun, args, timeout_ms, out_root,
+	                                               out_reply, err, errlen);
 }
 
 int eic_idle(struct eic *c, int timeout_ms, char *err, size_t errlen)
 {
-	long long deadline = clock_ms() + timeout_ms;
-	ei_x_buff x;
 	if (c->fd < 0) {
 		errtext_set(err, errlen, NULL, "not connected to the node");
 		return EIC_ERROR;
 	}
-	if (ei_x_new(&x) < 0) {
-		errtext_set(err, errlen, NULL, "out of memory");
-		return EIC_ERROR;
-	}
-	int status = EIC_OK;
-	for (;;) {
-		if (c->poll && c->poll(c->poll_arg, err, errlen)) {
-			status = EIC_CANCELLED;
-			break;
-		}
-		long long left = deadline - clock_ms();
-		if (left <= 0)
-			break;
-		erlang_msg msg;
-		x.index = 0;
-		int rc = ei_xreceive_msg_tmo(c->fd, &msg, &x,
-		                             (unsigned)(left < SLICE_MS ? left : SLICE_MS));
-		if (rc == ERL_ERROR && erl_errno != ETIMEDOUT && erl_errno != EAGAIN) {
-			errtext_set(err, errlen, NULL,
-			            "the connection to node %s broke (%s): the node stopped "
-			            "or crashed",
-			            c->node, strerror(erl_errno ? erl_errno : EIO));
-			status = EIC_ERROR;
-			break;
-		}
-		/* ticks are answered inside ei; anything else is not for us */
-	}
-	ei_x_free(&x);
-	return status;
+	return c->transport == EIC_PIPE ? eic_pipe_idle(c, timeout_ms, err, errlen)
+	                                : eic_dist_idle(c, timeout_ms, err, errlen);
 }
 
 void eic_close(struct eic *c)
 {
-	if (c->fd >= 0) {
-		ei_close_connection(c->fd);
-		c->fd = -1;
-	}
+	if (c->transport == EIC_PIPE)
+		eic_pipe_close(c);
+	else
+		eic_dist_close(c);
 }
-
 int eic_rpc0(struct eic *c, const char *mod, const char *fun, int timeout_ms,
              struct term **out_root, const struct term **out_reply, char *err, size_t errlen)
 {

@@ -1,9 +1,19 @@
-/* gate/node/eic.h: gate's ei client: one connection to a node as a hidden C node, RPCs with
- * timeouts, replies decoded with gate/term.h.
+/* gate/node/eic.h: gate's one channel to a node, whatever carries it: RPCs with timeouts,
+ * replies decoded with gate/node/term.h. Everything above gate/node (the probe, the run
+ * modes, the commands) calls through this interface and never learns the transport.
+ *
+ * Two transports (issue 26):
+ * - distribution (eic_dist.c): gate is a hidden C node connected to a running node (attach
+ *   and cluster mode). Ticks from the node are answered inside ei_rpc_from, so long calls (a
+ *   whole test suite) keep the connection alive.
+ * - a pipe pair (eic_pipe.c): the node gate starts for a project. Requests and replies are
+ *   Erlang external terms, each framed by a 4-byte big-endian length (the node's side is
+ *   `open_port({fd, 3, 4}, [{packet, 4}, binary])`, served by the bootstrap of
+ *   gate/node/node.c). No distribution: the node is `nonode@nohost` as under bare `mix test`,
+ *   and the suite may start and stop distribution without touching this channel.
  *
  * Waits are cut into slices of at most 200 ms; between slices the poll callback runs, so a
- * signal or a dead node process ends a wait at once. Ticks from the node are answered
- * inside ei_rpc_from, so long calls (a whole test suite) keep the connection alive.
+ * signal or a dead node process ends a wait at once.
  */
 #ifndef GATE_EIC_H
 #define GATE_EIC_H
@@ -26,9 +36,21 @@ enum eic_status {
 /* Returns non-zero to abandon the current wait; may write a reason to err. */
 typedef int (*eic_poll_fn)(void *arg, char *err, size_t errlen);
 
+enum eic_transport {
+	EIC_DIST = 0, /* distribution: gate as a hidden C node */
+	EIC_PIPE = 1, /* a pipe pair to a node gate started */
+};
+
 struct eic {
-	ei_cnode ec;
-	int fd;           /* -1 when not connected */
+	enum eic_transport transport;
+	ei_cnode ec;         /* distribution only */
+	int fd;              /* distribution: the socket; pipe: the read end (the node's
+	                        replies); -1 when not connected */
+	int wfd;             /* pipe: the write end (requests; the node's lifeline) */
+	unsigned long seq;   /* pipe: the id of the last call; a late reply to an abandoned call
+	                        carries an older one and is dropped */
+	unsigned char *rbuf; /* pipe: bytes read but not yet a whole frame */
+	size_t rlen, rcap;
 	char node[256];   /* the peer, e.g. gate_ab12@127.0.0.1 */
 	size_t max_reply; /* bytes; larger replies are rejected */
 	eic_poll_fn poll;
@@ -39,10 +61,15 @@ struct eic {
 
 void eic_init(struct eic *c);
 
-/* Connects to node (name@ip) listening on port without epmd. this_alive names the C node.
- * cookie is used in memory only. */
-int eic_connect_port(struct eic *c, const char *node, const char *this_alive, int port,
-                     const char *cookie, int timeout_ms, char *err, size_t errlen);
+/* Takes the pipe pair of a node gate started: rfd carries its replies, wfd gate's requests
+ * (both owned from now on: eic_close closes them, and closing wfd is the node's end). name is
+ * for messages. Then waits up to timeout_ms for the node's bootstrap to say it serves
+ * ({gate_ready}). Returns EIC_OK, EIC_TIMEOUT, EIC_CANCELLED (poll) or EIC_ERROR with err. */
+int eic_open_pipe(struct eic *c, int rfd, int wfd, const char *name, int timeout_ms, char *err,
+                  size_t errlen);
+
+/* True while the channel is open. */
+bool eic_connected(const struct eic *c);
 
 /* Connects to a running node through its host's epmd: long names (name@host.domain or
  * name@IP) or short names (name@host). The C node takes a name of the same kind. An unknown
@@ -71,7 +98,8 @@ int eic_rpc0(struct eic *c, const char *mod, const char *fun, int timeout_ms,
  * the connection broke: the node stopped. */
 int eic_idle(struct eic *c, int timeout_ms, char *err, size_t errlen);
 
-/* Closes the connection; a no-op when not connected. */
+/* Closes the connection (the pipe: both ends, so a node gate started halts); a no-op when not
+ * connected. */
 void eic_close(struct eic *c);
 
 #endif

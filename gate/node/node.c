@@ -12,44 +12,55 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ei.h>
+
 #include "ci/errtext.h"
 #include "gate/node/clock.h"
 #include "gate/node/reaper.h"
 #include "gate/node/signals.h"
 
-/* Evaluated by `mix run` once the project is compiled (and, without --no-start, its
- * applications started): a process reads the node's name and cookie from file descriptor 3
- * (gate's lifeline pipe, never stdin: the suite's stdin is /dev/null, as under `mix test <
- * /dev/null`), distribution starts under that name, and the process then halts the node when
- * the pipe reaches end-of-file (gate is gone). Nothing secret is on this command line. */
+/* The bootstrap, evaluated by `mix run -e` once the project is compiled (and, without
+ * --no-start, its applications started). A process opens gate's pipe pair as a port (fd 3:
+ * gate's requests and the lifeline; fd 4: replies; never stdin, which is /dev/null as under
+ * `mix test < /dev/null`), reads the first frame ({gate_boot, Name | none, Cookie}: when
+ * gate was asked for a distributed node, distribution starts under that name and cookie, so
+ * nothing secret is on this command line), says {gate_ready}, then serves each
+ * {call, Id, M, F, A} in a process of its own, answering {gate_reply, Id, Result} as rpc
+ * would (a raise is {badrpc, {'EXIT', Reason}}). End-of-file on fd 3 (gate is gone, even
+ * killed) halts the node. The called code runs with the node's own group leader, as under
+ * rpc from a C node: its output goes to the node's stdout. */
 static const char boot_code[] =
-        "p = self(); "
-        "spawn(fn -> l = :erlang.open_port({:fd, 3, 3}, [:in, :binary, :eof, {:line, 512}]); "
-        "receive do {^l, {:data, {:eol, d}}} -> send(p, {:gate_boot, d}); "
+        "spawn(fn -> l = :erlang.open_port({:fd, 3, 4}, [:binary, {:packet, 4}, :eof]); "
+        "o = fn t -> :erlang.port_command(l, :erlang.term_to_binary(t)) end; "
+        "receive do {^l, {:data, b}} -> case :erlang.binary_to_term(b) do "
+        "{:gate_boot, :none, _} -> :ok; "
+        "{:gate_boot, n, c} -> case :net_kernel.start([n, :longnames]) do "
+        "{:ok, _} -> :erlang.set_cookie(c); "
+        "e -> IO.puts(:stderr, \"cannot start distribution as #{n}: #{inspect(e)}\"); "
+        "System.halt(1) end end; "
         "{^l, :eof} -> System.halt(3) end; "
-        "w = fn w -> receive do {^l, {:data, _}} -> w.(w); {^l, :eof} -> System.halt(3) end end; "
-        "w.(w) end); "
-        "[n, c] = receive do {:gate_boot, d} -> String.split(d) end; "
-        "{:ok, _} = :net_kernel.start([String.to_atom(n), :longnames]); "
-        ":erlang.set_cookie(String.to_atom(c))";
+        "o.({:gate_ready}); "
+        "w = fn w -> receive do {^l, {:data, b}} -> {:call, i, m, f, a} = "
+        ":erlang.binary_to_term(b); "
+        "spawn(fn -> o.({:gate_reply, i, try do apply(m, f, a) catch :throw, t -> t; "
+        ":exit, e -> {:badrpc, {:EXIT, e}}; "
+        ":error, e -> {:badrpc, {:EXIT, {e, __STACKTRACE__}}} end}) end); w.(w); "
+        "{^l, :eof} -> System.halt(3); _ -> w.(w) end end; "
+        "w.(w) end)";
 
-/* The lifeline as the child's fd 3 (no close-on-exec), stdin from /dev/null. In the child,
- * before exec; *ready is moved off fd 3 first if it was there. Returns 0 or -1. */
-static int child_fds(int lifeline, int *ready)
+/* In the child, before exec: gate's request pipe as fd 3, the reply pipe as fd 4 (neither
+ * close-on-exec), stdin from /dev/null; *ready is moved above them first. Returns 0 or -1. */
+static int child_fds(int req, int rep, int *ready)
 {
-	if (*ready == 3) {
-		int moved = fcntl(*ready, F_DUPFD_CLOEXEC, 4);
-		if (moved < 0)
-			return -1;
-		*ready = moved;
-	}
-	if (lifeline == 3) {
-		int fl = fcntl(3, F_GETFD);
-		if (fl < 0 || fcntl(3, F_SETFD, fl & ~FD_CLOEXEC) < 0)
-			return -1;
-	} else if (dup2(lifeline, 3) < 0) {
+	int a = fcntl(req, F_DUPFD, 10), b = fcntl(rep, F_DUPFD, 10);
+	int r = fcntl(*ready, F_DUPFD_CLOEXEC, 10);
+	if (a < 0 || b < 0 || r < 0)
 		return -1;
-	}
+	*ready = r;
+	if (dup2(a, 3) < 0 || dup2(b, 4) < 0)
+		return -1;
+	close(a);
+	close(b);
 	int null = open("/dev/null", O_RDONLY);
 	if (null < 0 || dup2(null, 0) < 0)
 		return -1;
@@ -94,30 +105,40 @@ static int free_port(void)
 
 #define MAX_ARGS 64
 
-/* The node's name (opts->name, else gate_<hex>@127.0.0.1), cookie and distribution port, and
- * the flags erl gets (erl, of erllen bytes). Returns 0, or -1 with err. */
+/* A distributed node's name (opts->name: NAME or NAME@127.0.0.1), cookie and port, and the
+ * flags erl gets (erl, of erllen bytes); a node without a name gets only opts->erl_flags.
+ * Returns 0, or -1 with err. */
 static int node_identity(struct node *n, const struct node_opts *opts, char *erl, size_t erllen,
                          char *err, size_t errlen)
 {
-	char hex[17], placeholder[33];
+	char placeholder[33];
 	memset(n, 0, sizeof(*n));
-	n->stdin_fd = -1;
-	if (node_random_hex(hex, 8) < 0 || node_random_hex(n->cookie, 16) < 0 ||
-	    node_random_hex(placeholder, 16) < 0) {
+	n->to_fd = n->from_fd = -1;
+	snprintf(n->name, sizeof(n->name), "nonode@nohost");
+	const char *extra = opts->erl_flags ? opts->erl_flags : "";
+	if (!opts->name) {
+		if (snprintf(erl, erllen, "%s", extra) >= (int)erllen)
+			goto too_long;
+		return 0;
+	}
+	const char *at = strchr(opts->name, '@');
+	size_t alive = at ? (size_t)(at - opts->name) : strlen(opts->name);
+	if (alive == 0 || alive > 64 || (at && strcmp(at, "@127.0.0.1") != 0) ||
+	    strspn(opts->name,
+	           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != alive) {
 		errtext_set(err, errlen, NULL,
-		            "cannot read /dev/urandom for the node name and cookie: %s",
-		            strerror(errno));
+		            "--distributed %s: expected a node name such as load or "
+		            "load@127.0.0.1 (letters, digits, _ and -; the node listens on "
+		            "127.0.0.1 only)",
+		            opts->name);
 		return -1;
 	}
-	if (opts->name && strchr(opts->name, '@') &&
-	    (size_t)(strchr(opts->name, '@') - opts->name) < sizeof(n->alive) &&
-	    strlen(opts->name) < sizeof(n->name)) {
-		snprintf(n->name, sizeof(n->name), "%s", opts->name);
-		snprintf(n->alive, sizeof(n->alive), "%.*s",
-		         (int)(strchr(opts->name, '@') - opts->name), opts->name);
-	} else {
-		snprintf(n->alive, sizeof(n->alive), "gate_%s", hex);
-		snprintf(n->name, sizeof(n->name), "%s@127.0.0.1", n->alive);
+	n->distributed = true;
+	snprintf(n->name, sizeof(n->name), "%.*s@127.0.0.1", (int)alive, opts->name);
+	if (node_random_hex(n->cookie, 16) < 0 || node_random_hex(placeholder, 16) < 0) {
+		errtext_set(err, errlen, NULL, "cannot read /dev/urandom for the node's cookie: %s",
+		            strerror(errno));
+		return -1;
 	}
 	n->port = free_port();
 	if (n->port < 0) {
@@ -126,30 +147,31 @@ static int node_identity(struct node *n, const struct node_opts *opts, char *erl
 		return -1;
 	}
 	/* -setcookie with a random throw-away value keeps erl from reading or creating
-	 * ~/.erlang.cookie; the boot code replaces it with the real cookie read from the lifeline
-	 * pipe before anything can use it. */
+	 * ~/.erlang.cookie; the bootstrap replaces it with the real cookie read from the pipe
+	 * before distribution starts. */
 	int w = snprintf(erl, erllen,
 	                 "-start_epmd false -erl_epmd_port %d "
 	                 "-kernel inet_dist_use_interface {127,0,0,1} -setcookie %s %s",
-	                 n->port, placeholder, opts->erl_flags ? opts->erl_flags : "");
-	if (w < 0 || (size_t)w >= erllen) {
-		errtext_set(err, errlen, NULL, "node.erl_flags is too long (more than %zu bytes)",
-		            erllen - 200);
-		return -1;
-	}
+	                 n->port, placeholder, extra);
+	if (w < 0 || (size_t)w >= erllen)
+		goto too_long;
 	return 0;
+too_long:
+	errtext_set(err, errlen, NULL, "node.erl_flags is too long (more than %zu bytes)",
+	            erllen - 200);
+	return -1;
 }
 
 /* In the forked child: its own process group, default signals, the lifeline on fd 3, the
  * project's directory and environment, then exec. A failure is written as an errno to ready
  * (negative: chdir, not exec); never returns. */
-__attribute__((noreturn)) static void node_child(const struct node_opts *opts, int lifeline,
+__attribute__((noreturn)) static void node_child(const struct node_opts *opts, int req, int rep,
                                                  int ready, const char *elixir, char *const argv[])
 {
 	signals_child_reset();
 	if (opts->stderr_fd > 2)
 		dup2(opts->stderr_fd, 2);
-	if (child_fds(lifeline, &ready) < 0) {
+	if (child_fds(req, rep, &ready) < 0) {
 		int e = errno;
 		(void)!write(ready, &e, sizeof(e));
 		_exit(127);
@@ -190,71 +212,82 @@ static void node_exec_error(const struct node_opts *opts, const char *elixir, in
 		            strerror(-child_errno));
 }
 
-/* Hands the node its name and cookie on the lifeline (the boot code reads them). */
+/* The bootstrap's first frame: {gate_boot, Name, Cookie} when distributed, else
+ * {gate_boot, none, none}. A pipe holds it whole before the node reads it. */
 static int node_handoff(struct node *n, char *err, size_t errlen)
 {
-	char line[256];
-	int len = snprintf(line, sizeof(line), "%s %s\n", n->name, n->cookie);
-	if (write(n->stdin_fd, line, (size_t)len) != len) {
-		errtext_set(err, errlen, NULL, "cannot hand the node its name and cookie: %s",
-		            strerror(errno));
-		memset(line, 0, sizeof(line));
+	ei_x_buff x;
+	int rc = -1;
+	if (ei_x_new_with_version(&x) < 0)
+		goto out;
+	if (ei_x_encode_tuple_header(&x, 3) < 0 || ei_x_encode_atom(&x, "gate_boot") < 0 ||
+	    ei_x_encode_atom(&x, n->distributed ? n->name : "none") < 0 ||
+	    ei_x_encode_atom(&x, n->distributed ? n->cookie : "none") < 0)
+		goto out;
+	unsigned char hdr[4] = {0, 0, (unsigned char)(x.index >> 8), (unsigned char)x.index};
+	if (write(n->to_fd, hdr, 4) == 4 && write(n->to_fd, x.buff, (size_t)x.index) == x.index)
+		rc = 0;
+out:
+	if (rc < 0) {
+		errtext_set(err, errlen, NULL, "cannot send the node its first frame: %s",
+		            strerror(errno ? errno : ENOMEM));
 		node_stop(n, 0);
-		return -1;
 	}
-	memset(line, 0, sizeof(line));
-	return 0;
+	if (x.buff) {
+		memset(x.buff, 0, (size_t)x.index); /* the cookie */
+		ei_x_free(&x);
+	}
+	return rc;
 }
 
 int node_start(struct node *n, const struct node_opts *opts, char *err, size_t errlen)
 {
 	char erl[2048];
-	int in[2] = {-1, -1};
+	int req[2] = {-1, -1}, rep[2] = {-1, -1}, ready[2] = {-1, -1};
 
 	if (node_identity(n, opts, erl, sizeof(erl), err, errlen) < 0)
 		return -1;
 
 	const char *elixir = opts->elixir ? opts->elixir : "elixir";
-	char *argv[] = {(char *)elixir,
-	                "--erl",
-	                erl,
-	                "-S",
-	                "mix",
-	                "run",
-	                "--no-halt",
-	                "-e",
-	                (char *)boot_code,
-	                opts->no_start ? "--no-start" : NULL,
-	                NULL};
-
-	if (pipe2(in, O_CLOEXEC) < 0) {
-		errtext_set(err, errlen, NULL, "pipe: %s", strerror(errno));
-		return -1;
+	char *argv[12];
+	int k = 0;
+	argv[k++] = (char *)elixir;
+	if (erl[0]) {
+		argv[k++] = "--erl";
+		argv[k++] = erl;
 	}
-	int ready[2];
-	if (pipe2(ready, O_CLOEXEC) < 0) {
+	argv[k++] = "-S";
+	argv[k++] = "mix";
+	argv[k++] = "run";
+	argv[k++] = "--no-halt";
+	argv[k++] = "-e";
+	argv[k++] = (char *)boot_code;
+	if (opts->no_start)
+		argv[k++] = "--no-start";
+	argv[k] = NULL;
+
+	if (pipe2(req, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) {
 		errtext_set(err, errlen, NULL, "pipe: %s", strerror(errno));
-		close(in[0]);
-		close(in[1]);
-		return -1;
+		goto fail;
 	}
 	reaper_gate_init();
 	pid_t pid = fork();
 	if (pid < 0) {
 		errtext_set(err, errlen, NULL, "fork: %s", strerror(errno));
-		close(in[0]);
-		close(in[1]);
-		close(ready[0]);
-		close(ready[1]);
-		return -1;
+		goto fail;
 	}
-	if (pid == 0)
-		node_child(opts, in[0], ready[1], elixir, argv); /* never returns */
+	if (pid == 0) {
+		close(req[1]); /* gate's ends: the node's own copy would keep its lifeline open */
+		close(rep[0]);
+		node_child(opts, req[0], rep[1], ready[1], elixir, argv); /* never returns */
+	}
 	setpgid(pid, pid); /* also from here, so the group exists before we may signal it */
-	close(in[0]);
+	close(req[0]);
+	close(rep[1]);
 	close(ready[1]);
 	n->pid = pid;
-	n->stdin_fd = in[1];
+	n->to_fd = req[1];
+	n->from_fd = rep[0];
 
 	/* the ready pipe closes on exec: an errno on it means chdir or exec failed */
 	int child_errno = 0;
@@ -264,12 +297,21 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		waitpid(pid, &n->wait_status, 0);
 		n->exited = true;
 		n->pid = 0;
-		close(n->stdin_fd);
-		n->stdin_fd = -1;
+		node_stop(n, 0); /* closes the pipes */
 		node_exec_error(opts, elixir, child_errno, err, errlen);
 		return -1;
 	}
 	return node_handoff(n, err, errlen);
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (req[i] >= 0)
+			close(req[i]);
+		if (rep[i] >= 0)
+			close(rep[i]);
+		if (ready[i] >= 0)
+			close(ready[i]);
+	}
+	return -1;
 }
 
 bool node_exited(struct node *n)
@@ -327,10 +369,11 @@ void node_stop(struct node *n, int timeout_ms)
 		n->exited = true;
 		n->pid = 0;
 	}
-	if (n->stdin_fd >= 0) {
-		close(n->stdin_fd);
-		n->stdin_fd = -1;
-	}
+	if (n->to_fd >= 0)
+		close(n->to_fd);
+	if (n->from_fd >= 0)
+		close(n->from_fd);
+	n->to_fd = n->from_fd = -1;
 }
 
 void node_kill_now(const struct node *n)

@@ -1,13 +1,18 @@
 /* gate/node/node.h: the life of the node gate starts for a Mix project (start mode).
  *
  * The node runs `elixir -S mix run --no-halt` in the project with MIX_ENV set, in a process
- * group of its own. Distribution listens on 127.0.0.1 at a free port chosen by gate, without
- * epmd (-start_epmd false, -erl_epmd_port), so no epmd is started and no fixed port is used.
- * The node name and the random cookie reach the node on a pipe of its own (file descriptor
- * 3, the "lifeline"), never on a command line; gate keeps that pipe open, and the node halts
- * itself when it reads end-of-file there, so even a gate killed with SIGKILL leaves no node
- * behind. The node's stdin is /dev/null, as under `mix test < /dev/null` (issue 18): a test
- * reading stdin gets :eof and never sees gate's boot data.
+ * group of its own, and is not distributed (issue 26): `nonode@nohost`, no cookie, no epmd,
+ * nothing listening, as under bare `mix test`; the suite may start distribution itself.
+ * gate talks to it over a pipe pair (gate/node/eic.h): the node reads gate's requests on
+ * its file descriptor 3 and writes its replies on 4, served by a small bootstrap given on
+ * its command line (`mix run -e`). Fd 3 is also its lifeline: gate keeps the write end, and
+ * the node halts when it reads end-of-file there, so even a gate killed with SIGKILL leaves
+ * no node behind. The node's stdin is /dev/null, as under `mix test < /dev/null` (issue 18).
+ *
+ * With a name (`gate run --distributed NAME`, for a workload that reaches the node by
+ * distribution) the node also starts distribution as NAME@127.0.0.1 on a free loopback port
+ * chosen by gate, without epmd (-start_epmd false, -erl_epmd_port), with a random cookie
+ * that reaches it in the first frame on fd 3, never on a command line.
  */
 #ifndef GATE_NODE_H
 #define GATE_NODE_H
@@ -22,25 +27,27 @@ struct node_opts {
 	const char *erl_flags; /* extra erl flags, split on blanks; may be NULL */
 	const char *elixir;    /* the elixir executable; NULL for "elixir" from PATH */
 	int stderr_fd;         /* > 2: the node's stderr (node_tail's pipe); else gate's */
-	const char *name;      /* the node's name (NAME@127.0.0.1, adopted from the project's
-	                          test_helper); NULL: gate_<random>@127.0.0.1 */
+	const char *name;      /* distributed as NAME@127.0.0.1 (NAME, or NAME@127.0.0.1);
+	                          NULL: not distributed */
 	bool no_start;         /* boot with `mix run --no-start`: mix test's own app.start (or
 	                          gate_probe:run_prep) starts the applications */
 };
 
 struct node {
-	pid_t pid;       /* leader of the node's process group; 0 when none */
-	int stdin_fd;    /* write end of the node's lifeline pipe (its fd 3; the name kept
-	                    for the callers); -1 when closed */
-	int port;        /* distribution port on 127.0.0.1 */
-	char alive[64];  /* gate_<hex> */
-	char name[96];   /* gate_<hex>@127.0.0.1 */
-	char cookie[48]; /* random, never printed */
+	pid_t pid;        /* leader of the node's process group; 0 when none */
+	int to_fd;        /* gate's end of the node's fd 3: requests, and the lifeline; -1 when
+	                     closed or handed to the channel (eic_open_pipe) */
+	int from_fd;      /* gate's end of the node's fd 4: replies; -1 likewise */
+	bool distributed; /* started with a name (node_opts.name) */
+	int port;         /* distributed: its port on 127.0.0.1 */
+	char name[96];    /* distributed: NAME@127.0.0.1; else nonode@nohost */
+	char cookie[48];  /* distributed: random, never printed */
 	bool exited;
 	int wait_status; /* from waitpid once exited */
 };
 
-/* Forks and execs the node. Returns 0, or -1 with err naming what failed. */
+/* Forks and execs the node and sends it its first frame (the name and cookie when
+ * distributed). Returns 0, or -1 with err naming what failed. */
 int node_start(struct node *n, const struct node_opts *opts, char *err, size_t errlen);
 
 /* Reaps the node if it exited, without blocking. Returns true once it has exited. */

@@ -5,8 +5,8 @@
  * - the preparation a `test` alias does before its "test" step, and the project's
  *   applications, run before the before-snapshot (faithful_prep), in a node booted with
  *   `mix run --no-start` so that a --no-start suite finds them not started;
- * - a test_helper that starts distribution under a name of its own gets that name
- *   (faithful_node_name: the node is booted with it);
+ * - the node is not distributed (gate/node/node.h), so a test_helper that starts
+ *   distribution under a name of its own gets it as under bare `mix test` (issue 26);
  * - --partitions with MIX_TEST_PARTITION: the partition (faithful_partition).
  */
 #ifndef GATE_FAITHFUL_H
@@ -37,13 +37,6 @@ int faithful_run_decode(const struct term *body, struct test_run *out, char *err
  * unless --no-start is given. Returns 0, or -1 with err (Mix's words and exit status). */
 int faithful_prep(struct eic *c, char *const *args, size_t nargs, bool start, int timeout_ms,
                   char *err, size_t errlen);
-
-/* The node name a test_helper.exs of the project starts distribution with itself
- * (`:net_kernel.start([:"NAME@127.0.0.1" ...` or `Node.start(:"NAME@127.0.0.1" ...`), read
- * from test/test_helper.exs and, in an umbrella, apps/NAME/test/test_helper.exs. Only a
- * literal long name on 127.0.0.1 is adopted (gate's node listens and is reached there).
- * Returns 1 with out = "NAME@HOST" and from = the file, 0 when there is none. */
-int faithful_node_name(const char *project_dir, char *out, size_t len, char *from, size_t fromlen);
 
 /* The partition of a `--partitions N` run (N > 1): MIX_TEST_PARTITION; 0 otherwise. */
 int faithful_partition(char *const *args, size_t nargs);

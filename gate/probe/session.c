@@ -13,14 +13,13 @@
 #include "gate/node/clock.h"
 #include "gate/node/node_tail.h"
 #include "gate/probe/otp.h"
-#include "gate/probe/faithful.h"
 #include "gate/node/signals.h"
 
 void session_init(struct session *s, const struct session_opts *o)
 {
 	memset(s, 0, sizeof(*s));
 	s->o = *o;
-	s->node.stdin_fd = -1;
+	s->node.to_fd = s->node.from_fd = -1;
 	s->t0_ms = clock_ms();
 	s->phase = "starting";
 	signals_phase_src = &s->phase;
@@ -129,15 +128,9 @@ static int boot(struct session *s, char *err, size_t errlen)
 	        .erl_flags = s->o.erl_flags,
 	        .elixir = s->o.elixir,
 	        .stderr_fd = node_tail_start(),
+	        .name = s->o.distributed,
 	        .no_start = s->o.mix_test,
 	};
-	char adopted[96], from[4096];
-	if (s->o.mix_test &&
-	    faithful_node_name(s->o.project_dir, adopted, sizeof(adopted), from, sizeof(from))) {
-		no.name = adopted;
-		session_progress(s, "%s starts distribution as %s: the node gets that name", from,
-		                 adopted);
-	}
 	s->phase = "booting the node";
 	int rc = node_start(&s->node, &no, err, errlen);
 	node_tail_started();
@@ -147,27 +140,25 @@ static int boot(struct session *s, char *err, size_t errlen)
 	session_progress(s, "booting node %s in %s (MIX_ENV=%s, compiling if needed)", s->name,
 	                 s->o.project_dir, s->o.mix_env ? s->o.mix_env : "test");
 
-	char alive[96];
-	snprintf(alive, sizeof(alive), "%s_c", s->node.alive);
-	long long boot_t0 = clock_ms(), deadline = boot_t0 + s->o.boot_timeout_ms;
-	for (;;) {
-		if (session_poll(s, err, errlen))
-			return -1;
-		char cerr[512];
-		if (eic_connect_port(&s->conn, s->name, alive, s->node.port, s->node.cookie, 250,
-		                     cerr, sizeof(cerr)) == EIC_OK)
-			break;
-		if (clock_ms() >= deadline) {
-			errtext_set(err, errlen, NULL,
-			            "node %s did not come up within %d s (last attempt: %s); "
-			            "raise node.boot_timeout in gate.toml or --boot-timeout if the "
-			            "project "
-			            "takes longer to compile and start",
-			            s->name, s->o.boot_timeout_ms / 1000, cerr);
-			return -1;
-		}
-		usleep(20000); /* a refused connect costs microseconds: poll often */
+	/* the channel is the node's pipe pair (gate/node/eic.h); the node is up when its
+	 * bootstrap says so on it */
+	long long boot_t0 = clock_ms();
+	int rfd = s->node.from_fd, wfd = s->node.to_fd;
+	s->node.from_fd = s->node.to_fd = -1; /* the channel's from now on */
+	rc = eic_open_pipe(&s->conn, rfd, wfd, s->name, s->o.boot_timeout_ms, err, errlen);
+	if (rc == EIC_TIMEOUT) {
+		errtext_set(
+		        err, errlen, NULL,
+		        "node %s did not come up within %d s; raise node.boot_timeout in "
+		        "gate.toml or --boot-timeout if the project takes longer to compile and "
+		        "start",
+		        s->name, s->o.boot_timeout_ms / 1000);
+		return -1;
 	}
+	if (rc == EIC_ERROR && node_wait_exit(&s->node, 2000))
+		session_poll(s, err, errlen); /* the node died: its own words say why */
+	if (rc != EIC_OK)
+		return -1;
 	session_progress(s, "node %s is up (booted in %.1f s)", s->name,
 	                 (double)(clock_ms() - boot_t0) / 1000.0);
 	return 0;
@@ -298,7 +289,7 @@ void session_end(struct session *s)
 	signals_caught = 0; /* so the clean-up RPCs are not cancelled by the flag */
 	s->conn.poll = NULL;
 	bool alive = s->node.pid <= 0 || !node_exited(&s->node);
-	if (s->probe_loaded && s->conn.fd >= 0 && alive) {
+	if (s->probe_loaded && eic_connected(&s->conn) && alive) {
 		if (s->before_unload)
 			s->before_unload(s->before_unload_arg);
 		/* a node gate started is halted next: its code goes with it; an attached node
@@ -309,7 +300,7 @@ void session_end(struct session *s)
 	s->before_unload = NULL;
 	s->probe_loaded = false;
 	int stop_ms = s->o.stop_timeout_ms > 0 ? s->o.stop_timeout_ms : 10000;
-	bool connected = s->conn.fd >= 0;
+	bool connected = eic_connected(&s->conn);
 	if (s->node.pid > 0) {
 		session_progress(s, "stopping node %s", s->name);
 		/* graceful first: erlang:halt/2 (init:stop/0 measured 1.2 s slower, stopping every

@@ -24,12 +24,14 @@ struct session_opts {
 	int rpc_timeout_ms;
 	int stop_timeout_ms;
 	bool quiet;
-	bool need_mix; /* tests will run: fail unless the node has a Mix project
-	                  loaded, and load the ExUnit formatter too */
-	bool mix_test; /* start mode, mix test will run (issue 18): boot with
-	                  --no-start (the applications are started as mix test
-	                  would, or not with --no-start) and under the name the
-	                  project's test_helper starts distribution with, if any */
+	bool need_mix;           /* tests will run: fail unless the node has a Mix project
+	                            loaded, and load the ExUnit formatter too */
+	bool mix_test;           /* start mode, mix test will run (issue 18): boot with
+	                            --no-start (the applications are started as mix test
+	                            would, or not with --no-start) */
+	const char *distributed; /* start mode, --distributed NAME (issue 26): the node also
+	                            starts distribution as NAME@127.0.0.1; NULL: not
+	                            distributed, as under bare mix test */
 };
 
 struct session {

@@ -198,7 +198,7 @@ int cluster_snapshot(struct cluster *cl, const struct probe_snapshot_opts *opts,
 
 void cluster_unload(struct cluster *cl)
 {
-	if (!cl->pushed || !cl->conn || cl->conn->fd < 0)
+	if (!cl->pushed || !cl->conn || !eic_connected(cl->conn))
 		return;
 	cl->pushed = false;
 	ei_x_buff args;

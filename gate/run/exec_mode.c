@@ -1,7 +1,8 @@
 /* gate/run/exec_mode.c: the workload of `gate run --exec CMD` (issue 7; gate/run/pipeline.h):
  * the command instead of mix test, with what it needs to reach the node in its environment
- * (GATE_NODE, GATE_NODES, GATE_NODE_PORT, GATE_COOKIE_FILE). Its exit status is the one
- * "test" of the run. */
+ * (GATE_NODE, GATE_NODES, GATE_NODE_PORT, GATE_COOKIE_FILE) when the node is reachable: an
+ * attached one, or one gate started with --distributed NAME (issue 26; without it the node
+ * is not distributed). Its exit status is the one "test" of the run. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 /* What the command gets to reach the node. Returns 0, or -1 with err. */
 static int exec_environment(struct run *r, char *err, size_t errlen)
 {
+	if (r->ses.node.pid > 0 && !r->ses.node.distributed)
+		return 0; /* nonode@nohost: nothing to reach it by */
 	if (exec_env_add(&r->env, "GATE_NODE", r->ses.name) < 0)
 		goto oom;
 	if (r->opts->cluster) {

@@ -126,6 +126,7 @@ static int open_node(struct run *r)
 	        .erl_flags = r->cfg.erl_flags,
 	        .elixir = o->elixir,
 	        .mix_test = !o->exec && !o->attach,
+	        .distributed = o->distributed,
 	        .boot_timeout_ms = r->cfg.boot_timeout_ms,
 	        .rpc_timeout_ms = r->cfg.rpc_timeout_ms,
 	        .stop_timeout_ms = r->cfg.stop_timeout_ms,

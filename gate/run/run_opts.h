@@ -47,6 +47,9 @@ struct run_opts {
 	/* warm-up or leak (issue 14) */
 	int repeat;        /* --repeat N: the suite N times in one node; 0: [run] repeat */
 	int64_t sample_ms; /* --sample INTERVAL: light snapshots during the run; 0: none */
+	/* issue 26 */
+	const char *distributed; /* --distributed NAME: start mode, the node distributed as
+	                            NAME@127.0.0.1 (for a workload); NULL: not distributed */
 };
 
 #endif
