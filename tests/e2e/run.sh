@@ -294,7 +294,7 @@ case_no_compile_is_error() {
 	local d; d=$(fixture no_compile)
 	run_gate run -C "$d"
 	expect_rc 2
-	expect_in "$ERR" "gate: error: node gate_"
+	expect_in "$ERR" "gate: error: node nonode@nohost"
 	expect_in "$ERR" "while booting the node"
 	expect_in "$ERR" "exited with status 1"
 	junit_valid "$d/_build/gate/junit.xml"
@@ -432,11 +432,12 @@ case_bad_config_is_error() {
 
 # The value after -setcookie on the node's command line is a throw-away: the node replaces
 # it with the real cookie from its lifeline pipe, so a connection using it must be refused.
+# (issue 26: only a node started with --distributed NAME has a cookie and a listener)
 case_cookie_not_on_command_line() {
 	local d; d=$(fixture blocking)
 	OUT="$WORK/out.$RANDOM"
 	ERR="$WORK/err.$RANDOM"
-	"$GATE" run -C "$d" >"$OUT" 2>"$ERR" &
+	"$GATE" run -C "$d" --distributed "gate_e2e_$RANDOM" >"$OUT" 2>"$ERR" &
 	local pid=$! i beam="" p
 	for i in $(seq 1 600); do
 		grep -qF "gate-fixture: blocking now" "$OUT" && break
@@ -453,7 +454,7 @@ case_cookie_not_on_command_line() {
 		args=$(tr '\0' ' ' <"/proc/$beam/cmdline")
 		visible=$(echo "$args" | sed -n 's/.*-setcookie \([^ ]*\).*/\1/p')
 		port=$(echo "$args" | sed -n 's/.*-erl_epmd_port \([0-9]*\).*/\1/p')
-		name=$(sed -n 's/.*booting node \(gate_[0-9a-f]*@127.0.0.1\).*/\1/p' "$ERR")
+		name=$(sed -n 's/.*booting node \(gate_e2e_[0-9]*@127.0.0.1\).*/\1/p' "$ERR")
 		echo "$args" | grep -q -- "-start_epmd false" || fail "node not started without epmd"
 		ss -ltn 2>/dev/null | grep -q "127.0.0.1:$port " || fail "distribution not on 127.0.0.1:$port"
 		if ss -ltn 2>/dev/null | grep -E "(0.0.0.0|\*|\[::\]):$port " >/dev/null; then fail "distribution listens beyond loopback"; fi

@@ -385,8 +385,8 @@ case_attach_dev_node_and_sigint() {
 	cl_stop "$MIX_DIR" "$dev_dir"
 }
 
-# --exec in start mode: the command reaches the node gate started (GATE_NODE,
-# GATE_NODE_PORT, GATE_COOKIE_FILE), its status is the testcase, a missing command is exit 2,
+# --exec in start mode with --distributed (issue 26): the command reaches the node gate
+# started (GATE_NODE, GATE_NODE_PORT, GATE_COOKIE_FILE), its status is the testcase, a missing command is exit 2,
 # and SIGTERM stops it with the node.
 case_exec_start_mode() {
 	local d old_tmp=${TMPDIR-}; d=$(fixture clean)
@@ -402,7 +402,7 @@ echo "load: reaching $GATE_NODE"
 exit "${1:-0}"
 EOS
 	chmod +x "$d/probe_node.sh"
-	run_gate run -C "$d" --exec "./probe_node.sh 0"
+	run_gate run -C "$d" --distributed "gate_$RANDOM" --exec "./probe_node.sh 0"
 	expect_rc 0
 	expect_in "$OUT" "load: reaching gate_"
 	expect_in "$OUT" "'gate_" # erl_call's answer: the node's name
@@ -417,7 +417,7 @@ EOS
 	run_gate run -q -C "$d" --exec "echo 'unclosed"
 	expect_rc 2
 	expect_in "$ERR" "is not closed"
-	gate_bg "workload-started" run -C "$d" --exec "sh -c 'echo workload-started; sleep 300'"
+	gate_bg "workload-started" run -C "$d" --distributed "gate_$RANDOM" --exec "sh -c 'echo workload-started; sleep 300'"
 	gate_signal TERM
 	expect_rc 143
 	ls -d "$TMPDIR"/gate-exec.* >/dev/null 2>&1 && fail "a workload cookie dir was left: $(ls -d "$TMPDIR"/gate-exec.*)"

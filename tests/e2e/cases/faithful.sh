@@ -181,17 +181,6 @@ case_faithful_partitioned() {
 	no_leftovers "$d"
 }
 
-# A test_helper that names the node (as phoenix_pubsub's): the node gets that name.
-case_faithful_named_node() {
-	local d; d=$(fixture named_node)
-	run_gate run -C "$d"
-	expect_rc 0
-	expect_in "$ERR" "starts distribution as gatefixture@127.0.0.1: the node gets that name"
-	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
-		--testcase "NamedNodeTest=test the node has the name test_helper gave it"
-	no_leftovers "$d"
-}
-
 # A test reading stdin gets :eof, as under mix test < /dev/null, and never gate's boot data.
 case_faithful_stdin_eof() {
 	local d; d=$(fixture stdin_read)

@@ -123,7 +123,7 @@ case_node_killed_mid_suite() {
 	wait "$GPID"
 	RC=$?
 	expect_rc 2
-	expect_in "$ERR" "gate: error: node gate_"
+	expect_in "$ERR" "gate: error: node nonode@nohost"
 	expect_in "$ERR" "killed by signal 9"
 	expect_in "$ERR" "while running the tests"
 	junit_valid "$d/_build/gate/junit.xml"

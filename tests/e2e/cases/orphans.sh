@@ -98,12 +98,12 @@ case_orphans_sigint() { orphans_signal INT 130; }
 case_orphans_sigterm() { orphans_signal TERM 143; }
 case_orphans_sigkill() { orphans_signal KILL 137; }
 
-# --exec: the workload's foreground child, its setsid'd and nohup'd children, and gate's
-# cookie file are gone after SIGKILL of gate; and after a normal end of a workload that left
+# --exec (with --distributed, so that there is a cookie file, issue 26): the workload's
+# foreground child, its setsid'd and nohup'd children, and gate's cookie file are gone after SIGKILL of gate; and after a normal end of a workload that left
 # background processes.
 case_orphans_exec_sigkill() {
 	local d m f; d=$(fixture orphans); m=$(orphan_mark); f="$WORK/cookie_path.$RANDOM"
-	GATE_ORPHAN_MARK=$m hard_gate_bg run -C "$d" --exec "$FIX/workload/orphans.sh $f"
+	GATE_ORPHAN_MARK=$m hard_gate_bg run -C "$d" --distributed "e2e_$RANDOM" --exec "$FIX/workload/orphans.sh $f"
 	wait_text "gate-fixture: workload started" "$OUT" || { stop_bg "$GPID"; no_marked "$m" "after the case gave up"; return; }
 	wait_sleeps "$m" 3 || { stop_bg "$GPID"; no_marked "$m" "after the case gave up"; return; }
 	local cookie; cookie=$(cat "$f")
@@ -118,7 +118,7 @@ case_orphans_exec_sigkill() {
 
 case_orphans_exec_normal_end() {
 	local d m f; d=$(fixture orphans); m=$(orphan_mark); f="$WORK/cookie_path.$RANDOM"
-	GATE_ORPHAN_MARK=$m run_gate run -C "$d" --exec "sh -c 'setsid sleep 3080 </dev/null >/dev/null 2>&1 & nohup sleep 3090 >/dev/null 2>&1 & echo \$GATE_COOKIE_FILE >$f'"
+	GATE_ORPHAN_MARK=$m run_gate run -C "$d" --distributed "e2e_$RANDOM" --exec "sh -c 'setsid sleep 3080 </dev/null >/dev/null 2>&1 & nohup sleep 3090 >/dev/null 2>&1 & echo \$GATE_COOKIE_FILE >$f'"
 	expect_rc 0
 	no_marked "$m" "after a workload that left background processes"
 	[ ! -e "$(cat "$f")" ] || fail "the cookie file survived the run"

@@ -40,7 +40,7 @@ case_toolchain_project_needs_newer_elixir() {
 	run_gate run -C "$d"
 	expect_rc 2
 	local said="You're trying to run :clean on Elixir v$v but it has declared in its mix.exs file it supports only Elixir >= $need"
-	expect_in "$ERR" "gate: error: node gate_"
+	expect_in "$ERR" "gate: error: node nonode@nohost"
 	expect_in "$ERR" "exited with status 1 while booting the node in $d: ** (Mix) $said"
 	expect_in "$ERR" "run gate with the Elixir the project declares in mix.exs"
 	expect_not_in "$ERR" "its output above says why"
