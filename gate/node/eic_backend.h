@@ -4,7 +4,13 @@
 #ifndef GATE_EIC_BACKEND_H
 #define GATE_EIC_BACKEND_H
 
-#include "gate/node/eic.h"
+#include <stddef.h>
+
+#include <ei.h>
+
+/* declared in gate/node/eic.h and gate/node/term.h, which include nothing of this file's */
+struct eic;
+struct term;
 
 /* Waits are cut into slices of this many milliseconds; the poll callback runs between them. */
 #define EIC_SLICE_MS 200

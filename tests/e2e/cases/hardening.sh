@@ -308,7 +308,8 @@ case_readonly_baseline_dir() {
 case_cookie_never_leaks_loopback_only() {
 	local d beam cookie p hits="" sock
 	d=$(fixture cookie_spy)
-	hard_gate_bg run -C "$d" --json "$d/_build/gate/run.json"
+	# issue 26: only a node started with --distributed has a cookie and a listener
+	hard_gate_bg run -C "$d" --distributed "e2e_spy_$RANDOM" --json "$d/_build/gate/run.json"
 	wait_text "gate-fixture: cookie handed over" "$OUT"
 	cookie=$(cat "$d/spy/cookie" 2>/dev/null)
 	[ ${#cookie} -ge 16 ] || fail "no cookie from the node (got '$cookie')"

@@ -1,0 +1,190 @@
+/* tests/test_eic_pipe.c: gate/node/eic_pipe.c (issue 26), the pipe transport of gate's channel
+ * to a node it started, on real pipes: the test writes what a node's bootstrap writes (frames
+ * of external terms, cut anywhere) and reads what gate sends. A frame in pieces, a stray frame
+ * before the ready one, a late reply to an abandoned call, a raise in the node, a frame over
+ * the cap, a silent node and a node gone each get their own answer. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "gate/node/eic.h"
+
+struct rig {
+	struct eic c;
+	int node_in;  /* the node's end of gate's requests */
+	int node_out; /* the node's end of its replies */
+};
+
+static void rig_open(struct rig *r)
+{
+	int req[2], rep[2];
+	assert_int_equal(pipe(req), 0);
+	assert_int_equal(pipe(rep), 0);
+	eic_init(&r->c);
+	r->c.transport = EIC_PIPE; /* as eic_open_pipe sets it, for the tests that skip it */
+	r->c.fd = rep[0];
+	r->c.wfd = req[1];
+	snprintf(r->c.node, sizeof(r->c.node), "nonode@nohost");
+	r->node_in = req[0];
+	r->node_out = rep[1];
+}
+
+static void rig_close(struct rig *r)
+{
+	eic_close(&r->c);
+	if (r->node_in >= 0)
+		close(r->node_in);
+	if (r->node_out >= 0)
+		close(r->node_out);
+}
+
+/* Writes x as the node would: a 4-byte length, then the term; split at cut bytes (0: whole). */
+static void node_send(struct rig *r, ei_x_buff *x, size_t cut)
+{
+	unsigned char frame[4096];
+	uint32_t n = (uint32_t)x->index;
+	assert_true(n + 4 <= sizeof(frame));
+	frame[0] = (unsigned char)(n >> 24);
+	frame[1] = (unsigned char)(n >> 16);
+	frame[2] = (unsigned char)(n >> 8);
+	frame[3] = (unsigned char)n;
+	memcpy(frame + 4, x->buff, n);
+	size_t len = n + 4, at = cut && cut < len ? cut : len;
+	assert_int_equal(write(r->node_out, frame, at), (ssize_t)at);
+	if (at < len)
+		assert_int_equal(write(r->node_out, frame + at, len - at), (ssize_t)(len - at));
+	ei_x_free(x);
+}
+
+static void reply(struct rig *r, long id, const char *atom, bool badrpc)
+{
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 3);
+	ei_x_encode_atom(&x, "gate_reply");
+	ei_x_encode_long(&x, id);
+	if (badrpc) {
+		ei_x_encode_tuple_header(&x, 2);
+		ei_x_encode_atom(&x, "badrpc");
+		ei_x_encode_tuple_header(&x, 2);
+		ei_x_encode_atom(&x, "EXIT");
+	}
+	ei_x_encode_atom(&x, atom);
+	node_send(r, &x, 0);
+}
+
+static void test_eic_pipe__ready_in_pieces_after_a_stray_frame(void **state)
+{
+	(void)state;
+	struct rig r;
+	char err[256];
+	rig_open(&r);
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_atom(&x, "stray");
+	node_send(&r, &x, 0);
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 1);
+	ei_x_encode_atom(&x, "gate_ready");
+	node_send(&r, &x, 2); /* the length itself cut in two */
+	int rfd = r.c.fd, wfd = r.c.wfd;
+	assert_int_equal(eic_open_pipe(&r.c, rfd, wfd, "nonode@nohost", 2000, err, sizeof(err)),
+	                 EIC_OK);
+	assert_true(eic_connected(&r.c));
+	rig_close(&r);
+	assert_false(eic_connected(&r.c));
+}
+
+static void test_eic_pipe__call_sent_late_reply_dropped(void **state)
+{
+	(void)state;
+	struct rig r;
+	char err[256];
+	struct term *root;
+	const struct term *rep;
+	rig_open(&r);
+	reply(&r, 0, "stale", false); /* the answer to a call gate gave up on */
+	reply(&r, 1, "fresh", false);
+	ei_x_buff args;
+	ei_x_new_with_version(&args);
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_atom(&args, "memory");
+	ei_x_encode_empty_list(&args);
+	assert_int_equal(
+	        eic_rpc(&r.c, "erlang", "system_info", &args, 2000, &root, &rep, err, sizeof(err)),
+	        EIC_OK);
+	assert_true(term_is_atom(rep, "fresh"));
+	term_free(root);
+	/* what the node got: {call, 1, erlang, system_info, [memory]} */
+	unsigned char buf[512];
+	ssize_t got = read(r.node_in, buf, sizeof(buf));
+	assert_true(got > 4);
+	uint32_t n =
+	        (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 | (uint32_t)buf[2] << 8 | buf[3];
+	assert_int_equal(n + 4, (uint32_t)got);
+	struct term *call;
+	size_t idx = 0;
+	assert_int_equal(term_decode(&call, buf + 4, n, &idx, NULL, err, sizeof(err)), 0);
+	assert_true(term_is_atom(term_tuple_at(call, 0), "call"));
+	assert_int_equal(term_tuple_at(call, 1)->u.i, 1);
+	assert_true(term_is_atom(term_tuple_at(call, 2), "erlang"));
+	assert_true(term_is_atom(term_tuple_at(call, 3), "system_info"));
+	const struct term *a = term_tuple_at(call, 4);
+	assert_int_equal(a->type, TERM_LIST);
+	assert_true(term_is_atom(&a->u.seq.items[0], "memory"));
+	term_free(call);
+	ei_x_free(&args);
+	rig_close(&r);
+}
+
+static void test_eic_pipe__badrpc_timeout_cap_and_eof(void **state)
+{
+	(void)state;
+	struct rig r;
+	char err[256];
+	struct term *root;
+	const struct term *rep;
+	rig_open(&r);
+	reply(&r, 1, "undef", true);
+	assert_int_equal(eic_rpc0(&r.c, "gate_probe", "hello", 2000, &root, &rep, err, sizeof(err)),
+	                 EIC_BADRPC);
+	assert_non_null(strstr(err, "gate_probe:hello failed in node nonode@nohost"));
+	assert_non_null(strstr(err, "undef"));
+	term_free(root);
+	/* nothing comes: a timeout naming the call */
+	assert_int_equal(eic_rpc0(&r.c, "gate_probe", "slow", 50, &root, &rep, err, sizeof(err)),
+	                 EIC_TIMEOUT);
+	assert_non_null(strstr(err, "did not answer gate_probe:slow within 50 ms"));
+	/* a frame larger than gate accepts is refused before it is read */
+	r.c.max_reply = 16;
+	unsigned char big[4] = {0, 0, 1, 0};
+	assert_int_equal(write(r.node_out, big, 4), 4);
+	assert_int_equal(eic_rpc0(&r.c, "gate_probe", "big", 2000, &root, &rep, err, sizeof(err)),
+	                 EIC_ERROR);
+	assert_non_null(strstr(err, "256 bytes, more than the 16 gate accepts"));
+	rig_close(&r);
+	/* the node gone: end of file */
+	rig_open(&r);
+	close(r.node_out);
+	r.node_out = -1;
+	assert_int_equal(eic_idle(&r.c, 2000, err, sizeof(err)), EIC_ERROR);
+	assert_non_null(strstr(err, "closed"));
+	rig_close(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_eic_pipe__ready_in_pieces_after_a_stray_frame),
+	        cmocka_unit_test(test_eic_pipe__call_sent_late_reply_dropped),
+	        cmocka_unit_test(test_eic_pipe__badrpc_timeout_cap_and_eof),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
