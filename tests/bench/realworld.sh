@@ -52,17 +52,22 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gate-realworld.XXXXXX")
 # issue 26: phoenix_pubsub's suite starts distribution itself (and peers), which needs an
 # epmd, as its own CI starts with `epmd -daemon`; gate's node is not distributed and starts
 # none. One is started here when none answers, and only that one is stopped at the end.
-our_epmd=""
-stop_our_epmd() { [ -z "$our_epmd" ] || kill "$our_epmd" 2>/dev/null; }
+# The epmd started here carries a mark in its environment (epmd -daemon forks: its pid is
+# not $!), so that exactly that one is stopped, never another user's.
+epmd_mark="REALWORLD_EPMD=$work"
+our_epmds() {
+	for e in $(pgrep -x epmd); do
+		tr '\0' '\n' <"/proc/$e/environ" 2>/dev/null | grep -qxF "$epmd_mark" && printf '%s ' "$e"
+	done
+}
+stop_our_epmd() { for e in $(our_epmds); do kill "$e" 2>/dev/null; done; }
 trap 'stop_our_epmd; rm -rf "$work"' EXIT
 case " $projects " in
 *" phoenix_pubsub "*)
 	if ! epmd -names >/dev/null 2>&1; then
-		pgrep -x epmd | sort >"$work/epmd.before"
-		epmd -daemon || { echo "realworld: error: phoenix_pubsub needs epmd, and epmd -daemon failed" >&2; exit 2; }
+		env "$epmd_mark" epmd -daemon || { echo "realworld: error: phoenix_pubsub needs epmd, and epmd -daemon failed" >&2; exit 2; }
 		for i in $(seq 1 50); do epmd -names >/dev/null 2>&1 && break; sleep 0.1; done
-		our_epmd=$(pgrep -x epmd | sort | comm -13 "$work/epmd.before" - | head -n 1)
-		echo "realworld: started epmd (pid ${our_epmd:-?}) for phoenix_pubsub; stopped at the end"
+		echo "realworld: started epmd -daemon (pid $(our_epmds)) for phoenix_pubsub; stopped at the end"
 	fi
 	;;
 esac
