@@ -1,5 +1,6 @@
 /* gate/probe/session.h: a session with one node: gate starts it for a Mix project (start mode) or
- * attaches to a running one, connects, loads the probe; at the end removes the probe and
+ * attaches to a running one, opens gate's channel to it (gate/node/eic.h: the node's pipe in
+ * start mode, distribution when attached), loads the probe; at the end removes the probe and
  * stops what it started. `gate run` and `gate snapshot` both work through a session.
  */
 #ifndef GATE_SESSION_H
