@@ -57,7 +57,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gate-realworld.XXXXXX")
 epmd_mark="REALWORLD_EPMD=$work"
 our_epmds() {
 	for e in $(pgrep -x epmd); do
-		tr '\0' '\n' <"/proc/$e/environ" 2>/dev/null | grep -qxF "$epmd_mark" && printf '%s ' "$e"
+		tr '\0' '\n' 2>/dev/null <"/proc/$e/environ" | grep -qxF "$epmd_mark" && printf '%s ' "$e"
 	done
 }
 stop_our_epmd() { for e in $(our_epmds); do kill "$e" 2>/dev/null; done; }
