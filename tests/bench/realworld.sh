@@ -67,7 +67,7 @@ case " $projects " in
 	if ! epmd -names >/dev/null 2>&1; then
 		env "$epmd_mark" epmd -daemon || { echo "realworld: error: phoenix_pubsub needs epmd, and epmd -daemon failed" >&2; exit 2; }
 		for i in $(seq 1 50); do epmd -names >/dev/null 2>&1 && break; sleep 0.1; done
-		echo "realworld: started epmd -daemon (pid $(our_epmds)) for phoenix_pubsub; stopped at the end"
+		echo "realworld: started epmd -daemon (pid $(echo $(our_epmds))) for phoenix_pubsub; stopped at the end"
 	fi
 	;;
 esac
