@@ -163,8 +163,8 @@ too_long:
 }
 
 /* In the forked child: its own process group, default signals, gate's pipes on fds 3 and 4
- * (3 is also the lifeline), the project's directory and environment, then exec. A failure is written as an errno to ready
- * (negative: chdir, not exec); never returns. */
+ * (3 is also the lifeline), the project's directory and environment, then exec. A failure is
+ * written as an errno to ready (negative: chdir, not exec); never returns. */
 __attribute__((noreturn)) static void node_child(const struct node_opts *opts, int req, int rep,
                                                  int ready, const char *elixir, char *const argv[])
 {
