@@ -17,6 +17,7 @@
 #include "gate/config/units.h"
 #include "gate/run/run.h"
 #include "gate/cmd/snapshot_cmd.h"
+#include "gate/cmd/version_cmd.h"
 #include "gate/cmd/watch_cmd.h"
 
 static const char main_help[] =
@@ -37,7 +38,7 @@ static const char main_help[] =
         "\n"
         "options:\n"
         "  -h, --help     this help; `gate <command> --help` for a command's\n"
-        "  -V, --version  print gate's version\n"
+        "  -V, --version  print gate's version and how this binary was built\n"
         "\n"
         "exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
 
@@ -334,7 +335,7 @@ int cli_main(int argc, char **argv)
 		return GATE_EXIT_PASS;
 	}
 	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
-		printf("gate %s\n", GATE_VERSION);
+		version_print(stdout);
 		return GATE_EXIT_PASS;
 	}
 	if (strcmp(cmd, "run") == 0)
