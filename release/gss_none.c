@@ -44,9 +44,9 @@ gss_uint32 gss_import_name(gss_uint32 *minor, const void *buffer, const void *ty
 	return gss_none(minor);
 }
 
-gss_uint32 gss_init_sec_context(gss_uint32 *minor, void *cred, void **ctx, void *target,
-                                void *mech, gss_uint32 req_flags, gss_uint32 time_req,
-                                void *bindings, void *input, void **actual_mech, void *output,
+gss_uint32 gss_init_sec_context(gss_uint32 *minor, void *cred, void **ctx, void *target, void *mech,
+                                gss_uint32 req_flags, gss_uint32 time_req, void *bindings,
+                                void *input, void **actual_mech, void *output,
                                 gss_uint32 *ret_flags, gss_uint32 *time_rec)
 {
 	(void)cred;

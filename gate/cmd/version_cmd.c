@@ -39,7 +39,8 @@ void version_print(FILE *out)
 	fprintf(out, "gate %s\n", GATE_VERSION);
 	if (strcmp(GATE_BUILD_KIND, "release") == 0)
 		fprintf(out,
-		        "build: release binary gate-%s-%s, static: %s and ei (%s of Erlang/OTP %s); "
+		        "build: release binary gate-%s-%s, static: %s and ei (%s of Erlang/OTP "
+		        "%s); "
 		        "dynamic: the C library only\n",
 		        GATE_VERSION, GATE_BUILD_TARGET, libs, GATE_EI, GATE_EI_OTP);
 	else
