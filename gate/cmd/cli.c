@@ -5,9 +5,12 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "gate/cmd/baseline_cmd.h"
 #include "gate/config/config.h"
@@ -325,8 +328,25 @@ static int cmd_config(int argc, char **argv)
 	return GATE_EXIT_PASS;
 }
 
+/* GATE_EXIT_WITH_PARENT=1 (set by `mix gate`, integrations/mix): SIGTERM when the process
+ * that started gate dies. An Erlang VM starts its port programs from erl_child_setup, in a
+ * process group of their own that a terminal's Ctrl-C does not reach, and a VM halted by
+ * Ctrl-C (or killed) runs no code of its own: its erl_child_setup exits with it, and gate
+ * then stops its node and exits as on any SIGTERM. Unset so that nothing gate starts
+ * inherits it. */
+static void cli_exit_with_parent(void)
+{
+	const char *v = getenv("GATE_EXIT_WITH_PARENT");
+	if (!v || strcmp(v, "1") != 0)
+		return;
+	unsetenv("GATE_EXIT_WITH_PARENT");
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() == 1)
+		raise(SIGTERM); /* the parent was gone before the request took effect */
+}
+
 int cli_main(int argc, char **argv)
 {
+	cli_exit_with_parent();
 	if (argc < 2)
 		return gate_usage_error("", "%s", "no command given (try: gate run)");
 	const char *cmd = argv[1];
