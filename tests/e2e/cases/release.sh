@@ -282,3 +282,97 @@ case_mix_package_unit_tests() {
 		fail "the package compiles with warnings: $(tail -n 10 "$WORK/warn.out")"
 	gone "$p"
 }
+
+# (g) the CI templates' install steps run here as the runners would: the action at its
+# release tag downloads the release binary from a local server, verifies it and hands it to
+# "Run gate" (a failing project: exit-code=1); a corrupted download stops the step (exit 2,
+# nothing left); any other ref, or no binary at the URL, falls back to the source build
+# ("Build gate" then builds it). GitLab's before_script: the same for GATE_REF.
+case_ci_release_install_steps() {
+	release_built || return
+	integ_npm
+	local srv t d; srv=$(mktemp -d "$WORK/srv.XXXXXX")
+	mkdir -p "$srv/ok/v$GATE_VERSION_H" "$srv/bad/v$GATE_VERSION_H"
+	cp "$RELEASE_BIN" "$RELEASE_BIN.sha256" "$srv/ok/v$GATE_VERSION_H/"
+	cp "$RELEASE_BIN.sha256" "$srv/bad/v$GATE_VERSION_H/"
+	head -c 4096 "$RELEASE_BIN" >"$srv/bad/v$GATE_VERSION_H/$RELEASE_NAME" # a truncated download
+	serve "$srv"
+	t=$(mktemp -d "$WORK/runner.XXXXXX")
+	local act="$ROOT/integrations/github"
+	node "$INTEG/ci-step.js" "$act/action.yml" "Install the release binary" >"$t/release.sh" ||
+		{ fail "the action has no step Install the release binary"; return; }
+	# at the release tag
+	env GITHUB_ACTION_PATH="$act" ACTION_REF="v$GATE_VERSION_H" ACTION_REPOSITORY=org/gate \
+		INPUT_RELEASE_URL="$SERVE_URL/ok/v\$version" RUNNER_TEMP="$t" GITHUB_OUTPUT="$t/out1" \
+		GITHUB_ENV="$t/env1" bash --noprofile --norc -eo pipefail "$t/release.sh" >"$t/r1.log" 2>&1 ||
+		fail "the release step failed: $(tail -n 3 "$t/r1.log")"
+	expect_in "$t/out1" "install=release"
+	expect_in "$t/r1.log" "gate: installed the release binary $RELEASE_NAME from $SERVE_URL/ok/v$GATE_VERSION_H/$RELEASE_NAME (sha256 $(cut -d' ' -f1 "$RELEASE_BIN.sha256") verified): build: release binary"
+	expect_in "$t/env1" "GATE_EXE=$t/gate-release/$RELEASE_NAME"
+	cmp -s "$RELEASE_BIN" "$t/gate-release/$RELEASE_NAME" || fail "the installed binary is not the release"
+	# the downloaded binary in the action's Run gate step
+	d=$(git_fixture failing)
+	git -C "$d" update-ref refs/remotes/origin/main HEAD
+	node "$INTEG/ci-step.js" "$act/action.yml" "Run gate" >"$t/run.sh"
+	(cd "$d" && env GATE_EXE="$t/gate-release/$RELEASE_NAME" INPUT_PROJECT=. INPUT_BASELINE_REF=origin/main \
+		INPUT_BASELINE_BRANCH=gate/baseline INPUT_REQUIRE_BASELINE=false INPUT_UPDATE_BASELINE=false \
+		INPUT_ARGS=-q RUNNER_TEMP="$t/run" GITHUB_OUTPUT="$t/run.output" \
+		bash --noprofile --norc -eo pipefail "$t/run.sh") >"$t/run.out" 2>&1 ||
+		fail "Run gate with the release binary: $(tail -n 3 "$t/run.out")"
+	expect_in "$t/run.output" "exit-code=1"
+	expect_in "$t/run.out" "gate: FAILED (1 test)"
+	# a corrupted download: stopped, nothing left
+	env GITHUB_ACTION_PATH="$act" ACTION_REF="v$GATE_VERSION_H" ACTION_REPOSITORY=org/gate \
+		INPUT_RELEASE_URL="$SERVE_URL/bad/v\$version" RUNNER_TEMP="$t/bad" GITHUB_OUTPUT="$t/out2" \
+		GITHUB_ENV="$t/env2" bash --noprofile --norc -eo pipefail "$t/release.sh" >"$t/r2.log" 2>&1
+	RC=$?
+	OUT="$t/r2.log" ERR="$t/r2.log" expect_rc 2
+	expect_in "$t/r2.log" "::error title=gate::checksum mismatch for $SERVE_URL/bad/v$GATE_VERSION_H/$RELEASE_NAME"
+	[ ! -e "$t/bad/gate-release" ] || fail "the corrupted download was left in $t/bad/gate-release"
+	[ ! -s "$t/env2" ] || fail "GATE_EXE was set for a corrupted download: $(cat "$t/env2")"
+	# no binary at the URL (no release for this version): the source build
+	env GITHUB_ACTION_PATH="$act" ACTION_REF="v$GATE_VERSION_H" ACTION_REPOSITORY=org/gate \
+		INPUT_RELEASE_URL="$SERVE_URL/none/v\$version" RUNNER_TEMP="$t/none" GITHUB_OUTPUT="$t/out3" \
+		GITHUB_ENV="$t/env3" bash --noprofile --norc -eo pipefail "$t/release.sh" >"$t/r3.log" 2>&1 ||
+		fail "the release step with no binary failed: $(tail -n 3 "$t/r3.log")"
+	expect_in "$t/out3" "install=source"
+	expect_in "$t/r3.log" "gate: no release binary at $SERVE_URL/none/v$GATE_VERSION_H/$RELEASE_NAME"
+	expect_in "$t/r3.log" "building gate from source"
+	# a branch or a commit: the source build, which "Build gate" does
+	env GITHUB_ACTION_PATH="$act" ACTION_REF=main ACTION_REPOSITORY=org/gate INPUT_RELEASE_URL= \
+		RUNNER_TEMP="$t/src" GITHUB_OUTPUT="$t/out4" GITHUB_ENV="$t/env4" \
+		bash --noprofile --norc -eo pipefail "$t/release.sh" >"$t/r4.log" 2>&1 ||
+		fail "the release step at main failed: $(tail -n 3 "$t/r4.log")"
+	expect_in "$t/out4" "install=source"
+	expect_in "$t/r4.log" "gate: main is not the release tag v$GATE_VERSION_H: building gate from source"
+	node "$INTEG/ci-step.js" "$act/action.yml" "Build gate" >"$t/build.sh"
+	env GITHUB_ACTION_PATH="$act" GITHUB_ENV="$t/env4" bash --noprofile --norc -eo pipefail "$t/build.sh" >"$t/b4.log" 2>&1 ||
+		fail "Build gate: $(tail -n 3 "$t/b4.log")"
+	expect_in "$t/b4.log" "gate: built from source: build: from source"
+	expect_in "$t/env4" "GATE_EXE=$ROOT/build/gate"
+	# GitLab: .gate's install lines with GATE_REF the release tag, then a corrupted download,
+	# then a commit (the source build: here from a source that does not exist, so that the
+	# case builds nothing: it stops saying so)
+	node "$INTEG/ci-step.js" "$ROOT/integrations/gitlab/gate.gitlab-ci.yml" .gate before_script GATE_HOME >"$t/gl.sh" ||
+		{ fail "no GATE_HOME lines in .gate's before_script"; return; }
+	(cd "$t" && env GATE_REF="v$GATE_VERSION_H" GATE_RELEASE_URL="$SERVE_URL/ok/v\$version" GATE_HOME="$t/gl1" \
+		GATE_SOURCE=https://example.invalid/gate.git GATE_IMAGE=elixir:test sh -e "$t/gl.sh") >"$t/gl1.log" 2>&1 ||
+		fail "GitLab's install lines at the release tag: $(tail -n 3 "$t/gl1.log")"
+	expect_in "$t/gl1.log" "gate: installed the release binary $RELEASE_NAME from $SERVE_URL/ok/v$GATE_VERSION_H/$RELEASE_NAME"
+	cmp -s "$RELEASE_BIN" "$t/gl1/build/gate" || fail "GitLab's \$GATE_HOME/build/gate is not the release"
+	(cd "$t" && env GATE_REF="v$GATE_VERSION_H" GATE_RELEASE_URL="$SERVE_URL/bad/v\$version" GATE_HOME="$t/gl2" \
+		GATE_SOURCE=https://example.invalid/gate.git GATE_IMAGE=elixir:test sh -e "$t/gl.sh") >"$t/gl2.log" 2>&1
+	RC=$?
+	OUT="$t/gl2.log" ERR="$t/gl2.log" expect_rc 2
+	expect_in "$t/gl2.log" "gate: error: checksum mismatch for $SERVE_URL/bad/v$GATE_VERSION_H/$RELEASE_NAME"
+	[ ! -e "$t/gl2" ] || fail "GitLab's job left the corrupted download in $t/gl2"
+	(cd "$t" && env GATE_REF=0123abc GATE_RELEASE_URL= GATE_HOME="$t/gl3" GATE_SOURCE="$t/no-such-repo" \
+		GATE_IMAGE=elixir:test sh -e "$t/gl.sh") >"$t/gl3.log" 2>&1
+	RC=$?
+	OUT="$t/gl3.log" ERR="$t/gl3.log" expect_rc 2
+	expect_in "$t/gl3.log" "gate: GATE_REF 0123abc is not a release tag (vX.Y.Z): building gate from source"
+	expect_in "$t/gl3.log" "gate: error: cannot build gate 0123abc from $t/no-such-repo"
+	serve_stop
+	no_leftovers "$d"
+	no_leftovers "$t"
+}
