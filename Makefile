@@ -16,6 +16,7 @@
 #   make install PREFIX=/usr/local
 #   make release       build/release/gate-VERSION-linux-ARCH, libgit2, libxml2, jansson and ei
 #                      linked statically, the C library dynamically, and its .sha256 (issue 30)
+#   make release-compat  the release binary on the demo in make compat's Debian 13 chroot (root)
 
 PREFIX ?= /usr/local
 CC ?= cc
@@ -29,7 +30,7 @@ CC := clang
 SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined -Wno-unknown-warning-option
 OPT := -O1
-else ifneq ($(filter release,$(MAKECMDGOALS)),)
+else ifneq ($(filter release release-compat,$(MAKECMDGOALS)),)
 # the release binary's objects: the same flags, a directory of their own (gate --version
 # says "release binary" there)
 BUILD := build/release
@@ -87,7 +88,8 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/ei_ping
 
 .PHONY: all test unit e2e demo asan bench clean install deps format fuzz fuzz-short \
-	fuzz-build valgrind ei-check compat probe-gate realworld format-check lint release
+	fuzz-build valgrind ei-check compat probe-gate realworld format-check lint release \
+	release-compat
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/gate
@@ -234,6 +236,11 @@ $(RELEASE_BIN): $(BUILD)/obj/gate/main.o $(LIB_OBJ) $(BUILD)/obj/release/gss_non
 	strip --strip-debug $@.tmp
 	sh tests/release/check.sh $@.tmp $(GATE_VERSION) || { rm -f $@.tmp; exit 2; }
 	mv $@.tmp $@
+
+# make release-compat: the release binary inside make compat's Debian 13 chroot (OTP 27, no
+# libgit2/libxml2/jansson there) on the demo: clean 0, leak 1 (root; tests/release/compat.sh)
+release-compat: release
+	bash tests/release/compat.sh $(RELEASE_BIN)
 
 $(RELEASE_BIN).sha256: $(RELEASE_BIN)
 	cd $(dir $@) && sha256sum $(RELEASE_NAME) >$(RELEASE_NAME).sha256.tmp && \

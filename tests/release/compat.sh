@@ -2,7 +2,9 @@
 # tests/release/compat.sh: the release binary where nothing of gate's build is: inside the
 # Debian 13 chroot of `make compat` (tests/compat/root.sh: Erlang/OTP 27 and Elixir 1.18 from
 # Debian, no libgit2, libxml2 or jansson), gate runs on a copy of the demo (examples/demo):
-# exit 0 as it is, exit 1 with `-- --include leak`. Needs root (chroot, mounts), like
+# exit 0 as it is, exit 1 with `-- --include leak`, and again through `mix gate` (the Mix
+# package as a path dependency, config :gate, path: the binary), whose own ExUnit tests run
+# there too (Elixir 1.18). Needs root (chroot, mounts), like
 # make compat; the mounts live in a mount namespace of their own and a trap undoes them.
 #
 #   bash tests/release/compat.sh BIN      ends with "release compat: ok (...)" or exits 1 (a
@@ -71,7 +73,26 @@ inside "$W/gate" run -q -- --include leak >"$W/leak.out" 2>&1
 rc=$?
 [ "$rc" = 1 ] || bad "the demo with its leak exited $rc, not 1: $(tail -n 5 "$W/leak.out")"
 grep -q "ETS table demo_sessions" "$W/leak.out" || bad "the leak's finding does not name the table demo_sessions"
+# the Mix package on this Elixir: its own tests, then mix gate with config :gate, path: the
+# release binary on another copy of the demo
+cp -r "$ROOT/integrations/mix" "$W/mixpkg" && rm -rf "$W/mixpkg/_build" "$W/mixpkg/deps"
+(cd /tmp && chroot "$R" /usr/bin/env -i PATH=/usr/bin:/bin HOME="$W/home" LANG=C.UTF-8 \
+	GATE_COMPAT_RUN="$GATE_COMPAT_RUN" /bin/sh -c 'cd "$0" && mix test && mix compile --force --warnings-as-errors' "$W/mixpkg") \
+	>"$W/mixpkg.out" 2>&1 || bad "the Mix package's tests on Elixir $ex: $(tail -n 15 "$W/mixpkg.out")"
+cp -r "$ROOT/examples/demo" "$W/mixdemo" && rm -rf "$W/mixdemo/_build"
+sed -i "s|deps: \[\]|deps: [{:gate, path: \"$W/mixpkg\", only: [:dev, :test], runtime: false}]|" "$W/mixdemo/mix.exs"
+mkdir -p "$W/mixdemo/config" && printf 'import Config\nconfig :gate, path: "%s"\n' "$W/gate" >"$W/mixdemo/config/config.exs"
+mixgate() {
+	chroot "$R" /usr/bin/env -i PATH=/usr/bin:/bin HOME="$W/home" LANG=C.UTF-8 \
+		GATE_COMPAT_RUN="$GATE_COMPAT_RUN" /bin/sh -c 'cd "$0" && exec mix gate "$@"' "$W/mixdemo" "$@"
+}
+mixgate -q >"$W/mixclean.out" 2>&1
+rc=$?
+[ "$rc" = 0 ] || bad "mix gate on the demo exited $rc, not 0: $(tail -n 5 "$W/mixclean.out")"
+mixgate -q -- --include leak >"$W/mixleak.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] || bad "mix gate -- --include leak exited $rc, not 1: $(tail -n 5 "$W/mixleak.out")"
 left=$(ours)
 [ -z "$left" ] || bad "processes left in the chroot: $left"
 [ "$fail" = 0 ] || exit 1
-echo "release compat: ok ($(basename "$BIN") on Erlang/OTP $otp / Elixir $ex in $R, no libgit2/libxml2/jansson there: demo clean 0, -- --include leak 1; $(sed -n 2p "$W/version.out" | cut -c1-60)...)"
+echo "release compat: ok ($(basename "$BIN") on Erlang/OTP $otp / Elixir $ex in $R, no libgit2/libxml2/jansson there: demo clean 0, -- --include leak 1, the same through mix gate, the Mix package's tests pass; $(sed -n 2p "$W/version.out" | cut -c1-60)...)"
