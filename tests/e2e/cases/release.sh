@@ -205,6 +205,11 @@ case_mix_gate_install_served() {
 	expect_in "$OUT" "gate: PASSED"
 	in_mix "$d" gate -q -- --include leak
 	expect_rc 1
+	# the pre-push hook through mix: it records the installed binary
+	(cd "$d" && git init -q -b main .) || fail "git init in $d"
+	in_mix "$d" gate hook install
+	expect_rc 0
+	expect_in "$d/.git/hooks/pre-push" "gate_bin='$d/_build/gate-$GATE_VERSION_H/gate'"
 	# mix gate installs it first when it is missing
 	rm -rf "$d/_build/gate-$GATE_VERSION_H"
 	in_mix "$d" gate --version
