@@ -343,6 +343,17 @@ case_ci_release_install_steps() {
 	expect_in "$t/out3" "install=source"
 	expect_in "$t/r3.log" "gate: no release binary at $SERVE_URL/none/v$GATE_VERSION_H/$RELEASE_NAME"
 	expect_in "$t/r3.log" "building gate from source"
+	# a binary that does not run on this runner (as on musl): the source build
+	mkdir -p "$srv/norun/v$GATE_VERSION_H"
+	printf '#!/bin/sh\necho "cannot execute: required file not found" >&2\nexit 127\n' >"$srv/norun/v$GATE_VERSION_H/$RELEASE_NAME"
+	(cd "$srv/norun/v$GATE_VERSION_H" && sha256sum "$RELEASE_NAME" >"$RELEASE_NAME.sha256")
+	env GITHUB_ACTION_PATH="$act" ACTION_REF="v$GATE_VERSION_H" ACTION_REPOSITORY=org/gate \
+		INPUT_RELEASE_URL="$SERVE_URL/norun/v\$version" RUNNER_TEMP="$t/norun" GITHUB_OUTPUT="$t/out5" \
+		GITHUB_ENV="$t/env5" bash --noprofile --norc -eo pipefail "$t/release.sh" >"$t/r5.log" 2>&1 ||
+		fail "the release step with a binary that does not run failed: $(tail -n 3 "$t/r5.log")"
+	expect_in "$t/out5" "install=source"
+	expect_in "$t/r5.log" "gate: the release binary does not run on this runner (cannot execute: required file not found): building gate from source"
+	[ ! -e "$t/norun/gate-release" ] && [ ! -s "$t/env5" ] || fail "the binary that does not run was kept"
 	# a branch or a commit: the source build, which "Build gate" does
 	env GITHUB_ACTION_PATH="$act" ACTION_REF=main ACTION_REPOSITORY=org/gate INPUT_RELEASE_URL= \
 		RUNNER_TEMP="$t/src" GITHUB_OUTPUT="$t/out4" GITHUB_ENV="$t/env4" \
@@ -380,4 +391,25 @@ case_ci_release_install_steps() {
 	serve_stop
 	no_leftovers "$d"
 	no_leftovers "$t"
+}
+
+# (h) GATE_EXIT_WITH_PARENT=1 (what mix gate sets): when the process that started gate dies,
+# even by SIGKILL, gate gets SIGTERM, stops its node and exits; nothing is left
+case_exit_with_parent_stops_gate() {
+	local d parent i
+	d=$(fixture blocking)
+	OUT="$WORK/ewp.out"
+	ERR="$WORK/ewp.err"
+	GATE_EXIT_WITH_PARENT=1 sh -c '"$0" run -C "$1" >"$2" 2>"$3" & wait' "$GATE" "$d" "$OUT" "$ERR" &
+	parent=$!
+	for i in $(seq 1 600); do
+		grep -qF "gate-fixture: blocking now" "$OUT" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -qF "gate-fixture: blocking now" "$OUT" || fail "the suite never started: $(tail -n 3 "$ERR")"
+	kill -9 "$parent"
+	wait "$parent" 2>/dev/null
+	gone "$d"
+	expect_in "$ERR" "gate: error: interrupted by Terminated while running the tests"
+	expect_in "$ERR" "stopping node"
 }
