@@ -86,7 +86,12 @@ defmodule Gate do
              "config :gate, path: #{path}: no such file: install gate there, or remove path: to let mix gate.install fetch it"}
 
           Application.fetch_env(:gate, :version) != :error ->
-            check_version(path, configured_version(), "config :gate, path: #{path}")
+            check_version(
+              path,
+              configured_version(),
+              "config :gate, path: #{path}",
+              "put that version there"
+            )
 
           true ->
             {:ok, path}
@@ -96,7 +101,12 @@ defmodule Gate do
         path = installed_path()
 
         if File.regular?(path) do
-          check_version(path, configured_version(), "the installed #{path}")
+          check_version(
+            path,
+            configured_version(),
+            "the installed #{path}",
+            "run mix gate.install --force to install it"
+          )
         else
           {:missing, path}
         end
@@ -125,14 +135,14 @@ defmodule Gate do
 
   defp first_line(text), do: text |> String.split("\n", parts: 2) |> hd() |> String.trim()
 
-  defp check_version(path, want, what) do
+  defp check_version(path, want, what, fix) do
     case binary_version(path) do
       {:ok, ^want} ->
         {:ok, path}
 
       {:ok, other} ->
         {:error,
-         "config :gate, version: #{inspect(want)}, but #{what} is gate #{other}: run mix gate.install --force to install #{want}, or set version: #{inspect(other)}"}
+         "config :gate, version: #{inspect(want)}, but #{what} is gate #{other}: #{fix}, or set version: #{inspect(other)}"}
 
       {:error, msg} ->
         {:error, msg}
