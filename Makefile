@@ -14,6 +14,9 @@
 #   make deps          install the Debian 12 packages gate needs (idempotent)
 #   make compat        e2e cases against OTP 27 / Elixir 1.18 in a Debian 13 chroot (root)
 #   make install PREFIX=/usr/local
+#   make release       build/release/gate-VERSION-linux-ARCH, libgit2, libxml2, jansson and ei
+#                      linked statically, the C library dynamically, and its .sha256 (issue 30)
+#   make release-compat  the release binary on the demo in make compat's Debian 13 chroot (root)
 
 PREFIX ?= /usr/local
 CC ?= cc
@@ -27,6 +30,12 @@ CC := clang
 SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined -Wno-unknown-warning-option
 OPT := -O1
+else ifneq ($(filter release release-compat,$(MAKECMDGOALS)),)
+# the release binary's objects: the same flags, a directory of their own (gate --version
+# says "release binary" there)
+BUILD := build/release
+BUILD_KIND := release
+SAN :=
 else ifneq ($(filter asan,$(MAKECMDGOALS)),)
 BUILD := build/asan
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -55,11 +64,19 @@ endif
 # OTP 25's loader refuses (checked by make compat, which compiles it with OTP 27's erlc).
 # Older erlcs ignore the options they do not know.
 PROBE_ERLC_FLAGS ?= +no_bs_match +no_update_record +no_min_max_bifs -disable-feature maybe_expr
+# gate --version: how the binary was built, its target and its ei's Erlang/OTP (the
+# installation's releases/*/OTP_VERSION beside lib/erl_interface-X)
+BUILD_KIND ?= source
+GATE_VERSION := $(shell sed -n 's/^\#define GATE_VERSION "\(.*\)"$$/\1/p' gate/version.h)
+TARGET := linux-$(shell uname -m)
+EI_OTP := $(shell cat $(EI_DIR)/../../releases/*/OTP_VERSION 2>/dev/null | head -n 1)
+VERSION_DEFS = -DGATE_BUILD_KIND='"$(BUILD_KIND)"' -DGATE_BUILD_TARGET='"$(TARGET)"' \
+	-DGATE_EI='"$(notdir $(EI_DIR))"' -DGATE_EI_OTP='"$(or $(EI_OTP),unknown)"'
 EI_CFLAGS = $(if $(EI_DIR),-I$(EI_DIR)/include)
 EI_LIBS = $(if $(EI_DIR),-L$(EI_DIR)/lib)
 # -Wno-format-truncation: messages are built with snprintf precisely so that they may be cut
 CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -D_DEFAULT_SOURCE -D_GNU_SOURCE \
-	-g $(OPT) $(SAN) -I. -I$(BUILD) $(EI_CFLAGS) $(PKG_CFLAGS) $(CFLAGS)
+	-g $(OPT) $(SAN) -I. -I$(BUILD) $(EI_CFLAGS) $(PKG_CFLAGS) $(EXTRA_DEFS) $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) $(EI_LIBS) -lei -pthread $(SAN) $(LDLIBS)
 
 SRC := $(wildcard rules/*.c ci/*.c gate/*.c gate/*/*.c)
@@ -71,7 +88,8 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/ei_ping
 
 .PHONY: all test unit e2e demo asan bench clean install deps format fuzz fuzz-short \
-	fuzz-build valgrind ei-check compat probe-gate realworld format-check lint
+	fuzz-build valgrind ei-check compat probe-gate realworld format-check lint release \
+	release-compat
 .DEFAULT_GOAL := all
 
 all: $(BUILD)/gate
@@ -79,6 +97,10 @@ asan: $(BUILD)/gate $(TEST_BIN)
 
 $(BUILD)/gate: $(BUILD)/obj/gate/main.o $(LIB_OBJ)
 	$(CC) -o $@ $^ $(LDLIBS_ALL)
+
+# only gate --version's file knows how the binary was built (and is rebuilt when that changes)
+$(BUILD)/obj/gate/cmd/version_cmd.o: EXTRA_DEFS = $(VERSION_DEFS)
+$(BUILD)/obj/gate/cmd/version_cmd.o: gate/version.h Makefile
 
 $(BUILD)/obj/%.o: %.c | ei-check
 	@mkdir -p $(dir $@)
@@ -192,12 +214,45 @@ probe-gate: $(BUILD)/obj/gate/main.o $(filter-out $(BUILD)/obj/probe_blob.o,$(LI
 	$(CC) $(CFLAGS_ALL) -c -o $(PROBE_GATE_OUT)/probe_blob.o $(PROBE_GATE_OUT)/probe_blob.c
 	$(CC) -o $(PROBE_GATE_OUT)/gate $^ $(PROBE_GATE_OUT)/probe_blob.o $(LDLIBS_ALL)
 
+# make release (issue 30): one binary that runs with no -dev package on Debian 12/13, the
+# Ubuntu runners and the elixir: images (glibc). libgit2, libxml2, jansson, ei and what they
+# need (pkg-config --static: mbedtls, libssh2, pcre2, zlib, ICU and ICU's C++ runtime) come
+# from their .a files; the C library's own parts (libm, librt, libdl, libpthread) stay
+# dynamic, as static glibc cannot be. tests/release/check.sh refuses any other dynamic
+# dependency, then the checksum is written beside it in sha256sum's format.
+RELEASE_NAME := gate-$(GATE_VERSION)-$(TARGET)
+RELEASE_BIN := build/release/$(RELEASE_NAME)
+RELEASE_PKGS := $(PKGS) libssh2
+RELEASE_LIBC := -lm -lrt -ldl -lpthread -pthread
+RELEASE_LIBS = -static-libgcc -Wl,--as-needed -Wl,-Bstatic \
+	$(filter-out $(RELEASE_LIBC),$(shell pkg-config --static --libs $(RELEASE_PKGS))) \
+	$(EI_LIBS) -lei -lstdc++ -Wl,-Bdynamic -lm -pthread
+
+release: $(RELEASE_BIN).sha256
+
+$(RELEASE_BIN): $(BUILD)/obj/gate/main.o $(LIB_OBJ) $(BUILD)/obj/release/gss_none.o tests/release/check.sh
+	@pkg-config --exists $(PKGS) || { echo "make release: pkg-config finds no $(PKGS): run make deps" >&2; exit 2; }
+	$(CC) -o $@.tmp $(filter %.o,$^) $(RELEASE_LIBS)
+	strip --strip-debug $@.tmp
+	sh tests/release/check.sh $@.tmp $(GATE_VERSION) || { rm -f $@.tmp; exit 2; }
+	mv $@.tmp $@
+
+# make release-compat: the release binary inside make compat's Debian 13 chroot (OTP 27, no
+# libgit2/libxml2/jansson there) on the demo: clean 0, leak 1 (root; tests/release/compat.sh)
+release-compat: release
+	bash tests/release/compat.sh $(RELEASE_BIN)
+
+$(RELEASE_BIN).sha256: $(RELEASE_BIN)
+	cd $(dir $@) && sha256sum $(RELEASE_NAME) >$(RELEASE_NAME).sha256.tmp && \
+		mv $(RELEASE_NAME).sha256.tmp $(RELEASE_NAME).sha256
+	@cat $@
+
 install: $(BUILD)/gate
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/gate $(DESTDIR)$(PREFIX)/bin/gate
 
 # The house style (.clang-format): make format rewrites, make format-check fails on a difference
-FORMAT_SRC = $(SRC) $(wildcard rules/*.h ci/*.h gate/*.h gate/*/*.h tests/*.h tests/fuzz/*.[ch]) \
+FORMAT_SRC = $(SRC) release/gss_none.c $(wildcard rules/*.h ci/*.h gate/*.h gate/*/*.h tests/*.h tests/fuzz/*.[ch]) \
 	$(TEST_SRC) tests/e2e/ei_ping.c
 
 format:

@@ -5,9 +5,12 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "gate/cmd/baseline_cmd.h"
 #include "gate/config/config.h"
@@ -17,6 +20,7 @@
 #include "gate/config/units.h"
 #include "gate/run/run.h"
 #include "gate/cmd/snapshot_cmd.h"
+#include "gate/cmd/version_cmd.h"
 #include "gate/cmd/watch_cmd.h"
 
 static const char main_help[] =
@@ -37,7 +41,7 @@ static const char main_help[] =
         "\n"
         "options:\n"
         "  -h, --help     this help; `gate <command> --help` for a command's\n"
-        "  -V, --version  print gate's version\n"
+        "  -V, --version  print gate's version and how this binary was built\n"
         "\n"
         "exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
 
@@ -337,8 +341,25 @@ static int cmd_config(int argc, char **argv)
 	return GATE_EXIT_PASS;
 }
 
+/* GATE_EXIT_WITH_PARENT=1 (set by `mix gate`, integrations/mix): SIGTERM when the process
+ * that started gate dies. An Erlang VM starts its port programs from erl_child_setup, in a
+ * process group of their own that a terminal's Ctrl-C does not reach, and a VM halted by
+ * Ctrl-C (or killed) runs no code of its own: its erl_child_setup exits with it, and gate
+ * then stops its node and exits as on any SIGTERM. Unset so that nothing gate starts
+ * inherits it. */
+static void cli_exit_with_parent(void)
+{
+	const char *v = getenv("GATE_EXIT_WITH_PARENT");
+	if (!v || strcmp(v, "1") != 0)
+		return;
+	unsetenv("GATE_EXIT_WITH_PARENT");
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() == 1)
+		raise(SIGTERM); /* the parent was gone before the request took effect */
+}
+
 int cli_main(int argc, char **argv)
 {
+	cli_exit_with_parent();
 	if (argc < 2)
 		return gate_usage_error("", "%s", "no command given (try: gate run)");
 	const char *cmd = argv[1];
@@ -347,7 +368,7 @@ int cli_main(int argc, char **argv)
 		return GATE_EXIT_PASS;
 	}
 	if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
-		printf("gate %s\n", GATE_VERSION);
+		version_print(stdout);
 		return GATE_EXIT_PASS;
 	}
 	if (strcmp(cmd, "run") == 0)

@@ -195,6 +195,28 @@ function shellOk (file, where, script, shell = 'bash') {
   }
 }
 
+// issue 30: at a release ref the release binary is downloaded and its checksum verified
+// instead of -dev packages and a compiler; the source build is the fallback
+{
+  const f = 'integrations/github/action.yml'
+  const steps = load(f).runs?.steps ?? []
+  const at = (n) => steps.findIndex((s) => s.name === n)
+  const rel = steps[at('Install the release binary')]
+  if (!rel || rel.id !== 'release') fail(f, 'no step "Install the release binary" with id release')
+  else {
+    if (!(at('Install the release binary') < at("Install gate's C libraries") && at("Install gate's C libraries") < at('Build gate'))) fail(f, 'the release binary must be tried before the libraries are installed and gate is built')
+    if (!/sha256sum -c/.test(rel.run)) fail(f, 'the release binary is not verified with sha256sum -c')
+    if (!/install=source/.test(rel.run) || !/install=release/.test(rel.run)) fail(f, 'the release step must say install=release or install=source')
+    for (const n of ["Install gate's C libraries", 'Build gate']) {
+      if (!/steps\.release\.outputs\.install != 'release'/.test(steps[at(n)]?.if ?? '')) fail(f, `${n} must be skipped when the release binary is installed`)
+    }
+  }
+  const fg = 'integrations/gitlab/gate.gitlab-ci.yml'
+  const before = (load(fg)['.gate']?.before_script ?? []).map(String).join('\n')
+  if (!/sha256sum -c/.test(before) || !/releases\/download/.test(before)) fail(fg, 'a release GATE_REF must download the release binary and verify it with sha256sum -c')
+  if (!/building gate from source/.test(before) || !/make -s/.test(before)) fail(fg, 'the source build must remain the fallback')
+}
+
 for (const p of problems) console.error(`yaml-check.js: FAIL: ${p}`)
 if (!problems.length) console.log('yaml-check.js: OK: action.yml, example-workflow.yml, gate.gitlab-ci.yml, .pre-commit-hooks.yaml')
 process.exit(problems.length ? 1 : 0)

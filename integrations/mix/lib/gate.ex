@@ -1,0 +1,213 @@
+# integrations/mix/lib/gate.ex: the package's API: which gate binary (config :gate, path:, or
+# the one `mix gate.install` put under _build/gate-VERSION), its version check, and running
+# it with its exit code, terminal and signals passed through.
+defmodule Gate do
+  @moduledoc """
+  Runs [gate](https://github.com/YOUR-ORG/gate), the memory quality gate for Elixir test
+  suites, from Mix, the way `esbuild` and `tailwind` are run.
+
+      # mix.exs
+      {:gate, "~> 0.1", only: [:dev, :test], runtime: false}
+
+      # config/config.exs (all optional)
+      config :gate,
+        version: "0.1.0",                # the gate release to install and run
+        base_url: "https://github.com/YOUR-ORG/gate/releases/download/v$version",
+        path: "/usr/local/bin/gate"      # a gate already on disk: no download
+
+  `mix gate.install` downloads `gate-VERSION-TARGET` and its `.sha256` from `base_url`
+  (`$version` replaced), verifies the checksum and installs it as `_build/gate-VERSION/gate`;
+  `mix gate [gate run options] [-- mix test arguments]` runs it on the project and exits with
+  gate's exit code (0 passed, 1 a memory rule or a test failed, 2 gate could not run).
+  """
+
+  # the gate release this package installs by default (gate/version.h)
+  @version "0.1.0"
+  @default_base_url "https://github.com/YOUR-ORG/gate/releases/download/v$version"
+
+  @doc "The gate release this package installs when `config :gate, version:` is not set."
+  def default_version, do: @version
+
+  @doc "The configured version (`config :gate, version:`), else the package's."
+  def configured_version, do: Application.get_env(:gate, :version, @version)
+
+  @doc "The download URL template (`config :gate, base_url:`); `$version` is replaced."
+  def base_url, do: Application.get_env(:gate, :base_url, @default_base_url)
+
+  @doc """
+  The release target of this machine, as release binaries are named (`linux-x86_64`,
+  `linux-aarch64`), from the running VM's system architecture.
+  """
+  def target(arch \\ to_string(:erlang.system_info(:system_architecture))) do
+    case String.split(arch, "-") do
+      [cpu | rest] when cpu in ["x86_64", "aarch64"] ->
+        cond do
+          List.last(rest) == "musl" ->
+            {:error,
+             "gate's release binaries are built for glibc, and #{arch} is musl (Alpine): build gate from source (make) and set config :gate, path: to it"}
+
+          "linux" in rest ->
+            {:ok, "linux-" <> cpu}
+
+          true ->
+            {:error, no_release(arch)}
+        end
+
+      _ ->
+        {:error, no_release(arch)}
+    end
+  end
+
+  defp no_release(arch) do
+    "gate has no release binary for #{arch} (only linux-x86_64 and linux-aarch64): build gate from source (make) and set config :gate, path: to it"
+  end
+
+  @doc "Where `mix gate.install` puts gate VERSION: `_build/gate-VERSION/gate`."
+  def installed_path(version \\ configured_version()) do
+    Path.join([install_root(), "gate-#{version}", "gate"])
+  end
+
+  @doc "The project's _build (shared by every MIX_ENV, like the binary)."
+  def install_root, do: Path.dirname(Mix.Project.build_path())
+
+  @doc """
+  The gate binary to run: `config :gate, path:` when set, else the installed one.
+  Returns `{:ok, path}`, `{:missing, path}` (not installed yet) or `{:error, message}`; a
+  configured version that the binary does not report is an error.
+  """
+  def bin_path do
+    case Application.fetch_env(:gate, :path) do
+      {:ok, path} ->
+        path = Path.expand(to_string(path))
+
+        cond do
+          not File.regular?(path) ->
+            {:error,
+             "config :gate, path: #{path}: no such file: install gate there, or remove path: to let mix gate.install fetch it"}
+
+          Application.fetch_env(:gate, :version) != :error ->
+            check_version(
+              path,
+              configured_version(),
+              "config :gate, path: #{path}",
+              "put that version there"
+            )
+
+          true ->
+            {:ok, path}
+        end
+
+      :error ->
+        path = installed_path()
+
+        if File.regular?(path) do
+          check_version(
+            path,
+            configured_version(),
+            "the installed #{path}",
+            "run mix gate.install --force to install it"
+          )
+        else
+          {:missing, path}
+        end
+    end
+  end
+
+  @doc "`{:ok, version}` from the first line of `BIN --version` (\"gate 0.1.0\"), or an error."
+  def binary_version(path) do
+    case System.cmd(path, ["--version"], stderr_to_stdout: true) do
+      {out, 0} ->
+        case Regex.run(~r/\Agate (\S+)/, out) do
+          [_, v] ->
+            {:ok, v}
+
+          _ ->
+            {:error, "#{path} --version says #{inspect(first_line(out))}, not \"gate VERSION\""}
+        end
+
+      {out, code} ->
+        {:error, "#{path} --version exited #{code}: #{first_line(out)}"}
+    end
+  rescue
+    e in ErlangError ->
+      {:error, "#{path} cannot be run: #{inspect(e.original)}"}
+  end
+
+  defp first_line(text), do: text |> String.split("\n", parts: 2) |> hd() |> String.trim()
+
+  defp check_version(path, want, what, fix) do
+    case binary_version(path) do
+      {:ok, ^want} ->
+        {:ok, path}
+
+      {:ok, other} ->
+        {:error,
+         "config :gate, version: #{inspect(want)}, but #{what} is gate #{other}: #{fix}, or set version: #{inspect(other)}"}
+
+      {:error, msg} ->
+        {:error, msg}
+    end
+  end
+
+  @doc """
+  Runs gate with `args` in the current directory with the VM's own stdin, stdout and stderr
+  (gate colours a terminal and streams the suite's output as it runs) and returns its exit
+  status. SIGTERM sent to this VM is passed on to gate, which stops its node first; the VM
+  waits for gate to exit, so nothing of gate's is left running after it. (Ctrl-C in a
+  terminal halts this VM at once; gate, started with GATE_EXIT_WITH_PARENT=1, gets SIGTERM
+  when the VM's erl_child_setup exits with it, and stops its node.)
+  """
+  def run(bin, args) do
+    port =
+      Port.open({:spawn_executable, bin}, [
+        :nouse_stdio,
+        :exit_status,
+        args: args,
+        # gate gets SIGTERM when this VM is gone, however it went (Ctrl-C halts it at once)
+        env: [{~c"GATE_EXIT_WITH_PARENT", ~c"1"}],
+        cd: File.cwd!()
+      ])
+
+    {:os_pid, os_pid} = Port.info(port, :os_pid)
+    forward_signals(os_pid)
+
+    try do
+      await(port)
+    after
+      restore_signals()
+    end
+  end
+
+  defp await(port) do
+    receive do
+      {^port, {:exit_status, status}} -> status
+      {^port, _other} -> await(port)
+    end
+  end
+
+  # while gate runs, SIGTERM goes to gate instead of stopping this VM (OTP's
+  # erl_signal_handler would init:stop/0 it, leaving gate behind): gate stops its node and
+  # exits 143, and this VM exits with that. Gate.Signals stands in for erl_signal_handler.
+  defp forward_signals(os_pid) do
+    :ok =
+      :gen_event.swap_handler(
+        :erl_signal_server,
+        {:erl_signal_handler, :swap},
+        {Gate.Signals, os_pid}
+      )
+  end
+
+  defp restore_signals do
+    _ =
+      :gen_event.swap_handler(
+        :erl_signal_server,
+        {Gate.Signals, :swap},
+        {:erl_signal_handler, []}
+      )
+
+    :ok
+  catch
+    # the VM is already stopping: nothing to restore
+    :exit, _ -> :ok
+  end
+end
