@@ -143,7 +143,14 @@ static int open_node(struct run *r)
 static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
                          enum probe_mark mark)
 {
-	struct probe_snapshot_opts so = {.gc = true, .deep = true, .mark = mark};
+	struct probe_snapshot_opts so = {
+	        .gc = true,
+	        .deep = true,
+	        .mark = mark,
+	        /* issue 27: the fine level's settling and heap watch (rules/fine.h) */
+	        .rss_limit = r->cfg.rules.fine.rss_max_unaccounted,
+	        .heap_watch = fine_heap_watch(&r->cfg.rules.fine),
+	};
 	char phase[64];
 	snprintf(phase, sizeof(phase), "collecting garbage for the %s-snapshot", which);
 	r->ses.phase = phase;
