@@ -16,6 +16,8 @@ struct summary_opts {
 	bool color;             /* ANSI colours (the caller decides: isatty, NO_COLOR, --color) */
 	const char *junit_path; /* shown as "JUnit: PATH"; NULL: no such line */
 	const char *node;       /* shown in the table's heading; may be NULL */
+	/* issue 27: the snapshots, for the fine level's lines (ci/fine_text.h); may be NULL */
+	const struct snapshot *before, *after;
 };
 
 /* Prints the growth table, the failing findings' messages, the test counts with the failed

@@ -197,8 +197,12 @@ struct fine_level {
 	int64_t rss, hwm;
 	/* the BEAM's: carriers of every alloc_util allocator (recon_alloc:memory(allocated)) */
 	int64_t allocated;
+	/* what it holds from the OS: every segment its mmappers mapped (mseg's cache of freed
+	 * carriers included) plus the carriers it took with malloc; RSS beyond it is memory
+	 * outside the BEAM's allocators; 0 with !have_mapped (an older probe) */
+	bool have_mapped;
+	int64_t mapped;
 	int64_t cached_segments; /* mseg's cache: freed carriers still mapped (a count) */
-	int64_t settle_ms;       /* how long the after-snapshot waited for that cache */
 	/* instrument:allocations() */
 	bool have_origins;
 	char *no_origins;

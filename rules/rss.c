@@ -5,11 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the BEAM holds from the OS: its mapped segments and malloc'd carriers, else (an older
+ * probe) its carriers alone. */
+static int64_t beam_held(const struct fine_level *f, bool mapped)
+{
+	return mapped ? f->mapped : f->allocated;
+}
+
+static bool both_mapped(const struct snapshot *before, const struct snapshot *after)
+{
+	return before->fine.have_mapped && after->fine.have_mapped;
+}
+
 int64_t rss_unaccounted(const struct snapshot *before, const struct snapshot *after)
 {
 	const struct fine_level *b = &before->fine, *a = &after->fine;
+	bool m = both_mapped(before, after);
 	/* figures lie in [0, MODEL_FIGURE_MAX]: no overflow */
-	return (a->rss - b->rss) - (a->allocated - b->allocated);
+	return (a->rss - b->rss) - (beam_held(a, m) - beam_held(b, m));
 }
 
 /* Appends tail to *msg. Returns 0, or -1 on allocation failure. */
@@ -81,17 +94,20 @@ int rss_check(struct findings *out, const struct snapshot *before, const struct 
 	int64_t limit = cfg->rss_max_unaccounted;
 	bool fail = limit >= 0 && un > limit;
 	char rss_d[32], al_d[32], un_s[32], lim[32], rb[32], ra[32];
+	bool m = both_mapped(before, after);
+	int64_t held = beam_held(a, m) - beam_held(b, m);
 	model_bytes_format(rss_d, sizeof(rss_d), a->rss - b->rss);
-	model_bytes_format(al_d, sizeof(al_d), a->allocated - b->allocated);
+	model_bytes_format(al_d, sizeof(al_d), held);
 	model_bytes_format(un_s, sizeof(un_s), un);
 	model_bytes_format(lim, sizeof(lim), limit);
 	model_bytes_format(rb, sizeof(rb), b->rss);
 	model_bytes_format(ra, sizeof(ra), a->rss);
 	char msg[1024];
-	int at = snprintf(msg, sizeof(msg),
-	                  "RSS %s -> %s (%s%s), the BEAM's allocators' carriers %s%s: %s%s %s",
-	                  rb, ra, a->rss >= b->rss ? "+" : "", rss_d,
-	                  a->allocated >= b->allocated ? "+" : "", al_d, un >= 0 ? "+" : "", un_s,
+	int at = snprintf(msg, sizeof(msg), "RSS %s -> %s (%s%s), %s %s%s: %s%s %s", rb, ra,
+	                  a->rss >= b->rss ? "+" : "", rss_d,
+	                  m ? "what the BEAM's allocators mapped (carriers and mseg's cache)"
+	                    : "the BEAM's allocators' carriers",
+	                  held >= 0 ? "+" : "", al_d, un >= 0 ? "+" : "", un_s,
 	                  fail ? "outside the BEAM's allocators (a NIF's malloc, a driver, a C "
 	                         "library: no erlang:memory figure counts it)"
 	                       : "unaccounted");
@@ -102,12 +118,6 @@ int rss_check(struct findings *out, const struct snapshot *before, const struct 
 			at += snprintf(msg + at, sizeof(msg) - (size_t)at, " (not judged: [rss] "
 			                                                   "max_unaccounted is off)");
 	}
-	if (at > 0 && (size_t)at < sizeof(msg) && a->cached_segments > 0 && fail)
-		snprintf(msg + at, sizeof(msg) - (size_t)at,
-		         "; mseg still caches %lld freed segment%s (resident, in no carrier) after "
-		         "%lld ms of waiting",
-		         (long long)a->cached_segments, a->cached_segments == 1 ? "" : "s",
-		         (long long)a->settle_ms);
 	if (findings_add(out, "rss", "outside the BEAM", fail ? VERDICT_FAIL : VERDICT_PASS, b->rss,
 	                 a->rss, limit >= 0 ? limit : 0, -1, msg) < 0)
 		return -1;

@@ -14,10 +14,8 @@
 %%     and takes one VmHWM reading at each ExUnit module edge (and each test edge with
 %%     --per-test), so each stretch between two edges has its own peak;
 %%   - at the after-mark, before the after-snapshot's GC pass, the tracker stops and hands
-%%     back the run's peak, the largest windows and the largest heaps; after the snapshot,
-%%     when RSS grew more than the allocators explain (over rss_limit), the mseg segment
-%%     cache (freed carriers kept mapped, drained one segment a second) is given time to
-%%     drain before the figures are final.
+%%     back the run's peak, the largest windows and the largest heaps, and the RSS growth
+%%     of each test module (test, with --per-test) between its edges.
 %% Part of the probe: see gate_probe.erl.
 -module(gate_probe_alloc).
 -gate_load(always).
@@ -33,14 +31,10 @@
 %% heaps watched by default (bytes) when no [process] max_heap is set: the run's largest
 %% heaps are reported as context from this size on
 -define(HEAP_WATCH, 64000000).
-%% how long the after-snapshot waits at most for the mseg cache to drain (ms)
--define(SETTLE_MS, 15000).
--define(SETTLE_STEP_MS, 1200).
 
 %% ---- The snapshot wrapper ----
 
 %% Snap: gate_probe_snapshot:snapshot/1. Opts as for it, plus (from gate):
-%%   rss_limit  => bytes: RSS growth beyond the allocators' that is judged ([rss])
 %%   heap_watch => bytes: the heap size the system monitor reports from
 around(Opts, Snap) ->
     Mark = maps:get(mark, Opts, none),
@@ -58,19 +52,21 @@ around(Opts, Snap) ->
             Fine0 = fine(),
             Fine = case Peak of
                        undefined -> Fine0;
-                       #{} -> settle(Fine0#{peak => Peak}, Peak, Opts)
+                       #{} -> Fine0#{peak => Peak}
                    end,
             Mark =:= before andalso tracker_start(Opts, Fine),
             Reply#{fine => Fine}
     end.
 
-%% RSS, high-water mark, carriers, the segment cache, allocations by origin.
+%% RSS, high-water mark, carriers, what the BEAM mapped, the segment cache, allocations by
+%% origin.
 fine() ->
     Os = case proc_status() of
              {ok, Rss, Hwm} -> #{rss => Rss, hwm => Hwm};
              {error, Why} -> #{no_rss => Why}
          end,
     maps:merge(Os, maps:merge(#{allocated => allocated(),
+                                mapped => mapped(),
                                 cached_segments => cached_segments()},
                               origins())).
 
@@ -199,38 +195,35 @@ origin_text(O) -> iolist_to_binary(io_lib:format("~0p", [O])).
 atom_text(A) when is_atom(A) -> atom_to_binary(A);
 atom_text(O) -> origin_text(O).
 
-%% After the run: RSS that grew beyond the allocators' carriers may be freed carriers that
-%% mseg still caches (a transient peak leaves them: +94 MB measured after a 200 MB list);
-%% the cache drains one segment a second, so the reading is repeated while the unexplained
-%% growth is over the limit and the cache keeps draining, for SETTLE_MS at most.
-settle(Fine, Peak, Opts) ->
-    Limit = maps:get(rss_limit, Opts, -1),
-    T0 = erlang:monotonic_time(millisecond),
-    settle(Fine, Peak, Limit, T0, T0 + ?SETTLE_MS).
+%% What the BEAM holds from the OS: every segment its mmappers have mapped (erts_mmap: the
+%% carriers mseg created, and the segments mseg still caches after their carriers were freed,
+%% resident yet in no allocator's carriers: a transient 200 MB list leaves them for seconds)
+%% plus the carriers taken with malloc (sys_alloc_carriers_size). RSS beyond this is memory
+%% the BEAM's allocators never handed out: a NIF's malloc, a driver's, a C library's.
+mapped() ->
+    Mm = case catch erlang:system_info({allocator, erts_mmap}) of
+             L when is_list(L) ->
+                 lists:sum([U || {_, Info} <- L, is_list(Info), Part <- [os, supercarrier],
+                                 {P2, PInfo} <- [lists:keyfind(Part, 1, Info)], P2 =:= Part,
+                                 is_list(PInfo), {sizes, Sz} <- [lists:keyfind(sizes, 1, PInfo)],
+                                 is_list(Sz), {used, U} <- [lists:keyfind(used, 1, Sz)],
+                                 is_integer(U)]);
+             _ -> 0
+         end,
+    Types = try erlang:system_info(alloc_util_allocators) catch _:_ -> [] end,
+    Sys = lists:sum([sys_carriers(I) || T <- Types,
+                                        Is <- [catch erlang:system_info({allocator, T})],
+                                        is_list(Is), {instance, _, I} <- Is, is_list(I)]),
+    Mm + Sys.
 
-settle(#{rss := Rss, allocated := A, cached_segments := C} = Fine,
-       #{rss_before := Rss0, allocated_before := A0} = Peak, Limit, T0, Deadline)
-  when is_integer(Rss0), Limit > 0 ->
-    Now = erlang:monotonic_time(millisecond),
-    case (Rss - Rss0) - (A - A0) > Limit andalso C > 0 andalso Now < Deadline of
-        true ->
-            timer:sleep(?SETTLE_STEP_MS),
-            Again = case proc_status() of
-                        {ok, R, H} -> Fine#{rss => R, hwm => H};
-                        _ -> Fine
-                    end,
-            C1 = cached_segments(),
-            Next = Again#{allocated => allocated(), cached_segments => C1,
-                          settle_ms => erlang:monotonic_time(millisecond) - T0},
-            %% a busy node always caches a few segments: once the cache stops draining, what
-            %% it holds is not a transient peak's
-            case C1 < C of
-                true -> settle(Next, Peak, Limit, T0, Deadline);
-                false -> Next
-            end;
-        false -> Fine
-    end;
-settle(Fine, _, _, _, _) -> Fine.
+sys_carriers(Info) ->
+    lists:sum([C || K <- [mbcs, sbcs],
+                    {K2, Props} <- [lists:keyfind(K, 1, Info)], K2 =:= K, is_list(Props),
+                    C <- [case lists:keyfind(sys_alloc_carriers_size, 1, Props) of
+                              {_, Cur} when is_integer(Cur) -> Cur;
+                              {_, Cur, _, _} when is_integer(Cur) -> Cur;
+                              _ -> 0
+                          end]]).
 
 %% ---- The tracker: the run's peak ----
 
@@ -347,12 +340,23 @@ label(Pid) ->
         {registered_name, N} when is_atom(N) -> atom_to_binary(N);
         _ ->
             case catch proc_lib:translate_initial_call(Pid) of
-                {M, F, A} when is_atom(M), is_atom(F), is_integer(A) ->
-                    iolist_to_binary([atom_to_binary(M), $:, atom_to_binary(F), $/,
-                                      integer_to_binary(A)]);
+                {M, F, A} = MFA when is_atom(M), is_atom(F), is_integer(A) ->
+                    case test_process(Pid, MFA) of
+                        true -> <<"the test's own process">>;
+                        false -> iolist_to_binary([atom_to_binary(M), $:, atom_to_binary(F),
+                                                   $/, integer_to_binary(A)])
+                    end;
                 _ -> <<>>
             end
     end.
+
+%% ExUnit registers each test's process with its on_exit handler (an ETS table keyed by pid);
+%% its initial call says nothing (a fun).
+test_process(Pid, MFA) when MFA =:= {proc_lib, init_p, 5}; MFA =:= {erlang, apply, 2} ->
+    try ets:member('Elixir.ExUnit.OnExitHandler', Pid)
+    catch _:_ -> false
+    end;
+test_process(_, _) -> false.
 
 report(#{reset := Reset, windows := Ws, heaps := Hs, monitor := Mon, watch := Watch,
          rss_before := Rss0, allocated_before := A0, grew := G}, Hwm, Theirs) ->
@@ -366,8 +370,9 @@ report(#{reset := Reset, windows := Ws, heaps := Hs, monitor := Mon, watch := Wa
                                                    lists:reverse(lists:keysort(2, maps:to_list(Hs))),
                                                    ?MAX_HEAPS)],
              monitor => monitor_text(Mon, Theirs)},
+    %% the run's peak: the highest of every window's (each read since the reset at its start)
     case {Reset, Hwm} of
-        {ok, {_, H}} -> Base#{hwm => H, hwm_reset => true};
+        {ok, {_, H}} -> Base#{hwm => lists:max([H | [P || {P, _, _} <- Ws]]), hwm_reset => true};
         {{error, Why}, {_, H}} -> Base#{hwm => H, hwm_reset => false, hwm_note => Why};
         {{error, Why}, _} -> Base#{hwm_note => Why};
         {ok, _} -> Base#{hwm_note => <<"/proc/self/status could not be read at the end">>}

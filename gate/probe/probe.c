@@ -671,7 +671,6 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 	static const char *const marks[] = {"none", "before", "after"};
 	ei_x_encode_map_header(x, (opts->top > 0 ? 4 : 3) + (opts->no_bin_leak ? 1 : 0) +
 	                                  /* issue 27 */
-	                                  (opts->rss_limit > 0 && opts->deep ? 1 : 0) +
 	                                  (opts->heap_watch > 0 && opts->deep ? 1 : 0));
 	ei_x_encode_atom(x, "gc");
 	ei_x_encode_atom(x, opts->gc ? "true" : "false");
@@ -687,11 +686,7 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 		ei_x_encode_atom(x, "bin_leak");
 		ei_x_encode_atom(x, "false");
 	}
-	/* issue 27: what the fine level judges, for the probe's settling and system monitor */
-	if (opts->rss_limit > 0 && opts->deep) {
-		ei_x_encode_atom(x, "rss_limit");
-		ei_x_encode_longlong(x, opts->rss_limit);
-	}
+	/* issue 27: the heap size the probe's system monitor reports from */
 	if (opts->heap_watch > 0 && opts->deep) {
 		ei_x_encode_atom(x, "heap_watch");
 		ei_x_encode_longlong(x, opts->heap_watch);

@@ -62,11 +62,8 @@ struct probe_snapshot_opts {
 	enum probe_mark mark; /* BEFORE remembers what exists; AFTER reports what was born */
 	bool no_bin_leak;     /* skip each process's refc binaries before its GC (recon's
 	                       * bin_leak: 1.5x the pass); the before-GC figures are then -1 */
-	/* issue 27 (gate_probe_alloc.erl), deep snapshots only: the RSS growth beyond the
-	 * allocators' over which the after-snapshot waits for mseg's segment cache to drain
-	 * (0: it does not wait), and the heap size the node's system monitor reports from (0:
-	 * the probe's default) */
-	int64_t rss_limit;
+	/* issue 27 (gate_probe_alloc.erl), deep snapshots only: the heap size the node's
+	 * system monitor reports from (0: the probe's default) */
 	int64_t heap_watch;
 };
 

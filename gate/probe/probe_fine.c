@@ -196,7 +196,7 @@ static int decode(const struct term *fine, struct fine_level *out)
 	    opt_fig(fine, "hwm", &out->hwm, &have_hwm) < 0 ||
 	    opt_fig(fine, "allocated", &out->allocated, NULL) < 0 ||
 	    opt_fig(fine, "cached_segments", &out->cached_segments, NULL) < 0 ||
-	    opt_fig(fine, "settle_ms", &out->settle_ms, NULL) < 0 ||
+	    opt_fig(fine, "mapped", &out->mapped, &out->have_mapped) < 0 ||
 	    opt_fig(fine, "hist_start", &out->hist_start, &have_hist) < 0 ||
 	    opt_str(fine, "no_rss", &out->no_rss) < 0 ||
 	    opt_str(fine, "no_origins", &out->no_origins) < 0)

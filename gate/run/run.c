@@ -147,8 +147,7 @@ static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
 	        .gc = true,
 	        .deep = true,
 	        .mark = mark,
-	        /* issue 27: the fine level's settling and heap watch (rules/fine.h) */
-	        .rss_limit = r->cfg.rules.fine.rss_max_unaccounted,
+	        /* issue 27: the heaps the node's system monitor reports (rules/fine.h) */
 	        .heap_watch = fine_heap_watch(&r->cfg.rules.fine),
 	};
 	char phase[64];
@@ -359,6 +358,9 @@ static int print_summary(struct run *r)
 	        .color = report_out_color(STDOUT_FILENO),
 	        .junit_path = r->junit[0] ? r->junit : NULL,
 	        .node = r->ses.name,
+	        /* issue 27: the fine level's lines (one node) */
+	        .before = r->opts->cluster ? NULL : &r->before,
+	        .after = r->opts->cluster ? NULL : &r->after,
 	};
 	fflush(stderr);
 	if (r->rep.judged)
