@@ -44,7 +44,8 @@ json_t *fine_json_snapshot(const struct snapshot *s)
 		bad |= json_object_set_new(o, "no_rss", str(f->no_rss));
 	}
 	bad |= json_object_set_new(o, "allocated", json_integer(f->allocated));
-	bad |= json_object_set_new(o, "mapped", f->have_mapped ? json_integer(f->mapped) : json_null());
+	bad |= json_object_set_new(o, "mapped",
+	                           f->have_mapped ? json_integer(f->mapped) : json_null());
 	bad |= json_object_set_new(o, "cached_segments", json_integer(f->cached_segments));
 	bad |= json_object_set_new(o, "hist_start", json_integer(f->hist_start));
 	if (!f->have_origins)
@@ -86,17 +87,16 @@ json_t *fine_json_peak(const struct snapshot *after)
 	int bad = !o || !ws || !hs;
 	for (size_t i = 0; !bad && i < f->nwindows; i++) {
 		const struct peak_window *w = &f->windows[i];
-		bad |= json_array_append_new(ws, json_pack("{s:I, s:I, s:o, s:o}", "peak",
-		                                           (json_int_t)w->peak, "start_rss",
-		                                           (json_int_t)w->start_rss, "modules",
-		                                           lines_json(w->modules), "tests",
-		                                           lines_json(w->tests)));
+		bad |= json_array_append_new(
+		        ws, json_pack("{s:I, s:I, s:o, s:o}", "peak", (json_int_t)w->peak,
+		                      "start_rss", (json_int_t)w->start_rss, "modules",
+		                      lines_json(w->modules), "tests", lines_json(w->tests)));
 	}
 	for (size_t i = 0; !bad && i < f->nheaps; i++) {
 		const struct heap_seen *h = &f->heaps[i];
-		bad |= json_array_append_new(hs, json_pack("{s:o, s:o, s:I, s:o}", "pid", str(h->pid),
-		                                           "label", str(h->label), "bytes",
-		                                           (json_int_t)h->bytes, "tests",
+		bad |= json_array_append_new(hs, json_pack("{s:o, s:o, s:I, s:o}", "pid",
+		                                           str(h->pid), "label", str(h->label),
+		                                           "bytes", (json_int_t)h->bytes, "tests",
 		                                           lines_json(h->tests)));
 	}
 	if (bad) {
@@ -105,7 +105,8 @@ json_t *fine_json_peak(const struct snapshot *after)
 		json_decref(hs);
 		return NULL;
 	}
-	bad |= json_object_set_new(o, "rss_peak", f->have_peak ? json_integer(f->peak) : json_null());
+	bad |= json_object_set_new(o, "rss_peak",
+	                           f->have_peak ? json_integer(f->peak) : json_null());
 	bad |= json_object_set_new(o, "rss_before", json_integer(f->rss_before));
 	bad |= json_object_set_new(o, "reset", json_boolean(f->hwm_reset));
 	bad |= json_object_set_new(o, "note", str(f->peak_note));

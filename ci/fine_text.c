@@ -33,7 +33,8 @@ static void peak_line(char *buf, size_t len, const struct fine_level *f)
 	if (f->hwm_reset)
 		peak_where(where, sizeof(where), f);
 	if (f->hwm_reset)
-		snprintf(buf, len, "peak RSS %s during the run%s%s", pk, where[0] ? " " : "", where);
+		snprintf(buf, len, "peak RSS %s during the run%s%s", pk, where[0] ? " " : "",
+		         where);
 	else
 		snprintf(buf, len, "peak RSS %s (%s)", pk,
 		         f->peak_note ? f->peak_note : "since the node started");
@@ -66,7 +67,9 @@ size_t fine_text_lines(char lines[][512], size_t n, const struct snapshot *befor
 		rss_line(lines[k++], 512, before, after);
 	else if (k < n)
 		snprintf(lines[k++], 512, "RSS not measured: %s",
-		         fa->no_rss ? fa->no_rss : before->fine.no_rss ? before->fine.no_rss : "?");
+		         fa->no_rss            ? fa->no_rss
+		         : before->fine.no_rss ? before->fine.no_rss
+		                               : "?");
 	if (k < n && fa->have_peak && fa->peak > 0)
 		peak_line(lines[k++], 512, fa);
 	else if (k < n && fa->peak_note)
@@ -78,7 +81,8 @@ size_t fine_text_lines(char lines[][512], size_t n, const struct snapshot *befor
 	struct origin_growth g[ORIGINS_SHOWN];
 	size_t ng = origins_grown(g, ORIGINS_SHOWN, before, after);
 	if (k < n && ng > 0) {
-		int at = snprintf(lines[k], 512, "allocations by origin (instrument, bytes within 2x): ");
+		int at = snprintf(lines[k], 512,
+		                  "allocations by origin (instrument, bytes within 2x): ");
 		for (size_t i = 0; i < ng && at > 0 && at < 512; i++) {
 			char one[320];
 			origins_format(one, sizeof(one), &g[i]);

@@ -211,12 +211,12 @@ struct fine_level {
 	size_t norigins;
 	/* the after-snapshot only: the run's peak, from the tracker started at the before-mark */
 	bool have_peak;
-	bool hwm_reset;   /* VmHWM was reset at the before-mark: peak is the run's */
-	int64_t peak;     /* VmHWM at the end */
-	char *peak_note;  /* why the peak is not the run's or not known; NULL when it is */
+	bool hwm_reset;  /* VmHWM was reset at the before-mark: peak is the run's */
+	int64_t peak;    /* VmHWM at the end */
+	char *peak_note; /* why the peak is not the run's or not known; NULL when it is */
 	int64_t rss_before, allocated_before;
-	char *monitor;        /* "gate", or what happened to the node's one system monitor */
-	int64_t heap_watch;   /* heaps were reported from this many bytes */
+	char *monitor;               /* "gate", or what happened to the node's one system monitor */
+	int64_t heap_watch;          /* heaps were reported from this many bytes */
 	struct peak_window *windows; /* highest first */
 	size_t nwindows;
 	struct heap_seen *heaps; /* largest first */

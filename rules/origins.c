@@ -9,7 +9,8 @@ static const struct alloc_origin *origin_find(const struct fine_level *f, const 
                                               const char *type)
 {
 	for (size_t i = 0; i < f->norigins; i++)
-		if (strcmp(f->origins[i].origin, origin) == 0 && strcmp(f->origins[i].type, type) == 0)
+		if (strcmp(f->origins[i].origin, origin) == 0 &&
+		    strcmp(f->origins[i].type, type) == 0)
 			return &f->origins[i];
 	return NULL;
 }
@@ -49,8 +50,8 @@ size_t origins_grown(struct origin_growth *out, size_t cap, const struct snapsho
 		const struct alloc_origin *a = &fa->origins[i];
 		if (a->nhist > FINE_HIST_MAX || a->nhist > 40)
 			continue;
-		struct origin_growth g = origin_diff(a, origin_find(fb, a->origin, a->type),
-		                                     fa->hist_start);
+		struct origin_growth g =
+		        origin_diff(a, origin_find(fb, a->origin, a->type), fa->hist_start);
 		if (g.low < ORIGINS_FLOOR)
 			continue;
 		/* insertion by low bound, largest first, keeping the cap */
@@ -107,8 +108,8 @@ static bool origins_apply(const struct finding *f)
 	       strcmp(f->subject, "total") == 0;
 }
 
-int origins_check(struct findings *out, const struct snapshot *before,
-                  const struct snapshot *after, const struct fine_config *cfg)
+int origins_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                  const struct fine_config *cfg)
 {
 	(void)cfg;
 	struct origin_growth g[ORIGINS_SHOWN];

@@ -35,7 +35,7 @@ void origins_format(char *buf, size_t len, const struct origin_growth *g);
  * blocks). The origin goes first in the message: "allocated by NIF FineNif.Native: +30 000
  * blocks (15-30 MB, nif_internal); system grew ...". Adds no finding: one leak, one voice.
  * Returns 0, or -1 on allocation failure. */
-int origins_check(struct findings *out, const struct snapshot *before,
-                  const struct snapshot *after, const struct fine_config *cfg);
+int origins_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
+                  const struct fine_config *cfg);
 
 #endif

@@ -38,8 +38,8 @@ void peak_where(char *buf, size_t len, const struct fine_level *f)
 	peak_first_test(w->tests, mod, sizeof(mod), test, sizeof(test));
 	size_t nt = lines(w->tests), nm = lines(w->modules);
 	const char *nl = strchr(w->modules, '\n');
-	snprintf(first, sizeof(first), "%.*s", (int)(nl ? nl - w->modules : (long)strlen(w->modules)),
-	         w->modules);
+	snprintf(first, sizeof(first), "%.*s",
+	         (int)(nl ? nl - w->modules : (long)strlen(w->modules)), w->modules);
 	if (nt == 1)
 		snprintf(buf, len, "in %s, test \"%s\"", rules_display(mod), test);
 	else if (nm == 1)
@@ -68,8 +68,9 @@ static void heap_line(char *buf, size_t len, const struct heap_seen *h)
 	char b[32], mod[256], test[512];
 	model_bytes_format(b, sizeof(b), h->bytes);
 	peak_first_test(h->tests, mod, sizeof(mod), test, sizeof(test));
-	int at = snprintf(buf, len, "%s%s%s%s reached a heap of %s", h->label[0] ? rules_display(h->label) : "",
-	                  h->label[0] ? " (" : "", h->pid, h->label[0] ? ")" : "", b);
+	int at = snprintf(buf, len, "%s%s%s%s reached a heap of %s",
+	                  h->label[0] ? rules_display(h->label) : "", h->label[0] ? " (" : "",
+	                  h->pid, h->label[0] ? ")" : "", b);
 	if (at > 0 && (size_t)at < len && mod[0])
 		snprintf(buf + at, len - (size_t)at, " during %s test \"%s\"", rules_display(mod),
 		         test);
@@ -81,7 +82,8 @@ static int peak_run(struct findings *out, const struct fine_level *f, const stru
 	if (!f->have_peak || f->peak <= 0) {
 		char msg[512];
 		snprintf(msg, sizeof(msg), "not measured: %s",
-		         f->peak_note ? f->peak_note : "the node's high-water mark could not be read");
+		         f->peak_note ? f->peak_note
+		                      : "the node's high-water mark could not be read");
 		if (findings_add(out, "peak", "run", VERDICT_SKIP, 0, 0, 0, -1, msg) < 0)
 			return -1;
 		findings_show(out, first, UNIT_BYTES, SHOW_QUIET_PASS);
@@ -105,7 +107,8 @@ static int peak_run(struct findings *out, const struct fine_level *f, const stru
 		at += snprintf(msg + at, sizeof(msg) - (size_t)at, "; largest heap: %s", h);
 	}
 	if (at > 0 && (size_t)at < sizeof(msg))
-		snprintf(msg + at, sizeof(msg) - (size_t)at, "%s%s%s", cfg->peak_max >= 0 ? ", limit " : "",
+		snprintf(msg + at, sizeof(msg) - (size_t)at, "%s%s%s",
+		         cfg->peak_max >= 0 ? ", limit " : "",
 		         cfg->peak_max >= 0 ? lim : " (not judged: [peak] max is off)", "");
 	if (findings_add(out, "peak", "run", fail ? VERDICT_FAIL : VERDICT_PASS, f->rss_before,
 	                 f->peak, cfg->peak_max >= 0 ? cfg->peak_max : 0, -1, msg) < 0)
@@ -126,7 +129,8 @@ static int peak_run(struct findings *out, const struct fine_level *f, const stru
 }
 
 /* Heaps over max_heap: one finding per process label (the largest heap it reached). */
-static int peak_heaps(struct findings *out, const struct fine_level *f, const struct fine_config *cfg)
+static int peak_heaps(struct findings *out, const struct fine_level *f,
+                      const struct fine_config *cfg)
 {
 	size_t first = out->count;
 	if (cfg->max_heap < 0)
@@ -151,14 +155,17 @@ static int peak_heaps(struct findings *out, const struct fine_level *f, const st
 			continue;
 		bool dup = false; /* the heaps are largest first: a label seen is already named */
 		for (size_t j = 0; j < i && h->label[0]; j++)
-			dup |= f->heaps[j].bytes > cfg->max_heap && strcmp(f->heaps[j].label, h->label) == 0;
+			dup |= f->heaps[j].bytes > cfg->max_heap &&
+			       strcmp(f->heaps[j].label, h->label) == 0;
 		if (dup)
 			continue;
 		char line[768], msg[1024], subject[300];
 		heap_line(line, sizeof(line), h);
 		snprintf(msg, sizeof(msg), "process %s, over the limit %s", line, lim);
-		snprintf(subject, sizeof(subject), "heap %s", h->label[0] ? rules_display(h->label) : h->pid);
-		if (findings_add(out, "heap", subject, VERDICT_FAIL, 0, h->bytes, cfg->max_heap, -1, msg) < 0)
+		snprintf(subject, sizeof(subject), "heap %s",
+		         h->label[0] ? rules_display(h->label) : h->pid);
+		if (findings_add(out, "heap", subject, VERDICT_FAIL, 0, h->bytes, cfg->max_heap, -1,
+		                 msg) < 0)
 			return -1;
 		char mod[256], test[512];
 		peak_first_test(h->tests, mod, sizeof(mod), test, sizeof(test));
@@ -169,7 +176,8 @@ static int peak_heaps(struct findings *out, const struct fine_level *f, const st
 	if (failed == 0) {
 		char msg[256];
 		snprintf(msg, sizeof(msg), "no process's heap passed %s", lim);
-		if (findings_add(out, "heap", "heap", VERDICT_PASS, 0, 0, cfg->max_heap, -1, msg) < 0)
+		if (findings_add(out, "heap", "heap", VERDICT_PASS, 0, 0, cfg->max_heap, -1, msg) <
+		    0)
 			return -1;
 	}
 	findings_show(out, first, UNIT_BYTES, SHOW_FIGURES);

@@ -48,8 +48,9 @@ static int rss_culprit(struct finding *f, const struct fine_level *a, int64_t un
 			top = &a->rss_grew[i];
 	char lead[768], g[32];
 	if (!top) {
-		snprintf(lead, sizeof(lead), "; no test module's RSS grew by half of it between its "
-		                             "edges");
+		snprintf(lead, sizeof(lead),
+		         "; no test module's RSS grew by half of it between its "
+		         "edges");
 		return text_append(&f->message, lead);
 	}
 	const char *tab = strchr(top->what, '\t');
@@ -58,7 +59,8 @@ static int rss_culprit(struct finding *f, const struct fine_level *a, int64_t un
 	         top->what);
 	model_bytes_format(g, sizeof(g), top->bytes);
 	if (tab)
-		snprintf(lead, sizeof(lead), "; likely culprit: %s test \"%s\" (RSS +%s while it ran)",
+		snprintf(lead, sizeof(lead),
+		         "; likely culprit: %s test \"%s\" (RSS +%s while it ran)",
 		         rules_display(mod), tab + 1, g);
 	else
 		snprintf(lead, sizeof(lead), "; likely culprit: %s (RSS +%s while it ran)",
@@ -85,7 +87,8 @@ int rss_check(struct findings *out, const struct snapshot *before, const struct 
 		         !a->have_rss && a->no_rss   ? a->no_rss
 		         : !b->have_rss && b->no_rss ? b->no_rss
 		                                     : "the node's RSS could not be read");
-		if (findings_add(out, "rss", "outside the BEAM", VERDICT_SKIP, 0, 0, 0, -1, msg) < 0)
+		if (findings_add(out, "rss", "outside the BEAM", VERDICT_SKIP, 0, 0, 0, -1, msg) <
+		    0)
 			return -1;
 		findings_show(out, first, UNIT_BYTES, SHOW_QUIET_PASS);
 		return 0;
@@ -115,8 +118,9 @@ int rss_check(struct findings *out, const struct snapshot *before, const struct 
 		if (limit >= 0)
 			at += snprintf(msg + at, sizeof(msg) - (size_t)at, ", limit %s", lim);
 		else
-			at += snprintf(msg + at, sizeof(msg) - (size_t)at, " (not judged: [rss] "
-			                                                   "max_unaccounted is off)");
+			at += snprintf(msg + at, sizeof(msg) - (size_t)at,
+			               " (not judged: [rss] "
+			               "max_unaccounted is off)");
 	}
 	if (findings_add(out, "rss", "outside the BEAM", fail ? VERDICT_FAIL : VERDICT_PASS, b->rss,
 	                 a->rss, limit >= 0 ? limit : 0, -1, msg) < 0)

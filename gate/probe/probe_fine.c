@@ -86,7 +86,8 @@ static int decode_origins(const struct term *list, struct fine_level *out)
 		out->norigins = i + 1;
 		if (r->type != TERM_TUPLE || r->u.seq.n != 3)
 			return -1;
-		const char *org = term_text(term_tuple_at(r, 0)), *ty = term_text(term_tuple_at(r, 1));
+		const char *org = term_text(term_tuple_at(r, 0)),
+		           *ty = term_text(term_tuple_at(r, 1));
 		const struct term *h = term_tuple_at(r, 2);
 		if (!org || !ty || !h || h->type != TERM_TUPLE || h->u.seq.n > FINE_HIST_MAX ||
 		    !(o->origin = strdup(org)) || !(o->type = strdup(ty)))
@@ -175,7 +176,8 @@ static int decode_peak(const struct term *p, struct fine_level *out)
 	if (opt_fig(p, "hwm", &out->peak, &have_hwm) < 0 ||
 	    opt_fig(p, "allocated_before", &out->allocated_before, NULL) < 0 ||
 	    opt_fig(p, "heap_watch", &out->heap_watch, NULL) < 0 ||
-	    opt_str(p, "hwm_note", &out->peak_note) < 0 || opt_str(p, "monitor", &out->monitor) < 0 ||
+	    opt_str(p, "hwm_note", &out->peak_note) < 0 ||
+	    opt_str(p, "monitor", &out->monitor) < 0 ||
 	    decode_windows(term_map_get(p, "windows"), out) < 0 ||
 	    decode_heaps(term_map_get(p, "heaps"), out) < 0 ||
 	    decode_grew(term_map_get(p, "rss_grew"), out) < 0)
