@@ -642,17 +642,19 @@ static bool memory_flagged(const struct findings *findings)
 }
 
 /* issue 27: RSS against the allocators, the peak, heaps and origins (ci/fine_text.h). */
-static void print_fine(FILE *out, const struct snapshot *before, const struct snapshot *after)
+void summary_print_fine(FILE *out, const struct snapshot *before, const struct snapshot *after)
 {
 	char lines[FINE_TEXT_LINES][512];
 	size_t n = fine_text_lines(lines, FINE_TEXT_LINES, before, after);
 	if (n)
-		fprintf(out, "\nNode memory (OS and allocators):\n");
+		fprintf(out, "Node memory (OS and allocators):\n");
 	for (size_t i = 0; i < n; i++) {
 		char safe[1024];
 		term_safe(safe, sizeof(safe), lines[i], 600);
 		print_wrapped(out, "  ", safe, 4);
 	}
+	if (n)
+		fputc('\n', out);
 }
 
 void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
@@ -660,8 +662,6 @@ void summary_print(FILE *out, const struct findings *findings, const struct test
 {
 	print_memory(out, findings, opts);
 	print_warnings(out, findings, opts && opts->color);
-	if (opts) /* issue 27 */
-		print_fine(out, opts->before, opts->after);
 	if (run && memory_flagged(findings))
 		print_top_growing(out, run, opts && opts->color);
 	fputc('\n', out);

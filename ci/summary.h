@@ -16,9 +16,12 @@ struct summary_opts {
 	bool color;             /* ANSI colours (the caller decides: isatty, NO_COLOR, --color) */
 	const char *junit_path; /* shown as "JUnit: PATH"; NULL: no such line */
 	const char *node;       /* shown in the table's heading; may be NULL */
-	/* issue 27: the snapshots, for the fine level's lines (ci/fine_text.h); may be NULL */
-	const struct snapshot *before, *after;
 };
+
+/* issue 27: the fine level's lines (ci/fine_text.h: RSS against the allocators, the run's
+ * peak, the largest heaps, allocation origins) under "Node memory (OS and allocators)";
+ * nothing when the snapshots carry none. before and after may be NULL. */
+void summary_print_fine(FILE *out, const struct snapshot *before, const struct snapshot *after);
 
 /* Prints the growth table, the failing findings' messages, the test counts with the failed
  * tests' names, the JUnit path and the verdict line ("gate: PASSED" / "gate: FAILED (...)")

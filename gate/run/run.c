@@ -358,9 +358,6 @@ static int print_summary(struct run *r)
 	        .color = report_out_color(STDOUT_FILENO),
 	        .junit_path = r->junit[0] ? r->junit : NULL,
 	        .node = r->ses.name,
-	        /* issue 27: the fine level's lines (one node) */
-	        .before = r->opts->cluster ? NULL : &r->before,
-	        .after = r->opts->cluster ? NULL : &r->after,
 	};
 	fflush(stderr);
 	if (r->rep.judged)
@@ -379,6 +376,7 @@ static int print_summary(struct run *r)
 		summary_print_cluster(stdout, sn, r->cl.n, &r->tests, &so);
 		free(sn);
 	} else {
+		summary_print_fine(stdout, &r->before, &r->after); /* issue 27 */
 		summary_print(stdout, &r->findings, &r->tests, &so);
 	}
 	fflush(stdout);
