@@ -42,8 +42,8 @@ case_fine_enif_names_the_nif() {
 	local d; d=$(fixture fine_nif)
 	fine_run "$d" enif
 	expect_rc 1
-	expect_in "$OUT" "allocated by NIF FineNif.Native: +30 000 blocks"
-	expect_in "$OUT" "nif_internal"
+	expect_in "$d/_build/gate/junit.xml" "allocated by NIF FineNif.Native: +30 000 blocks ("
+	expect_in "$d/_build/gate/junit.xml" "nif_internal); system grew"
 	# one leak, one voice: the system finding carries the origin; nothing else fails
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
 	no_leftovers "$d"
@@ -53,8 +53,8 @@ case_fine_malloc_outside_the_beam() {
 	local d; d=$(fixture fine_nif)
 	fine_run "$d" malloc
 	expect_rc 1
-	expect_in "$OUT" "outside the BEAM's allocators"
-	expect_in "$OUT" "likely culprit: FineNif.NativeTest (RSS +"
+	expect_in "$d/_build/gate/junit.xml" "outside the BEAM's allocators (a NIF's malloc"
+	expect_in "$d/_build/gate/junit.xml" "likely culprit: FineNif.NativeTest (RSS +"
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
 	[ "$(json_get "$d/out.json" "d['rss']['unaccounted'] > 50000000")" = True ] ||
 		fail "the JSON's unaccounted RSS is not the 60 MB leaked: $(json_get "$d/out.json" "d['rss']")"
@@ -67,7 +67,7 @@ case_fine_peak_names_the_test() {
 	fine_run "$d" peak --per-test
 	expect_rc 1
 	expect_in "$OUT" "peak RSS"
-	expect_in "$OUT" "test builds a big list for a moment"
+	expect_in "$d/_build/gate/junit.xml" "in FineNif.PeakTest, test &quot;test builds a big list for a moment&quot;"
 	# the transient list's memory went back to the BEAM (mseg's cache): no RSS finding
 	expect_not_in "$OUT" "outside the BEAM's allocators"
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
@@ -81,9 +81,9 @@ case_fine_batch_names_the_genserver() {
 	printf '[process]\nmax_heap = "40 MB"\n' >"$d/gate.toml"
 	fine_run "$d" batch
 	expect_rc 1
-	expect_in "$OUT" "process FineNif.Batcher (<0."
-	expect_in "$OUT" "test sums a batch through the batcher"
-	expect_in "$OUT" "over the limit 40.0 MB"
+	# the JUnit message: the console wraps long lines
+	expect_in "$d/_build/gate/junit.xml" "process FineNif.Batcher (&lt;0."
+	expect_in "$d/_build/gate/junit.xml" "during FineNif.PeakTest test &quot;test sums a batch through the batcher&quot;, over the limit 40.0 MB"
 	no_leftovers "$d"
 }
 
