@@ -217,7 +217,7 @@ struct fine_level {
 	int64_t rss_before, allocated_before;
 	char *monitor;               /* "gate", or what happened to the node's one system monitor */
 	int64_t heap_watch;          /* heaps were reported from this many bytes */
-	struct peak_window *windows; /* highest first */
+	struct peak_window *windows; /* the largest rise above their start first */
 	size_t nwindows;
 	struct heap_seen *heaps; /* largest first */
 	size_t nheaps;

@@ -257,7 +257,7 @@ tracker_init(Parent, {Opts, Fine}) ->
                    rss_before => maps:get(rss, Fine, undefined),
                    allocated_before => maps:get(allocated, Fine, 0),
                    running => [], window => [], window_rss => maps:get(rss, Fine, 0),
-                   windows => [], heaps => #{}, started => #{}, grew => []}).
+                   windows => [], heaps => #{}, started => #{}, grew => [], max_hwm => 0}).
 
 tracker_loop(S) ->
     receive
@@ -281,11 +281,15 @@ tracker_loop(S) ->
     end.
 
 %% {Rss, Hwm} read at an edge closes the window that ran since the last reading: its peak is
-%% Hwm (the high-water mark was reset at the last reading).
-close_window(#{reset := ok, window := Win, window_rss := Rss0, windows := Ws} = S, {Rss, Hwm}) ->
-    Ws1 = lists:sublist(lists:reverse(lists:keysort(1, [{Hwm, Rss0, lists:reverse(Win)} | Ws])),
+%% Hwm (the high-water mark was reset at the last reading). The windows kept are those whose
+%% peak rose most above their start: after a transient peak RSS stays high for a while (mseg's
+%% cache), and the windows that follow only inherit it. The run's peak is the highest of all.
+close_window(#{reset := ok, window := Win, window_rss := Rss0, windows := Ws,
+               max_hwm := Max} = S, {Rss, Hwm}) ->
+    Ws1 = lists:sublist(lists:reverse(lists:keysort(4, [{Hwm, Rss0, lists:reverse(Win),
+                                                         Hwm - Rss0} | Ws])),
                         ?MAX_WINDOWS),
-    S#{windows => Ws1, window_rss => Rss};
+    S#{windows => Ws1, window_rss => Rss, max_hwm => max(Max, Hwm)};
 close_window(S, _) -> S.
 
 edge(#{running := Run} = S0, Kind, What, Reading) ->
@@ -359,11 +363,11 @@ test_process(Pid, MFA) when MFA =:= {proc_lib, init_p, 5}; MFA =:= {erlang, appl
 test_process(_, _) -> false.
 
 report(#{reset := Reset, windows := Ws, heaps := Hs, monitor := Mon, watch := Watch,
-         rss_before := Rss0, allocated_before := A0, grew := G}, Hwm, Theirs) ->
+         rss_before := Rss0, allocated_before := A0, grew := G, max_hwm := Max}, Hwm, Theirs) ->
     Base = #{rss_before => Rss0, allocated_before => A0, heap_watch => Watch,
              rss_grew => [#{what => test_text(W), bytes => B} || {W, B} <- G],
              windows => [#{peak => P, start_rss => R, modules => whats(module, Win),
-                           tests => whats(test, Win)} || {P, R, Win} <- Ws],
+                           tests => whats(test, Win)} || {P, R, Win, _} <- Ws],
              heaps => [#{pid => list_to_binary(pid_to_list(P)), label => L, bytes => B,
                          tests => [test_text(T) || T <- Tests]}
                        || {P, {B, L, Tests}} <- lists:sublist(
@@ -372,7 +376,7 @@ report(#{reset := Reset, windows := Ws, heaps := Hs, monitor := Mon, watch := Wa
              monitor => monitor_text(Mon, Theirs)},
     %% the run's peak: the highest of every window's (each read since the reset at its start)
     case {Reset, Hwm} of
-        {ok, {_, H}} -> Base#{hwm => lists:max([H | [P || {P, _, _} <- Ws]]), hwm_reset => true};
+        {ok, {_, H}} -> Base#{hwm => max(H, Max), hwm_reset => true};
         {{error, Why}, {_, H}} -> Base#{hwm => H, hwm_reset => false, hwm_note => Why};
         {{error, Why}, _} -> Base#{hwm_note => Why};
         {ok, _} -> Base#{hwm_note => <<"/proc/self/status could not be read at the end">>}
