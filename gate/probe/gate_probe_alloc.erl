@@ -72,7 +72,7 @@ fine() ->
 
 %% VmRSS and VmHWM of this node's OS process, in bytes.
 proc_status() ->
-    case read_proc("/proc/self/status") of
+    case file:read_file("/proc/self/status") of
         {ok, B} ->
             case {status_kb(B, <<"VmRSS:">>), status_kb(B, <<"VmHWM:">>)} of
                 {R, H} when is_integer(R), is_integer(H) -> {ok, R * 1024, H * 1024};
@@ -82,20 +82,6 @@ proc_status() ->
             {error, iolist_to_binary(io_lib:format("cannot read /proc/self/status in the node "
                                                    "(~p): not Linux, or /proc is not mounted",
                                                    [Why]))}
-    end.
-
-%% /proc files have no size: read them raw in this process, not through the file server.
-read_proc(Path) ->
-    case file:open(Path, [raw, read, binary]) of
-        {ok, F} ->
-            R = file:read(F, 65536),
-            _ = file:close(F),
-            case R of
-                {ok, B} -> {ok, B};
-                eof -> {error, eof};
-                {error, _} = E -> E
-            end;
-        {error, _} = E -> E
     end.
 
 status_kb(B, Key) ->

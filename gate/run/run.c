@@ -37,6 +37,20 @@
 
 /* ---- 1. configure ---- */
 
+/* issue 27: appends flags to the node's erl flags (owned, space-separated). Returns 0, or -1
+ * on allocation failure (*flags unchanged). */
+static int erl_flags_add(char **flags, const char *more)
+{
+	size_t a = *flags ? strlen(*flags) : 0, b = strlen(more);
+	char *f = malloc(a + b + 2);
+	if (!f)
+		return -1;
+	snprintf(f, a + b + 2, "%s%s%s", a ? *flags : "", a ? " " : "", more);
+	free(*flags);
+	*flags = f;
+	return 0;
+}
+
 /* The configuration over the defaults, then what the command line overrides. */
 static int load_config(struct run *r, char *err, size_t errlen)
 {
@@ -49,6 +63,11 @@ static int load_config(struct run *r, char *err, size_t errlen)
 		r->cfg.test_timeout_ms = o->test_timeout_ms;
 	if (o->require_baseline)
 		r->cfg.rules.baseline.require = true;
+	/* issue 27: --instrument tags every allocator's blocks from the node's boot */
+	if (o->instrument && erl_flags_add(&r->cfg.erl_flags, "+Muatags true") < 0) {
+		errtext_set(err, errlen, NULL, "out of memory adding --instrument's flag");
+		return -1;
+	}
 	r->rep.n = (size_t)(o->repeat > 0 ? o->repeat : o->exec || o->cluster ? 1 : r->cfg.repeat);
 	/* --partitions with MIX_TEST_PARTITION: each partition keeps a baseline of its own */
 	if (faithful_baseline_partition(&r->cfg.rules.baseline.path, BASELINE_DEFAULT_PATH,

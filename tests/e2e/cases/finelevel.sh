@@ -112,3 +112,18 @@ case_fine_bad_sizes() {
 	expect_in "$ERR" "rss.max_unaccounted"
 	no_leftovers "$d"
 }
+
+case_fine_instrument() {
+	local d; d=$(fixture fine_nif)
+	fine_run "$d" none --instrument
+	expect_rc 0
+	# every allocator tags its blocks: far more {origin, type} pairs than driver_alloc's and
+	# binary_alloc's own
+	[ "$(json_get "$d/out.json" "len(set(o['type'] for o in d['after']['fine']['origins'])) > 20")" = True ] ||
+		fail "--instrument did not tag every allocator"
+	# boot flags cannot change a running node
+	run_gate run -C "$d" --instrument --attach "gate_nobody_$RANDOM@127.0.0.1"
+	expect_rc 2
+	expect_in "$ERR" "--instrument tags allocations at the node's boot"
+	no_leftovers "$d"
+}
