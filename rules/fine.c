@@ -45,5 +45,8 @@ void fine_level_clear(struct fine_level *f)
 	for (size_t i = 0; i < f->nrss_grew; i++)
 		free(f->rss_grew[i].what);
 	free(f->rss_grew);
+	for (size_t i = 0; i < f->ntest_peaks; i++)
+		free(f->test_peaks[i].what);
+	free(f->test_peaks);
 	memset(f, 0, sizeof(*f));
 }

@@ -189,6 +189,15 @@ struct rss_grower {
 	int64_t bytes; /* RSS growth */
 };
 
+/* A test whose start and finish were read (--per-test, or tagged max_peak): its peak RSS and
+ * its RSS at the start. clean: no other edge was read in between (an async test's window is
+ * shared with its neighbours). */
+struct test_peak {
+	char *what; /* "Elixir.Foo.BarTest\ttest name" */
+	int64_t peak, start_rss;
+	bool clean;
+};
+
 struct fine_level {
 	bool have; /* the probe sent the fine level (deep snapshots of a probe that has it) */
 	/* the OS's view of the node: /proc/self/status read in the node */
@@ -223,6 +232,8 @@ struct fine_level {
 	size_t nheaps;
 	struct rss_grower *rss_grew; /* largest first */
 	size_t nrss_grew;
+	struct test_peak *test_peaks;
+	size_t ntest_peaks;
 };
 
 /* Frees what f owns and zeroes it; a zeroed f is a no-op. */

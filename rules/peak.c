@@ -1,6 +1,8 @@
 /* rules/peak.c: the run's peak and the largest heaps (issue 27). */
 #include "peak.h"
 
+#include "tags.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,5 +195,77 @@ int peak_check(struct findings *out, const struct snapshot *before, const struct
 		return 0;
 	if (peak_run(out, f, cfg) < 0 || peak_heaps(out, f, cfg) < 0)
 		return -1;
+	return 0;
+}
+
+/* ---- @tag gate: [max_peak: SIZE] ---- */
+
+static const struct test_peak *test_peak_find(const struct fine_level *f, const char *module,
+                                              const char *name)
+{
+	size_t ml = strlen(module);
+	for (size_t i = 0; i < f->ntest_peaks; i++) {
+		const char *w = f->test_peaks[i].what;
+		if (strncmp(w, module, ml) == 0 && w[ml] == '\t' && strcmp(w + ml + 1, name) == 0)
+			return &f->test_peaks[i];
+	}
+	return NULL;
+}
+
+static int tag_one(struct findings *out, const struct fine_level *f, const struct test_result *t,
+                   int64_t max)
+{
+	char subject[512], msg[1024], lim[32];
+	snprintf(subject, sizeof(subject), "%s \"%s\"", rules_display(t->module), t->name);
+	model_bytes_format(lim, sizeof(lim), max);
+	const struct test_peak *p = test_peak_find(f, t->module, t->name);
+	enum verdict v = VERDICT_SKIP;
+	int64_t rise = 0;
+	if (!f->have || !f->have_peak || !f->hwm_reset)
+		snprintf(msg, sizeof(msg), "%s: max_peak %s not judged: %s", subject, lim,
+		         f->peak_note ? f->peak_note : "the node's high-water mark was not read");
+	else if (!p || !p->clean || t->async)
+		snprintf(msg, sizeof(msg),
+		         "%s: max_peak %s not judged: an async test shares its window with the "
+		         "tests running alongside, so its peak is not its own; make its module "
+		         "async: false to judge it",
+		         subject, lim);
+	else {
+		char pk[32], r[32];
+		rise = p->peak > p->start_rss ? p->peak - p->start_rss : 0;
+		model_bytes_format(pk, sizeof(pk), p->peak);
+		model_bytes_format(r, sizeof(r), rise);
+		v = rise > max ? VERDICT_FAIL : VERDICT_PASS;
+		snprintf(msg, sizeof(msg),
+		         "%s peaked at RSS %s, +%s above its start, %s its @tag gate "
+		         "max_peak %s",
+		         subject, pk, r, v == VERDICT_FAIL ? "over" : "within", lim);
+	}
+	if (findings_add(out, "peak", subject, v, p ? p->start_rss : 0, p ? p->peak : 0, max, -1,
+	                 msg) < 0)
+		return -1;
+	struct finding *fd = &out->items[out->count - 1];
+	fd->delta = rise;
+	return culprit_set(fd, t->module, t->name);
+}
+
+int peak_tags_check(struct findings *out, const struct snapshot *after, const struct test_run *run,
+                    char *err, size_t errlen)
+{
+	size_t first = out->count;
+	for (size_t i = 0; run && i < run->count; i++) {
+		const struct test_result *t = &run->tests[i];
+		struct tag_limits lim;
+		if (!t->gate_tag || !t->module || !t->name ||
+		    (t->state != TEST_PASSED && t->state != TEST_FAILED))
+			continue;
+		if (tags_parse(t->gate_tag, &lim, err, errlen) < 0)
+			return -2;
+		if (lim.exempt || lim.max_peak < 0)
+			continue;
+		if (tag_one(out, &after->fine, t, lim.max_peak) < 0)
+			return -1;
+	}
+	findings_show(out, first, UNIT_BYTES, SHOW_FIGURES);
 	return 0;
 }

@@ -20,6 +20,15 @@
 int peak_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
                const struct fine_config *cfg);
 
+/* issue 27: `@tag gate: [max_peak: "100 MB"]`: appends, per test that ran with that tag, rule
+ * "peak", subject `Module "test"`: FAIL when its peak rose above its start by more than
+ * max_peak (the test's file and line as culprit), PASS when not, SKIP saying why when its
+ * window could not be measured (an async test shares it with its neighbours; no /proc).
+ * run may be NULL. Returns 0; -1 on allocation failure; -2 for a tag that does not parse
+ * (err names the test; tags_check says the same first). */
+int peak_tags_check(struct findings *out, const struct snapshot *after, const struct test_run *run,
+                    char *err, size_t errlen);
+
 /* Where the peak happened, for people: "in FineNif.PeakTest (test \"builds ...\")",
  * "outside any test module (setup, the application)"; "" when not known. */
 void peak_where(char *buf, size_t len, const struct fine_level *f);

@@ -243,7 +243,8 @@ tracker_init(Parent, {Opts, Fine}) ->
                    rss_before => maps:get(rss, Fine, undefined),
                    allocated_before => maps:get(allocated, Fine, 0),
                    running => [], window => [], window_rss => maps:get(rss, Fine, 0),
-                   windows => [], heaps => #{}, started => #{}, grew => [], max_hwm => 0}).
+                   windows => [], heaps => #{}, started => #{}, grew => [], max_hwm => 0,
+                   last => none, test_peaks => []}).
 
 tracker_loop(S) ->
     receive
@@ -279,7 +280,8 @@ close_window(#{reset := ok, window := Win, window_rss := Rss0, windows := Ws,
 close_window(S, _) -> S.
 
 edge(#{running := Run} = S0, Kind, What, Reading) ->
-    S = rss_edge(S0, Kind, What, Reading),
+    S = last_reading(rss_edge(test_peak(S0, Kind, What, Reading), Kind, What, Reading),
+                     Kind, What, Reading),
     S1 = case Reading of
              {_, _} -> (close_window(S, Reading))#{window => Run};
              none -> S
@@ -294,6 +296,22 @@ edge(#{running := Run} = S0, Kind, What, Reading) ->
                       true -> Win;
                       false -> lists:sublist([What | Win], 50)
                   end}.
+
+%% A test read at its start and finish: its peak (the high-water mark read at its finish, reset
+%% at its start) and its RSS at the start. Clean when no other edge was read in between (a
+%% sync test; an async one shares its window with its neighbours).
+test_peak(#{last := {start, What, R0}, test_peaks := Tp} = S, finish, {test, _, _} = What,
+          {_, H}) ->
+    S#{test_peaks => lists:sublist([{What, H, R0, true} | Tp], 1000)};
+test_peak(#{started := St, test_peaks := Tp} = S, finish, {test, _, _} = What, {_, H}) ->
+    case maps:find(What, St) of
+        {ok, R0} -> S#{test_peaks => lists:sublist([{What, H, R0, false} | Tp], 1000)};
+        error -> S
+    end;
+test_peak(S, _, _, _) -> S.
+
+last_reading(S, Kind, What, {R, _}) -> S#{last => {Kind, What, R}};
+last_reading(S, _, _, none) -> S.
 
 %% RSS growth between a module's (or test's) start and finish readings: where memory outside
 %% the allocators grew (a sync module ran alone; async ones overlap and share the blame).
@@ -349,8 +367,11 @@ test_process(Pid, MFA) when MFA =:= {proc_lib, init_p, 5}; MFA =:= {erlang, appl
 test_process(_, _) -> false.
 
 report(#{reset := Reset, windows := Ws, heaps := Hs, monitor := Mon, watch := Watch,
-         rss_before := Rss0, allocated_before := A0, grew := G, max_hwm := Max}, Hwm, Theirs) ->
+         rss_before := Rss0, allocated_before := A0, grew := G, max_hwm := Max,
+         test_peaks := Tp}, Hwm, Theirs) ->
     Base = #{rss_before => Rss0, allocated_before => A0, heap_watch => Watch,
+             test_peaks => [#{what => test_text(W), peak => H, start_rss => R0, clean => C}
+                            || {W, H, R0, C} <- Tp],
              rss_grew => [#{what => test_text(W), bytes => B} || {W, B} <- G],
              windows => [#{peak => P, start_rss => R, modules => whats(module, Win),
                            tests => whats(test, Win)} || {P, R, Win, _} <- Ws],
@@ -423,17 +444,25 @@ ex_unit_event(Msg) ->
 
 edge_event(T, {module_started, #{name := M}}) -> T ! {edge, start, {module, M}, reading()};
 edge_event(T, {module_finished, #{name := M}}) -> T ! {edge, finish, {module, M}, reading()};
-edge_event(T, {test_started, #{module := M, name := N}}) ->
-    T ! {edge, start, {test, M, N}, test_reading()};
-edge_event(T, {test_finished, #{module := M, name := N}}) ->
-    T ! {edge, finish, {test, M, N}, test_reading()};
+edge_event(T, {test_started, #{module := M, name := N} = Test}) ->
+    T ! {edge, start, {test, M, N}, test_reading(Test)};
+edge_event(T, {test_finished, #{module := M, name := N} = Test}) ->
+    T ! {edge, finish, {test, M, N}, test_reading(Test)};
 edge_event(_, _) -> ok.
 
-test_reading() ->
+%% A test's edges are read with --per-test, and for a test tagged `gate: [max_peak: ...]`.
+test_reading(Test) ->
     case application:get_env(gate_probe, attribution) of
         {ok, test} -> reading();
-        _ -> none
+        _ ->
+            case max_peak_tagged(Test) of
+                true -> reading();
+                false -> none
+            end
     end.
+
+max_peak_tagged(#{tags := #{gate := L}}) when is_list(L) -> lists:keymember(max_peak, 1, L);
+max_peak_tagged(_) -> false.
 
 %% {Rss, Hwm} since the last reset, then reset; none when the mark cannot be reset.
 reading() ->

@@ -164,6 +164,29 @@ static int decode_grew(const struct term *list, struct fine_level *out)
 	return 0;
 }
 
+static int decode_test_peaks(const struct term *list, struct fine_level *out)
+{
+	if (!list)
+		return 0;
+	if (list->type != TERM_LIST)
+		return -1;
+	size_t n = list->u.seq.n < FINE_ROWS_MAX ? list->u.seq.n : FINE_ROWS_MAX;
+	if (n && !(out->test_peaks = calloc(n, sizeof(*out->test_peaks))))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct term *m = &list->u.seq.items[i];
+		struct test_peak *p = &out->test_peaks[i];
+		out->ntest_peaks = i + 1;
+		const struct term *clean = m->type == TERM_MAP ? term_map_get(m, "clean") : NULL;
+		if (m->type != TERM_MAP || opt_str(m, "what", &p->what) < 0 || !p->what ||
+		    fig(term_map_get(m, "peak"), &p->peak) < 0 ||
+		    fig(term_map_get(m, "start_rss"), &p->start_rss) < 0 || !clean)
+			return -1;
+		p->clean = term_is_atom(clean, "true");
+	}
+	return 0;
+}
+
 /* The tracker's report (after-snapshot): the run's peak, its windows, the heaps. */
 static int decode_peak(const struct term *p, struct fine_level *out)
 {
@@ -180,7 +203,8 @@ static int decode_peak(const struct term *p, struct fine_level *out)
 	    opt_str(p, "monitor", &out->monitor) < 0 ||
 	    decode_windows(term_map_get(p, "windows"), out) < 0 ||
 	    decode_heaps(term_map_get(p, "heaps"), out) < 0 ||
-	    decode_grew(term_map_get(p, "rss_grew"), out) < 0)
+	    decode_grew(term_map_get(p, "rss_grew"), out) < 0 ||
+	    decode_test_peaks(term_map_get(p, "test_peaks"), out) < 0)
 		return -1;
 	/* rss_before is `undefined` when the node had no /proc */
 	const struct term *rb = term_map_get(p, "rss_before");

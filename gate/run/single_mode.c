@@ -41,6 +41,13 @@ static int single_judge(struct run *r)
 		errtext_set(r->err, sizeof(r->err), NULL, "out of memory applying the rules");
 		return -1;
 	}
+	/* issue 27: the tests' max_peak tags (a tag that does not parse: tags_check, run by
+	 * run_findings_finish, says so with the test's file and line) */
+	char terr[512];
+	if (peak_tags_check(&r->findings, &r->after, &r->tests, terr, sizeof(terr)) == -1) {
+		errtext_set(r->err, sizeof(r->err), NULL, "out of memory applying the rules");
+		return -1;
+	}
 	return run_findings_finish(r, &r->findings, jb, ja, true);
 }
 

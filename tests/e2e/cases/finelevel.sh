@@ -68,9 +68,10 @@ case_fine_peak_names_the_test() {
 	expect_rc 1
 	expect_in "$OUT" "peak RSS"
 	expect_in "$d/_build/gate/junit.xml" "in FineNif.PeakTest, test &quot;test builds a big list for a moment&quot;"
-	# the transient list's memory went back to the BEAM (mseg's cache): no RSS finding
+	# the transient list's memory went back to the BEAM (mseg's cache): no RSS finding; the
+	# run's peak and the test's own max_peak tag fail
 	expect_not_in "$OUT" "outside the BEAM's allocators"
-	expect_in "$OUT" "gate: FAILED (1 memory rule)"
+	expect_in "$OUT" "gate: FAILED (2 memory rules)"
 	[ "$(json_get "$d/out.json" "d['peak']['rss_peak'] > 400000000")" = True ] ||
 		fail "the JSON's peak is not above the limit"
 	no_leftovers "$d"
@@ -125,5 +126,20 @@ case_fine_instrument() {
 	run_gate run -C "$d" --instrument --attach "gate_nobody_$RANDOM@127.0.0.1"
 	expect_rc 2
 	expect_in "$ERR" "--instrument tags allocations at the node's boot"
+	no_leftovers "$d"
+}
+
+case_fine_max_peak_tag() {
+	local d; d=$(fixture fine_nif)
+	# no [peak] max, no --per-test: the test's @tag gate: [max_peak: "100 MB"] alone
+	fine_run "$d" peak
+	expect_rc 1
+	expect_in "$d/_build/gate/junit.xml" "FineNif.PeakTest &quot;test builds a big list for a moment&quot; peaked at RSS"
+	expect_in "$d/_build/gate/junit.xml" "over its @tag gate max_peak 100.0 MB"
+	expect_in "$OUT" "gate: FAILED (1 memory rule)"
+	# the same test without the leak is within it
+	fine_run "$d" none
+	expect_rc 0
+	expect_in "$d/_build/gate/junit.xml" "within its @tag gate max_peak 100.0 MB"
 	no_leftovers "$d"
 }
