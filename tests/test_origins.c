@@ -6,6 +6,7 @@
 #include "rules/origins.h"
 #include "rules/peak.h"
 #include "rules/rss.h"
+#include "rules/tags.h"
 
 /* A fine level with RSS and what the BEAM mapped. */
 static void fine(struct snapshot *s, int64_t rss, int64_t mapped)
@@ -339,6 +340,55 @@ static void test_peak_where(void **state)
 	assert_string_equal(buf, "in A (its tests are told apart with --per-test)");
 }
 
+/* @tag gate: [max_peak: ...]: a sync test's own window judged; an async one said not judged. */
+static void test_peak_tags(void **state)
+{
+	(void)state;
+	struct snapshot a;
+	struct test_run run = {0};
+	struct findings f = {0};
+	char err[256];
+	snap(&a);
+	fine(&a, 70000000, 45000000);
+	peak_report(&a, 801000000);
+	a.fine.test_peaks = calloc(2, sizeof(*a.fine.test_peaks));
+	a.fine.ntest_peaks = 2;
+	a.fine.test_peaks[0] =
+	        (struct test_peak){strdup("Elixir.P\ttest big"), 801000000, 64000000, true};
+	a.fine.test_peaks[1] =
+	        (struct test_peak){strdup("Elixir.P\ttest small"), 66000000, 64000000, true};
+	const char *names[] = {"test big", "test small", "test async", "test untagged"};
+	for (size_t i = 0; i < 4; i++) {
+		struct test_result *t = test_run_add(&run);
+		assert_non_null(t);
+		t->module = strdup("Elixir.P");
+		t->name = strdup(names[i]);
+		t->state = TEST_PASSED;
+		t->async = i == 2;
+		t->gate_tag = i < 3 ? strdup("max_peak=100 MB") : NULL;
+	}
+	assert_int_equal(peak_tags_check(&f, &a, &run, err, sizeof(err)), 0);
+	assert_int_equal(f.count, 3);
+	const struct finding *x = expect(&f, "peak", "P \"test big\"", VERDICT_FAIL);
+	has(x, "P \"test big\" peaked at RSS 801.0 MB, +737.0 MB above its start, over its @tag "
+	       "gate max_peak 100.0 MB");
+	assert_string_equal(x->culprit_test, "test big");
+	has(expect(&f, "peak", "P \"test small\"", VERDICT_PASS),
+	    "+2.0 MB above its start, within");
+	has(expect(&f, "peak", "P \"test async\"", VERDICT_SKIP),
+	    "an async test shares its window");
+	findings_clear(&f);
+	/* a size that does not parse: -2, naming the key and the fix */
+	free(run.tests[3].gate_tag);
+	run.tests[3].gate_tag = strdup("max_peak=lots");
+	assert_int_equal(peak_tags_check(&f, &a, &run, err, sizeof(err)), -2);
+	assert_non_null(
+	        strstr(err, "max_peak: \"lots\" is not a size; write e.g. max_peak: \"1 MB\""));
+	findings_clear(&f);
+	test_run_clear(&run);
+	snapshot_clear(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +401,7 @@ int main(void)
 	        cmocka_unit_test(test_peak_suite_monitor),
 	        cmocka_unit_test(test_peak_unmeasured),
 	        cmocka_unit_test(test_peak_where),
+	        cmocka_unit_test(test_peak_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
