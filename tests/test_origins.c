@@ -334,7 +334,8 @@ static void test_peak_where(void **state)
 	assert_string_equal(buf, "while 2 test modules ran side by side (A, ...)");
 	w.modules = (char *)"";
 	peak_where(buf, sizeof(buf), &f);
-	assert_string_equal(buf, "outside any test (setup_all, the application, the probe)");
+	assert_string_equal(
+	        buf, "outside any test module (setup_all, the application, an --exec workload)");
 	w.modules = (char *)"Elixir.A";
 	peak_where(buf, sizeof(buf), &f);
 	assert_string_equal(buf, "in A (its tests are told apart with --per-test)");
