@@ -72,7 +72,7 @@ fine() ->
 
 %% VmRSS and VmHWM of this node's OS process, in bytes.
 proc_status() ->
-    case file:read_file("/proc/self/status") of
+    case read_status() of
         {ok, B} ->
             case {status_kb(B, <<"VmRSS:">>), status_kb(B, <<"VmHWM:">>)} of
                 {R, H} when is_integer(R), is_integer(H) -> {ok, R * 1024, H * 1024};
@@ -82,6 +82,26 @@ proc_status() ->
             {error, iolist_to_binary(io_lib:format("cannot read /proc/self/status in the node "
                                                    "(~p): not Linux, or /proc is not mounted",
                                                    [Why]))}
+    end.
+
+%% /proc files report no size: file:read_file reads them to their end on the releases gate
+%% supports; should one return nothing, they are read raw in this process.
+read_status() ->
+    case file:read_file("/proc/self/status") of
+        {ok, B} when byte_size(B) > 0 -> {ok, B};
+        {ok, _} ->
+            case file:open("/proc/self/status", [raw, read, binary]) of
+                {ok, F} ->
+                    R = file:read(F, 65536),
+                    _ = file:close(F),
+                    case R of
+                        {ok, B} -> {ok, B};
+                        eof -> {error, eof};
+                        {error, _} = E -> E
+                    end;
+                {error, _} = E -> E
+            end;
+        {error, _} = E -> E
     end.
 
 status_kb(B, Key) ->
