@@ -106,11 +106,15 @@ int rss_check(struct findings *out, const struct snapshot *before, const struct 
 	model_bytes_format(rb, sizeof(rb), b->rss);
 	model_bytes_format(ra, sizeof(ra), a->rss);
 	char msg[1024];
-	int at = snprintf(msg, sizeof(msg), "RSS %s -> %s (%s%s), %s %s%s: %s%s %s", rb, ra,
+	char car[32];
+	model_bytes_format(car, sizeof(car), a->allocated - b->allocated);
+	int at = snprintf(msg, sizeof(msg), "RSS %s -> %s (%s%s), %s %s%s%s%s%s: %s%s %s", rb, ra,
 	                  a->rss >= b->rss ? "+" : "", rss_d,
 	                  m ? "what the BEAM's allocators mapped (carriers and mseg's cache)"
 	                    : "the BEAM's allocators' carriers",
-	                  held >= 0 ? "+" : "", al_d, un >= 0 ? "+" : "", un_s,
+	                  held >= 0 ? "+" : "", al_d, m ? " (carriers " : "",
+	                  m ? (a->allocated >= b->allocated ? "+" : "") : "", m ? car : "",
+	                  m ? ")" : "", un >= 0 ? "+" : "", un_s,
 	                  fail ? "outside the BEAM's allocators (a NIF's malloc, a driver, a C "
 	                         "library: no erlang:memory figure counts it)"
 	                       : "unaccounted");

@@ -134,6 +134,7 @@ static void test_rss(void **state)
 	assert_int_equal(rss_check(&f, &b, &a, &c), 0);
 	const struct finding *x = expect(&f, "rss", "outside the BEAM", VERDICT_FAIL);
 	has(x, "RSS 62.0 MB -> 122.0 MB (+60.0 MB)");
+	has(x, "+1.0 MB (carriers +500.0 kB): +59.0 MB outside");
 	has(x, "+59.0 MB outside the BEAM's allocators (a NIF's malloc");
 	has(x, "limit 32.0 MB");
 	assert_int_equal(x->delta, 59000000);
