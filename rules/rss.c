@@ -108,7 +108,7 @@ int rss_check(struct findings *out, const struct snapshot *before, const struct 
 	char msg[1024];
 	char car[32];
 	model_bytes_format(car, sizeof(car), a->allocated - b->allocated);
-	int at = snprintf(msg, sizeof(msg), "RSS %s -> %s (%s%s), %s %s%s%s%s%s: %s%s %s", rb, ra,
+	int at = snprintf(msg, sizeof(msg), "RSS %s -> %s (%s%s), %s %s%s%s%s%s%s: %s%s %s", rb, ra,
 	                  a->rss >= b->rss ? "+" : "", rss_d,
 	                  m ? "what the BEAM's allocators mapped (carriers and mseg's cache)"
 	                    : "the BEAM's allocators' carriers",
