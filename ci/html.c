@@ -1,6 +1,7 @@
 /* ci/html.c: the self-contained HTML report. */
 #include "html.h"
 #include "chart.h"
+#include "fine_text.h" /* issue 27 */
 
 #include "rules/drilldown.h"
 
@@ -695,6 +696,22 @@ static void html_tests(FILE *out, const struct test_run *run, const char *root)
 	fputs("</section>\n", out);
 }
 
+/* issue 27: RSS against the allocators, the peak, heaps and origins (ci/fine_text.h). */
+static void html_fine(FILE *out, const struct report_data *d)
+{
+	char lines[FINE_TEXT_LINES][512];
+	size_t n = fine_text_lines(lines, FINE_TEXT_LINES, d->before, d->after);
+	if (!n)
+		return;
+	fputs("<section id=\"fine\">\n<h2>Node memory (OS and allocators)</h2>\n<ul>\n", out);
+	for (size_t i = 0; i < n; i++) {
+		fputs("<li>", out);
+		h(out, lines[i], 600);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n</section>\n", out);
+}
+
 int html_report_write(FILE *out, const struct report_data *d)
 {
 	enum gate_verdict v = report_verdict(d);
@@ -706,6 +723,7 @@ int html_report_write(FILE *out, const struct report_data *d)
 		html_what_grew(out, d->before, d->after);
 	if (d->before && d->after)
 		html_categories(out, d);
+	html_fine(out, d); /* issue 27 */
 	if (d->findings && d->findings->count)
 		html_rules(out, d->findings);
 	if (d->after)

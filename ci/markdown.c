@@ -1,6 +1,8 @@
 /* ci/markdown.c: the Markdown step summary. */
 #include "markdown.h"
 
+#include "fine_text.h" /* issue 27 */
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -314,6 +316,20 @@ static void md_warnings(struct report_buf *b, const struct findings *fs)
 	}
 }
 
+/* issue 27: RSS against the allocators, the peak, heaps and origins (ci/fine_text.h). */
+static void md_fine(struct report_buf *b, const struct report_data *d)
+{
+	char lines[FINE_TEXT_LINES][512];
+	size_t n = fine_text_lines(lines, FINE_TEXT_LINES, d->before, d->after);
+	if (n)
+		report_buf_printf(b, "\n#### Node memory (OS and allocators)\n\n");
+	for (size_t i = 0; i < n; i++) {
+		report_buf_printf(b, "- ");
+		md_text(b, lines[i], 600);
+		report_buf_put(b, "\n", 1);
+	}
+}
+
 int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 {
 	enum gate_verdict v = report_verdict(d);
@@ -351,6 +367,7 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 		md_culprits(b, d->findings);
 		md_warnings(b, d->findings);
 	}
+	md_fine(b, d); /* issue 27 */
 	if (d->baseline_where) {
 		report_buf_printf(b, "\nBaseline: ");
 		md_text(b, d->baseline_where, 300);

@@ -8,6 +8,7 @@
 
 #include "ci/atomic.h"
 #include "ci/errtext.h"
+#include "ci/fine_json.h" /* issue 27 */
 #include "ci/iterations.h"
 #include "ci/json_text.h"
 #include "ci/snapshot_json.h"
@@ -62,6 +63,9 @@ static json_t *run_json_build(const struct run_json *d, char *err, size_t errlen
 	bad |= json_object_set_new(root, "findings", findings_json(d->findings));
 	bad |= json_object_set_new(root, "before", snapshot_json(d->before));
 	bad |= json_object_set_new(root, "after", snapshot_json(d->after));
+	/* issue 27: the run's peak and RSS against the allocators */
+	bad |= json_object_set_new(root, "peak", d->after ? fine_json_peak(d->after) : json_null());
+	bad |= json_object_set_new(root, "rss", fine_json_rss(d->before, d->after));
 	if (d->iterations)
 		bad |= json_object_set_new(root, "iterations", iterations_json(d->iterations));
 	if (d->samples)

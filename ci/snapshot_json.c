@@ -4,6 +4,7 @@
 #include "atomic.h"
 #include "errtext.h"
 #include "json_text.h"
+#include "fine_json.h" /* issue 27 */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -305,6 +306,8 @@ json_t *snapshot_json(const struct snapshot *s)
 	}
 	if (s->have_growth)
 		put(o, "what_grew", growth_json(s, &bad), &bad);
+	if (s->fine.have) /* issue 27: RSS, carriers, origins (ci/fine_json.h) */
+		put(o, "fine", fine_json_snapshot(s), &bad);
 	if (bad || !o) {
 		json_decref(o);
 		return NULL;

@@ -2,6 +2,7 @@
 #include "summary.h"
 
 #include "ansi.h"
+#include "fine_text.h" /* issue 27 */
 #include "report.h"
 #include "rules/attribution.h"
 
@@ -638,6 +639,22 @@ static bool memory_flagged(const struct findings *findings)
 		if (findings->items[i].verdict == VERDICT_FAIL || findings->items[i].warned)
 			return true;
 	return false;
+}
+
+/* issue 27: RSS against the allocators, the peak, heaps and origins (ci/fine_text.h). */
+void summary_print_fine(FILE *out, const struct snapshot *before, const struct snapshot *after)
+{
+	char lines[FINE_TEXT_LINES][512];
+	size_t n = fine_text_lines(lines, FINE_TEXT_LINES, before, after);
+	if (n)
+		fprintf(out, "Node memory (OS and allocators):\n");
+	for (size_t i = 0; i < n; i++) {
+		char safe[1024];
+		term_safe(safe, sizeof(safe), lines[i], 600);
+		print_wrapped(out, "  ", safe, 4);
+	}
+	if (n)
+		fputc('\n', out);
 }
 
 void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,

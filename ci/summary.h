@@ -18,6 +18,11 @@ struct summary_opts {
 	const char *node;       /* shown in the table's heading; may be NULL */
 };
 
+/* issue 27: the fine level's lines (ci/fine_text.h: RSS against the allocators, the run's
+ * peak, the largest heaps, allocation origins) under "Node memory (OS and allocators)";
+ * nothing when the snapshots carry none. before and after may be NULL. */
+void summary_print_fine(FILE *out, const struct snapshot *before, const struct snapshot *after);
+
 /* Prints the growth table, the failing findings' messages, the test counts with the failed
  * tests' names, the JUnit path and the verdict line ("gate: PASSED" / "gate: FAILED (...)")
  * to out. findings, run and opts may be NULL. Text from the test suite is printed with

@@ -237,6 +237,10 @@ int attribution_key(const struct finding *f)
 		                                                     : ATTRIBUTION_KEY_PROCESSES;
 	if (strcmp(rule, "atom") == 0)
 		return MEM_ATOM_USED;
+	/* issue 27: RSS, the peak and heaps are no erlang:memory figure; those rules name their
+	 * own culprits from the node's readings at the edges (rules/rss.c, rules/peak.c) */
+	if (strcmp(rule, "rss") == 0 || strcmp(rule, "peak") == 0 || strcmp(rule, "heap") == 0)
+		return ATTRIBUTION_KEY_NONE;
 	return MEM_TOTAL;
 }
 

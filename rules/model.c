@@ -83,6 +83,7 @@ void snapshot_clear(struct snapshot *s)
 	for (size_t i = 0; i < s->nallocs; i++)
 		free(s->allocs[i].type);
 	free(s->allocs);
+	fine_level_clear(&s->fine); /* issue 27 (rules/fine.c) */
 	for (size_t i = 0; i < s->ngrew_procs; i++) {
 		struct proc_growth *g = &s->grew_procs[i];
 		free(g->pid);

@@ -148,6 +148,97 @@ struct port_group {
 	int64_t os_pid; /* an example's OS process, 0 when none */
 };
 
+/* ---- issue 27: the fine level (gate_probe_alloc.erl; rules/origins.h, rules/rss.h,
+ * rules/peak.h) ---- */
+
+/* Size buckets of instrument:allocations() shipped at most (OTP's default is 18). */
+#define FINE_HIST_MAX 32
+
+/* Blocks of one {origin, type} (driver_alloc and binary_alloc tag their blocks with the NIF
+ * module, driver or "system" that allocated them; every allocator with +Muatags true), counted
+ * in doubling size buckets: bucket 0 is [0, hist_start), bucket i [hist_start << (i-1),
+ * hist_start << i), the last one open. */
+struct alloc_origin {
+	char *origin; /* "Elixir.MyApp.Native", "tcp_inet", "system" */
+	char *type;   /* "nif_internal", "binary", "drv_binary", ... */
+	int64_t hist[FINE_HIST_MAX];
+	size_t nhist;
+};
+
+/* A stretch of the run between two ExUnit edges where a high-water mark was read: its peak
+ * RSS and what ran in it. */
+struct peak_window {
+	int64_t peak;      /* VmHWM read at its end (reset at its start), bytes */
+	int64_t start_rss; /* VmRSS at its start */
+	char *modules;     /* test modules that ran in it, "\n"-separated; "" when none */
+	char *tests;       /* tests that ran in it, "Module\tname" lines; "" when not read */
+};
+
+/* A process whose heap passed the watched size during the run (erlang:system_monitor
+ * large_heap, after a GC). */
+struct heap_seen {
+	char *pid;
+	char *label;   /* registered name or initial call; "" when the process had left */
+	char *tests;   /* tests running then, "Module\tname" lines; "" when none */
+	int64_t bytes; /* heap + old heap blocks, the largest seen */
+};
+
+/* A test module (or test, with --per-test) whose RSS grew between its start and finish. */
+struct rss_grower {
+	char *what;    /* "Elixir.Foo.BarTest", or "Elixir.Foo.BarTest\ttest name" */
+	int64_t bytes; /* RSS growth */
+};
+
+/* A test whose start and finish were read (--per-test, or tagged max_peak): its peak RSS and
+ * its RSS at the start. clean: no other edge was read in between (an async test's window is
+ * shared with its neighbours). */
+struct test_peak {
+	char *what; /* "Elixir.Foo.BarTest\ttest name" */
+	int64_t peak, start_rss;
+	bool clean;
+};
+
+struct fine_level {
+	bool have; /* the probe sent the fine level (deep snapshots of a probe that has it) */
+	/* the OS's view of the node: /proc/self/status read in the node */
+	bool have_rss;
+	char *no_rss; /* why not, when !have_rss */
+	int64_t rss, hwm;
+	/* the BEAM's: carriers of every alloc_util allocator (recon_alloc:memory(allocated)) */
+	int64_t allocated;
+	/* what it holds from the OS: every segment its mmappers mapped (mseg's cache of freed
+	 * carriers included) plus the carriers it took with malloc; RSS beyond it is memory
+	 * outside the BEAM's allocators; 0 with !have_mapped (an older probe) */
+	bool have_mapped;
+	int64_t mapped;
+	int64_t cached_segments; /* mseg's cache: freed carriers still mapped (a count) */
+	/* instrument:allocations() */
+	bool have_origins;
+	char *no_origins;
+	int64_t hist_start;
+	struct alloc_origin *origins;
+	size_t norigins;
+	/* the after-snapshot only: the run's peak, from the tracker started at the before-mark */
+	bool have_peak;
+	bool hwm_reset;  /* VmHWM was reset at the before-mark: peak is the run's */
+	int64_t peak;    /* VmHWM at the end */
+	char *peak_note; /* why the peak is not the run's or not known; NULL when it is */
+	int64_t rss_before, allocated_before;
+	char *monitor;               /* "gate", or what happened to the node's one system monitor */
+	int64_t heap_watch;          /* heaps were reported from this many bytes */
+	struct peak_window *windows; /* the largest rise above their start first */
+	size_t nwindows;
+	struct heap_seen *heaps; /* largest first */
+	size_t nheaps;
+	struct rss_grower *rss_grew; /* largest first */
+	size_t nrss_grew;
+	struct test_peak *test_peaks;
+	size_t ntest_peaks;
+};
+
+/* Frees what f owns and zeroes it; a zeroed f is a no-op. */
+void fine_level_clear(struct fine_level *f);
+
 /* One snapshot of a node, taken by the probe. The deep parts (procs, ets, allocs, born) may
  * be empty: a light snapshot has only the figures. */
 struct snapshot {
@@ -206,6 +297,8 @@ struct snapshot {
 	int64_t ports_opened;     /* ports opened during the run and still open */
 	struct port_group *ports; /* those, by name and owner, most first */
 	size_t nports;
+	/* issue 27: RSS, carriers, allocation origins, the run's peak */
+	struct fine_level fine;
 };
 
 /* Frees the deep parts and zeroes the whole struct. */

@@ -17,6 +17,7 @@ void rules_config_default(struct rules_config *cfg)
 	pterm_config_default(&cfg->pterm);
 	/* its strings stay NULL, which means BASELINE_DEFAULT_* */
 	baseline_config_default(&cfg->baseline);
+	fine_config_default(&cfg->fine); /* issue 27 */
 }
 
 void rules_config_clear(struct rules_config *cfg)

@@ -20,6 +20,7 @@
 #include "process.h"
 #include "pterm.h"
 #include "tags.h"
+#include "fine.h" /* issue 27 */
 
 struct rules_config {
 	struct growth_config growth;     /* [growth], [growth.<category>] */
@@ -33,6 +34,7 @@ struct rules_config {
 	struct ports_config ports;             /* [ports] */
 	struct pterm_config pterm;             /* [persistent_term] */
 	struct severity_config severity;       /* [severity] (issue 19, rules/tags.h) */
+	struct fine_config fine; /* issue 27: [rss], [peak], [process] max_heap (rules/fine.h) */
 };
 
 /* Fills cfg (raw memory) with every rule's documented defaults (see gate.toml), each from

@@ -64,8 +64,8 @@ static int64_t count_parse(const char *s)
 
 int tags_parse(const char *tag, struct tag_limits *out, char *err, size_t errlen)
 {
-	static const char keys[] = "max_growth, max_processes, max_ets_tables, severity";
-	*out = (struct tag_limits){false, -1, -1, -1, false};
+	static const char keys[] = "max_growth, max_processes, max_ets_tables, severity, max_peak";
+	*out = (struct tag_limits){false, -1, -1, -1, false, -1};
 	if (!tag)
 		return 0;
 	if (strcmp(tag, "false") == 0) {
@@ -100,17 +100,18 @@ int tags_parse(const char *tag, struct tag_limits *out, char *err, size_t errlen
 		*eq = '\0';
 		const char *k = line, *v = eq + 1;
 		int64_t x;
-		if (strcmp(k, "max_growth") == 0) {
+		if (strcmp(k, "max_growth") == 0 ||
+		    strcmp(k, "max_peak") == 0) { /* max_peak: #27 */
 			if ((x = size_parse(v)) < 0) {
 				snprintf(err, errlen,
-				         "gate: max_growth: \"%s\" is not a size; write e.g. "
-				         "max_growth: \"1 MB\" (units B, kB, MB, GB, KiB, MiB, "
+				         "gate: %s: \"%s\" is not a size; write e.g. "
+				         "%s: \"1 MB\" (units B, kB, MB, GB, KiB, MiB, "
 				         "GiB) or "
 				         "an integer of bytes",
-				         v);
+				         k, v, k);
 				return -1;
 			}
-			out->max_growth = x;
+			*(k[4] == 'g' ? &out->max_growth : &out->max_peak) = x;
 		} else if (strcmp(k, "max_processes") == 0 || strcmp(k, "max_ets_tables") == 0) {
 			if ((x = count_parse(v)) < 0) {
 				snprintf(err, errlen,

@@ -61,6 +61,8 @@ struct tag_limits {
 	int64_t max_processes;
 	int64_t max_ets_tables;
 	bool warn;
+	int64_t max_peak; /* issue 27: the test's RSS peak above its start; judged by rules/peak.h
+	                   */
 };
 
 /* Parses a test_result's gate_tag text. Returns 0, or -1 with err naming the key and a fix. */

@@ -84,6 +84,8 @@ static const char run_help[] =
         "  -q, --quiet             no progress lines\n"
         "      --per-test          a GC'd snapshot around every test: the growth of each test\n"
         "                          (slower; [attribution] per_test)\n"
+        "      --instrument        boot the node with every allocator tagged by origin\n"
+        "                          (+Muatags true; 0-4 % CPU): origins beyond NIFs and drivers\n"
         "      --repeat N          leak or warm-up? the suite N times (2..100) in the same node,\n"
         "                          a GC'd snapshot after each; run 1 is the warm-up and the\n"
         "                          rules judge the smallest growth of runs 2..N, N-1 times\n"
@@ -170,6 +172,12 @@ static int run_opts_check(const struct run_opts *o, int argc, char **argv)
 		                        "%s: an attached node is distributed already; it goes "
 		                        "with a node gate starts",
 		                        "--distributed");
+	if (o->instrument && o->attach) /* issue 27 */
+		return gate_usage_error("run ",
+		                        "%s tags allocations at the node's boot (+Muatags true): "
+		                        "a running node cannot be changed; boot it with +Muatags "
+		                        "true, or drop --attach",
+		                        "--instrument");
 	if (o->cluster && !o->attach)
 		return gate_usage_error("run ",
 		                        "%s goes with --attach NODE: gate reaches the cluster "
@@ -234,6 +242,7 @@ static int cmd_run(int argc, char **argv)
 	        {"warn-only", no_argument, NULL, 'W'},
 	        {"comment-flag", required_argument, NULL, 'K'},
 	        {"distributed", required_argument, NULL, 'D'}, /* issue 26 */
+	        {"instrument", no_argument, NULL, 'I'}, /* issue 27 */
 	        {NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
@@ -268,6 +277,7 @@ static int cmd_run(int argc, char **argv)
 		case 'W': o.warn_only = true; break;
 		case 'K': o.comment_flag = optarg; break;
 		case 'D': o.distributed = optarg; break;
+		case 'I': o.instrument = true; break;
 		case 'b':
 		case 't':
 			if (parse_duration(c == 'b' ? "--boot-timeout" : "--test-timeout", optarg,

@@ -37,6 +37,8 @@ static const struct key_spec process_keys[] = {
         {"max_born", KEY_COUNT_OFF, IN_CFG(process.max_born), 0, COUNT_MAX, "100", NULL},
         {"max_mailbox", KEY_COUNT_OFF, IN_CFG(process.max_mailbox), 0, COUNT_MAX, "10000", NULL},
         {"max_memory", KEY_SIZE_OFF, IN_CFG(process.max_memory), 0, 0, "\"100 MB\"", NULL},
+        /* issue 27 */
+        {"max_heap", KEY_SIZE_OFF, IN_CFG(fine.max_heap), 0, 0, "\"200 MB\"", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec atom_keys[] = {
@@ -101,6 +103,16 @@ static const struct key_spec severity_keys[] = {
         {"tag", KEY_SEVERITY, IN_SEV(SEVERITY_TAG), 0, 0, "\"warn\"", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
+/* issue 27: the fine level (rules/fine.h) */
+static const struct key_spec rss_keys[] = {
+        {"max_unaccounted", KEY_SIZE_OFF, IN_CFG(fine.rss_max_unaccounted), 0, 0, "\"32 MB\"",
+         NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+static const struct key_spec peak_keys[] = {
+        {"max", KEY_SIZE_OFF, IN_CFG(fine.peak_max), 0, 0, "\"2 GB\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
+};
 static const struct key_spec attention_keys[] = {
         {"annotations", KEY_INT, offsetof(struct config, annotations), 1, 50, "8", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
@@ -119,6 +131,8 @@ const struct section config_sections[] = {
         {"run", run_keys, NULL},
         {"severity", severity_keys, NULL},
         {"attention", attention_keys, NULL},
+        {"rss", rss_keys, NULL},   /* issue 27 */
+        {"peak", peak_keys, NULL}, /* issue 27 */
         {NULL, NULL, NULL},
 };
 

@@ -11,6 +11,7 @@
 %%   gate_probe_grew      what grew since the before-snapshot, and which test module owns it
 %%   gate_probe_run       running mix test in the node (and --repeat's reset between runs)
 %%   gate_probe_events    the hook in ExUnit.EventManager: module and test edges, tags
+%%   gate_probe_alloc     the fine level: RSS, carriers, allocation origins, the run's peak
 %% Work that touches every process is done inside the node: one RPC per process from the C
 %% side would cost ~65 us each.
 %%
@@ -38,7 +39,12 @@
 
 %% ---- Entry points whose work lives in another module of the probe ----
 prepare() -> gate_probe_run:prepare().
-snapshot(Opts) -> gate_probe_snapshot:snapshot(Opts).
+%% issue 27: deep snapshots carry the fine level (gate_probe_alloc: RSS, carriers, origins, peak)
+snapshot(Opts) ->
+    case erlang:module_loaded(gate_probe_alloc) of
+        true -> gate_probe_alloc:around(Opts, fun gate_probe_snapshot:snapshot/1);
+        false -> gate_probe_snapshot:snapshot(Opts)
+    end.
 run_tests(Args) -> gate_probe_run:run_tests(Args).
 run_tests(Args, Opts) -> gate_probe_run:run_tests(Args, Opts).
 run_prep(Args, Opts) -> gate_probe_run:run_prep(Args, Opts).
@@ -86,6 +92,7 @@ cleanup() ->
     [application:unset_env(gate_probe, K) || K <- [spawn_owners, attribution, attribution_sync,
                                                    repeat_required]],
     if_loaded(gate_probe_snapshot, keeper_stop),
+    if_loaded(gate_probe_alloc, cleanup), %% issue 27: the peak tracker, its system monitor
     case whereis(gate_probe_collector) of
         Runner when is_pid(Runner), Runner =/= self() -> stop_suite(Runner);
         _ -> ok

@@ -78,6 +78,8 @@ ex_unit_event(Msg) ->
         _ -> ex_unit_edge(Msg)
     end,
     tag_edge(Msg), %% issue 19: see "Tags" below
+    %% issue 27: the peak's windows (gate_probe_alloc, loaded in every session)
+    catch gate_probe_alloc:ex_unit_event(Msg),
     %% gate's formatter is not among ExUnit's (issue 18): the hook hands it every event (the
     %% hook is installed only when run_tests started the formatter itself)
     formatter_cast(Msg).

@@ -8,6 +8,7 @@
 
 #include "ci/errtext.h"
 #include "gate/probe/probe_blob.h"
+#include "gate/probe/probe_fine.h" /* issue 27 */
 
 /* Calls gate_probe:fun with the already encoded argument list in args (or none). */
 static int call(struct eic *c, const char *mod, const char *fun, ei_x_buff *args, int timeout_ms,
@@ -656,7 +657,9 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 	    decode_ets(term_map_get(reply, "ets"), out, err, errlen) < 0 ||
 	    decode_owners(term_map_get(reply, "owners"), out, err, errlen) < 0 ||
 	    decode_allocs(term_map_get(reply, "allocs"), out, err, errlen) < 0 ||
-	    decode_growth(reply, out, err, errlen) < 0) {
+	    decode_growth(reply, out, err, errlen) < 0 ||
+	    /* issue 27 */
+	    probe_fine_decode(term_map_get(reply, "fine"), &out->fine, err, errlen) < 0) {
 		snapshot_clear(out);
 		return -1;
 	}
@@ -666,7 +669,9 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *opts)
 {
 	static const char *const marks[] = {"none", "before", "after"};
-	ei_x_encode_map_header(x, (opts->top > 0 ? 4 : 3) + (opts->no_bin_leak ? 1 : 0));
+	ei_x_encode_map_header(x, (opts->top > 0 ? 4 : 3) + (opts->no_bin_leak ? 1 : 0) +
+	                                  /* issue 27 */
+	                                  (opts->heap_watch > 0 && opts->deep ? 1 : 0));
 	ei_x_encode_atom(x, "gc");
 	ei_x_encode_atom(x, opts->gc ? "true" : "false");
 	ei_x_encode_atom(x, "deep");
@@ -680,6 +685,11 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 	if (opts->no_bin_leak) {
 		ei_x_encode_atom(x, "bin_leak");
 		ei_x_encode_atom(x, "false");
+	}
+	/* issue 27: the heap size the probe's system monitor reports from */
+	if (opts->heap_watch > 0 && opts->deep) {
+		ei_x_encode_atom(x, "heap_watch");
+		ei_x_encode_longlong(x, opts->heap_watch);
 	}
 }
 

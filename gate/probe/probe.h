@@ -62,6 +62,9 @@ struct probe_snapshot_opts {
 	enum probe_mark mark; /* BEFORE remembers what exists; AFTER reports what was born */
 	bool no_bin_leak;     /* skip each process's refc binaries before its GC (recon's
 	                       * bin_leak: 1.5x the pass); the before-GC figures are then -1 */
+	/* issue 27 (gate_probe_alloc.erl), deep snapshots only: the heap size the node's
+	 * system monitor reports from (0: the probe's default) */
+	int64_t heap_watch;
 };
 
 /* Appends opts as the map gate_probe:snapshot/1 takes (cluster mode sends it on). */

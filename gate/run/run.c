@@ -37,6 +37,20 @@
 
 /* ---- 1. configure ---- */
 
+/* issue 27: appends flags to the node's erl flags (owned, space-separated). Returns 0, or -1
+ * on allocation failure (*flags unchanged). */
+static int erl_flags_add(char **flags, const char *more)
+{
+	size_t a = *flags ? strlen(*flags) : 0, b = strlen(more);
+	char *f = malloc(a + b + 2);
+	if (!f)
+		return -1;
+	snprintf(f, a + b + 2, "%s%s%s", a ? *flags : "", a ? " " : "", more);
+	free(*flags);
+	*flags = f;
+	return 0;
+}
+
 /* The configuration over the defaults, then what the command line overrides. */
 static int load_config(struct run *r, char *err, size_t errlen)
 {
@@ -49,6 +63,11 @@ static int load_config(struct run *r, char *err, size_t errlen)
 		r->cfg.test_timeout_ms = o->test_timeout_ms;
 	if (o->require_baseline)
 		r->cfg.rules.baseline.require = true;
+	/* issue 27: --instrument tags every allocator's blocks from the node's boot */
+	if (o->instrument && erl_flags_add(&r->cfg.erl_flags, "+Muatags true") < 0) {
+		errtext_set(err, errlen, NULL, "out of memory adding --instrument's flag");
+		return -1;
+	}
 	r->rep.n = (size_t)(o->repeat > 0 ? o->repeat : o->exec || o->cluster ? 1 : r->cfg.repeat);
 	/* --partitions with MIX_TEST_PARTITION: each partition keeps a baseline of its own */
 	if (faithful_baseline_partition(&r->cfg.rules.baseline.path, BASELINE_DEFAULT_PATH,
@@ -144,7 +163,13 @@ static int open_node(struct run *r)
 static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
                          enum probe_mark mark)
 {
-	struct probe_snapshot_opts so = {.gc = true, .deep = true, .mark = mark};
+	struct probe_snapshot_opts so = {
+	        .gc = true,
+	        .deep = true,
+	        .mark = mark,
+	        /* issue 27: the heaps the node's system monitor reports (rules/fine.h) */
+	        .heap_watch = fine_heap_watch(&r->cfg.rules.fine),
+	};
 	char phase[64];
 	snprintf(phase, sizeof(phase), "collecting garbage for the %s-snapshot", which);
 	r->ses.phase = phase;
@@ -371,6 +396,7 @@ static int print_summary(struct run *r)
 		summary_print_cluster(stdout, sn, r->cl.n, &r->tests, &so);
 		free(sn);
 	} else {
+		summary_print_fine(stdout, &r->before, &r->after); /* issue 27 */
 		summary_print(stdout, &r->findings, &r->tests, &so);
 	}
 	fflush(stdout);

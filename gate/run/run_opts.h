@@ -38,6 +38,9 @@ struct run_opts {
 	const char *html_path;    /* --html: the self-contained HTML report */
 	/* attribution (issue 5) */
 	bool per_test; /* --per-test: GC'd snapshots around every test */
+	/* issue 27: --instrument: the node boots with +Muatags true (every allocator tags its
+	 * blocks with their origin); not with --attach */
+	bool instrument;
 	/* issue 19 */
 	bool warn_only;           /* --warn-only: every memory finding a warning, never failing */
 	const char *comment_flag; /* --comment-flag FILE: "true"/"false", post a review comment */

@@ -4,7 +4,10 @@
 
 #include "gate/node/clock.h"
 #include "gate/run/pipeline.h"
+#include "rules/origins.h" /* issue 27 */
+#include "rules/peak.h"
 #include "rules/repeat.h"
+#include "rules/rss.h"
 #include "rules/trend_samples.h"
 
 static int single_snapshot(struct run *r, const struct probe_snapshot_opts *so, const char *which,
@@ -30,7 +33,18 @@ static int single_judge(struct run *r)
 	if (rules_check_all(&r->findings, jb, ja, &r->tests, &r->cfg.rules) < 0 ||
 	    repeat_annotate(&r->findings, &r->rep.data) < 0 ||
 	    trend_samples_check(&r->findings, &r->samples, &r->cfg.rules.growth) < 0 ||
-	    baseline_step_check(&r->findings, &r->bl, &r->after, &r->cfg.rules.baseline) < 0) {
+	    baseline_step_check(&r->findings, &r->bl, &r->after, &r->cfg.rules.baseline) < 0 ||
+	    /* issue 27: origins named in the findings they explain, RSS, the run's peak */
+	    origins_check(&r->findings, jb, ja, &r->cfg.rules.fine) < 0 ||
+	    rss_check(&r->findings, &r->before, &r->after, &r->cfg.rules.fine) < 0 ||
+	    peak_check(&r->findings, &r->before, &r->after, &r->cfg.rules.fine) < 0) {
+		errtext_set(r->err, sizeof(r->err), NULL, "out of memory applying the rules");
+		return -1;
+	}
+	/* issue 27: the tests' max_peak tags (a tag that does not parse: tags_check, run by
+	 * run_findings_finish, says so with the test's file and line) */
+	char terr[512];
+	if (peak_tags_check(&r->findings, &r->after, &r->tests, terr, sizeof(terr)) == -1) {
 		errtext_set(r->err, sizeof(r->err), NULL, "out of memory applying the rules");
 		return -1;
 	}

@@ -77,7 +77,7 @@ case_attention_bad_tag_is_error() {
 	local d; d=$(fixture tags)
 	run_gate run -C "$d" -- --only bad_tag
 	expect_rc 2
-	expect_in "$ERR" "test/limits_test.exs:29: Tags.LimitsTest \"test a misspelt key\": gate: unknown key max_grwth; the keys are max_growth, max_processes, max_ets_tables, severity"
+	expect_in "$ERR" "test/limits_test.exs:29: Tags.LimitsTest \"test a misspelt key\": gate: unknown key max_grwth; the keys are max_growth, max_processes, max_ets_tables, severity, max_peak"
 	no_leftovers "$d"
 }
 

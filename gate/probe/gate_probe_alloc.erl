@@ -1,0 +1,496 @@
+%% gate/probe/gate_probe_alloc.erl: the fine level (issue 27): the node's OS memory (RSS and
+%% its high-water mark), what the BEAM's allocators hold in carriers, allocations by origin,
+%% and the run's peak: which test module (or test) it happened in, and which processes'
+%% heaps grew large.
+%%
+%% Wraps every deep snapshot (gate_probe:snapshot/1 calls around/2):
+%%   - fine figures: VmRSS / VmHWM of /proc/self/status (read inside the node, so it works
+%%     for a node gate started, an attached node and a node in a chroot with /proc mounted),
+%%     the allocators' carriers (recon_alloc:memory(allocated)'s sum), the mseg segment cache
+%%     and instrument:allocations() (block counts per {Origin, Type}: driver_alloc and
+%%     binary_alloc tag their blocks with the NIF module, driver or `system` by default);
+%%   - at the before-mark, the tracker starts: it resets VmHWM (/proc/self/clear_refs, "5"),
+%%     watches large heaps with erlang:system_monitor/2 unless the suite has its own monitor,
+%%     and takes one VmHWM reading at each ExUnit module edge (and each test edge with
+%%     --per-test), so each stretch between two edges has its own peak;
+%%   - at the after-mark, before the after-snapshot's GC pass, the tracker stops and hands
+%%     back the run's peak, the largest windows and the largest heaps, and the RSS growth
+%%     of each test module (test, with --per-test) between its edges.
+%% Part of the probe: see gate_probe.erl.
+-module(gate_probe_alloc).
+-gate_load(always).
+
+-export([around/2, ex_unit_event/1, cleanup/0]).
+%% the tracker's loop (spawned)
+-export([tracker_init/2]).
+
+-define(TRACKER, gate_probe_alloc).
+%% largest windows and heaps shipped back
+-define(MAX_WINDOWS, 5).
+-define(MAX_HEAPS, 10).
+%% heaps watched by default (bytes) when no [process] max_heap is set: the run's largest
+%% heaps are reported as context from this size on
+-define(HEAP_WATCH, 64000000).
+
+%% ---- The snapshot wrapper ----
+
+%% Snap: gate_probe_snapshot:snapshot/1. Opts as for it, plus (from gate):
+%%   heap_watch => bytes: the heap size the system monitor reports from
+around(Opts, Snap) ->
+    Mark = maps:get(mark, Opts, none),
+    Deep = maps:get(deep, Opts, false),
+    %% the peak is read before the after-snapshot's own GC pass can raise it
+    Peak = case {Deep, Mark} of
+               {true, 'after'} -> tracker_stop();
+               _ -> undefined
+           end,
+    Skip = [P || P <- [whereis(?TRACKER)], is_pid(P)],
+    Reply = Snap(Opts#{skip => Skip ++ maps:get(skip, Opts, [])}),
+    case Deep of
+        false -> Reply;
+        true ->
+            Fine0 = fine(),
+            Fine = case Peak of
+                       undefined -> Fine0;
+                       #{} -> Fine0#{peak => Peak}
+                   end,
+            Mark =:= before andalso tracker_start(Opts, Fine),
+            Reply#{fine => Fine}
+    end.
+
+%% RSS, high-water mark, carriers, what the BEAM mapped, the segment cache, allocations by
+%% origin.
+fine() ->
+    Os = case proc_status() of
+             {ok, Rss, Hwm} -> #{rss => Rss, hwm => Hwm};
+             {error, Why} -> #{no_rss => Why}
+         end,
+    maps:merge(Os, maps:merge(#{allocated => allocated(),
+                                mapped => mapped(),
+                                cached_segments => cached_segments()},
+                              origins())).
+
+%% VmRSS and VmHWM of this node's OS process, in bytes.
+proc_status() ->
+    case read_status() of
+        {ok, B} ->
+            case {status_kb(B, <<"VmRSS:">>), status_kb(B, <<"VmHWM:">>)} of
+                {R, H} when is_integer(R), is_integer(H) -> {ok, R * 1024, H * 1024};
+                _ -> {error, <<"/proc/self/status has no VmRSS or VmHWM line">>}
+            end;
+        {error, Why} ->
+            {error, iolist_to_binary(io_lib:format("cannot read /proc/self/status in the node "
+                                                   "(~p): not Linux, or /proc is not mounted",
+                                                   [Why]))}
+    end.
+
+%% /proc files report no size: file:read_file reads them to their end on the releases gate
+%% supports; should one return nothing, they are read raw in this process.
+read_status() ->
+    case file:read_file("/proc/self/status") of
+        {ok, B} when byte_size(B) > 0 -> {ok, B};
+        {ok, _} ->
+            case file:open("/proc/self/status", [raw, read, binary]) of
+                {ok, F} ->
+                    R = file:read(F, 65536),
+                    _ = file:close(F),
+                    case R of
+                        {ok, B} -> {ok, B};
+                        eof -> {error, eof};
+                        {error, _} = E -> E
+                    end;
+                {error, _} = E -> E
+            end;
+        {error, _} = E -> E
+    end.
+
+status_kb(B, Key) ->
+    case binary:match(B, Key) of
+        {At, Len} ->
+            Rest = binary:part(B, At + Len, byte_size(B) - At - Len),
+            [Line | _] = binary:split(Rest, <<"\n">>),
+            Digits = << <<C>> || <<C>> <= Line, C >= $0, C =< $9 >>,
+            case Digits of
+                <<>> -> undefined;
+                _ -> binary_to_integer(Digits)
+            end;
+        nomatch -> undefined
+    end.
+
+%% Resets VmHWM to the current RSS. ok, or {error, Text}.
+hwm_reset() ->
+    case file:open("/proc/self/clear_refs", [raw, write, binary]) of
+        {ok, F} ->
+            R = file:write(F, <<"5">>),
+            _ = file:close(F),
+            case R of
+                ok -> ok;
+                {error, W} -> {error, hwm_why(W)}
+            end;
+        {error, W} -> {error, hwm_why(W)}
+    end.
+
+hwm_why(W) ->
+    iolist_to_binary(io_lib:format("/proc/self/clear_refs refused (~p): the high-water mark "
+                                   "could not be reset, so it is the node's peak since it "
+                                   "started", [W])).
+
+%% recon_alloc:memory(allocated): the carriers of every alloc_util allocator (mbcs, sbcs and
+%% the carrier pool), in bytes.
+allocated() ->
+    Types = try erlang:system_info(alloc_util_allocators) catch _:_ -> [] end,
+    lists:sum([carriers(I) || T <- Types,
+                              Is <- [catch erlang:system_info({allocator, T})], is_list(Is),
+                              {instance, _, I} <- Is, is_list(I)]).
+
+carriers(Info) ->
+    lists:sum([C || K <- [mbcs, sbcs, mbcs_pool],
+                    {K2, Props} <- [lists:keyfind(K, 1, Info)], K2 =:= K, is_list(Props),
+                    C <- [carriers_size(Props)]]).
+
+carriers_size(Props) ->
+    case lists:keyfind(carriers_size, 1, Props) of
+        {carriers_size, Cur, _, _} -> Cur;
+        {carriers_size, Cur} -> Cur;
+        _ -> 0
+    end.
+
+%% Segments mseg_alloc keeps mapped after their carriers were freed (its cache): resident,
+%% yet in no allocator's carriers. Only a count: the figures give no bytes for them.
+cached_segments() ->
+    Is = case catch erlang:system_info({allocator, mseg_alloc}) of
+             L when is_list(L) -> L;
+             _ -> []
+         end,
+    lists:sum([N || {instance, _, I} <- Is, is_list(I),
+                    {memkind, M} <- [lists:keyfind(memkind, 1, I)], is_list(M),
+                    {status, S} <- [lists:keyfind(status, 1, M)], is_list(S),
+                    {cached_segments, N} <- [lists:keyfind(cached_segments, 1, S)],
+                    is_integer(N)]).
+
+%% instrument:allocations(): block counts per {Origin, Type} in doubling size buckets from
+%% hist_start. instrument is in tools before OTP 26 and in runtime_tools from OTP 26; both
+%% take the same call and give the same reply (OTP 26's per_process flags are not asked for).
+origins() ->
+    case code:ensure_loaded(instrument) of
+        {module, instrument} ->
+            try instrument:allocations() of
+                {ok, {Start, _Unscanned, ByOrigin}} when is_map(ByOrigin) ->
+                    #{hist_start => Start,
+                      origins => [{origin_text(O), atom_text(T), H}
+                                  || {O, Types} <- maps:to_list(ByOrigin), is_map(Types),
+                                     {T, H} <- maps:to_list(Types), is_tuple(H)]};
+                {error, Why} ->
+                    #{no_origins => iolist_to_binary(io_lib:format(
+                                      "instrument:allocations() said ~p", [Why]))};
+                Other ->
+                    #{no_origins => iolist_to_binary(io_lib:format(
+                                      "instrument:allocations() gave ~P", [Other, 8]))}
+            catch C:E ->
+                    #{no_origins => iolist_to_binary(io_lib:format(
+                                      "instrument:allocations() failed: ~p:~P", [C, E, 8]))}
+            end;
+        _ ->
+            #{no_origins => <<"the instrument module is not in the node's code path "
+                              "(tools before OTP 26, runtime_tools from OTP 26)">>}
+    end.
+
+origin_text(A) when is_atom(A) -> atom_to_binary(A);
+origin_text(O) -> iolist_to_binary(io_lib:format("~0p", [O])).
+
+atom_text(A) when is_atom(A) -> atom_to_binary(A);
+atom_text(O) -> origin_text(O).
+
+%% What the BEAM holds from the OS: every segment its mmappers have mapped (erts_mmap: the
+%% carriers mseg created, and the segments mseg still caches after their carriers were freed,
+%% resident yet in no allocator's carriers: a transient 200 MB list leaves them for seconds)
+%% plus the carriers taken with malloc (sys_alloc_carriers_size). RSS beyond this is memory
+%% the BEAM's allocators never handed out: a NIF's malloc, a driver's, a C library's.
+mapped() ->
+    Mm = case catch erlang:system_info({allocator, erts_mmap}) of
+             L when is_list(L) ->
+                 lists:sum([U || {_, Info} <- L, is_list(Info), Part <- [os, supercarrier],
+                                 {P2, PInfo} <- [lists:keyfind(Part, 1, Info)], P2 =:= Part,
+                                 is_list(PInfo), {sizes, Sz} <- [lists:keyfind(sizes, 1, PInfo)],
+                                 is_list(Sz), {used, U} <- [lists:keyfind(used, 1, Sz)],
+                                 is_integer(U)]);
+             _ -> 0
+         end,
+    Types = try erlang:system_info(alloc_util_allocators) catch _:_ -> [] end,
+    Sys = lists:sum([sys_carriers(I) || T <- Types,
+                                        Is <- [catch erlang:system_info({allocator, T})],
+                                        is_list(Is), {instance, _, I} <- Is, is_list(I)]),
+    Mm + Sys.
+
+sys_carriers(Info) ->
+    lists:sum([C || K <- [mbcs, sbcs],
+                    {K2, Props} <- [lists:keyfind(K, 1, Info)], K2 =:= K, is_list(Props),
+                    C <- [case lists:keyfind(sys_alloc_carriers_size, 1, Props) of
+                              {_, Cur} when is_integer(Cur) -> Cur;
+                              {_, Cur, _, _} when is_integer(Cur) -> Cur;
+                              _ -> 0
+                          end]]).
+
+%% ---- The tracker: the run's peak ----
+
+tracker_start(Opts, Fine) ->
+    tracker_kill(),
+    Self = self(),
+    Pid = spawn(?MODULE, tracker_init, [Self, {Opts, Fine}]),
+    receive {Pid, started} -> ok
+    after 5000 -> ok
+    end.
+
+tracker_init(Parent, {Opts, Fine}) ->
+    catch register(?TRACKER, self()),
+    W = erlang:system_info(wordsize),
+    Watch = case maps:get(heap_watch, Opts, 0) of
+                N when is_integer(N), N > 0 -> N;
+                _ -> ?HEAP_WATCH
+            end,
+    Monitor = case erlang:system_monitor() of
+                  undefined ->
+                      _ = erlang:system_monitor(self(), [{large_heap, max(1, Watch div W)}]),
+                      gate;
+                  {Other, _} -> {suite, Other}
+              end,
+    Reset = case maps:is_key(rss, Fine) of
+                true -> hwm_reset();
+                false -> {error, maps:get(no_rss, Fine, <<>>)}
+            end,
+    Parent ! {self(), started},
+    tracker_loop(#{w => W, watch => Watch, monitor => Monitor, reset => Reset,
+                   rss_before => maps:get(rss, Fine, undefined),
+                   allocated_before => maps:get(allocated, Fine, 0),
+                   running => [], window => [], window_rss => maps:get(rss, Fine, 0),
+                   windows => [], heaps => #{}, started => #{}, grew => [], max_hwm => 0,
+                   last => none, test_peaks => []}).
+
+tracker_loop(S) ->
+    receive
+        {monitor, Pid, large_heap, Info} -> tracker_loop(heap_seen(S, Pid, Info));
+        {edge, Kind, What, Reading} -> tracker_loop(edge(S, Kind, What, Reading));
+        {stop, From, Ref} ->
+            Hwm = case proc_status() of
+                      {ok, R, H} -> {R, H};
+                      _ -> undefined
+                  end,
+            S1 = close_window(S, Hwm),
+            Theirs = case erlang:system_monitor() of
+                         {Me, _} when Me =:= self() ->
+                             _ = erlang:system_monitor(undefined),
+                             undefined;
+                         {P, _} -> P;
+                         undefined -> undefined
+                     end,
+            From ! {Ref, report(S1, Hwm, Theirs)};
+        _ -> tracker_loop(S)
+    end.
+
+%% {Rss, Hwm} read at an edge closes the window that ran since the last reading: its peak is
+%% Hwm (the high-water mark was reset at the last reading). The windows kept are those whose
+%% peak rose most above their start: after a transient peak RSS stays high for a while (mseg's
+%% cache), and the windows that follow only inherit it. The run's peak is the highest of all.
+close_window(#{reset := ok, window := Win, window_rss := Rss0, windows := Ws,
+               max_hwm := Max} = S, {Rss, Hwm}) ->
+    Ws1 = lists:sublist(lists:reverse(lists:keysort(4, [{Hwm, Rss0, lists:reverse(Win),
+                                                         Hwm - Rss0} | Ws])),
+                        ?MAX_WINDOWS),
+    S#{windows => Ws1, window_rss => Rss, max_hwm => max(Max, Hwm)};
+close_window(S, _) -> S.
+
+edge(#{running := Run} = S0, Kind, What, Reading) ->
+    S = last_reading(rss_edge(test_peak(S0, Kind, What, Reading), Kind, What, Reading),
+                     Kind, What, Reading),
+    S1 = case Reading of
+             {_, _} -> (close_window(S, Reading))#{window => Run};
+             none -> S
+         end,
+    Run1 = case Kind of
+               start -> [What | Run];
+               finish -> lists:delete(What, Run)
+           end,
+    Win = maps:get(window, S1),
+    S1#{running => Run1,
+        window => case lists:member(What, Win) of
+                      true -> Win;
+                      false -> lists:sublist([What | Win], 50)
+                  end}.
+
+%% A test read at its start and finish: its peak (the high-water mark read at its finish, reset
+%% at its start) and its RSS at the start. Clean when no other edge was read in between (a
+%% sync test; an async one shares its window with its neighbours).
+test_peak(#{last := {start, What, R0}, test_peaks := Tp} = S, finish, {test, _, _} = What,
+          {_, H}) ->
+    S#{test_peaks => lists:sublist([{What, H, R0, true} | Tp], 1000)};
+test_peak(#{started := St, test_peaks := Tp} = S, finish, {test, _, _} = What, {_, H}) ->
+    case maps:find(What, St) of
+        {ok, R0} -> S#{test_peaks => lists:sublist([{What, H, R0, false} | Tp], 1000)};
+        error -> S
+    end;
+test_peak(S, _, _, _) -> S.
+
+last_reading(S, Kind, What, {R, _}) -> S#{last => {Kind, What, R}};
+last_reading(S, _, _, none) -> S.
+
+%% RSS growth between a module's (or test's) start and finish readings: where memory outside
+%% the allocators grew (a sync module ran alone; async ones overlap and share the blame).
+rss_edge(#{started := St} = S, start, What, {R, _}) -> S#{started => St#{What => R}};
+rss_edge(#{started := St, grew := G} = S, finish, What, {R, _}) ->
+    case maps:take(What, St) of
+        {R0, St1} when R > R0 ->
+            S#{started => St1,
+               grew => lists:sublist(lists:reverse(lists:keysort(2, [{What, R - R0} | G])),
+                                     ?MAX_WINDOWS)};
+        {_, St1} -> S#{started => St1};
+        error -> S
+    end;
+rss_edge(S, _, _, _) -> S.
+
+heap_seen(#{w := W, heaps := Hs, running := Run} = S, Pid, Info) when is_list(Info) ->
+    Words = lists:sum([V || {K, V} <- Info, is_integer(V),
+                            K =:= heap_block_size orelse K =:= old_heap_block_size]),
+    Bytes = Words * W,
+    Hs1 = case maps:get(Pid, Hs, undefined) of
+              {B0, _, _} when B0 >= Bytes -> Hs;
+              _ -> Hs#{Pid => {Bytes, label(Pid), [T || {test, _, _} = T <- Run]}}
+          end,
+    S#{heaps => cap_heaps(Hs1)};
+heap_seen(S, _, _) -> S.
+
+cap_heaps(Hs) when map_size(Hs) =< 4 * ?MAX_HEAPS -> Hs;
+cap_heaps(Hs) ->
+    maps:from_list(lists:sublist(lists:reverse(lists:keysort(2, [{P, V} || {P, V} <- maps:to_list(Hs)])),
+                                 2 * ?MAX_HEAPS)).
+
+label(Pid) ->
+    case erlang:process_info(Pid, registered_name) of
+        {registered_name, N} when is_atom(N) -> atom_to_binary(N);
+        _ ->
+            case catch proc_lib:translate_initial_call(Pid) of
+                {M, F, A} = MFA when is_atom(M), is_atom(F), is_integer(A) ->
+                    case test_process(Pid, MFA) of
+                        true -> <<"the test's own process">>;
+                        false -> iolist_to_binary([atom_to_binary(M), $:, atom_to_binary(F),
+                                                   $/, integer_to_binary(A)])
+                    end;
+                _ -> <<>>
+            end
+    end.
+
+%% ExUnit registers each test's process with its on_exit handler (an ETS table keyed by pid);
+%% its initial call says nothing (a fun).
+test_process(Pid, MFA) when MFA =:= {proc_lib, init_p, 5}; MFA =:= {erlang, apply, 2} ->
+    try ets:member('Elixir.ExUnit.OnExitHandler', Pid)
+    catch _:_ -> false
+    end;
+test_process(_, _) -> false.
+
+report(#{reset := Reset, windows := Ws, heaps := Hs, monitor := Mon, watch := Watch,
+         rss_before := Rss0, allocated_before := A0, grew := G, max_hwm := Max,
+         test_peaks := Tp}, Hwm, Theirs) ->
+    Base = #{rss_before => Rss0, allocated_before => A0, heap_watch => Watch,
+             test_peaks => [#{what => test_text(W), peak => H, start_rss => R0, clean => C}
+                            || {W, H, R0, C} <- Tp],
+             rss_grew => [#{what => test_text(W), bytes => B} || {W, B} <- G],
+             windows => [#{peak => P, start_rss => R, modules => whats(module, Win),
+                           tests => whats(test, Win)} || {P, R, Win, _} <- Ws],
+             heaps => [#{pid => list_to_binary(pid_to_list(P)), label => L, bytes => B,
+                         tests => [test_text(T) || T <- Tests]}
+                       || {P, {B, L, Tests}} <- lists:sublist(
+                                                   lists:reverse(lists:keysort(2, maps:to_list(Hs))),
+                                                   ?MAX_HEAPS)],
+             monitor => monitor_text(Mon, Theirs)},
+    %% the run's peak: the highest of every window's (each read since the reset at its start)
+    case {Reset, Hwm} of
+        {ok, {_, H}} -> Base#{hwm => max(H, Max), hwm_reset => true};
+        {{error, Why}, {_, H}} -> Base#{hwm => H, hwm_reset => false, hwm_note => Why};
+        {{error, Why}, _} -> Base#{hwm_note => Why};
+        {ok, _} -> Base#{hwm_note => <<"/proc/self/status could not be read at the end">>}
+    end.
+
+whats(Kind, Win) -> [test_text(X) || X <- Win, element(1, X) =:= Kind].
+
+test_text({module, M}) -> atom_text(M);
+test_text({test, M, N}) -> iolist_to_binary([atom_text(M), $\t, atom_text(N)]).
+
+monitor_text(gate, undefined) -> <<"gate">>;
+monitor_text(gate, P) ->
+    iolist_to_binary(["replaced during the run by ", pid_to_list(P),
+                      "'s: heaps seen after that are not named"]);
+monitor_text({suite, P}, _) ->
+    iolist_to_binary(["the node's own system monitor ", pid_to_list(P),
+                      " was kept: gate watched no heaps (a node has one system monitor)"]).
+
+tracker_stop() ->
+    case whereis(?TRACKER) of
+        undefined -> #{hwm_note => <<"the peak was not tracked (no before-snapshot)">>};
+        Pid ->
+            Ref = erlang:monitor(process, Pid),
+            Pid ! {stop, self(), Ref},
+            receive
+                {Ref, Report} -> erlang:demonitor(Ref, [flush]), Report;
+                {'DOWN', Ref, process, Pid, Why} ->
+                    #{hwm_note => iolist_to_binary(io_lib:format("the peak tracker died: ~P",
+                                                                 [Why, 8]))}
+            after 10000 ->
+                    tracker_kill(),
+                    #{hwm_note => <<"the peak tracker did not answer">>}
+            end
+    end.
+
+tracker_kill() ->
+    case whereis(?TRACKER) of
+        undefined -> ok;
+        Pid ->
+            case erlang:system_monitor() of
+                {Pid, _} -> _ = erlang:system_monitor(undefined);
+                _ -> ok
+            end,
+            exit(Pid, kill),
+            ok
+    end.
+
+cleanup() -> tracker_kill().
+
+%% ---- ExUnit's edges (called by gate_probe_events' hook in the reporting process) ----
+%% A module edge (and a test edge with --per-test) reads VmHWM and resets it, here, at the
+%% edge; the tracker learns what runs from every edge (a message, no reading).
+ex_unit_event(Msg) ->
+    case whereis(?TRACKER) of
+        undefined -> ok;
+        T -> edge_event(T, Msg)
+    end.
+
+edge_event(T, {module_started, #{name := M}}) -> T ! {edge, start, {module, M}, reading()};
+edge_event(T, {module_finished, #{name := M}}) -> T ! {edge, finish, {module, M}, reading()};
+edge_event(T, {test_started, #{module := M, name := N} = Test}) ->
+    T ! {edge, start, {test, M, N}, test_reading(Test)};
+edge_event(T, {test_finished, #{module := M, name := N} = Test}) ->
+    T ! {edge, finish, {test, M, N}, test_reading(Test)};
+edge_event(_, _) -> ok.
+
+%% A test's edges are read with --per-test, and for a test tagged `gate: [max_peak: ...]`.
+test_reading(Test) ->
+    case application:get_env(gate_probe, attribution) of
+        {ok, test} -> reading();
+        _ ->
+            case max_peak_tagged(Test) of
+                true -> reading();
+                false -> none
+            end
+    end.
+
+max_peak_tagged(#{tags := #{gate := L}}) when is_list(L) -> lists:keymember(max_peak, 1, L);
+max_peak_tagged(_) -> false.
+
+%% {Rss, Hwm} since the last reset, then reset; none when the mark cannot be reset.
+reading() ->
+    case proc_status() of
+        {ok, R, H} ->
+            case hwm_reset() of
+                ok -> {R, H};
+                _ -> none
+            end;
+        _ -> none
+    end.
