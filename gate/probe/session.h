@@ -30,6 +30,9 @@ struct session_opts {
 	                  --no-start (the applications are started as mix test
 	                  would, or not with --no-start) and under the name the
 	                  project's test_helper starts distribution with, if any */
+	/* issue 29: load the probe under a free slot's names (probe_load's fresh): set by
+	 * commands whose calls into the probe all go through probe_entry() */
+	bool fresh_names;
 };
 
 struct session {
