@@ -207,7 +207,11 @@ void probe_unload(struct eic *c, bool for_tests, enum probe_unload_mode mode, in
 		return;
 	}
 	/* one call: the helpers stopped, every module deleted, their purge handed to a process
-	 * of the node that runs once this call has returned (gate_probe:unload/1) */
+	 * of the node that runs once this call has returned (gate_probe:unload/1). It scans
+	 * nothing, but stopping an interrupted suite can take a loaded node seconds: the call
+	 * gets at least 10 s, so that gate leaves only once its modules are deleted */
+	if (timeout_ms < 10000)
+		timeout_ms = 10000;
 	ei_x_buff args;
 	ei_x_new(&args);
 	ei_x_encode_list_header(&args, 1);

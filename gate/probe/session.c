@@ -232,6 +232,11 @@ int session_open(struct session *s, char *err, size_t errlen)
 		return -1;
 	}
 	s->probe_loaded = true;
+	/* issue 29: another slot's names when a previous gate's copy is still being purged */
+	session_progress(s, "probe loaded as %s%s", probe_entry(),
+	                 strcmp(probe_entry(), "gate_probe") != 0
+	                         ? " (gate_probe is still attached or being purged in the node)"
+	                         : "");
 	if (probe_hello(&s->conn, s->o.rpc_timeout_ms, &s->info, err, errlen) != EIC_OK ||
 	    (s->o.attach && watch(s, err, errlen) < 0))
 		return -1;
