@@ -340,7 +340,7 @@ slot(M) ->
 %% (erlang:purge_module/1): on OTP 25 that purger drops a module's on_load completion that
 %% code_server sends it during a purge it did not ask for, and code_server then waits for
 %% ever (seen: every code:load_binary of the node hung).
--define(PURGE_GRACE_MS, 1000).
+-define(PURGE_GRACE_MS, 2000).
 -define(PURGE_DEFER_MS, 30000).
 
 %% Mods: the probe's modules as gate loaded them (binaries: this session's names). Returns

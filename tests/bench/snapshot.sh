@@ -22,7 +22,7 @@
 #   (c) gate run's marked deep snapshots, timed inside the node (bench_node:marked_us/0): the
 #       before-snapshot (which remembers what exists) and the after-snapshot (what grew)
 # Also: how long the node takes to purge gate's copies after the series (the purges wait until
-# no gate has been attached for a second: they are not part of any snapshot).
+# no gate has been attached for 2 s: they are not part of any snapshot).
 # Targets: every (a) <= 1.3x (b) and <= 0.6x (r) at SMALL; (a) at LARGE <= 1.1 x LARGE/SMALL x
 # (a) at SMALL (linear); removal <= 20 ms; gate's peak RSS <= 20 MiB. Nothing here is
 # asserted: `make bench` prints, people judge.
@@ -72,7 +72,7 @@ stats() { sort -n "$1" | awk '{v[NR]=$1} END {printf "%.0f %.0f %.0f", v[1], v[i
 rstats() { sort -n "$1" | awk '{v[NR]=$1} END {printf "%.2f %.2f %.2f", v[1], v[int((NR+1)/2)], v[NR]}'; }
 
 # clean: waits (untimed, at most 2 minutes) until nothing of a gate is in the node, current or
-# old code: the purges gate hands to the node run once no gate has been attached for a second
+# old code: the purges gate hands to the node run once no gate has been attached for 2 s
 clean() {
 	i=0
 	while "$erl_call" -name "$name" -a 'erlang loaded []' | grep -q gate_probe && [ $i -lt 1200 ]; do
@@ -106,27 +106,32 @@ measure() { # N: prints per-round figures to stderr; on stdout "a_med b_med rss_
 		echo "$b" >>"$work/b"; echo "$rc" >>"$work/r"
 		awk -v a="$rc" -v b="$b" 'BEGIN {printf "%.3f\n", a / b}' >>"$work/rr"
 		# RUNS snapshots back to back, then one with --no-gc: nothing in between but the
-		# clock reading
+		# clock readings (the figures are read from their files after the series)
 		k=1
 		while [ $k -le $((runs + 1)) ]; do
 			nogc=""
 			[ $k -le "$runs" ] || nogc=--no-gc
 			t=$(now_us)
-			GATE_PROGRESS_MS=1 "$timer" -f %M -o "$work/rss1" "$gate" snapshot --attach "$name" \
-				--cookie-file "$work/.erlang.cookie" --json "$work/snap.json" $nogc 2>"$work/progress.$k" ||
+			GATE_PROGRESS_MS=1 "$timer" -f %M -o "$work/rss.$k" "$gate" snapshot --attach "$name" \
+				--cookie-file "$work/.erlang.cookie" --json "$work/snap.$k.json" $nogc 2>"$work/progress.$k" ||
 				{ echo "bench: gate snapshot failed:" >&2; cat "$work/progress.$k" >&2; exit 1; }
-			a=$((($(now_us) - t) / 1000))
-			cat "$work/rss1" >>"$work/rss"
-			if [ -n "$nogc" ]; then
+			echo $((($(now_us) - t) / 1000)) >"$work/whole.$k"
+			k=$((k + 1))
+		done
+		k=1
+		while [ $k -le $((runs + 1)) ]; do
+			a=$(cat "$work/whole.$k")
+			cat "$work/rss.$k" >>"$work/rss"
+			if [ $k -gt "$runs" ]; then
 				echo "$a" >>"$work/nogc"
 				awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f\n", a / b}' >>"$work/nra"
 			else
 				p=$work/progress.$k
 				conn=$(progress "$p" attached); load=$(progress "$p" "probe loaded")
 				dec=$(progress "$p" "snapshot decoded"); rem=$(progress "$p" "probe removed")
-				scan=$(sed -n 's/.*"gc_us": *\([0-9]*\).*/\1/p' "$work/snap.json" | head -n 1 | awk '{printf "%.0f", $1 / 1000}')
+				scan=$(sed -n 's/.*"gc_us": *\([0-9]*\).*/\1/p' "$work/snap.$k.json" | head -n 1 | awk '{printf "%.0f", $1 / 1000}')
 				echo "$a" >>"$work/a"
-				[ $k -gt 1 ] && echo "$a" >>"$work/an" || echo "$a" >>"$work/a1"
+				if [ $k -gt 1 ]; then echo "$a" >>"$work/an"; else echo "$a" >>"$work/a1"; fi
 				echo "${conn:-0}" >>"$work/conn"
 				echo $((${load:-0} - ${conn:-0})) >>"$work/load"
 				echo "${scan:-0}" >>"$work/scan"

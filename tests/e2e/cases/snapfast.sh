@@ -63,7 +63,7 @@ sf_left() {
 		HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$ERL_CALL" -name "$1" -e 2>&1
 }
 
-# sf_wait_clean NODE: the node's purges end once no gate is attached (a second after the
+# sf_wait_clean NODE: the node's purges end once no gate is attached (2 s after the
 # last one left, then a scan of every process per module); waits for them, then nothing of
 # gate's may be left
 sf_wait_clean() {
