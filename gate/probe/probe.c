@@ -142,6 +142,12 @@ static int load_one(struct eic *c, const struct probe_blob *b, int timeout_ms, c
 	char name[64], file[128];
 	probe_name(b->module, slot, name, sizeof(name));
 	snprintf(file, sizeof(file), "gate:%s.beam", name);
+	/* Old code of a previous gate whose purge has not run yet: loading would still work
+	 * (the new code becomes current beside it), but then nothing could delete the module at
+	 * the end before that purge. It is purged now, waiting for its scan: only where no free
+	 * slot was taken (gate run; every slot busy) */
+	if (call_atom(c, "erlang", "check_old_code", name, timeout_ms))
+		call_atom(c, "code", "purge", name, timeout_ms);
 	bool purged = false;
 	int rc;
 	for (;;) {
@@ -156,9 +162,8 @@ static int load_one(struct eic *c, const struct probe_blob *b, int timeout_ms, c
 		const struct term *reply;
 		rc = call(c, "code", "load_binary", &args, timeout_ms, &root, &reply, err, errlen);
 		ei_x_free(&args);
-		/* {module, Mod} or {error, What}. not_purged: the old code of a previous gate is
-		 * still there, its purge left to the node not done yet (see probe_unload): purge it
-		 * now (waiting for that purge) and load again, once */
+		/* {module, Mod} or {error, What}. not_purged: current and old code both there
+		 * (another gate loaded it meanwhile): purge the old and load again, once */
 		if (rc == EIC_OK && !purged && term_is_atom(term_tuple_at(reply, 0), "error") &&
 		    term_is_atom(term_tuple_at(reply, 1), "not_purged")) {
 			term_free(root);
