@@ -23,6 +23,8 @@
 -gate_load(always).
 
 -export([hello/0, prepare/0, snapshot/1, run_tests/1, run_tests/2, run_prep/2, cleanup/0]).
+%% the probe's removal: gate's last call (issue 29, see "Removal")
+-export([unload/1]).
 %% cluster mode: gate talks to one node, which reaches the others (see "Cluster mode")
 -export([cluster_nodes/0, cluster_load/3, cluster_snapshot/3, cluster_unload/3, watch/1]).
 %% sampling during a run (gate run --sample, issue 14; see the section near the end)
@@ -161,11 +163,9 @@ cluster_snapshot(Nodes, Opts, Timeout) ->
 %% removes it there last). Errors are ignored: a node that left has nothing loaded any more.
 cluster_unload(Nodes, Mods, Timeout) ->
     Others = [N || N <- node_atoms(Nodes), N =/= node()],
-    _ = erpc:multicall(Others, gate_probe, cleanup, [], Timeout),
-    %% the last purge (a scan of every process) is left to each node (issue 15)
-    [erpc:multicall(Others, Mod, F, A, Timeout)
-     || M <- Mods, A0 <- [[binary_to_atom(M)]],
-        {Mod, F, A} <- [{code, purge, A0}, {code, delete, A0}, {erlang, spawn, [code, purge, A0]}]],
+    %% one call per node: its helpers stopped, the modules deleted, the purge (a scan of
+    %% every process per module) left to a process of that node (issues 15, 29)
+    _ = erpc:multicall(Others, ?MODULE, unload, [Mods], Timeout),
     ok.
 
 node_atoms(Nodes) -> [binary_to_atom(N) || N <- Nodes].
@@ -312,17 +312,109 @@ watch_stop() ->
             receive {'DOWN', Ref, _, _, _} -> ok after 5000 -> exit(Pid, kill) end
     end.
 
-%% Runs in the watchdog, which runs this module's code: it deletes the modules (so that
-%% the code it runs becomes old) and leaves the purge, which kills it, to a process of
-%% code's own. The modules are the probe's that are loaded, whichever gate loaded: those
-%% whose file is "gate:..." (gate/probe/probe.c names them so, here and on a cluster's nodes).
+%% Runs in the watchdog, which runs this module's code: the modules are deleted and their
+%% purge left to remove/2's purger, which starts once the watchdog has ended. The modules are
+%% the probe's that are loaded, whichever gate loaded them: those whose file is "gate:..."
+%% (gate/probe/probe.c names them so, here and on a cluster's nodes).
 self_remove() ->
     catch unregister(gate_probe_watchdog),
     catch cleanup(),
-    Mods = [M || {M, "gate:" ++ _} <- code:all_loaded()],
-    [code:delete(M) || M <- Mods],
-    [spawn(code, purge, [M]) || M <- Mods],
+    Slot = slot(?MODULE),
+    remove([M || {M, "gate:" ++ _} <- code:all_loaded(), slot(M) =:= Slot], self()),
     ok.
+
+%% gate loads the modules of a session under one slot's names (probe.c): gate_probe,
+%% gate_probe_snapshot, ... in slot 0, gate_probe__1, gate_probe_snapshot__1, ... in slot 1.
+%% A watchdog removes its own slot's modules, not those of another gate attached meanwhile.
+slot(M) ->
+    case string:split(atom_to_list(M), "__", trailing) of
+        [_, N] -> N;
+        _ -> ""
+    end.
+
+%% ---- Removal (issue 29) ----
+%% A purge (code:purge/1) scans every process of the node (about 250 ms at 100 000
+%% processes) inside code_server, which serves nobody else meanwhile: the next module's
+%% delete, the next gate's load, the node's own code loading all wait behind it. So:
+%%   - gate's last call, unload/1, only stops the helpers and deletes the modules (a delete
+%%     does not scan): gate waits for no purge;
+%%   - one process of the node purges them afterwards, one module after the other, once no
+%%     gate has been connected for ?PURGE_GRACE_MS (at most ?PURGE_DEFER_MS after the call):
+%%     snapshots taken back to back do not find code_server busy with the previous one's
+%%     purges, and the purges do not compete with their passes over the processes for CPU.
+%%     A next gate loads under another slot's names meanwhile (probe.c, probe_names.h).
+%% The purges go through code_server (code:purge/1), never to the runtime's purger directly
+%% (erlang:purge_module/1): on OTP 25 that purger drops a module's on_load completion that
+%% code_server sends it during a purge it did not ask for, and code_server then waits for
+%% ever (seen: every code:load_binary of the node hung).
+-define(PURGE_GRACE_MS, 2000).
+-define(PURGE_DEFER_MS, 30000).
+
+%% Mods: the probe's modules as gate loaded them (binaries: this session's names). Returns
+%% ok at once.
+unload(Mods) ->
+    %% whatever the clean-up meets (a suite's processes already gone, a hook half undone),
+    %% the modules leave: the error goes back to gate, which ignores it
+    Cleanup = (catch cleanup()),
+    _ = remove([binary_to_atom(M) || M <- Mods], self()),
+    Cleanup.
+
+%% Deletes Mods and hands their purge to a process that starts once Owner (the process
+%% running this code: gate's call, or the watchdog) has ended: a purge kills the processes
+%% still running old code, and Owner must be able to answer first. The purger is spawned
+%% before the deletes, from current code.
+remove(Mods, Owner) ->
+    Purger = spawn(fun() -> purger(Owner, Mods) end),
+    %% a module with old code already (loaded twice) cannot be deleted yet: the purger
+    %% deletes it after its first purge
+    [code:delete(M) || M <- Mods],
+    Purger.
+
+%% The other modules first, this one last and by a tail call: no frame of its code is left on
+%% the purger's stack then, so the purge has no reason to kill it. Old code of this slot that
+%% another gate left (one whose purger a later load killed) goes too. Before each purge it
+%% waits for quiet again: a gate that attached meanwhile waits for one scan at most.
+purger(Owner, Mods) ->
+    Ref = erlang:monitor(process, Owner),
+    receive {'DOWN', Ref, process, Owner, _} -> ok end,
+    T0 = erlang:monotonic_time(millisecond),
+    Seen = lists:foldl(fun(M, Seen0) -> Seen1 = quiet(T0, Seen0), purge_gone(M), Seen1 end,
+                       T0, [M || M <- Mods, M =/= ?MODULE]),
+    Slot = slot(?MODULE),
+    Left = [M || M <- erlang:loaded(), M =/= ?MODULE, probe_module(M), slot(M) =:= Slot,
+                 not lists:member(M, Mods), erlang:check_old_code(M)],
+    _ = lists:foldl(fun(M, Seen0) -> Seen1 = quiet(T0, Seen0), code:purge(M), Seen1 end,
+                    Seen, Left),
+    purge_self().
+
+%% Returns (the last time a gate was seen connected) once no gate has been connected for
+%% ?PURGE_GRACE_MS, or ?PURGE_DEFER_MS after T0 whatever the gates do.
+quiet(T0, Seen) ->
+    Now = erlang:monotonic_time(millisecond),
+    case [N || N <- nodes(hidden), gate_c_node(N)] of
+        _ when Now - T0 >= ?PURGE_DEFER_MS -> Seen;
+        [_ | _] -> timer:sleep(20), quiet(T0, Now);
+        [] when Now - Seen >= ?PURGE_GRACE_MS -> Seen;
+        [] -> timer:sleep(20), quiet(T0, Seen)
+    end.
+
+probe_module(M) ->
+    M =:= 'Elixir.Gate.Formatter' orelse lists:prefix("gate_probe", atom_to_list(M)).
+
+purge_gone(M) ->
+    _ = code:purge(M),
+    case erlang:module_loaded(M) of
+        true -> _ = code:delete(M), code:purge(M);
+        false -> ok
+    end.
+
+purge_self() ->
+    %% (its quiet wait came with the last module's: this purge follows at once)
+    case erlang:module_loaded(?MODULE) of
+        true -> _ = code:purge(?MODULE), code:delete(?MODULE);
+        false -> ok
+    end,
+    code:purge(?MODULE).
 
 %% ---- Sampling during a run (gate run --sample, issue 14) ----
 %% A sampler process takes a light snapshot (erlang:memory and the process, ETS table, atom

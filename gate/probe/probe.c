@@ -9,6 +9,7 @@
 #include "ci/errtext.h"
 #include "gate/probe/probe_blob.h"
 #include "gate/probe/probe_fine.h" /* issue 27 */
+#include "gate/probe/probe_names.h"
 
 /* Calls gate_probe:fun with the already encoded argument list in args (or none). */
 static int call(struct eic *c, const char *mod, const char *fun, ei_x_buff *args, int timeout_ms,
@@ -76,61 +77,20 @@ void probe_modules_encode(ei_x_buff *x, bool for_tests)
 	ei_x_encode_empty_list(x);
 }
 
-static void call_module(struct eic *c, const char *mod, const char *fun, const char *arg,
-                        int timeout_ms);
+/* The slot this process's session loaded the probe under (see probe_names.h); the names of
+ * its entry module for every call gate makes. */
+static unsigned slot;
+static char entry[64] = "gate_probe";
 
-int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen)
+const char *probe_entry(void)
 {
-	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
-		if (!probe_blob_wanted(b, for_tests))
-			continue;
-		bool purged = false;
-	again:;
-		ei_x_buff args;
-		char file[128];
-		blob_file(b, file, sizeof(file));
-		ei_x_new(&args);
-		ei_x_encode_list_header(&args, 3);
-		ei_x_encode_atom(&args, b->module);
-		ei_x_encode_string(&args, file);
-		ei_x_encode_binary(&args, b->beam, (long)b->size);
-		ei_x_encode_empty_list(&args);
-		struct term *root;
-		const struct term *reply;
-		int rc = call(c, "code", "load_binary", &args, timeout_ms, &root, &reply, err,
-		              errlen);
-		ei_x_free(&args);
-		if (rc != EIC_OK) {
-			term_free(root);
-			return rc;
-		}
-		/* {module, Mod} or {error, What}. not_purged: the old code of a previous gate is
-		 * still there, its purge left to the node not done yet (see probe_unload): purge it
-		 * now (waiting for that purge) and load again, once */
-		if (!purged && term_is_atom(term_tuple_at(reply, 0), "error") &&
-		    term_is_atom(term_tuple_at(reply, 1), "not_purged")) {
-			term_free(root);
-			call_module(c, "code", "purge", b->module, timeout_ms);
-			purged = true;
-			goto again;
-		}
-		if (!term_is_atom(term_tuple_at(reply, 0), "module")) {
-			char what[256];
-			term_format(reply, what, sizeof(what));
-			errtext_set(err, errlen, NULL,
-			            "node %s refused to load the probe module %s: %s", c->node,
-			            b->module, what);
-			term_free(root);
-			return EIC_ERROR;
-		}
-		term_free(root);
-	}
-	return EIC_OK;
+	return entry;
 }
 
-/* One RPC Mod:Fun(Arg) with the module name as its only argument; the reply is ignored. */
-static void call_module(struct eic *c, const char *mod, const char *fun, const char *arg,
-                        int timeout_ms)
+/* One RPC Mod:Fun(Arg) with an atom as its only argument. Returns the reply's truth (true
+ * for the atom true), false when the call failed. */
+static bool call_atom(struct eic *c, const char *mod, const char *fun, const char *arg,
+                      int timeout_ms)
 {
 	char ignored[256];
 	ei_x_buff args;
@@ -140,55 +100,141 @@ static void call_module(struct eic *c, const char *mod, const char *fun, const c
 	ei_x_encode_empty_list(&args);
 	struct term *root;
 	const struct term *reply;
-	call(c, mod, fun, &args, timeout_ms, &root, &reply, ignored, sizeof(ignored));
+	int rc = call(c, mod, fun, &args, timeout_ms, &root, &reply, ignored, sizeof(ignored));
+	bool yes = rc == EIC_OK && term_is_atom(reply, "true");
 	term_free(root);
 	ei_x_free(&args);
+	return yes;
 }
 
-/* erlang:spawn(code, purge, [Mod]): the purge runs in the node after gate has gone; no code
- * of gate's runs in that process (a purge kills the processes still running old code). */
-static void spawn_purge(struct eic *c, const char *module, int timeout_ms)
+/* The first slot whose entry module has neither current code (another gate in it) nor old
+ * code (its purge not done yet): a gate's purger removes the entry module last, so its other
+ * modules are gone too. No slot free: slot 0, whose leftovers load_one purges first. */
+static unsigned slot_pick(struct eic *c, int timeout_ms)
 {
-	char ignored[256];
-	ei_x_buff args;
-	ei_x_new(&args);
-	ei_x_encode_list_header(&args, 3);
-	ei_x_encode_atom(&args, "code");
-	ei_x_encode_atom(&args, "purge");
-	ei_x_encode_list_header(&args, 1);
-	ei_x_encode_atom(&args, module);
-	ei_x_encode_empty_list(&args);
-	ei_x_encode_empty_list(&args);
-	struct term *root;
-	const struct term *reply;
-	call(c, "erlang", "spawn", &args, timeout_ms, &root, &reply, ignored, sizeof(ignored));
-	term_free(root);
-	ei_x_free(&args);
+	for (unsigned s = 0; s < PROBE_SLOTS; s++) {
+		char name[64];
+		probe_name("gate_probe", s, name, sizeof(name));
+		if (!call_atom(c, "erlang", "module_loaded", name, timeout_ms) &&
+		    !call_atom(c, "erlang", "check_old_code", name, timeout_ms))
+			return s;
+	}
+	return 0;
+}
+
+/* code:load_binary(Name, "gate:Name.beam", Beam) for b under the slot's names. */
+static int load_one(struct eic *c, const struct probe_blob *b, int timeout_ms, char *err,
+                    size_t errlen)
+{
+	const char *mods[64];
+	size_t nmod = 0;
+	for (const struct probe_blob *o = probe_blobs; o->module && nmod < 64; o++)
+		mods[nmod++] = o->module;
+	size_t size = b->size;
+	unsigned char *renamed = NULL;
+	if (slot) {
+		renamed = probe_beam_rename(b->beam, b->size, mods, nmod, slot, &size);
+		if (!renamed) {
+			errtext_set(err, errlen, NULL, "cannot rename the probe module %s",
+			            b->module);
+			return EIC_ERROR;
+		}
+	}
+	char name[64], file[128];
+	probe_name(b->module, slot, name, sizeof(name));
+	snprintf(file, sizeof(file), "gate:%s.beam", name);
+	/* Old code of a previous gate whose purge has not run yet: loading would still work
+	 * (the new code becomes current beside it), but then nothing could delete the module at
+	 * the end before that purge. It is purged now, waiting for its scan: only where no free
+	 * slot was taken (gate run; every slot busy) */
+	if (call_atom(c, "erlang", "check_old_code", name, timeout_ms))
+		call_atom(c, "code", "purge", name, timeout_ms);
+	bool purged = false;
+	int rc;
+	for (;;) {
+		ei_x_buff args;
+		ei_x_new(&args);
+		ei_x_encode_list_header(&args, 3);
+		ei_x_encode_atom(&args, name);
+		ei_x_encode_string(&args, file);
+		ei_x_encode_binary(&args, renamed ? renamed : b->beam, (long)size);
+		ei_x_encode_empty_list(&args);
+		struct term *root;
+		const struct term *reply;
+		rc = call(c, "code", "load_binary", &args, timeout_ms, &root, &reply, err, errlen);
+		ei_x_free(&args);
+		/* {module, Mod} or {error, What}. not_purged: current and old code both there
+		 * (another gate loaded it meanwhile): purge the old and load again, once */
+		if (rc == EIC_OK && !purged && term_is_atom(term_tuple_at(reply, 0), "error") &&
+		    term_is_atom(term_tuple_at(reply, 1), "not_purged")) {
+			term_free(root);
+			call_atom(c, "code", "purge", name, timeout_ms);
+			purged = true;
+			continue;
+		}
+		if (rc == EIC_OK && !term_is_atom(term_tuple_at(reply, 0), "module")) {
+			char what[256];
+			term_format(reply, what, sizeof(what));
+			errtext_set(err, errlen, NULL,
+			            "node %s refused to load the probe module %s: %s", c->node,
+			            name, what);
+			rc = EIC_ERROR;
+		}
+		term_free(root);
+		break;
+	}
+	free(renamed);
+	return rc;
+}
+
+int probe_load(struct eic *c, bool for_tests, bool fresh, int timeout_ms, char *err, size_t errlen)
+{
+	slot = fresh ? slot_pick(c, timeout_ms) : 0;
+	probe_name("gate_probe", slot, entry, sizeof(entry));
+	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
+		if (!probe_blob_wanted(b, for_tests))
+			continue;
+		int rc = load_one(c, b, timeout_ms, err, errlen);
+		if (rc != EIC_OK)
+			return rc;
+	}
+	return EIC_OK;
 }
 
 void probe_unload(struct eic *c, bool for_tests, enum probe_unload_mode mode, int timeout_ms)
 {
 	char ignored[256];
-	struct term *croot;
-	const struct term *creply;
-	call(c, "gate_probe", "cleanup", NULL, timeout_ms, &croot, &creply, ignored,
-	     sizeof(ignored));
-	term_free(croot);
-	if (mode == PROBE_UNLOAD_HALTING)
+	struct term *root;
+	const struct term *reply;
+	if (mode == PROBE_UNLOAD_HALTING) {
+		call(c, entry, "cleanup", NULL, timeout_ms, &root, &reply, ignored,
+		     sizeof(ignored));
+		term_free(root);
 		return;
+	}
+	/* one call: the helpers stopped, every module deleted, their purge handed to a process
+	 * of the node that runs once this call has returned (gate_probe:unload/1). It scans
+	 * nothing, but stopping an interrupted suite can take a loaded node seconds: the call
+	 * gets at least 10 s, so that gate leaves only once its modules are deleted */
+	if (timeout_ms < 10000)
+		timeout_ms = 10000;
+	ei_x_buff args;
+	ei_x_new(&args);
+	ei_x_encode_list_header(&args, 1);
+	if (wanted_count(for_tests))
+		ei_x_encode_list_header(&args, wanted_count(for_tests));
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
+		char name[64];
 		if (!probe_blob_wanted(b, for_tests))
 			continue;
-		/* delete makes the current code old, purge removes old code; the purge before
-		 * clears old code a reload might have left (no old code: it returns at once,
-		 * without a scan) */
-		call_module(c, "code", "purge", b->module, timeout_ms);
-		call_module(c, "code", "delete", b->module, timeout_ms);
-		if (mode == PROBE_UNLOAD_HANDOFF)
-			spawn_purge(c, b->module, timeout_ms);
-		else
-			call_module(c, "code", "purge", b->module, timeout_ms);
+		probe_name(b->module, slot, name, sizeof(name));
+		ei_x_encode_binary(&args, name, (long)strlen(name));
 	}
+	ei_x_encode_empty_list(&args);
+	ei_x_encode_empty_list(&args);
+	call(c, entry, "unload", &args, timeout_ms, &root, &reply, ignored, sizeof(ignored));
+	term_free(root);
+	ei_x_free(&args);
 }
 
 static void copy_text(char *dst, size_t len, const struct term *t)
@@ -201,7 +247,7 @@ int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err
 {
 	struct term *root;
 	const struct term *r;
-	int rc = call(c, "gate_probe", "hello", NULL, timeout_ms, &root, &r, err, errlen);
+	int rc = call(c, entry, "hello", NULL, timeout_ms, &root, &r, err, errlen);
 	if (rc == EIC_OK) {
 		memset(out, 0, sizeof(*out));
 		if (!r || r->type != TERM_MAP) {
@@ -229,7 +275,7 @@ int probe_prepare(struct eic *c, int timeout_ms, char *err, size_t errlen)
 {
 	struct term *root;
 	const struct term *r;
-	int rc = call(c, "gate_probe", "prepare", NULL, timeout_ms, &root, &r, err, errlen);
+	int rc = call(c, entry, "prepare", NULL, timeout_ms, &root, &r, err, errlen);
 	term_free(root);
 	return rc;
 }
@@ -703,7 +749,7 @@ int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int ti
 	ei_x_encode_empty_list(&args);
 	struct term *root;
 	const struct term *r;
-	int rc = call(c, "gate_probe", "snapshot", &args, timeout_ms, &root, &r, err, errlen);
+	int rc = call(c, entry, "snapshot", &args, timeout_ms, &root, &r, err, errlen);
 	ei_x_free(&args);
 	if (rc == EIC_OK) {
 		char why[256];

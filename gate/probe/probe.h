@@ -35,17 +35,22 @@ void probe_blobs_encode(ei_x_buff *x, bool for_tests);
 void probe_modules_encode(ei_x_buff *x, bool for_tests);
 
 /* Loads the embedded modules with code:load_binary/3 (nothing is written to the node): those
- * snapshots need, and with for_tests those of the test run and the ExUnit formatter too. */
-int probe_load(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen);
-/* How the embedded modules leave the node at the end (issue 15). code:purge of old code
- * checks every process of the node (about 250 ms at 100k processes), so:
- *   PROBE_UNLOAD_WAIT     purge, delete, purge, each awaited (the modules are gone on return)
- *   PROBE_UNLOAD_HANDOFF  delete awaited (code:is_loaded/1 says false on return), the final
- *                         purge handed to a process of the node spawned in code:purge/1, which
- *                         outlives the connection: the user does not wait for its scan
+ * snapshots need, and with for_tests those of the test run and the ExUnit formatter too.
+ * fresh (issue 29): under the names of the first free slot (see probe_names.h), so that a
+ * previous gate's purge still running in the node is not waited for; only for sessions
+ * whose calls all go through probe_entry() (gate snapshot, gate watch). */
+int probe_load(struct eic *c, bool for_tests, bool fresh, int timeout_ms, char *err, size_t errlen);
+/* The name of the probe's entry module as this process loaded it: "gate_probe", or a
+ * slot's "gate_probe__N" after a fresh probe_load. */
+const char *probe_entry(void);
+/* How the embedded modules leave the node at the end (issues 15, 29):
+ *   PROBE_UNLOAD_HANDOFF  one call, gate_probe:unload/1: the helpers stopped, the modules
+ *                         deleted (code:is_loaded/1 says false on return), their purges (a
+ *                         scan of every process each) done afterwards by one process of the
+ *                         node, without holding code_server: gate waits for no scan
  *   PROBE_UNLOAD_HALTING  the node is halted right after: the helpers are stopped, the code
  *                         stays (it goes with the node) */
-enum probe_unload_mode { PROBE_UNLOAD_WAIT, PROBE_UNLOAD_HANDOFF, PROBE_UNLOAD_HALTING };
+enum probe_unload_mode { PROBE_UNLOAD_HANDOFF, PROBE_UNLOAD_HALTING };
 /* Stops the probe's helpers in the node, then removes the embedded modules as mode says;
  * best effort, errors are ignored. */
 void probe_unload(struct eic *c, bool for_tests, enum probe_unload_mode mode, int timeout_ms);

@@ -200,8 +200,8 @@ static int watch(struct session *s, char *err, size_t errlen)
 	ei_x_encode_binary(&args, self, (long)strlen(self));
 	ei_x_encode_empty_list(&args);
 	ei_x_encode_empty_list(&args);
-	int rc = eic_rpc(&s->conn, "gate_probe", "watch", &args, s->o.rpc_timeout_ms, &root, &reply,
-	                 err, errlen);
+	int rc = eic_rpc(&s->conn, probe_entry(), "watch", &args, s->o.rpc_timeout_ms, &root,
+	                 &reply, err, errlen);
 	ei_x_free(&args);
 	term_free(root);
 	return rc == EIC_OK ? 0 : -1;
@@ -217,11 +217,17 @@ int session_open(struct session *s, char *err, size_t errlen)
 	char otp[16];
 	if (otp_node_check(&s->conn, s->o.rpc_timeout_ms, otp, sizeof(otp), err, errlen) != EIC_OK)
 		return -1;
-	if (probe_load(&s->conn, s->o.need_mix, s->o.rpc_timeout_ms, err, errlen) != EIC_OK) {
+	if (probe_load(&s->conn, s->o.need_mix, s->o.fresh_names, s->o.rpc_timeout_ms, err,
+	               errlen) != EIC_OK) {
 		otp_explain_probe_load(s->name, otp, err, errlen);
 		return -1;
 	}
 	s->probe_loaded = true;
+	/* issue 29: another slot's names when a previous gate's copy is still being purged */
+	session_progress(s, "probe loaded as %s%s", probe_entry(),
+	                 strcmp(probe_entry(), "gate_probe") != 0
+	                         ? " (gate_probe is still attached or being purged in the node)"
+	                         : "");
 	if (probe_hello(&s->conn, s->o.rpc_timeout_ms, &s->info, err, errlen) != EIC_OK ||
 	    (s->o.attach && watch(s, err, errlen) < 0))
 		return -1;

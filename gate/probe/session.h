@@ -33,6 +33,9 @@ struct session_opts {
 	const char *distributed; /* start mode, --distributed NAME (issue 26): the node also
 	                            starts distribution as NAME@127.0.0.1; NULL: not
 	                            distributed, as under bare mix test */
+	/* issue 29: load the probe under a free slot's names (probe_load's fresh): set by
+	 * commands whose calls into the probe all go through probe_entry() */
+	bool fresh_names;
 };
 
 struct session {
