@@ -242,7 +242,7 @@ static int cmd_run(int argc, char **argv)
 	        {"warn-only", no_argument, NULL, 'W'},
 	        {"comment-flag", required_argument, NULL, 'K'},
 	        {"distributed", required_argument, NULL, 'D'}, /* issue 26 */
-	        {"instrument", no_argument, NULL, 'I'}, /* issue 27 */
+	        {"instrument", no_argument, NULL, 'I'},        /* issue 27 */
 	        {NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
