@@ -98,6 +98,26 @@ static int by_bytes_desc(const void *x, const void *y)
 	return (int)a->kind - (int)b->kind;
 }
 
+int64_t drilldown_ets_bin(const struct ets_growth *e)
+{
+	int64_t dr = e->rows - e->rows_before;
+	if (e->created)
+		return e->bin_bytes;
+	return dr > 0 && e->rows > 0
+	               ? (int64_t)((double)e->bin_bytes * (double)dr / (double)e->rows)
+	               : 0;
+}
+
+/* "proc:<0.1.0>" and "process Foo.Store" for item k: a process as findings name it */
+static void proc_key(struct drill_item *it, const struct proc_growth *p)
+{
+	snprintf(it->key, sizeof(it->key), "proc:%s", p->pid ? p->pid : "?");
+	snprintf(it->label, sizeof(it->label), "process %s",
+	         p->name  ? p->name
+	         : p->pid ? p->pid
+	                  : "?");
+}
+
 static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struct snapshot *a)
 {
 	char owner[400], rows[40], bytes[40];
@@ -113,13 +133,8 @@ static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struc
 		owner_label(owner, sizeof(owner), e);
 		signed_count(rows, sizeof(rows), dr);
 		signed_bytes(bytes, sizeof(bytes), db);
-		/* the refc binaries its rows hold count under binary, not ets: the new rows' share
-		 * (rows alike: the estimate comes from a sample) */
-		int64_t bin =
-		        e->created ? e->bin_bytes
-		        : dr > 0 && e->rows > 0
-		                ? (int64_t)((double)e->bin_bytes * (double)dr / (double)e->rows)
-		                : 0;
+		/* the refc binaries its rows hold count under binary, not ets */
+		int64_t bin = drilldown_ets_bin(e);
 		char held[80] = "";
 		if (bin > 0) {
 			char hb[32];
@@ -130,6 +145,9 @@ static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struc
 			out[k].by_cat[MEM_TOTAL] += bin;
 			out[k].bytes += bin;
 		}
+		snprintf(out[k].key, sizeof(out[k].key), "ets:%s", e->name ? e->name : "?");
+		snprintf(out[k].label, sizeof(out[k].label), "ETS table %s",
+		         e->name ? e->name : "?");
 		snprintf(out[k].text, sizeof(out[k].text),
 		         "ETS table %s (owner %s%s) %s row%s, %s%s", e->name ? e->name : "?", owner,
 		         e->created ? ", created during the run" : "", rows,
@@ -151,6 +169,7 @@ static size_t list_procs(struct drill_item *out, size_t n, size_t max, const str
 			n = add(out, n, max, DRILL_PROCESS, dm > 0 ? dm : 0, CATS_PROC);
 			if (n == k)
 				break;
+			proc_key(&out[k], p);
 			signed_bytes(b, sizeof(b), dm);
 			signed_count(q, sizeof(q), dq);
 			if (dq > 0)
@@ -166,6 +185,7 @@ static size_t list_procs(struct drill_item *out, size_t n, size_t max, const str
 			n = add(out, n, max, DRILL_BINARY, dbin, CATS_BINARY);
 			if (n == k)
 				break;
+			proc_key(&out[k], p);
 			signed_bytes(b, sizeof(b), dbin);
 			snprintf(out[k].text, sizeof(out[k].text),
 			         "process %s holds %s of refc binaries%s", label, b,
@@ -188,6 +208,9 @@ static size_t list_born(struct drill_item *out, size_t n, size_t max, const stru
 	rules_count_format(c, sizeof(c), a->born_count);
 	rules_count_format(gc, sizeof(gc), g->count);
 	model_bytes_format(b, sizeof(b), a->born_memory);
+	snprintf(out[k].key, sizeof(out[k].key), "born");
+	snprintf(out[k].label, sizeof(out[k].label), "%s process%s left alive (%s x %s)", c,
+	         a->born_count == 1 ? "" : "es", g->key ? rules_display(g->key) : "?", gc);
 	snprintf(out[k].text, sizeof(out[k].text),
 	         "%s process%s born during the run still alive (%s): %s x %s (e.g. %s)", c,
 	         a->born_count == 1 ? "" : "es", b, g->key ? rules_display(g->key) : "?", gc,
@@ -225,6 +248,10 @@ static size_t list_pterm(struct drill_item *out, size_t n, size_t max, const str
 	signed_bytes(by, sizeof(by), dm);
 	group_text(grp, sizeof(grp), a->pterm_new, a->npterm_new);
 	snprintf(out[k].text, sizeof(out[k].text), "persistent_term %s entries, %s%s", c, by, grp);
+	snprintf(out[k].key, sizeof(out[k].key), "persistent_term");
+	snprintf(out[k].label, sizeof(out[k].label), "persistent_term %s%s",
+	         a->npterm_new && a->pterm_new[0].key ? a->pterm_new[0].key : "entries",
+	         a->npterm_new ? " entries" : "");
 	return n;
 }
 
@@ -244,6 +271,8 @@ static size_t list_atoms(struct drill_item *out, size_t n, size_t max, const str
 	signed_count(c, sizeof(c), a->atom_count - b->atom_count);
 	group_text(grp, sizeof(grp), a->atoms_new, a->natoms_new);
 	snprintf(out[k].text, sizeof(out[k].text), "atoms %s%s", c, grp);
+	snprintf(out[k].key, sizeof(out[k].key), "atoms");
+	snprintf(out[k].label, sizeof(out[k].label), "%s new atoms", c);
 	return n;
 }
 

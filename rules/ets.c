@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consolidate.h"
+#include "drilldown.h"
 #include "grow.h"
 
 #define RULE "ets"
@@ -94,6 +96,29 @@ static void describe_table(char *buf, size_t len, const struct ets_info *t,
 	         : t->memory < b ? "shrank"
 	                         : "stayed at",
 	         bs, as, rows >= 0 ? "+" : "", rs, !was ? ", created during the run" : "");
+}
+
+/* issue 25: the table as a structure (rules/consolidate.h): its growth in ets, and the refc
+ * binaries its new rows hold (measured in the node) in binary. */
+static int table_structure(struct finding *f, const struct snapshot *after,
+                           const struct ets_info *t, int64_t grew)
+{
+	char key[320], label[320];
+	int64_t bin = 0;
+	for (size_t i = 0; i < after->ngrew_ets; i++) {
+		const struct ets_growth *e = &after->grew_ets[i];
+		if ((t->id && e->id && strcmp(t->id, e->id) == 0) ||
+		    (!t->id && e->name && strcmp(e->name, table_name(t)) == 0)) {
+			bin = drilldown_ets_bin(e);
+			break;
+		}
+	}
+	snprintf(key, sizeof(key), "ets:%s", table_name(t));
+	snprintf(label, sizeof(label), "ETS table %s", table_name(t));
+	if (consolidate_name(f, key, label, MEM_ETS, grew) < 0)
+		return -1;
+	consolidate_explains_add(f->explains, MEM_BINARY, bin);
+	return 0;
 }
 
 /* ---- total ---- */
@@ -254,7 +279,9 @@ static int check_table_limit(struct findings *out, const struct snapshot *before
 		snprintf(subject, sizeof(subject), "table %s", table_name(t));
 		if (findings_add(out, RULE, subject, VERDICT_FAIL, was ? was->memory : 0, t->memory,
 		                 lim->max_bytes == RULES_OFF ? 0 : lim->max_bytes,
-		                 lim->max_growth_pct, msg) < 0)
+		                 lim->max_growth_pct, msg) < 0 ||
+		    table_structure(&out->items[out->count - 1], after, t,
+		                    t->memory - (was ? was->memory : 0)) < 0)
 			goto oom;
 	}
 	if (culprits_add_more(out, RULE, family, &bad, "ETS tables over their limits") < 0)
@@ -335,7 +362,8 @@ static int check_left_alive(struct findings *out, const struct snapshot *after,
 		         table_name(t), owner_name(t), ms, rows, n, fl, lim);
 		snprintf(subject, sizeof(subject), "left_alive %s", table_name(t));
 		if (findings_add(out, RULE, subject, VERDICT_FAIL, 0, t->memory,
-		                 cfg->left_alive_floor, -1, msg) < 0)
+		                 cfg->left_alive_floor, -1, msg) < 0 ||
+		    table_structure(&out->items[out->count - 1], after, t, t->memory) < 0)
 			goto oom;
 	}
 	if (culprits_add_more(out, RULE, "left_alive", &big,

@@ -135,6 +135,9 @@ struct key_group {
 	int64_t count;
 	int64_t bytes; /* heap bytes of the values (persistent_term); 0 for atoms */
 	char *example;
+	/* issue 25: refc binaries the values reference (persistent_term; measured in the node,
+	 * every value up to the probe's bound); 0 for atoms or an older probe */
+	int64_t bin_bytes;
 };
 
 /* Ports opened during the run and still open, by name and owner. */
@@ -384,6 +387,27 @@ struct finding {
 	/* how its figures are shown (findings_show); findings_add sets bytes and no flags */
 	enum finding_unit unit;
 	unsigned show; /* enum finding_show flags */
+	/* issue 25: one cause, one failing finding, across every rule family
+	 * (rules/consolidate.h). The contract for a rule (growth, ets, binary, process, atom,
+	 * persistent_term, ports, a structure rule of rules/structure.c, ...): a finding that
+	 * names ONE structure fills, when it fails, structure_key (how two findings tell they
+	 * name the same thing: "ets:NAME", "proc:<0.1.0>", "atoms", "persistent_term",
+	 * "ports", "born", "ets_group:NAME/OWNER"), structure (the same for people: "ETS table
+	 * sessions") and explains (the structure's growth in bytes in every erlang:memory
+	 * category it counts in, parents included: an ETS table's bytes in ets, system and
+	 * total, the refc binaries its rows hold in binary, system and total). Nothing else:
+	 * consolidation then keeps one failing finding per structure and turns every other
+	 * finding whose growth those structures explain (the growth, baseline and trend rows
+	 * of a category, the tags' limits) into context, saying so in explained_by. */
+	char *structure_key;             /* NULL: the finding names no structure */
+	char *structure;                 /* for people; NULL when structure_key is */
+	int64_t explains[MEM_CAT_COUNT]; /* bytes; 0 where it counts in none */
+	/* a finding that judges the summed growth of several categories (the tags' max_growth),
+	 * as bits 1u << enum mem_cat; 0: its subject's category when it is one, else none */
+	unsigned judges;
+	/* set by consolidation on a finding it turned into context: what explains it,
+	 * "ETS table sessions (+6.7 MB)"; every writer shows it with the message */
+	char *explained_by;
 };
 
 struct findings {

@@ -281,6 +281,14 @@ static int check_one(struct findings *out, const struct test_result *t,
 		return -1;
 	struct finding *f = &out->items[out->count - 1];
 	f->floor = limit;
+	/* issue 25: judged on bytes alone, it is judged again net of the structures that explain
+	 * them (rules/consolidate.h); a count over its limit is its own */
+	if (lim->max_growth >= 0 &&
+	    (v != VERDICT_FAIL ||
+	     ((lim->max_processes < 0 || t->delta.processes <= lim->max_processes) &&
+	      (lim->max_ets_tables < 0 || t->delta.ets_tables <= lim->max_ets_tables))))
+		f->judges = 1u << MEM_PROCESSES_USED | 1u << MEM_ETS | 1u << MEM_BINARY |
+		            1u << MEM_ATOM_USED;
 	if (v == VERDICT_FAIL && (lim->warn || warn_rule))
 		f->warned = true; /* severity_apply turns it into a warning */
 	return set_culprit(f, t);
