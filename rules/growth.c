@@ -464,6 +464,18 @@ static bool key_failing(const struct findings *out, size_t start, const char *ke
 	return false;
 }
 
+/* Whether item i, or another naming the same structure, is what a leaf adopted already: one
+ * structure is explained once. */
+static bool adopted_already(const int adopted[MEM_CAT_COUNT], const struct drill_item *items,
+                            size_t i)
+{
+	for (int c = 0; c < MEM_CAT_COUNT; c++)
+		if (adopted[c] >= 0 && adopted[c] != DRILL_MAX &&
+		    strcmp(items[adopted[c]].key, items[i].key) == 0)
+			return true;
+	return false;
+}
+
 /* A leaf that fails with no structure failing for it: the structure that grew most in it (the
  * drill-down's), when that is at least half its judged growth, is what it names; what that
  * structure holds elsewhere (an ETS table's refc binaries) is then explained by it. Returns
@@ -479,10 +491,11 @@ static bool adopt(struct spec *sp, int adopted[MEM_CAT_COUNT], const struct judg
 			continue;
 		for (size_t i = 0; i < n; i++)
 			if (items[i].key[0] && !key_failing(out, start, items[i].key) &&
+			    !adopted_already(adopted, items, i) &&
 			    2 * items[i].by_cat[c] >= j[c].delta &&
 			    (best < 0 || items[i].by_cat[c] > items[best].by_cat[c]))
 				best = (int)i;
-		adopted[c] = best >= 0 ? best : (int)n;
+		adopted[c] = best >= 0 ? best : DRILL_MAX;
 		if (best < 0)
 			continue;
 		spec_add_explains(sp, items[best].by_cat, items[best].label, c);
@@ -543,8 +556,8 @@ int growth_consolidate(struct findings *out, size_t start, const struct snapshot
 		if (set_judged(f, &j[c], &cfg->cat[c]) < 0 ||
 		    (j[c].fail &&
 		     row_cause(f, c, &j[c],
-		               adopted[c] >= 0 && (size_t)adopted[c] < n ? &items[adopted[c]]
-		                                                         : NULL) < 0)) {
+		               adopted[c] >= 0 && adopted[c] != DRILL_MAX ? &items[adopted[c]]
+		                                                          : NULL) < 0)) {
 			rc = -1;
 			break;
 		}

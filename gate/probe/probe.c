@@ -484,7 +484,7 @@ static int decode_grew_ets(const struct term *t, struct snapshot *out, char *err
 	return 0;
 }
 
-/* {Shape, Count, Bytes, Example} */
+/* {Shape, Count, Bytes, Example}, or with BinBytes after it (issue 25: persistent_term) */
 static int decode_key_groups(const struct term *t, const char *what, struct key_group **out,
                              size_t *nout, char *err, size_t errlen)
 {
@@ -497,11 +497,12 @@ static int decode_key_groups(const struct term *t, const char *what, struct key_
 		const struct term *r = &t->u.seq.items[i];
 		struct key_group *g = &(*out)[i];
 		*nout = i + 1;
-		if (r->type != TERM_TUPLE || r->u.seq.n != 4 ||
+		if (r->type != TERM_TUPLE || (r->u.seq.n != 4 && r->u.seq.n != 5) ||
 		    req_text(term_tuple_at(r, 0), &g->key) ||
 		    req_int(term_tuple_at(r, 1), &g->count) ||
 		    req_int(term_tuple_at(r, 2), &g->bytes) ||
-		    req_text(term_tuple_at(r, 3), &g->example))
+		    req_text(term_tuple_at(r, 3), &g->example) ||
+		    (r->u.seq.n == 5 && req_int(term_tuple_at(r, 4), &g->bin_bytes)))
 			return bad_row(what, i, err, errlen);
 	}
 	return 0;
