@@ -156,29 +156,96 @@ static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struc
 	return n;
 }
 
+/* issue 25: the process holding the most monitors or links, in the thousands (the probe
+ * reports counts only from there), or NULL. */
+static const struct proc_growth *refs_holder(const struct snapshot *a)
+{
+	const struct proc_growth *h = NULL;
+	for (size_t i = 0; i < a->ngrew_procs; i++) {
+		const struct proc_growth *p = &a->grew_procs[i];
+		int64_t r = p->monitors > p->links ? p->monitors : p->links;
+		if (r > 0 && (!h || r > (h->monitors > h->links ? h->monitors : h->links)))
+			h = p;
+	}
+	return h;
+}
+
+/* The other end of h's monitors or links: a process monitored or linked in the thousands. */
+static bool other_end(const struct proc_growth *p, const struct proc_growth *h)
+{
+	return h && p != h && (p->monitored_by > 0 || p->links > 0);
+}
+
+/* "holds 30 000 monitors (+30 000), " for a process with many; "" else. */
+static void refs_text(char *buf, size_t len, const struct proc_growth *p)
+{
+	char m[32], l[32];
+	buf[0] = '\0';
+	rules_count_format(m, sizeof(m), p->monitors);
+	rules_count_format(l, sizeof(l), p->links);
+	if (p->monitors > 0)
+		snprintf(buf, len, "holds %s monitors%s%s%s, ", m, p->born ? " (+" : "",
+		         p->born ? m : "", p->born ? ")" : "");
+	else if (p->links > 0)
+		snprintf(buf, len, "holds %s links%s%s%s, ", l, p->born ? " (+" : "",
+		         p->born ? l : "", p->born ? ")" : "");
+}
+
+/* The process item of p; with h the holder of many monitors or links, the other ends' growth
+ * (the same monitors, counted on both sides) is h's, said once. */
+static void proc_item(struct drill_item *it, const struct proc_growth *p, const char *label,
+                      int64_t dm, int64_t dq, const struct snapshot *a, const struct proc_growth *h)
+{
+	char b[40], q[40], refs[96], ends[300] = "";
+	proc_key(it, p);
+	if (p == h)
+		for (size_t i = 0; i < a->ngrew_procs; i++) {
+			const struct proc_growth *o = &a->grew_procs[i];
+			int64_t od = o->memory - o->memory_before;
+			char ob[32], oc[32];
+			if (!other_end(o, h) || od <= 0)
+				continue;
+			model_bytes_format(ob, sizeof(ob), od);
+			rules_count_format(oc, sizeof(oc),
+			                   o->monitored_by ? o->monitored_by : o->links);
+			snprintf(ends, sizeof(ends), " (the other end: %s, %s %s times, +%s)",
+			         o->name  ? o->name
+			         : o->pid ? o->pid
+			                  : "?",
+			         o->monitored_by ? "monitored" : "linked", oc, ob);
+			for (int c = 0; c < MEM_CAT_COUNT; c++)
+				if (it->by_cat[c])
+					it->by_cat[c] += od;
+			it->bytes += od;
+			break;
+		}
+	refs_text(refs, sizeof(refs), p);
+	signed_bytes(b, sizeof(b), dm);
+	signed_count(q, sizeof(q), dq);
+	if (dq > 0)
+		snprintf(it->text, sizeof(it->text),
+		         "process %s %smailbox %s messages, memory %s%s%s", label, refs, q, b,
+		         p->born ? ", born during the run" : "", ends);
+	else
+		snprintf(it->text, sizeof(it->text), "process %s %smemory %s%s%s", label, refs, b,
+		         p->born ? ", born during the run" : "", ends);
+}
+
 static size_t list_procs(struct drill_item *out, size_t n, size_t max, const struct snapshot *a)
 {
-	char label[700], b[40], q[40];
+	char label[700], b[40];
+	const struct proc_growth *h = refs_holder(a);
 	for (size_t i = 0; i < a->ngrew_procs; i++) {
 		const struct proc_growth *p = &a->grew_procs[i];
 		int64_t dm = p->memory - p->memory_before, dq = p->mailbox - p->mailbox_before;
 		int64_t dbin = p->bin - p->bin_before;
 		proc_label(label, sizeof(label), p);
-		if (dm > 0 || dq > 0) {
+		if ((dm > 0 || dq > 0) && !other_end(p, h)) {
 			size_t k = n;
 			n = add(out, n, max, DRILL_PROCESS, dm > 0 ? dm : 0, CATS_PROC);
 			if (n == k)
 				break;
-			proc_key(&out[k], p);
-			signed_bytes(b, sizeof(b), dm);
-			signed_count(q, sizeof(q), dq);
-			if (dq > 0)
-				snprintf(out[k].text, sizeof(out[k].text),
-				         "process %s mailbox %s messages, memory %s%s", label, q, b,
-				         p->born ? ", born during the run" : "");
-			else
-				snprintf(out[k].text, sizeof(out[k].text), "process %s memory %s%s",
-				         label, b, p->born ? ", born during the run" : "");
+			proc_item(&out[k], p, label, dm, dq, a, h);
 		}
 		if (dbin > 0) {
 			size_t k = n;

@@ -121,6 +121,15 @@ void snapshot_clear(struct snapshot *s)
 		free(g->module);
 	}
 	free(s->ports);
+	for (size_t i = 0; i < s->nets_groups; i++) {
+		struct ets_group *g = &s->ets_groups[i];
+		free(g->name);
+		free(g->owner_pid);
+		free(g->owner_name);
+		free(g->owner_call);
+		free(g->module);
+	}
+	free(s->ets_groups);
 	memset(s, 0, sizeof(*s));
 }
 

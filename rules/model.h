@@ -112,6 +112,9 @@ struct proc_growth {
 	int64_t mailbox_before, mailbox; /* messages */
 	int64_t bin_before, bin;         /* refc binary bytes after GC */
 	bool born;
+	/* issue 25: what it holds now when one of them is in the thousands (0: fewer, or an
+	 * older probe): its monitors, the monitors on it, its links */
+	int64_t monitors, monitored_by, links;
 };
 
 /* An ETS table among the top growers in bytes or rows, created before the run or during it. */
@@ -149,6 +152,18 @@ struct port_group {
 	char *module;     /* test module of the owner by spawn ancestry, NULL when none */
 	int64_t count;
 	int64_t os_pid; /* an example's OS process, 0 when none */
+};
+
+/* issue 25: ETS tables created during the run and still alive, grouped by name and owner
+ * (groups of two or more; the owner and module are an example's). */
+struct ets_group {
+	char *name;
+	char *owner_pid;
+	char *owner_name; /* registered name of the owner, NULL when none */
+	char *owner_call; /* the owner's initial call */
+	char *module;     /* test module of the owner by spawn ancestry, NULL when none */
+	int64_t count;
+	int64_t bytes;
 };
 
 /* One snapshot of a node, taken by the probe. The deep parts (procs, ets, allocs, born) may
@@ -209,6 +224,10 @@ struct snapshot {
 	int64_t ports_opened;     /* ports opened during the run and still open */
 	struct port_group *ports; /* those, by name and owner, most first */
 	size_t nports;
+	/* issue 25: tables created during the run and still alive, by name and owner, most bytes
+	 * first */
+	struct ets_group *ets_groups;
+	size_t nets_groups;
 };
 
 /* Frees the deep parts and zeroes the whole struct. */

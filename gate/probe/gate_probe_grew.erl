@@ -40,7 +40,59 @@ what_grew(Before, N, GMem, GMq, GBin) ->
       pterm_new => pterm_new(Before, Per),
       ports_opened => PortsN,
       ports => Ports,
-      atoms_new => atoms_new(Before)}.
+      atoms_new => atoms_new(Before),
+      %% issue 25
+      ets_groups_new => ets_groups_new(Before, Owners),
+      grew_refs => grew_refs(Procs)}.
+
+%% ---- issue 25 ----
+
+%% Monitors, links: a process that holds this many is named with its counts.
+-define(MANY_REFS, 1000).
+
+%% ETS tables created during the run and still alive, grouped by name and owner (400 small
+%% tables leak as much as one large one): [{Name, OwnerPid, OwnerName, OwnerCall,
+%% TestModule, Count, Bytes}], most bytes first; the owner and module are an example's.
+ets_groups_new(Before, Owners) ->
+    W = erlang:system_info(wordsize),
+    BeforeEts = maps:get(ets, Before),
+    G = lists:foldl(
+          fun(T, Acc) ->
+                  case catch {ets_id(T), ets:info(T, name), ets:info(T, owner),
+                              ets:info(T, memory)} of
+                      {Id, Name, Owner, M} when is_atom(Name), is_pid(Owner), is_integer(M) ->
+                          case maps:is_key(Id, BeforeEts) of
+                              true -> Acc;
+                              false ->
+                                  maps:update_with({Name, Owner},
+                                                   fun({C, B}) -> {C + 1, B + M * W} end,
+                                                   {1, M * W}, Acc)
+                          end;
+                      _ -> Acc
+                  end
+          end, #{}, ets:all()),
+    Rows = [begin
+                {ON, OC} = proc_label(Owner),
+                {name_text(Name), pid_text(Owner), ON, OC, module_text(Owner, Owners), C, B}
+            end || {{Name, Owner}, {C, B}} <- maps:to_list(G), C > 1],
+    lists:sublist(lists:reverse(lists:keysort(7, Rows)), ?MAX_GROUPS).
+
+%% The monitors, monitored_by and links of the processes that grew, for those holding
+%% ?MANY_REFS or more of one: [{Pid, Monitors, MonitoredBy, Links}].
+grew_refs(Rows) ->
+    lists:filtermap(
+      fun(Row) ->
+              Pid = list_to_pid(binary_to_list(element(1, Row))),
+              case erlang:process_info(Pid, [monitors, monitored_by, links]) of
+                  [{monitors, Ms}, {monitored_by, Bs}, {links, Ls}] ->
+                      {Nm, Nb, Nl} = {length(Ms), length(Bs), length(Ls)},
+                      case max(Nm, max(Nb, Nl)) >= ?MANY_REFS of
+                          true -> {true, {element(1, Row), Nm, Nb, Nl}};
+                          false -> false
+                      end;
+                  _ -> false
+              end
+      end, Rows).
 
 spawn_owner_map() ->
     case application:get_env(gate_probe, spawn_owners) of
