@@ -322,21 +322,58 @@ struct memory_counts {
 	size_t more_failing, more_other; /* checks counted, not listed */
 };
 
+/* ---- issue 25: a comparison's rows as one testcase (SHOW_ONE_CASE) ---- */
+
+static bool one_case_same(const struct finding *a, const struct finding *b)
+{
+	return (a->show & SHOW_ONE_CASE) && (b->show & SHOW_ONE_CASE) && finding_same_rule(a, b);
+}
+
+/* Whether findings->items[i] stands for a testcase: not a row of a comparison whose first
+ * row in the list stands for it already. */
+static bool case_first(const struct findings *f, size_t i)
+{
+	for (size_t k = 0; k < i && (f->items[i].show & SHOW_ONE_CASE); k++)
+		if (one_case_same(&f->items[k], &f->items[i]))
+			return false;
+	return true;
+}
+
+/* The verdict of the testcase item i stands for: a comparison fails when one of its rows
+ * fails, is skipped when every row is, else passes. */
+static enum verdict case_verdict(const struct findings *f, size_t i)
+{
+	const struct finding *g = &f->items[i];
+	bool all_skipped = true;
+	if (!(g->show & SHOW_ONE_CASE))
+		return g->verdict;
+	for (size_t k = i; k < f->count; k++) {
+		if (!one_case_same(&f->items[k], g))
+			continue;
+		if (f->items[k].verdict == VERDICT_FAIL)
+			return VERDICT_FAIL;
+		all_skipped &= f->items[k].verdict == VERDICT_SKIP;
+	}
+	return all_skipped ? VERDICT_SKIP : VERDICT_PASS;
+}
+
 static struct memory_counts memory_counts(const struct findings *f)
 {
 	struct memory_counts c = {0};
 	size_t fails = 0, others = 0;
 	for (size_t i = 0; f && i < f->count; i++) {
-		if (!finding_shown(&f->items[i]))
+		if (!(f->items[i].show & SHOW_ONE_CASE) && !finding_shown(&f->items[i]))
 			continue; /* issue 19: not a testcase at all */
-		if (f->items[i].verdict == VERDICT_FAIL) {
+		if (!case_first(f, i))
+			continue;
+		if (case_verdict(f, i) == VERDICT_FAIL) {
 			if (fails++ < JUNIT_MEMORY_CASES_MAX)
 				c.tests++, c.failures++;
 			else
 				c.more_failing++;
 		} else if (others++ < JUNIT_MEMORY_CASES_MAX) {
 			c.tests++;
-			c.skipped += f->items[i].verdict == VERDICT_SKIP;
+			c.skipped += case_verdict(f, i) == VERDICT_SKIP;
 		} else {
 			c.more_other++;
 		}
@@ -504,6 +541,82 @@ out:
 	textbuf_free(&type);
 }
 
+/* A comparison's one testcase (the baseline's rows, the trend's): named after its rule; its
+ * failure is its first failing row's, and lists every row that failed; passing, it says how
+ * many rows it compared and, for the rows that passed as context, what explains them. */
+static void write_one_case(struct jw *j, const struct findings *f, size_t i,
+                           const struct junit_meta *meta, const char *label)
+{
+	const struct finding *g = &f->items[i], *first_fail = NULL;
+	const char *rule = finding_rule_name(g);
+	struct textbuf classname = {0}, type = {0}, body = {0};
+	size_t rows = 0, failing = 0, skipped = 0, context = 0;
+	enum verdict v = case_verdict(f, i);
+	for (size_t k = i; k < f->count; k++) {
+		const struct finding *r = &f->items[k];
+		if (!one_case_same(r, g))
+			continue;
+		rows++;
+		if (r->verdict == VERDICT_FAIL) {
+			if (!first_fail)
+				first_fail = r;
+			textbuf_printf(&body, "%s%s: %s\n", failing++ ? "" : "rows that failed:\n",
+			               r->subject ? r->subject : "?", r->message ? r->message : "");
+		}
+		skipped += r->verdict == VERDICT_SKIP;
+		context += r->verdict == VERDICT_PASS && r->explained_by;
+	}
+	if (context) {
+		textbuf_printf(&body, "%sas context (more evidence for a cause named elsewhere):\n",
+		               failing ? "\n" : "");
+		for (size_t k = i; k < f->count; k++)
+			if (one_case_same(&f->items[k], g) && f->items[k].verdict == VERDICT_PASS &&
+			    f->items[k].explained_by)
+				textbuf_printf(&body, "%s: explained by %s\n",
+				               f->items[k].subject ? f->items[k].subject : "?",
+				               f->items[k].explained_by);
+	}
+	if (rows > 1)
+		textbuf_printf(&body, "%s%zu rows compared: %zu failed, %zu skipped, %zu passed\n",
+		               failing || context ? "\n" : "", rows, failing, skipped,
+		               rows - failing - skipped);
+	textbuf_printf(&classname, "gate.memory.%s%s", rule, label);
+	textbuf_printf(&type, "gate.%s", rule);
+	if (classname.oom || type.oom || body.oom) {
+		j->oom = j->failed = true;
+		goto out;
+	}
+	jw_start(j, "testcase");
+	jw_attr_safe(j, "classname", classname.s, JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_attr_safe(j, "name", rule, JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_attr(j, "time", "0");
+	if (first_fail)
+		finding_location(j, first_fail, meta);
+	if (v == VERDICT_FAIL) {
+		jw_start(j, "failure");
+		jw_attr_safe(j, "message", first_fail->message ? first_fail->message : rule,
+		             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		jw_attr_safe(j, "type", type.s, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		jw_text_safe(j, body.s);
+		jw_end(j);
+	} else {
+		if (v == VERDICT_SKIP) {
+			jw_start(j, "skipped");
+			jw_attr_safe(j, "message", g->message ? g->message : "skipped",
+			             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+			jw_end(j);
+		}
+		jw_start(j, "system-out");
+		jw_text_safe(j, body.s);
+		jw_end(j);
+	}
+	jw_end(j);
+out:
+	textbuf_free(&classname);
+	textbuf_free(&type);
+	textbuf_free(&body);
+}
+
 /* The gate.memory suite; for one node of a cluster (nd) named and labelled after it. */
 static void write_memory_suite(struct jw *j, const struct suite_common *c,
                                const struct findings *findings, const struct test_run *run,
@@ -525,12 +638,19 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 
 	for (size_t i = 0; i < n && !j->oom; i++) {
 		const struct finding *f = &findings->items[i];
-		if (!finding_shown(f))
+		bool one = f->show & SHOW_ONE_CASE;
+		if (!one && !finding_shown(f))
 			continue; /* issue 19 */
-		if (f->verdict == VERDICT_FAIL ? shown_fail++ >= JUNIT_MEMORY_CASES_MAX
-		                               : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
+		if (!case_first(findings, i))
+			continue; /* issue 25: a row of a comparison written already */
+		if (case_verdict(findings, i) == VERDICT_FAIL
+		            ? shown_fail++ >= JUNIT_MEMORY_CASES_MAX
+		            : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
 			continue; /* counted in a "more" testcase below */
-		write_finding_case(j, f, meta, label);
+		if (one)
+			write_one_case(j, findings, i, meta, label);
+		else
+			write_finding_case(j, f, meta, label);
 	}
 	if (j->oom)
 		return;
@@ -633,6 +753,32 @@ static const char *relative_file(const char *file, const char *root)
 	return file;
 }
 
+/* "gate: GC'd snapshots at the test's start and finish: processes_used +1.2 kB, ..." */
+static void write_test_figures(struct jw *j, const struct test_result *t)
+{
+	struct textbuf b = {0};
+	textbuf_printf(&b, "gate: %s:",
+	               t->async ? "async: overlapping tests share these figures"
+	                        : "GC'd snapshots at the test's start and finish");
+	for (int c = 0; c < MEM_CAT_COUNT; c++) {
+		char v[32];
+		model_bytes_format(v, sizeof(v), t->delta.mem[c]);
+		textbuf_printf(&b, "%s %s %s%s", c ? "," : "", mem_cat_name((enum mem_cat)c),
+		               t->delta.mem[c] >= 0 ? "+" : "", v);
+	}
+	textbuf_printf(&b, ", processes %+lld, ETS tables %+lld\n", (long long)t->delta.processes,
+	               (long long)t->delta.ets_tables);
+	if (b.oom) {
+		j->oom = j->failed = true;
+		textbuf_free(&b);
+		return;
+	}
+	jw_start(j, "system-out");
+	jw_text_safe(j, b.s);
+	jw_end(j);
+	textbuf_free(&b);
+}
+
 static void write_testcase(struct jw *j, const char *module, const struct test_result *t,
                            const char *root)
 {
@@ -648,23 +794,10 @@ static void write_testcase(struct jw *j, const char *module, const struct test_r
 		jw_attr(j, "line", line);
 	}
 	jw_time(j, (double)t->time_us / 1e6);
-	/* Properties inside a testcase, as pytest's xunit2 reports have them and GitLab and
-	 * Jenkins' JUnit plugin read them; the older Jenkins xUnit schema has none there. */
-	if (t->measured || (t->app && *t->app)) {
-		jw_start(j, "properties");
-		if (t->app && *t->app)
-			property(j, "mix.app", t->app);
-	}
-	if (t->measured) {
-		if (!(t->app && *t->app))
-			jw_start(j, "properties");
-		property(j, "gate.attribution",
-		         t->async ? "async: overlapping tests share these figures"
-		                  : "GC'd snapshots at the test's start and finish");
-		delta_properties(j, &t->delta);
-	}
-	if (t->measured || (t->app && *t->app))
-		jw_end(j);
+	/* issue 25: no <properties> in a testcase (the JUnit schema has none there): the app is
+	 * the suite's (its name and properties), a measured test's figures its system-out */
+	if (t->measured)
+		write_test_figures(j, t);
 	switch (t->state) {
 	case TEST_PASSED: break;
 	case TEST_FAILED:
@@ -705,6 +838,7 @@ static void write_suite_properties(struct jw *j, const struct test_run *run,
                                    const struct ordered *o, size_t s)
 {
 	const struct module_growth *m = NULL;
+	const char *app = o[s].t->app && *o[s].t->app ? o[s].t->app : NULL;
 	char value[256];
 
 	if (!run)
@@ -714,9 +848,15 @@ static void write_suite_properties(struct jw *j, const struct test_run *run,
 			m = &run->modules[i];
 			break;
 		}
-	if (!m)
+	if (!m && !app)
 		return;
 	jw_start(j, "properties");
+	if (app) /* issue 25: the umbrella's app, where the schema allows it */
+		property(j, "mix.app", app);
+	if (!m) {
+		jw_end(j);
+		return;
+	}
 	if (m->async && m->overlapped)
 		snprintf(value, sizeof(value),
 		         "async: ran beside %zu other module%s; what grew "

@@ -356,7 +356,7 @@ int baseline_check(struct findings *out, const struct snapshot *after, const str
 {
 	size_t first = out->count;
 	int rc = baseline_judge(out, after, base, cfg, source);
-	findings_show(out, first, UNIT_BYTES, SHOW_REGRESSION);
+	findings_show(out, first, UNIT_BYTES, SHOW_REGRESSION | SHOW_ONE_CASE);
 	return rc;
 }
 
@@ -465,6 +465,6 @@ int trend_check(struct findings *out, const struct snapshot *after, const struct
 {
 	size_t first = out->count;
 	int rc = trend_judge(out, after, history, nhistory, cfg);
-	findings_show(out, first, UNIT_BYTES, SHOW_REGRESSION);
+	findings_show(out, first, UNIT_BYTES, SHOW_REGRESSION | SHOW_ONE_CASE);
 	return rc;
 }

@@ -379,6 +379,9 @@ enum finding_show {
 	/* failing, it is a cluster node that failed or left the run, not a memory rule: the
 	 * verdict counts it as a node lost */
 	SHOW_NODE_LOST = 1u << 4,
+	/* issue 25: the findings of its rule shown so are one comparison: one JUnit testcase,
+	 * failing when one of them fails, its failure listing the rows that failed */
+	SHOW_ONE_CASE = 1u << 5,
 };
 
 /* One rule applied to one subject (e.g. rule "growth", subject "binary"). */
