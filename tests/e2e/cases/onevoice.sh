@@ -70,14 +70,16 @@ case_onevoice_persistent_term() {
 }
 case_onevoice_atoms() { one_voice_both atoms "onevoice_user_# x 60 000"; }
 case_onevoice_binary_holder() {
-	one_voice_both binary "process OneVoice.Holder (&lt;0."
+	one_voice_both binary "process OneVoice.Holder ("
+	expect_in "$OUT" "holds 300 refc binaries"
 }
 case_onevoice_processes() { one_voice_both procs "OneVoice.Worker:init/1 x 500"; }
 case_onevoice_mailbox() {
-	one_voice_both mailbox "process OneVoice.Sink (&lt;0." # the sink
+	one_voice_both mailbox "process OneVoice.Sink (" # the sink
+	expect_in "$OUT" "has 20 000 messages in its mailbox"
 }
 case_onevoice_genserver_state() {
-	one_voice_both state "process OneVoice.Registry (&lt;0."
+	one_voice_both state "process OneVoice.Registry ("
 }
 case_onevoice_ets_cap() {
 	one_voice_both ets "ETS table onevoice_sessions (owner OneVoice.Sessions) grew" \
@@ -89,7 +91,7 @@ case_onevoice_table_group() {
 }
 case_onevoice_ports() { one_voice_both ports "port cat x 300"; }
 case_onevoice_monitors() {
-	one_voice_both monitors "process OneVoice.Pool (&lt;0."
+	one_voice_both monitors "process OneVoice.Pool ("
 	expect_in "$OUT" "holds 30 000 monitors"
 	expect_in "$OUT" "(the other end: <0."
 	# the pool's small table that happens to be called monitors is no explanation
