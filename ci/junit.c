@@ -1,6 +1,8 @@
 /* ci/junit.c: writes the JUnit XML report with libxml2's xmlTextWriter, atomically. */
 #include "junit.h"
 #include "errtext.h"
+#include "junit_cases.h"
+#include "xml_safe.h"
 
 #include "ansi.h"
 #include "utf8.h"
@@ -22,76 +24,6 @@
 #include <libxml/xmlerror.h>
 #include <libxml/xmlIO.h>
 #include <libxml/xmlwriter.h>
-
-/* ---- making outside text safe for XML 1.0 ---- */
-
-enum safe_mode {
-	SAFE_ALL,       /* the whole text, newlines kept */
-	SAFE_FIRST_LINE /* the first non-blank line, trimmed: for message="..." */
-};
-
-/* Returns a malloc'd copy of in (NULL is taken as "") that is valid UTF-8 holding only
- * characters XML 1.0 allows, at most max bytes long plus a note when cut ("…" in
- * SAFE_FIRST_LINE mode). Returns NULL on allocation failure. */
-static char *xml_safe(const char *in, size_t max, enum safe_mode mode)
-{
-	const unsigned char *s = (const unsigned char *)(in ? in : "");
-	struct textbuf b = {0};
-	bool cut = false;
-	size_t cut_at = 0; /* offset in s where output stopped for the cap */
-
-	if (mode == SAFE_FIRST_LINE)
-		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-			s++;
-	for (size_t i = 0; s[i];) {
-		char piece[8];
-		size_t plen, used;
-		uint32_t cp;
-
-		if (s[i] == 0x1B && (used = ansi_escape_len(s + i)) > 0) {
-			i += used;
-			continue;
-		}
-		used = utf8_next(s + i, &cp);
-		if (mode == SAFE_FIRST_LINE && (cp == '\n' || cp == '\r'))
-			break;
-		if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F) {
-			plen = (size_t)snprintf(piece, sizeof(piece), "\\x%02x", (unsigned)cp);
-		} else {
-			if (cp == 0xFFFE || cp == 0xFFFF)
-				cp = 0xFFFD;
-			if (cp == 0xFFFD) {
-				memcpy(piece, "\xEF\xBF\xBD", 3);
-				plen = 3;
-			} else {
-				memcpy(piece, s + i, used);
-				plen = used;
-			}
-		}
-		if (b.len + plen > max) {
-			cut = true;
-			cut_at = i;
-			break;
-		}
-		textbuf_add(&b, piece, plen);
-		i += used;
-	}
-	if (mode == SAFE_FIRST_LINE)
-		while (b.len > 0 && (b.s[b.len - 1] == ' ' || b.s[b.len - 1] == '\t'))
-			b.s[--b.len] = '\0';
-	if (cut) {
-		if (mode == SAFE_FIRST_LINE) {
-			textbuf_add(&b, "\xE2\x80\xA6", 3);
-		} else {
-			char note[96];
-			int n = snprintf(note, sizeof(note),
-			                 "\n[gate: truncated here, %zu more bytes not shown]",
-			                 strlen((const char *)s + cut_at));
-			textbuf_add(&b, note, (size_t)n);
-		}
-	}
-	return textbuf_take(&b);
-}
 
 /* ---- the writer, with sticky errors ---- */
 
@@ -322,41 +254,6 @@ struct memory_counts {
 	size_t more_failing, more_other; /* checks counted, not listed */
 };
 
-/* ---- issue 25: a comparison's rows as one testcase (SHOW_ONE_CASE) ---- */
-
-static bool one_case_same(const struct finding *a, const struct finding *b)
-{
-	return (a->show & SHOW_ONE_CASE) && (b->show & SHOW_ONE_CASE) && finding_same_rule(a, b);
-}
-
-/* Whether findings->items[i] stands for a testcase: not a row of a comparison whose first
- * row in the list stands for it already. */
-static bool case_first(const struct findings *f, size_t i)
-{
-	for (size_t k = 0; k < i && (f->items[i].show & SHOW_ONE_CASE); k++)
-		if (one_case_same(&f->items[k], &f->items[i]))
-			return false;
-	return true;
-}
-
-/* The verdict of the testcase item i stands for: a comparison fails when one of its rows
- * fails, is skipped when every row is, else passes. */
-static enum verdict case_verdict(const struct findings *f, size_t i)
-{
-	const struct finding *g = &f->items[i];
-	bool all_skipped = true;
-	if (!(g->show & SHOW_ONE_CASE))
-		return g->verdict;
-	for (size_t k = i; k < f->count; k++) {
-		if (!one_case_same(&f->items[k], g))
-			continue;
-		if (f->items[k].verdict == VERDICT_FAIL)
-			return VERDICT_FAIL;
-		all_skipped &= f->items[k].verdict == VERDICT_SKIP;
-	}
-	return all_skipped ? VERDICT_SKIP : VERDICT_PASS;
-}
-
 static struct memory_counts memory_counts(const struct findings *f)
 {
 	struct memory_counts c = {0};
@@ -364,16 +261,16 @@ static struct memory_counts memory_counts(const struct findings *f)
 	for (size_t i = 0; f && i < f->count; i++) {
 		if (!(f->items[i].show & SHOW_ONE_CASE) && !finding_shown(&f->items[i]))
 			continue; /* issue 19: not a testcase at all */
-		if (!case_first(f, i))
+		if (!junit_case_first(f, i))
 			continue;
-		if (case_verdict(f, i) == VERDICT_FAIL) {
+		if (junit_case_verdict(f, i) == VERDICT_FAIL) {
 			if (fails++ < JUNIT_MEMORY_CASES_MAX)
 				c.tests++, c.failures++;
 			else
 				c.more_failing++;
 		} else if (others++ < JUNIT_MEMORY_CASES_MAX) {
 			c.tests++;
-			c.skipped += case_verdict(f, i) == VERDICT_SKIP;
+			c.skipped += junit_case_verdict(f, i) == VERDICT_SKIP;
 		} else {
 			c.more_other++;
 		}
@@ -550,36 +447,8 @@ static void write_one_case(struct jw *j, const struct findings *f, size_t i,
 	const struct finding *g = &f->items[i], *first_fail = NULL;
 	const char *rule = finding_rule_name(g);
 	struct textbuf classname = {0}, type = {0}, body = {0};
-	size_t rows = 0, failing = 0, skipped = 0, context = 0;
-	enum verdict v = case_verdict(f, i);
-	for (size_t k = i; k < f->count; k++) {
-		const struct finding *r = &f->items[k];
-		if (!one_case_same(r, g))
-			continue;
-		rows++;
-		if (r->verdict == VERDICT_FAIL) {
-			if (!first_fail)
-				first_fail = r;
-			textbuf_printf(&body, "%s%s: %s\n", failing++ ? "" : "rows that failed:\n",
-			               r->subject ? r->subject : "?", r->message ? r->message : "");
-		}
-		skipped += r->verdict == VERDICT_SKIP;
-		context += r->verdict == VERDICT_PASS && r->explained_by;
-	}
-	if (context) {
-		textbuf_printf(&body, "%sas context (more evidence for a cause named elsewhere):\n",
-		               failing ? "\n" : "");
-		for (size_t k = i; k < f->count; k++)
-			if (one_case_same(&f->items[k], g) && f->items[k].verdict == VERDICT_PASS &&
-			    f->items[k].explained_by)
-				textbuf_printf(&body, "%s: explained by %s\n",
-				               f->items[k].subject ? f->items[k].subject : "?",
-				               f->items[k].explained_by);
-	}
-	if (rows > 1)
-		textbuf_printf(&body, "%s%zu rows compared: %zu failed, %zu skipped, %zu passed\n",
-		               failing || context ? "\n" : "", rows, failing, skipped,
-		               rows - failing - skipped);
+	enum verdict v = junit_case_verdict(f, i);
+	junit_case_body(&body, f, i, &first_fail);
 	textbuf_printf(&classname, "gate.memory.%s%s", rule, label);
 	textbuf_printf(&type, "gate.%s", rule);
 	if (classname.oom || type.oom || body.oom) {
@@ -641,9 +510,9 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		bool one = f->show & SHOW_ONE_CASE;
 		if (!one && !finding_shown(f))
 			continue; /* issue 19 */
-		if (!case_first(findings, i))
+		if (!junit_case_first(findings, i))
 			continue; /* issue 25: a row of a comparison written already */
-		if (case_verdict(findings, i) == VERDICT_FAIL
+		if (junit_case_verdict(findings, i) == VERDICT_FAIL
 		            ? shown_fail++ >= JUNIT_MEMORY_CASES_MAX
 		            : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
 			continue; /* counted in a "more" testcase below */
