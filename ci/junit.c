@@ -622,21 +622,19 @@ static const char *relative_file(const char *file, const char *root)
 	return file;
 }
 
-/* "gate: GC'd snapshots at the test's start and finish: processes_used +1.2 kB, ..." */
+/* A measured test's figures as its system-out, one "name = value" line each (the names of
+ * delta_properties, bytes and counts as integers), for people and for readers alike. */
 static void write_test_figures(struct jw *j, const struct test_result *t)
 {
 	struct textbuf b = {0};
-	textbuf_printf(&b, "gate: %s:",
+	textbuf_printf(&b, "gate.attribution: %s\n",
 	               t->async ? "async: overlapping tests share these figures"
 	                        : "GC'd snapshots at the test's start and finish");
-	for (int c = 0; c < MEM_CAT_COUNT; c++) {
-		char v[32];
-		model_bytes_format(v, sizeof(v), t->delta.mem[c]);
-		textbuf_printf(&b, "%s %s %s%s", c ? "," : "", mem_cat_name((enum mem_cat)c),
-		               t->delta.mem[c] >= 0 ? "+" : "", v);
-	}
-	textbuf_printf(&b, ", processes %+lld, ETS tables %+lld\n", (long long)t->delta.processes,
-	               (long long)t->delta.ets_tables);
+	for (int c = 0; c < MEM_CAT_COUNT; c++)
+		textbuf_printf(&b, "gate.memory.%s.delta = %lld\n", mem_cat_name((enum mem_cat)c),
+		               (long long)t->delta.mem[c]);
+	textbuf_printf(&b, "gate.processes.delta = %lld\ngate.ets_tables.delta = %lld\n",
+	               (long long)t->delta.processes, (long long)t->delta.ets_tables);
 	if (b.oom) {
 		j->oom = j->failed = true;
 		textbuf_free(&b);

@@ -593,7 +593,7 @@ case_baseline_compare_names_category() {
 	# issue 25: one leak, one voice: the table fails, the baseline's rows are context
 	junit_check "$d/_build/gate/junit.xml" --errors 0 --failures 1 \
 		--failure-contains "ets=ETS table corpus_cache (owner LeakEts.Corpus)"
-	expect_in "$d/_build/gate/junit.xml" "ets:corpus_cache: explained by ETS table corpus_cache"
+	expect_in "$d/_build/gate/junit.xml" "ets: explained by ETS table corpus_cache"
 	expect_in "$OUT" "baseline"
 	fsck_clean "$d"
 	no_leftovers "$d"
