@@ -114,6 +114,8 @@ static int rank(const struct finding *f)
 		return 100;
 	if (f->show & SHOW_REGRESSION)
 		return 30 + (c >= 0 ? leaf_order[c] : 0);
+	if (f->structure_key)
+		return 0; /* a tag that names what grew in its test is a structure's finding */
 	if (f->judges)
 		return 20;
 	return c >= 0 ? leaf_order[c] : 0;

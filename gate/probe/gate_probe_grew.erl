@@ -188,26 +188,48 @@ ets_grew_row({T, Id, S0, S, B0, B, Created}, Owners, Per) ->
     end.
 
 %% What erlang:memory(binary) counts for one refc binary beyond its bytes (its header and the
-%% allocator's block): measured here on 1 000 fresh 100-byte binaries, not assumed.
+%% allocator's block): measured here, in a fresh process that no GC disturbs, on 1 000 fresh
+%% 100-byte binaries, not assumed.
 bin_overhead() ->
-    Proto = binary:copy(<<0:800>>),
-    M0 = erlang:memory(binary),
-    Bs = [binary:copy(Proto) || _ <- lists:seq(1, 1000)],
-    M1 = erlang:memory(binary),
-    max(0, (M1 - M0) div length(Bs) - byte_size(Proto)).
+    in_fresh(fun() ->
+                     Proto = binary:copy(<<0:800>>),
+                     M0 = erlang:memory(binary),
+                     Bs = [binary:copy(Proto) || _ <- lists:seq(1, 1000)],
+                     M1 = erlang:memory(binary),
+                     max(0, (M1 - M0) div length(Bs) - byte_size(Proto))
+             end, 0).
+
+%% Fun's value, computed in a fresh process with a heap large enough for a sample of rows
+%% (nothing else of the probe's on it); Default when it fails or takes over 10 s.
+in_fresh(Fun, Default) ->
+    {Pid, Ref} = spawn_opt(fun() -> exit({ok, Fun()}) end,
+                           [monitor, {min_heap_size, 1 bsl 17}]),
+    receive
+        {'DOWN', Ref, process, Pid, {ok, V}} -> V;
+        {'DOWN', Ref, process, Pid, _} -> Default
+    after 10000 ->
+            exit(Pid, kill),
+            receive {'DOWN', Ref, process, Pid, _} -> Default end
+    end.
 
 %% The bytes erlang:memory(binary) counts for the refc binaries a table's rows reference:
-%% every row up to ?ETS_BIN_ROWS, scaled to all rows beyond; 0 for a table this process may
-%% not read (private) or an empty one.
+%% the rows (every row up to ?ETS_BIN_ROWS, scaled to all rows beyond) are copied into a
+%% fresh process, whose refc binaries process_info(binary) then lists exactly (the small
+%% ones too, e.g. a 32-byte binary an append built; one binary referenced by two rows once);
+%% 0 for a table this process may not read (private) or an empty one.
 ets_bin_bytes(_T, 0, _Per) -> 0;
 ets_bin_bytes(T, Rows, Per) ->
-    try ets:select(T, [{'_', [], ['$_']}], ?ETS_BIN_ROWS) of
-        {Objs, _} when Objs =/= [] ->
-            Sum = lists:foldl(fun(O, A) -> A + term_bin_bytes(O, Per) end, 0, Objs),
-            Sum * Rows div length(Objs);
-        _ -> 0
-    catch _:_ -> 0
-    end.
+    in_fresh(fun() ->
+                     case ets:select(T, [{'_', [], ['$_']}], ?ETS_BIN_ROWS) of
+                         {Objs, _} when Objs =/= [] ->
+                             erlang:garbage_collect(),
+                             {binary, Bins} = erlang:process_info(self(), binary),
+                             Unique = maps:from_list([{Id, S} || {Id, S, _} <- Bins]),
+                             Sum = lists:sum([S + Per || S <- maps:values(Unique)]),
+                             Sum * Rows div length(Objs);
+                         _ -> 0
+                     end
+             end, 0).
 
 %% The refc binaries one term references (over 64 bytes: smaller ones are copied into the
 %% term), each as erlang:memory(binary) counts it, visiting at most ?TERM_BUDGET terms.
