@@ -13,7 +13,9 @@
  *     it explain, and passes as context when the rest is within its limit, saying
  *     "explained by ETS table sessions (+6.7 MB)"; one still failing is a cause in its turn
  *     (the growth of binary explains the baseline's binary row and system's share of it).
- * Causes are taken most specific first: structures, then the run's growth leaves (ets before
+ * Causes are taken most specific first: structures (a failing tag that names what grew in its
+ * test is one: the same cause as that table's or process's finding), then the run's growth
+ * leaves (ets before
  * binary: ETS rows hold binaries), then total and system, then the tags, then the baseline and
  * trend rows (more evidence for a cause, not another one). Two independent leaks are two
  * structures: two failing findings.
