@@ -24,16 +24,37 @@ static void put_escaped(FILE *out, const char *s, bool property, size_t max_char
 	report_text_write(out, s, max_chars, command_escape, &property);
 }
 
-static void test_annotation(FILE *out, const struct test_result *t, const char *workspace)
+/* ---- the attention budget (issue 19) ---- */
+
+/* file relative to the workspace, or NULL when it cannot be placed (absolute elsewhere). */
+static const char *workspace_rel(const char *file, const char *workspace)
 {
-	const char *file = t->file;
 	size_t wl = workspace ? strlen(workspace) : 0;
 	while (wl > 1 && workspace[wl - 1] == '/')
 		wl--;
 	if (file && wl && strncmp(file, workspace, wl) == 0 && file[wl] == '/')
 		file += wl + 1;
+	return file && *file && file[0] != '/' ? file : NULL;
+}
+
+/* Where an annotation points: file relative to the workspace; without one, relative to the
+ * project (a relative file as it is); NULL when it cannot be placed. */
+static const char *annotation_file(const char *file, const char *workspace, const char *d_root)
+{
+	const char *rel = workspace_rel(file, workspace);
+	if (!rel && file && !workspace)
+		rel = workspace_rel(file, d_root);
+	return rel;
+}
+
+/* A failing test, at its file and line as a memory finding is (issue 25: GitHub shows an
+ * annotation without them above the diff, not on the line). */
+static void test_annotation(FILE *out, const struct test_result *t, const char *workspace,
+                            const char *d_root)
+{
+	const char *file = annotation_file(t->file, workspace, d_root);
 	fputs("::error ", out);
-	if (file && file[0] != '/') {
+	if (file) {
 		fputs("file=", out);
 		put_escaped(out, file, true, 400);
 		if (t->line > 0)
@@ -51,28 +72,13 @@ static void test_annotation(FILE *out, const struct test_result *t, const char *
 	fputc('\n', out);
 }
 
-/* ---- the attention budget (issue 19) ---- */
-
-/* file relative to the workspace, or NULL when it cannot be placed (absolute elsewhere). */
-static const char *workspace_rel(const char *file, const char *workspace)
-{
-	size_t wl = workspace ? strlen(workspace) : 0;
-	while (wl > 1 && workspace[wl - 1] == '/')
-		wl--;
-	if (file && wl && strncmp(file, workspace, wl) == 0 && file[wl] == '/')
-		file += wl + 1;
-	return file && *file && file[0] != '/' ? file : NULL;
-}
-
 /* A memory finding, at its culprit test's file and line when it has one; a warning (severity
  * warn, --warn-only) is a ::warning. */
 static void finding_annotation(FILE *out, const struct finding *f, const char *workspace,
                                const char *d_root)
 {
 	char title[256];
-	const char *file = workspace_rel(f->file, workspace);
-	if (!file && f->file && !workspace) /* no workspace: relative to the project */
-		file = workspace_rel(f->file, d_root);
+	const char *file = annotation_file(f->file, workspace, d_root);
 	snprintf(title, sizeof(title), "gate: %s %s%s", finding_rule_name(f),
 	         f->subject ? f->subject : "", f->warned ? " (warning)" : "");
 	fputs(f->warned ? "::warning " : "::error ", out);
@@ -130,7 +136,7 @@ int annotate_github_write_max(FILE *out, const struct report_data *d, const char
 		if (t->state != TEST_FAILED && t->state != TEST_INVALID)
 			continue;
 		if (room) {
-			test_annotation(out, t, workspace);
+			test_annotation(out, t, workspace, d->root);
 			room--;
 		} else {
 			tests_more++;

@@ -1,6 +1,8 @@
 /* ci/junit.c: writes the JUnit XML report with libxml2's xmlTextWriter, atomically. */
 #include "junit.h"
 #include "errtext.h"
+#include "junit_cases.h"
+#include "xml_safe.h"
 
 #include "ansi.h"
 #include "utf8.h"
@@ -22,76 +24,6 @@
 #include <libxml/xmlerror.h>
 #include <libxml/xmlIO.h>
 #include <libxml/xmlwriter.h>
-
-/* ---- making outside text safe for XML 1.0 ---- */
-
-enum safe_mode {
-	SAFE_ALL,       /* the whole text, newlines kept */
-	SAFE_FIRST_LINE /* the first non-blank line, trimmed: for message="..." */
-};
-
-/* Returns a malloc'd copy of in (NULL is taken as "") that is valid UTF-8 holding only
- * characters XML 1.0 allows, at most max bytes long plus a note when cut ("…" in
- * SAFE_FIRST_LINE mode). Returns NULL on allocation failure. */
-static char *xml_safe(const char *in, size_t max, enum safe_mode mode)
-{
-	const unsigned char *s = (const unsigned char *)(in ? in : "");
-	struct textbuf b = {0};
-	bool cut = false;
-	size_t cut_at = 0; /* offset in s where output stopped for the cap */
-
-	if (mode == SAFE_FIRST_LINE)
-		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-			s++;
-	for (size_t i = 0; s[i];) {
-		char piece[8];
-		size_t plen, used;
-		uint32_t cp;
-
-		if (s[i] == 0x1B && (used = ansi_escape_len(s + i)) > 0) {
-			i += used;
-			continue;
-		}
-		used = utf8_next(s + i, &cp);
-		if (mode == SAFE_FIRST_LINE && (cp == '\n' || cp == '\r'))
-			break;
-		if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F) {
-			plen = (size_t)snprintf(piece, sizeof(piece), "\\x%02x", (unsigned)cp);
-		} else {
-			if (cp == 0xFFFE || cp == 0xFFFF)
-				cp = 0xFFFD;
-			if (cp == 0xFFFD) {
-				memcpy(piece, "\xEF\xBF\xBD", 3);
-				plen = 3;
-			} else {
-				memcpy(piece, s + i, used);
-				plen = used;
-			}
-		}
-		if (b.len + plen > max) {
-			cut = true;
-			cut_at = i;
-			break;
-		}
-		textbuf_add(&b, piece, plen);
-		i += used;
-	}
-	if (mode == SAFE_FIRST_LINE)
-		while (b.len > 0 && (b.s[b.len - 1] == ' ' || b.s[b.len - 1] == '\t'))
-			b.s[--b.len] = '\0';
-	if (cut) {
-		if (mode == SAFE_FIRST_LINE) {
-			textbuf_add(&b, "\xE2\x80\xA6", 3);
-		} else {
-			char note[96];
-			int n = snprintf(note, sizeof(note),
-			                 "\n[gate: truncated here, %zu more bytes not shown]",
-			                 strlen((const char *)s + cut_at));
-			textbuf_add(&b, note, (size_t)n);
-		}
-	}
-	return textbuf_take(&b);
-}
 
 /* ---- the writer, with sticky errors ---- */
 
@@ -327,16 +259,18 @@ static struct memory_counts memory_counts(const struct findings *f)
 	struct memory_counts c = {0};
 	size_t fails = 0, others = 0;
 	for (size_t i = 0; f && i < f->count; i++) {
-		if (!finding_shown(&f->items[i]))
+		if (!(f->items[i].show & SHOW_ONE_CASE) && !finding_shown(&f->items[i]))
 			continue; /* issue 19: not a testcase at all */
-		if (f->items[i].verdict == VERDICT_FAIL) {
+		if (!junit_case_first(f, i))
+			continue;
+		if (junit_case_verdict(f, i) == VERDICT_FAIL) {
 			if (fails++ < JUNIT_MEMORY_CASES_MAX)
 				c.tests++, c.failures++;
 			else
 				c.more_failing++;
 		} else if (others++ < JUNIT_MEMORY_CASES_MAX) {
 			c.tests++;
-			c.skipped += f->items[i].verdict == VERDICT_SKIP;
+			c.skipped += junit_case_verdict(f, i) == VERDICT_SKIP;
 		} else {
 			c.more_other++;
 		}
@@ -504,6 +438,54 @@ out:
 	textbuf_free(&type);
 }
 
+/* A comparison's one testcase (the baseline's rows, the trend's): named after its rule; its
+ * failure is its first failing row's, and lists every row that failed; passing, it says how
+ * many rows it compared and, for the rows that passed as context, what explains them. */
+static void write_one_case(struct jw *j, const struct findings *f, size_t i,
+                           const struct junit_meta *meta, const char *label)
+{
+	const struct finding *g = &f->items[i], *first_fail = NULL;
+	const char *rule = finding_rule_name(g);
+	struct textbuf classname = {0}, type = {0}, body = {0};
+	enum verdict v = junit_case_verdict(f, i);
+	junit_case_body(&body, f, i, &first_fail);
+	textbuf_printf(&classname, "gate.memory.%s%s", rule, label);
+	textbuf_printf(&type, "gate.%s", rule);
+	if (classname.oom || type.oom || body.oom) {
+		j->oom = j->failed = true;
+		goto out;
+	}
+	jw_start(j, "testcase");
+	jw_attr_safe(j, "classname", classname.s, JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_attr_safe(j, "name", rule, JUNIT_ATTR_MAX, SAFE_ALL);
+	jw_attr(j, "time", "0");
+	if (first_fail)
+		finding_location(j, first_fail, meta);
+	if (v == VERDICT_FAIL) {
+		jw_start(j, "failure");
+		jw_attr_safe(j, "message", first_fail->message ? first_fail->message : rule,
+		             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		jw_attr_safe(j, "type", type.s, JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+		jw_text_safe(j, body.s);
+		jw_end(j);
+	} else {
+		if (v == VERDICT_SKIP) {
+			jw_start(j, "skipped");
+			jw_attr_safe(j, "message", g->message ? g->message : "skipped",
+			             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
+			jw_end(j);
+		}
+		jw_start(j, "system-out");
+		jw_text_safe(j, body.s);
+		jw_end(j);
+	}
+	jw_end(j);
+out:
+	textbuf_free(&classname);
+	textbuf_free(&type);
+	textbuf_free(&body);
+}
+
 /* The gate.memory suite; for one node of a cluster (nd) named and labelled after it. */
 static void write_memory_suite(struct jw *j, const struct suite_common *c,
                                const struct findings *findings, const struct test_run *run,
@@ -525,12 +507,19 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 
 	for (size_t i = 0; i < n && !j->oom; i++) {
 		const struct finding *f = &findings->items[i];
-		if (!finding_shown(f))
+		bool one = f->show & SHOW_ONE_CASE;
+		if (!one && !finding_shown(f))
 			continue; /* issue 19 */
-		if (f->verdict == VERDICT_FAIL ? shown_fail++ >= JUNIT_MEMORY_CASES_MAX
-		                               : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
+		if (!junit_case_first(findings, i))
+			continue; /* issue 25: a row of a comparison written already */
+		if (junit_case_verdict(findings, i) == VERDICT_FAIL
+		            ? shown_fail++ >= JUNIT_MEMORY_CASES_MAX
+		            : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
 			continue; /* counted in a "more" testcase below */
-		write_finding_case(j, f, meta, label);
+		if (one)
+			write_one_case(j, findings, i, meta, label);
+		else
+			write_finding_case(j, f, meta, label);
 	}
 	if (j->oom)
 		return;
@@ -633,6 +622,30 @@ static const char *relative_file(const char *file, const char *root)
 	return file;
 }
 
+/* A measured test's figures as its system-out, one "name = value" line each (the names of
+ * delta_properties, bytes and counts as integers), for people and for readers alike. */
+static void write_test_figures(struct jw *j, const struct test_result *t)
+{
+	struct textbuf b = {0};
+	textbuf_printf(&b, "gate.attribution: %s\n",
+	               t->async ? "async: overlapping tests share these figures"
+	                        : "GC'd snapshots at the test's start and finish");
+	for (int c = 0; c < MEM_CAT_COUNT; c++)
+		textbuf_printf(&b, "gate.memory.%s.delta = %lld\n", mem_cat_name((enum mem_cat)c),
+		               (long long)t->delta.mem[c]);
+	textbuf_printf(&b, "gate.processes.delta = %lld\ngate.ets_tables.delta = %lld\n",
+	               (long long)t->delta.processes, (long long)t->delta.ets_tables);
+	if (b.oom) {
+		j->oom = j->failed = true;
+		textbuf_free(&b);
+		return;
+	}
+	jw_start(j, "system-out");
+	jw_text_safe(j, b.s);
+	jw_end(j);
+	textbuf_free(&b);
+}
+
 static void write_testcase(struct jw *j, const char *module, const struct test_result *t,
                            const char *root)
 {
@@ -648,23 +661,10 @@ static void write_testcase(struct jw *j, const char *module, const struct test_r
 		jw_attr(j, "line", line);
 	}
 	jw_time(j, (double)t->time_us / 1e6);
-	/* Properties inside a testcase, as pytest's xunit2 reports have them and GitLab and
-	 * Jenkins' JUnit plugin read them; the older Jenkins xUnit schema has none there. */
-	if (t->measured || (t->app && *t->app)) {
-		jw_start(j, "properties");
-		if (t->app && *t->app)
-			property(j, "mix.app", t->app);
-	}
-	if (t->measured) {
-		if (!(t->app && *t->app))
-			jw_start(j, "properties");
-		property(j, "gate.attribution",
-		         t->async ? "async: overlapping tests share these figures"
-		                  : "GC'd snapshots at the test's start and finish");
-		delta_properties(j, &t->delta);
-	}
-	if (t->measured || (t->app && *t->app))
-		jw_end(j);
+	/* issue 25: no <properties> in a testcase (the JUnit schema has none there): the app is
+	 * the suite's (its name and properties), a measured test's figures its system-out */
+	if (t->measured)
+		write_test_figures(j, t);
 	switch (t->state) {
 	case TEST_PASSED: break;
 	case TEST_FAILED:
@@ -705,6 +705,7 @@ static void write_suite_properties(struct jw *j, const struct test_run *run,
                                    const struct ordered *o, size_t s)
 {
 	const struct module_growth *m = NULL;
+	const char *app = o[s].t->app && *o[s].t->app ? o[s].t->app : NULL;
 	char value[256];
 
 	if (!run)
@@ -714,9 +715,15 @@ static void write_suite_properties(struct jw *j, const struct test_run *run,
 			m = &run->modules[i];
 			break;
 		}
-	if (!m)
+	if (!m && !app)
 		return;
 	jw_start(j, "properties");
+	if (app) /* issue 25: the umbrella's app, where the schema allows it */
+		property(j, "mix.app", app);
+	if (!m) {
+		jw_end(j);
+		return;
+	}
 	if (m->async && m->overlapped)
 		snprintf(value, sizeof(value),
 		         "async: ran beside %zu other module%s; what grew "

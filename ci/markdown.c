@@ -297,6 +297,31 @@ static void md_tests(struct report_buf *b, const struct test_run *run, const cha
 		report_buf_printf(b, "\nand %zu more failed tests\n", bad - shown);
 }
 
+/* issue 25: the checks that passed as context (more evidence for a cause failing above), each
+ * with what explains it, after the culprits. */
+static void md_context(struct report_buf *b, const struct findings *fs)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < fs->count; i++)
+		n += fs->items[i].verdict == VERDICT_PASS && fs->items[i].explained_by;
+	if (!n)
+		return;
+	report_buf_printf(b, "\n#### Context (the same growth, judged by the failure above)\n\n");
+	for (size_t i = 0, shown = 0; i < fs->count && shown < MARKDOWN_LIST_MAX; i++) {
+		const struct finding *f = &fs->items[i];
+		if (f->verdict != VERDICT_PASS || !f->explained_by)
+			continue;
+		report_buf_put(b, "- ", 2);
+		md_text(b, finding_rule_name(f), 40);
+		report_buf_put(b, " ", 1);
+		md_text(b, f->subject, 80);
+		report_buf_printf(b, ": explained by ");
+		md_text(b, f->explained_by, 300);
+		report_buf_put(b, "\n", 1);
+		shown++;
+	}
+}
+
 /* Warnings (issue 19): each warned finding's message, after the culprits. */
 static void md_warnings(struct report_buf *b, const struct findings *fs)
 {
@@ -365,6 +390,7 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 		md_category_table(b, d->findings);
 		md_rule_table(b, d->findings);
 		md_culprits(b, d->findings);
+		md_context(b, d->findings);
 		md_warnings(b, d->findings);
 	}
 	md_fine(b, d); /* issue 27 */

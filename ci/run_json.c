@@ -32,6 +32,13 @@ static json_t *findings_json(const struct findings *fs)
 		                      "after", (json_int_t)f->after, "delta", (json_int_t)f->delta,
 		                      "floor", (json_int_t)f->floor, "max_pct", f->max_pct,
 		                      "message", f->message);
+		/* issue 25: the structure a finding names, and what explains one that is context */
+		if (o && f->structure &&
+		    json_object_set_new(o, "structure", json_string(f->structure)) < 0)
+			o = (json_decref(o), NULL);
+		if (o && f->explained_by &&
+		    json_object_set_new(o, "explained_by", json_string(f->explained_by)) < 0)
+			o = (json_decref(o), NULL);
 		if (!o || json_array_append_new(a, o) < 0) {
 			json_decref(a);
 			return NULL;

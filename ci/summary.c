@@ -261,10 +261,18 @@ static void print_subtracted(FILE *out, const struct findings *findings)
 			              4);
 			continue;
 		}
-		char lead[NAME_MAX_COLS * 4 + 32];
+		char lead[NAME_MAX_COLS * 4 + 32], text[2048];
 		term_safe(why, sizeof(why), f->explained, sizeof(why) / 4);
+		/* issue 25: a row passing as context says what explains it */
+		if (f->verdict == VERDICT_PASS && f->explained_by) {
+			char by[512];
+			term_safe(by, sizeof(by), f->explained_by, sizeof(by) / 4);
+			snprintf(text, sizeof(text), "%s; context: explained by %s", why, by);
+		} else {
+			snprintf(text, sizeof(text), "%s", why);
+		}
 		snprintf(lead, sizeof(lead), "  %s: ", name);
-		print_wrapped(out, lead, why, 4);
+		print_wrapped(out, lead, text, 4);
 	}
 }
 
@@ -373,7 +381,8 @@ static void print_rule_lines(FILE *out, const struct findings *findings, bool co
 			continue;
 		seen[nseen++] = first;
 		const char *rule = first->rule;
-		size_t total = 0, failed = 0, skipped = 0;
+		size_t total = 0, failed = 0, skipped = 0, context = 0;
+		const struct finding *ctx = NULL;
 		for (size_t j = i; j < findings->count; j++) {
 			const struct finding *f = &findings->items[j];
 			if ((f->show & SHOW_CATEGORY) || !finding_same_rule(f, first))
@@ -381,6 +390,10 @@ static void print_rule_lines(FILE *out, const struct findings *findings, bool co
 			total++;
 			failed += f->verdict == VERDICT_FAIL;
 			skipped += f->verdict == VERDICT_SKIP;
+			if (f->verdict == VERDICT_PASS && f->explained_by) {
+				context++;
+				ctx = ctx ? ctx : f;
+			}
 		}
 		char name[64];
 		term_safe(name, sizeof(name), rule, 20);
@@ -398,6 +411,12 @@ static void print_rule_lines(FILE *out, const struct findings *findings, bool co
 		else
 			fprintf(out, " (%zu check%s%s)", total, total == 1 ? "" : "s",
 			        skipped ? ", some skipped" : "");
+		if (ctx) { /* issue 25: more evidence for a cause, said once */
+			char by[512];
+			term_safe(by, sizeof(by), ctx->explained_by, sizeof(by) / 4);
+			fprintf(out, "; %zu as context: explained by %s%s", context, by,
+			        context > 1 ? ", ..." : "");
+		}
 		fputc('\n', out);
 		any = true;
 	}

@@ -4,6 +4,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "consolidate.h"
+#include "growth.h"
+
 #define RULE "atom"
 
 /* A clean suite adds its module and test names and whatever the code under test names
@@ -19,6 +22,23 @@ void atom_config_default(struct atom_config *cfg)
 static int64_t atom_bytes(const struct snapshot *s)
 {
 	return s->have[MEM_ATOM_USED] ? s->mem[MEM_ATOM_USED] : 0;
+}
+
+/* issue 25: the new atoms as a structure (rules/consolidate.h): their text in atom_used (and
+ * atom, which holds it), their table entries beyond it in the rest of system. */
+static int atoms_structure(struct finding *f, const struct snapshot *before,
+                           const struct snapshot *after, const char *count)
+{
+	char label[300];
+	int64_t atoms = after->atom_count - before->atom_count;
+	snprintf(label, sizeof(label), "%s new atoms%s%s", count, after->natoms_new ? " " : "",
+	         after->natoms_new && after->atoms_new[0].key ? after->atoms_new[0].key : "");
+	if (consolidate_name(f, "atoms", label, MEM_ATOM_USED,
+	                     atom_bytes(after) - atom_bytes(before)) < 0)
+		return -1;
+	if (atoms > 0)
+		consolidate_explains_add(f->explains, MEM_SYSTEM, atoms * GROWTH_ATOM_ENTRY_BYTES);
+	return 0;
 }
 
 static int check_growth(struct findings *out, const struct snapshot *before,
@@ -59,8 +79,10 @@ static int check_growth(struct findings *out, const struct snapshot *before,
 	         fail ? "; atoms are never collected: look for String.to_atom/1 or "
 	                "binary_to_atom/2 on data"
 	              : "");
-	return findings_add(out, RULE, "growth", fail ? VERDICT_FAIL : VERDICT_PASS,
-	                    atom_bytes(before), atom_bytes(after), 0, -1, msg);
+	if (findings_add(out, RULE, "growth", fail ? VERDICT_FAIL : VERDICT_PASS,
+	                 atom_bytes(before), atom_bytes(after), 0, -1, msg) < 0)
+		return -1;
+	return fail ? atoms_structure(&out->items[out->count - 1], before, after, d) : 0;
 }
 
 static int check_usage(struct findings *out, const struct snapshot *before,
@@ -86,8 +108,11 @@ static int check_usage(struct findings *out, const struct snapshot *before,
 	         lim, pct, cfg->max_usage_pct,
 	         fail ? "; the node crashes when it is full (raise it with +t, or find the leak)"
 	              : "");
-	return findings_add(out, RULE, "usage", fail ? VERDICT_FAIL : VERDICT_PASS,
-	                    atom_bytes(before), atom_bytes(after), 0, -1, msg);
+	if (findings_add(out, RULE, "usage", fail ? VERDICT_FAIL : VERDICT_PASS, atom_bytes(before),
+	                 atom_bytes(after), 0, -1, msg) < 0)
+		return -1;
+	/* the same atoms as the growth's: one structure */
+	return fail ? atoms_structure(&out->items[out->count - 1], before, after, a) : 0;
 }
 
 int atom_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,

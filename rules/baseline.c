@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consolidate.h"
+
 void baseline_config_default(struct baseline_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -339,7 +341,9 @@ static int baseline_judge(struct findings *out, const struct snapshot *after,
 				return -1;
 			continue;
 		}
-		if (add_judged(out, subject, what, be->memory, bytes, cfg, otp_note) < 0)
+		if (add_judged(out, subject, what, be->memory, bytes, cfg, otp_note) < 0 ||
+		    consolidate_name(&out->items[out->count - 1], subject, what, MEM_ETS,
+		                     bytes - be->memory) < 0)
 			return -1;
 		/* a table no limit named: its pass is not worth a JUnit testcase (issue 19) */
 		out->items[out->count - 1].show |= SHOW_QUIET_PASS;
@@ -352,7 +356,7 @@ int baseline_check(struct findings *out, const struct snapshot *after, const str
 {
 	size_t first = out->count;
 	int rc = baseline_judge(out, after, base, cfg, source);
-	findings_show(out, first, UNIT_BYTES, SHOW_REGRESSION);
+	findings_show(out, first, UNIT_BYTES, SHOW_REGRESSION | SHOW_ONE_CASE);
 	return rc;
 }
 
@@ -461,6 +465,6 @@ int trend_check(struct findings *out, const struct snapshot *after, const struct
 {
 	size_t first = out->count;
 	int rc = trend_judge(out, after, history, nhistory, cfg);
-	findings_show(out, first, UNIT_BYTES, SHOW_REGRESSION);
+	findings_show(out, first, UNIT_BYTES, SHOW_REGRESSION | SHOW_ONE_CASE);
 	return rc;
 }

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "consolidate.h"
+
 #define RULE "binary"
 #define FAMILY "process"
 
@@ -97,7 +99,9 @@ int binary_check(struct findings *out, const struct snapshot *before, const stru
 		char subject[300];
 		snprintf(subject, sizeof(subject), FAMILY " %s", rules_proc_subject(p));
 		if (findings_add(out, RULE, subject, VERDICT_FAIL, was ? was->bin_bytes : 0,
-		                 p->bin_bytes, floor, -1, msg) < 0)
+		                 p->bin_bytes, floor, -1, msg) < 0 ||
+		    rules_proc_structure(&out->items[out->count - 1], p, MEM_BINARY,
+		                         p->bin_bytes - (was ? was->bin_bytes : 0)) < 0)
 			goto oom;
 	}
 	if (culprits_add_more(out, RULE, FAMILY, &bad, "processes over the binary limits") < 0)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consolidate.h"
 #include "grow.h"
 
 const char *rules_display(const char *name)
@@ -36,6 +37,16 @@ const char *rules_proc_subject(const struct proc_info *p)
 	if (p->name)
 		return rules_display(p->name);
 	return p->pid ? p->pid : "?";
+}
+
+int rules_proc_structure(struct finding *f, const struct proc_info *p, enum mem_cat cat,
+                         int64_t bytes)
+{
+	char key[300], label[300];
+	snprintf(key, sizeof(key), "proc:%s", p->pid ? p->pid : "?");
+	snprintf(label, sizeof(label), "%sprocess %s", cat == MEM_BINARY ? "the binaries of " : "",
+	         rules_proc_subject(p));
+	return consolidate_name(f, key, label, cat, bytes);
 }
 
 const struct proc_info *rules_proc_find(const struct snapshot *s, const char *pid)

@@ -98,6 +98,26 @@ static int by_bytes_desc(const void *x, const void *y)
 	return (int)a->kind - (int)b->kind;
 }
 
+int64_t drilldown_ets_bin(const struct ets_growth *e)
+{
+	int64_t dr = e->rows - e->rows_before;
+	if (e->created)
+		return e->bin_bytes;
+	return dr > 0 && e->rows > 0
+	               ? (int64_t)((double)e->bin_bytes * (double)dr / (double)e->rows)
+	               : 0;
+}
+
+/* "proc:<0.1.0>" and "process Foo.Store" for item k: a process as findings name it */
+static void proc_key(struct drill_item *it, const struct proc_growth *p)
+{
+	snprintf(it->key, sizeof(it->key), "proc:%s", p->pid ? p->pid : "?");
+	snprintf(it->label, sizeof(it->label), "process %s",
+	         p->name  ? p->name
+	         : p->pid ? p->pid
+	                  : "?");
+}
+
 static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struct snapshot *a)
 {
 	char owner[400], rows[40], bytes[40];
@@ -113,13 +133,8 @@ static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struc
 		owner_label(owner, sizeof(owner), e);
 		signed_count(rows, sizeof(rows), dr);
 		signed_bytes(bytes, sizeof(bytes), db);
-		/* the refc binaries its rows hold count under binary, not ets: the new rows' share
-		 * (rows alike: the estimate comes from a sample) */
-		int64_t bin =
-		        e->created ? e->bin_bytes
-		        : dr > 0 && e->rows > 0
-		                ? (int64_t)((double)e->bin_bytes * (double)dr / (double)e->rows)
-		                : 0;
+		/* the refc binaries its rows hold count under binary, not ets */
+		int64_t bin = drilldown_ets_bin(e);
 		char held[80] = "";
 		if (bin > 0) {
 			char hb[32];
@@ -130,6 +145,9 @@ static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struc
 			out[k].by_cat[MEM_TOTAL] += bin;
 			out[k].bytes += bin;
 		}
+		snprintf(out[k].key, sizeof(out[k].key), "ets:%s", e->name ? e->name : "?");
+		snprintf(out[k].label, sizeof(out[k].label), "ETS table %s",
+		         e->name ? e->name : "?");
 		snprintf(out[k].text, sizeof(out[k].text),
 		         "ETS table %s (owner %s%s) %s row%s, %s%s", e->name ? e->name : "?", owner,
 		         e->created ? ", created during the run" : "", rows,
@@ -138,34 +156,103 @@ static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struc
 	return n;
 }
 
+/* issue 25: the process holding the most monitors or links, in the thousands (the probe
+ * reports counts only from there), or NULL. */
+static const struct proc_growth *refs_holder(const struct snapshot *a)
+{
+	const struct proc_growth *h = NULL;
+	for (size_t i = 0; i < a->ngrew_procs; i++) {
+		const struct proc_growth *p = &a->grew_procs[i];
+		int64_t r = p->monitors > p->links ? p->monitors : p->links;
+		if (r > 0 && (!h || r > (h->monitors > h->links ? h->monitors : h->links)))
+			h = p;
+	}
+	return h;
+}
+
+/* The other end of h's monitors or links: a process monitored or linked in the thousands. */
+static bool other_end(const struct proc_growth *p, const struct proc_growth *h)
+{
+	return h && p != h && (p->monitored_by > 0 || p->links > 0);
+}
+
+/* "holds 30 000 monitors (+30 000), " for a process with many; "" else. */
+static void refs_text(char *buf, size_t len, const struct proc_growth *p)
+{
+	char m[32], l[32];
+	buf[0] = '\0';
+	rules_count_format(m, sizeof(m), p->monitors);
+	rules_count_format(l, sizeof(l), p->links);
+	if (p->monitors > 0)
+		snprintf(buf, len, "holds %s monitors%s%s%s, ", m, p->born ? " (+" : "",
+		         p->born ? m : "", p->born ? ")" : "");
+	else if (p->links > 0)
+		snprintf(buf, len, "holds %s links%s%s%s, ", l, p->born ? " (+" : "",
+		         p->born ? l : "", p->born ? ")" : "");
+}
+
+/* The process item of p; with h the holder of many monitors or links, the other ends' growth
+ * (the same monitors, counted on both sides) is h's, said once. */
+static void proc_item(struct drill_item *it, const struct proc_growth *p, const char *label,
+                      int64_t dm, int64_t dq, const struct snapshot *a, const struct proc_growth *h)
+{
+	char b[40], q[40], refs[96], ends[300] = "";
+	proc_key(it, p);
+	if (p == h)
+		for (size_t i = 0; i < a->ngrew_procs; i++) {
+			const struct proc_growth *o = &a->grew_procs[i];
+			int64_t od = o->memory - o->memory_before;
+			char ob[32], oc[32];
+			if (!other_end(o, h) || od <= 0)
+				continue;
+			model_bytes_format(ob, sizeof(ob), od);
+			rules_count_format(oc, sizeof(oc),
+			                   o->monitored_by ? o->monitored_by : o->links);
+			snprintf(ends, sizeof(ends), " (the other end: %s, %s %s times, +%s)",
+			         o->name  ? o->name
+			         : o->pid ? o->pid
+			                  : "?",
+			         o->monitored_by ? "monitored" : "linked", oc, ob);
+			for (int c = 0; c < MEM_CAT_COUNT; c++)
+				if (it->by_cat[c])
+					it->by_cat[c] += od;
+			it->bytes += od;
+			break;
+		}
+	refs_text(refs, sizeof(refs), p);
+	signed_bytes(b, sizeof(b), dm);
+	signed_count(q, sizeof(q), dq);
+	if (dq > 0)
+		snprintf(it->text, sizeof(it->text),
+		         "process %s %smailbox %s messages, memory %s%s%s", label, refs, q, b,
+		         p->born ? ", born during the run" : "", ends);
+	else
+		snprintf(it->text, sizeof(it->text), "process %s %smemory %s%s%s", label, refs, b,
+		         p->born ? ", born during the run" : "", ends);
+}
+
 static size_t list_procs(struct drill_item *out, size_t n, size_t max, const struct snapshot *a)
 {
-	char label[700], b[40], q[40];
+	char label[700], b[40];
+	const struct proc_growth *h = refs_holder(a);
 	for (size_t i = 0; i < a->ngrew_procs; i++) {
 		const struct proc_growth *p = &a->grew_procs[i];
 		int64_t dm = p->memory - p->memory_before, dq = p->mailbox - p->mailbox_before;
 		int64_t dbin = p->bin - p->bin_before;
 		proc_label(label, sizeof(label), p);
-		if (dm > 0 || dq > 0) {
+		if ((dm > 0 || dq > 0) && !other_end(p, h)) {
 			size_t k = n;
 			n = add(out, n, max, DRILL_PROCESS, dm > 0 ? dm : 0, CATS_PROC);
 			if (n == k)
 				break;
-			signed_bytes(b, sizeof(b), dm);
-			signed_count(q, sizeof(q), dq);
-			if (dq > 0)
-				snprintf(out[k].text, sizeof(out[k].text),
-				         "process %s mailbox %s messages, memory %s%s", label, q, b,
-				         p->born ? ", born during the run" : "");
-			else
-				snprintf(out[k].text, sizeof(out[k].text), "process %s memory %s%s",
-				         label, b, p->born ? ", born during the run" : "");
+			proc_item(&out[k], p, label, dm, dq, a, h);
 		}
 		if (dbin > 0) {
 			size_t k = n;
 			n = add(out, n, max, DRILL_BINARY, dbin, CATS_BINARY);
 			if (n == k)
 				break;
+			proc_key(&out[k], p);
 			signed_bytes(b, sizeof(b), dbin);
 			snprintf(out[k].text, sizeof(out[k].text),
 			         "process %s holds %s of refc binaries%s", label, b,
@@ -188,6 +275,9 @@ static size_t list_born(struct drill_item *out, size_t n, size_t max, const stru
 	rules_count_format(c, sizeof(c), a->born_count);
 	rules_count_format(gc, sizeof(gc), g->count);
 	model_bytes_format(b, sizeof(b), a->born_memory);
+	snprintf(out[k].key, sizeof(out[k].key), "born");
+	snprintf(out[k].label, sizeof(out[k].label), "%s process%s left alive (%s x %s)", c,
+	         a->born_count == 1 ? "" : "es", g->key ? rules_display(g->key) : "?", gc);
 	snprintf(out[k].text, sizeof(out[k].text),
 	         "%s process%s born during the run still alive (%s): %s x %s (e.g. %s)", c,
 	         a->born_count == 1 ? "" : "es", b, g->key ? rules_display(g->key) : "?", gc,
@@ -225,6 +315,10 @@ static size_t list_pterm(struct drill_item *out, size_t n, size_t max, const str
 	signed_bytes(by, sizeof(by), dm);
 	group_text(grp, sizeof(grp), a->pterm_new, a->npterm_new);
 	snprintf(out[k].text, sizeof(out[k].text), "persistent_term %s entries, %s%s", c, by, grp);
+	snprintf(out[k].key, sizeof(out[k].key), "persistent_term");
+	snprintf(out[k].label, sizeof(out[k].label), "persistent_term %s%s",
+	         a->npterm_new && a->pterm_new[0].key ? a->pterm_new[0].key : "entries",
+	         a->npterm_new ? " entries" : "");
 	return n;
 }
 
@@ -244,6 +338,8 @@ static size_t list_atoms(struct drill_item *out, size_t n, size_t max, const str
 	signed_count(c, sizeof(c), a->atom_count - b->atom_count);
 	group_text(grp, sizeof(grp), a->atoms_new, a->natoms_new);
 	snprintf(out[k].text, sizeof(out[k].text), "atoms %s%s", c, grp);
+	snprintf(out[k].key, sizeof(out[k].key), "atoms");
+	snprintf(out[k].label, sizeof(out[k].label), "%s new atoms", c);
 	return n;
 }
 

@@ -33,7 +33,16 @@ struct drill_item {
 	int64_t bytes; /* how many bytes it grew by (0 when only counted, e.g. atoms) */
 	int64_t by_cat[MEM_CAT_COUNT]; /* of those, how many count in each category */
 	char text[768]; /* "ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB" */
+	/* issue 25: the structure as a finding names it (struct finding's structure_key and
+	 * structure, rules/consolidate.h): "ets:corpus_cache", "ETS table corpus_cache" */
+	char key[320];
+	char label[400];
 };
+
+/* The refc binary bytes the new rows of e hold: all of a table created during the run, the
+ * new rows' share of a table that grew (rows alike: the probe measured them, up to its bound,
+ * rows.c says how many). */
+int64_t drilldown_ets_bin(const struct ets_growth *e);
 
 /* How many structures drilldown_list finds at most. */
 #define DRILL_MAX 64

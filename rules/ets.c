@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consolidate.h"
+#include "drilldown.h"
 #include "grow.h"
 
 #define RULE "ets"
@@ -94,6 +96,29 @@ static void describe_table(char *buf, size_t len, const struct ets_info *t,
 	         : t->memory < b ? "shrank"
 	                         : "stayed at",
 	         bs, as, rows >= 0 ? "+" : "", rs, !was ? ", created during the run" : "");
+}
+
+/* issue 25: the table as a structure (rules/consolidate.h): its growth in ets, and the refc
+ * binaries its new rows hold (measured in the node) in binary. */
+static int table_structure(struct finding *f, const struct snapshot *after,
+                           const struct ets_info *t, int64_t grew)
+{
+	char key[320], label[320];
+	int64_t bin = 0;
+	for (size_t i = 0; i < after->ngrew_ets; i++) {
+		const struct ets_growth *e = &after->grew_ets[i];
+		if ((t->id && e->id && strcmp(t->id, e->id) == 0) ||
+		    (!t->id && e->name && strcmp(e->name, table_name(t)) == 0)) {
+			bin = drilldown_ets_bin(e);
+			break;
+		}
+	}
+	snprintf(key, sizeof(key), "ets:%s", table_name(t));
+	snprintf(label, sizeof(label), "ETS table %s", table_name(t));
+	if (consolidate_name(f, key, label, MEM_ETS, grew) < 0)
+		return -1;
+	consolidate_explains_add(f->explains, MEM_BINARY, bin);
+	return 0;
 }
 
 /* ---- total ---- */
@@ -254,7 +279,9 @@ static int check_table_limit(struct findings *out, const struct snapshot *before
 		snprintf(subject, sizeof(subject), "table %s", table_name(t));
 		if (findings_add(out, RULE, subject, VERDICT_FAIL, was ? was->memory : 0, t->memory,
 		                 lim->max_bytes == RULES_OFF ? 0 : lim->max_bytes,
-		                 lim->max_growth_pct, msg) < 0)
+		                 lim->max_growth_pct, msg) < 0 ||
+		    table_structure(&out->items[out->count - 1], after, t,
+		                    t->memory - (was ? was->memory : 0)) < 0)
 			goto oom;
 	}
 	if (culprits_add_more(out, RULE, family, &bad, "ETS tables over their limits") < 0)
@@ -287,6 +314,53 @@ out:
 
 /* ---- left alive ---- */
 
+/* issue 25: whether a group g of tables left alive is judged as one: two or more tables of
+ * one name and owner, at least floor bytes together. */
+static bool group_big(const struct ets_group *g, const struct ets_config *cfg)
+{
+	return g->count > 1 && g->bytes >= cfg->left_alive_floor;
+}
+
+/* Whether t is one of a group judged as one (its own finding would say it twice). */
+static bool in_big_group(const struct snapshot *after, const struct ets_info *t,
+                         const struct ets_config *cfg)
+{
+	for (size_t i = 0; i < after->nets_groups; i++) {
+		const struct ets_group *g = &after->ets_groups[i];
+		if (group_big(g, cfg) && g->name && g->owner_pid && t->owner_pid &&
+		    strcmp(g->name, table_name(t)) == 0 && strcmp(g->owner_pid, t->owner_pid) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* "400 ETS tables `leaked` (owner MyApp.Holder) created during the run still alive, 2.3 MB
+ * together", its test module the culprit, the group one structure. */
+static int group_finding(struct findings *out, const struct ets_group *g, const char *more)
+{
+	char msg[1024], subject[300], key[400], label[400], c[32], b[32];
+	const char *owner = g->owner_name ? rules_display(g->owner_name) : g->owner_pid;
+	rules_count_format(c, sizeof(c), g->count);
+	model_bytes_format(b, sizeof(b), g->bytes);
+	snprintf(msg, sizeof(msg),
+	         "%s ETS tables `%s` (owner %s%s%s) created during the run still alive, %s "
+	         "together%s%s; %s",
+	         c, g->name, owner ? owner : "?", !g->owner_name && g->owner_call ? ", " : "",
+	         !g->owner_name && g->owner_call ? rules_display(g->owner_call) : "", b,
+	         g->module ? ", from test module " : "", g->module ? rules_display(g->module) : "",
+	         more);
+	snprintf(subject, sizeof(subject), "left_alive group %s", g->name);
+	snprintf(key, sizeof(key), "ets_group:%s/%s", g->name, g->owner_pid ? g->owner_pid : "?");
+	snprintf(label, sizeof(label), "%s ETS tables %s (owner %s)", c, g->name,
+	         owner ? owner : "?");
+	if (findings_add(out, RULE, subject, VERDICT_FAIL, 0, g->bytes, 0, -1, msg) < 0)
+		return -1;
+	struct finding *f = &out->items[out->count - 1];
+	if (g->module && !(f->culprit = strdup(g->module)))
+		return -1;
+	return consolidate_name(f, key, label, MEM_ETS, g->bytes);
+}
+
 static int check_left_alive(struct findings *out, const struct snapshot *after,
                             const struct ets_config *cfg)
 {
@@ -304,16 +378,20 @@ static int check_left_alive(struct findings *out, const struct snapshot *after,
 		                    cfg->left_alive_floor, -1,
 		                    "ETS tables left alive: the after-snapshot lists no ETS tables "
 		                    "(a light snapshot)");
+	size_t groups = 0;
+	for (size_t i = 0; i < after->nets_groups; i++)
+		groups += group_big(&after->ets_groups[i], cfg);
 	for (size_t i = 0; i < after->nets; i++) {
 		const struct ets_info *t = &after->ets[i];
 		if (!t->created)
 			continue;
 		created++;
-		if (t->memory >= cfg->left_alive_floor && culprits_add(&big, i, t->memory) < 0)
+		if (t->memory >= cfg->left_alive_floor && !in_big_group(after, t, cfg) &&
+		    culprits_add(&big, i, t->memory) < 0)
 			goto oom;
 	}
-	rules_count_format(n, sizeof(n), (int64_t)big.count);
-	if ((int64_t)big.count <= cfg->max_left_alive) {
+	rules_count_format(n, sizeof(n), (int64_t)(big.count + groups));
+	if ((int64_t)(big.count + groups) <= cfg->max_left_alive) {
 		snprintf(msg, sizeof(msg),
 		         "%zu ETS %s created during the run %s still alive, %s of at least %s "
 		         "(limit %s)",
@@ -322,6 +400,15 @@ static int check_left_alive(struct findings *out, const struct snapshot *after,
 		rc = findings_add(out, RULE, "left_alive", VERDICT_PASS, 0, 0,
 		                  cfg->left_alive_floor, -1, msg);
 		goto out;
+	}
+	/* issue 25: a group is judged on its total and named as one */
+	for (size_t i = 0; i < after->nets_groups; i++) {
+		char more[160];
+		snprintf(more, sizeof(more), "%s %s of at least %s, max_left_alive %s", n,
+		         big.count + groups == 1 ? "table or group" : "tables or groups", fl, lim);
+		if (group_big(&after->ets_groups[i], cfg) &&
+		    group_finding(out, &after->ets_groups[i], more) < 0)
+			goto oom;
 	}
 	culprits_sort(&big);
 	for (size_t k = 0; k < big.count && k < RULES_MAX_CULPRITS; k++) {
@@ -335,7 +422,8 @@ static int check_left_alive(struct findings *out, const struct snapshot *after,
 		         table_name(t), owner_name(t), ms, rows, n, fl, lim);
 		snprintf(subject, sizeof(subject), "left_alive %s", table_name(t));
 		if (findings_add(out, RULE, subject, VERDICT_FAIL, 0, t->memory,
-		                 cfg->left_alive_floor, -1, msg) < 0)
+		                 cfg->left_alive_floor, -1, msg) < 0 ||
+		    table_structure(&out->items[out->count - 1], after, t, t->memory) < 0)
 			goto oom;
 	}
 	if (culprits_add_more(out, RULE, "left_alive", &big,

@@ -2,6 +2,9 @@
  * judged on the memory model of growth.h. */
 #include "growth.h"
 
+#include "consolidate.h"
+#include "drilldown.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +61,7 @@ struct judged {
 	bool fail;
 	char explained[512]; /* "" when nothing was subtracted */
 	char msg[1024];
+	char by[512]; /* passing as context: what explains it (finding.explained_by); "" */
 };
 
 static int64_t pos(int64_t v)
@@ -180,6 +184,11 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 		}
 		double pct = pct_of(j->delta, j->before);
 		j->fail = j->delta > lim->floor_bytes && pct > lim->max_pct;
+		if (!j->fail && j->spec > 0) {
+			char ss[32];
+			model_bytes_format(ss, sizeof(ss), j->spec);
+			snprintf(j->by, sizeof(j->by), "%s (+%s)", sp->what[MEM_SYSTEM], ss);
+		}
 		model_bytes_format(ds, sizeof(ds), j->delta);
 		char mv[200] = "";
 		/* persistent_term's values are in the rest (literal area, not code): named first */
@@ -221,12 +230,14 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 	} else if (spec > 0) {
 		char ss[32];
 		model_bytes_format(ss, sizeof(ss), spec);
+		if (!j->fail)
+			snprintf(j->by, sizeof(j->by), "%s (+%s)", sp->what[c], ss);
 		snprintf(j->msg, sizeof(j->msg),
 		         "%s grew %s -> %s (%s%s); +%s of it is in %s, which fails on its own: %s "
-		         "judged %s%s (%+.1f %%), %s%s",
+		         "judged %s%s (%+.1f %%), %s%s%s",
 		         name, bs, as, j->raw >= 0 ? "+" : "", rs, ss, sp->what[c], name,
 		         j->delta >= 0 ? "+" : "", ds, pct, lt,
-		         j->fail ? "" : "; context: that failure is this growth");
+		         j->fail ? "" : "; context: explained by ", j->by);
 	} else {
 		snprintf(j->msg, sizeof(j->msg), "%s grew %s -> %s (%s%s, %+.1f %%), %s", name, bs,
 		         as, j->raw >= 0 ? "+" : "", rs, pct, lt);
@@ -305,12 +316,13 @@ static void judge_total(struct judged *j, const struct snapshot *b, const struct
 	double pct = pct_of(j->delta, j->before);
 	j->fail = j->delta > lim->floor_bytes && pct > lim->max_pct;
 	model_bytes_format(ds, sizeof(ds), j->delta);
+	if (!j->fail && any_failing)
+		snprintf(j->by, sizeof(j->by), "the failing rows (%s)", failing);
 	snprintf(j->msg, sizeof(j->msg),
-	         "total grew %s -> %s (%s%s)%s%s: judged %s%s (%+.1f %%), %s%s", bs, as,
+	         "total grew %s -> %s (%s%s)%s%s: judged %s%s (%+.1f %%), %s%s%s", bs, as,
 	         j->raw >= 0 ? "+" : "", rs, *j->explained ? "; explained: " : "", j->explained,
-	         j->delta >= 0 ? "+" : "", ds, pct, lt,
-	         !j->fail && any_failing ? "; context: its growth is judged by the failing rows"
-	                                 : "");
+	         j->delta >= 0 ? "+" : "", ds, pct, lt, *j->by ? "; context: explained by " : "",
+	         j->by);
 }
 
 static void judge_all(struct judged j[MEM_CAT_COUNT], const struct snapshot *b,
@@ -328,15 +340,19 @@ static int set_judged(struct finding *f, const struct judged *j, const struct gr
 {
 	char *msg = strdup(j->msg);
 	char *ex = j->explained[0] ? strdup(j->explained) : NULL;
-	if (!msg || (j->explained[0] && !ex)) {
+	char *by = j->by[0] ? strdup(j->by) : NULL;
+	if (!msg || (j->explained[0] && !ex) || (j->by[0] && !by)) {
 		free(msg);
 		free(ex);
+		free(by);
 		return -1;
 	}
 	free(f->message);
 	free(f->explained);
+	free(f->explained_by);
 	f->message = msg;
 	f->explained = ex;
+	f->explained_by = by;
 	f->verdict = j->fail ? VERDICT_FAIL : VERDICT_PASS;
 	f->before = j->before;
 	f->after = j->after;
@@ -383,13 +399,6 @@ oom:
 	return -1;
 }
 
-/* The name after "table ", "left_alive ", "process ", "mailbox ", "memory ". */
-static const char *after_space(const char *s)
-{
-	const char *p = s ? strchr(s, ' ') : NULL;
-	return p ? p + 1 : s ? s : "";
-}
-
 static void spec_add(struct spec *sp, int c, int64_t bytes, const char *label)
 {
 	if (bytes <= 0)
@@ -403,17 +412,111 @@ static void spec_add(struct spec *sp, int c, int64_t bytes, const char *label)
 	sp->n[c]++;
 }
 
-/* Whether subject's structure was counted already by an earlier failing finding of rule. */
-static bool seen_before(const struct findings *out, size_t start, size_t i, const char *rule,
-                        const char *name)
+/* The leaves a structure's bytes are judged in; system is judged on its rest. */
+static const int spec_leaves[] = {MEM_PROCESSES_USED, MEM_ETS,  MEM_BINARY,
+                                  MEM_ATOM_USED,      MEM_ATOM, MEM_CODE};
+
+/* Adds what a structure explains (bytes per category, parents included: model.h) to sp,
+ * leaving out category skip (the row that names the structure judges it itself): each leaf
+ * its own, system the part in no row of its own (persistent_term's values, the atom table's
+ * entries). */
+static void spec_add_explains(struct spec *sp, const int64_t ex[MEM_CAT_COUNT], const char *label,
+                              int skip)
 {
-	for (size_t k = start; k < i; k++) {
-		const struct finding *g = &out->items[k];
-		if (g->verdict == VERDICT_FAIL && g->rule && strcmp(g->rule, rule) == 0 &&
-		    strcmp(after_space(g->subject), name) == 0)
+	int64_t rest = ex[MEM_SYSTEM] - ex[MEM_ETS] - ex[MEM_BINARY] - ex[MEM_ATOM] - ex[MEM_CODE];
+	for (size_t k = 0; k < sizeof(spec_leaves) / sizeof(spec_leaves[0]); k++)
+		if (spec_leaves[k] != skip)
+			spec_add(sp, spec_leaves[k], ex[spec_leaves[k]], label);
+	if (skip != MEM_SYSTEM)
+		spec_add(sp, MEM_SYSTEM, rest, label);
+}
+
+/* The failing structures' explanations (one per structure: the largest figure each of its
+ * findings gives per category, e.g. a process's memory and its binaries) into sp. */
+static void spec_from_findings(struct spec *sp, const struct findings *out, size_t start)
+{
+	for (size_t i = start; i < out->count; i++) {
+		const struct finding *f = &out->items[i];
+		int64_t ex[MEM_CAT_COUNT];
+		if (!consolidate_first_of(out, start, i))
+			continue;
+		memcpy(ex, f->explains, sizeof(ex));
+		for (size_t k = i + 1; k < out->count; k++) {
+			const struct finding *g = &out->items[k];
+			if (g->verdict != VERDICT_FAIL || !g->structure_key ||
+			    strcmp(g->structure_key, f->structure_key) != 0)
+				continue;
+			for (int c = 0; c < MEM_CAT_COUNT; c++)
+				if (g->explains[c] > ex[c])
+					ex[c] = g->explains[c];
+		}
+		spec_add_explains(sp, ex, f->structure ? f->structure : f->structure_key, -1);
+	}
+}
+
+/* Whether a failing finding from start on names the structure key already. */
+static bool key_failing(const struct findings *out, size_t start, const char *key)
+{
+	for (size_t i = start; i < out->count; i++)
+		if (out->items[i].verdict == VERDICT_FAIL && out->items[i].structure_key &&
+		    strcmp(out->items[i].structure_key, key) == 0)
 			return true;
+	return false;
+}
+
+/* Whether item i, or another naming the same structure, is what a leaf adopted already: one
+ * structure is explained once. */
+static bool adopted_already(const int adopted[MEM_CAT_COUNT], const struct drill_item *items,
+                            size_t i)
+{
+	for (int c = 0; c < MEM_CAT_COUNT; c++)
+		if (adopted[c] >= 0 && adopted[c] != DRILL_MAX &&
+		    strcmp(items[adopted[c]].key, items[i].key) == 0)
+			return true;
+	return false;
+}
+
+/* A leaf that fails with no structure failing for it: the structure that grew most in it (the
+ * drill-down's), when that is at least half its judged growth, is what it names; what that
+ * structure holds elsewhere (an ETS table's refc binaries) is then explained by it. Returns
+ * whether one was adopted. */
+static bool adopt(struct spec *sp, int adopted[MEM_CAT_COUNT], const struct judged *j,
+                  const struct drill_item *items, size_t n, const struct findings *out,
+                  size_t start)
+{
+	static const int order[] = {MEM_ETS, MEM_PROCESSES_USED, MEM_BINARY, MEM_ATOM_USED};
+	for (size_t o = 0; o < sizeof(order) / sizeof(order[0]); o++) {
+		int c = order[o], best = -1;
+		if (!j[c].known || !j[c].fail || adopted[c] >= 0)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (items[i].key[0] && !key_failing(out, start, items[i].key) &&
+			    !adopted_already(adopted, items, i) &&
+			    2 * items[i].by_cat[c] >= j[c].delta &&
+			    (best < 0 || items[i].by_cat[c] > items[best].by_cat[c]))
+				best = (int)i;
+		adopted[c] = best >= 0 ? best : DRILL_MAX;
+		if (best < 0)
+			continue;
+		spec_add_explains(sp, items[best].by_cat, items[best].label, c);
+		return true;
 	}
 	return false;
+}
+
+/* A failing row is a cause (rules/consolidate.h): the structure it adopted, and its own
+ * judged growth. */
+static int row_cause(struct finding *f, int c, const struct judged *j, const struct drill_item *it)
+{
+	int64_t own = c == MEM_SYSTEM || c == MEM_TOTAL ? pos(j->delta) : pos(j->raw);
+	if (it) {
+		if (consolidate_name(f, it->key, it->label, (enum mem_cat)c, 0) < 0)
+			return -1;
+		memcpy(f->explains, it->by_cat, sizeof(f->explains));
+		own -= it->by_cat[c];
+	}
+	consolidate_explains_add(f->explains, (enum mem_cat)c, own);
+	return 0;
 }
 
 int growth_consolidate(struct findings *out, size_t start, const struct snapshot *before,
@@ -421,68 +524,46 @@ int growth_consolidate(struct findings *out, size_t start, const struct snapshot
 {
 	struct spec *sp;
 	struct judged *j;
-	int rc = 0;
+	struct drill_item *items;
+	int adopted[MEM_CAT_COUNT], rc = 0;
+	size_t n;
 
 	if (!cfg->live_totals)
 		return 0;
 	sp = calloc(1, sizeof(*sp));
 	j = malloc(sizeof(*j) * MEM_CAT_COUNT);
-	if (!sp || !j) {
+	items = malloc(DRILL_MAX * sizeof(*items));
+	if (!sp || !j || !items) {
 		free(sp);
 		free(j);
+		free(items);
 		return -1;
 	}
-	for (size_t i = start; i < out->count; i++) {
-		const struct finding *f = &out->items[i];
-		const char *rule = f->rule ? f->rule : "", *subj = f->subject ? f->subject : "";
-		char label[200];
-		int64_t grew = pos(finding_raw_delta(f));
-		if (f->verdict != VERDICT_FAIL ||
-		    (f->message && strncmp(f->message, "and ", 4) == 0))
-			continue;
-		if (strcmp(rule, "ets") == 0) {
-			if (strcmp(subj, "total") == 0) {
-				spec_add(sp, MEM_ETS, grew, "the ETS total over its cap");
-			} else if (!seen_before(out, start, i, rule, after_space(subj))) {
-				snprintf(label, sizeof(label), "ETS table %s", after_space(subj));
-				spec_add(sp, MEM_ETS, grew, label);
-			}
-		} else if (strcmp(rule, "binary") == 0) {
-			snprintf(label, sizeof(label), "the binaries of process %s",
-			         after_space(subj));
-			spec_add(sp, MEM_BINARY, grew, label);
-		} else if (strcmp(rule, "process") == 0) {
-			if (strcmp(subj, "born") == 0) {
-				spec_add(sp, MEM_PROCESSES_USED, after->born_memory,
-				         "the processes left alive");
-			} else if (!seen_before(out, start, i, rule, after_space(subj))) {
-				snprintf(label, sizeof(label), "process %s", after_space(subj));
-				spec_add(sp, MEM_PROCESSES_USED, grew, label);
-			}
-		} else if (strcmp(rule, "atom") == 0 && strcmp(subj, "growth") == 0) {
-			spec_add(sp, MEM_ATOM_USED, grew, "the new atoms");
-			spec_add(sp, MEM_ATOM, grew, "the new atoms");
-			/* the atom table's entries and index, beyond the text memory(atom) counts,
-			 * are in the rest of system (ll_alloc) */
-			int64_t atoms = after->atom_count - before->atom_count;
-			if (atoms > 0)
-				spec_add(sp, MEM_SYSTEM, atoms * GROWTH_ATOM_ENTRY_BYTES,
-				         "the new atoms' table entries");
-		}
-	}
-	judge_all(j, before, after, cfg, sp);
+	spec_from_findings(sp, out, start);
+	n = drilldown_list(items, DRILL_MAX, before, after);
+	for (int c = 0; c < MEM_CAT_COUNT; c++)
+		adopted[c] = -1;
+	/* each adoption may explain another leaf: judge again until none is adopted */
+	do
+		judge_all(j, before, after, cfg, sp);
+	while (adopt(sp, adopted, j, items, n, out, start));
 	for (size_t i = start; i < out->count; i++) {
 		struct finding *f = &out->items[i];
 		int c = mem_cat_from_name(f->subject);
 		if (!f->rule || strcmp(f->rule, "growth") != 0 || c < 0 ||
 		    f->verdict == VERDICT_SKIP || !j[c].known)
 			continue;
-		if (set_judged(f, &j[c], &cfg->cat[c]) < 0) {
+		if (set_judged(f, &j[c], &cfg->cat[c]) < 0 ||
+		    (j[c].fail &&
+		     row_cause(f, c, &j[c],
+		               adopted[c] >= 0 && adopted[c] != DRILL_MAX ? &items[adopted[c]]
+		                                                          : NULL) < 0)) {
 			rc = -1;
 			break;
 		}
 	}
 	free(sp);
 	free(j);
+	free(items);
 	return rc;
 }

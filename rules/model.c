@@ -122,6 +122,15 @@ void snapshot_clear(struct snapshot *s)
 		free(g->module);
 	}
 	free(s->ports);
+	for (size_t i = 0; i < s->nets_groups; i++) {
+		struct ets_group *g = &s->ets_groups[i];
+		free(g->name);
+		free(g->owner_pid);
+		free(g->owner_name);
+		free(g->owner_call);
+		free(g->module);
+	}
+	free(s->ets_groups);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -289,6 +298,9 @@ int findings_add(struct findings *list, const char *rule, const char *subject, e
 	f->line = 0;
 	f->unit = UNIT_BYTES;
 	f->show = 0;
+	f->structure_key = f->structure = f->explained_by = NULL;
+	memset(f->explains, 0, sizeof(f->explains));
+	f->judges = 0;
 	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
 		free(f->rule);
 		free(f->subject);
@@ -316,6 +328,9 @@ static void finding_free(struct finding *f)
 	free(f->culprit);
 	free(f->culprit_test);
 	free(f->file);
+	free(f->structure_key);
+	free(f->structure);
+	free(f->explained_by);
 }
 
 int findings_add_copy(struct findings *list, const struct finding *f, const char *subject)
@@ -332,6 +347,14 @@ int findings_add_copy(struct findings *list, const struct finding *f, const char
 	c->culprit = dup_or_null(f->culprit);
 	c->culprit_test = dup_or_null(f->culprit_test);
 	c->file = dup_or_null(f->file);
+	c->structure_key = dup_or_null(f->structure_key);
+	c->structure = dup_or_null(f->structure);
+	c->explained_by = dup_or_null(f->explained_by);
+	if ((f->structure_key && !c->structure_key) || (f->structure && !c->structure) ||
+	    (f->explained_by && !c->explained_by)) {
+		finding_free(c);
+		return -1;
+	}
 	if ((f->rule && !c->rule) || ((subject || f->subject) && !c->subject) ||
 	    (f->message && !c->message) || (f->detail && !c->detail) ||
 	    (f->explained && !c->explained) || (f->culprit && !c->culprit) ||

@@ -112,6 +112,9 @@ struct proc_growth {
 	int64_t mailbox_before, mailbox; /* messages */
 	int64_t bin_before, bin;         /* refc binary bytes after GC */
 	bool born;
+	/* issue 25: what it holds now when one of them is in the thousands (0: fewer, or an
+	 * older probe): its monitors, the monitors on it, its links */
+	int64_t monitors, monitored_by, links;
 };
 
 /* An ETS table among the top growers in bytes or rows, created before the run or during it. */
@@ -135,6 +138,9 @@ struct key_group {
 	int64_t count;
 	int64_t bytes; /* heap bytes of the values (persistent_term); 0 for atoms */
 	char *example;
+	/* issue 25: refc binaries the values reference (persistent_term; measured in the node,
+	 * every value up to the probe's bound); 0 for atoms or an older probe */
+	int64_t bin_bytes;
 };
 
 /* Ports opened during the run and still open, by name and owner. */
@@ -239,6 +245,18 @@ struct fine_level {
 /* Frees what f owns and zeroes it; a zeroed f is a no-op. */
 void fine_level_clear(struct fine_level *f);
 
+/* issue 25: ETS tables created during the run and still alive, grouped by name and owner
+ * (groups of two or more; the owner and module are an example's). */
+struct ets_group {
+	char *name;
+	char *owner_pid;
+	char *owner_name; /* registered name of the owner, NULL when none */
+	char *owner_call; /* the owner's initial call */
+	char *module;     /* test module of the owner by spawn ancestry, NULL when none */
+	int64_t count;
+	int64_t bytes;
+};
+
 /* One snapshot of a node, taken by the probe. The deep parts (procs, ets, allocs, born) may
  * be empty: a light snapshot has only the figures. */
 struct snapshot {
@@ -299,6 +317,10 @@ struct snapshot {
 	size_t nports;
 	/* issue 27: RSS, carriers, allocation origins, the run's peak */
 	struct fine_level fine;
+	/* issue 25: tables created during the run and still alive, by name and owner, most bytes
+	 * first */
+	struct ets_group *ets_groups;
+	size_t nets_groups;
 };
 
 /* Frees the deep parts and zeroes the whole struct. */
@@ -450,6 +472,9 @@ enum finding_show {
 	/* failing, it is a cluster node that failed or left the run, not a memory rule: the
 	 * verdict counts it as a node lost */
 	SHOW_NODE_LOST = 1u << 4,
+	/* issue 25: the findings of its rule shown so are one comparison: one JUnit testcase,
+	 * failing when one of them fails, its failure listing the rows that failed */
+	SHOW_ONE_CASE = 1u << 5,
 };
 
 /* One rule applied to one subject (e.g. rule "growth", subject "binary"). */
@@ -477,6 +502,27 @@ struct finding {
 	/* how its figures are shown (findings_show); findings_add sets bytes and no flags */
 	enum finding_unit unit;
 	unsigned show; /* enum finding_show flags */
+	/* issue 25: one cause, one failing finding, across every rule family
+	 * (rules/consolidate.h). The contract for a rule (growth, ets, binary, process, atom,
+	 * persistent_term, ports, a structure rule of rules/structure.c, ...): a finding that
+	 * names ONE structure fills, when it fails, structure_key (how two findings tell they
+	 * name the same thing: "ets:NAME", "proc:<0.1.0>", "atoms", "persistent_term",
+	 * "ports", "born", "ets_group:NAME/OWNER"), structure (the same for people: "ETS table
+	 * sessions") and explains (the structure's growth in bytes in every erlang:memory
+	 * category it counts in, parents included: an ETS table's bytes in ets, system and
+	 * total, the refc binaries its rows hold in binary, system and total). Nothing else:
+	 * consolidation then keeps one failing finding per structure and turns every other
+	 * finding whose growth those structures explain (the growth, baseline and trend rows
+	 * of a category, the tags' limits) into context, saying so in explained_by. */
+	char *structure_key;             /* NULL: the finding names no structure */
+	char *structure;                 /* for people; NULL when structure_key is */
+	int64_t explains[MEM_CAT_COUNT]; /* bytes; 0 where it counts in none */
+	/* a finding that judges the summed growth of several categories (the tags' max_growth),
+	 * as bits 1u << enum mem_cat; 0: its subject's category when it is one, else none */
+	unsigned judges;
+	/* set by consolidation on a finding it turned into context: what explains it,
+	 * "ETS table sessions (+6.7 MB)"; every writer shows it with the message */
+	char *explained_by;
 };
 
 struct findings {

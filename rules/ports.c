@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "consolidate.h"
+
 #define RULE "ports"
 #define SUBJECT "open"
 /* groups named in the message (the probe ships up to 20) */
@@ -70,6 +72,14 @@ static int ports_judge(struct findings *out, const struct snapshot *after,
 		return -1;
 	struct finding *f = &out->items[out->count - 1];
 	f->delta = after->ports_opened;
+	/* issue 25: the ports, one structure (counted, no bytes: rules/consolidate.h) */
+	if (fail) {
+		char label[400];
+		snprintf(label, sizeof(label), "%s ports%s%s", n, after->nports ? " " : "",
+		         after->nports && after->ports[0].name ? after->ports[0].name : "");
+		if (consolidate_name(f, "ports", label, MEM_TOTAL, 0) < 0)
+			return -1;
+	}
 	/* the culprit, for a reviewer's file and line (rules/tags.c): the test module of the
 	 * largest group a test's process opened */
 	for (size_t i = 0; fail && i < after->nports; i++)

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "consolidate.h"
+
 #define RULE "process"
 
 /* A clean suite leaves a handful of processes behind (lazily started servers) and no long
@@ -61,8 +63,19 @@ static int check_born(struct findings *out, const struct snapshot *after,
 			         groups.count - PROCESS_BORN_GROUPS_SHOWN);
 		culprits_clear(&groups);
 	}
-	return findings_add(out, RULE, "born", fail ? VERDICT_FAIL : VERDICT_PASS, 0,
-	                    after->born_memory, 0, -1, msg);
+	if (findings_add(out, RULE, "born", fail ? VERDICT_FAIL : VERDICT_PASS, 0,
+	                 after->born_memory, 0, -1, msg) < 0)
+		return -1;
+	if (!fail)
+		return 0;
+	/* issue 25: the processes left alive, one structure (rules/consolidate.h) */
+	char label[400];
+	snprintf(label, sizeof(label), "%s %s left alive%s%s%s", n,
+	         after->born_count == 1 ? "process" : "processes", after->nborn ? " (" : "",
+	         after->nborn && after->born[0].key ? rules_display(after->born[0].key) : "",
+	         after->nborn ? ", ...)" : "");
+	return consolidate_name(&out->items[out->count - 1], "born", label, MEM_PROCESSES_USED,
+	                        after->born_memory);
 }
 
 /* Which figure of a process a per-process family judges. */
@@ -143,7 +156,9 @@ static int check_per_process(struct findings *out, const struct snapshot *before
 		char subject[300];
 		snprintf(subject, sizeof(subject), "%s %s", family, rules_proc_subject(p));
 		if (findings_add(out, RULE, subject, VERDICT_FAIL, was ? was->memory : 0, p->memory,
-		                 floor, -1, msg) < 0)
+		                 floor, -1, msg) < 0 ||
+		    rules_proc_structure(&out->items[out->count - 1], p, MEM_PROCESSES_USED,
+		                         p->memory - (was ? was->memory : 0)) < 0)
 			goto oom;
 	}
 	if (culprits_add_more(out, RULE, family, &bad,

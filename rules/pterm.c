@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "consolidate.h"
+
 #define RULE "persistent_term"
 #define SUBJECT "growth"
 
@@ -75,6 +77,19 @@ int pterm_check(struct findings *out, const struct snapshot *before, const struc
 	                 before->pterm_memory, after->pterm_memory,
 	                 cfg->max_bytes == RULES_OFF ? 0 : cfg->max_bytes, -1, msg) < 0)
 		return -1;
-	out->items[out->count - 1].delta = dbytes;
+	struct finding *f = &out->items[out->count - 1];
+	f->delta = dbytes;
+	if (!fail)
+		return 0;
+	/* issue 25: the entries as a structure (rules/consolidate.h): their values in the
+	 * literal area, i.e. the rest of system; the refc binaries they reference in binary */
+	char label[400];
+	snprintf(label, sizeof(label), "persistent_term %s x %s",
+	         after->npterm_new && after->pterm_new[0].key ? after->pterm_new[0].key : "entries",
+	         dc);
+	if (consolidate_name(f, "persistent_term", label, MEM_SYSTEM, dbytes) < 0)
+		return -1;
+	for (size_t i = 0; i < after->npterm_new; i++)
+		consolidate_explains_add(f->explains, MEM_BINARY, after->pterm_new[i].bin_bytes);
 	return 0;
 }

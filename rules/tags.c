@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consolidate.h"
 #include "culprits.h"
 
 static const char *const severity_names[SEVERITY_RULE_COUNT] = {
@@ -204,6 +205,33 @@ static int set_culprit(struct finding *f, const struct test_result *t)
 	               : 0;
 }
 
+/* issue 25: the structure that grew most in a failing tagged test's window (the probe's
+ * "ETS table NAME (owner ...) ..." or "process PID (...) ..."), as the structure the finding
+ * names (rules/consolidate.h), explaining its judged growth: the same cause as the table's or
+ * the process's finding, and the growth rows it explains are context. */
+static int tag_structure(struct finding *f, const char *grew, int64_t judged)
+{
+	char key[300], label[300];
+	size_t n;
+	enum mem_cat cat;
+	if (!grew)
+		return 0;
+	if (strncmp(grew, "ETS table ", 10) == 0) {
+		n = strcspn(grew + 10, " ;");
+		snprintf(key, sizeof(key), "ets:%.*s", (int)n, grew + 10);
+		snprintf(label, sizeof(label), "ETS table %.*s", (int)n, grew + 10);
+		cat = MEM_ETS;
+	} else if (strncmp(grew, "process ", 8) == 0) {
+		n = strcspn(grew + 8, " ;");
+		snprintf(key, sizeof(key), "proc:%.*s", (int)n, grew + 8);
+		snprintf(label, sizeof(label), "process %.*s", (int)n, grew + 8);
+		cat = MEM_PROCESSES_USED;
+	} else {
+		return 0;
+	}
+	return consolidate_name(f, key, label, cat, judged);
+}
+
 /* One tagged test's finding. */
 static int check_one(struct findings *out, const struct test_result *t,
                      const struct tag_limits *lim, bool warn_rule)
@@ -282,6 +310,16 @@ static int check_one(struct findings *out, const struct test_result *t,
 		return -1;
 	struct finding *f = &out->items[out->count - 1];
 	f->floor = limit;
+	/* issue 25: judged on bytes alone, it is judged again net of the structures that explain
+	 * them (rules/consolidate.h); a count over its limit is its own */
+	if (lim->max_growth >= 0 &&
+	    (v != VERDICT_FAIL ||
+	     ((lim->max_processes < 0 || t->delta.processes <= lim->max_processes) &&
+	      (lim->max_ets_tables < 0 || t->delta.ets_tables <= lim->max_ets_tables))))
+		f->judges = 1u << MEM_PROCESSES_USED | 1u << MEM_ETS | 1u << MEM_BINARY |
+		            1u << MEM_ATOM_USED;
+	if (v == VERDICT_FAIL && tag_structure(f, t->gate_grew, judged) < 0)
+		return -1;
 	if (v == VERDICT_FAIL && (lim->warn || warn_rule))
 		f->warned = true; /* severity_apply turns it into a warning */
 	return set_culprit(f, t);

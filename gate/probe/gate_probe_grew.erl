@@ -12,8 +12,11 @@
 %% shipped per kind.
 -define(MAX_NEW_LOOKED, 100000).
 -define(MAX_GROUPS, 20).
-%% ETS rows looked at to estimate the refc binaries a growing table holds.
--define(ETS_SAMPLE, 100).
+%% ETS rows whose refc binaries are measured one by one (issue 25): a table with more rows
+%% is measured on that many and scaled to all of them, the bound being stated here.
+-define(ETS_BIN_ROWS, 20000).
+%% Terms visited per row or persistent_term value at most (a deep value is cut there).
+-define(TERM_BUDGET, 256).
 
 -import(gate_probe_snapshot, [top_add/4, top_list/1, initial_call/1, ets_id/1, pid_text/1,
                               id_text/1, name_text/1, mfa_text/1]).
@@ -31,12 +34,65 @@ what_grew(Before, N, GMem, GMq, GBin) ->
     Procs = [Row || {Pid, G} <- maps:to_list(Grew), Row <- [grew_row(Pid, G, Owners)],
                     Row =/= skip],
     {PortsN, Ports} = ports_new(Before, Owners),
+    Per = bin_overhead(),
     #{grew_procs => Procs,
-      grew_ets => ets_growers(Before, N, Owners),
-      pterm_new => pterm_new(Before),
+      grew_ets => ets_growers(Before, N, Owners, Per),
+      pterm_new => pterm_new(Before, Per),
       ports_opened => PortsN,
       ports => Ports,
-      atoms_new => atoms_new(Before)}.
+      atoms_new => atoms_new(Before),
+      %% issue 25
+      ets_groups_new => ets_groups_new(Before, Owners),
+      grew_refs => grew_refs(Procs)}.
+
+%% ---- issue 25 ----
+
+%% Monitors, links: a process that holds this many is named with its counts.
+-define(MANY_REFS, 1000).
+
+%% ETS tables created during the run and still alive, grouped by name and owner (400 small
+%% tables leak as much as one large one): [{Name, OwnerPid, OwnerName, OwnerCall,
+%% TestModule, Count, Bytes}], most bytes first; the owner and module are an example's.
+ets_groups_new(Before, Owners) ->
+    W = erlang:system_info(wordsize),
+    BeforeEts = maps:get(ets, Before),
+    G = lists:foldl(
+          fun(T, Acc) ->
+                  case catch {ets_id(T), ets:info(T, name), ets:info(T, owner),
+                              ets:info(T, memory)} of
+                      {Id, Name, Owner, M} when is_atom(Name), is_pid(Owner), is_integer(M) ->
+                          case maps:is_key(Id, BeforeEts) of
+                              true -> Acc;
+                              false ->
+                                  maps:update_with({Name, Owner},
+                                                   fun({C, B}) -> {C + 1, B + M * W} end,
+                                                   {1, M * W}, Acc)
+                          end;
+                      _ -> Acc
+                  end
+          end, #{}, ets:all()),
+    Rows = [begin
+                {ON, OC} = proc_label(Owner),
+                {name_text(Name), pid_text(Owner), ON, OC, module_text(Owner, Owners), C, B}
+            end || {{Name, Owner}, {C, B}} <- maps:to_list(G), C > 1],
+    lists:sublist(lists:reverse(lists:keysort(7, Rows)), ?MAX_GROUPS).
+
+%% The monitors, monitored_by and links of the processes that grew, for those holding
+%% ?MANY_REFS or more of one: [{Pid, Monitors, MonitoredBy, Links}].
+grew_refs(Rows) ->
+    lists:filtermap(
+      fun(Row) ->
+              Pid = list_to_pid(binary_to_list(element(1, Row))),
+              case erlang:process_info(Pid, [monitors, monitored_by, links]) of
+                  [{monitors, Ms}, {monitored_by, Bs}, {links, Ls}] ->
+                      {Nm, Nb, Nl} = {length(Ms), length(Bs), length(Ls)},
+                      case max(Nm, max(Nb, Nl)) >= ?MANY_REFS of
+                          true -> {true, {element(1, Row), Nm, Nb, Nl}};
+                          false -> false
+                      end;
+                  _ -> false
+              end
+      end, Rows).
 
 spawn_owner_map() ->
     case application:get_env(gate_probe, spawn_owners) of
@@ -100,8 +156,8 @@ parent_named(P, K) ->
 
 %% {Name, Id, OwnerPid, OwnerName, OwnerCall, TestModule, Rows0, Rows, Bytes0, Bytes, Created,
 %%  BinBytes}: BinBytes estimates the refc binaries its rows hold (off the table's own memory,
-%%  under erlang:memory(binary)) from a sample of ?ETS_SAMPLE rows
-ets_growers(Before, N, Owners) ->
+%%  under erlang:memory(binary)), measured on up to ?ETS_BIN_ROWS rows
+ets_growers(Before, N, Owners, Per) ->
     W = erlang:system_info(wordsize),
     BeforeEts = maps:get(ets, Before),
     Empty = {N, 0, []},
@@ -120,40 +176,79 @@ ets_growers(Before, N, Owners) ->
                          end
                  end, {Empty, Empty}, ets:all()),
     Gs = maps:from_list([{T, G} || {_, T, G} <- top_list(TB) ++ top_list(TR)]),
-    [Row || G <- maps:values(Gs), Row <- [ets_grew_row(G, Owners)], Row =/= skip].
+    [Row || G <- maps:values(Gs), Row <- [ets_grew_row(G, Owners, Per)], Row =/= skip].
 
-ets_grew_row({T, Id, S0, S, B0, B, Created}, Owners) ->
+ets_grew_row({T, Id, S0, S, B0, B, Created}, Owners, Per) ->
     case catch {ets:info(T, name), ets:info(T, owner)} of
         {Name, Owner} when is_atom(Name), is_pid(Owner) ->
             {OwnerName, OwnerCall} = proc_label(Owner),
             {name_text(Name), id_text(Id), pid_text(Owner), OwnerName, OwnerCall,
-             module_text(Owner, Owners), S0, S, B0, B, Created, ets_bin_estimate(T, S)};
+             module_text(Owner, Owners), S0, S, B0, B, Created, ets_bin_bytes(T, S, Per)};
         _ -> skip
     end.
 
-%% The refc binary bytes of a sample of rows, scaled to all of them; 0 for a table this
-%% process may not read (private) or an empty one.
-ets_bin_estimate(_T, 0) -> 0;
-ets_bin_estimate(T, Rows) ->
-    try ets:select(T, [{'_', [], ['$_']}], ?ETS_SAMPLE) of
-        {Objs, _} when Objs =/= [] ->
-            {Sum, _} = lists:foldl(fun refc_bytes/2, {0, ?ETS_SAMPLE * 64}, Objs),
-            Sum * Rows div length(Objs);
-        _ -> 0
-    catch _:_ -> 0
+%% What erlang:memory(binary) counts for one refc binary beyond its bytes (its header and the
+%% allocator's block): measured here, not assumed, in a fresh process that no GC disturbs, on
+%% 2 000 fresh 100-byte binaries; five times, the median kept, as another process may free or
+%% allocate binaries meanwhile.
+bin_overhead() ->
+    Runs = [in_fresh(fun() ->
+                             Proto = binary:copy(<<0:800>>),
+                             M0 = erlang:memory(binary),
+                             Bs = [binary:copy(Proto) || _ <- lists:seq(1, 2000)],
+                             M1 = erlang:memory(binary),
+                             (M1 - M0) div length(Bs) - byte_size(Proto)
+                     end, 0) || _ <- lists:seq(1, 5)],
+    max(0, lists:nth(3, lists:sort(Runs))).
+
+%% Fun's value, computed in a fresh process with a heap large enough for a sample of rows
+%% (nothing else of the probe's on it); Default when it fails or takes over 10 s.
+in_fresh(Fun, Default) ->
+    {Pid, Ref} = spawn_opt(fun() -> exit({ok, Fun()}) end,
+                           [monitor, {min_heap_size, 1 bsl 17}]),
+    receive
+        {'DOWN', Ref, process, Pid, {ok, V}} -> V;
+        {'DOWN', Ref, process, Pid, _} -> Default
+    after 10000 ->
+            exit(Pid, kill),
+            receive {'DOWN', Ref, process, Pid, _} -> Default end
     end.
 
-%% Bytes of the refc binaries (over 64 bytes: the rest are copied into the row) in a term,
-%% visiting at most Budget terms.
-refc_bytes(_, {Sum, Budget}) when Budget =< 0 -> {Sum, 0};
-refc_bytes(B, {Sum, Budget}) when is_binary(B), byte_size(B) > 64 ->
-    {Sum + binary:referenced_byte_size(B), Budget - 1};
-refc_bytes(T, {Sum, Budget}) when is_tuple(T) ->
-    lists:foldl(fun refc_bytes/2, {Sum, Budget - 1}, tuple_to_list(T));
-refc_bytes([H | T], {Sum, Budget}) -> refc_bytes(T, refc_bytes(H, {Sum, Budget - 1}));
-refc_bytes(M, {Sum, Budget}) when is_map(M) ->
-    refc_bytes(maps:values(M), {Sum, Budget - 1});
-refc_bytes(_, {Sum, Budget}) -> {Sum, Budget - 1}.
+%% The bytes erlang:memory(binary) counts for the refc binaries a table's rows reference:
+%% the rows (every row up to ?ETS_BIN_ROWS, scaled to all rows beyond) are copied into a
+%% fresh process, whose refc binaries process_info(binary) then lists exactly (the small
+%% ones too, e.g. a 32-byte binary an append built; one binary referenced by two rows once);
+%% 0 for a table this process may not read (private) or an empty one.
+ets_bin_bytes(_T, 0, _Per) -> 0;
+ets_bin_bytes(T, Rows, Per) ->
+    in_fresh(fun() ->
+                     case ets:select(T, [{'_', [], ['$_']}], ?ETS_BIN_ROWS) of
+                         {Objs, _} when Objs =/= [] ->
+                             erlang:garbage_collect(),
+                             {binary, Bins} = erlang:process_info(self(), binary),
+                             Unique = maps:from_list([{Id, S} || {Id, S, _} <- Bins]),
+                             Sum = lists:sum([S + Per || S <- maps:values(Unique)]),
+                             Sum * Rows div length(Objs);
+                         _ -> 0
+                     end
+             end, 0).
+
+%% The refc binaries one term references (over 64 bytes: smaller ones are copied into the
+%% term), each as erlang:memory(binary) counts it, visiting at most ?TERM_BUDGET terms.
+term_bin_bytes(T, Per) ->
+    {Sum, _} = refc_bytes(T, {0, ?TERM_BUDGET}, Per),
+    Sum.
+
+refc_bytes(_, {Sum, Budget}, _) when Budget =< 0 -> {Sum, 0};
+refc_bytes(B, {Sum, Budget}, Per) when is_binary(B), byte_size(B) > 64 ->
+    {Sum + binary:referenced_byte_size(B) + Per, Budget - 1};
+refc_bytes(T, {Sum, Budget}, Per) when is_tuple(T) ->
+    lists:foldl(fun(E, A) -> refc_bytes(E, A, Per) end, {Sum, Budget - 1}, tuple_to_list(T));
+refc_bytes([H | T], {Sum, Budget}, Per) ->
+    refc_bytes(T, refc_bytes(H, {Sum, Budget - 1}, Per), Per);
+refc_bytes(M, {Sum, Budget}, Per) when is_map(M) ->
+    refc_bytes(maps:values(M), {Sum, Budget - 1}, Per);
+refc_bytes(_, {Sum, Budget}, _) -> {Sum, Budget - 1}.
 
 %% {RegisteredName, Call}: the call is the initial call, or for a spawned fun (which starts
 %% in erlang:apply/2 and says nothing) where it is now.
@@ -173,8 +268,9 @@ proc_label(P) ->
     {Name, Call}.
 
 %% persistent_term entries created during the run, grouped by the shape of their key:
-%% [{Shape, Count, Bytes, ExampleKey}], largest count first.
-pterm_new(Before) ->
+%% [{Shape, Count, Bytes, ExampleKey, BinBytes}], largest count first; BinBytes: the refc
+%% binaries the values reference (issue 25), measured on the first ?MAX_NEW_LOOKED values.
+pterm_new(Before, Per) ->
     case maps:get(pterm_keys, Before, none) of
         Keys when is_map(Keys) ->
             W = erlang:system_info(wordsize),
@@ -183,20 +279,26 @@ pterm_new(Before) ->
                                     case maps:is_key(K, Keys) of
                                         true -> {G, Seen};
                                         false when Seen >= ?MAX_NEW_LOOKED ->
-                                            {group_add(key_shape(K), 1, 0, K, G), Seen};
+                                            {group_add(key_shape(K), 1, {0, 0}, K, G), Seen};
                                         false ->
                                             Bytes = try erts_debug:flat_size(V) * W
                                                     catch _:_ -> 0 end,
-                                            {group_add(key_shape(K), 1, Bytes, K, G), Seen + 1}
+                                            Bin = term_bin_bytes(V, Per),
+                                            {group_add(key_shape(K), 1, {Bytes, Bin}, K, G),
+                                             Seen + 1}
                                     end
                             end, {#{}, 0}, persistent_term:get()),
-            groups_top(Groups);
+            [{S, C, B, E, Bin} || {S, C, {B, Bin}, E} <- groups_top(Groups)];
         _ -> []
     end.
 
+%% B: a byte count, or {Bytes, BinBytes} (persistent_term), summed alike.
 group_add(Shape, C, B, Example, G) ->
-    maps:update_with(Shape, fun({C0, B0, E}) -> {C0 + C, B0 + B, E} end,
+    maps:update_with(Shape, fun({C0, B0, E}) -> {C0 + C, bytes_add(B0, B), E} end,
                      {C, B, Example}, G).
+
+bytes_add({A, B}, {C, D}) -> {A + C, B + D};
+bytes_add(A, C) -> A + C.
 
 groups_top(Groups) ->
     Sorted = lists:reverse(lists:keysort(2, [{S, C, B, example_text(E)}

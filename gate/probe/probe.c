@@ -531,7 +531,7 @@ static int decode_grew_ets(const struct term *t, struct snapshot *out, char *err
 	return 0;
 }
 
-/* {Shape, Count, Bytes, Example} */
+/* {Shape, Count, Bytes, Example}, or with BinBytes after it (issue 25: persistent_term) */
 static int decode_key_groups(const struct term *t, const char *what, struct key_group **out,
                              size_t *nout, char *err, size_t errlen)
 {
@@ -544,11 +544,12 @@ static int decode_key_groups(const struct term *t, const char *what, struct key_
 		const struct term *r = &t->u.seq.items[i];
 		struct key_group *g = &(*out)[i];
 		*nout = i + 1;
-		if (r->type != TERM_TUPLE || r->u.seq.n != 4 ||
+		if (r->type != TERM_TUPLE || (r->u.seq.n != 4 && r->u.seq.n != 5) ||
 		    req_text(term_tuple_at(r, 0), &g->key) ||
 		    req_int(term_tuple_at(r, 1), &g->count) ||
 		    req_int(term_tuple_at(r, 2), &g->bytes) ||
-		    req_text(term_tuple_at(r, 3), &g->example))
+		    req_text(term_tuple_at(r, 3), &g->example) ||
+		    (r->u.seq.n == 5 && req_int(term_tuple_at(r, 4), &g->bin_bytes)))
 			return bad_row(what, i, err, errlen);
 	}
 	return 0;
@@ -572,6 +573,61 @@ static int decode_ports(const struct term *t, struct snapshot *out, char *err, s
 		int64_t *nums[] = {&g->count, &g->os_pid};
 		if (row_fields(r, 7, texts, opt, 5, nums, 2) < 0)
 			return bad_row("ports", i, err, errlen);
+	}
+	return 0;
+}
+
+/* issue 25: {Name, OwnerPid, OwnerName, OwnerCall, Module, Count, Bytes}; absent: none */
+static int decode_ets_groups(const struct term *t, struct snapshot *out, char *err, size_t errlen)
+{
+	size_t n;
+	if (!t)
+		return 0;
+	if (list_of(t, "ets_groups_new", &n, err, errlen) < 0)
+		return -1;
+	if (n && !(out->ets_groups = calloc(n, sizeof(*out->ets_groups))))
+		return bad_row("ets_groups_new (out of memory)", 0, err, errlen);
+	static const bool opt[] = {false, false, true, false, true};
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		struct ets_group *g = &out->ets_groups[i];
+		out->nets_groups = i + 1;
+		char **texts[] = {&g->name, &g->owner_pid, &g->owner_name, &g->owner_call,
+		                  &g->module};
+		int64_t *nums[] = {&g->count, &g->bytes};
+		if (row_fields(r, 7, texts, opt, 5, nums, 2) < 0)
+			return bad_row("ets_groups_new", i, err, errlen);
+	}
+	return 0;
+}
+
+/* issue 25: {Pid, Monitors, MonitoredBy, Links} of grown processes; absent: none */
+static int decode_grew_refs(const struct term *t, struct snapshot *out, char *err, size_t errlen)
+{
+	size_t n;
+	if (!t)
+		return 0;
+	if (list_of(t, "grew_refs", &n, err, errlen) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct term *r = &t->u.seq.items[i];
+		char *pid = NULL;
+		int64_t m, b, l;
+		if (r->type != TERM_TUPLE || r->u.seq.n != 4 ||
+		    req_text(term_tuple_at(r, 0), &pid) || req_int(term_tuple_at(r, 1), &m) ||
+		    req_int(term_tuple_at(r, 2), &b) || req_int(term_tuple_at(r, 3), &l)) {
+			free(pid);
+			return bad_row("grew_refs", i, err, errlen);
+		}
+		for (size_t k = 0; k < out->ngrew_procs; k++) {
+			struct proc_growth *g = &out->grew_procs[k];
+			if (g->pid && strcmp(g->pid, pid) == 0) {
+				g->monitors = m;
+				g->monitored_by = b;
+				g->links = l;
+			}
+		}
+		free(pid);
 	}
 	return 0;
 }
@@ -605,7 +661,9 @@ static int decode_growth(const struct term *reply, struct snapshot *out, char *e
 	                      &out->npterm_new, err, errlen) < 0 ||
 	    decode_key_groups(term_map_get(reply, "atoms_new"), "atoms_new", &out->atoms_new,
 	                      &out->natoms_new, err, errlen) < 0 ||
-	    decode_ports(term_map_get(reply, "ports"), out, err, errlen) < 0)
+	    decode_ports(term_map_get(reply, "ports"), out, err, errlen) < 0 ||
+	    decode_ets_groups(term_map_get(reply, "ets_groups_new"), out, err, errlen) < 0 ||
+	    decode_grew_refs(term_map_get(reply, "grew_refs"), out, err, errlen) < 0)
 		return -1;
 	return 0;
 }

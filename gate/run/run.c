@@ -33,6 +33,7 @@
 #include "gate/run/report_out.h"
 #include "gate/version.h"
 #include "rules/attribution.h"
+#include "rules/consolidate.h"
 #include "rules/tags.h"
 
 /* ---- 1. configure ---- */
@@ -231,6 +232,13 @@ int run_findings_finish(struct run *r, struct findings *f, const struct snapshot
                         const struct snapshot *after, bool tests_here)
 {
 	const struct severity_config *sev = &r->cfg.rules.severity;
+	/* issue 25: one cause, one failing finding, across every family (the baseline's and the
+	 * trend's rows included), before the culprits are named; again once the tags ran */
+	if (consolidate_findings(f, 0) < 0) {
+		errtext_set(r->err, sizeof(r->err), NULL,
+		            "out of memory consolidating the findings");
+		return -1;
+	}
 	/* the culprits go into the failing findings' messages, so before any report */
 	if (attribution_annotate(f, before, after, tests_here ? &r->tests : NULL) < 0) {
 		errtext_set(r->err, sizeof(r->err), NULL, "out of memory naming the culprits");
@@ -241,8 +249,8 @@ int run_findings_finish(struct run *r, struct findings *f, const struct snapshot
 	int trc = tests_here ? tags_check(f, &r->tests, sev, r->err, sizeof(r->err)) : 0;
 	if (trc == -2)
 		return -1;
-	if (trc < 0 || severity_apply(f, sev, r->opts->warn_only) < 0 ||
-	    tags_locate(f, &r->tests) < 0) {
+	if (trc < 0 || consolidate_findings(f, 0) < 0 ||
+	    severity_apply(f, sev, r->opts->warn_only) < 0 || tags_locate(f, &r->tests) < 0) {
 		errtext_set(r->err, sizeof(r->err), NULL,
 		            "out of memory applying the tests' gate tags");
 		return -1;

@@ -10,8 +10,8 @@
 // and so on), and every declared tests/failures/errors/skipped attribute must agree with
 // them. --failure-contains: some testcase named CASE_NAME has a <failure> (or, failing that,
 // an <error>) whose message or text contains TEXT. --testcase: a testcase with that classname
-// and name exists. --property: a testcase named CASE_NAME carries, inside it, a <property>
-// named PROPERTY whose value is a number above MIN. --first-failure-contains: the message of
+// and name exists. --property: a testcase named CASE_NAME carries, in its <system-out>, a line
+// "PROPERTY = N" with N above MIN. --first-failure-contains: the message of
 // the first <failure> in the report (what a CI reader sees first) contains TEXT. Exit 0: all checks hold; 1: one does not
 // or the file cannot be read; 2: usage.
 import { readFile } from 'node:fs/promises'
@@ -154,8 +154,11 @@ for (const { classname, name } of opts.present) {
 
 for (const { name, prop, min } of opts.props) {
   const named = cases.filter(({ tc }) => String(tc.name) === name)
-  const values = named.flatMap(({ tc }) => (tc.properties ?? [])
-    .filter((p) => String(p.name) === prop).map((p) => Number(p.value)))
+  // issue 25: a testcase has no <properties> (the schema has none there): gate writes a
+  // measured test's figures as "NAME = VALUE" lines of its <system-out>
+  const line = new RegExp(`^${prop.replace(/[.]/g, '\\.')} = (-?[0-9]+)$`, 'm')
+  const values = named.flatMap(({ tc }) => (tc['system-out'] ?? [])
+    .map((t) => line.exec(String(t))).filter((m) => m).map((m) => Number(m[1])))
   if (named.length === 0) problems.push(`--property: no testcase named "${name}"`)
   else if (values.length === 0) problems.push(`--property: testcase "${name}" has no property ${prop}`)
   else if (!values.some((v) => v > min)) {
