@@ -2,6 +2,8 @@
  * judged on the memory model of growth.h. */
 #include "growth.h"
 
+#include "culprits.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,6 +418,36 @@ static bool seen_before(const struct findings *out, size_t start, size_t i, cons
 	return false;
 }
 
+/* issue 31: the categories a failing structure finding ("process X", "table X", "group K")
+ * grew: a process's refc binaries in binary and its heap in processes_used (from the
+ * after-snapshot's growth list), a table in ets, a group of born processes in
+ * processes_used. */
+static void structure_spec(struct spec *sp, const struct snapshot *after, const char *subj,
+                           int64_t grew)
+{
+	char label[200];
+	const char *name = after_space(subj);
+	if (strncmp(subj, "table ", 6) == 0) {
+		snprintf(label, sizeof(label), "ETS table %s", name);
+		spec_add(sp, MEM_ETS, grew, label);
+	} else if (strncmp(subj, "group ", 6) == 0) {
+		snprintf(label, sizeof(label), "the processes %s left alive", name);
+		spec_add(sp, MEM_PROCESSES_USED, grew, label);
+	} else if (strncmp(subj, "process ", 8) == 0) {
+		for (size_t i = 0; i < after->ngrew_procs; i++) {
+			const struct proc_growth *p = &after->grew_procs[i];
+			const char *pn = p->name ? rules_display(p->name) : p->pid;
+			if (!pn || strcmp(pn, name) != 0)
+				continue;
+			snprintf(label, sizeof(label), "the binaries of process %s", name);
+			spec_add(sp, MEM_BINARY, pos(p->bin - p->bin_before), label);
+			snprintf(label, sizeof(label), "process %s", name);
+			spec_add(sp, MEM_PROCESSES_USED, pos(p->memory - p->memory_before), label);
+			return;
+		}
+	}
+}
+
 int growth_consolidate(struct findings *out, size_t start, const struct snapshot *before,
                        const struct snapshot *after, const struct growth_config *cfg)
 {
@@ -459,6 +491,9 @@ int growth_consolidate(struct findings *out, size_t start, const struct snapshot
 				snprintf(label, sizeof(label), "process %s", after_space(subj));
 				spec_add(sp, MEM_PROCESSES_USED, grew, label);
 			}
+		} else if (strcmp(rule, "structure") == 0) {
+			/* issue 31: a structure judged on its own explains what it grew */
+			structure_spec(sp, after, subj, grew);
 		} else if (strcmp(rule, "atom") == 0 && strcmp(subj, "growth") == 0) {
 			spec_add(sp, MEM_ATOM_USED, grew, "the new atoms");
 			spec_add(sp, MEM_ATOM, grew, "the new atoms");

@@ -19,6 +19,7 @@
 #include "ports.h"
 #include "process.h"
 #include "pterm.h"
+#include "structure.h"
 #include "tags.h"
 
 struct rules_config {
@@ -33,6 +34,8 @@ struct rules_config {
 	struct ports_config ports;             /* [ports] */
 	struct pterm_config pterm;             /* [persistent_term] */
 	struct severity_config severity;       /* [severity] (issue 19, rules/tags.h) */
+	/* issue 31 */
+	struct structure_config structure; /* [structure]: structures on their own past */
 };
 
 /* Fills cfg (raw memory) with every rule's documented defaults (see gate.toml), each from

@@ -85,6 +85,15 @@ static const struct key_spec run_keys[] = {
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
+/* issue 31: [structure]: each structure judged against its own before-figure */
+static const struct key_spec structure_keys[] = {
+        {"process_floor", KEY_SIZE_OFF, IN_CFG(structure.process_floor), 0, 0, "\"4 MB\"", NULL},
+        {"table_floor", KEY_SIZE_OFF, IN_CFG(structure.table_floor), 0, 0, "\"4 MB\"", NULL},
+        {"group_floor", KEY_SIZE_OFF, IN_CFG(structure.group_floor), 0, 0, "\"4 MB\"", NULL},
+        {"max_growth", KEY_PCT_OFF, IN_CFG(structure.max_growth_pct), 0, 0, "\"100 %\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
 /* issue 19: [severity] RULE = "error" | "warn"; [attention] the reviewer's budget */
 #define IN_SEV(r) offsetof(struct config, rules.severity.warn[r])
 static const struct key_spec severity_keys[] = {
@@ -119,6 +128,7 @@ const struct section config_sections[] = {
         {"run", run_keys, NULL},
         {"severity", severity_keys, NULL},
         {"attention", attention_keys, NULL},
+        {"structure", structure_keys, NULL}, /* issue 31 */
         {NULL, NULL, NULL},
 };
 

@@ -62,6 +62,10 @@ struct probe_snapshot_opts {
 	enum probe_mark mark; /* BEFORE remembers what exists; AFTER reports what was born */
 	bool no_bin_leak;     /* skip each process's refc binaries before its GC (recon's
 	                       * bin_leak: 1.5x the pass); the before-GC figures are then -1 */
+	/* issue 31: wait at most this long (ms) for the input buffers ports keep until their
+	 * next read to be released before the snapshot (gate_probe_snapshot's settle_ports);
+	 * 0: no wait */
+	int settle_ms;
 };
 
 /* Appends opts as the map gate_probe:snapshot/1 takes (cluster mode sends it on). */

@@ -143,7 +143,9 @@ static int open_node(struct run *r)
 static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
                          enum probe_mark mark)
 {
-	struct probe_snapshot_opts so = {.gc = true, .deep = true, .mark = mark};
+	/* issue 31: both snapshots settle the same way (the ports' input buffers released) */
+	struct probe_snapshot_opts so = {
+	        .gc = true, .deep = true, .mark = mark, .settle_ms = r->cfg.settle_timeout_ms};
 	char phase[64];
 	snprintf(phase, sizeof(phase), "collecting garbage for the %s-snapshot", which);
 	r->ses.phase = phase;
