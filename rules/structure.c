@@ -11,10 +11,14 @@
  * leaks issue 31 plants grow one structure by megabytes. gate.toml says why. */
 void structure_config_default(struct structure_config *cfg)
 {
-	cfg->process_floor = 4000000;
+	cfg->process_floor = 1000000;
 	cfg->table_floor = 4000000;
 	cfg->group_floor = 4000000;
 	cfg->max_growth_pct = 100.0;
+	cfg->repeat_bytes = 4000;
+	cfg->repeat_rows = 10;
+	cfg->repeat_count = 1;
+	cfg->repeat_spread = 4.0;
 }
 
 /* The name after the first space of a subject ("process X" -> "X"). */
@@ -24,10 +28,8 @@ static const char *after_space(const char *s)
 	return p ? p + 1 : s ? s : "";
 }
 
-/* Whether an earlier failing finding of one of rules names the structure name already (its
- * subject's words after the family), or, with whole, has exactly subject whole. */
-static bool failed_already(const struct findings *out, const char *const *rules, const char *name,
-                           const char *whole)
+bool structure_failed_already(const struct findings *out, const char *const *rules,
+                              const char *name, const char *whole)
 {
 	for (size_t i = 0; i < out->count; i++) {
 		const struct finding *f = &out->items[i];
@@ -118,7 +120,7 @@ static int check_processes(struct findings *out, const struct snapshot *after,
 		if (!top || d > proc_after(top) - proc_before(top))
 			top = p;
 		if (over(proc_before(p), proc_after(p), cfg->process_floor, cfg->max_growth_pct) &&
-		    !failed_already(out, others, proc_name(p), NULL) &&
+		    !structure_failed_already(out, others, proc_name(p), NULL) &&
 		    culprits_add(&bad, i, d) < 0)
 			goto oom;
 	}
@@ -193,7 +195,7 @@ static int check_tables(struct findings *out, const struct snapshot *after,
 		if (!top || d > top->bytes - top->bytes_before)
 			top = t;
 		if (over(t->bytes_before, t->bytes, cfg->table_floor, cfg->max_growth_pct) &&
-		    !failed_already(out, others, table_name(t), NULL) &&
+		    !structure_failed_already(out, others, table_name(t), NULL) &&
 		    culprits_add(&bad, i, d) < 0)
 			goto oom;
 	}
@@ -248,7 +250,7 @@ static int check_groups(struct findings *out, const struct snapshot *after,
 		if (!top || g->memory > top->memory)
 			top = g;
 		if (over(0, g->memory, cfg->group_floor, -1) &&
-		    !failed_already(out, others, NULL, "born") &&
+		    !structure_failed_already(out, others, NULL, "born") &&
 		    culprits_add(&bad, i, g->memory) < 0)
 			goto oom;
 	}

@@ -25,10 +25,26 @@ struct structure_config {
 	                       /* each RULES_OFF: that family is not judged */
 	double max_growth_pct; /* and the growth must exceed this much of the before-figure;
 	                          100 % (it at least doubled); < 0: the floor alone */
+	/* --repeat (rules/repeat.h, repeat_structures_check): a structure that grew by at least
+	 * this much in every run after the warm-up, by similar amounts, is a leak whatever its
+	 * size */
+	int64_t repeat_bytes; /* bytes per run (a process's refc binaries or memory, a
+	                         table's bytes); 4 kB; RULES_OFF: not judged */
+	int64_t repeat_rows;  /* a table's rows per run; 10; RULES_OFF: not judged */
+	int64_t repeat_count; /* processes of a group, persistent_term keys of a shape per
+	                         run; 1; RULES_OFF: not judged */
+	double repeat_spread; /* similar: the largest growth of runs 2..N at most this many
+	                         times the smallest; 4 */
 };
 
 /* Fills cfg with the documented defaults (see gate.toml). */
 void structure_config_default(struct structure_config *cfg);
+
+/* Whether an earlier failing finding in out of one of rules (NULL-terminated) names the
+ * structure name already (its subject's words after the family: "process X" -> "X"), or,
+ * with whole, has exactly the subject whole. */
+bool structure_failed_already(const struct findings *out, const char *const *rules,
+                              const char *name, const char *whole);
 
 /* Appends, under rule "structure": one FAIL per structure over its limits (subjects "process
  * NAME", "table NAME", "group KEY", the names the process, ets and binary rules use), at most

@@ -87,7 +87,7 @@ static const struct key_spec run_keys[] = {
 
 /* issue 31: [structure]: each structure judged against its own before-figure */
 static const struct key_spec structure_keys[] = {
-        {"process_floor", KEY_SIZE_OFF, IN_CFG(structure.process_floor), 0, 0, "\"4 MB\"", NULL},
+        {"process_floor", KEY_SIZE_OFF, IN_CFG(structure.process_floor), 0, 0, "\"1 MB\"", NULL},
         {"table_floor", KEY_SIZE_OFF, IN_CFG(structure.table_floor), 0, 0, "\"4 MB\"", NULL},
         {"group_floor", KEY_SIZE_OFF, IN_CFG(structure.group_floor), 0, 0, "\"4 MB\"", NULL},
         {"max_growth", KEY_PCT_OFF, IN_CFG(structure.max_growth_pct), 0, 0, "\"100 %\"", NULL},
