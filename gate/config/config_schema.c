@@ -91,6 +91,10 @@ static const struct key_spec structure_keys[] = {
         {"table_floor", KEY_SIZE_OFF, IN_CFG(structure.table_floor), 0, 0, "\"4 MB\"", NULL},
         {"group_floor", KEY_SIZE_OFF, IN_CFG(structure.group_floor), 0, 0, "\"4 MB\"", NULL},
         {"max_growth", KEY_PCT_OFF, IN_CFG(structure.max_growth_pct), 0, 0, "\"100 %\"", NULL},
+        {"repeat_bytes", KEY_SIZE_OFF, IN_CFG(structure.repeat_bytes), 0, 0, "\"4 kB\"", NULL},
+        {"repeat_rows", KEY_COUNT_OFF, IN_CFG(structure.repeat_rows), 0, COUNT_MAX, "10", NULL},
+        {"repeat_count", KEY_COUNT_OFF, IN_CFG(structure.repeat_count), 0, COUNT_MAX, "1", NULL},
+        {"repeat_spread", KEY_NUMBER, IN_CFG(structure.repeat_spread), 1, 1000, "4", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
