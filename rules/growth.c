@@ -420,8 +420,8 @@ static bool seen_before(const struct findings *out, size_t start, size_t i, cons
 
 /* issue 31: the categories a failing structure finding ("process X", "table X", "group K")
  * grew: a process's refc binaries in binary and its heap in processes_used (from the
- * after-snapshot's growth list), a table in ets, a group of born processes in
- * processes_used. */
+ * after-snapshot's growth list), a table in ets and the refc binaries its rows hold in
+ * binary, a group of born processes in processes_used. */
 static void structure_spec(struct spec *sp, const struct snapshot *after, const char *subj,
                            int64_t grew)
 {
@@ -430,6 +430,16 @@ static void structure_spec(struct spec *sp, const struct snapshot *after, const 
 	if (strncmp(subj, "table ", 6) == 0) {
 		snprintf(label, sizeof(label), "ETS table %s", name);
 		spec_add(sp, MEM_ETS, grew, label);
+		/* and the refc binaries its rows hold (the probe's estimate from a sample) */
+		for (size_t i = 0; i < after->ngrew_ets; i++) {
+			const struct ets_growth *t = &after->grew_ets[i];
+			if (t->name && strcmp(t->name, name) == 0) {
+				snprintf(label, sizeof(label), "the binaries of ETS table %s",
+				         name);
+				spec_add(sp, MEM_BINARY, t->bin_bytes, label);
+				break;
+			}
+		}
 	} else if (strncmp(subj, "group ", 6) == 0) {
 		snprintf(label, sizeof(label), "the processes %s left alive", name);
 		spec_add(sp, MEM_PROCESSES_USED, grew, label);

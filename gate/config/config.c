@@ -76,6 +76,13 @@ void config_clear(struct config *cfg)
 
 /* ---- tables ---- */
 
+/* issue 31: [node] settle_timeout = "off" */
+static bool settle_off(const struct toml_value *v)
+{
+	const char *s = toml_type(v) == TOML_STRING ? toml_string(v, NULL) : NULL;
+	return s && strcmp(s, "off") == 0;
+}
+
 static int load_node(struct loader *ld, const struct toml_value *t, struct config *cfg)
 {
 	for (size_t i = 0; i < toml_table_len(t); i++) {
@@ -99,8 +106,10 @@ static int load_node(struct loader *ld, const struct toml_value *t, struct confi
 			rc = config_get_duration(ld, v, path, &cfg->test_timeout_ms);
 		else if (strcmp(key, "stop_timeout") == 0)
 			rc = config_get_duration(ld, v, path, &cfg->stop_timeout_ms);
-		else if (strcmp(key, "settle_timeout") == 0) /* issue 31 */
-			rc = config_get_duration(ld, v, path, &cfg->settle_timeout_ms);
+		else if (strcmp(key, "settle_timeout") == 0) /* issue 31: "off" is no wait */
+			rc = settle_off(v)
+			             ? (cfg->settle_timeout_ms = 0)
+			             : config_get_duration(ld, v, path, &cfg->settle_timeout_ms);
 		else
 			rc = config_unknown_key(ld, toml_table_key_pos(t, i), path, key, node_keys,
 			                        "[node]");
