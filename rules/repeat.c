@@ -259,7 +259,7 @@ static int tables(struct findings *out, const struct snapshot *const *snaps, siz
 		}
 		bool by_rows = consistent(&rows, n, cfg->repeat_rows, cfg->repeat_spread, &lo_r);
 		bool by_bytes = consistent(&bytes, n, cfg->repeat_bytes, cfg->repeat_spread, &lo_b);
-		if ((!by_rows && !by_bytes) ||
+		if ((!by_rows && !by_bytes) || structure_category_fails(out, MEM_ETS) ||
 		    structure_failed_already(out, structure_rules, name, NULL))
 			continue;
 		if (by_rows)
@@ -327,7 +327,8 @@ static int processes(struct findings *out, const struct snapshot *const *snaps, 
 				continue;
 			s = &mem;
 		}
-		if (structure_failed_already(out, structure_rules, name, NULL))
+		if (structure_category_fails(out, by_bin ? MEM_BINARY : MEM_PROCESSES_USED) ||
+		    structure_failed_already(out, structure_rules, name, NULL))
 			continue;
 		series_text(what, sizeof(what), s, n, lo, cfg->repeat_spread, true, "");
 		model_bytes_format(a, sizeof(a), s->v[1]);
@@ -373,6 +374,7 @@ static int groups(struct findings *out, const struct snapshot *const *snaps, siz
 			series_set(&s, k, c);
 		}
 		if (!consistent(&s, n, cfg->repeat_count, cfg->repeat_spread, &lo) ||
+		    (!pterm && structure_category_fails(out, MEM_PROCESSES_USED)) ||
 		    structure_failed_already(out, structure_rules, rules_display(key),
 		                             pterm ? NULL : "born"))
 			continue;

@@ -45,6 +45,25 @@ bool structure_failed_already(const struct findings *out, const char *const *rul
 	return false;
 }
 
+bool structure_category_fails(const struct findings *out, enum mem_cat c)
+{
+	const char *name = mem_cat_name(c);
+	for (size_t i = 0; name && i < out->count; i++) {
+		const struct finding *f = &out->items[i];
+		if (f->verdict == VERDICT_FAIL && f->rule && f->subject &&
+		    strcmp(f->rule, "growth") == 0 && strcmp(f->subject, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The category a process's growth lands in most: its refc binaries', else its heap's. */
+static enum mem_cat proc_category(const struct proc_growth *p)
+{
+	return p->bin - p->bin_before >= p->memory - p->memory_before ? MEM_BINARY
+	                                                              : MEM_PROCESSES_USED;
+}
+
 /* grew over the floor and over max_growth_pct of before */
 static bool over(int64_t before, int64_t after, int64_t floor, double pct)
 {
@@ -120,6 +139,7 @@ static int check_processes(struct findings *out, const struct snapshot *after,
 		if (!top || d > proc_after(top) - proc_before(top))
 			top = p;
 		if (over(proc_before(p), proc_after(p), cfg->process_floor, cfg->max_growth_pct) &&
+		    !structure_category_fails(out, proc_category(p)) &&
 		    !structure_failed_already(out, others, proc_name(p), NULL) &&
 		    culprits_add(&bad, i, d) < 0)
 			goto oom;
@@ -195,6 +215,7 @@ static int check_tables(struct findings *out, const struct snapshot *after,
 		if (!top || d > top->bytes - top->bytes_before)
 			top = t;
 		if (over(t->bytes_before, t->bytes, cfg->table_floor, cfg->max_growth_pct) &&
+		    !structure_category_fails(out, MEM_ETS) &&
 		    !structure_failed_already(out, others, table_name(t), NULL) &&
 		    culprits_add(&bad, i, d) < 0)
 			goto oom;
@@ -250,6 +271,7 @@ static int check_groups(struct findings *out, const struct snapshot *after,
 		if (!top || g->memory > top->memory)
 			top = g;
 		if (over(0, g->memory, cfg->group_floor, -1) &&
+		    !structure_category_fails(out, MEM_PROCESSES_USED) &&
 		    !structure_failed_already(out, others, NULL, "born") &&
 		    culprits_add(&bad, i, g->memory) < 0)
 			goto oom;

@@ -46,12 +46,19 @@ void structure_config_default(struct structure_config *cfg);
 bool structure_failed_already(const struct findings *out, const char *const *rules,
                               const char *name, const char *whole);
 
+/* Whether the growth rule's row of category c fails in out: the category then names what
+ * grew in it (rules/drilldown.c), so a structure in it is not failed a second time. */
+bool structure_category_fails(const struct findings *out, enum mem_cat c);
+
 /* Appends, under rule "structure": one FAIL per structure over its limits (subjects "process
  * NAME", "table NAME", "group KEY", the names the process, ets and binary rules use), at most
  * RULES_MAX_CULPRITS per family then "and N more"; else one PASS per family that says the
- * largest growth. A structure that an earlier failing finding in out names already (the
- * binary rule's "process X", the process rule's "memory X", the ets rule's "table X", the
- * process rule's "born") is not failed twice: one leak, one finding. SKIP when the
+ * largest growth. One leak, one finding: a structure that an earlier failing finding in out
+ * names already (the binary rule's "process X", the process rule's "memory X", the ets rule's
+ * "table X", the process rule's "born"), or whose category's growth row fails (ets for a
+ * table, binary or processes_used for a process, whichever it grew more, processes_used for
+ * a group: the row names the structures that grew in it), is not failed again. The rule is for
+ * what its category hides: a release elsewhere in it, or growth under its percentage. SKIP when the
  * after-snapshot has no growth data (a light snapshot).
  * Returns 0, or -1 on allocation failure (out keeps what was added). */
 int structure_check(struct findings *out, const struct snapshot *before,

@@ -14,8 +14,7 @@ case_repeat_warmup_passes() {
 	local d; d=$(fixture warmup)
 	run_gate run -C "$d"
 	expect_rc 1
-	# issue 31: the table, judged on its own past, is named (the ets row passes as context)
-	expect_in "$OUT" "ETS table warmup_cache"
+	expect_in "$OUT" "ets grew"
 	run_gate run -C "$d" --repeat 3 --json "$d/run.json" --html "$d/report.html" \
 		--junit "$d/junit.xml"
 	expect_rc 0
@@ -45,14 +44,12 @@ case_repeat_growth_fails() {
 	run_gate run -C "$d" --repeat 3
 	expect_rc 1
 	expect_in "$OUT" "gate: FAILED"
-	# issue 31: the table is named, judged on its own past since run 1 (the ets row it
-	# explains passes as context)
-	expect_in "$OUT" "ETS table grows_log"
+	expect_in "$OUT" "ets grew"
+	expect_in "$OUT" "judged: the smallest"
 	junit_valid "$d/_build/gate/junit.xml"
 	# the culprit from the JUnit message: the console wraps long lines
-	junit_check "$d/_build/gate/junit.xml" \
-		--failure-contains "table grows_log=ETS table grows_log (owner Grows.Log) grew" \
-		--failure-contains "table grows_log=likely culprit: Grows.LogTest"
+	junit_check "$d/_build/gate/junit.xml" --failure-contains "ets=--repeat 3: runs 2..3 grew +3" \
+		--failure-contains "ets=likely culprit: Grows.LogTest"
 	no_leftovers "$d"
 }
 
