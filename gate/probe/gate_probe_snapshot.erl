@@ -29,9 +29,33 @@
 %%            before-GC figures (gate decodes -1: not measured)
 %% Everything is collected in one pass over the processes; only the top N of each ranking
 %% and the born groups leave the node, so a node with 1M processes ships a few kB.
+%%   settle_ms => integer(): issue 31, wait at most this long for the input buffers ports keep
+%%            until their next read (see "Settling" below); 0: no wait (default)
 snapshot(Opts) ->
-    %% issue 31: the ports' input buffers released first (bounded), then the clock starts
-    Settled = settle_ports(maps:get(settle_ms, Opts, 0), maps:get(settle_floor, Opts, 1000000)),
+    MaxMs = maps:get(settle_ms, Opts, 0),
+    Floor = maps:get(settle_floor, Opts, 1000000),
+    Deadline = erlang:monotonic_time(millisecond) + MaxMs,
+    settled_snapshot(Opts, MaxMs, Floor, Deadline, 0).
+
+%% Connections made at the application's start get their buffers asynchronously (a pool
+%% connects after start returns): buffers that appeared while the snapshot was taken may be in
+%% its figures. So the check is made again after it, and the snapshot taken again, settled,
+%% while the bound lasts; the reply counts the retakes.
+settled_snapshot(Opts, MaxMs, Floor, Deadline, Retakes) ->
+    Left = max(0, Deadline - erlang:monotonic_time(millisecond)),
+    Snap0 = snapshot1(Opts, settle_ports(case Retakes of 0 -> MaxMs; _ -> Left end, Floor)),
+    Snap = case Retakes of
+               0 -> Snap0;
+               _ -> Snap0#{settle_retakes => Retakes}
+           end,
+    case MaxMs > 0 andalso Left > 0 andalso over_floor(port_buffers(), Floor) of
+        true -> settled_snapshot(Opts, MaxMs, Floor, Deadline, Retakes + 1);
+        false -> Snap
+    end.
+
+over_floor(B, Floor) -> is_integer(B) andalso B > Floor.
+
+snapshot1(Opts, Settled) ->
     T0 = erlang:monotonic_time(microsecond),
     GC = maps:get(gc, Opts, true),
     Deep = maps:get(deep, Opts, false),
