@@ -84,13 +84,13 @@ case_repeat_consistent_structures_fail() {
 	no_leftovers "$w"
 }
 
-# The Phoenix app (../shared/apps) with issue 31's leaks planted by
+# The Phoenix app (../shared/apps, or $GATE_REALWORLD_APPS) with issue 31's leaks planted by
 # tests/realworld/phoenix/plant.sh: a GenServer a plug fills with response bodies fails a
 # default run, named; an ETS session cache and a page cache GenServer fail with --repeat 3,
 # named, one finding each; the unchanged app passes both ways. Needs PostgreSQL (CI installs
 # it, integrations/deps.sh); skipped here, saying so, without it.
 case_phoenix_planted_leaks() {
-	local apps="$ROOT/../shared/apps" pgbin
+	local apps="${GATE_REALWORLD_APPS:-$ROOT/../shared/apps}" pgbin
 	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 	if [ ! -x "$apps/setup.sh" ] || [ ! -d "$apps/src/todo_trek/deps" ]; then
 		echo "    skipped: no Phoenix app with its dependencies at $apps"
