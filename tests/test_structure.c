@@ -324,6 +324,51 @@ static void test_repeat_process_and_named_once(void **state)
 	}
 }
 
+/* processes born and left alive, and persistent_term keys of one shape, a few more every run */
+static void test_repeat_groups_and_keys(void **state)
+{
+	(void)state;
+	struct findings out = {0};
+	int64_t flat[] = {10, 10, 10, 10, 10};
+	static struct proc_group born[RUNS + 1];
+	static struct key_group keys[RUNS + 1];
+	ets_runs(flat, 4);
+	for (size_t k = 2; k <= 4; k++) {
+		born[k] = (struct proc_group){.key = "Elixir.App.Poller:init/1",
+		                              .count = 2 * ((int64_t)k - 1),
+		                              .memory = 6000 * ((int64_t)k - 1),
+		                              .example_pid = "<0.9.0>"};
+		keys[k] =
+		        (struct key_group){.key = "{App.Flags, _}", .count = 5 * ((int64_t)k - 1)};
+		snaps[k].born = &born[k];
+		snaps[k].nborn = 1;
+		snaps[k].pterm_new = &keys[k];
+		snaps[k].npterm_new = 1;
+	}
+	assert_int_equal(judge_runs(&out, 4), 0);
+	const struct finding *g = find(&out, "structure", "group App.Poller:init/1");
+	assert_non_null(g);
+	assert_int_equal(g->verdict, VERDICT_FAIL);
+	assert_non_null(strstr(g->message, "+2 processes in each of runs 2..4"));
+	const struct finding *t = find(&out, "structure", "persistent_term {App.Flags, _}");
+	assert_non_null(t);
+	assert_non_null(strstr(t->message, "+5 keys in each of runs 2..4"));
+	findings_clear(&out);
+	/* the processes_used row fails already: it names the group; the keys still fail */
+	assert_int_equal(
+	        findings_add(&out, "growth", "processes_used", VERDICT_FAIL, 0, 1, 0, -1, "x"), 0);
+	assert_int_equal(judge_runs(&out, 4), 0);
+	assert_null(find(&out, "structure", "group App.Poller:init/1"));
+	assert_non_null(find(&out, "structure", "persistent_term {App.Flags, _}"));
+	findings_clear(&out);
+	for (size_t k = 0; k <= 4; k++) {
+		snaps[k].born = NULL;
+		snaps[k].nborn = 0;
+		snaps[k].pterm_new = NULL;
+		snaps[k].npterm_new = 0;
+	}
+}
+
 static void test_config_keys(void **state)
 {
 	(void)state;
@@ -359,6 +404,7 @@ int main(void)
 	        cmocka_unit_test(test_repeat_table_every_run_fails),
 	        cmocka_unit_test(test_repeat_warmup_noise_pass),
 	        cmocka_unit_test(test_repeat_process_and_named_once),
+	        cmocka_unit_test(test_repeat_groups_and_keys),
 	        cmocka_unit_test(test_config_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
