@@ -51,7 +51,15 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gate-realworld.XXXXXX")
 pgdir="" # the Phoenix app's dir while its PostgreSQL runs (issue 31): torn down at exit
-trap '[ -z "$pgdir" ] || "$apps/teardown.sh" "$pgdir" >/dev/null 2>&1; rm -rf "$work"' EXIT
+# teardown.sh stops the cluster and leaves its data dir (as root a mktemp -d of its own,
+# PGHOST_DIR in pg.env): removed too, so that nothing is left behind
+pg_down() {
+	[ -n "$pgdir" ] && [ -f "$pgdir/pg.env" ] || return 0
+	pghost=$(sed -n 's/^PGHOST_DIR=//p' "$pgdir/pg.env")
+	"$apps/teardown.sh" "$pgdir" >/dev/null 2>&1
+	case "$pghost" in */gate-anchor-pg.*) rm -rf "$pghost" ;; esac
+}
+trap 'pg_down; rm -rf "$work"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 export MIX_ENV=test LC_ALL=C

@@ -103,7 +103,7 @@ case_phoenix_planted_leaks() {
 	local top; top=$(mktemp -d "$WORK/phoenix.XXXXXX")
 	if ! "$apps/setup.sh" "$top" >"$top/setup.log" 2>&1; then
 		fail "setup.sh failed: $(tail -n 3 "$top/setup.log")"
-		"$apps/teardown.sh" "$top" >/dev/null 2>&1
+		[ -f "$top/pg.env" ] && "$apps/teardown.sh" "$top" >/dev/null 2>&1
 		return
 	fi
 	PGPORT=$(sed -n 's/^PGPORT=//p' "$top/pg.env")
@@ -136,6 +136,9 @@ case_phoenix_planted_leaks() {
 	expect_rc 1
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
 	expect_in "$OUT" "process TodoTrek.Plant.PageCache"
+	local pghost; pghost=$(sed -n 's/^PGHOST_DIR=//p' "$top/pg.env")
 	"$apps/teardown.sh" "$top" >/dev/null 2>&1 || fail "teardown.sh failed"
+	# teardown.sh leaves the cluster's data dir (as root a mktemp -d of its own)
+	case "$pghost" in */gate-anchor-pg.*) rm -rf "$pghost" ;; esac
 	unset PGPORT
 }
