@@ -9,7 +9,8 @@
 # team's: when `erl` / `elixir` are on PATH (erlef/setup-beam, an elixir image, asdf) no
 # Erlang or Elixir package is installed, and gate takes ei from that erl's installation
 # (erlang-dev only when that erl is Debian's own and lacks it). Without them on PATH, Debian's.
-# default: the tests' tools too (cmocka, xmllint, Node.js, Chromium for the HTML report).
+# default: the tests' tools too (cmocka, xmllint, Node.js, Chromium for the HTML report,
+# PostgreSQL for the Phoenix app of make realworld).
 set -eu
 mode=${GATE_DEPS:-test}
 
@@ -83,6 +84,9 @@ else
 	# debootstrap: make compat builds its Debian 13 chroot with it; time: make bench reads
 	# gate's peak RSS with GNU time; clang-format: make lint checks the house style
 	PKGS="$PKGS libxml2-utils libcmocka-dev chromium clang clang-format libclang-rt-14-dev valgrind debootstrap time"
+	# issue 31: make realworld and the e2e case phoenix_planted_leaks run the Phoenix + Ecto
+	# app of ../shared/apps on a private PostgreSQL (its setup.sh picks a free port with python3)
+	PKGS="$PKGS postgresql python3"
 fi
 missing=""
 for p in $PKGS; do

@@ -321,6 +321,14 @@ struct snapshot {
 	 * first */
 	struct ets_group *ets_groups;
 	size_t nets_groups;
+	/* issue 31: the settling before the snapshot (gate_probe_snapshot's settle_ports): the
+	 * binaries port drivers kept as input buffers (a lower bound) when it started and when
+	 * it ended, how long it waited, and erlang:memory(binary) around the wait (0 when it
+	 * did not wait) */
+	bool have_settle;
+	int64_t settle_us;
+	int64_t settle_port_buffers, settle_port_buffers_left;
+	int64_t settle_binary_before, settle_binary_after;
 };
 
 /* Frees the deep parts and zeroes the whole struct. */

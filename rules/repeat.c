@@ -155,3 +155,265 @@ int repeat_annotate(struct findings *out, const struct repeat_data *d)
 	}
 	return 0;
 }
+
+/* ---- structures that grow in every run (issue 31) ---- */
+
+/* One figure of one structure after each run: v[k] after run k (v[0]: the before-snapshot);
+ * known[k] false where no snapshot said it. */
+struct series {
+	int64_t v[REPEAT_MAX + 1];
+	bool known[REPEAT_MAX + 1];
+};
+
+static void series_set(struct series *s, size_t k, int64_t v)
+{
+	s->v[k] = v;
+	s->known[k] = true;
+}
+
+/* Whether the growth of every run 2..n is at least min (and above 0) and similar: the
+ * largest at most spread times the smallest; *lo gets the smallest. */
+static bool consistent(const struct series *s, size_t n, int64_t min, double spread, int64_t *lo)
+{
+	int64_t a = INT64_MAX, b = 0;
+	if (min == RULES_OFF || n < 3)
+		return false;
+	for (size_t k = 2; k <= n; k++) {
+		if (!s->known[k] || !s->known[k - 1])
+			return false;
+		int64_t g = s->v[k] - s->v[k - 1];
+		if (g <= 0 || g < min)
+			return false;
+		a = g < a ? g : a;
+		b = g > b ? g : b;
+	}
+	*lo = a;
+	return (double)b <= spread * (double)a;
+}
+
+/* "in each of 3 runs (+312, +312, +311 rows)": run 1 counts when it grew at least lo / spread
+ * too (a leak fills from the start), else "in each of runs 2..3 after the warm-up". */
+static void series_text(char *buf, size_t len, const struct series *s, size_t n, int64_t lo,
+                        double spread, bool bytes, const char *unit)
+{
+	char g[32], all[512] = "";
+	size_t o = 0;
+	bool first = s->known[0] && s->known[1] && s->v[1] - s->v[0] > 0 &&
+	             (double)(s->v[1] - s->v[0]) * spread >= (double)lo;
+	for (size_t k = first ? 1 : 2; k <= n && o < sizeof(all) - 40; k++) {
+		int64_t d = s->v[k] - s->v[k - 1];
+		if (bytes)
+			model_bytes_format(g, sizeof(g), d);
+		else
+			rules_count_format(g, sizeof(g), d);
+		o += (size_t)snprintf(all + o, sizeof(all) - o, "%s%s%s", o ? ", " : "",
+		                      d >= 0 ? "+" : "", g);
+	}
+	if (bytes)
+		model_bytes_format(g, sizeof(g), lo);
+	else
+		rules_count_format(g, sizeof(g), lo);
+	if (first)
+		snprintf(buf, len, "+%s%s%s in each of %zu runs (%s)", g, *unit ? " " : "", unit, n,
+		         all);
+	else
+		snprintf(buf, len, "+%s%s%s in each of runs 2..%zu after the warm-up (%s)", g,
+		         *unit ? " " : "", unit, n, all);
+}
+
+static const char tail[] = "; memory that grows in every run grows without bound in production";
+
+static int fail(struct findings *out, const char *subject, const struct series *s, size_t n,
+                const char *msg)
+{
+	return findings_add(out, "structure", subject, VERDICT_FAIL, s->known[1] ? s->v[1] : 0,
+	                    s->v[n], 0, -1, msg);
+}
+
+static const char *const structure_rules[] = {"structure", "binary", "process", "ets", NULL};
+
+static const struct ets_info *ets_in(const struct snapshot *s, const struct ets_info *t)
+{
+	for (size_t i = 0; i < s->nets; i++)
+		if (t->id && s->ets[i].id && strcmp(t->id, s->ets[i].id) == 0)
+			return &s->ets[i];
+	return NULL;
+}
+
+static int tables(struct findings *out, const struct snapshot *const *snaps, size_t n,
+                  const struct structure_config *cfg, size_t *found)
+{
+	const struct snapshot *last = snaps[n];
+	for (size_t i = 0; i < last->nets; i++) {
+		const struct ets_info *t = &last->ets[i];
+		const char *name = t->name ? t->name : t->id ? t->id : "?";
+		struct series rows = {0}, bytes = {0};
+		int64_t lo_r = 0, lo_b = 0;
+		char what[640], msg[1024], subject[300], a[32], b[32];
+		for (size_t k = 0; k <= n; k++) {
+			const struct ets_info *x = ets_in(snaps[k], t);
+			if (x) {
+				series_set(&rows, k, x->size);
+				series_set(&bytes, k, x->memory);
+			}
+		}
+		bool by_rows = consistent(&rows, n, cfg->repeat_rows, cfg->repeat_spread, &lo_r);
+		bool by_bytes = consistent(&bytes, n, cfg->repeat_bytes, cfg->repeat_spread, &lo_b);
+		if ((!by_rows && !by_bytes) || structure_category_fails(out, MEM_ETS) ||
+		    structure_failed_already(out, structure_rules, name, NULL))
+			continue;
+		if (by_rows)
+			series_text(what, sizeof(what), &rows, n, lo_r, cfg->repeat_spread, false,
+			            "rows");
+		else
+			series_text(what, sizeof(what), &bytes, n, lo_b, cfg->repeat_spread, true,
+			            "");
+		model_bytes_format(a, sizeof(a), bytes.known[1] ? bytes.v[1] : 0);
+		model_bytes_format(b, sizeof(b), t->memory);
+		snprintf(msg, sizeof(msg), "ETS table %s (owner %s) %s, %s -> %s%s", name,
+		         t->owner_name  ? rules_display(t->owner_name)
+		         : t->owner_pid ? t->owner_pid
+		                        : "?",
+		         what, a, b, tail);
+		snprintf(subject, sizeof(subject), "table %s", name);
+		if (fail(out, subject, &bytes, n, msg) < 0)
+			return -1;
+		(*found)++;
+	}
+	return 0;
+}
+
+static const struct proc_growth *grew_in(const struct snapshot *s, const char *pid)
+{
+	for (size_t i = 0; pid && i < s->ngrew_procs; i++)
+		if (s->grew_procs[i].pid && strcmp(s->grew_procs[i].pid, pid) == 0)
+			return &s->grew_procs[i];
+	return NULL;
+}
+
+/* A process's refc binaries (bin) or memory after each run: run 1's from the last
+ * snapshot's before-figures (the probe's mark is set after run 1), runs 2..n from each
+ * snapshot's growth list, the before-snapshot's from its process list. */
+static void proc_series(struct series *s, const struct snapshot *const *snaps, size_t n,
+                        const struct proc_growth *p, bool bin)
+{
+	const struct proc_info *p0 = rules_proc_find(snaps[0], p->pid);
+	if (p0)
+		series_set(s, 0, bin ? p0->bin_bytes : p0->memory);
+	series_set(s, 1, bin ? p->bin_before : p->memory_before);
+	for (size_t k = 2; k <= n; k++) {
+		const struct proc_growth *x = grew_in(snaps[k], p->pid);
+		if (x)
+			series_set(s, k, bin ? x->bin : x->memory);
+	}
+}
+
+static int processes(struct findings *out, const struct snapshot *const *snaps, size_t n,
+                     const struct structure_config *cfg, size_t *found)
+{
+	const struct snapshot *last = snaps[n];
+	for (size_t i = 0; i < last->ngrew_procs; i++) {
+		const struct proc_growth *p = &last->grew_procs[i];
+		const char *name = p->name ? rules_display(p->name) : p->pid ? p->pid : "?";
+		struct series bin = {0}, mem = {0};
+		int64_t lo = 0;
+		char what[640], msg[1024], subject[300], a[32], b[32];
+		proc_series(&bin, snaps, n, p, true);
+		proc_series(&mem, snaps, n, p, false);
+		bool by_bin = consistent(&bin, n, cfg->repeat_bytes, cfg->repeat_spread, &lo);
+		const struct series *s = &bin;
+		if (!by_bin) {
+			if (!consistent(&mem, n, cfg->repeat_bytes, cfg->repeat_spread, &lo))
+				continue;
+			s = &mem;
+		}
+		if (structure_category_fails(out, by_bin ? MEM_BINARY : MEM_PROCESSES_USED) ||
+		    structure_failed_already(out, structure_rules, name, NULL))
+			continue;
+		series_text(what, sizeof(what), s, n, lo, cfg->repeat_spread, true, "");
+		model_bytes_format(a, sizeof(a), s->v[1]);
+		model_bytes_format(b, sizeof(b), s->v[n]);
+		snprintf(msg, sizeof(msg), "process %s%s%s%s: its %s grew %s, %s -> %s%s", name,
+		         p->initial_call ? " (" : "",
+		         p->initial_call ? rules_display(p->initial_call) : "",
+		         p->initial_call ? ")" : "", by_bin ? "refc binaries" : "memory after GC",
+		         what, a, b, tail);
+		snprintf(subject, sizeof(subject), "process %s", name);
+		if (fail(out, subject, s, n, msg) < 0)
+			return -1;
+		(*found)++;
+	}
+	return 0;
+}
+
+/* Groups of processes born since run 1 and persistent_term keys created since, by shape:
+ * counts after each run 2..n (0 after run 1, where the mark is set). */
+static int groups(struct findings *out, const struct snapshot *const *snaps, size_t n,
+                  const struct structure_config *cfg, bool pterm, size_t *found)
+{
+	const struct snapshot *last = snaps[n];
+	size_t count = pterm ? last->npterm_new : last->nborn;
+	for (size_t i = 0; i < count; i++) {
+		const char *key = pterm ? last->pterm_new[i].key : last->born[i].key;
+		struct series s = {0};
+		int64_t lo = 0;
+		char what[640], msg[1024], subject[300];
+		if (!key)
+			continue;
+		series_set(&s, 1, 0);
+		for (size_t k = 2; k <= n; k++) {
+			int64_t c = 0;
+			size_t m = pterm ? snaps[k]->npterm_new : snaps[k]->nborn;
+			for (size_t j = 0; j < m; j++) {
+				const char *kj =
+				        pterm ? snaps[k]->pterm_new[j].key : snaps[k]->born[j].key;
+				if (kj && strcmp(kj, key) == 0)
+					c = pterm ? snaps[k]->pterm_new[j].count
+					          : snaps[k]->born[j].count;
+			}
+			series_set(&s, k, c);
+		}
+		if (!consistent(&s, n, cfg->repeat_count, cfg->repeat_spread, &lo) ||
+		    (!pterm && structure_category_fails(out, MEM_PROCESSES_USED)) ||
+		    structure_failed_already(out, structure_rules, rules_display(key),
+		                             pterm ? NULL : "born"))
+			continue;
+		series_text(what, sizeof(what), &s, n, lo, cfg->repeat_spread, false,
+		            pterm ? "keys" : "processes");
+		snprintf(msg, sizeof(msg), "%s %s: %s%s",
+		         pterm ? "persistent_term keys" : "processes born and left alive",
+		         rules_display(key), what, tail);
+		snprintf(subject, sizeof(subject), "%s %s", pterm ? "persistent_term" : "group",
+		         rules_display(key));
+		if (findings_add(out, "structure", subject, VERDICT_FAIL, 0, s.v[n], 0, -1, msg) <
+		    0)
+			return -1;
+		(*found)++;
+	}
+	return 0;
+}
+
+int repeat_structures_check(struct findings *out, const struct snapshot *const *snaps, size_t n,
+                            const struct structure_config *cfg)
+{
+	size_t found = 0;
+	char msg[512], lim[32];
+	if (n < 3 || n > REPEAT_MAX)
+		return 0;
+	for (size_t k = 1; k <= n; k++)
+		if (!snaps[k] || (k >= 2 && !snaps[k]->have_growth))
+			return 0;
+	if (tables(out, snaps, n, cfg, &found) < 0 || processes(out, snaps, n, cfg, &found) < 0 ||
+	    groups(out, snaps, n, cfg, false, &found) < 0 ||
+	    groups(out, snaps, n, cfg, true, &found) < 0)
+		return -1;
+	if (found)
+		return 0;
+	model_bytes_format(lim, sizeof(lim), cfg->repeat_bytes);
+	snprintf(msg, sizeof(msg),
+	         "no table, process, group of processes or persistent_term shape grew in every "
+	         "run 2..%zu by similar amounts (at least %s or %lld rows or %lld processes or "
+	         "keys per run)",
+	         n, lim, (long long)cfg->repeat_rows, (long long)cfg->repeat_count);
+	return findings_add(out, "structure", "repeat", VERDICT_PASS, 0, 0, 0, -1, msg);
+}

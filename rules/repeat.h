@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "structure.h"
 
 /* Most runs gate accepts for --repeat. */
 #define REPEAT_MAX 100
@@ -81,5 +82,19 @@ int repeat_judged_pair(struct snapshot *before_out, struct snapshot *after_out,
 /* Appends to every "growth" finding of out what it judged: "; --repeat N: ...". Returns 0,
  * or -1 on allocation failure. */
 int repeat_annotate(struct findings *out, const struct repeat_data *d);
+
+/* issue 31: structures that grow in every run. snaps[0] is the before-snapshot, snaps[k] the
+ * deep snapshot after run k (k = 1..n; from run 2 on taken with the after mark, so that
+ * their growth lists say each process's figures since run 1). A table (rows or bytes), a
+ * process (refc binaries or memory after GC), a group of processes born and left alive, or
+ * the persistent_term keys of one shape that grew in every run 2..n by at least cfg's
+ * repeat_* minimum, the largest growth at most repeat_spread times the smallest, is a leak
+ * whatever its size: one FAIL under rule "structure" per structure (subjects as the
+ * structure rule's: "table X", "process X", "group K", "persistent_term K"), unless an
+ * earlier failing finding names it already; else one PASS "repeat". Nothing when n < 3
+ * (one growth after the warm-up says nothing of a trend) or a snapshot lacks its growth
+ * lists. Returns 0, or -1 on allocation failure. */
+int repeat_structures_check(struct findings *out, const struct snapshot *const *snaps, size_t n,
+                            const struct structure_config *cfg);
 
 #endif

@@ -17,6 +17,7 @@ void rules_config_default(struct rules_config *cfg)
 	alloc_config_default(&cfg->allocator);
 	ports_config_default(&cfg->ports);
 	pterm_config_default(&cfg->pterm);
+	structure_config_default(&cfg->structure); /* issue 31 */
 	/* its strings stay NULL, which means BASELINE_DEFAULT_* */
 	baseline_config_default(&cfg->baseline);
 	fine_config_default(&cfg->fine); /* issue 27 */
@@ -45,7 +46,9 @@ int rules_check_all(struct findings *out, const struct snapshot *before,
 	    atom_check(out, before, after, run, &cfg->atom) < 0 ||
 	    alloc_check(out, before, after, &cfg->allocator) < 0 ||
 	    ports_check(out, before, after, &cfg->ports) < 0 ||
-	    pterm_check(out, before, after, &cfg->pterm) < 0)
+	    pterm_check(out, before, after, &cfg->pterm) < 0 ||
+	    /* issue 31: after the rules whose structures it must not fail twice */
+	    structure_check(out, before, after, &cfg->structure) < 0)
 		return -1;
 	/* one leak, one finding: a leaf whose growth a failing structure explains, and total
 	 * when failing leaves explain it, pass as context; then the most specific first */

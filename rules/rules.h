@@ -19,6 +19,7 @@
 #include "ports.h"
 #include "process.h"
 #include "pterm.h"
+#include "structure.h"
 #include "tags.h"
 #include "fine.h" /* issue 27 */
 
@@ -35,6 +36,8 @@ struct rules_config {
 	struct pterm_config pterm;             /* [persistent_term] */
 	struct severity_config severity;       /* [severity] (issue 19, rules/tags.h) */
 	struct fine_config fine; /* issue 27: [rss], [peak], [process] max_heap (rules/fine.h) */
+	/* issue 31 */
+	struct structure_config structure; /* [structure]: structures on their own past */
 };
 
 /* Fills cfg (raw memory) with every rule's documented defaults (see gate.toml), each from

@@ -169,7 +169,8 @@ static void test_unknown_keys(void **state)
 	         "t.toml:2:1: node.mixenv: unknown key; did you mean \"mix_env\"?"},
 	        {"[node]\ncookie = 'x'", "t.toml:2:1: node.cookie: unknown key; [node] takes "
 	                                 "mix_env, erl_flags, boot_timeout, "
-	                                 "rpc_timeout, test_timeout, stop_timeout"},
+	                                 "rpc_timeout, test_timeout, stop_timeout, "
+	                                 "settle_timeout"},
 	        {"[output]\njunit_path = 'x'",
 	         "t.toml:2:1: output.junit_path: unknown key; [output] takes junit"},
 	        {"[nodes]\n", "t.toml:1:2: nodes: unknown key; did you mean \"node\"?"},
@@ -204,7 +205,7 @@ static void test_unknown_keys(void **state)
 	        {"[node]\nmix_env = 'x'\nbad = 1\nboot_timeout = 0\n",
 	         "t.toml:3:1: node.bad: unknown key; [node] takes mix_env, erl_flags, "
 	         "boot_timeout, "
-	         "rpc_timeout, test_timeout, stop_timeout"},
+	         "rpc_timeout, test_timeout, stop_timeout, settle_timeout"},
 	};
 	RUN(cases);
 }

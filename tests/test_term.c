@@ -271,6 +271,60 @@ static void test_snapshot_decode(void **state)
 	ei_x_free(&x);
 }
 
+/* issue 31: what the settling before the snapshot saw (optional fields); settle_us negative:
+ * refused, naming the field */
+static void test_snapshot_decode_settle(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	char err[256];
+	struct snapshot s;
+	const char *keys[] = {"process_count", "ets_count", "port_count", "gc_us", "taken_at_ms"};
+	const char *settle[] = {"settle_us", "settle_port_buffers", "settle_port_buffers_left",
+	                        "settle_binary_before", "settle_binary_after"};
+	const long values[] = {1980000, 10485760, 0, 39500000, 106400};
+	for (int bad = 0; bad < 2; bad++) {
+		ei_x_new_with_version(&x);
+		ei_x_encode_map_header(&x, 8 + 5);
+		encode_memory(&x, 30000000);
+		for (int i = 0; i < 5; i++) {
+			ei_x_encode_atom(&x, keys[i]);
+			ei_x_encode_long(&x, 10 + i);
+		}
+		ei_x_encode_atom(&x, "otp_release");
+		ei_x_encode_binary(&x, "25", 2);
+		ei_x_encode_atom(&x, "atom_count");
+		ei_x_encode_long(&x, 15000);
+		for (int i = 0; i < 5; i++) {
+			ei_x_encode_atom(&x, settle[i]);
+			ei_x_encode_long(&x, bad && i == 0 ? -1 : values[i]);
+		}
+		struct term *t = decode_ok(&x);
+		if (!bad) {
+			assert_int_equal(probe_snapshot_decode(t, &s, err, sizeof(err)), 0);
+			assert_true(s.have_settle);
+			assert_int_equal(s.settle_us, 1980000);
+			assert_int_equal(s.settle_port_buffers, 10485760);
+			assert_int_equal(s.settle_binary_before, 39500000);
+			assert_int_equal(s.settle_binary_after, 106400);
+			snapshot_clear(&s);
+		} else {
+			assert_int_equal(probe_snapshot_decode(t, &s, err, sizeof(err)), -1);
+			assert_non_null(strstr(err, "settle_us"));
+		}
+		term_free(t);
+		ei_x_free(&x);
+	}
+	/* without them (no settling): have_settle false */
+	encode_snapshot(&x, true);
+	struct term *t = decode_ok(&x);
+	assert_int_equal(probe_snapshot_decode(t, &s, err, sizeof(err)), 0);
+	assert_false(s.have_settle);
+	snapshot_clear(&s);
+	term_free(t);
+	ei_x_free(&x);
+}
+
 /* a procs row as gate_probe ships it: {Pid, Name, Init, Cur, M, H, TH, Q, R1, S1, R0, S0,
  * Born}; before_gc NULL: the atom undefined for R0 and S0 (bin_leak off, issue 15); bad_mem:
  * undefined in the memory figure, which is always measured */
@@ -579,6 +633,7 @@ int main(void)
 	        cmocka_unit_test(test_hostile_lengths),
 	        cmocka_unit_test(test_limits),
 	        cmocka_unit_test(test_snapshot_decode),
+	        cmocka_unit_test(test_snapshot_decode_settle),
 	        cmocka_unit_test(test_snapshot_decode_before_gc),
 	        cmocka_unit_test(test_tests_decode),
 	        cmocka_unit_test(test_tests_decode_errors),

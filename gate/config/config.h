@@ -15,6 +15,8 @@ struct config {
 	int rpc_timeout_ms;  /* one probe call other than the suite; default 60 s */
 	int test_timeout_ms; /* the whole mix test run; default 30 min */
 	int stop_timeout_ms; /* graceful stop before SIGKILL; default 10 s */
+	/* issue 31: the longest wait for the ports' input buffers before a snapshot; 3 s, 0 off */
+	int settle_timeout_ms;
 	/* [output] */
 	char *junit; /* path relative to the project; default "_build/gate/junit.xml" */
 	/* [growth], [growth.<category>], [ets], [[ets.table]], [binary], [process], [atom],

@@ -194,6 +194,10 @@ void config_print(const struct config *cfg, FILE *out)
 	print_duration(out, "rpc_timeout", cfg->rpc_timeout_ms);
 	print_duration(out, "test_timeout", cfg->test_timeout_ms);
 	print_duration(out, "stop_timeout", cfg->stop_timeout_ms);
+	if (cfg->settle_timeout_ms == 0) /* issue 31 */
+		fputs("settle_timeout = \"off\"\n", out);
+	else
+		print_duration(out, "settle_timeout", cfg->settle_timeout_ms);
 	fputs("\n[output]\n", out);
 	print_string(out, "junit", cfg->junit);
 	fprintf(out, "\n[growth]\nlive_totals = %s\n", g->live_totals ? "true" : "false");

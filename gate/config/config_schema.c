@@ -87,6 +87,19 @@ static const struct key_spec run_keys[] = {
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
+/* issue 31: [structure]: each structure judged against its own before-figure */
+static const struct key_spec structure_keys[] = {
+        {"process_floor", KEY_SIZE_OFF, IN_CFG(structure.process_floor), 0, 0, "\"1 MB\"", NULL},
+        {"table_floor", KEY_SIZE_OFF, IN_CFG(structure.table_floor), 0, 0, "\"4 MB\"", NULL},
+        {"group_floor", KEY_SIZE_OFF, IN_CFG(structure.group_floor), 0, 0, "\"4 MB\"", NULL},
+        {"max_growth", KEY_PCT_OFF, IN_CFG(structure.max_growth_pct), 0, 0, "\"100 %\"", NULL},
+        {"repeat_bytes", KEY_SIZE_OFF, IN_CFG(structure.repeat_bytes), 0, 0, "\"4 kB\"", NULL},
+        {"repeat_rows", KEY_COUNT_OFF, IN_CFG(structure.repeat_rows), 0, COUNT_MAX, "10", NULL},
+        {"repeat_count", KEY_COUNT_OFF, IN_CFG(structure.repeat_count), 0, COUNT_MAX, "1", NULL},
+        {"repeat_spread", KEY_NUMBER, IN_CFG(structure.repeat_spread), 1, 1000, "4", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
 /* issue 19: [severity] RULE = "error" | "warn"; [attention] the reviewer's budget */
 #define IN_SEV(r) offsetof(struct config, rules.severity.warn[r])
 static const struct key_spec severity_keys[] = {
@@ -131,8 +144,9 @@ const struct section config_sections[] = {
         {"run", run_keys, NULL},
         {"severity", severity_keys, NULL},
         {"attention", attention_keys, NULL},
-        {"rss", rss_keys, NULL},   /* issue 27 */
-        {"peak", peak_keys, NULL}, /* issue 27 */
+        {"rss", rss_keys, NULL},             /* issue 27 */
+        {"peak", peak_keys, NULL},           /* issue 27 */
+        {"structure", structure_keys, NULL}, /* issue 31 */
         {NULL, NULL, NULL},
 };
 

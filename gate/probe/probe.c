@@ -696,6 +696,8 @@ static int decode_memory(const struct term *reply, struct snapshot *out, char *e
 }
 
 /* The counts and limits, the node's name and release, persistent_term's memory. */
+static int decode_settle(const struct term *reply, struct snapshot *out, char *err, size_t errlen);
+
 static int decode_figures(const struct term *reply, struct snapshot *out, char *err, size_t errlen)
 {
 	struct {
@@ -747,6 +749,34 @@ static int decode_figures(const struct term *reply, struct snapshot *out, char *
 		}
 		out->have_persistent_term = true;
 	}
+	return decode_settle(reply, out, err, errlen);
+}
+
+/* issue 31: what the settling before the snapshot saw (optional: no settling, an older
+ * probe, a node without instrument) */
+static int decode_settle(const struct term *reply, struct snapshot *out, char *err, size_t errlen)
+{
+	struct {
+		const char *key;
+		int64_t *dst;
+	} s[] = {
+	        {"settle_us", &out->settle_us},
+	        {"settle_port_buffers", &out->settle_port_buffers},
+	        {"settle_port_buffers_left", &out->settle_port_buffers_left},
+	        {"settle_binary_before", &out->settle_binary_before},
+	        {"settle_binary_after", &out->settle_binary_after},
+	};
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		const struct term *v = term_map_get(reply, s[i].key);
+		if (!v)
+			continue;
+		if (req_int(v, s[i].dst) < 0) {
+			errtext_set(err, errlen, NULL, "snapshot: %s is out of range (0 to %lld)",
+			            s[i].key, (long long)MODEL_FIGURE_MAX);
+			return -1;
+		}
+		out->have_settle = true;
+	}
 	return 0;
 }
 
@@ -775,7 +805,8 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 	static const char *const marks[] = {"none", "before", "after"};
 	ei_x_encode_map_header(x, (opts->top > 0 ? 4 : 3) + (opts->no_bin_leak ? 1 : 0) +
 	                                  /* issue 27 */
-	                                  (opts->heap_watch > 0 && opts->deep ? 1 : 0));
+	                                  (opts->heap_watch > 0 && opts->deep ? 1 : 0) +
+	                                  (opts->settle_ms > 0 ? 1 : 0)); /* issue 31 */
 	ei_x_encode_atom(x, "gc");
 	ei_x_encode_atom(x, opts->gc ? "true" : "false");
 	ei_x_encode_atom(x, "deep");
@@ -794,6 +825,10 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 	if (opts->heap_watch > 0 && opts->deep) {
 		ei_x_encode_atom(x, "heap_watch");
 		ei_x_encode_longlong(x, opts->heap_watch);
+	}
+	if (opts->settle_ms > 0) { /* issue 31 */
+		ei_x_encode_atom(x, "settle_ms");
+		ei_x_encode_long(x, opts->settle_ms);
 	}
 }
 

@@ -70,6 +70,10 @@ struct probe_snapshot_opts {
 	/* issue 27 (gate_probe_alloc.erl), deep snapshots only: the heap size the node's
 	 * system monitor reports from (0: the probe's default) */
 	int64_t heap_watch;
+	/* issue 31: wait at most this long (ms) for the input buffers ports keep until their
+	 * next read to be released before the snapshot (gate_probe_snapshot's settle_ports);
+	 * 0: no wait */
+	int settle_ms;
 };
 
 /* Appends opts as the map gate_probe:snapshot/1 takes (cluster mode sends it on). */

@@ -51,19 +51,20 @@ int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeou
 {
 	repeat_point_from(&st->data.start, before);
 	st->earlier = calloc(st->n, sizeof(*st->earlier));
-	if (!st->earlier) {
+	st->mids = calloc(st->n, sizeof(*st->mids));
+	if (!st->earlier || !st->mids) {
 		errtext_set(err, errlen, NULL, "out of memory");
 		return -1;
 	}
 	for (size_t k = 1; k < st->n; k++) {
-		/* after the warm-up: deep, and the born processes and tables are counted from here
-		 */
+		/* after the warm-up: deep, and the born processes and tables are counted from here;
+		 * after the later runs deep too, with their growth since run 1 (issue 31: the
+		 * structures that grow in every run) */
 		struct probe_snapshot_opts so = {.gc = true,
-		                                 .deep = k == 1,
+		                                 .deep = true,
 		                                 .mark = k == 1 ? PROBE_MARK_BEFORE
-		                                                : PROBE_MARK_NONE};
-		struct snapshot tmp = {0};
-		struct snapshot *s = k == 1 ? &st->warm : &tmp;
+		                                                : PROBE_MARK_AFTER};
+		struct snapshot *s = k == 1 ? &st->warm : &st->mids[st->nmids++];
 		char phase[96], total[32];
 		snprintf(phase, sizeof(phase),
 		         "collecting garbage for the snapshot after run %zu of %zu", k, st->n);
@@ -78,7 +79,6 @@ int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeou
 		                 k, st->n, total, (long long)s->process_count, clock_ms() - t);
 		int rc = repeat_data_add(&st->data, s, tests->count, failed_of(tests),
 		                         tests->wall_us);
-		snapshot_clear(&tmp);
 		if (rc < 0) {
 			errtext_set(err, errlen, NULL, "out of memory");
 			return -1;
@@ -145,6 +145,22 @@ int repeat_step_finish(struct repeat_step *st, const struct snapshot *last, stru
 	return 0;
 }
 
+int repeat_step_structures(struct findings *out, const struct repeat_step *st,
+                           const struct snapshot *before, const struct snapshot *last,
+                           const struct structure_config *cfg)
+{
+	const struct snapshot *snaps[REPEAT_MAX + 1];
+	size_t n = st->nmids + 2;
+	if (!st->judged || n != st->n || n > REPEAT_MAX)
+		return 0;
+	snaps[0] = before;
+	snaps[1] = &st->warm;
+	for (size_t k = 0; k < st->nmids; k++)
+		snaps[k + 2] = &st->mids[k];
+	snaps[n] = last;
+	return repeat_structures_check(out, snaps, n, cfg);
+}
+
 void repeat_step_clear(struct repeat_step *st)
 {
 	if (!st)
@@ -153,6 +169,9 @@ void repeat_step_clear(struct repeat_step *st)
 		test_run_clear(&st->earlier[k]);
 	free(st->earlier);
 	snapshot_clear(&st->warm);
+	for (size_t k = 0; k < st->nmids; k++)
+		snapshot_clear(&st->mids[k]);
+	free(st->mids);
 	repeat_data_clear(&st->data);
 	memset(st, 0, sizeof(*st));
 }

@@ -164,12 +164,14 @@ static int open_node(struct run *r)
 static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
                          enum probe_mark mark)
 {
+	/* issue 31: both snapshots settle the same way (the ports' input buffers released) */
 	struct probe_snapshot_opts so = {
 	        .gc = true,
 	        .deep = true,
 	        .mark = mark,
 	        /* issue 27: the heaps the node's system monitor reports (rules/fine.h) */
 	        .heap_watch = fine_heap_watch(&r->cfg.rules.fine),
+	        .settle_ms = r->cfg.settle_timeout_ms,
 	};
 	char phase[64];
 	snprintf(phase, sizeof(phase), "collecting garbage for the %s-snapshot", which);

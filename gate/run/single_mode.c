@@ -10,6 +10,28 @@
 #include "rules/rss.h"
 #include "rules/trend_samples.h"
 
+/* issue 31: what the snapshot waited for, when it had to wait */
+static void settle_say(struct run *r, const char *which, const struct snapshot *s)
+{
+	char first[32], left[32], b0[32], b1[32];
+	if (!s->have_settle || s->settle_binary_before == 0)
+		return;
+	model_bytes_format(first, sizeof(first), s->settle_port_buffers);
+	model_bytes_format(left, sizeof(left), s->settle_port_buffers_left);
+	model_bytes_format(b0, sizeof(b0), s->settle_binary_before);
+	model_bytes_format(b1, sizeof(b1), s->settle_binary_after);
+	if (s->settle_port_buffers_left < s->settle_port_buffers / 2 + 1)
+		run_progress(r,
+		             "%s-snapshot settled: ports' input buffers (at least %s) released in "
+		             "%.0f ms; binary %s -> %s",
+		             which, first, (double)s->settle_us / 1000.0, b0, b1);
+	else
+		run_progress(r,
+		             "%s-snapshot: ports still keep at least %s of input buffers after "
+		             "%.0f ms (settle_timeout); binary %s -> %s",
+		             which, left, (double)s->settle_us / 1000.0, b0, b1);
+}
+
 static int single_snapshot(struct run *r, const struct probe_snapshot_opts *so, const char *which,
                            struct snapshot *out, char *err, size_t errlen)
 {
@@ -21,6 +43,7 @@ static int single_snapshot(struct run *r, const struct probe_snapshot_opts *so, 
 	run_progress(r, "%s-snapshot: total %s, %lld processes (GC %.0f ms, %lld ms in all)", which,
 	             total, (long long)out->process_count, (double)out->gc_us / 1000.0,
 	             clock_ms() - t);
+	settle_say(r, which, out);
 	return 0;
 }
 
@@ -31,6 +54,14 @@ static int single_judge(struct run *r)
 	const struct snapshot *jb = r->rep.judged ? &r->rep.judged_before : &r->before;
 	const struct snapshot *ja = r->rep.judged ? &r->rep.judged_after : &r->after;
 	if (rules_check_all(&r->findings, jb, ja, &r->tests, &r->cfg.rules) < 0 ||
+	    /* issue 31: the structures that grew in every run, then one leak, one finding
+	     * again with them (growth_consolidate judges the rows from scratch; drilldown
+	     * names nothing twice) */
+	    (r->rep.judged &&
+	     (repeat_step_structures(&r->findings, &r->rep, &r->before, &r->after,
+	                             &r->cfg.rules.structure) < 0 ||
+	      growth_consolidate(&r->findings, 0, jb, ja, &r->cfg.rules.growth) < 0 ||
+	      drilldown_annotate(&r->findings, jb, ja) < 0)) ||
 	    repeat_annotate(&r->findings, &r->rep.data) < 0 ||
 	    trend_samples_check(&r->findings, &r->samples, &r->cfg.rules.growth) < 0 ||
 	    baseline_step_check(&r->findings, &r->bl, &r->after, &r->cfg.rules.baseline) < 0 ||

@@ -41,12 +41,13 @@ if [ ! -d "$src" ]; then
 	echo "realworld: error: no real projects at $src: set GATE_REALWORLD to the folder that holds them" >&2
 	exit 2
 fi
+named="$*"
 if [ $# -gt 0 ]; then
-	projects="$*"
+	projects=$(for p in "$@"; do [ "$p" = todo_trek ] || printf '%s ' "$p"; done)
 else
 	projects=$(cd "$src" && for p in */; do [ -f "$p/mix.exs" ] && printf '%s ' "${p%/}"; done)
 fi
-[ -n "$projects" ] || { echo "realworld: error: no Mix project in $src" >&2; exit 2; }
+[ -n "$projects" ] || [ "$named" = todo_trek ] || { echo "realworld: error: no Mix project in $src" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gate-realworld.XXXXXX")
 # issue 26: phoenix_pubsub's suite starts distribution itself (and peers), which needs an
@@ -61,7 +62,18 @@ our_epmds() {
 	done
 }
 stop_our_epmd() { for e in $(our_epmds); do kill "$e" 2>/dev/null; done; }
-trap 'stop_our_epmd; rm -rf "$work"' EXIT
+pgdir="" # the Phoenix app's dir while its PostgreSQL runs (issue 31): torn down at exit
+# teardown.sh stops the cluster and leaves its data dir (as root a mktemp -d of its own,
+# PGHOST_DIR in pg.env): removed too, so that nothing is left behind
+pg_down() {
+	[ -n "$pgdir" ] && [ -f "$pgdir/pg.env" ] || return 0
+	pghost=$(sed -n 's/^PGHOST_DIR=//p' "$pgdir/pg.env")
+	"$apps/teardown.sh" "$pgdir" >/dev/null 2>&1
+	case "$pghost" in */gate-anchor-pg.*) rm -rf "$pghost" ;; esac
+}
+trap 'pg_down; stop_our_epmd; rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 case " $projects " in
 *" phoenix_pubsub "*)
 	if ! epmd -names >/dev/null 2>&1; then
@@ -71,31 +83,16 @@ case " $projects " in
 	fi
 	;;
 esac
-trap 'exit 130' INT
-trap 'exit 143' TERM
 export MIX_ENV=test LC_ALL=C
 limit=${REALWORLD_TIMEOUT:-900} # seconds per run: a hung suite is an error, not a hang of CI
 
 now_ms() { date +%s%3N; }
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-status=0
-table="$work/table"
-printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' project tests "gate exits" "false" "tests" errors "bare ms" "gate ms" ratio >"$table"
-printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' "" "" "" alarms failed "" median median "" >>"$table"
-for p in $projects; do
-	if [ ! -f "$src/$p/mix.exs" ]; then
-		echo "realworld: error: $src/$p is no Mix project (no mix.exs)" >&2
-		exit 2
-	fi
-	d="$work/$p"
-	cp -r "$src/$p" "$d"
-	rm -rf "$d/_build" "$d/.gate"
-	if ! (cd "$d" && mix compile >"$work/$p.compile" 2>&1); then
-		echo "realworld: error: $p does not compile:" >&2
-		tail -n 20 "$work/$p.compile" >&2
-		exit 2
-	fi
+# project_rounds P D: N rounds of bare `mix test` and `gate run` in D, project P's row in the table
+project_rounds() {
+	p=$1
+	d=$2
 	: >"$work/$p.bare"
 	: >"$work/$p.gate"
 	exits="" tests="?" alarms=0 tfail=0 errors=0 gate_pass_failed=0
@@ -165,7 +162,63 @@ for p in $projects; do
 		echo "realworld: $p: tests failed in $tfail of $rounds rounds: the suite is broken here, not flaky" >&2
 		status=1
 	fi
+}
+
+status=0
+table="$work/table"
+printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' project tests "gate exits" "false" "tests" errors "bare ms" "gate ms" ratio >"$table"
+printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' "" "" "" alarms failed "" median median "" >>"$table"
+for p in $projects; do
+	if [ ! -f "$src/$p/mix.exs" ]; then
+		echo "realworld: error: $src/$p is no Mix project (no mix.exs)" >&2
+		exit 2
+	fi
+	d="$work/$p"
+	cp -r "$src/$p" "$d"
+	rm -rf "$d/_build" "$d/.gate"
+	if ! (cd "$d" && mix compile >"$work/$p.compile" 2>&1); then
+		echo "realworld: error: $p does not compile:" >&2
+		tail -n 20 "$work/$p.compile" >&2
+		exit 2
+	fi
+	project_rounds "$p" "$d"
 done
+# issue 31: the Phoenix + Ecto application (todo_trek) of ../shared/apps ($GATE_REALWORLD_APPS),
+# when the workplace has it and no project was named (or todo_trek was): set up once with its
+# setup.sh (a private PostgreSQL on a free port, torn down at exit), the same rounds, then one
+# `gate run --repeat 3`, which must pass too. Without a PostgreSQL server it is skipped, saying
+# so (integrations/deps.sh installs one).
+apps=${GATE_REALWORLD_APPS:-$root/../shared/apps}
+case " ${named:-} " in "  " | *" todo_trek "*) want_app=1 ;; *) want_app=0 ;; esac
+if [ "$want_app" -eq 1 ] && [ -x "$apps/setup.sh" ]; then
+	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+	if [ ! -d "$apps/src/todo_trek/deps" ]; then
+		echo "realworld: todo_trek skipped: $apps/src/todo_trek/deps is missing (the app's dependencies)"
+	elif [ -z "$pgbin" ] || [ ! -x "$pgbin/postgres" ]; then
+		echo "realworld: todo_trek skipped: no PostgreSQL server (apt-get install postgresql; integrations/deps.sh installs it)"
+	else
+		pgdir="$work/phoenix"
+		if ! "$apps/setup.sh" "$pgdir" >"$work/phoenix.setup" 2>&1; then
+			echo "realworld: error: $apps/setup.sh failed:" >&2
+			tail -n 20 "$work/phoenix.setup" >&2
+			status=1
+		else
+			PGPORT=$(sed -n 's/^PGPORT=//p' "$pgdir/pg.env")
+			export PGPORT
+			project_rounds todo_trek "$pgdir/todo_trek"
+			timeout "$limit" "$gate" run -q -C "$pgdir/todo_trek" --repeat 3 >"$work/gate.out" 2>&1
+			grc=$?
+			if [ "$grc" -ne 0 ]; then
+				echo "realworld: todo_trek: gate run --repeat 3 exited $grc on the unchanged app"
+				grep -E 'FAIL|error' "$work/gate.out" | head -n 12 | sed 's/^/    /'
+				status=1
+			else
+				echo "realworld: todo_trek: gate run --repeat 3 passed"
+			fi
+			unset PGPORT
+		fi
+	fi
+fi
 echo "realworld: $rounds rounds per project, bare mix test and gate run interleaved"
 cat "$table"
 if [ "$status" -eq 0 ]; then
