@@ -394,6 +394,11 @@ static void memory_suite_properties(struct jw *j, const struct test_run *run,
 			property(j, "mix.test.partition", seed);
 		}
 	}
+	if (nd && nd->partition > 0) { /* issue 28: one partition's suite in a merged report */
+		char k[32];
+		snprintf(k, sizeof(k), "%d", nd->partition);
+		property(j, "mix.test.partition", k);
+	}
 	jw_end(j);
 }
 
@@ -714,9 +719,20 @@ static void write_suite_properties(struct jw *j, const struct test_run *run,
 			m = &run->modules[i];
 			break;
 		}
-	if (!m)
+	/* issue 28: in a merged report, the partition the module's tests ran in (a suite-level
+	 * property: the strict schema has none inside a testcase) */
+	int partition = o[s].t->partition;
+	if (!m && partition <= 0)
 		return;
 	jw_start(j, "properties");
+	if (partition > 0) {
+		snprintf(value, sizeof(value), "%d", partition);
+		property(j, "mix.test.partition", value);
+	}
+	if (!m) {
+		jw_end(j);
+		return;
+	}
 	if (m->async && m->overlapped)
 		snprintf(value, sizeof(value),
 		         "async: ran beside %zu other module%s; what grew "
