@@ -96,9 +96,21 @@ struct baseline_commit_opts {
 	                              finished or undone, git hooks not run, commit.gpgsign not
 	                              honoured */
 	size_t notice_len;
+	/* issue 28: several baseline files in the one commit (gate merge: every partition's),
+	 * each checked, written and journalled as the one file is; path and b are then not
+	 * used. nfiles 0: the one file b at path. */
+	const struct baseline_commit_file *files;
+	size_t nfiles;
 };
 
-/* Commits b as the file at opts->path, and nothing else, on top of HEAD's branch: the new
+/* One file of a several-file baseline commit. */
+struct baseline_commit_file {
+	const char *path; /* repository-relative */
+	const struct baseline *b;
+};
+
+/* Commits b as the file at opts->path (or opts->files, each as its own file), and nothing
+ * else, on top of HEAD's branch: the new
  * tree is HEAD's tree with the new blob (intermediate trees created), the index entry of
  * that path is set to the new blob, and the working-tree file is replaced atomically with
  * the same bytes. The branch moves only if it still points at the HEAD read at the start
