@@ -387,7 +387,9 @@ static void memory_suite_properties(struct jw *j, const struct test_run *run,
 		property(j, "project", meta->project);
 	if (run) {
 		char seed[32];
-		snprintf(seed, sizeof(seed), "%lld", (long long)run->seed);
+		/* issue 28: a merged report's partition ran with a seed of its own */
+		snprintf(seed, sizeof(seed), "%lld",
+		         (long long)(nd && nd->partition > 0 ? nd->seed : run->seed));
 		property(j, "exunit.seed", seed);
 		if (run->partition > 0) {
 			snprintf(seed, sizeof(seed), "%d", run->partition);

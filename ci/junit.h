@@ -28,6 +28,7 @@ struct junit_node {
 	                                    error testcase "gate.node[NAME]" / "node" says this */
 	int partition; /* issue 28: `gate merge`: the suite is partition k's (a property
 	                  mix.test.partition of the suite); 0: a cluster node */
+	int64_t seed;  /* and that partition's ExUnit seed (the run's is not used then) */
 };
 
 struct junit_meta {

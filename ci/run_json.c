@@ -112,7 +112,7 @@ void run_json_digest(char out[17], const char *text, size_t len)
 static json_t *run_json_build(const struct run_json *d, char *err, size_t errlen)
 {
 	json_t *root = json_object();
-	json_t *base = baseline_json(d->baseline, err, errlen);
+	json_t *base = d->baseline ? baseline_json(d->baseline, err, errlen) : json_null();
 	if (!root || !base) {
 		json_decref(root);
 		json_decref(base);
@@ -138,6 +138,17 @@ static json_t *run_json_build(const struct run_json *d, char *err, size_t errlen
 	                                            : json_null());
 	bad |= json_object_set_new(root, "config_digest",
 	                           d->config_digest ? json_string(d->config_digest) : json_null());
+	bad |= json_object_set_new(root, "repo_root",
+	                           d->repo_root ? json_string(d->repo_root) : json_null());
+	if (d->merged) {
+		json_t *m = json_array();
+		for (size_t i = 0; m && i < d->nmerged; i++)
+			if (json_array_append_new(m, json_integer(d->merged[i])) < 0) {
+				json_decref(m);
+				m = NULL;
+			}
+		bad |= json_object_set_new(root, "merged", m);
+	}
 	if (d->iterations)
 		bad |= json_object_set_new(root, "iterations", iterations_json(d->iterations));
 	if (d->samples)

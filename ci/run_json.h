@@ -8,7 +8,8 @@
  * name, file, line, time_us, state, message, reason, app), "finished", "suite_ran",
  * "mix_reported", "mix_status", "mix_reason", "mix_explained" and "seed"; each finding grew
  * "detail", "explained", "warned", "culprit", "culprit_test", "file", "line", "unit" and
- * "show". */
+ * "show"; "repo_root" (test files are under it); a merged result (`gate merge --json`) has
+ * "merged": [k, ...], "partition": null and "baseline": null. */
 #ifndef GATE_CI_RUN_JSON_H
 #define GATE_CI_RUN_JSON_H
 
@@ -37,6 +38,11 @@ struct run_json {
 	/* issue 28 */
 	int partition, partitions; /* k of N (mix test --partitions N); 0: not partitioned */
 	const char *config_digest; /* run_json_digest of the effective configuration */
+	const char *repo_root;     /* the git repository's root: `gate merge` makes test files
+	                              relative to it; NULL outside git */
+	const int *merged;         /* `gate merge --json`: the partitions it joined (baseline is
+	                              then NULL: each partition's is its own) */
+	size_t nmerged;
 };
 
 /* The format run_json_write writes, and the newest one `gate merge` reads. */

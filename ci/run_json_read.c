@@ -304,6 +304,7 @@ int run_result_parse(struct run_result *out, const char *text, size_t len, const
 	out->project = str_dup(&rd, root, "project");
 	out->commit = str_dup(&rd, root, "commit");
 	out->config_digest = str_dup(&rd, root, "config_digest");
+	out->repo_root = str_dup(&rd, root, "repo_root");
 	const char *verdict = json_string_value(json_object_get(root, "verdict"));
 	if (!verdict || (strcmp(verdict, "passed") != 0 && strcmp(verdict, "failed") != 0))
 		bad(&rd, "verdict", "is not \"passed\" or \"failed\"");
@@ -364,6 +365,7 @@ void run_result_clear(struct run_result *r)
 	free(r->project);
 	free(r->commit);
 	free(r->config_digest);
+	free(r->repo_root);
 	test_run_clear(&r->tests);
 	findings_clear(&r->findings);
 	snapshot_clear(&r->before);

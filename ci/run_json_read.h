@@ -28,6 +28,7 @@ struct run_result {
 	char *project;         /* as that gate saw it (a path of the job's machine) */
 	char *commit;          /* HEAD measured; NULL outside git */
 	char *config_digest;   /* run_json_digest of the effective gate.toml */
+	char *repo_root;       /* the job's repository root; NULL outside git */
 	int partition;         /* k of N; 0 when the run was not a partition */
 	int partitions;        /* N */
 	bool passed;           /* the verdict that run gave */

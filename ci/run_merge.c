@@ -160,8 +160,18 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-/* Appends a copy of t to run; -1 when out of memory. */
-static int test_copy(struct test_run *run, const struct test_result *t)
+/* A file under root (the partition job's repository) as a path relative to it, so that the
+ * merged reports link it wherever the merge job checked the repository out; else file. */
+static const char *under_root(const char *file, const char *root)
+{
+	size_t n = root ? strlen(root) : 0;
+	if (file && n && strncmp(file, root, n) == 0 && file[n] == '/')
+		return file + n + 1;
+	return file;
+}
+
+/* Appends a copy of t to run, its file relative to root; -1 when out of memory. */
+static int test_copy(struct test_run *run, const struct test_result *t, const char *root)
 {
 	struct test_result *c = test_run_add(run);
 	if (!c)
@@ -169,7 +179,7 @@ static int test_copy(struct test_run *run, const struct test_result *t)
 	*c = *t;
 	c->module = dup_or_null(t->module);
 	c->name = dup_or_null(t->name);
-	c->file = dup_or_null(t->file);
+	c->file = dup_or_null(under_root(t->file, root));
 	c->message = dup_or_null(t->message);
 	c->app = dup_or_null(t->app);
 	c->reason = dup_or_null(t->reason);
@@ -206,11 +216,26 @@ static int merge_suite(struct test_run *t, const struct run_result *r, size_t n)
 		if (i == 0)
 			t->seed = p->seed;
 		for (size_t k = 0; k < p->count; k++)
-			if (test_copy(t, &p->tests[k]) < 0)
+			if (test_copy(t, &p->tests[k], r[i].repo_root) < 0)
 				return -1;
 	}
 	if (t->mix_status == 0)
 		t->mix_explained = false;
+	return 0;
+}
+
+/* The last finding's culprit file made relative to root. */
+static int relative_file(struct findings *fs, const char *root)
+{
+	struct finding *f = &fs->items[fs->count - 1];
+	const char *rel = under_root(f->file, root);
+	if (rel == f->file)
+		return 0;
+	char *c = strdup(rel);
+	if (!c)
+		return -1;
+	free(f->file);
+	f->file = c;
 	return 0;
 }
 
@@ -228,7 +253,9 @@ static int merge_findings(struct run_merged *m, const struct run_result *r, size
 			snprintf(subject, sizeof(subject), "%s: %s", label,
 			         f->subject ? f->subject : "");
 			if (findings_add_copy(&m->per[i], f, NULL) < 0 ||
-			    findings_add_copy(&m->findings, f, subject) < 0)
+			    findings_add_copy(&m->findings, f, subject) < 0 ||
+			    relative_file(&m->per[i], r[i].repo_root) < 0 ||
+			    relative_file(&m->findings, r[i].repo_root) < 0)
 				return -1;
 		}
 		/* a partition that failed with no failing finding nor failing test of its own
@@ -330,4 +357,48 @@ void run_merge_growth_print(FILE *out, const struct run_result *r, size_t n, boo
 		fprintf(out, " %16s\n", w);
 	}
 	fputc('\n', out);
+}
+
+static int dup_field(char **out, const char *s)
+{
+	*out = s ? strdup(s) : NULL;
+	return s && !*out ? -1 : 0;
+}
+
+int run_merge_baseline_whole(struct baseline *out, const struct run_result *r, size_t n)
+{
+	memset(out, 0, sizeof(*out));
+	const struct baseline *first = NULL;
+	for (size_t i = 0; i < n && !first; i++)
+		if (r[i].have_baseline)
+			first = &r[i].baseline;
+	if (!first)
+		return -1;
+	out->format_version = first->format_version;
+	out->commit_dirty = false;
+	for (int c = 0; c < MEM_CAT_COUNT; c++)
+		out->have[c] = true;
+	for (size_t i = 0; i < n; i++) {
+		const struct baseline *b = &r[i].baseline;
+		if (!r[i].have_baseline)
+			continue;
+		for (int c = 0; c < MEM_CAT_COUNT; c++) {
+			out->have[c] = out->have[c] && b->have[c];
+			out->mem[c] += b->mem[c];
+		}
+		out->process_count += b->process_count;
+		out->atom_count += b->atom_count;
+		out->test_count += b->test_count;
+		out->commit_dirty = out->commit_dirty || b->commit_dirty;
+		if (b->timestamp > out->timestamp)
+			out->timestamp = b->timestamp;
+	}
+	if (dup_field(&out->gate_version, first->gate_version) < 0 ||
+	    dup_field(&out->otp_release, first->otp_release) < 0 ||
+	    dup_field(&out->elixir_version, first->elixir_version) < 0 ||
+	    dup_field(&out->commit, first->commit) < 0) {
+		baseline_clear(out);
+		return -1;
+	}
+	return 0;
 }

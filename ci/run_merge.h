@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "ci/run_json_read.h"
+#include "rules/baseline.h"
 #include "rules/model.h"
 
 /* The most partitions gate merges (and --allow-missing names). */
@@ -52,5 +53,11 @@ void run_merged_clear(struct run_merged *m);
 /* What grew in each partition (its node's after minus before, by erlang:memory category) and
  * in the whole suite (their sum), as a table for people; r as given to run_merge_build. */
 void run_merge_growth_print(FILE *out, const struct run_result *r, size_t n, bool color);
+
+/* The whole suite's figures as one baseline (each category summed over the partitions'
+ * baselines, the tests counted together): the summary `gate merge --commit` notes on its
+ * commit, so that `gate baseline history` shows the merged runs. Returns 0, or -1 when no
+ * result has a baseline or out of memory (out then zeroed). */
+int run_merge_baseline_whole(struct baseline *out, const struct run_result *r, size_t n);
 
 #endif

@@ -432,6 +432,9 @@ static int late_outputs(struct run *r, int code)
 	const struct run_opts *o = r->opts;
 	if (!o->json_path && !o->update_baseline)
 		return 0;
+	char repo_root[PATH_MAX] = "";
+	if (faithful_repo_root(r->project, repo_root, sizeof(repo_root)) < 0)
+		repo_root[0] = '\0';
 	if (baseline_step_make(&r->newbase, &r->bl, &r->after, r->ses.info.elixir,
 	                       (int64_t)r->started, (int64_t)r->tests.count) < 0) {
 		errtext_set(r->err, sizeof(r->err), NULL, "out of memory building the baseline");
@@ -453,6 +456,7 @@ static int late_outputs(struct run *r, int code)
 	        .partition = r->partition,
 	        .partitions = r->partitions,
 	        .config_digest = r->config_digest,
+	        .repo_root = repo_root[0] ? repo_root : NULL,
 	};
 	if (o->json_path && run_json_write(o->json_path, &j, r->err, sizeof(r->err)) < 0)
 		return -1;
