@@ -48,11 +48,14 @@ static int check_same(const struct run_result *r, size_t n, char *err, size_t er
 		}
 	size_t d = FIRST_DIFFERENT(commit);
 	if (d) {
+		char a[32], b[32];
+		snprintf(a, sizeof(a), "%.12s", r[0].commit ? r[0].commit : "no commit");
+		snprintf(b, sizeof(b), "%.12s", r[d].commit ? r[d].commit : "no commit");
 		errtext_set(err, errlen, NULL,
-		            "different commits: %s measured %.12s, %s measured %.12s; merge the "
+		            "different commits: %s measured %s%s, %s measured %s%s; merge the "
 		            "results of one pipeline (the same commit in every partition's job)",
-		            r[0].name, r[0].commit ? r[0].commit : "no commit (outside git)",
-		            r[d].name, r[d].commit ? r[d].commit : "no commit (outside git)");
+		            r[0].name, a, r[0].commit ? "" : " (outside git)", r[d].name, b,
+		            r[d].commit ? "" : " (outside git)");
 		return -1;
 	}
 	d = FIRST_DIFFERENT(config_digest);
