@@ -234,6 +234,20 @@ int baseline_git_head(char out[BASELINE_OID_HEX], struct baseline_repo *repo, ch
 	return BASELINE_OK;
 }
 
+int baseline_git_parent_of(struct baseline_repo *repo, const char *parent, const char *child)
+{
+	git_oid pid, cid;
+	git_commit *c = NULL;
+	if (!parent || !child || git_oid_fromstr(&pid, parent) < 0 ||
+	    git_oid_fromstr(&cid, child) < 0 || git_commit_lookup(&c, repo->repo, &cid) < 0)
+		return -1;
+	int found = 0;
+	for (unsigned i = 0; i < git_commit_parentcount(c) && !found; i++)
+		found = git_oid_equal(git_commit_parent_id(c, i), &pid);
+	git_commit_free(c);
+	return found;
+}
+
 /* ---- reading at a ref ---- */
 
 static int read_worktree(struct baseline *out, struct baseline_source *src,

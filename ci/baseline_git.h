@@ -60,6 +60,11 @@ int baseline_git_relpath(char *out, size_t outlen, const struct baseline_repo *r
 int baseline_git_head(char out[BASELINE_OID_HEX], struct baseline_repo *repo, char *err,
                       size_t errlen);
 
+/* issue 28: 1 when the commit parent (hex) is a parent of the commit child (hex), 0 when not,
+ * -1 when either cannot be read. The baseline branch's "gate: measure X" merge has X as a
+ * parent: `gate merge` commits the partitions' baselines there. */
+int baseline_git_parent_of(struct baseline_repo *repo, const char *parent, const char *child);
+
 /* Where baseline_git_read found (or looked for) the baseline. */
 struct baseline_source {
 	char ref[256];                 /* as asked, "HEAD" after the fallback, or "worktree" */

@@ -444,8 +444,14 @@ static int baselines_commit(struct merge *g, struct baseline_step *st, char (*pa
 	}
 	for (size_t i = 0; i < g->n; i++)
 		files[i] = (struct baseline_commit_file){paths[i], &g->r[i].baseline};
+	/* HEAD is the commit the partitions measured, or the baseline branch's merge of it
+	 * ("gate: measure X", the templates' flow: the branch holds the baselines on top) */
+	const char *expected = g->r[0].commit;
+	if (expected && st->head[0] && strcmp(st->head, expected) != 0 &&
+	    baseline_git_parent_of(st->repo, expected, st->head) == 1)
+		expected = st->head;
 	struct baseline_commit_opts co = {
-	        .expected_head = g->r[0].commit,
+	        .expected_head = expected,
 	        .message = g->o->message,
 	        .skip_ci = g->cfg.rules.baseline.skip_ci,
 	        .notice = notice,
