@@ -222,3 +222,107 @@ case_merge_baseline_one_commit() {
 	expect_in "$ERR" ".gate/baseline.partition-1.json at commit"
 	no_leftovers "$d"
 }
+
+# env_file FILE: the KEY=VALUE lines a step appended to $GITHUB_ENV, as arguments for env
+env_file() {
+	[ -f "$1" ] && grep -E '^[A-Za-z_][A-Za-z0-9_]*=' "$1"
+}
+
+# The templates' shell steps run here as the CI would (tests/integrations/ci-step.js): the
+# GitHub matrix's partitions (the action's Run gate step with MIX_TEST_PARTITION), then the
+# merge job's steps on main: one commit of both baselines on gate/baseline, pushed with the
+# notes; then GitLab's gate:partition (CI_NODE_INDEX of CI_NODE_TOTAL) and gate:merge on the
+# same remote after new work on main: the baseline branch grows by that one commit again.
+case_merge_templates_run() {
+	local d r t k; d=$(git_fixture partitioned)
+	echo "_build/" >"$d/.gitignore"
+	git_in "$d" add .gitignore >/dev/null
+	git_in "$d" commit -q -m "ignore _build" >/dev/null
+	r=$(mktemp -d "$WORK/remote.XXXXXX")
+	git init -q --bare -b main "$r" && git -C "$d" remote add origin "$r"
+	git -C "$d" push -q origin main 2>/dev/null || fail "cannot push to the test remote"
+	t=$(mktemp -d "$WORK/runner.XXXXXX")
+	local wf=integrations/github/example-workflow-partitioned.yml
+	mkdir -p "$t/results"
+	for k in 1 2; do
+		git clone -q "$r" "$t/p$k"
+		ci_step integrations/github/action.yml "Fetch the baselines and the notes" "$t/p$k" MAIN=main \
+			BRANCH=gate/baseline >"$t/f$k.out" 2>&1 || fail "partition $k's fetch step: $(tail -n 3 "$t/f$k.out")"
+		ci_step integrations/github/action.yml "Run gate" "$t/p$k" GATE_EXE="$GATE" INPUT_PROJECT=. \
+			INPUT_BASELINE_BRANCH=gate/baseline INPUT_BASELINE_REF= INPUT_REQUIRE_BASELINE=false \
+			INPUT_UPDATE_BASELINE=false MIX_TEST_PARTITION=$k \
+			INPUT_ARGS="-q --json gate-result/result-$k.json -- --partitions 2" RUNNER_TEMP="$t/r$k" \
+			GITHUB_OUTPUT="$t/o$k" >"$t/p$k.out" 2>&1 || fail "partition $k's Run gate step: $(tail -n 3 "$t/p$k.out")"
+		expect_in "$t/o$k" "exit-code=0"
+		cp "$t/p$k/gate-result/result-$k.json" "$t/results/" || fail "partition $k wrote no result"
+	done
+	# the merge job: the results downloaded, the baseline branch prepared, the merge, the push
+	local m="$t/merge" main0
+	git clone -q "$r" "$m" && mkdir -p "$m/gate-results" && cp "$t/results/"*.json "$m/gate-results/"
+	main0=$(git -C "$r" rev-parse main)
+	ci_step "$wf" "memory-merge/Prepare the baseline branch" "$m" GITHUB_ENV="$t/genv" \
+		>"$t/prep.out" 2>&1 || fail "merge job's prepare step: $(tail -n 3 "$t/prep.out")"
+	# shellcheck disable=SC2046 # the KEY=VALUE lines the step wrote, one argument each
+	(IFS=$'\n'; ci_step "$wf" "memory-merge/Merge the partitions" "$m" GATE_EXE="$GATE" \
+		GITHUB_OUTPUT="$t/mo" GITHUB_STEP_SUMMARY="$t/step.md" $(env_file "$t/genv")) >"$t/merge.out" 2>&1 ||
+		fail "merge job's merge step: $(tail -n 3 "$t/merge.out")"
+	expect_in "$t/mo" "exit-code=0"
+	expect_in "$t/mo" "comment=false"
+	expect_in "$t/step.md" "gate: PASSED"
+	junit_valid "$m/gate-reports/junit.xml"
+	junit_check "$m/gate-reports/junit.xml" --failures 0 --errors 0 --testcase "Part1Test=test part 1" \
+		--testcase "Part2Test=test part 2"
+	ci_step "$wf" "memory-merge/Push the baselines and the notes" "$m" >"$t/push.out" 2>&1 ||
+		fail "merge job's push step: $(tail -n 3 "$t/push.out")"
+	[ "$(git -C "$r" rev-parse main)" = "$main0" ] || fail "the merge job pushed to main"
+	[ "$(git -C "$r" rev-parse gate/baseline~1)" = "$main0" ] || fail "gate/baseline is not one commit on main"
+	local files
+	files=$(git -C "$r" show --name-only --format= gate/baseline | sort | tr '\n' ' ')
+	[ "$files" = ".gate/baseline.partition-1.json .gate/baseline.partition-2.json " ] ||
+		fail "the baseline commit holds: $files"
+	git -C "$r" notes --ref=refs/notes/gate show gate/baseline >/dev/null 2>&1 || fail "no note pushed"
+
+	# GitLab, after new work on main
+	local w="$t/dev"
+	git clone -q "$r" "$w" && printf 'more\n' >"$w/README" && git -C "$w" add README &&
+		git -C "$w" -c user.name=dev -c user.email=dev@gate.invalid commit -q -m "new work" &&
+		git -C "$w" push -q origin main 2>/dev/null || fail "the new work could not be pushed"
+	local sha b1; sha=$(git -C "$w" rev-parse HEAD); b1=$(git -C "$r" rev-parse gate/baseline)
+	mkdir -p "$t/gatehome/build" && ln -s "$GATE" "$t/gatehome/build/gate"
+	git -C "$r" config receive.advertisePushOptions true # the push's -o ci.skip, as GitLab takes it
+	local gl=integrations/gitlab/gate.gitlab-ci.yml
+	{
+		node "$INTEG/ci-step.js" "$ROOT/$gl" .gate before_script "git fetch"
+		node "$INTEG/ci-step.js" "$ROOT/$gl" .gate before_script "mkdir -p gate-reports"
+	} >"$t/glbefore.sh"
+	node "$INTEG/ci-step.js" "$ROOT/$gl" gate:partition >"$t/glpart.sh" || fail "no gate:partition"
+	node "$INTEG/ci-step.js" "$ROOT/$gl" gate:merge >"$t/glmerge.sh" || fail "no gate:merge"
+	local gm="$t/glm"
+	git clone -q "$r" "$gm" && git -C "$gm" checkout -q --detach "$sha" && mkdir -p "$gm/gate-results"
+	for k in 1 2; do
+		git clone -q "$r" "$t/gl$k" && git -C "$t/gl$k" checkout -q --detach "$sha"
+		(cd "$t/gl$k" && env CI_DEFAULT_BRANCH=main GATE_BASELINE_BRANCH=gate/baseline GATE_PROJECT=. \
+			GATE_ARGS= GATE_HOME="$t/gatehome" CI_NODE_INDEX=$k CI_NODE_TOTAL=2 \
+			sh -e -c ". '$t/glbefore.sh' && . '$t/glpart.sh'") >"$t/glp$k.out" 2>&1 ||
+			fail "gate:partition $k: $(tail -n 3 "$t/glp$k.out")"
+		expect_in "$t/glp$k.out" "baseline: origin/gate/baseline:.gate/baseline.partition-$k.json at commit"
+		cp "$t/gl$k/gate-results/result-$k.json" "$gm/gate-results/" || fail "gate:partition $k kept no result"
+	done
+	(cd "$gm" && env CI_DEFAULT_BRANCH=main CI_COMMIT_BRANCH=main CI_COMMIT_SHA="$sha" GATE_PROJECT=. \
+		GATE_HOME="$t/gatehome" GATE_BASELINE_BRANCH=gate/baseline GATE_PUSH_TOKEN=unused \
+		GATE_PUSH_URL="$r" GATE_AUTHOR_NAME=gate GATE_AUTHOR_EMAIL=gate@gitlab.invalid GATE_MR_NOTE=false \
+		sh -e -c ". '$t/glbefore.sh' && . '$t/glmerge.sh'") >"$t/glm.out" 2>&1 ||
+		fail "gate:merge: $(tail -n 5 "$t/glm.out")"
+	expect_in "$t/glm.out" "the baselines of 2 partitions"
+	# the branch grew by the merge of the new work and the one baseline commit
+	[ "$(git -C "$r" rev-parse gate/baseline~1^1)" = "$b1" ] || fail "GitLab's baseline commit is not on the previous baseline"
+	[ "$(git -C "$r" rev-parse gate/baseline~1^2)" = "$sha" ] || fail "GitLab's baseline commit is not on the measured commit"
+	files=$(git -C "$r" show --name-only --format= gate/baseline | sort | tr '\n' ' ')
+	[ "$files" = ".gate/baseline.partition-1.json .gate/baseline.partition-2.json " ] ||
+		fail "GitLab's baseline commit holds: $files"
+	[ "$(git -C "$r" rev-parse main)" = "$sha" ] || fail "a job pushed to main"
+	junit_valid "$gm/gate-reports/junit.xml"
+	fsck_clean "$r"
+	no_leftovers "$t"
+	no_leftovers "$d"
+}
