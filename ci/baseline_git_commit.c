@@ -261,8 +261,8 @@ static int commit_begin(struct commit_run *c, struct baseline_repo *repo)
 		if (bgit_check_path(path, c->err, c->errlen) < 0)
 			return BASELINE_ERROR;
 		if (strchr(path, '\n')) {
-			set_err(c->err, c->errlen,
-			        "baseline path %s: may not contain a line break", path);
+			set_err(c->err, c->errlen, "baseline path %s: may not contain a line break",
+			        path);
 			return BASELINE_ERROR;
 		}
 		for (size_t k = 0; k < i; k++)

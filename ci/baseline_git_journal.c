@@ -192,13 +192,14 @@ bool bgit_journal_read(struct bgit_journal *j)
 			j->indexed = true;
 	}
 	free(buf);
-	if (blob[0] && relpath[0] && !j->nfiles && bgit_journal_add_file(j, blob, mode, relpath) < 0)
+	if (blob[0] && relpath[0] && !j->nfiles &&
+	    bgit_journal_add_file(j, blob, mode, relpath) < 0)
 		ok = false;
 	bool files_ok = ok && j->nfiles > 0;
 	for (size_t i = 0; files_ok && i < j->nfiles; i++)
 		files_ok = strlen(j->files[i].blob_hex) == 40 && j->files[i].relpath[0];
-	j->has_commit = j->ref[0] && strlen(j->old_hex) == 40 && strlen(j->new_hex) == 40 &&
-	                files_ok;
+	j->has_commit =
+	        j->ref[0] && strlen(j->old_hex) == 40 && strlen(j->new_hex) == 40 && files_ok;
 	return true;
 }
 
@@ -221,7 +222,8 @@ int bgit_journal_write(struct bgit_journal *j, char *err, size_t errlen)
 		set_err(err, errlen,
 		        "cannot commit the baseline: cannot write %s: %s; nothing was "
 		        "changed",
-		        j->path, n >= JOURNAL_MAX ? "too many files for one journal" : strerror(errno));
+		        j->path,
+		        n >= JOURNAL_MAX ? "too many files for one journal" : strerror(errno));
 		free(buf);
 		return BASELINE_ERROR;
 	}

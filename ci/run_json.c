@@ -19,9 +19,9 @@ static json_t *cases_json(const struct test_run *run)
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < run->count; i++) {
 		const struct test_result *t = &run->tests[i];
-		json_t *o = json_pack("{s:s?, s:s?, s:s?, s:i, s:I, s:s, s:s?, s:s?, s:s?}", "module",
-		                      t->module, "name", t->name, "file", t->file, "line", t->line,
-		                      "time_us", (json_int_t)t->time_us, "state",
+		json_t *o = json_pack("{s:s?, s:s?, s:s?, s:i, s:I, s:s, s:s?, s:s?, s:s?}",
+		                      "module", t->module, "name", t->name, "file", t->file, "line",
+		                      t->line, "time_us", (json_int_t)t->time_us, "state",
 		                      test_state_name(t->state), "message", t->message, "reason",
 		                      t->reason, "app", t->app && *t->app ? t->app : NULL);
 		if (!o || json_array_append_new(a, o) < 0) {
@@ -60,16 +60,19 @@ static json_t *tests_json(const struct test_run *run)
 /* issue 28: the rest of a finding, so that `gate merge` reports it as the run did */
 static int finding_more_json(json_t *o, const struct finding *f)
 {
-	int bad = json_object_set_new(o, "detail", f->detail ? json_string(f->detail) : json_null());
+	int bad =
+	        json_object_set_new(o, "detail", f->detail ? json_string(f->detail) : json_null());
 	bad |= json_object_set_new(o, "explained",
 	                           f->explained ? json_string(f->explained) : json_null());
 	bad |= json_object_set_new(o, "warned", json_boolean(f->warned));
-	bad |= json_object_set_new(o, "culprit", f->culprit ? json_string(f->culprit) : json_null());
+	bad |= json_object_set_new(o, "culprit",
+	                           f->culprit ? json_string(f->culprit) : json_null());
 	bad |= json_object_set_new(o, "culprit_test",
 	                           f->culprit_test ? json_string(f->culprit_test) : json_null());
 	bad |= json_object_set_new(o, "file", f->file ? json_string(f->file) : json_null());
 	bad |= json_object_set_new(o, "line", json_integer(f->line));
-	bad |= json_object_set_new(o, "unit", json_string(f->unit == UNIT_COUNT ? "count" : "bytes"));
+	bad |= json_object_set_new(o, "unit",
+	                           json_string(f->unit == UNIT_COUNT ? "count" : "bytes"));
 	bad |= json_object_set_new(o, "show", json_integer((json_int_t)f->show));
 	return bad ? -1 : 0;
 }
@@ -132,10 +135,10 @@ static json_t *run_json_build(const struct run_json *d, char *err, size_t errlen
 	bad |= json_object_set_new(root, "before", snapshot_json(d->before));
 	bad |= json_object_set_new(root, "after", snapshot_json(d->after));
 	/* issue 28 */
-	bad |= json_object_set_new(root, "partition",
-	                           d->partition > 0 ? json_pack("{s:i, s:i}", "k", d->partition, "n",
-	                                                        d->partitions)
-	                                            : json_null());
+	bad |= json_object_set_new(
+	        root, "partition",
+	        d->partition > 0 ? json_pack("{s:i, s:i}", "k", d->partition, "n", d->partitions)
+	                         : json_null());
 	bad |= json_object_set_new(root, "config_digest",
 	                           d->config_digest ? json_string(d->config_digest) : json_null());
 	bad |= json_object_set_new(root, "repo_root",

@@ -74,8 +74,8 @@ static bool bool_get(struct rd *rd, const json_t *o, const char *key)
 
 static int state_from_name(const char *s)
 {
-	static const enum test_state all[] = {TEST_PASSED, TEST_FAILED, TEST_SKIPPED,
-	                                      TEST_EXCLUDED, TEST_INVALID};
+	static const enum test_state all[] = {TEST_PASSED, TEST_FAILED, TEST_SKIPPED, TEST_EXCLUDED,
+	                                      TEST_INVALID};
 	for (size_t i = 0; s && i < sizeof(all) / sizeof(all[0]); i++)
 		if (strcmp(s, test_state_name(all[i])) == 0)
 			return (int)all[i];
@@ -112,7 +112,8 @@ static void read_case(struct rd *rd, struct test_run *run, const json_t *c)
 	t->app = str_dup(rd, c, "app");
 	int st = state_from_name(json_string_value(json_object_get(c, "state")));
 	if (st < 0)
-		bad(rd, "tests.cases[].state", "is not passed, failed, skipped, excluded or invalid");
+		bad(rd, "tests.cases[].state",
+		    "is not passed, failed, skipped, excluded or invalid");
 	else
 		t->state = (enum test_state)st;
 	if (!t->module || !t->name)
@@ -162,9 +163,8 @@ static void read_finding(struct rd *rd, struct findings *fs, const json_t *o)
 	int64_t before = int_get(rd, o, "before", 0, INT64_MIN, INT64_MAX);
 	int64_t after = int_get(rd, o, "after", 0, INT64_MIN, INT64_MAX);
 	int64_t floor = int_get(rd, o, "floor", 0, INT64_MIN, INT64_MAX);
-	if (rd->failed ||
-	    findings_add(fs, rule, subject, (enum verdict)v, before, after, floor,
-	                 json_number_value(pct), message) < 0) {
+	if (rd->failed || findings_add(fs, rule, subject, (enum verdict)v, before, after, floor,
+	                               json_number_value(pct), message) < 0) {
 		bad(rd, "findings", "could not be read: out of memory");
 		return;
 	}
@@ -347,9 +347,7 @@ int run_result_read(struct run_result *out, const char *path, char *err, size_t 
 	switch (readfile_bounded(path, RUN_RESULT_MAX, 0, &text, &len, err, errlen)) {
 	case READFILE_OK: break;
 	case READFILE_MISSING:
-	case READFILE_ERROR:
-		free(text);
-		return -1;
+	case READFILE_ERROR: free(text); return -1;
 	}
 	int rc = run_result_parse(out, text, len, path, err, errlen);
 	free(text);

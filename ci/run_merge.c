@@ -30,20 +30,22 @@ static int check_same(const struct run_result *r, size_t n, char *err, size_t er
 	for (size_t i = 0; i < n; i++) {
 		if (r[i].partition > 0)
 			continue;
-		errtext_set(err, errlen, NULL,
-		            "%s is not a partition's result (its run had no mix test --partitions N "
-		            "with MIX_TEST_PARTITION set); run each job as MIX_TEST_PARTITION=k gate "
-		            "run --json FILE -- --partitions N",
-		            r[i].name);
+		errtext_set(
+		        err, errlen, NULL,
+		        "%s is not a partition's result (its run had no mix test --partitions N "
+		        "with MIX_TEST_PARTITION set); run each job as MIX_TEST_PARTITION=k gate "
+		        "run --json FILE -- --partitions N",
+		        r[i].name);
 		return -1;
 	}
 	for (size_t i = 1; i < n; i++)
 		if (r[i].partitions != r[0].partitions) {
-			errtext_set(err, errlen, NULL,
-			            "%s is partition %d of %d, but %s is partition %d of %d: the "
-			            "jobs ran different --partitions; run every job with the same N",
-			            r[i].name, r[i].partition, r[i].partitions, r[0].name,
-			            r[0].partition, r[0].partitions);
+			errtext_set(
+			        err, errlen, NULL,
+			        "%s is partition %d of %d, but %s is partition %d of %d: the "
+			        "jobs ran different --partitions; run every job with the same N",
+			        r[i].name, r[i].partition, r[i].partitions, r[0].name,
+			        r[0].partition, r[0].partitions);
 			return -1;
 		}
 	size_t d = FIRST_DIFFERENT(commit);
@@ -99,13 +101,14 @@ static int check_once(const struct run_result *r, size_t n, char *err, size_t er
 					if (!same_str(t->module, u->module) ||
 					    !same_str(t->name, u->name))
 						continue;
-					errtext_set(err, errlen, NULL,
-					            "the test %s \"%s\" ran in partition %d (%s) and "
-					            "in partition %d (%s): the jobs split the suite "
-					            "differently; run them with the same mix test "
-					            "arguments",
-					            t->module, t->name, r[i].partition, r[i].name,
-					            r[j].partition, r[j].name);
+					errtext_set(
+					        err, errlen, NULL,
+					        "the test %s \"%s\" ran in partition %d (%s) and "
+					        "in partition %d (%s): the jobs split the suite "
+					        "differently; run them with the same mix test "
+					        "arguments",
+					        t->module, t->name, r[i].partition, r[i].name,
+					        r[j].partition, r[j].name);
 					return -1;
 				}
 		}
@@ -125,10 +128,11 @@ int run_merge_check(const struct run_result *r, size_t n, const bool *allow, siz
 	int parts = r[0].partitions;
 	for (size_t k = 1; k < nallow; k++)
 		if (allow[k] && (int)k > parts) {
-			errtext_set(err, errlen, NULL,
-			            "--allow-missing %zu: the suite has %d partitions (--partitions "
-			            "%d in %s); name partitions from 1 to %d",
-			            k, parts, parts, r[0].name, parts);
+			errtext_set(
+			        err, errlen, NULL,
+			        "--allow-missing %zu: the suite has %d partitions (--partitions "
+			        "%d in %s); name partitions from 1 to %d",
+			        k, parts, parts, r[0].name, parts);
 			return -1;
 		}
 	for (int k = 1; k <= parts; k++) {
@@ -267,14 +271,15 @@ static int merge_findings(struct run_merged *m, const struct run_result *r, size
 		struct verdict_tally vt = model_verdict_tally(&r[i].findings, &r[i].tests);
 		if (!r[i].passed && model_verdict(&vt) == GATE_PASSED) {
 			char msg[1024];
-			snprintf(msg, sizeof(msg),
-			         "the run of %s failed (\"verdict\": \"failed\" in %s) for a reason "
-			         "its findings and tests do not carry; see that job's log",
-			         label, r[i].name);
+			snprintf(
+			        msg, sizeof(msg),
+			        "the run of %s failed (\"verdict\": \"failed\" in %s) for a reason "
+			        "its findings and tests do not carry; see that job's log",
+			        label, r[i].name);
 			if (findings_add(&m->per[i], "partition", label, VERDICT_FAIL, 0, 0, 0, -1,
 			                 msg) < 0 ||
-			    findings_add(&m->findings, "partition", label, VERDICT_FAIL, 0, 0, 0, -1,
-			                 msg) < 0)
+			    findings_add(&m->findings, "partition", label, VERDICT_FAIL, 0, 0, 0,
+			                 -1, msg) < 0)
 				return -1;
 			m->failed_unexplained = true;
 		}
@@ -321,11 +326,12 @@ void run_merged_clear(struct run_merged *m)
 
 void run_merge_growth_print(FILE *out, const struct run_result *r, size_t n, bool color)
 {
-	static const enum mem_cat cats[] = {MEM_TOTAL, MEM_PROCESSES_USED, MEM_BINARY, MEM_ETS,
-	                                    MEM_ATOM_USED, MEM_CODE};
+	static const enum mem_cat cats[] = {MEM_TOTAL, MEM_PROCESSES_USED, MEM_BINARY,
+	                                    MEM_ETS,   MEM_ATOM_USED,      MEM_CODE};
 	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
-	fprintf(out, "%sWhat grew, per partition (each in a node of its own) and in the whole "
-	             "suite (their sum)%s\n",
+	fprintf(out,
+	        "%sWhat grew, per partition (each in a node of its own) and in the whole "
+	        "suite (their sum)%s\n",
 	        bold, reset);
 	fprintf(out, "  %-16s", "category");
 	for (size_t i = 0; i < n; i++) {

@@ -44,8 +44,8 @@ struct run_merged {
 /* Sorts r by partition, the order the merged reports show them in. */
 void run_merge_sort(struct run_result *r, size_t n);
 
-/* Builds the merged run from r (checked by run_merge_check, sorted by run_merge_sort). Returns 0, or -1 when out of
- * memory (out is then cleared). */
+/* Builds the merged run from r (checked by run_merge_check, sorted by run_merge_sort). Returns 0,
+ * or -1 when out of memory (out is then cleared). */
 int run_merge_build(struct run_merged *out, const struct run_result *r, size_t n);
 
 void run_merged_clear(struct run_merged *m);

@@ -97,8 +97,10 @@ static const char *write_part(const struct part *p, const char *name)
 		f->show = SHOW_FIGURES | SHOW_REGRESSION;
 		f->unit = UNIT_COUNT;
 	}
-	struct baseline_meta m = {.gate_version = p->version, .commit = p->commit,
-	                          .timestamp = 1700000000 + p->k, .test_count = (int64_t)run.count};
+	struct baseline_meta m = {.gate_version = p->version,
+	                          .commit = p->commit,
+	                          .timestamp = 1700000000 + p->k,
+	                          .test_count = (int64_t)run.count};
 	assert_int_equal(baseline_from_snapshot(&b, &after, &m), 0);
 	struct run_json j = {
 	        .gate_version = p->version,
@@ -126,10 +128,12 @@ static const char *write_part(const struct part *p, const char *name)
 	return path;
 }
 
-static const struct part P1 = {1, 2, "1111111111111111111111111111111111111111", "00aa", "0.1.0",
-                               {"Elixir.ATest", "Elixir.BTest", NULL}, false, true};
-static const struct part P2 = {2, 2, "1111111111111111111111111111111111111111", "00aa", "0.1.0",
-                               {"Elixir.CTest", NULL, NULL}, false, true};
+static const struct part P1 = {1,      2,       "1111111111111111111111111111111111111111",
+                               "00aa", "0.1.0", {"Elixir.ATest", "Elixir.BTest", NULL},
+                               false,  true};
+static const struct part P2 = {2,      2,       "1111111111111111111111111111111111111111",
+                               "00aa", "0.1.0", {"Elixir.CTest", NULL, NULL},
+                               false,  true};
 
 static void read_ok(struct run_result *r, const struct part *p, const char *name)
 {
@@ -377,8 +381,8 @@ static void test_merge_build(void **state)
 	struct baseline whole;
 	assert_int_equal(run_merge_baseline_whole(&whole, r, 2), 0);
 	assert_int_equal(whole.test_count, 3);
-	assert_int_equal(whole.mem[MEM_TOTAL], r[0].baseline.mem[MEM_TOTAL] +
-	                                               r[1].baseline.mem[MEM_TOTAL]);
+	assert_int_equal(whole.mem[MEM_TOTAL],
+	                 r[0].baseline.mem[MEM_TOTAL] + r[1].baseline.mem[MEM_TOTAL]);
 	assert_string_equal(whole.commit, P1.commit);
 	baseline_clear(&whole);
 

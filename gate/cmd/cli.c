@@ -354,8 +354,8 @@ int cli_main(int argc, char **argv)
 		return watch_cmd_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "merge") == 0) /* issue 28 */
 		return merge_cmd_main(argc - 1, argv + 1);
-	return gate_usage_error(
-	        "",
-	        "unknown command %s (commands: run, snapshot, baseline, config, hook, watch, merge)",
-	        cmd);
+	return gate_usage_error("",
+	                        "unknown command %s (commands: run, snapshot, baseline, config, "
+	                        "hook, watch, merge)",
+	                        cmd);
 }

@@ -102,10 +102,11 @@ static int parse_allow(struct merge_opts *o, const char *arg)
 		char *end;
 		long k = strtol(p, &end, 10);
 		if (end == p || k < 1 || k > RUN_MERGE_MAX || (*end && *end != ','))
-			return gate_usage_error("merge ",
-			                        "--allow-missing %s: expected partition numbers "
-			                        "from 1, separated by commas, e.g. --allow-missing 2,3",
-			                        arg);
+			return gate_usage_error(
+			        "merge ",
+			        "--allow-missing %s: expected partition numbers "
+			        "from 1, separated by commas, e.g. --allow-missing 2,3",
+			        arg);
 		o->allow[k] = true;
 		p = *end ? end + 1 : end;
 	}
@@ -167,13 +168,16 @@ static int parse_args(struct merge_opts *o, int argc, char **argv)
 		return gate_usage_error("merge ",
 		                        "%s: --commit, --message and --force go with "
 		                        "--update-baseline",
-		                        o->commit ? "--commit" : o->message ? "--message" : "--force");
+		                        o->commit    ? "--commit"
+		                        : o->message ? "--message"
+		                                     : "--force");
 	if (o->message && !o->commit)
 		return gate_usage_error("merge ", "%s needs --commit", "--message");
 	if (optind >= argc)
-		return gate_usage_error("merge ", "%s",
-		                        "no results given: gate merge RESULT.json... (the files each "
-		                        "partition's gate run --json wrote)");
+		return gate_usage_error(
+		        "merge ", "%s",
+		        "no results given: gate merge RESULT.json... (the files each "
+		        "partition's gate run --json wrote)");
 	o->files = argv + optind;
 	o->nfiles = (size_t)(argc - optind);
 	return 0;
@@ -254,8 +258,8 @@ static int read_results(struct merge *g)
 	}
 	/* --warn-only here as in gate run: every memory finding a warning */
 	for (size_t i = 0; o->warn_only && i <= g->n; i++)
-		if (severity_apply(i < g->n ? &g->m.per[i] : &g->m.findings,
-		                   &g->cfg.rules.severity, true) < 0) {
+		if (severity_apply(i < g->n ? &g->m.per[i] : &g->m.findings, &g->cfg.rules.severity,
+		                   true) < 0) {
 			errtext_set(g->err, sizeof(g->err), NULL, "out of memory");
 			return -1;
 		}
@@ -393,18 +397,19 @@ static int baseline_paths(struct merge *g, struct baseline_step *st, char (*path
 		}
 		int rc = 0;
 		if (st->repo)
-			rc = baseline_git_relpath(paths[i], PATH_MAX, st->repo, g->project, p, g->err,
-			                          sizeof(g->err));
+			rc = baseline_git_relpath(paths[i], PATH_MAX, st->repo, g->project, p,
+			                          g->err, sizeof(g->err));
 		else
 			snprintf(paths[i], PATH_MAX, "%s", p);
 		free(p);
 		if (rc != BASELINE_OK)
 			return -1;
 		if (!g->r[i].have_baseline) {
-			errtext_set(g->err, sizeof(g->err), NULL,
-			            "%s has no \"baseline\" object: it cannot update %s; rerun that "
-			            "partition",
-			            g->r[i].name, paths[i]);
+			errtext_set(
+			        g->err, sizeof(g->err), NULL,
+			        "%s has no \"baseline\" object: it cannot update %s; rerun that "
+			        "partition",
+			        g->r[i].name, paths[i]);
 			return -1;
 		}
 	}
@@ -541,8 +546,8 @@ static int conclude(struct merge *g)
 	const char *late = NULL;
 	bool want_repo = g->o->update_baseline || g->o->html;
 	if (junit && want_repo &&
-	    baseline_step_locate(&st, g->project, &g->cfg.rules.baseline, g->err,
-	                         sizeof(g->err)) < 0)
+	    baseline_step_locate(&st, g->project, &g->cfg.rules.baseline, g->err, sizeof(g->err)) <
+	            0)
 		late = g->err;
 	if (junit && !late && g->o->json && write_json(g, passed) < 0)
 		late = g->err;
@@ -574,8 +579,9 @@ int merge_cmd_main(int argc, char **argv)
 		code = gate_error("%s", g.err);
 	} else {
 		if (!o.quiet)
-			fprintf(stderr, "gate: merging %zu result%s of %d partitions (commit %.12s)\n",
-			        g.n, g.n == 1 ? "" : "s", g.m.partitions,
+			fprintf(stderr,
+			        "gate: merging %zu result%s of %d partitions (commit %.12s)\n", g.n,
+			        g.n == 1 ? "" : "s", g.m.partitions,
 			        g.r[0].commit ? g.r[0].commit : "none");
 		code = conclude(&g);
 	}

@@ -80,7 +80,7 @@ struct run {
 	struct sample_series samples; /* --sample (issue 14): light snapshots during the run */
 	char err[4096];
 	/* issue 28: what `gate merge` checks the partitions' results against each other with */
-	char config_digest[17]; /* run_json_digest of the effective gate.toml */
+	char config_digest[17];    /* run_json_digest of the effective gate.toml */
 	int partition, partitions; /* k of N of a `--partitions N` run; 0: not partitioned */
 };
 
