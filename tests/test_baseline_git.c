@@ -595,6 +595,123 @@ static void test_git__kill_at_each_step(void **state)
 	}
 }
 
+/* ---- several files in one commit (issue 28: gate merge's every partition) ---- */
+
+static const char *const two_paths[] = {".gate/baseline.partition-1.json",
+                                        ".gate/baseline.partition-2.json"};
+
+/* Commits fx->b as both partition files in one commit. */
+static int commit_two(struct fixture *fx, struct baseline_repo *r, const char *expected,
+                      char out[BASELINE_OID_HEX])
+{
+	struct baseline_commit_file files[2] = {{two_paths[0], &fx->b}, {two_paths[1], &fx->b}};
+	struct baseline_commit_opts o = {.expected_head = expected, .files = files, .nfiles = 2};
+	return baseline_git_commit(out, r, NULL, &o, fx->err, sizeof(fx->err));
+}
+
+/* Both files committed (index entry = HEAD's blob = the file's bytes) in one commit on
+ * old_head, or neither there; the user's changes kept; nothing of ours left. */
+static void assert_two_consistent(struct fixture *fx, const char *old_head, bool committed)
+{
+	char want[128];
+	snprintf(want, sizeof(want), "%s\n", old_head);
+	assert_out(fx->repo, want, committed ? "git rev-parse HEAD~1" : "git rev-parse HEAD");
+	for (size_t i = 0; i < 2; i++) {
+		char cmd[256];
+		if (!committed) {
+			snprintf(cmd, sizeof(cmd), "test ! -e %s", two_paths[i]);
+			assert_int_equal(sh(fx->repo, cmd), 0);
+			continue;
+		}
+		snprintf(cmd, sizeof(cmd), "git rev-parse :%s", two_paths[i]);
+		char *idx = out(fx->repo, cmd);
+		snprintf(cmd, sizeof(cmd), "git rev-parse HEAD:%s", two_paths[i]);
+		char *head = out(fx->repo, cmd);
+		snprintf(cmd, sizeof(cmd), "git hash-object %s", two_paths[i]);
+		char *file = out(fx->repo, cmd);
+		assert_string_equal(idx, head);
+		assert_string_equal(file, head);
+		free(idx), free(head), free(file);
+	}
+	if (committed)
+		assert_out(fx->repo,
+		           ".gate/baseline.partition-1.json\n.gate/baseline.partition-2.json\n",
+		           "git diff --name-only HEAD~1 HEAD");
+	assert_out(fx->repo, USER_STATUS, "git status --porcelain --untracked-files=all");
+	assert_int_equal(sh(fx->repo,
+	                    "test ! -e .git/index.lock && test ! -e "
+	                    ".git/gate-baseline-commit && ! ls -A .git | grep -q '^gate-'"),
+	                 0);
+	assert_int_equal(sh(fx->repo, "! ls -A .gate 2>/dev/null | grep -q tmp"), 0);
+	assert_fsck(fx->repo);
+}
+
+/* Two files, one commit; the same path twice is refused; unchanged files commit nothing. */
+static void test_git__two_files_one_commit(void **state)
+{
+	struct fixture *fx = *state;
+	make_busy_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char old[BASELINE_OID_HEX], c[BASELINE_OID_HEX];
+	head_hex(fx, r, old);
+	if (commit_two(fx, r, old, c) != BASELINE_OK)
+		fail_msg("commit_two: %s", fx->err);
+	assert_two_consistent(fx, old, true);
+	assert_out(fx->repo,
+	           "gate: update the memory baselines of 2 partitions (measured at 0123456)\n",
+	           "git log -1 --format=%s");
+	assert_int_equal(commit_two(fx, r, c, c), BASELINE_UNCHANGED);
+	struct baseline_commit_file same[2] = {{two_paths[0], &fx->b}, {two_paths[0], &fx->b}};
+	struct baseline_commit_opts o = {.files = same, .nfiles = 2};
+	assert_int_equal(baseline_git_commit(c, r, NULL, &o, fx->err, sizeof(fx->err)),
+	                 BASELINE_ERROR);
+	assert_non_null(strstr(fx->err, ".gate/baseline.partition-1.json is given twice"));
+	baseline_git_close(r);
+}
+
+/* gate killed after each step of a two-file commit: the next run finishes or undoes both. */
+static void test_git__two_files_kill_at_each_step(void **state)
+{
+	struct fixture *fx = *state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		rm_rf(fx->repo);
+		make_busy_repo(fx);
+		struct baseline_repo *r = open_repo(fx, fx->repo);
+		char old[BASELINE_OID_HEX];
+		head_hex(fx, r, old);
+		baseline_git_close(r);
+		fflush(NULL);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			die_at = steps[i].step;
+			baseline_git_fault = die_hook;
+			struct baseline_repo *cr = NULL;
+			char c[BASELINE_OID_HEX], e[2048];
+			if (baseline_git_open(&cr, fx->repo, e, sizeof(e)) != BASELINE_OK)
+				_exit(2);
+			commit_two(fx, cr, old, c);
+			_exit(3);
+		}
+		int st = 0;
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 77)
+			fail_msg("step %s: the child did not stop there (status %d)", steps[i].step,
+			         st);
+		r = open_repo(fx, fx->repo);
+		char msg[4096];
+		int rc = baseline_git_recover(r, msg, sizeof(msg), fx->err, sizeof(fx->err));
+		if (rc != 1)
+			fail_msg("step %s: recover returned %d: %s", steps[i].step, rc, fx->err);
+		assert_non_null(strstr(msg, steps[i].moved ? "finished it" : "undid it"));
+		if (steps[i].moved)
+			assert_non_null(strstr(msg, ".gate/baseline.partition-1.json "
+			                            ".gate/baseline.partition-2.json"));
+		baseline_git_close(r);
+		assert_two_consistent(fx, old, steps[i].moved);
+	}
+}
+
 /* A kill is also recovered by the next commit itself, which says so in its notice. */
 static void test_git__next_commit_recovers(void **state)
 {
@@ -828,6 +945,9 @@ int main(void)
 	        cmocka_unit_test_setup_teardown(test_git__author_message_mode, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_git__kill_at_each_step, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_git__next_commit_recovers, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__two_files_one_commit, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__two_files_kill_at_each_step, setup,
+	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_git__concurrent_add_kept, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_git__hooks_and_signing_named, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_git__refuse_filter, setup, teardown),
