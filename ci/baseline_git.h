@@ -60,10 +60,12 @@ int baseline_git_relpath(char *out, size_t outlen, const struct baseline_repo *r
 int baseline_git_head(char out[BASELINE_OID_HEX], struct baseline_repo *repo, char *err,
                       size_t errlen);
 
-/* issue 28: 1 when the commit parent (hex) is a parent of the commit child (hex), 0 when not,
- * -1 when either cannot be read. The baseline branch's "gate: measure X" merge has X as a
- * parent: `gate merge` commits the partitions' baselines there. */
-int baseline_git_parent_of(struct baseline_repo *repo, const char *parent, const char *child);
+/* issue 28: 1 when head (hex) has the commit measured (hex) as a parent and differs from it
+ * only in files under dir (repository-relative, e.g. ".gate"): the baseline branch's "gate:
+ * measure X" merge, or an earlier baseline commit on X; then the figures measured at X
+ * belong to head's code too. 0 when not, -1 when either cannot be read. */
+int baseline_git_measured_under(struct baseline_repo *repo, const char *measured, const char *head,
+                                const char *dir);
 
 /* Where baseline_git_read found (or looked for) the baseline. */
 struct baseline_source {
@@ -161,6 +163,15 @@ extern void (*baseline_git_fault)(const char *step);
 int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref, const char *commit,
                             const struct baseline *b, bool overwrite, char *err, size_t errlen);
 
+/* issue 28: `gate merge --commit`'s note: the whole suite's summary (whole) with each
+ * partition's under "partitions" {"K": summary} (parts[i] of partition ks[i]), so that the
+ * history shows the merged run and a partition's trend reads its own figures
+ * (baseline_git_history_partition). Never overwrites a note. */
+int baseline_git_note_write_parts(struct baseline_repo *repo, const char *notes_ref,
+                                  const char *commit, const struct baseline *whole,
+                                  const struct baseline *const *parts, const int *ks, size_t n,
+                                  char *err, size_t errlen);
+
 /* Reads the note of commit under notes_ref as a summary. BASELINE_MISSING when there is
  * none; BASELINE_ERROR when it is not a summary this gate can read. */
 int baseline_git_note_read(struct baseline *out, struct baseline_repo *repo, const char *notes_ref,
@@ -185,6 +196,12 @@ struct baseline_history {
 int baseline_git_history(struct baseline_history *out, struct baseline_repo *repo,
                          const char *notes_ref, const char *from, size_t max_entries,
                          size_t max_walk, char *err, size_t errlen);
+/* issue 28: the same for partition k of a partitioned suite (k 0: baseline_git_history): a
+ * merged run's note gives partition k's own summary, and is left out when it has none; any
+ * other note is read whole, as before. */
+int baseline_git_history_partition(struct baseline_history *out, struct baseline_repo *repo,
+                                   const char *notes_ref, const char *from, size_t max_entries,
+                                   size_t max_walk, int partition, char *err, size_t errlen);
 void baseline_history_clear(struct baseline_history *h);
 
 /* `gate baseline history --json`: an array, oldest first, of the summaries, each with

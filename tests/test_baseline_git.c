@@ -714,6 +714,53 @@ static void test_git__two_files_kill_at_each_step(void **state)
 	}
 }
 
+/* gate merge's note: the whole suite's summary, each partition's under "partitions"; the
+ * history gives the whole (history shows merged runs), a partition its own figures, and
+ * leaves the note out for a partition it does not have. */
+static void test_git__merged_note_per_partition(void **state)
+{
+	struct fixture *fx = *state;
+	make_repo(fx);
+	struct baseline_repo *r = open_repo(fx, fx->repo);
+	char head[BASELINE_OID_HEX];
+	head_hex(fx, r, head);
+	struct baseline p1 = {0}, p2 = {0}, whole = {0};
+	assert_int_equal(baseline_copy(&p1, &fx->b), 0);
+	assert_int_equal(baseline_copy(&p2, &fx->b), 0);
+	assert_int_equal(baseline_copy(&whole, &fx->b), 0);
+	p1.mem[MEM_TOTAL] = 1000;
+	p2.mem[MEM_TOTAL] = 2000;
+	whole.mem[MEM_TOTAL] = 3000;
+	p1.test_count = 4, p2.test_count = 5, whole.test_count = 9;
+	const struct baseline *parts[2] = {&p1, &p2};
+	const int ks[2] = {1, 2};
+	if (baseline_git_note_write_parts(r, NULL, head, &whole, parts, ks, 2, fx->err,
+	                                  sizeof(fx->err)) != BASELINE_OK)
+		fail_msg("note_write_parts: %s", fx->err);
+	const int want_total[4] = {3000, 1000, 2000, -1};
+	for (int k = 0; k < 4; k++) {
+		struct baseline_history h = {0};
+		assert_int_equal(baseline_git_history_partition(&h, r, NULL, NULL, 0, 0, k, fx->err,
+		                                                sizeof(fx->err)),
+		                 BASELINE_OK);
+		if (want_total[k] < 0) {
+			assert_int_equal(h.count, 0); /* partition 3: not in this merged run */
+		} else {
+			assert_int_equal(h.count, 1);
+			assert_int_equal(h.items[0].mem[MEM_TOTAL], want_total[k]);
+		}
+		baseline_history_clear(&h);
+	}
+	/* the plain reader (gate baseline history) reads the whole */
+	struct baseline n = {0};
+	assert_int_equal(baseline_git_note_read(&n, r, NULL, head, fx->err, sizeof(fx->err)),
+	                 BASELINE_OK);
+	assert_int_equal(n.test_count, 9);
+	baseline_clear(&n);
+	baseline_clear(&p1), baseline_clear(&p2), baseline_clear(&whole);
+	baseline_git_close(r);
+}
+
 /* A kill is also recovered by the next commit itself, which says so in its notice. */
 static void test_git__next_commit_recovers(void **state)
 {
@@ -948,6 +995,8 @@ int main(void)
 	        cmocka_unit_test_setup_teardown(test_git__kill_at_each_step, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_git__next_commit_recovers, setup, teardown),
 	        cmocka_unit_test_setup_teardown(test_git__two_files_one_commit, setup, teardown),
+	        cmocka_unit_test_setup_teardown(test_git__merged_note_per_partition, setup,
+	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_git__two_files_kill_at_each_step, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_git__concurrent_add_kept, setup, teardown),

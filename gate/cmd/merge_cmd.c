@@ -441,19 +441,26 @@ static int baselines_commit(struct merge *g, struct baseline_step *st, char (*pa
 {
 	char oid[BASELINE_OID_HEX], notice[4096] = "", notes[256], why[2048];
 	struct baseline_commit_file *files = calloc(g->n, sizeof(*files));
+	const struct baseline **parts = calloc(g->n, sizeof(*parts));
 	struct baseline whole = {0};
 	int rc = -1;
-	if (!files || run_merge_baseline_whole(&whole, g->r, g->n) < 0) {
+	if (!files || !parts || run_merge_baseline_whole(&whole, g->r, g->n) < 0) {
 		errtext_set(g->err, sizeof(g->err), NULL, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < g->n; i++)
 		files[i] = (struct baseline_commit_file){paths[i], &g->r[i].baseline};
-	/* HEAD is the commit the partitions measured, or the baseline branch's merge of it
-	 * ("gate: measure X", the templates' flow: the branch holds the baselines on top) */
+	/* HEAD is the commit the partitions measured, or one on it that changed nothing but the
+	 * baselines' directory: the baseline branch's merge of it ("gate: measure X", the
+	 * templates' flow), or this merge's own earlier commit (a rerun of the job) */
 	const char *expected = g->r[0].commit;
-	if (expected && st->head[0] && strcmp(st->head, expected) != 0 &&
-	    baseline_git_parent_of(st->repo, expected, st->head) == 1)
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", paths[0]);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (expected && slash && st->head[0] && strcmp(st->head, expected) != 0 &&
+	    baseline_git_measured_under(st->repo, expected, st->head, dir) == 1)
 		expected = st->head;
 	struct baseline_commit_opts co = {
 	        .expected_head = expected,
@@ -481,8 +488,11 @@ static int baselines_commit(struct merge *g, struct baseline_step *st, char (*pa
 	if (crc != BASELINE_OK)
 		goto out;
 	baseline_step_notes_ref(notes, sizeof(notes), &g->cfg.rules.baseline);
-	if (baseline_git_note_write(st->repo, g->cfg.rules.baseline.notes_ref, oid, &whole, false,
-	                            why, sizeof(why)) != BASELINE_OK) {
+	for (size_t i = 0; i < g->n; i++)
+		parts[i] = &g->r[i].baseline;
+	if (baseline_git_note_write_parts(st->repo, g->cfg.rules.baseline.notes_ref, oid, &whole,
+	                                  parts, g->m.present, g->n, why,
+	                                  sizeof(why)) != BASELINE_OK) {
 		errtext_set(g->err, sizeof(g->err), NULL,
 		            "committed %.7s (the %zu baselines), but the note under %s was not "
 		            "written: %s",
@@ -490,12 +500,13 @@ static int baselines_commit(struct merge *g, struct baseline_step *st, char (*pa
 		goto out;
 	}
 	printf("gate: committed %.7s: the baselines of %zu partitions (those files only); the "
-	       "whole suite's summary is its note under %s\n",
+	       "whole suite's summary, and each partition's, is its note under %s\n",
 	       oid, g->n, notes);
 	printf("gate: publish both with:\n  git push origin HEAD\n  git push origin %s\n", notes);
 	rc = 0;
 out:
 	baseline_clear(&whole);
+	free(parts);
 	free(files);
 	return rc;
 }

@@ -127,6 +127,7 @@ static int configure(struct run *r)
 static int read_baseline(struct run *r)
 {
 	char line[2048];
+	r->bl.partition = r->partition; /* issue 28 */
 	if (baseline_step_read(&r->bl, r->project, &r->cfg.rules.baseline, r->opts->baseline_ref,
 	                       r->err, sizeof(r->err)) < 0)
 		return -1;
@@ -311,6 +312,7 @@ static int write_ci_outputs(struct run *r, const char *error)
 	        .history_from = r->bl.src.commit[0] ? r->bl.src.commit : NULL,
 	        .annotations = r->cfg.annotations,
 	        .comment_flag = r->opts->comment_flag,
+	        .partition = r->partition,
 	};
 	char err[1024];
 	int rc = report_out_write(&o, &d, err, sizeof(err));

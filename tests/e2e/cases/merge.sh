@@ -209,10 +209,20 @@ case_merge_baseline_one_commit() {
 	t1=$(json_get "$d/_build/r1.json" 'd["tests"]["total"]')
 	t2=$(json_get "$d/_build/r2.json" 'd["tests"]["total"]')
 	expect_in "$WORK/note" "\"test_count\":$((t1 + t2))"
+	# and each partition's own figures, which its next run's trend reads
+	expect_in "$WORK/note" "\"partitions\":{\"1\":{"
+	expect_in "$WORK/note" "\"test_count\":$t1"
 	run_gate baseline history -C "$d"
 	expect_rc 0
 	expect_in "$OUT" "$(git -C "$d" rev-parse --short=7 HEAD)"
-	# a second merge of the same results: nothing new to commit
+	# the merge job run again: its own commit is on the measured one, and nothing is new
+	run_gate merge -C "$d" "$d/_build/r1.json" "$d/_build/r2.json" --update-baseline --commit
+	expect_rc 0
+	expect_in "$OUT" "already has exactly these 2 baselines: nothing committed"
+	[ "$(git -C "$d" rev-list --count "$head"..HEAD)" = 1 ] || fail "a rerun added a commit"
+	# new code on top: those figures are not its figures
+	printf '# more\n' >>"$d/lib/partitioned.ex"
+	git_in "$d" commit -q -am "new code" >/dev/null
 	run_gate merge -C "$d" "$d/_build/r1.json" "$d/_build/r2.json" --update-baseline --commit
 	expect_rc 2
 	expect_in "$ERR" "HEAD moved since the run started"
@@ -220,6 +230,7 @@ case_merge_baseline_one_commit() {
 	MIX_TEST_PARTITION=1 run_gate run -C "$d" --baseline-ref HEAD -- --partitions 2
 	expect_rc 0
 	expect_in "$ERR" ".gate/baseline.partition-1.json at commit"
+	expect_in "$ERR" "trend over 1 noted run"
 	no_leftovers "$d"
 }
 
