@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "ci/junit.h"
+#include "ci/markdown.h"
+#include "ci/report.h"
 #include "ci/run_json.h"
 #include "ci/run_json_read.h"
 #include "ci/run_merge.h"
@@ -85,6 +87,7 @@ static const char *write_part(const struct part *p, const char *name)
 	assert_int_equal(findings_add(&fs, "growth", "binary", VERDICT_PASS, 10, 20, 1000000, 10,
 	                              "binary grew"),
 	                 0);
+	fs.items[0].show = SHOW_CATEGORY | SHOW_FIGURES; /* a row of the erlang:memory table */
 	if (p->leak) {
 		assert_int_equal(findings_add(&fs, "ets", "table leak_cache", VERDICT_FAIL, 0,
 		                              5000000, 0, -1, "ETS table leak_cache grew"),
@@ -411,6 +414,21 @@ static void test_merge_build(void **state)
 	const char *tc = strstr(c, "<testcase");
 	assert_true(prop && tc && prop < tc);
 	free(xml);
+
+	/* the Markdown summary: what grew in each partition's node and in the whole */
+	struct report_part parts[2] = {{m.labels[0], &r[0].before, &r[0].after},
+	                               {m.labels[1], &r[1].before, &r[1].after}};
+	struct report_data d = {
+	        .findings = &m.findings, .tests = &m.tests, .parts = parts, .nparts = 2};
+	struct report_buf md = {0};
+	assert_int_equal(markdown_summary_format(&md, &d), 0);
+	if (!strstr(md.data, "| category | partition 1/2 | partition 2/2 | whole |") ||
+	    !strstr(md.data, "| total | +1.0 kB | +2.0 kB | +3.0 kB |"))
+		fail_msg("the summary lacks the partitions' growth: %s", md.data);
+	/* every finding says its partition, in the Markdown escaping of ":" */
+	if (!strstr(md.data, "| partition 2/2\\: binary |"))
+		fail_msg("the growth finding lacks its partition: %s", md.data);
+	report_buf_free(&md);
 	run_merged_clear(&m);
 	run_result_clear(&r[0]);
 	run_result_clear(&r[1]);

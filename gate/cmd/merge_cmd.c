@@ -356,6 +356,13 @@ static int write_ci_outputs(struct merge *g, struct baseline_repo *repo, const c
 {
 	char node[64];
 	snprintf(node, sizeof(node), "%zu of %d partitions, merged", g->n, g->m.partitions);
+	struct report_part *parts = calloc(g->n ? g->n : 1, sizeof(*parts));
+	if (!parts) {
+		gate_error("cannot write a report: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		parts[i] = (struct report_part){g->m.labels[i], &g->r[i].before, &g->r[i].after};
 	struct report_data d = {
 	        .project = project_name(g),
 	        .node = node,
@@ -365,6 +372,8 @@ static int write_ci_outputs(struct merge *g, struct baseline_repo *repo, const c
 	        .tests = &g->m.tests,
 	        .junit_path = g->junit,
 	        .error = error,
+	        .parts = parts,
+	        .nparts = g->n,
 	};
 	struct report_out o = {
 	        .summary_path = g->o->summary,
@@ -375,7 +384,9 @@ static int write_ci_outputs(struct merge *g, struct baseline_repo *repo, const c
 	        .comment_flag = g->o->comment_flag,
 	};
 	char err[1024];
-	if (report_out_write(&o, &d, err, sizeof(err)) < 0) {
+	int rc = report_out_write(&o, &d, err, sizeof(err));
+	free(parts);
+	if (rc < 0) {
 		gate_error("cannot write a report: %s", err);
 		return -1;
 	}
