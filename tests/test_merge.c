@@ -282,6 +282,7 @@ static void test_merge_refusals(void **state)
 	check_refused(r, 3, NULL, 0, "partition 1 of 2 twice");
 	run_result_clear(&r[2]);
 	/* another commit, configuration, gate version, N; no partition */
+	run_result_clear(&r[1]);
 	struct part p = P2;
 	p.commit = "2222222222222222222222222222222222222222";
 	read_ok(&r[1], &p, "commit.json");
