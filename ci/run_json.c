@@ -32,6 +32,43 @@ static json_t *cases_json(const struct test_run *run)
 	return a;
 }
 
+/* issue 28: each test module's attributed growth (the JUnit's suite properties, the summary's
+ * top growing), so that `gate merge` reports it as the partition's run did */
+static json_t *delta_json(const struct mem_delta *d)
+{
+	json_t *o = json_object();
+	for (int c = 0; o && c < MEM_CAT_COUNT; c++)
+		if (json_object_set_new(o, mem_cat_name((enum mem_cat)c),
+		                        json_integer((json_int_t)d->mem[c])) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	if (o &&
+	    (json_object_set_new(o, "processes", json_integer((json_int_t)d->processes)) < 0 ||
+	     json_object_set_new(o, "ets_tables", json_integer((json_int_t)d->ets_tables)) < 0)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *modules_json(const struct test_run *run)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < run->nmodules; i++) {
+		const struct module_growth *m = &run->modules[i];
+		json_t *o = json_pack("{s:s?, s:b, s:b, s:I, s:I, s:o}", "module", m->module,
+		                      "async", m->async, "finished", m->finished, "overlapped",
+		                      (json_int_t)m->overlapped, "time_us", (json_int_t)m->time_us,
+		                      "delta", delta_json(&m->delta));
+		if (!o || json_array_append_new(a, o) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 static json_t *tests_json(const struct test_run *run)
 {
 	struct test_counts tc = test_run_count(run);
@@ -50,6 +87,12 @@ static json_t *tests_json(const struct test_run *run)
 	                           run->mix_reason ? json_string(run->mix_reason) : json_null());
 	bad |= json_object_set_new(o, "mix_explained", json_boolean(run->mix_explained));
 	bad |= json_object_set_new(o, "seed", json_integer((json_int_t)run->seed));
+	bad |= json_object_set_new(o, "modules", modules_json(run));
+	bad |= json_object_set_new(o, "attribution",
+	                           json_string(run->attribution == ATTRIBUTION_TEST     ? "test"
+	                                       : run->attribution == ATTRIBUTION_MODULE ? "module"
+	                                                                                : "off"));
+	bad |= json_object_set_new(o, "attribution_sync", json_boolean(run->attribution_sync));
 	if (bad) {
 		json_decref(o);
 		return NULL;

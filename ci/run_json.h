@@ -6,9 +6,11 @@
  * {"k", "n"} (MIX_TEST_PARTITION of `mix test --partitions N`; null when not partitioned),
  * "config_digest" (of the effective gate.toml), "tests" grew "cases" (every test: module,
  * name, file, line, time_us, state, message, reason, app), "finished", "suite_ran",
- * "mix_reported", "mix_status", "mix_reason", "mix_explained" and "seed"; each finding grew
- * "detail", "explained", "warned", "culprit", "culprit_test", "file", "line", "unit" and
- * "show"; "repo_root" (test files are under it); a merged result (`gate merge --json`) has
+ * "mix_reported", "mix_status", "mix_reason", "mix_explained", "seed", "modules" (each test
+ * module's attributed growth: module, async, finished, overlapped, time_us, delta by category
+ * with processes and ets_tables), "attribution" (off, module, test) and "attribution_sync"; each
+ * finding grew "detail", "explained", "warned", "culprit", "culprit_test", "file", "line", "unit"
+ * and "show"; "repo_root" (test files are under it); a merged result (`gate merge --json`) has
  * "merged": [k, ...], "partition": null and "baseline": null. */
 #ifndef GATE_CI_RUN_JSON_H
 #define GATE_CI_RUN_JSON_H

@@ -120,6 +120,53 @@ static void read_case(struct rd *rd, struct test_run *run, const json_t *c)
 		bad(rd, "tests.cases[]", "lacks its module or name");
 }
 
+static void read_module(struct rd *rd, struct test_run *run, const json_t *o)
+{
+	const json_t *d = json_object_get(o, "delta");
+	if (!json_is_object(o) || !json_is_string(json_object_get(o, "module")) ||
+	    !json_is_object(d)) {
+		bad(rd, "tests.modules[]", "lacks its module or delta");
+		return;
+	}
+	struct module_growth *g = realloc(run->modules, (run->nmodules + 1) * sizeof(*g));
+	if (!g) {
+		bad(rd, "tests.modules", "could not be read: out of memory");
+		return;
+	}
+	run->modules = g;
+	g = &run->modules[run->nmodules++];
+	memset(g, 0, sizeof(*g));
+	g->module = str_dup(rd, o, "module");
+	g->async = bool_get(rd, o, "async");
+	g->finished = bool_get(rd, o, "finished");
+	g->overlapped = (size_t)int_get(rd, o, "overlapped", 0, 0, INT32_MAX);
+	g->time_us = int_get(rd, o, "time_us", 0, 0, MODEL_FIGURE_MAX);
+	for (int c = 0; c < MEM_CAT_COUNT; c++)
+		g->delta.mem[c] = int_get(rd, d, mem_cat_name((enum mem_cat)c), 0,
+		                          -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
+	g->delta.processes = int_get(rd, d, "processes", 0, -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
+	g->delta.ets_tables = int_get(rd, d, "ets_tables", 0, -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
+}
+
+/* The attribution the run measured with, and each module's growth. */
+static void read_attribution(struct rd *rd, struct test_run *run, const json_t *o)
+{
+	const char *a = json_string_value(json_object_get(o, "attribution"));
+	run->attribution = a && strcmp(a, "test") == 0     ? ATTRIBUTION_TEST
+	                   : a && strcmp(a, "module") == 0 ? ATTRIBUTION_MODULE
+	                                                   : ATTRIBUTION_OFF;
+	run->attribution_sync = bool_get(rd, o, "attribution_sync");
+	const json_t *mods = json_object_get(o, "modules");
+	size_t i;
+	const json_t *m;
+	json_array_foreach(mods, i, m)
+	{
+		if (rd->failed)
+			return;
+		read_module(rd, run, m);
+	}
+}
+
 static void read_tests(struct rd *rd, struct run_result *r, const json_t *o)
 {
 	const json_t *cases = json_object_get(o, "cases");
@@ -142,6 +189,7 @@ static void read_tests(struct rd *rd, struct run_result *r, const json_t *o)
 	r->tests.mix_reason = str_dup(rd, o, "mix_reason");
 	r->tests.mix_explained = bool_get(rd, o, "mix_explained");
 	r->tests.seed = int_get(rd, o, "seed", 0, INT64_MIN, INT64_MAX);
+	read_attribution(rd, &r->tests, o);
 	r->tests.load_us = -1;
 }
 

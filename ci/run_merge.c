@@ -200,6 +200,27 @@ static int test_copy(struct test_run *run, const struct test_result *t, const ch
 	               : 0;
 }
 
+/* Appends a copy of each module's attributed growth of p to t. */
+static int modules_copy(struct test_run *t, const struct test_run *p)
+{
+	if (!p->nmodules)
+		return 0;
+	struct module_growth *g =
+	        realloc(t->modules, (t->nmodules + p->nmodules) * sizeof(*t->modules));
+	if (!g)
+		return -1;
+	t->modules = g;
+	for (size_t k = 0; k < p->nmodules; k++) {
+		struct module_growth *c = &t->modules[t->nmodules];
+		*c = p->modules[k];
+		c->module = dup_or_null(p->modules[k].module);
+		if (p->modules[k].module && !c->module)
+			return -1;
+		t->nmodules++;
+	}
+	return 0;
+}
+
 /* The suite's flags over all partitions: finished when every one finished; mix test's status
  * is the first partition's that was not zero, explained when every non-zero one was. */
 static int merge_suite(struct test_run *t, const struct run_result *r, size_t n)
@@ -220,8 +241,18 @@ static int merge_suite(struct test_run *t, const struct run_result *r, size_t n)
 					return -1;
 			}
 		}
-		if (i == 0)
+		if (i == 0) {
 			t->seed = p->seed;
+			t->attribution = p->attribution;
+			t->attribution_sync = p->attribution_sync;
+		}
+		/* the attribution the partitions share: the least of them, synchronous only when
+		 * every partition's was */
+		if (p->attribution < t->attribution)
+			t->attribution = p->attribution;
+		t->attribution_sync = t->attribution_sync && p->attribution_sync;
+		if (modules_copy(t, p) < 0)
+			return -1;
 		for (size_t k = 0; k < p->count; k++)
 			if (test_copy(t, &p->tests[k], r[i].repo_root) < 0)
 				return -1;

@@ -79,6 +79,17 @@ static const char *write_part(const struct part *p, const char *name)
 		add_test(&run, p->modules[i]);
 	run.finished = run.suite_ran = run.mix_reported = true;
 	run.seed = 1000 + p->k;
+	/* the first module's attributed growth */
+	run.attribution = ATTRIBUTION_MODULE;
+	run.attribution_sync = true;
+	run.modules = calloc(1, sizeof(*run.modules));
+	assert_non_null(run.modules);
+	run.nmodules = 1;
+	run.modules[0].module = strdup(p->modules[0]);
+	run.modules[0].finished = true;
+	run.modules[0].time_us = 700;
+	run.modules[0].delta.mem[MEM_TOTAL] = 5000 * p->k;
+	run.modules[0].delta.processes = -1;
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
 		before.have[c] = after.have[c] = true;
 		before.mem[c] = 1000000 * (c + 1);
@@ -175,6 +186,13 @@ static void test_result_roundtrip(void **state)
 	assert_false(r.passed);
 	assert_int_equal(r.tests.count, 2);
 	assert_int_equal(r.tests.seed, 1001);
+	assert_int_equal(r.tests.attribution, ATTRIBUTION_MODULE);
+	assert_true(r.tests.attribution_sync);
+	assert_int_equal(r.tests.nmodules, 1);
+	assert_string_equal(r.tests.modules[0].module, "Elixir.ATest");
+	assert_int_equal(r.tests.modules[0].delta.mem[MEM_TOTAL], 5000);
+	assert_int_equal(r.tests.modules[0].delta.processes, -1);
+	assert_int_equal(r.tests.modules[0].time_us, 700);
 	assert_true(r.tests.finished);
 	const struct test_result *t = &r.tests.tests[1];
 	assert_string_equal(t->module, "Elixir.FailTest");
@@ -342,6 +360,11 @@ static void test_merge_build(void **state)
 	assert_int_equal(m.partitions, 2);
 	assert_int_equal(m.tests.count, 3);
 	assert_int_equal(m.tests.tests[0].partition, 1);
+	/* each partition's modules, with their attributed growth */
+	assert_int_equal(m.tests.nmodules, 2);
+	assert_string_equal(m.tests.modules[1].module, "Elixir.CTest");
+	assert_int_equal(m.tests.modules[1].delta.mem[MEM_TOTAL], 10000);
+	assert_int_equal(m.tests.attribution, ATTRIBUTION_MODULE);
 	assert_int_equal(m.tests.tests[2].partition, 2);
 	assert_string_equal(m.tests.tests[2].module, "Elixir.CTest");
 	/* files relative to the job's repository, wherever the merge job checked it out */
