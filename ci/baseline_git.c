@@ -234,6 +234,51 @@ int baseline_git_head(char out[BASELINE_OID_HEX], struct baseline_repo *repo, ch
 	return BASELINE_OK;
 }
 
+/* Whether every path that differs between the trees of a and b lies under dir ("" for none:
+ * the trees are equal). 1, 0, or -1 when they cannot be compared. */
+static int diff_only_under(git_repository *r, git_commit *a, git_commit *b, const char *dir)
+{
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *d = NULL;
+	int rc = -1;
+	size_t n = strlen(dir);
+	if (git_commit_tree(&ta, a) < 0 || git_commit_tree(&tb, b) < 0 ||
+	    git_diff_tree_to_tree(&d, r, ta, tb, NULL) < 0)
+		goto out;
+	rc = 1;
+	for (size_t i = 0; i < git_diff_num_deltas(d) && rc == 1; i++) {
+		const git_diff_delta *dl = git_diff_get_delta(d, i);
+		const char *p = dl->new_file.path ? dl->new_file.path : dl->old_file.path;
+		if (!n || !p || strncmp(p, dir, n) != 0 || p[n] != '/')
+			rc = 0;
+	}
+out:
+	git_diff_free(d);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	return rc;
+}
+
+int baseline_git_measured_under(struct baseline_repo *repo, const char *measured, const char *head,
+                                const char *dir)
+{
+	git_oid mid, hid;
+	git_commit *h = NULL, *m = NULL;
+	if (!measured || !head || git_oid_fromstr(&mid, measured) < 0 ||
+	    git_oid_fromstr(&hid, head) < 0 || git_commit_lookup(&h, repo->repo, &hid) < 0 ||
+	    git_commit_lookup(&m, repo->repo, &mid) < 0) {
+		git_commit_free(h);
+		return -1;
+	}
+	int found = 0;
+	for (unsigned i = 0; i < git_commit_parentcount(h) && !found; i++)
+		found = git_oid_equal(git_commit_parent_id(h, i), &mid);
+	int rc = found ? diff_only_under(repo->repo, m, h, dir ? dir : "") : 0;
+	git_commit_free(h);
+	git_commit_free(m);
+	return rc;
+}
+
 /* ---- reading at a ref ---- */
 
 static int read_worktree(struct baseline *out, struct baseline_source *src,

@@ -60,6 +60,13 @@ int baseline_git_relpath(char *out, size_t outlen, const struct baseline_repo *r
 int baseline_git_head(char out[BASELINE_OID_HEX], struct baseline_repo *repo, char *err,
                       size_t errlen);
 
+/* issue 28: 1 when head (hex) has the commit measured (hex) as a parent and differs from it
+ * only in files under dir (repository-relative, e.g. ".gate"): the baseline branch's "gate:
+ * measure X" merge, or an earlier baseline commit on X; then the figures measured at X
+ * belong to head's code too. 0 when not, -1 when either cannot be read. */
+int baseline_git_measured_under(struct baseline_repo *repo, const char *measured, const char *head,
+                                const char *dir);
+
 /* Where baseline_git_read found (or looked for) the baseline. */
 struct baseline_source {
 	char ref[256];                 /* as asked, "HEAD" after the fallback, or "worktree" */
@@ -96,9 +103,21 @@ struct baseline_commit_opts {
 	                              finished or undone, git hooks not run, commit.gpgsign not
 	                              honoured */
 	size_t notice_len;
+	/* issue 28: several baseline files in the one commit (gate merge: every partition's),
+	 * each checked, written and journalled as the one file is; path and b are then not
+	 * used. nfiles 0: the one file b at path. */
+	const struct baseline_commit_file *files;
+	size_t nfiles;
 };
 
-/* Commits b as the file at opts->path, and nothing else, on top of HEAD's branch: the new
+/* One file of a several-file baseline commit. */
+struct baseline_commit_file {
+	const char *path; /* repository-relative */
+	const struct baseline *b;
+};
+
+/* Commits b as the file at opts->path (or opts->files, each as its own file), and nothing
+ * else, on top of HEAD's branch: the new
  * tree is HEAD's tree with the new blob (intermediate trees created), the index entry of
  * that path is set to the new blob, and the working-tree file is replaced atomically with
  * the same bytes. The branch moves only if it still points at the HEAD read at the start
@@ -144,6 +163,15 @@ extern void (*baseline_git_fault)(const char *step);
 int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref, const char *commit,
                             const struct baseline *b, bool overwrite, char *err, size_t errlen);
 
+/* issue 28: `gate merge --commit`'s note: the whole suite's summary (whole) with each
+ * partition's under "partitions" {"K": summary} (parts[i] of partition ks[i]), so that the
+ * history shows the merged run and a partition's trend reads its own figures
+ * (baseline_git_history_partition). Never overwrites a note. */
+int baseline_git_note_write_parts(struct baseline_repo *repo, const char *notes_ref,
+                                  const char *commit, const struct baseline *whole,
+                                  const struct baseline *const *parts, const int *ks, size_t n,
+                                  char *err, size_t errlen);
+
 /* Reads the note of commit under notes_ref as a summary. BASELINE_MISSING when there is
  * none; BASELINE_ERROR when it is not a summary this gate can read. */
 int baseline_git_note_read(struct baseline *out, struct baseline_repo *repo, const char *notes_ref,
@@ -168,6 +196,12 @@ struct baseline_history {
 int baseline_git_history(struct baseline_history *out, struct baseline_repo *repo,
                          const char *notes_ref, const char *from, size_t max_entries,
                          size_t max_walk, char *err, size_t errlen);
+/* issue 28: the same for partition k of a partitioned suite (k 0: baseline_git_history): a
+ * merged run's note gives partition k's own summary, and is left out when it has none; any
+ * other note is read whole, as before. */
+int baseline_git_history_partition(struct baseline_history *out, struct baseline_repo *repo,
+                                   const char *notes_ref, const char *from, size_t max_entries,
+                                   size_t max_walk, int partition, char *err, size_t errlen);
 void baseline_history_clear(struct baseline_history *h);
 
 /* `gate baseline history --json`: an array, oldest first, of the summaries, each with

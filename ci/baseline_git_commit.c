@@ -35,11 +35,14 @@ static int random_hex(char *buf, size_t bytes)
 /* ---- the message, and what git would have done ---- */
 
 /* The commit message, with " [skip ci]" on the subject line when asked; malloc'd. */
-static char *make_message(const char *message, bool skip_ci, const char *measured, int dirty)
+static char *make_message(const char *message, bool skip_ci, const char *measured, int dirty,
+                          size_t nfiles)
 {
-	char dflt[160];
+	char dflt[200], what[64] = "";
+	if (nfiles > 1) /* issue 28: gate merge's one commit of every partition's baseline */
+		snprintf(what, sizeof(what), "s of %zu partitions", nfiles);
 	if (!message || !*message) {
-		snprintf(dflt, sizeof(dflt), "gate: update the memory baseline%s%s%s%s",
+		snprintf(dflt, sizeof(dflt), "gate: update the memory baseline%s%s%s%s%s", what,
 		         measured ? " (measured at " : "", measured ? measured : "",
 		         measured && dirty ? " with local changes" : "", measured ? ")" : "");
 		message = dflt;
@@ -203,14 +206,29 @@ static void describe_status(char *buf, size_t len, unsigned int st)
 		}
 }
 
+/* One file of the commit: its path, its baseline, what HEAD has there, the new bytes. */
+struct commit_file {
+	const char *path; /* repository-relative */
+	const struct baseline *b;
+	git_tree_entry *old_entry;
+	git_blob *old_blob;
+	git_filemode_t mode;
+	char *text;
+	size_t len;
+	bool unchanged; /* HEAD has exactly these bytes */
+	git_oid blob_id;
+	char *full; /* the working-tree file */
+	struct atomic_file tmp;
+};
+
 /* One baseline commit in progress: what its steps share. Everything it holds is released by
  * commit_free, whatever step failed. */
 struct commit_run {
 	git_repository *r;
-	const struct baseline *b;
 	const struct baseline_commit_opts *opts;
-	const char *path; /* repository-relative */
-	const char *wd;   /* the working tree's root, ends with "/" */
+	struct commit_file *files; /* one, or one per partition (issue 28) */
+	size_t nfiles;
+	const char *wd; /* the working tree's root, ends with "/" */
 	const char *gitdir;
 	char *err;
 	size_t errlen;
@@ -220,38 +238,39 @@ struct commit_run {
 	git_oid head_id;
 	char head_hex[BASELINE_OID_HEX], short_head[16];
 	git_index *index;
-	/* what HEAD has at the path */
 	git_commit *parent;
 	git_tree *parent_tree;
-	git_tree_entry *old_entry;
-	git_blob *old_blob;
-	git_filemode_t mode;
-	/* the new bytes and objects */
-	char *text;
-	size_t len;
-	git_oid blob_id, commit_id;
+	/* the new objects */
+	git_oid commit_id;
 	git_tree *new_tree;
 	git_signature *sig;
 	char *message;
 	char new_hex[BASELINE_OID_HEX];
 	/* from the journal on */
-	char *full; /* the working-tree file */
 	struct bgit_journal j;
-	struct atomic_file tmp;
 	git_reference *moved;
 };
 
-/* The path is one gate may write; an earlier gate killed in the middle of a commit is
- * finished or undone first (step 0). */
+/* The paths are ones gate may write, each once; an earlier gate killed in the middle of a
+ * commit is finished or undone first (step 0). */
 static int commit_begin(struct commit_run *c, struct baseline_repo *repo)
 {
-	char recovered[2048];
-	if (bgit_check_path(c->path, c->err, c->errlen) < 0)
-		return BASELINE_ERROR;
-	if (strchr(c->path, '\n')) {
-		set_err(c->err, c->errlen, "baseline path %s: may not contain a line break",
-		        c->path);
-		return BASELINE_ERROR;
+	char recovered[4096];
+	for (size_t i = 0; i < c->nfiles; i++) {
+		const char *path = c->files[i].path;
+		if (bgit_check_path(path, c->err, c->errlen) < 0)
+			return BASELINE_ERROR;
+		if (strchr(path, '\n')) {
+			set_err(c->err, c->errlen, "baseline path %s: may not contain a line break",
+			        path);
+			return BASELINE_ERROR;
+		}
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(c->files[k].path, path) == 0) {
+				set_err(c->err, c->errlen,
+				        "cannot commit the baselines: %s is given twice", path);
+				return BASELINE_ERROR;
+			}
 	}
 	if (git_repository_workdir(c->r)) {
 		int rrc =
@@ -350,19 +369,11 @@ static int commit_head_expected(struct commit_run *c)
 	return BASELINE_OK;
 }
 
-/* Step 2: the baseline path has no changes of its own: not staged, not in the work tree. */
-static int commit_path_clean(struct commit_run *c)
+/* Step 2: a baseline path has no changes of its own: not staged, not in the work tree. */
+static int commit_path_clean(struct commit_run *c, const char *path)
 {
 	char *err = c->err;
 	size_t errlen = c->errlen;
-	const char *path = c->path;
-	int grc = git_repository_index(&c->index, c->r);
-	if (grc < 0)
-		return bgit_fail(err, errlen, grc, NULL, "cannot open the index of %s", c->gitdir);
-	grc = git_index_read(c->index, 1);
-	if (grc < 0)
-		return bgit_fail(err, errlen, grc, "check it with git status",
-		                 "cannot read the index %s", git_index_path(c->index));
 	/* a sparse checkout leaves the path out of the working tree (skip-worktree): libgit2
 	 * would report it as deleted, and gate cannot update a file git keeps out */
 	const git_index_entry *ie = git_index_get_bypath(c->index, path, 0);
@@ -381,7 +392,7 @@ static int commit_path_clean(struct commit_run *c)
 		return BASELINE_ERROR;
 	}
 	unsigned int status = 0;
-	grc = git_status_file(&status, c->r, path);
+	int grc = git_status_file(&status, c->r, path);
 	if (grc < 0 && grc != GIT_ENOTFOUND)
 		return bgit_fail(err, errlen, grc, NULL, "cannot get the status of %s", path);
 	if (grc == 0 && status != GIT_STATUS_CURRENT) {
@@ -403,85 +414,128 @@ static int commit_path_clean(struct commit_run *c)
 	return BASELINE_OK;
 }
 
-/* Step 3: what HEAD has at the path now (nothing, or a file: its mode and blob). */
+/* Step 2, for every file, with the index read once. */
+static int commit_paths_clean(struct commit_run *c)
+{
+	int grc = git_repository_index(&c->index, c->r);
+	if (grc < 0)
+		return bgit_fail(c->err, c->errlen, grc, NULL, "cannot open the index of %s",
+		                 c->gitdir);
+	grc = git_index_read(c->index, 1);
+	if (grc < 0)
+		return bgit_fail(c->err, c->errlen, grc, "check it with git status",
+		                 "cannot read the index %s", git_index_path(c->index));
+	for (size_t i = 0; i < c->nfiles; i++)
+		if (commit_path_clean(c, c->files[i].path) < 0)
+			return BASELINE_ERROR;
+	return BASELINE_OK;
+}
+
+/* Step 3: what HEAD has at each path now (nothing, or a file: its mode and blob). */
 static int commit_old(struct commit_run *c)
 {
-	const char *path = c->path;
 	int grc = git_commit_lookup(&c->parent, c->r, &c->head_id);
 	if (grc < 0 || (grc = git_commit_tree(&c->parent_tree, c->parent)) < 0)
 		return bgit_fail(c->err, c->errlen, grc, NULL, "cannot read HEAD's commit %s",
 		                 c->short_head);
-	c->mode = GIT_FILEMODE_BLOB;
-	grc = git_tree_entry_bypath(&c->old_entry, c->parent_tree, path);
-	if (grc < 0 && grc != GIT_ENOTFOUND)
-		return bgit_fail(c->err, c->errlen, grc, NULL, "cannot look up HEAD:%s", path);
-	if (!c->old_entry)
-		return BASELINE_OK;
-	git_filemode_t m = git_tree_entry_filemode(c->old_entry);
-	if (m != GIT_FILEMODE_BLOB && m != GIT_FILEMODE_BLOB_EXECUTABLE) {
-		set_err(c->err, c->errlen,
-		        "cannot commit the baseline: HEAD:%s is a %s, not a file", path,
-		        m == GIT_FILEMODE_TREE     ? "directory"
-		        : m == GIT_FILEMODE_COMMIT ? "submodule"
-		                                   : "symbolic link");
-		return BASELINE_ERROR;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		struct commit_file *f = &c->files[i];
+		f->mode = GIT_FILEMODE_BLOB;
+		grc = git_tree_entry_bypath(&f->old_entry, c->parent_tree, f->path);
+		if (grc < 0 && grc != GIT_ENOTFOUND)
+			return bgit_fail(c->err, c->errlen, grc, NULL, "cannot look up HEAD:%s",
+			                 f->path);
+		if (!f->old_entry)
+			continue;
+		git_filemode_t m = git_tree_entry_filemode(f->old_entry);
+		if (m != GIT_FILEMODE_BLOB && m != GIT_FILEMODE_BLOB_EXECUTABLE) {
+			set_err(c->err, c->errlen,
+			        "cannot commit the baseline: HEAD:%s is a %s, not a file", f->path,
+			        m == GIT_FILEMODE_TREE     ? "directory"
+			        : m == GIT_FILEMODE_COMMIT ? "submodule"
+			                                   : "symbolic link");
+			return BASELINE_ERROR;
+		}
+		f->mode = m;
+		grc = git_blob_lookup(&f->old_blob, c->r, git_tree_entry_id(f->old_entry));
+		if (grc < 0)
+			return bgit_fail(c->err, c->errlen, grc, NULL, "cannot read HEAD:%s",
+			                 f->path);
 	}
-	c->mode = m;
-	grc = git_blob_lookup(&c->old_blob, c->r, git_tree_entry_id(c->old_entry));
-	if (grc < 0)
-		return bgit_fail(c->err, c->errlen, grc, NULL, "cannot read HEAD:%s", path);
 	return BASELINE_OK;
 }
 
 /* Step 4: the new bytes; an old file we cannot read is not replaced unless forced; a filter
- * git would run on the path is not bypassed. BASELINE_UNCHANGED when HEAD has these bytes. */
+ * git would run on a path is not bypassed. BASELINE_UNCHANGED when HEAD has all these bytes. */
 static int commit_bytes(struct commit_run *c)
 {
-	if (refuse_filter(c->r, c->path, c->err, c->errlen) < 0)
-		return BASELINE_ERROR;
-	if (baseline_format(&c->text, &c->len, c->b, c->err, c->errlen) != BASELINE_OK)
-		return BASELINE_ERROR;
-	if (!c->old_blob)
-		return BASELINE_OK;
-	size_t osize = (size_t)git_blob_rawsize(c->old_blob);
-	const char *odata = git_blob_rawcontent(c->old_blob);
-	char name[PATH_MAX];
-	snprintf(name, sizeof(name), "HEAD:%s", c->path);
-	if (!(c->opts->flags & BASELINE_WRITE_FORCE) &&
-	    baseline_check_replaceable(odata, osize, name, c->err, c->errlen) != BASELINE_OK)
-		return BASELINE_ERROR;
-	if (osize == c->len && memcmp(odata, c->text, c->len) == 0)
-		return BASELINE_UNCHANGED;
-	return BASELINE_OK;
+	bool all_same = true;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		struct commit_file *f = &c->files[i];
+		if (refuse_filter(c->r, f->path, c->err, c->errlen) < 0)
+			return BASELINE_ERROR;
+		if (baseline_format(&f->text, &f->len, f->b, c->err, c->errlen) != BASELINE_OK)
+			return BASELINE_ERROR;
+		if (!f->old_blob) {
+			all_same = false;
+			continue;
+		}
+		size_t osize = (size_t)git_blob_rawsize(f->old_blob);
+		const char *odata = git_blob_rawcontent(f->old_blob);
+		char name[PATH_MAX];
+		snprintf(name, sizeof(name), "HEAD:%s", f->path);
+		if (!(c->opts->flags & BASELINE_WRITE_FORCE) &&
+		    baseline_check_replaceable(odata, osize, name, c->err, c->errlen) !=
+		            BASELINE_OK)
+			return BASELINE_ERROR;
+		f->unchanged = osize == f->len && memcmp(odata, f->text, f->len) == 0;
+		all_same = all_same && f->unchanged;
+	}
+	return all_same ? BASELINE_UNCHANGED : BASELINE_OK;
 }
 
-/* Step 5: the objects: blob, tree (HEAD's with one entry replaced), commit. The branch does
- * not move yet, so a failure here leaves only unreferenced objects behind. */
+/* Step 5: the objects: blobs, tree (HEAD's with the entries replaced), commit. The branch
+ * does not move yet, so a failure here leaves only unreferenced objects behind. */
 static int commit_objects(struct commit_run *c)
 {
 	char *err = c->err;
 	size_t errlen = c->errlen;
 	git_oid tree_id;
-	int grc = git_blob_create_from_buffer(&c->blob_id, c->r, c->text, c->len);
+	git_tree_update *upd = calloc(c->nfiles, sizeof(*upd));
+	if (!upd) {
+		set_err(err, errlen, "out of memory");
+		return BASELINE_ERROR;
+	}
+	int grc = 0;
+	for (size_t i = 0; i < c->nfiles && grc >= 0; i++) {
+		struct commit_file *f = &c->files[i];
+		grc = git_blob_create_from_buffer(&f->blob_id, c->r, f->text, f->len);
+		if (grc < 0) {
+			free(upd);
+			return bgit_fail(err, errlen, grc, NULL, "cannot write the blob for %s",
+			                 f->path);
+		}
+		upd[i] = (git_tree_update){
+		        .action = GIT_TREE_UPDATE_UPSERT, .filemode = f->mode, .path = f->path};
+		git_oid_cpy(&upd[i].id, &f->blob_id);
+	}
+	grc = git_tree_create_updated(&tree_id, c->r, c->parent_tree, c->nfiles, upd);
+	free(upd);
 	if (grc < 0)
-		return bgit_fail(err, errlen, grc, NULL, "cannot write the blob for %s", c->path);
-	git_tree_update upd = {
-	        .action = GIT_TREE_UPDATE_UPSERT, .filemode = c->mode, .path = c->path};
-	git_oid_cpy(&upd.id, &c->blob_id);
-	grc = git_tree_create_updated(&tree_id, c->r, c->parent_tree, 1, &upd);
-	if (grc < 0)
-		return bgit_fail(err, errlen, grc, NULL, "cannot build the tree with %s", c->path);
+		return bgit_fail(err, errlen, grc, NULL, "cannot build the tree with %s%s",
+		                 c->files[0].path, c->nfiles > 1 ? " and the other baselines" : "");
 	grc = git_tree_lookup(&c->new_tree, c->r, &tree_id);
 	if (grc < 0)
 		return bgit_fail(err, errlen, grc, NULL, "cannot read back the new tree");
 	if (bgit_signature(&c->sig, c->r, err, errlen) < 0)
 		return BASELINE_ERROR;
+	const struct baseline *b = c->files[0].b;
 	char measured[8] = "";
-	if (c->b->commit && strlen(c->b->commit) >= 7)
-		snprintf(measured, sizeof(measured), "%.7s", c->b->commit);
-	int dirty = c->opts->measured_dirty || c->b->commit_dirty ? 1 : 0;
+	if (b->commit && strlen(b->commit) >= 7)
+		snprintf(measured, sizeof(measured), "%.7s", b->commit);
+	int dirty = c->opts->measured_dirty || b->commit_dirty ? 1 : 0;
 	c->message = make_message(c->opts->message, c->opts->skip_ci, measured[0] ? measured : NULL,
-	                          dirty);
+	                          dirty, c->nfiles);
 	if (!c->message) {
 		set_err(err, errlen, "out of memory");
 		return BASELINE_ERROR;
@@ -500,12 +554,15 @@ static int commit_objects(struct commit_run *c)
 static int commit_journal(struct commit_run *c)
 {
 	struct bgit_journal *j = &c->j;
-	size_t flen = strlen(c->wd) + strlen(c->path) + 1;
-	if (!(c->full = malloc(flen))) {
-		set_err(c->err, c->errlen, "out of memory");
-		return BASELINE_ERROR;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		struct commit_file *f = &c->files[i];
+		size_t flen = strlen(c->wd) + strlen(f->path) + 1;
+		if (!(f->full = malloc(flen))) {
+			set_err(c->err, c->errlen, "out of memory");
+			return BASELINE_ERROR;
+		}
+		snprintf(f->full, flen, "%s%s", c->wd, f->path);
 	}
-	snprintf(c->full, flen, "%s%s", c->wd, c->path);
 	if (bgit_journal_acquire(j, c->gitdir, c->err, c->errlen) < 0)
 		return BASELINE_ERROR;
 	if (bgit_journal_read(j)) { /* a killed gate's, left since step 0 */
@@ -522,10 +579,15 @@ static int commit_journal(struct commit_run *c)
 	snprintf(j->ref, sizeof(j->ref), "%s", c->branch);
 	memcpy(j->old_hex, c->head_hex, BASELINE_OID_HEX);
 	memcpy(j->new_hex, c->new_hex, BASELINE_OID_HEX);
-	bgit_oid_hex(j->blob_hex, &c->blob_id);
-	j->mode = c->mode;
-	snprintf(j->relpath, sizeof(j->relpath), "%s", c->path);
-	bgit_tmp_path(j->tmp, sizeof(j->tmp), c->wd, c->path);
+	for (size_t i = 0; i < c->nfiles; i++) {
+		char blob[BASELINE_OID_HEX];
+		bgit_oid_hex(blob, &c->files[i].blob_id);
+		if (bgit_journal_add_file(j, blob, c->files[i].mode, c->files[i].path) < 0) {
+			set_err(c->err, c->errlen, "out of memory");
+			bgit_journal_drop(j);
+			return BASELINE_ERROR;
+		}
+	}
 	if (bgit_journal_write(j, c->err, c->errlen) < 0) {
 		bgit_journal_drop(j);
 		return BASELINE_ERROR;
@@ -539,20 +601,32 @@ static int commit_journal(struct commit_run *c)
 	return BASELINE_OK;
 }
 
-/* Step 7: the new bytes beside the working-tree file, not yet visible. */
+static void tmps_abort(struct commit_run *c)
+{
+	for (size_t i = 0; i < c->nfiles; i++)
+		atomic_file_abort(&c->files[i].tmp);
+}
+
+/* Step 7: the new bytes beside each working-tree file, not yet visible. */
 static int commit_tmp(struct commit_run *c)
 {
-	struct bgit_journal *j = &c->j;
-	if (atomic_file_open_at(&c->tmp, c->full, j->tmp, c->mode == GIT_FILEMODE_BLOB_EXECUTABLE,
-	                        c->err, c->errlen) < 0 ||
-	    bgit_write_all(c->tmp.fd, c->text, c->len) < 0 ||
-	    atomic_file_finish(&c->tmp, c->err, c->errlen) < 0) {
-		if (c->tmp.path && (!c->err || !c->err[0]))
-			set_err(c->err, c->errlen, "cannot write %s: %s", j->tmp, strerror(errno));
-		atomic_file_abort(&c->tmp);
-		bgit_lock_drop(j);
-		bgit_journal_drop(j);
-		return BASELINE_ERROR;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		struct commit_file *f = &c->files[i];
+		char tmp[PATH_MAX * 2];
+		bgit_tmp_path(tmp, sizeof(tmp), c->wd, f->path);
+		if (atomic_file_open_at(&f->tmp, f->full, tmp,
+		                        f->mode == GIT_FILEMODE_BLOB_EXECUTABLE, c->err,
+		                        c->errlen) < 0 ||
+		    bgit_write_all(f->tmp.fd, f->text, f->len) < 0 ||
+		    atomic_file_finish(&f->tmp, c->err, c->errlen) < 0) {
+			if (f->tmp.path && (!c->err || !c->err[0]))
+				set_err(c->err, c->errlen, "cannot write %s: %s", tmp,
+				        strerror(errno));
+			tmps_abort(c);
+			bgit_lock_drop(&c->j);
+			bgit_journal_drop(&c->j);
+			return BASELINE_ERROR;
+		}
 	}
 	bgit_fault("tmp");
 	return BASELINE_OK;
@@ -576,7 +650,7 @@ static int commit_branch(struct commit_run *c)
 		else
 			bgit_fail(c->err, c->errlen, grc, "nothing was changed", "cannot update %s",
 			          c->branch_short);
-		atomic_file_abort(&c->tmp);
+		tmps_abort(c);
 		bgit_lock_drop(&c->j);
 		bgit_journal_drop(&c->j);
 		return BASELINE_ERROR;
@@ -586,21 +660,24 @@ static int commit_branch(struct commit_run *c)
 }
 
 /* Step 9: the working tree and the index follow: the index is read again now, under the
- * lock, and only the baseline's entry changes, so whatever was staged meanwhile stays. A
+ * lock, and only the baselines' entries change, so whatever was staged meanwhile stays. A
  * failure here keeps the journal: the next run finishes the update. */
 static int commit_follow(struct commit_run *c)
 {
 	char *err = c->err;
 	size_t errlen = c->errlen;
 	struct bgit_journal *j = &c->j;
-	if (atomic_file_commit(&c->tmp, err, errlen) != BASELINE_OK) {
+	for (size_t i = 0; i < c->nfiles; i++) {
+		struct commit_file *f = &c->files[i];
+		if (atomic_file_commit(&f->tmp, err, errlen) == BASELINE_OK)
+			continue;
 		char why[512];
 		snprintf(why, sizeof(why), "%s", err ? err : "");
 		set_err(err, errlen,
 		        "committed the baseline as %.7s on %s, but could not write the "
 		        "working-tree file (%s); the next gate run finishes it, or restore it with "
 		        "git checkout HEAD -- %s",
-		        c->new_hex, c->branch_short, why, c->path);
+		        c->new_hex, c->branch_short, why, f->path);
 		bgit_lock_drop(j);
 		bgit_journal_keep(j);
 		return BASELINE_ERROR;
@@ -611,10 +688,10 @@ static int commit_follow(struct commit_run *c)
 		snprintf(why, sizeof(why), "%s", err ? err : "");
 		set_err(err, errlen,
 		        "committed the baseline as %.7s on %s, but could not update the "
-		        "index for %s (%s); the next gate run finishes it, or fix it with git "
-		        "reset "
-		        "-q -- %s",
-		        c->new_hex, c->branch_short, c->path, why, c->path);
+		        "index for %s%s (%s); the next gate run finishes it, or fix it with git "
+		        "reset -q -- %s",
+		        c->new_hex, c->branch_short, c->files[0].path,
+		        c->nfiles > 1 ? " and the other baselines" : "", why, c->files[0].path);
 		bgit_lock_drop(j);
 		bgit_journal_keep(j);
 		return BASELINE_ERROR;
@@ -629,19 +706,46 @@ static int commit_follow(struct commit_run *c)
 
 static void commit_free(struct commit_run *c)
 {
-	atomic_file_abort(&c->tmp);
-	free(c->full);
+	for (size_t i = 0; c->files && i < c->nfiles; i++) {
+		struct commit_file *f = &c->files[i];
+		atomic_file_abort(&f->tmp);
+		free(f->full);
+		free(f->text);
+		git_blob_free(f->old_blob);
+		git_tree_entry_free(f->old_entry);
+	}
+	free(c->files);
+	bgit_journal_free(&c->j);
 	free(c->message);
-	free(c->text);
 	git_signature_free(c->sig);
 	git_index_free(c->index);
-	git_blob_free(c->old_blob);
-	git_tree_entry_free(c->old_entry);
 	git_tree_free(c->new_tree);
 	git_tree_free(c->parent_tree);
 	git_commit_free(c->parent);
 	git_reference_free(c->moved);
 	git_reference_free(c->head);
+}
+
+/* The files of the commit: opts->files, or the one file b at opts->path. */
+static int commit_files(struct commit_run *c, const struct baseline *b)
+{
+	const struct baseline_commit_opts *o = c->opts;
+	c->nfiles = o->nfiles ? o->nfiles : 1;
+	if (!(c->files = calloc(c->nfiles, sizeof(*c->files)))) {
+		set_err(c->err, c->errlen, "out of memory");
+		return BASELINE_ERROR;
+	}
+	for (size_t i = 0; i < c->nfiles; i++) {
+		c->files[i].path = o->nfiles ? o->files[i].path : o->path;
+		c->files[i].b = o->nfiles ? o->files[i].b : b;
+		if (!c->files[i].path)
+			c->files[i].path = BASELINE_DEFAULT_PATH;
+		if (!c->files[i].b) {
+			set_err(c->err, c->errlen, "no baseline given for %s", c->files[i].path);
+			return BASELINE_ERROR;
+		}
+	}
+	return BASELINE_OK;
 }
 
 int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
@@ -650,12 +754,10 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 {
 	static const struct baseline_commit_opts none = {0};
 	struct commit_run c = {.r = repo->repo,
-	                       .b = b,
 	                       .opts = opts ? opts : &none,
 	                       .err = err,
 	                       .errlen = errlen,
 	                       .j = {.fd = -1}};
-	c.path = c.opts->path ? c.opts->path : BASELINE_DEFAULT_PATH;
 	out[0] = '\0';
 	if (err && errlen)
 		err[0] = '\0';
@@ -664,13 +766,15 @@ int baseline_git_commit(char out[BASELINE_OID_HEX], struct baseline_repo *repo,
 
 	/* every check before the first change; the steps from the journal on undo their own
 	 * half-done work on failure, or keep the journal for the next run once the branch moved */
-	int rc = commit_begin(&c, repo);
+	int rc = commit_files(&c, b);
+	if (rc == BASELINE_OK)
+		rc = commit_begin(&c, repo);
 	if (rc == BASELINE_OK)
 		rc = commit_where(&c);
 	if (rc == BASELINE_OK)
 		rc = commit_head_expected(&c);
 	if (rc == BASELINE_OK)
-		rc = commit_path_clean(&c);
+		rc = commit_paths_clean(&c);
 	if (rc == BASELINE_OK)
 		rc = commit_old(&c);
 	if (rc == BASELINE_OK)

@@ -117,13 +117,53 @@ void bgit_journal_keep(struct bgit_journal *j)
 	j->fd = -1;
 }
 
+int bgit_journal_add_file(struct bgit_journal *j, const char *blob_hex, unsigned mode,
+                          const char *relpath)
+{
+	struct bgit_journal_file *f = realloc(j->files, (j->nfiles + 1) * sizeof(*f));
+	if (!f)
+		return -1;
+	j->files = f;
+	f = &j->files[j->nfiles++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->blob_hex, sizeof(f->blob_hex), "%s", blob_hex);
+	f->mode = mode;
+	snprintf(f->relpath, sizeof(f->relpath), "%s", relpath);
+	return 0;
+}
+
+void bgit_journal_free(struct bgit_journal *j)
+{
+	free(j->files);
+	j->files = NULL;
+	j->nfiles = 0;
+}
+
+/* A "file MODE BLOB PATH" line (format 2); false when it is not one. */
+static bool read_file_line(struct bgit_journal *j, char *v)
+{
+	char *blob = strchr(v, ' ');
+	char *path = blob ? strchr(blob + 1, ' ') : NULL;
+	if (!path)
+		return false;
+	*blob++ = '\0';
+	*path++ = '\0';
+	return strlen(blob) == 40 && *path &&
+	       bgit_journal_add_file(j, blob, (unsigned)strtoul(v, NULL, 8), path) == 0;
+}
+
 /* Reads the journal's fields; false when it is empty (nothing was started). */
 bool bgit_journal_read(struct bgit_journal *j)
 {
-	char buf[JOURNAL_MAX + 1];
-	ssize_t n = pread(j->fd, buf, JOURNAL_MAX, 0);
-	if (n <= 0)
+	char *buf = malloc(JOURNAL_MAX + 1);
+	char blob[BASELINE_OID_HEX] = "", relpath[PATH_MAX] = "";
+	unsigned mode = 0;
+	bool ok = true;
+	ssize_t n = buf ? pread(j->fd, buf, JOURNAL_MAX, 0) : -1;
+	if (n <= 0) {
+		free(buf);
 		return false;
+	}
 	buf[n] = '\0';
 	for (char *line = buf, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
@@ -141,37 +181,53 @@ bool bgit_journal_read(struct bgit_journal *j)
 		FIELD("ref", j->ref)
 		FIELD("old", j->old_hex)
 		FIELD("new", j->new_hex)
-		FIELD("blob", j->blob_hex)
-		FIELD("path", j->relpath)
-		FIELD("tmp", j->tmp)
+		FIELD("blob", blob)    /* format 1: its one file */
+		FIELD("path", relpath) /* format 1 */
 #undef FIELD
 		if (strcmp(line, "mode") == 0)
-			j->mode = (unsigned)strtoul(v, NULL, 8);
+			mode = (unsigned)strtoul(v, NULL, 8);
+		if (strcmp(line, "file") == 0 && !read_file_line(j, v))
+			ok = false;
 		if (strcmp(line, "indexed") == 0)
 			j->indexed = true;
 	}
-	j->has_commit = j->ref[0] && strlen(j->old_hex) == 40 && strlen(j->new_hex) == 40 &&
-	                strlen(j->blob_hex) == 40 && j->relpath[0];
+	free(buf);
+	if (blob[0] && relpath[0] && !j->nfiles &&
+	    bgit_journal_add_file(j, blob, mode, relpath) < 0)
+		ok = false;
+	bool files_ok = ok && j->nfiles > 0;
+	for (size_t i = 0; files_ok && i < j->nfiles; i++)
+		files_ok = strlen(j->files[i].blob_hex) == 40 && j->files[i].relpath[0];
+	j->has_commit =
+	        j->ref[0] && strlen(j->old_hex) == 40 && strlen(j->new_hex) == 40 && files_ok;
 	return true;
 }
 
 /* Writes the journal's fields and fsyncs it: from here on a kill is recoverable. */
 int bgit_journal_write(struct bgit_journal *j, char *err, size_t errlen)
 {
-	char buf[JOURNAL_MAX];
-	int n = snprintf(buf, sizeof(buf),
-	                 "gate baseline commit journal 1\ntoken %s\nref %s\nold %s\nnew %s\n"
-	                 "blob %s\nmode %o\npath %s\ntmp %s\n",
-	                 j->token, j->ref, j->old_hex, j->new_hex, j->blob_hex, j->mode, j->relpath,
-	                 j->tmp);
-	if (n < 0 || (size_t)n >= sizeof(buf) || ftruncate(j->fd, 0) < 0 ||
+	char *buf = malloc(JOURNAL_MAX);
+	int n = buf ? snprintf(buf, JOURNAL_MAX,
+	                       "gate baseline commit journal 2\ntoken %s\nref %s\nold %s\nnew %s\n",
+	                       j->token, j->ref, j->old_hex, j->new_hex)
+	            : -1;
+	for (size_t i = 0; n >= 0 && n < JOURNAL_MAX && i < j->nfiles; i++) {
+		const struct bgit_journal_file *f = &j->files[i];
+		int w = snprintf(buf + n, JOURNAL_MAX - (size_t)n, "file %o %s %s\n", f->mode,
+		                 f->blob_hex, f->relpath);
+		n = w < 0 ? -1 : n + w;
+	}
+	if (n < 0 || n >= JOURNAL_MAX || ftruncate(j->fd, 0) < 0 ||
 	    pwrite(j->fd, buf, (size_t)n, 0) != n || fsync(j->fd) < 0) {
 		set_err(err, errlen,
 		        "cannot commit the baseline: cannot write %s: %s; nothing was "
 		        "changed",
-		        j->path, strerror(errno));
+		        j->path,
+		        n >= JOURNAL_MAX ? "too many files for one journal" : strerror(errno));
+		free(buf);
 		return BASELINE_ERROR;
 	}
+	free(buf);
 	fsync_path_dir(j->gitdir);
 	return BASELINE_OK;
 }
@@ -281,21 +337,53 @@ static int copy_file(const char *src, const char *dst)
 	return rc;
 }
 
+/* One file's entry, as git would stage it: the working-tree file's stat data goes in only
+ * when the file has the blob's bytes, so git never takes another file as clean. */
+static int index_entry_set(git_index *idx, git_repository *r, const struct bgit_journal_file *f,
+                           const git_oid *blob_id)
+{
+	char full[PATH_MAX * 2];
+	git_oid on_disk;
+	git_index_entry e;
+	memset(&e, 0, sizeof(e));
+	snprintf(full, sizeof(full), "%s%s", git_repository_workdir(r), f->relpath);
+	struct stat st;
+	if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) &&
+	    git_odb_hashfile(&on_disk, full, GIT_OBJECT_BLOB) == 0 &&
+	    git_oid_equal(&on_disk, blob_id)) {
+		e.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
+		e.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
+		e.mtime.seconds = (int32_t)st.st_mtim.tv_sec;
+		e.mtime.nanoseconds = (uint32_t)st.st_mtim.tv_nsec;
+		e.dev = (uint32_t)st.st_dev;
+		e.ino = (uint32_t)st.st_ino;
+		e.uid = st.st_uid;
+		e.gid = st.st_gid;
+		e.file_size = (uint32_t)st.st_size;
+	}
+	e.mode = f->mode ? f->mode : GIT_FILEMODE_BLOB;
+	e.path = f->relpath;
+	git_oid_cpy(&e.id, blob_id);
+	return git_index_add(idx, &e);
+}
+
 /* With index.lock ours: reads the index as it is now (whatever was staged meanwhile), sets
- * only the baseline's entry and replaces the index. The working-tree file's stat data goes
- * in only when the file has the blob's bytes, so git never takes another file as clean. */
+ * only the baselines' entries and replaces the index. */
 int bgit_index_apply(git_repository *r, struct bgit_journal *j, char *err, size_t errlen)
 {
-	char index_path[PATH_MAX + 64], next[PATH_MAX + 64], full[PATH_MAX * 2];
+	char index_path[PATH_MAX + 64], next[PATH_MAX + 64];
 	git_index *idx = NULL;
-	git_oid blob_id, on_disk;
-	int grc, rc = BASELINE_ERROR;
+	int grc = 0, rc = BASELINE_ERROR;
 
 	gitdir_file(index_path, sizeof(index_path), j, "index");
 	gitdir_file(next, sizeof(next), j, "gate-index.new");
-	if (git_oid_fromstr(&blob_id, j->blob_hex) < 0) {
-		set_err(err, errlen, "the journal %s names no blob", j->path);
-		return BASELINE_ERROR;
+	for (size_t i = 0; i < j->nfiles; i++) {
+		git_oid id;
+		if (git_oid_fromstr(&id, j->files[i].blob_hex) < 0) {
+			set_err(err, errlen, "the journal %s names no blob for %s", j->path,
+			        j->files[i].relpath);
+			return BASELINE_ERROR;
+		}
 	}
 	if (copy_file(index_path, next) < 0) {
 		set_err(err, errlen, "cannot copy the index %s to %s: %s", index_path, next,
@@ -308,27 +396,11 @@ int bgit_index_apply(git_repository *r, struct bgit_journal *j, char *err, size_
 		          index_path);
 		goto out;
 	}
-	git_index_entry e;
-	memset(&e, 0, sizeof(e));
-	snprintf(full, sizeof(full), "%s%s", git_repository_workdir(r), j->relpath);
-	struct stat st;
-	if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) &&
-	    git_odb_hashfile(&on_disk, full, GIT_OBJECT_BLOB) == 0 &&
-	    git_oid_equal(&on_disk, &blob_id)) {
-		e.ctime.seconds = (int32_t)st.st_ctim.tv_sec;
-		e.ctime.nanoseconds = (uint32_t)st.st_ctim.tv_nsec;
-		e.mtime.seconds = (int32_t)st.st_mtim.tv_sec;
-		e.mtime.nanoseconds = (uint32_t)st.st_mtim.tv_nsec;
-		e.dev = (uint32_t)st.st_dev;
-		e.ino = (uint32_t)st.st_ino;
-		e.uid = st.st_uid;
-		e.gid = st.st_gid;
-		e.file_size = (uint32_t)st.st_size;
+	for (size_t i = 0; grc >= 0 && i < j->nfiles; i++) {
+		git_oid id;
+		(void)git_oid_fromstr(&id, j->files[i].blob_hex);
+		grc = index_entry_set(idx, r, &j->files[i], &id);
 	}
-	e.mode = j->mode ? j->mode : GIT_FILEMODE_BLOB;
-	e.path = j->relpath;
-	git_oid_cpy(&e.id, &blob_id);
-	grc = git_index_add(idx, &e);
 	if (grc >= 0)
 		grc = git_index_write(idx);
 	if (grc < 0) {
@@ -361,25 +433,42 @@ void bgit_tmp_path(char *out, size_t len, const char *workdir, const char *relpa
 		snprintf(out, len, "%s.%s.gate-tmp", workdir, relpath);
 }
 
-/* Moves a finished temp file over the working-tree file, if it is still there. */
+/* Moves each finished temp file over its working-tree file, if it is still there. */
 static int tmp_finish(git_repository *r, struct bgit_journal *j, char *err, size_t errlen)
 {
-	char target[PATH_MAX * 2];
-	struct stat st;
-	if (lstat(j->tmp, &st) < 0)
-		return BASELINE_OK; /* renamed already */
-	snprintf(target, sizeof(target), "%s%s", git_repository_workdir(r), j->relpath);
-	if (rename(j->tmp, target) < 0) {
-		set_err(err, errlen, "cannot rename %s over %s: %s", j->tmp, target,
-		        strerror(errno));
-		return BASELINE_ERROR;
-	}
-	char *slash = strrchr(target, '/');
-	if (slash) {
-		*slash = '\0';
-		fsync_path_dir(target);
+	const char *wd = git_repository_workdir(r);
+	for (size_t i = 0; i < j->nfiles; i++) {
+		char tmp[PATH_MAX * 2], target[PATH_MAX * 2];
+		struct stat st;
+		bgit_tmp_path(tmp, sizeof(tmp), wd, j->files[i].relpath);
+		if (lstat(tmp, &st) < 0)
+			continue; /* renamed already */
+		snprintf(target, sizeof(target), "%s%s", wd, j->files[i].relpath);
+		if (rename(tmp, target) < 0) {
+			set_err(err, errlen, "cannot rename %s over %s: %s", tmp, target,
+			        strerror(errno));
+			return BASELINE_ERROR;
+		}
+		char *slash = strrchr(target, '/');
+		if (slash) {
+			*slash = '\0';
+			fsync_path_dir(target);
+		}
 	}
 	return BASELINE_OK;
+}
+
+/* The journal's files as one text for messages: "a.json, b.json". */
+static void files_text(char *out, size_t len, const struct bgit_journal *j)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < j->nfiles && n < len; i++) {
+		int w = snprintf(out + n, len - n, "%s%s", i ? " " : "", j->files[i].relpath);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
 }
 
 /* With the journal of a killed gate in hand (read, flock'd): finishes the update when the
@@ -389,13 +478,15 @@ static int journal_recover(git_repository *r, struct bgit_journal *j, char *msg,
                            char *err, size_t errlen)
 {
 	const char *wd = git_repository_workdir(r);
-	char why[1024] = "";
-	if (j->relpath[0] && bgit_check_path(j->relpath, why, sizeof(why)) < 0)
-		j->has_commit = false, j->relpath[0] = '\0';
-	if (wd && j->relpath[0])
-		bgit_tmp_path(j->tmp, sizeof(j->tmp), wd, j->relpath);
-	else
-		j->tmp[0] = '\0';
+	char why[1024] = "", paths[2048];
+	/* a path gate would not write is never trusted: nothing of it is finished or removed */
+	for (size_t i = 0; i < j->nfiles; i++)
+		if (bgit_check_path(j->files[i].relpath, why, sizeof(why)) < 0) {
+			j->has_commit = false;
+			bgit_journal_free(j);
+			break;
+		}
+	files_text(paths, sizeof(paths), j);
 	git_oid now, old_id, new_id;
 	bool moved = false, same = false;
 	if (j->has_commit && wd && git_oid_fromstr(&old_id, j->old_hex) == 0 &&
@@ -418,11 +509,14 @@ static int journal_recover(git_repository *r, struct bgit_journal *j, char *msg,
 		         "an earlier gate was stopped in the middle of a baseline "
 		         "commit after %s had moved to %.7s; finished it: %s in the working tree "
 		         "and in the index now match that commit",
-		         j->ref, j->new_hex, j->relpath);
+		         j->ref, j->new_hex, paths);
 		return 1;
 	}
-	if (j->tmp[0])
-		unlink(j->tmp);
+	for (size_t i = 0; wd && i < j->nfiles; i++) {
+		char tmp[PATH_MAX * 2];
+		bgit_tmp_path(tmp, sizeof(tmp), wd, j->files[i].relpath);
+		unlink(tmp);
+	}
 	bgit_lock_drop(j);
 	bgit_journal_drop(j);
 	if (same || !j->has_commit)
@@ -438,7 +532,7 @@ static int journal_recover(git_repository *r, struct bgit_journal *j, char *msg,
 		        "(%.7s on %s), but the branch has moved on since; removed gate's temp file "
 		        "and lock and left the branch, the index and the working tree as they are: "
 		        "check git status -- %s",
-		        j->new_hex, j->ref, j->relpath);
+		        j->new_hex, j->ref, paths);
 	return 1;
 keep:
 	bgit_lock_drop(j);
@@ -446,8 +540,8 @@ keep:
 	set_err(err, errlen,
 	        "an earlier gate was stopped in the middle of a baseline commit "
 	        "(%s is at %.7s, the new baseline), and finishing it failed: %s; fix that and "
-	        "rerun gate, or restore the file by hand (git checkout HEAD -- %s) and remove %s",
-	        j->ref, j->new_hex, why, j->relpath, j->path);
+	        "rerun gate, or restore the files by hand (git checkout HEAD -- %s) and remove %s",
+	        j->ref, j->new_hex, why, paths, j->path);
 	return BASELINE_ERROR;
 }
 
@@ -469,10 +563,12 @@ int baseline_git_recover(struct baseline_repo *repo, char *msg, size_t msglen, c
 		return 0; /* a live gate is at work: it is not ours to finish */
 	if (!bgit_journal_read(&j)) {
 		bgit_journal_drop(&j);
+		bgit_journal_free(&j);
 		return 0;
 	}
-	char m[2048];
+	char m[4096];
 	int rc = journal_recover(repo->repo, &j, m, sizeof(m), err, errlen);
+	bgit_journal_free(&j);
 	if (rc == 1 && msg)
 		snprintf(msg, msglen, "%s", m);
 	return rc;

@@ -17,23 +17,36 @@
 
 /* The journal's name under the git dir, and the most of it that is read back. */
 #define JOURNAL_NAME "gate-baseline-commit"
-#define JOURNAL_MAX 16384
+#define JOURNAL_MAX (256 * 1024)
 
-/* A commit in progress as the journal records it (one "key value" line each), and the open,
- * flock'd journal itself. */
+/* One file of the commit (issue 28: `gate merge` commits every partition's baseline in one). */
+struct bgit_journal_file {
+	char blob_hex[BASELINE_OID_HEX];
+	unsigned mode;
+	char relpath[PATH_MAX];
+};
+
+/* A commit in progress as the journal records it (one "key value" line each, a "file MODE
+ * BLOB PATH" line per file), and the open, flock'd journal itself. A journal of format 1 (one
+ * file: "blob", "mode", "path" lines), left by an earlier gate, reads as one file. */
 struct bgit_journal {
 	int fd;                /* the flock'd journal; -1 when none */
 	char gitdir[PATH_MAX]; /* ends with "/" */
 	char path[PATH_MAX + 64];
 	char token[40]; /* "gate <pid> <random>": the content of our index.lock */
 	char ref[256];
-	char old_hex[BASELINE_OID_HEX], new_hex[BASELINE_OID_HEX], blob_hex[BASELINE_OID_HEX];
-	unsigned mode;
-	char relpath[PATH_MAX];
-	char tmp[PATH_MAX * 2]; /* the temp file beside the working-tree file */
-	bool indexed;           /* the index already has the new entry */
-	bool has_commit;        /* the fields above were read (a journal that got that far) */
+	char old_hex[BASELINE_OID_HEX], new_hex[BASELINE_OID_HEX];
+	struct bgit_journal_file *files; /* malloc'd; bgit_journal_free */
+	size_t nfiles;
+	bool indexed;    /* the index already has the new entries */
+	bool has_commit; /* the fields above were read (a journal that got that far) */
 };
+
+/* Appends a file to j (0, or -1 when out of memory). */
+int bgit_journal_add_file(struct bgit_journal *j, const char *blob_hex, unsigned mode,
+                          const char *relpath);
+/* Frees j's files (after bgit_journal_drop or _keep; the fields stay readable until then). */
+void bgit_journal_free(struct bgit_journal *j);
 
 /* Tells the test hook (baseline_git_fault) that step is done. */
 void bgit_fault(const char *step);
@@ -60,8 +73,8 @@ int bgit_lock_take(struct bgit_journal *j, char *err, size_t errlen);
 /* Removes index.lock when it is ours, and gate's temp files under the git dir. */
 void bgit_lock_drop(const struct bgit_journal *j);
 
-/* With index.lock ours: re-reads the index, sets only the baseline's entry (j->relpath to
- * j->blob_hex) and replaces the index. */
+/* With index.lock ours: re-reads the index, sets only the baselines' entries (each file's
+ * relpath to its blob_hex) and replaces the index. */
 int bgit_index_apply(git_repository *r, struct bgit_journal *j, char *err, size_t errlen);
 
 /* The temp file beside the working-tree file: a name fixed by the path. */

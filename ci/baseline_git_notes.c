@@ -36,18 +36,72 @@ static int parse_commit_id(git_oid *out, const char *hex, char *err, size_t errl
 	return BASELINE_OK;
 }
 
+/* Stores text as the note of commit under notes_ref. */
+static int note_create(struct baseline_repo *repo, const char *notes_ref, const char *commit,
+                       const char *text, bool overwrite, char *err, size_t errlen);
+
 int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref, const char *commit,
                             const struct baseline *b, bool overwrite, char *err, size_t errlen)
+{
+	char *text = NULL;
+	if (err && errlen)
+		err[0] = '\0';
+	if (baseline_summary_format(&text, b, err, errlen) != BASELINE_OK)
+		return BASELINE_ERROR;
+	int rc = note_create(repo, notes_ref, commit, text, overwrite, err, errlen);
+	free(text);
+	return rc;
+}
+
+int baseline_git_note_write_parts(struct baseline_repo *repo, const char *notes_ref,
+                                  const char *commit, const struct baseline *whole,
+                                  const struct baseline *const *parts, const int *ks, size_t n,
+                                  char *err, size_t errlen)
+{
+	if (err && errlen)
+		err[0] = '\0';
+	json_t *root = baseline_summary_json(whole, err, errlen);
+	json_t *map = json_object();
+	int bad = !root || !map;
+	for (size_t i = 0; !bad && i < n; i++) {
+		char key[16];
+		snprintf(key, sizeof(key), "%d", ks[i]);
+		json_t *p = baseline_summary_json(parts[i], err, errlen);
+		bad = !p || json_object_set_new(map, key, p) < 0;
+	}
+	if (!bad)
+		bad = json_object_set_new(root, "partitions", map) < 0;
+	else
+		json_decref(map);
+	char *text = bad ? NULL : json_dumps(root, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(root);
+	if (!text) {
+		if (!err || !err[0])
+			set_err(err, errlen, "out of memory writing the note");
+		return BASELINE_ERROR;
+	}
+	size_t len = strlen(text);
+	char *line = realloc(text, len + 2);
+	if (!line) {
+		free(text);
+		set_err(err, errlen, "out of memory writing the note");
+		return BASELINE_ERROR;
+	}
+	memcpy(line + len, "\n", 2);
+	int rc = note_create(repo, notes_ref, commit, line, false, err, errlen);
+	free(line);
+	return rc;
+}
+
+static int note_create(struct baseline_repo *repo, const char *notes_ref, const char *commit,
+                       const char *text, bool overwrite, char *err, size_t errlen)
 {
 	char ref[256];
 	git_oid id, note_id;
 	git_signature *sig = NULL;
 	git_commit *c = NULL;
-	char *text = NULL;
 	int rc = BASELINE_ERROR, grc;
 
-	if (err && errlen)
-		err[0] = '\0';
 	notes_ref_name(ref, sizeof(ref), notes_ref);
 	if (!git_reference_is_valid_name(ref)) {
 		set_err(err, errlen, "notes ref %s is not a valid reference name", ref);
@@ -60,8 +114,6 @@ int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref, c
 		bgit_fail(err, errlen, grc, NULL, "cannot add a note to %.7s", commit);
 		goto out;
 	}
-	if (baseline_summary_format(&text, b, err, errlen) != BASELINE_OK)
-		goto out;
 	if (bgit_signature(&sig, repo->repo, err, errlen) < 0)
 		goto out;
 	grc = git_note_create(&note_id, repo->repo, ref, sig, sig, &id, text, overwrite);
@@ -79,15 +131,48 @@ int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref, c
 	}
 	rc = BASELINE_OK;
 out:
-	free(text);
 	git_signature_free(sig);
 	git_commit_free(c);
 	return rc;
 }
 
-/* BASELINE_MISSING when id has no note in ref. */
+/* issue 28: the summary of partition k in a merged run's note (its "partitions" object), as
+ * text for baseline_summary_parse; *text NULL when the note is no merged run's (then it is
+ * read whole). BASELINE_MISSING when it is a merged run's without partition k, or when k is 0
+ * (the whole suite's figures are the note's own). */
+static int note_partition(char **text, const char *msg, size_t len, int k)
+{
+	*text = NULL;
+	if (!strstr(msg, "\"partitions\""))
+		return BASELINE_OK;
+	json_t *root = json_loadb(msg, len, 0, NULL);
+	json_t *parts = root ? json_object_get(root, "partitions") : NULL;
+	if (!json_is_object(parts)) {
+		json_decref(root);
+		return BASELINE_OK;
+	}
+	char key[16];
+	snprintf(key, sizeof(key), "%d", k);
+	json_t *mine = k > 0 ? json_object_get(parts, key) : NULL;
+	if (k > 0 && mine)
+		*text = json_dumps(mine, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(root);
+	return k == 0 ? BASELINE_OK : *text ? BASELINE_OK : BASELINE_MISSING;
+}
+
+/* BASELINE_MISSING when id has no note in ref (or, partition > 0, a merged run's note has no
+ * summary of that partition). */
+static int note_read_part(struct baseline *out, git_repository *repo, const char *ref,
+                          const git_oid *id, int partition, char *err, size_t errlen);
+
 static int note_read(struct baseline *out, git_repository *repo, const char *ref, const git_oid *id,
                      char *err, size_t errlen)
+{
+	return note_read_part(out, repo, ref, id, 0, err, errlen);
+}
+
+static int note_read_part(struct baseline *out, git_repository *repo, const char *ref,
+                          const git_oid *id, int partition, char *err, size_t errlen)
 {
 	git_note *note = NULL;
 	char hex[BASELINE_OID_HEX], name[512];
@@ -103,7 +188,17 @@ static int note_read(struct baseline *out, git_repository *repo, const char *ref
 	const char *msg = git_note_message(note);
 	size_t len = msg ? strlen(msg) : 0;
 	snprintf(name, sizeof(name), "note %s of %.7s", ref, hex);
-	int rc = baseline_summary_parse(out, msg ? msg : "", len, name, err, errlen);
+	char *part = NULL;
+	int rc =
+	        partition > 0 ? note_partition(&part, msg ? msg : "", len, partition) : BASELINE_OK;
+	if (rc == BASELINE_MISSING)
+		set_err(err, errlen, "the note of %.7s in %s has no figures of partition %d", hex,
+		        ref, partition);
+	else if (part)
+		rc = baseline_summary_parse(out, part, strlen(part), name, err, errlen);
+	else
+		rc = baseline_summary_parse(out, msg ? msg : "", len, name, err, errlen);
+	free(part);
 	git_note_free(note);
 	return rc;
 }
@@ -170,8 +265,8 @@ static void history_reverse(struct baseline_history *h)
 /* Walks the first parents from c (taken over: freed here) and collects the notes under ref,
  * newest first. */
 static int history_walk(struct baseline_history *out, git_repository *r, const char *ref,
-                        git_commit *c, size_t max_entries, size_t max_walk, char *err,
-                        size_t errlen)
+                        git_commit *c, size_t max_entries, size_t max_walk, int partition,
+                        char *err, size_t errlen)
 {
 	struct history_caps cap = {0};
 	int rc = BASELINE_ERROR, grc;
@@ -180,7 +275,7 @@ static int history_walk(struct baseline_history *out, git_repository *r, const c
 		struct baseline b;
 		char why[512];
 		out->walked++;
-		int nrc = note_read(&b, r, ref, git_commit_id(c), why, sizeof(why));
+		int nrc = note_read_part(&b, r, ref, git_commit_id(c), partition, why, sizeof(why));
 		if (nrc == BASELINE_OK) {
 			if (history_push(out, &cap, &b, git_commit_id(c)) < 0) {
 				baseline_clear(&b);
@@ -224,6 +319,14 @@ int baseline_git_history(struct baseline_history *out, struct baseline_repo *rep
                          const char *notes_ref, const char *from, size_t max_entries,
                          size_t max_walk, char *err, size_t errlen)
 {
+	return baseline_git_history_partition(out, repo, notes_ref, from, max_entries, max_walk, 0,
+	                                      err, errlen);
+}
+
+int baseline_git_history_partition(struct baseline_history *out, struct baseline_repo *repo,
+                                   const char *notes_ref, const char *from, size_t max_entries,
+                                   size_t max_walk, int partition, char *err, size_t errlen)
+{
 	git_repository *r = repo->repo;
 	git_commit *c = NULL;
 	git_reference *nref = NULL;
@@ -252,7 +355,8 @@ int baseline_git_history(struct baseline_history *out, struct baseline_repo *rep
 	grc = bgit_resolve_commit(&c, r, from);
 	if (grc < 0)
 		return bgit_fail(err, errlen, grc, NULL, "cannot resolve %s for the history", from);
-	if (history_walk(out, r, ref, c, max_entries, max_walk, err, errlen) != BASELINE_OK) {
+	if (history_walk(out, r, ref, c, max_entries, max_walk, partition, err, errlen) !=
+	    BASELINE_OK) {
 		baseline_history_clear(out);
 		return BASELINE_ERROR;
 	}

@@ -321,12 +321,19 @@ static void memory_suite_properties(struct jw *j, const struct test_run *run,
 		property(j, "project", meta->project);
 	if (run) {
 		char seed[32];
-		snprintf(seed, sizeof(seed), "%lld", (long long)run->seed);
+		/* issue 28: a merged report's partition ran with a seed of its own */
+		snprintf(seed, sizeof(seed), "%lld",
+		         (long long)(nd && nd->partition > 0 ? nd->seed : run->seed));
 		property(j, "exunit.seed", seed);
 		if (run->partition > 0) {
 			snprintf(seed, sizeof(seed), "%d", run->partition);
 			property(j, "mix.test.partition", seed);
 		}
+	}
+	if (nd && nd->partition > 0) { /* issue 28: one partition's suite in a merged report */
+		char k[32];
+		snprintf(k, sizeof(k), "%d", nd->partition);
+		property(j, "mix.test.partition", k);
 	}
 	jw_end(j);
 }
@@ -715,11 +722,18 @@ static void write_suite_properties(struct jw *j, const struct test_run *run,
 			m = &run->modules[i];
 			break;
 		}
-	if (!m && !app)
+	/* issue 28: in a merged report, the partition the module's tests ran in (a suite-level
+	 * property: the strict schema has none inside a testcase) */
+	int partition = o[s].t->partition;
+	if (!m && !app && partition <= 0)
 		return;
 	jw_start(j, "properties");
 	if (app) /* issue 25: the umbrella's app, where the schema allows it */
 		property(j, "mix.app", app);
+	if (partition > 0) {
+		snprintf(value, sizeof(value), "%d", partition);
+		property(j, "mix.test.partition", value);
+	}
 	if (!m) {
 		jw_end(j);
 		return;

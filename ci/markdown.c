@@ -355,6 +355,48 @@ static void md_fine(struct report_buf *b, const struct report_data *d)
 	}
 }
 
+/* issue 28: what grew in each partition's node and in the whole suite (their sum). */
+static void md_parts_growth(struct report_buf *b, const struct report_data *d)
+{
+	static const enum mem_cat cats[] = {MEM_TOTAL, MEM_PROCESSES_USED, MEM_BINARY,
+	                                    MEM_ETS,   MEM_ATOM_USED,      MEM_CODE};
+	report_buf_printf(b, "\n#### What grew, per partition and in the whole suite\n\n"
+	                     "| category |");
+	for (size_t i = 0; i < d->nparts; i++) {
+		report_buf_put(b, " ", 1);
+		md_text(b, d->parts[i].label, 60);
+		report_buf_put(b, " |", 2);
+	}
+	report_buf_printf(b, " whole |\n| :-- |");
+	for (size_t i = 0; i <= d->nparts; i++)
+		report_buf_printf(b, " --: |");
+	report_buf_put(b, "\n", 1);
+	for (size_t c = 0; c < sizeof(cats) / sizeof(cats[0]); c++) {
+		int64_t sum = 0;
+		bool any = false;
+		report_buf_printf(b, "| %s |", mem_cat_name(cats[c]));
+		for (size_t i = 0; i < d->nparts; i++) {
+			const struct snapshot *x = d->parts[i].before, *y = d->parts[i].after;
+			char v[32] = "-";
+			if (x && y && x->have[cats[c]] && y->have[cats[c]]) {
+				int64_t delta = y->mem[cats[c]] - x->mem[cats[c]];
+				model_bytes_format(v, sizeof(v), delta);
+				report_buf_printf(b, " %s%s |", delta > 0 ? "+" : "", v);
+				sum += delta;
+				any = true;
+			} else {
+				report_buf_printf(b, " %s |", v);
+			}
+		}
+		char w[32] = "-";
+		if (any)
+			model_bytes_format(w, sizeof(w), sum);
+		report_buf_printf(b, " %s%s |\n", any && sum > 0 ? "+" : "", w);
+	}
+	report_buf_printf(b, "\nEach partition ran in a node of its own: a finding is that "
+	                     "partition's; the whole is their sum.\n");
+}
+
 int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 {
 	enum gate_verdict v = report_verdict(d);
@@ -384,6 +426,8 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 		md_text(b, d->error, 2000);
 		report_buf_put(b, "\n", 1);
 	}
+	if (d->parts && d->nparts)
+		md_parts_growth(b, d);
 	if (d->findings && d->findings->count) {
 		report_buf_printf(b, "\n#### Memory (erlang:memory after GC, before and after the "
 		                     "suite)\n\n");

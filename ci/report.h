@@ -19,6 +19,12 @@
 #include "rules/repeat.h"
 #include "rules/trend_samples.h"
 
+/* One partition of a merged run (issue 28): its label and its node's erlang:memory figures. */
+struct report_part {
+	const char *label; /* "partition 1/2" */
+	const struct snapshot *before, *after;
+};
+
 struct report_data {
 	const char *project;                   /* the project's name for titles; may be NULL */
 	const char *node;                      /* the node's name; may be NULL */
@@ -38,6 +44,10 @@ struct report_data {
 	/* issue 14: --repeat's figures per run and --sample's series; may be NULL */
 	const struct repeat_data *repeat;
 	const struct sample_series *samples;
+	/* issue 28: `gate merge`: what grew in each partition's node (a table with the whole
+	 * suite's sum); NULL: none */
+	const struct report_part *parts;
+	size_t nparts;
 };
 
 /* The run's verdict (rules/model.h's model_verdict): ERROR when d->error, FAILED when a

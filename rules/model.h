@@ -375,6 +375,9 @@ struct test_result {
 	 * not a keyword list); grew: what grew most in a tagged test's window, NULL when none */
 	char *gate_tag;
 	char *gate_grew;
+	/* issue 28: the partition (MIX_TEST_PARTITION) whose run it was in, once `gate merge`
+	 * joined the partitions' results; 0 in a run of its own */
+	int partition;
 };
 
 /* Where a light snapshot was taken: a test module's start or finish, or (for async modules,

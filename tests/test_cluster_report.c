@@ -45,9 +45,9 @@ static void test_cluster_report__junit(void **state)
 	two_findings(&fa, false);
 	two_findings(&fb, true);
 	struct junit_node nodes[] = {
-	        {"a@127.0.0.1", &fa, NULL},
-	        {"b@127.0.0.1", &fb, NULL},
-	        {"c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)"},
+	        {"a@127.0.0.1", &fa, NULL, 0, 0},
+	        {"b@127.0.0.1", &fb, NULL, 0, 0},
+	        {"c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)", 0, 0},
 	};
 	struct junit_meta meta = {.project = "p", .nodes = nodes, .nnodes = 3};
 	char path[128], err[512] = "";

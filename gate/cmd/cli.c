@@ -17,6 +17,7 @@
 #include "gate/error.h"
 #include "gate/exit.h"
 #include "gate/cmd/hook_cmd.h"
+#include "gate/cmd/merge_cmd.h"
 #include "gate/config/units.h"
 #include "gate/run/run.h"
 #include "gate/cmd/snapshot_cmd.h"
@@ -38,6 +39,8 @@ static const char main_help[] =
         "  hook           install or uninstall gate as a git pre-push or pre-commit hook\n"
         "  watch          sample a running node at an interval (JSON Lines or Prometheus text)\n"
         "                 and alert when a category rises above its rolling average\n"
+        "  merge          join the --json results of a suite's partitions (CI jobs) into one\n"
+        "                 verdict, one set of reports and one baseline commit\n"
         "\n"
         "options:\n"
         "  -h, --help     this help; `gate <command> --help` for a command's\n"
@@ -393,7 +396,10 @@ int cli_main(int argc, char **argv)
 		return hook_cmd_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "watch") == 0)
 		return watch_cmd_main(argc - 1, argv + 1);
-	return gate_usage_error(
-	        "", "unknown command %s (commands: run, snapshot, baseline, config, hook, watch)",
-	        cmd);
+	if (strcmp(cmd, "merge") == 0) /* issue 28 */
+		return merge_cmd_main(argc - 1, argv + 1);
+	return gate_usage_error("",
+	                        "unknown command %s (commands: run, snapshot, baseline, config, "
+	                        "hook, watch, merge)",
+	                        cmd);
 }

@@ -117,6 +117,20 @@ int faithful_partition(char *const *args, size_t nargs)
 	return *end == '\0' && n > 0 && n <= parts ? (int)n : 0;
 }
 
+int faithful_partitions(char *const *args, size_t nargs)
+{
+	if (faithful_partition(args, nargs) <= 0)
+		return 0;
+	long parts = 0;
+	for (size_t i = 0; i < nargs; i++) {
+		if (strcmp(args[i], "--partitions") == 0 && i + 1 < nargs)
+			parts = strtol(args[i + 1], NULL, 10);
+		else if (strncmp(args[i], "--partitions=", 13) == 0)
+			parts = strtol(args[i] + 13, NULL, 10);
+	}
+	return parts > 1 && parts < 1000000 ? (int)parts : 0;
+}
+
 int faithful_repo_root(const char *dir, char *out, size_t len)
 {
 	char cur[PATH_MAX];

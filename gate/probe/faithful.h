@@ -41,6 +41,10 @@ int faithful_prep(struct eic *c, char *const *args, size_t nargs, bool start, in
 /* The partition of a `--partitions N` run (N > 1): MIX_TEST_PARTITION; 0 otherwise. */
 int faithful_partition(char *const *args, size_t nargs);
 
+/* issue 28: N of that run's `--partitions N` when it is a partition (faithful_partition > 0);
+ * 0 otherwise. */
+int faithful_partitions(char *const *args, size_t nargs);
+
 /* A partitioned run's baseline is the partition's own: "DIR/NAME.json" becomes
  * "DIR/NAME.partition-N.json" (each partition runs other tests; their figures differ).
  * path is the configured path (owned, may be NULL for the default) and is replaced.

@@ -123,8 +123,9 @@ int baseline_step_read(struct baseline_step *st, const char *project,
 		return 0;
 	/* the trend of the branch the baseline came from (main's notes in a PR job) */
 	const char *from = st->src.commit[0] ? st->src.commit : NULL;
-	if (baseline_git_history(&st->hist, st->repo, cfg->notes_ref, from,
-	                         (size_t)cfg->trend_window, 0, err, errlen) != BASELINE_OK)
+	if (baseline_git_history_partition(&st->hist, st->repo, cfg->notes_ref, from,
+	                                   (size_t)cfg->trend_window, 0, st->partition, err,
+	                                   errlen) != BASELINE_OK)
 		return -1;
 	return 0;
 }

@@ -79,6 +79,9 @@ struct run {
 	struct repeat_step rep;       /* --repeat N (issue 14): runs 1..N, the judged pair */
 	struct sample_series samples; /* --sample (issue 14): light snapshots during the run */
 	char err[4096];
+	/* issue 28: what `gate merge` checks the partitions' results against each other with */
+	char config_digest[17];    /* run_json_digest of the effective gate.toml */
+	int partition, partitions; /* k of N of a `--partitions N` run; 0: not partitioned */
 };
 
 #define run_progress(r, ...) session_progress(&(r)->ses, __VA_ARGS__)

@@ -189,9 +189,9 @@ int report_out_write(const struct report_out *o, struct report_data *d, char *er
 		return 0;
 	if (o->repo) {
 		char herr[1024];
-		if (baseline_git_history(&hist, o->repo, o->notes_ref, o->history_from,
-		                         REPORT_OUT_HISTORY_MAX, 0, herr,
-		                         sizeof(herr)) != BASELINE_OK)
+		if (baseline_git_history_partition(&hist, o->repo, o->notes_ref, o->history_from,
+		                                   REPORT_OUT_HISTORY_MAX, 0, o->partition, herr,
+		                                   sizeof(herr)) != BASELINE_OK)
 			/* the report still helps without its chart: say why it is empty */
 			fprintf(stderr, "gate: the HTML report has no trend: %s\n", herr);
 		d->history = hist.items;

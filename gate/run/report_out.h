@@ -27,6 +27,7 @@ struct report_out {
 	/* issue 19 */
 	int annotations;          /* the annotation budget ([attention] annotations); 0: default */
 	const char *comment_flag; /* --comment-flag FILE: whether a review comment is due; NULL */
+	int partition; /* issue 28: a partition's run charts its own figures of merged notes */
 };
 
 /* A review comment is due when the gate failed or a figure regressed against the baseline

@@ -52,11 +52,36 @@ static int erl_flags_add(char **flags, const char *more)
 	return 0;
 }
 
+/* issue 28: the digest of the configuration as gate.toml made it (before the command line and
+ * the partition's baseline path), which every partition of one suite shares. */
+static int config_digest(struct run *r, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) {
+		errtext_set(err, errlen, NULL, "out of memory digesting the configuration");
+		return -1;
+	}
+	config_print(&r->cfg, f);
+	if (fclose(f) != 0) {
+		free(text);
+		errtext_set(err, errlen, NULL, "out of memory digesting the configuration");
+		return -1;
+	}
+	run_json_digest(r->config_digest, text, len);
+	free(text);
+	r->partition = faithful_partition(r->opts->test_args, r->opts->ntest_args);
+	r->partitions = faithful_partitions(r->opts->test_args, r->opts->ntest_args);
+	return 0;
+}
+
 /* The configuration over the defaults, then what the command line overrides. */
 static int load_config(struct run *r, char *err, size_t errlen)
 {
 	const struct run_opts *o = r->opts;
-	if (discover_config(&r->cfg, r->project, o->config_path, err, errlen) < 0)
+	if (discover_config(&r->cfg, r->project, o->config_path, err, errlen) < 0 ||
+	    config_digest(r, err, errlen) < 0)
 		return -1;
 	if (o->boot_timeout_ms > 0)
 		r->cfg.boot_timeout_ms = o->boot_timeout_ms;
@@ -122,6 +147,7 @@ static int configure(struct run *r)
 static int read_baseline(struct run *r)
 {
 	char line[2048];
+	r->bl.partition = r->partition; /* issue 28 */
 	if (baseline_step_read(&r->bl, r->project, &r->cfg.rules.baseline, r->opts->baseline_ref,
 	                       r->err, sizeof(r->err)) < 0)
 		return -1;
@@ -322,6 +348,7 @@ static int write_ci_outputs(struct run *r, const char *error)
 	        .history_from = r->bl.src.commit[0] ? r->bl.src.commit : NULL,
 	        .annotations = r->cfg.annotations,
 	        .comment_flag = r->opts->comment_flag,
+	        .partition = r->partition,
 	};
 	char err[1024];
 	int rc = report_out_write(&o, &d, err, sizeof(err));
@@ -363,8 +390,9 @@ static int write_junit(struct run *r, const char *error)
 	}
 	for (size_t i = 0; r->opts->cluster && i < r->cl.n; i++) {
 		const struct cluster_node *nd = &r->cl.nodes[i];
-		jn[i] = (struct junit_node){nd->name, &nd->findings,
-		                            nd->error[0] ? nd->error : NULL};
+		jn[i] = (struct junit_node){.name = nd->name,
+		                            .findings = &nd->findings,
+		                            .error = nd->error[0] ? nd->error : NULL};
 	}
 	if (r->opts->cluster && r->judged) {
 		meta.nodes = jn;
@@ -443,6 +471,9 @@ static int late_outputs(struct run *r, int code)
 	const struct run_opts *o = r->opts;
 	if (!o->json_path && !o->update_baseline)
 		return 0;
+	char repo_root[PATH_MAX] = "";
+	if (faithful_repo_root(r->project, repo_root, sizeof(repo_root)) < 0)
+		repo_root[0] = '\0';
 	if (baseline_step_make(&r->newbase, &r->bl, &r->after, r->ses.info.elixir,
 	                       (int64_t)r->started, (int64_t)r->tests.count) < 0) {
 		errtext_set(r->err, sizeof(r->err), NULL, "out of memory building the baseline");
@@ -461,6 +492,10 @@ static int late_outputs(struct run *r, int code)
 	        .after = &r->after,
 	        .iterations = r->rep.judged ? &r->rep.data : NULL,
 	        .samples = o->sample_ms ? &r->samples : NULL,
+	        .partition = r->partition,
+	        .partitions = r->partitions,
+	        .config_digest = r->config_digest,
+	        .repo_root = repo_root[0] ? repo_root : NULL,
 	};
 	if (o->json_path && run_json_write(o->json_path, &j, r->err, sizeof(r->err)) < 0)
 		return -1;

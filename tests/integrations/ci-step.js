@@ -6,6 +6,8 @@
 //                                                             an export of each literal
 //                                                             value of its env (those
 //                                                             with ${{ }} are the test's)
+//   node ci-step.js integrations/github/example-workflow-partitioned.yml "memory-merge/Merge the partitions"
+//                                  a workflow's step (JOB/STEP name), as an action's step
 //   node ci-step.js integrations/gitlab/gate.gitlab-ci.yml gate:baseline  that job's `script` lines
 //   node ci-step.js integrations/gitlab/gate.gitlab-ci.yml .gate before_script 'git fetch'
 //                                  that key's lines of that job, those containing the text
@@ -24,6 +26,14 @@ let script
 const q = (v) => `'${String(v).replace(/'/g, "'\\''")}'`
 if (doc.runs?.steps) {
   const s = doc.runs.steps.find((s) => s.name === step)
+  if (s?.run) {
+    const env = Object.entries(s.env ?? {}).filter(([, v]) => !String(v).includes('${{'))
+    script = env.map(([k, v]) => `export ${k}=${q(v)}\n`).join('') + s.run
+  }
+} else if (doc.jobs && step.includes('/')) {
+  // issue 28: a workflow's job step, JOB/STEP; its env with ${{ }} is the test's to give
+  const [job, name] = [step.slice(0, step.indexOf('/')), step.slice(step.indexOf('/') + 1)]
+  const s = doc.jobs[job]?.steps?.find((s) => s.name === name)
   if (s?.run) {
     const env = Object.entries(s.env ?? {}).filter(([, v]) => !String(v).includes('${{'))
     script = env.map(([k, v]) => `export ${k}=${q(v)}\n`).join('') + s.run

@@ -175,6 +175,61 @@ function shellOk (file, where, script, shell = 'bash') {
   if (g.variables?.GATE_MR_NOTE === undefined) fail(fg, 'GATE_MR_NOTE is not a documented variable')
 }
 
+// issue 28: partitioned suites: the GitHub matrix with a merge job, GitLab's parallel: N
+{
+  const f = 'integrations/github/example-workflow-partitioned.yml'
+  const w = load(f)
+  const part = w.jobs?.['memory-partition']
+  const merge = w.jobs?.['memory-merge']
+  if (!part || !merge) fail(f, 'expected the jobs memory-partition and memory-merge')
+  const n = Number(w.env?.GATE_PARTITIONS)
+  const matrix = part?.strategy?.matrix?.partition ?? []
+  if (!(n > 1) || matrix.length !== n || !matrix.every((k, i) => k === i + 1)) fail(f, `the matrix ${JSON.stringify(matrix)} is not the partitions 1..GATE_PARTITIONS (${w.env?.GATE_PARTITIONS})`)
+  if (part?.strategy?.['fail-fast'] !== false) fail(f, 'fail-fast must be false: every partition must report')
+  if (!/matrix\.partition/.test(part?.env?.MIX_TEST_PARTITION ?? '')) fail(f, 'the partition jobs do not set MIX_TEST_PARTITION from the matrix')
+  const psteps = part?.steps ?? []
+  const gate = psteps.find((s) => /\/integrations\/github@/.test(s.uses ?? ''))
+  if (!gate || !/--json /.test(gate.with?.args ?? '') || !/-- --partitions \$\{\{ env\.GATE_PARTITIONS \}\}/.test(gate.with?.args ?? '')) fail(f, 'the partition job must run gate with --json and -- --partitions GATE_PARTITIONS')
+  if (gate?.with?.['update-baseline'] === 'true') fail(f, 'a partition job must not write a baseline: the merge job is the only writer')
+  const up = psteps.find((s) => /^actions\/upload-artifact@/.test(s.uses ?? ''))
+  if (!up || !/always\(\)/.test(up.if ?? '') || !/matrix\.partition/.test(up.with?.name ?? '')) fail(f, 'each partition must upload its result, always, under a name of its own')
+  if (merge?.needs !== 'memory-partition' && !(merge?.needs ?? []).includes?.('memory-partition')) fail(f, 'the merge job must need the partition jobs')
+  if (!/always\(\)/.test(merge?.if ?? '')) fail(f, 'the merge job must run when a partition failed (if: always())')
+  const msteps = merge?.steps ?? []
+  const at = (pred) => msteps.findIndex(pred)
+  const down = at((s) => /^actions\/download-artifact@/.test(s.uses ?? ''))
+  const run = at((s) => /merge -C/.test(s.run ?? ''))
+  const push = at((s) => /git push/.test(s.run ?? ''))
+  const comment = msteps.filter((s) => /sticky-pull-request-comment/.test(s.uses ?? ''))
+  if (down < 0 || run < 0 || down > run) fail(f, 'the merge job must download the results before gate merge')
+  if (run >= 0 && !/--comment-flag/.test(msteps[run].run)) fail(f, 'gate merge must write the comment flag')
+  if (push < 0 || push < run || !/refs\/notes\/gate/.test(msteps[push]?.run ?? '') || !/refs\/heads\/main/.test(msteps[push]?.if ?? '')) fail(f, 'on main the merge job must push the baseline branch and the notes, after the merge')
+  if (comment.length !== 2) fail(f, 'one sticky comment (post and delete), from the merge job only')
+  if (merge?.permissions?.contents !== 'write') fail(f, 'the merge job needs contents: write to push the baselines')
+  for (const [name, j] of Object.entries(w.jobs ?? {})) for (const s of j.steps ?? []) if (s.run) shellOk(f, `${name}: step "${s.name}"`, s.run)
+  const fg = 'integrations/gitlab/gate.gitlab-ci.yml'
+  const g = load(fg)
+  const gp = g['gate:partition']
+  const gm = g['gate:merge']
+  if (!gp || !(gp.parallel > 1)) fail(fg, 'gate:partition must run parallel: N > 1')
+  if (!gm || !(gm.needs ?? []).includes('gate:partition')) fail(fg, 'gate:merge must need gate:partition')
+  for (const [name, j] of [['gate:partition', gp], ['gate:merge', gm]]) {
+    if (j?.extends !== '.gate') fail(fg, `${name} does not extend .gate`)
+    if (!Array.isArray(j?.script) || !j.script.every((l) => typeof l === 'string')) fail(fg, `${name}: script must be a list of strings`)
+    shellOk(fg, name, [...(g['.gate']?.before_script ?? []), ...(j?.script ?? [])].map(String).join('\n'), 'sh')
+  }
+  const ps = (gp?.script ?? []).join('\n')
+  if (!/MIX_TEST_PARTITION="\$CI_NODE_INDEX"/.test(ps) || !/--partitions "\$CI_NODE_TOTAL"/.test(ps) || !/--json /.test(ps)) fail(fg, 'gate:partition must run partition CI_NODE_INDEX of CI_NODE_TOTAL with --json')
+  if (/--update-baseline/.test(ps)) fail(fg, 'gate:partition must not write a baseline')
+  const ms = (gm?.script ?? []).join('\n')
+  if (!/build\/gate" merge/.test(ms) || !/--update-baseline --commit/.test(ms) || !/refs\/notes\/gate/.test(ms)) fail(fg, 'gate:merge must merge, commit the baselines and push them with the notes')
+  if ((gm?.rules ?? []).some((r) => r.when !== 'always')) fail(fg, 'gate:merge must run when a partition failed (when: always)')
+  for (const name of ['gate:merge-request', 'gate:baseline']) {
+    const r0 = g[name]?.rules?.[0]
+    if (!/GATE_PARTITIONED == "true"/.test(r0?.if ?? '') || r0?.when !== 'never') fail(fg, `${name} must stay off when GATE_PARTITIONED is true`)
+  }
+}
+
 // the pre-commit framework's hook list
 {
   const f = '.pre-commit-hooks.yaml'
@@ -218,5 +273,5 @@ function shellOk (file, where, script, shell = 'bash') {
 }
 
 for (const p of problems) console.error(`yaml-check.js: FAIL: ${p}`)
-if (!problems.length) console.log('yaml-check.js: OK: action.yml, example-workflow.yml, gate.gitlab-ci.yml, .pre-commit-hooks.yaml')
+if (!problems.length) console.log('yaml-check.js: OK: action.yml, example-workflow.yml, example-workflow-partitioned.yml, gate.gitlab-ci.yml, .pre-commit-hooks.yaml')
 process.exit(problems.length ? 1 : 0)
