@@ -117,12 +117,20 @@ int origins_check(struct findings *out, const struct snapshot *before, const str
 	if (n == 0)
 		return 0;
 	char said[1024] = "allocated by ";
+	size_t named = 0;
 	for (size_t i = 0; i < n; i++) {
 		char one[320];
+		/* the runtime's own blocks (a process's binaries, the emulator's) name no code the
+		 * user could look at: the finding's own figures say more; only a NIF or a driver
+		 * is news */
+		if (strcmp(g[i].origin, "system") == 0)
+			continue;
 		origins_format(one, sizeof(one), &g[i]);
 		size_t at = strlen(said);
-		snprintf(said + at, sizeof(said) - at, "%s%s", i ? ", " : "", one);
+		snprintf(said + at, sizeof(said) - at, "%s%s", named++ ? ", " : "", one);
 	}
+	if (named == 0)
+		return 0;
 	for (size_t i = 0; i < out->count; i++) {
 		struct finding *f = &out->items[i];
 		if (!origins_apply(f))

@@ -116,6 +116,31 @@ static void test_origins_check(void **state)
 	snapshot_clear(&a);
 }
 
+/* The runtime's own blocks (a process's binaries) name no code: a failing binary row whose
+ * growth only the runtime allocated keeps its own message. */
+static void test_origins_runtime_only(void **state)
+{
+	(void)state;
+	struct snapshot b, a;
+	struct findings f = {0};
+	struct fine_config c;
+	fine_config_default(&c);
+	snap(&b);
+	snap(&a);
+	fine(&b, 1, 1);
+	fine(&a, 1, 1);
+	origin(&a, "system", "binary", 10, 317);
+	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_FAIL, 0, 3000000, 0, 10,
+	                              "process Settle.Keeper holds +3.0 MB"),
+	                 0);
+	findings_show(&f, 0, UNIT_BYTES, SHOW_CATEGORY);
+	assert_int_equal(origins_check(&f, &b, &a, &c), 0);
+	assert_string_equal(f.items[0].message, "process Settle.Keeper holds +3.0 MB");
+	findings_clear(&f);
+	snapshot_clear(&b);
+	snapshot_clear(&a);
+}
+
 static void test_rss(void **state)
 {
 	(void)state;
@@ -397,6 +422,7 @@ int main(void)
 	        cmocka_unit_test(test_origins_grown),
 	        cmocka_unit_test(test_origins_open_bucket),
 	        cmocka_unit_test(test_origins_check),
+	        cmocka_unit_test(test_origins_runtime_only),
 	        cmocka_unit_test(test_rss),
 	        cmocka_unit_test(test_rss_culprit),
 	        cmocka_unit_test(test_peak),
