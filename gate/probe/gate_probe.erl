@@ -147,6 +147,10 @@ cluster_load(Nodes, Blobs, Timeout) ->
             end).
 
 load_on(N, {Mod, File, Beam}, Timeout) ->
+    %% a previous gate's modules, deleted by its unload/1, may still wait for their purge
+    %% there (purger/2 waits for quiet): old code makes the load and the next delete fail,
+    %% so it goes first (a purge with no old code scans nothing)
+    _ = erpc:call(N, code, purge, [Mod], Timeout),
     case erpc:call(N, code, load_binary, [Mod, File, Beam], Timeout) of
         {module, Mod} -> ok;
         Other -> error({refused, Mod, Other})
@@ -370,8 +374,16 @@ remove(Mods, Owner) ->
     Purger = spawn(fun() -> purger(Owner, Mods) end),
     %% a module with old code already (loaded twice) cannot be deleted yet: the purger
     %% deletes it after its first purge
-    [code:delete(M) || M <- Mods],
+    [delete(M) || M <- Mods],
     Purger.
+
+%% A module that has old code already (loaded twice without a purge between) cannot be
+%% deleted: its old code is purged first, here, so that no current code of gate's is left
+%% when unload/1 returns (this scan is the exception; the deleted code's purge stays the
+%% purger's).
+delete(M) ->
+    _ = erlang:check_old_code(M) andalso code:purge(M),
+    code:delete(M).
 
 %% The other modules first, this one last and by a tail call: no frame of its code is left on
 %% the purger's stack then, so the purge has no reason to kill it. Old code of this slot that
