@@ -1,6 +1,8 @@
 /* rules/repeat.c: the continuing growth over repeated runs (see repeat.h for the method). */
 #include "repeat.h"
 
+#include "consolidate.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,11 +225,16 @@ static void series_text(char *buf, size_t len, const struct series *s, size_t n,
 
 static const char tail[] = "; memory that grows in every run grows without bound in production";
 
+/* A failing finding for one structure, named as the other rules name it (issue 25's contract,
+ * rules/consolidate.h): key, label, and what it grew since run 1 in category cat. */
 static int fail(struct findings *out, const char *subject, const struct series *s, size_t n,
-                const char *msg)
+                const char *msg, const char *key, const char *label, enum mem_cat cat)
 {
-	return findings_add(out, "structure", subject, VERDICT_FAIL, s->known[1] ? s->v[1] : 0,
-	                    s->v[n], 0, -1, msg);
+	int64_t from = s->known[1] ? s->v[1] : 0;
+	if (findings_add(out, "structure", subject, VERDICT_FAIL, from, s->v[n], 0, -1, msg) < 0)
+		return -1;
+	return consolidate_name(&out->items[out->count - 1], key, label, cat,
+	                        s->v[n] > from ? s->v[n] - from : 0);
 }
 
 static const char *const structure_rules[] = {"structure", "binary", "process", "ets", NULL};
@@ -276,7 +283,10 @@ static int tables(struct findings *out, const struct snapshot *const *snaps, siz
 		                        : "?",
 		         what, a, b, tail);
 		snprintf(subject, sizeof(subject), "table %s", name);
-		if (fail(out, subject, &bytes, n, msg) < 0)
+		char key[320], label[320];
+		snprintf(key, sizeof(key), "ets:%s", name);
+		snprintf(label, sizeof(label), "ETS table %s", name);
+		if (fail(out, subject, &bytes, n, msg, key, label, MEM_ETS) < 0)
 			return -1;
 		(*found)++;
 	}
@@ -339,7 +349,12 @@ static int processes(struct findings *out, const struct snapshot *const *snaps, 
 		         p->initial_call ? ")" : "", by_bin ? "refc binaries" : "memory after GC",
 		         what, a, b, tail);
 		snprintf(subject, sizeof(subject), "process %s", name);
-		if (fail(out, subject, s, n, msg) < 0)
+		char key[320], label[320];
+		snprintf(key, sizeof(key), "proc:%s", p->pid ? p->pid : "?");
+		snprintf(label, sizeof(label), "%sprocess %s", by_bin ? "the binaries of " : "",
+		         name);
+		if (fail(out, subject, s, n, msg, key, label,
+		         by_bin ? MEM_BINARY : MEM_PROCESSES_USED) < 0)
 			return -1;
 		(*found)++;
 	}
@@ -386,7 +401,10 @@ static int groups(struct findings *out, const struct snapshot *const *snaps, siz
 		snprintf(subject, sizeof(subject), "%s %s", pterm ? "persistent_term" : "group",
 		         rules_display(key));
 		if (findings_add(out, "structure", subject, VERDICT_FAIL, 0, s.v[n], 0, -1, msg) <
-		    0)
+		            0 ||
+		    consolidate_name(&out->items[out->count - 1],
+		                     pterm ? "persistent_term" : "born", subject,
+		                     pterm ? MEM_SYSTEM : MEM_PROCESSES_USED, 0) < 0)
 			return -1;
 		(*found)++;
 	}
