@@ -172,8 +172,8 @@ cached_segments() ->
 %% hist_start. instrument is in tools before OTP 26 and in runtime_tools from OTP 26; both
 %% take the same call and give the same reply (OTP 26's per_process flags are not asked for).
 origins() ->
-    case code:ensure_loaded(instrument) of
-        {module, instrument} ->
+    case gate_probe_snapshot:instrument_ready() of
+        true ->
             try instrument:allocations() of
                 {ok, {Start, _Unscanned, ByOrigin}} when is_map(ByOrigin) ->
                     #{hist_start => Start,

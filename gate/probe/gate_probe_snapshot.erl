@@ -8,7 +8,7 @@
 -module(gate_probe_snapshot).
 -gate_load(always).
 
--export([snapshot/1, keeper_stop/0, gc_all/0, gc_light/0]).
+-export([snapshot/1, keeper_stop/0, gc_all/0, gc_light/0, instrument_ready/0]).
 %% for gate_probe_grew and gate_probe_events
 -export([top_add/4, top_list/1, initial_call/1, ets_id/1, pid_text/1, id_text/1,
          name_text/1, mfa_text/1]).
@@ -159,10 +159,28 @@ settle_loop(Floor, Deadline) ->
             end
     end.
 
+%% Whether OTP's instrument module can be called. Mix from Elixir 1.15 on prunes the code path
+%% to the project's applications, so instrument (tools before OTP 26, runtime_tools from
+%% OTP 26) is on disk but not in the path: it is loaded from the OTP installation itself, by
+%% its absolute name, without adding anything to the path.
+instrument_ready() ->
+    case code:ensure_loaded(instrument) of
+        {module, instrument} -> true;
+        _ ->
+            Beams = lists:sort(
+                      fun(A, B) -> A >= B end,
+                      [F || App <- ["runtime_tools-*", "tools-*"],
+                            F <- filelib:wildcard(filename:join([code:root_dir(), "lib", App,
+                                                                 "ebin", "instrument.beam"]))]),
+            lists:any(fun(F) ->
+                              code:load_abs(filename:rootname(F)) =:= {module, instrument}
+                      end, Beams)
+    end.
+
 %% The bytes (lower bound) of the binaries port drivers allocated, or unknown when the
 %% node's instrument module cannot say (tools not installed: the node is not waited for).
 port_buffers() ->
-    try instrument:allocations(#{allocator_types => [binary_alloc]}) of
+    try instrument_ready() andalso instrument:allocations(#{allocator_types => [binary_alloc]}) of
         {ok, {Start, _Unscanned, ByOrigin}} ->
             lists:sum([hist_bytes(Start, H)
                        || {Origin, Types} <- maps:to_list(ByOrigin), Origin =/= system,

@@ -10,7 +10,10 @@
 # path inside), so the nodes it starts are OTP 27 / Elixir 1.18 nodes on loopback, which
 # gate connects to unchanged; the attach case starts its Mix node through the same wrapper.
 # The cases: a clean pass, each leak kind, a failing test, attribution, attach, JUnit
-# validity (every case validates its JUnit), and the toolchain cases that need OTP 27's erlc.
+# validity (every case validates its JUnit), the toolchain cases that need OTP 27's erlc, and
+# what depends on the OTP or Elixir release: the node without distribution, one leak one
+# voice, instrument's origins and the settling (Mix prunes the code path from Elixir 1.15),
+# the peak.
 #
 #   bash tests/compat/run.sh [CASE...]     ends with "compat: N passed, M failed (...)"
 #                                          (exit 1 when any failed, 2 when it could not run)
@@ -130,7 +133,9 @@ if [ ${#CASES[@]} -eq 0 ]; then
 		attribution_sync_module_named attribution_async_module_named attach_mix_test_node
 		toolchain_project_needs_newer_elixir toolchain_deps_not_fetched
 		toolchain_probe_from_newer_erlc_loads_in_both toolchain_probe_newer_than_node
-		toolchain_gitlab_job_in_an_elixir_image)
+		toolchain_gitlab_job_in_an_elixir_image
+		nodist_plain_node onevoice_ets_table fine_enif_names_the_nif fine_peak_names_the_test
+		settle_waits_for_port_buffers)
 fi
 bash tests/e2e/run.sh "${CASES[@]}"
 rc=$?
