@@ -6,9 +6,11 @@
 
 void fine_config_default(struct fine_config *cfg)
 {
-	/* measured: the realworld suites' RSS beyond their carriers grew at most a few MB once
-	 * mseg's cache drained; a NIF leaking 60 MB with malloc grows it by 60 MB */
-	cfg->rss_max_unaccounted = 32000000;
+	/* opt-in (issue 27: on by default only without a false alarm on every real suite): the
+	 * library suites stayed below 0 MB, but the Phoenix app's unchanged suite once showed
+	 * +51 MB (its Postgrex sockets' buffers released between the snapshots: mapped -28 MB
+	 * while RSS grew); gate.toml says how to turn it on */
+	cfg->rss_max_unaccounted = RULES_OFF;
 	cfg->peak_max = RULES_OFF;
 	cfg->max_heap = RULES_OFF;
 }

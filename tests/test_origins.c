@@ -148,7 +148,8 @@ static void test_rss(void **state)
 	struct findings f = {0};
 	struct fine_config c;
 	fine_config_default(&c);
-	assert_int_equal(c.rss_max_unaccounted, 32000000);
+	assert_int_equal(c.rss_max_unaccounted, RULES_OFF); /* opt-in */
+	c.rss_max_unaccounted = 32000000;
 	snap(&b);
 	snap(&a);
 	/* a NIF's malloc: RSS +60 MB, the BEAM mapped +1 MB */
@@ -202,6 +203,7 @@ static void test_rss_culprit(void **state)
 	struct findings f = {0};
 	struct fine_config c;
 	fine_config_default(&c);
+	c.rss_max_unaccounted = 32000000; /* opt-in */
 	snap(&b);
 	snap(&a);
 	fine(&b, 62000000, 40000000);

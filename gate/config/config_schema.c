@@ -118,8 +118,7 @@ static const struct key_spec severity_keys[] = {
 };
 /* issue 27: the fine level (rules/fine.h) */
 static const struct key_spec rss_keys[] = {
-        {"max_unaccounted", KEY_SIZE_OFF, IN_CFG(fine.rss_max_unaccounted), 0, 0, "\"32 MB\"",
-         NULL},
+        {"max_unaccounted", KEY_SIZE_OFF, IN_CFG(fine.rss_max_unaccounted), 0, 0, "\"off\"", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 static const struct key_spec peak_keys[] = {

@@ -51,6 +51,11 @@ case_fine_enif_names_the_nif() {
 
 case_fine_malloc_outside_the_beam() {
 	local d; d=$(fixture fine_nif)
+	# opt-in: by default the figures are reported, not judged
+	fine_run "$d" malloc
+	expect_rc 0
+	expect_in "$d/_build/gate/junit.xml" "unaccounted (not judged: [rss] max_unaccounted is off)"
+	printf '[rss]\nmax_unaccounted = "32 MB"\n' >>"$d/gate.toml"
 	fine_run "$d" malloc
 	expect_rc 1
 	expect_in "$d/_build/gate/junit.xml" "outside the BEAM's allocators (a NIF's malloc"
