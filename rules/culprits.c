@@ -42,11 +42,29 @@ const char *rules_proc_subject(const struct proc_info *p)
 int rules_proc_structure(struct finding *f, const struct proc_info *p, enum mem_cat cat,
                          int64_t bytes)
 {
-	char key[300], label[300];
-	snprintf(key, sizeof(key), "proc:%s", p->pid ? p->pid : "?");
+	char label[300];
 	snprintf(label, sizeof(label), "%sprocess %s", cat == MEM_BINARY ? "the binaries of " : "",
 	         rules_proc_subject(p));
+	return rules_pid_structure(f, p->pid, label, cat, bytes);
+}
+
+int rules_pid_structure(struct finding *f, const char *pid, const char *label, enum mem_cat cat,
+                        int64_t bytes)
+{
+	char key[300];
+	snprintf(key, sizeof(key), "proc:%s", pid ? pid : "?");
 	return consolidate_name(f, key, label, cat, bytes);
+}
+
+int rules_table_structure(struct finding *f, const char *name, int64_t ets_bytes, int64_t bin_bytes)
+{
+	char key[320], label[320];
+	snprintf(key, sizeof(key), "ets:%s", name ? name : "?");
+	snprintf(label, sizeof(label), "ETS table %s", name ? name : "?");
+	if (consolidate_name(f, key, label, MEM_ETS, ets_bytes) < 0)
+		return -1;
+	consolidate_explains_add(f->explains, MEM_BINARY, bin_bytes);
+	return 0;
 }
 
 const struct proc_info *rules_proc_find(const struct snapshot *s, const char *pid)

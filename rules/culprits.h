@@ -37,6 +37,16 @@ const char *rules_proc_subject(const struct proc_info *p);
 int rules_proc_structure(struct finding *f, const struct proc_info *p, enum mem_cat cat,
                          int64_t bytes);
 
+/* The same for a process known by its pid only: key "proc:PID" (pid NULL: "?"), the given
+ * label. Every rule keys a process through here, so that consolidation sees one structure. */
+int rules_pid_structure(struct finding *f, const char *pid, const char *label, enum mem_cat cat,
+                        int64_t bytes);
+
+/* An ETS table as the structure of f: key "ets:NAME", label "ETS table NAME", its growth in
+ * ets and the refc binaries its rows hold in binary. Returns 0, or -1 on allocation failure. */
+int rules_table_structure(struct finding *f, const char *name, int64_t ets_bytes,
+                          int64_t bin_bytes);
+
 /* The process with pid in s, or NULL (pid NULL, or not in the snapshot's lists). */
 const struct proc_info *rules_proc_find(const struct snapshot *s, const char *pid);
 

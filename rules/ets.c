@@ -103,7 +103,6 @@ static void describe_table(char *buf, size_t len, const struct ets_info *t,
 static int table_structure(struct finding *f, const struct snapshot *after,
                            const struct ets_info *t, int64_t grew)
 {
-	char key[320], label[320];
 	int64_t bin = 0;
 	for (size_t i = 0; i < after->ngrew_ets; i++) {
 		const struct ets_growth *e = &after->grew_ets[i];
@@ -113,12 +112,7 @@ static int table_structure(struct finding *f, const struct snapshot *after,
 			break;
 		}
 	}
-	snprintf(key, sizeof(key), "ets:%s", table_name(t));
-	snprintf(label, sizeof(label), "ETS table %s", table_name(t));
-	if (consolidate_name(f, key, label, MEM_ETS, grew) < 0)
-		return -1;
-	consolidate_explains_add(f->explains, MEM_BINARY, bin);
-	return 0;
+	return rules_table_structure(f, table_name(t), grew, bin);
 }
 
 /* ---- total ---- */

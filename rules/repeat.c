@@ -227,14 +227,20 @@ static const char tail[] = "; memory that grows in every run grows without bound
 
 /* A failing finding for one structure, named as the other rules name it (issue 25's contract,
  * rules/consolidate.h): key, label, and what it grew since run 1 in category cat. */
-static int fail(struct findings *out, const char *subject, const struct series *s, size_t n,
-                const char *msg, const char *key, const char *label, enum mem_cat cat)
+static struct finding *fail(struct findings *out, const char *subject, const struct series *s,
+                            size_t n, const char *msg)
+{
+	if (findings_add(out, "structure", subject, VERDICT_FAIL, s->known[1] ? s->v[1] : 0,
+	                 s->v[n], 0, -1, msg) < 0)
+		return NULL;
+	return &out->items[out->count - 1];
+}
+
+/* What a series grew since run 1 (0 when it fell). */
+static int64_t grown(const struct series *s, size_t n)
 {
 	int64_t from = s->known[1] ? s->v[1] : 0;
-	if (findings_add(out, "structure", subject, VERDICT_FAIL, from, s->v[n], 0, -1, msg) < 0)
-		return -1;
-	return consolidate_name(&out->items[out->count - 1], key, label, cat,
-	                        s->v[n] > from ? s->v[n] - from : 0);
+	return s->v[n] > from ? s->v[n] - from : 0;
 }
 
 static const char *const structure_rules[] = {"structure", "binary", "process", "ets", NULL};
@@ -283,10 +289,8 @@ static int tables(struct findings *out, const struct snapshot *const *snaps, siz
 		                        : "?",
 		         what, a, b, tail);
 		snprintf(subject, sizeof(subject), "table %s", name);
-		char key[320], label[320];
-		snprintf(key, sizeof(key), "ets:%s", name);
-		snprintf(label, sizeof(label), "ETS table %s", name);
-		if (fail(out, subject, &bytes, n, msg, key, label, MEM_ETS) < 0)
+		struct finding *f = fail(out, subject, &bytes, n, msg);
+		if (!f || rules_table_structure(f, name, grown(&bytes, n), 0) < 0)
 			return -1;
 		(*found)++;
 	}
@@ -349,12 +353,13 @@ static int processes(struct findings *out, const struct snapshot *const *snaps, 
 		         p->initial_call ? ")" : "", by_bin ? "refc binaries" : "memory after GC",
 		         what, a, b, tail);
 		snprintf(subject, sizeof(subject), "process %s", name);
-		char key[320], label[320];
-		snprintf(key, sizeof(key), "proc:%s", p->pid ? p->pid : "?");
+		char label[320];
 		snprintf(label, sizeof(label), "%sprocess %s", by_bin ? "the binaries of " : "",
 		         name);
-		if (fail(out, subject, s, n, msg, key, label,
-		         by_bin ? MEM_BINARY : MEM_PROCESSES_USED) < 0)
+		struct finding *f = fail(out, subject, s, n, msg);
+		if (!f ||
+		    rules_pid_structure(f, p->pid, label, by_bin ? MEM_BINARY : MEM_PROCESSES_USED,
+		                        grown(s, n)) < 0)
 			return -1;
 		(*found)++;
 	}

@@ -129,11 +129,10 @@ static void proc_message(char *buf, size_t len, const struct proc_growth *p, con
  * processes_used. */
 static int proc_structure(struct finding *f, const struct proc_growth *p)
 {
-	char key[300], label[320];
-	snprintf(key, sizeof(key), "proc:%s", p->pid ? p->pid : "?");
+	char label[320];
 	snprintf(label, sizeof(label), "process %s", proc_name(p));
-	if (consolidate_name(f, key, label, MEM_BINARY,
-	                     p->bin > p->bin_before ? p->bin - p->bin_before : 0) < 0)
+	if (rules_pid_structure(f, p->pid, label, MEM_BINARY,
+	                        p->bin > p->bin_before ? p->bin - p->bin_before : 0) < 0)
 		return -1;
 	consolidate_explains_add(f->explains, MEM_PROCESSES_USED,
 	                         p->memory > p->memory_before ? p->memory - p->memory_before : 0);
@@ -221,14 +220,9 @@ static void table_message(char *buf, size_t len, const struct ets_growth *t, con
  * binaries its rows hold (measured in the node) in binary. */
 static int table_structure(struct finding *f, const struct ets_growth *t)
 {
-	char key[320], label[320];
-	snprintf(key, sizeof(key), "ets:%s", table_name(t));
-	snprintf(label, sizeof(label), "ETS table %s", table_name(t));
-	if (consolidate_name(f, key, label, MEM_ETS,
-	                     t->bytes > t->bytes_before ? t->bytes - t->bytes_before : 0) < 0)
-		return -1;
-	consolidate_explains_add(f->explains, MEM_BINARY, drilldown_ets_bin(t));
-	return 0;
+	return rules_table_structure(f, table_name(t),
+	                             t->bytes > t->bytes_before ? t->bytes - t->bytes_before : 0,
+	                             drilldown_ets_bin(t));
 }
 
 static int check_tables(struct findings *out, const struct snapshot *after,
