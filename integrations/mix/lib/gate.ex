@@ -168,13 +168,20 @@ defmodule Gate do
         cd: File.cwd!()
       ])
 
-    {:os_pid, os_pid} = Port.info(port, :os_pid)
-    forward_signals(os_pid)
+    case Port.info(port, :os_pid) do
+      {:os_pid, os_pid} ->
+        forward_signals(os_pid)
 
-    try do
-      await(port)
-    after
-      restore_signals()
+        try do
+          await(port)
+        after
+          restore_signals()
+        end
+
+      # gate has already exited (a refused option exits at once) and its port is closed:
+      # its exit status is waiting in the mailbox, there is nothing to forward signals to
+      nil ->
+        await(port)
     end
   end
 
