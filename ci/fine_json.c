@@ -48,6 +48,10 @@ json_t *fine_json_snapshot(const struct snapshot *s)
 	                           f->have_mapped ? json_integer(f->mapped) : json_null());
 	bad |= json_object_set_new(o, "cached_segments", json_integer(f->cached_segments));
 	bad |= json_object_set_new(o, "hist_start", json_integer(f->hist_start));
+	bad |= json_object_set_new(o, "cost_us",
+	                           json_pack("{s:I, s:I, s:I}", "proc", (json_int_t)f->cost_proc_us,
+	                                     "allocators", (json_int_t)f->cost_allocators_us,
+	                                     "origins", (json_int_t)f->cost_origins_us));
 	if (!f->have_origins)
 		bad |= json_object_set_new(o, "no_origins", str(f->no_origins));
 	bad |= json_object_set_new(o, "origins", org);
@@ -108,11 +112,24 @@ json_t *fine_json_peak(const struct snapshot *after)
 	bad |= json_object_set_new(o, "rss_peak",
 	                           f->have_peak ? json_integer(f->peak) : json_null());
 	bad |= json_object_set_new(o, "rss_before", json_integer(f->rss_before));
+	/* the allocated peak: an upper bound (see peak_allocated) */
+	bad |= json_object_set_new(o, "allocated_peak",
+	                           f->have_allocated_max ? json_integer(f->allocated_max)
+	                                                 : json_null());
+	bad |= json_object_set_new(o, "allocated_peak_before",
+	                           f->have_allocated_max ? json_integer(f->allocated_max_before)
+	                                                 : json_null());
+	bad |= json_object_set_new(
+	        o, "allocated_peak_raised",
+	        json_boolean(f->have_allocated_max && f->allocated_max > f->allocated_max_before));
 	bad |= json_object_set_new(o, "reset", json_boolean(f->hwm_reset));
 	bad |= json_object_set_new(o, "note", str(f->peak_note));
 	bad |= json_object_set_new(o, "where", where[0] ? str(where) : json_null());
 	bad |= json_object_set_new(o, "windows", ws);
 	bad |= json_object_set_new(o, "heap_watch", json_integer(f->heap_watch));
+	/* what reading the high-water mark at the edges cost in the node */
+	bad |= json_object_set_new(o, "edges", json_integer(f->edges));
+	bad |= json_object_set_new(o, "edge_cost_us", json_integer(f->edge_us));
 	bad |= json_object_set_new(o, "heaps", hs);
 	bad |= json_object_set_new(o, "monitor", str(f->monitor));
 	if (bad) {

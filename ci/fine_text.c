@@ -28,16 +28,18 @@ static void rss_line(char *buf, size_t len, const struct snapshot *b, const stru
 
 static void peak_line(char *buf, size_t len, const struct fine_level *f)
 {
-	char pk[32], where[768] = "";
+	char pk[32], where[768] = "", alloc[256];
 	model_bytes_format(pk, sizeof(pk), f->peak);
+	peak_allocated(alloc, sizeof(alloc), f);
 	if (f->hwm_reset)
 		peak_where(where, sizeof(where), f);
 	if (f->hwm_reset)
-		snprintf(buf, len, "peak RSS %s during the run%s%s", pk, where[0] ? " " : "",
-		         where);
+		snprintf(buf, len, "peak RSS %s during the run%s%s%s%s", pk, where[0] ? " " : "",
+		         where, alloc[0] ? "; " : "", alloc);
 	else
-		snprintf(buf, len, "peak RSS %s (%s)", pk,
-		         f->peak_note ? f->peak_note : "since the node started");
+		snprintf(buf, len, "peak RSS %s (%s)%s%s", pk,
+		         f->peak_note ? f->peak_note : "since the node started",
+		         alloc[0] ? "; " : "", alloc);
 }
 
 static void heaps_line(char *buf, size_t len, const struct fine_level *f)

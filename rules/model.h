@@ -230,6 +230,17 @@ struct fine_level {
 	int64_t peak;    /* VmHWM at the end */
 	char *peak_note; /* why the peak is not the run's or not known; NULL when it is */
 	int64_t rss_before, allocated_before;
+	/* the allocated peak's bound: the sum over allocator instances of each one's highest
+	 * carriers size since the node started ("max ever", which erlang:memory() does not reset),
+	 * read at the after-mark before gate's GC pass, and the same sum at the before-mark; the
+	 * run raised it when the first passes the second (issue 27) */
+	bool have_allocated_max;
+	int64_t allocated_max, allocated_max_before;
+	/* what the fine level cost in the node (microseconds, 0 from an older probe): this
+	 * snapshot's /proc read, allocator figures and instrument:allocations(); the after-one's
+	 * tracker: its readings at the edges (how many) */
+	int64_t cost_proc_us, cost_allocators_us, cost_origins_us;
+	int64_t edge_us, edges;
 	char *monitor;               /* "gate", or what happened to the node's one system monitor */
 	int64_t heap_watch;          /* heaps were reported from this many bytes */
 	struct peak_window *windows; /* the largest rise above their start first */

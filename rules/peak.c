@@ -80,6 +80,27 @@ static void heap_line(char *buf, size_t len, const struct heap_seen *h)
 		         test);
 }
 
+void peak_allocated(char *buf, size_t len, const struct fine_level *f)
+{
+	char mx[32], bf[32];
+	if (len > 0)
+		buf[0] = '\0';
+	if (!f->have_allocated_max)
+		return;
+	model_bytes_format(mx, sizeof(mx), f->allocated_max);
+	model_bytes_format(bf, sizeof(bf), f->allocated_max_before);
+	if (f->allocated_max > f->allocated_max_before)
+		snprintf(buf, len,
+		         "allocated peak (carriers) at most %s, raised by the run (%s before it)",
+		         mx, bf);
+	else
+		snprintf(buf, len,
+		         "allocated peak (carriers) not raised by the run: at most %s since the "
+		         "node "
+		         "started, set before it",
+		         mx);
+}
+
 static int peak_run(struct findings *out, const struct fine_level *f, const struct fine_config *cfg)
 {
 	size_t first = out->count;
@@ -105,6 +126,10 @@ static int peak_run(struct findings *out, const struct fine_level *f, const stru
 	if (!f->hwm_reset && at > 0 && (size_t)at < sizeof(msg))
 		at += snprintf(msg + at, sizeof(msg) - (size_t)at, " (%s)",
 		               f->peak_note ? f->peak_note : "the node's peak since it started");
+	char alloc[256];
+	peak_allocated(alloc, sizeof(alloc), f);
+	if (alloc[0] && at > 0 && (size_t)at < sizeof(msg))
+		at += snprintf(msg + at, sizeof(msg) - (size_t)at, "; %s", alloc);
 	if (f->nheaps > 0 && at > 0 && (size_t)at < sizeof(msg)) {
 		char h[512];
 		heap_line(h, sizeof(h), &f->heaps[0]);

@@ -33,6 +33,11 @@ int peak_tags_check(struct findings *out, const struct snapshot *after, const st
  * "outside any test module (setup, the application)"; "" when not known. */
 void peak_where(char *buf, size_t len, const struct fine_level *f);
 
+/* The allocated peak, for people: "allocated peak (carriers) at most 1.2 GB, raised by the run
+ * (96.0 MB before it)", or "... not raised by the run: at most 1.2 GB since the node started,
+ * set before it"; "" when the probe did not send it. */
+void peak_allocated(char *buf, size_t len, const struct fine_level *f);
+
 /* The tests of a "Module\tname" list ("" when none): the first, as culprit and test. */
 void peak_first_test(const char *tests, char *module, size_t mlen, char *test, size_t tlen);
 

@@ -60,15 +60,26 @@ around(Opts, Snap) ->
 
 %% RSS, high-water mark, carriers, what the BEAM mapped, the segment cache, allocations by
 %% origin.
+%% Each part's cost (microseconds) goes with it: tests/bench/fine.sh reports it as a share of
+%% the run.
 fine() ->
-    Os = case proc_status() of
-             {ok, Rss, Hwm} -> #{rss => Rss, hwm => Hwm};
-             {error, Why} -> #{no_rss => Why}
-         end,
-    maps:merge(Os, maps:merge(#{allocated => allocated(),
-                                mapped => mapped(),
-                                cached_segments => cached_segments()},
-                              origins())).
+    {ProcUs, Os} = timer:tc(fun() ->
+                                    case proc_status() of
+                                        {ok, Rss, Hwm} -> #{rss => Rss, hwm => Hwm};
+                                        {error, Why} -> #{no_rss => Why}
+                                    end
+                            end),
+    {AllocUs, Alloc} = timer:tc(fun() ->
+                                        {Allocated, AllocatedMax} = allocated(),
+                                        #{allocated => Allocated,
+                                          allocated_max => AllocatedMax,
+                                          mapped => mapped(),
+                                          cached_segments => cached_segments()}
+                                end),
+    {OriginsUs, Origins} = timer:tc(fun origins/0),
+    maps:merge(Os, maps:merge(Alloc#{cost_proc_us => ProcUs, cost_allocators_us => AllocUs,
+                                     cost_origins_us => OriginsUs},
+                              Origins)).
 
 %% VmRSS and VmHWM of this node's OS process, in bytes.
 proc_status() ->
@@ -136,23 +147,29 @@ hwm_why(W) ->
                                    "started", [W])).
 
 %% recon_alloc:memory(allocated): the carriers of every alloc_util allocator (mbcs, sbcs and
-%% the carrier pool), in bytes.
+%% the carrier pool), in bytes; and the allocated peak's bound: the sum of each instance's
+%% highest carriers size since the node started (the 4th figure of carriers_size, "max ever").
+%% The 3rd figure ("max since the last call") is not used: any erlang:memory() call, by
+%% anyone, resets it. The instances peak at different moments, so the sum is an upper bound
+%% of the carriers held at any one moment; the pool keeps no maximum and counts as read.
 allocated() ->
     Types = try erlang:system_info(alloc_util_allocators) catch _:_ -> [] end,
-    lists:sum([carriers(I) || T <- Types,
-                              Is <- [catch erlang:system_info({allocator, T})], is_list(Is),
-                              {instance, _, I} <- Is, is_list(I)]).
+    Pairs = [carriers(I) || T <- Types,
+                            Is <- [catch erlang:system_info({allocator, T})], is_list(Is),
+                            {instance, _, I} <- Is, is_list(I)],
+    {lists:sum([C || {C, _} <- Pairs]), lists:sum([M || {_, M} <- Pairs])}.
 
 carriers(Info) ->
-    lists:sum([C || K <- [mbcs, sbcs, mbcs_pool],
-                    {K2, Props} <- [lists:keyfind(K, 1, Info)], K2 =:= K, is_list(Props),
-                    C <- [carriers_size(Props)]]).
+    Sizes = [carriers_size(Props) || K <- [mbcs, sbcs, mbcs_pool],
+                                     {K2, Props} <- [lists:keyfind(K, 1, Info)], K2 =:= K,
+                                     is_list(Props)],
+    {lists:sum([C || {C, _} <- Sizes]), lists:sum([M || {_, M} <- Sizes])}.
 
 carriers_size(Props) ->
     case lists:keyfind(carriers_size, 1, Props) of
-        {carriers_size, Cur, _, _} -> Cur;
-        {carriers_size, Cur} -> Cur;
-        _ -> 0
+        {carriers_size, Cur, _, Max} when is_integer(Max) -> {Cur, max(Cur, Max)};
+        {carriers_size, Cur} -> {Cur, Cur};
+        _ -> {0, 0}
     end.
 
 %% Segments mseg_alloc keeps mapped after their carriers were freed (its cache): resident,
@@ -262,14 +279,21 @@ tracker_init(Parent, {Opts, Fine}) ->
     tracker_loop(#{w => W, watch => Watch, monitor => Monitor, reset => Reset,
                    rss_before => maps:get(rss, Fine, undefined),
                    allocated_before => maps:get(allocated, Fine, 0),
+                   allocated_max_before => maps:get(allocated_max, Fine, undefined),
                    running => [], window => [], window_rss => maps:get(rss, Fine, 0),
                    windows => [], heaps => #{}, started => #{}, grew => [], max_hwm => 0,
-                   last => none, test_peaks => []}).
+                   last => none, test_peaks => [], edge_us => 0, edges => 0}).
 
 tracker_loop(S) ->
     receive
         {monitor, Pid, large_heap, Info} -> tracker_loop(heap_seen(S, Pid, Info));
-        {edge, Kind, What, Reading} -> tracker_loop(edge(S, Kind, What, Reading));
+        {edge, Kind, What, Reading, Us} ->
+            #{edge_us := E, edges := N} = S,
+            tracker_loop(edge(S#{edge_us => E + Us, edges => N + case Reading of
+                                                                    none -> 0;
+                                                                    _ -> 1
+                                                                end},
+                              Kind, What, Reading));
         {stop, From, Ref} ->
             Hwm = case proc_status() of
                       {ok, R, H} -> {R, H};
@@ -283,7 +307,9 @@ tracker_loop(S) ->
                          {P, _} -> P;
                          undefined -> undefined
                      end,
-            From ! {Ref, report(S1, Hwm, Theirs)};
+            %% read here, before the after-snapshot's GC pass can raise it
+            {_, AMax} = allocated(),
+            From ! {Ref, (report(S1, Hwm, Theirs))#{allocated_max => AMax}};
         _ -> tracker_loop(S)
     end.
 
@@ -388,8 +414,10 @@ test_process(_, _) -> false.
 
 report(#{reset := Reset, windows := Ws, heaps := Hs, monitor := Mon, watch := Watch,
          rss_before := Rss0, allocated_before := A0, grew := G, max_hwm := Max,
-         test_peaks := Tp}, Hwm, Theirs) ->
+         test_peaks := Tp} = S, Hwm, Theirs) ->
     Base = #{rss_before => Rss0, allocated_before => A0, heap_watch => Watch,
+             allocated_max_before => maps:get(allocated_max_before, S),
+             edge_us => maps:get(edge_us, S), edges => maps:get(edges, S),
              test_peaks => [#{what => test_text(W), peak => H, start_rss => R0, clean => C}
                             || {W, H, R0, C} <- Tp],
              rss_grew => [#{what => test_text(W), bytes => B} || {W, B} <- G],
@@ -462,13 +490,18 @@ ex_unit_event(Msg) ->
         T -> edge_event(T, Msg)
     end.
 
-edge_event(T, {module_started, #{name := M}}) -> T ! {edge, start, {module, M}, reading()};
-edge_event(T, {module_finished, #{name := M}}) -> T ! {edge, finish, {module, M}, reading()};
+edge_event(T, {module_started, #{name := M}}) -> edge_send(T, start, {module, M}, fun reading/0);
+edge_event(T, {module_finished, #{name := M}}) -> edge_send(T, finish, {module, M}, fun reading/0);
 edge_event(T, {test_started, #{module := M, name := N} = Test}) ->
-    T ! {edge, start, {test, M, N}, test_reading(Test)};
+    edge_send(T, start, {test, M, N}, fun() -> test_reading(Test) end);
 edge_event(T, {test_finished, #{module := M, name := N} = Test}) ->
-    T ! {edge, finish, {test, M, N}, test_reading(Test)};
+    edge_send(T, finish, {test, M, N}, fun() -> test_reading(Test) end);
 edge_event(_, _) -> ok.
+
+%% The reading's cost (microseconds) goes with it, summed by the tracker.
+edge_send(T, Kind, What, Read) ->
+    {Us, Reading} = timer:tc(Read),
+    T ! {edge, Kind, What, Reading, Us}.
 
 %% A test's edges are read with --per-test, and for a test tagged `gate: [max_peak: ...]`.
 test_reading(Test) ->

@@ -187,6 +187,19 @@ static int decode_test_peaks(const struct term *list, struct fine_level *out)
 	return 0;
 }
 
+/* The allocated peak's bound (a probe without it sends neither: have_allocated_max false);
+ * allocated_max_before is `undefined` when the before-snapshot had no fine level. */
+static int decode_allocated_max(const struct term *p, struct fine_level *out)
+{
+	const struct term *mb = term_map_get(p, "allocated_max_before");
+	if (opt_fig(p, "allocated_max", &out->allocated_max, &out->have_allocated_max) < 0)
+		return -1;
+	if (out->have_allocated_max && mb && mb->type == TERM_INT)
+		return fig(mb, &out->allocated_max_before);
+	out->have_allocated_max = false;
+	return 0;
+}
+
 /* The tracker's report (after-snapshot): the run's peak, its windows, the heaps. */
 static int decode_peak(const struct term *p, struct fine_level *out)
 {
@@ -198,6 +211,8 @@ static int decode_peak(const struct term *p, struct fine_level *out)
 	const struct term *reset = term_map_get(p, "hwm_reset");
 	if (opt_fig(p, "hwm", &out->peak, &have_hwm) < 0 ||
 	    opt_fig(p, "allocated_before", &out->allocated_before, NULL) < 0 ||
+	    decode_allocated_max(p, out) < 0 || opt_fig(p, "edge_us", &out->edge_us, NULL) < 0 ||
+	    opt_fig(p, "edges", &out->edges, NULL) < 0 ||
 	    opt_fig(p, "heap_watch", &out->heap_watch, NULL) < 0 ||
 	    opt_str(p, "hwm_note", &out->peak_note) < 0 ||
 	    opt_str(p, "monitor", &out->monitor) < 0 ||
@@ -224,6 +239,9 @@ static int decode(const struct term *fine, struct fine_level *out)
 	    opt_fig(fine, "cached_segments", &out->cached_segments, NULL) < 0 ||
 	    opt_fig(fine, "mapped", &out->mapped, &out->have_mapped) < 0 ||
 	    opt_fig(fine, "hist_start", &out->hist_start, &have_hist) < 0 ||
+	    opt_fig(fine, "cost_proc_us", &out->cost_proc_us, NULL) < 0 ||
+	    opt_fig(fine, "cost_allocators_us", &out->cost_allocators_us, NULL) < 0 ||
+	    opt_fig(fine, "cost_origins_us", &out->cost_origins_us, NULL) < 0 ||
 	    opt_str(fine, "no_rss", &out->no_rss) < 0 ||
 	    opt_str(fine, "no_origins", &out->no_origins) < 0)
 		return -1;

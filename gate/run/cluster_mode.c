@@ -6,6 +6,9 @@
 
 #include "gate/run/pipeline.h"
 #include "rules/grow.h"
+#include "rules/origins.h" /* issue 27 */
+#include "rules/peak.h"
+#include "rules/rss.h"
 
 char *run_cluster_names(const struct run *r)
 {
@@ -61,6 +64,22 @@ static int cluster_snap(struct run *r, const struct probe_snapshot_opts *so, con
 	return 0;
 }
 
+/* issue 27: the fine level of one node, judged as one node's is: origins, RSS outside the
+ * BEAM, the run's peak and heaps (each node's own tracker); the tests' max_peak tags only on
+ * the attached node (first), where the suite ran. Its findings go to the node's own suite. */
+static int cluster_judge_fine(struct run *r, struct cluster_node *nd, bool attached)
+{
+	const struct fine_config *fc = &r->cfg.rules.fine;
+	char terr[512];
+	if (origins_check(&nd->findings, &nd->before, &nd->after, fc) < 0 ||
+	    rss_check(&nd->findings, &nd->before, &nd->after, fc) < 0 ||
+	    peak_check(&nd->findings, &nd->before, &nd->after, fc) < 0 ||
+	    (attached &&
+	     peak_tags_check(&nd->findings, &nd->after, &r->tests, terr, sizeof(terr)) == -1))
+		return -1;
+	return 0;
+}
+
 /* The same rules on every node that stayed, finished as one node's are (culprits, severity,
  * --warn-only); the tests ran in the attached node (the first), so only its findings are
  * matched against them. A cluster has no baseline (one node's). */
@@ -76,7 +95,8 @@ static int cluster_judge(struct run *r)
 			continue;
 		}
 		if (rules_check_all(&nd->findings, &nd->before, &nd->after, &r->tests,
-		                    &r->cfg.rules) < 0) {
+		                    &r->cfg.rules) < 0 ||
+		    cluster_judge_fine(r, nd, i == 0) < 0) {
 			errtext_set(r->err, sizeof(r->err), NULL,
 			            "out of memory applying the rules to node %s", nd->name);
 			return -1;

@@ -79,6 +79,10 @@ case_fine_peak_names_the_test() {
 	expect_in "$OUT" "gate: FAILED (2 memory rules)"
 	[ "$(json_get "$d/out.json" "d['peak']['rss_peak'] > 400000000")" = True ] ||
 		fail "the JSON's peak is not above the limit"
+	# the allocated peak: the allocators' highest carriers, raised by the run's 200 MB list
+	[ "$(json_get "$d/out.json" "d['peak']['allocated_peak_raised'] and d['peak']['allocated_peak'] > 200000000 and d['peak']['allocated_peak_before'] < d['peak']['allocated_peak']")" = True ] ||
+		fail "the JSON's allocated peak did not see the list: $(json_get "$d/out.json" "d['peak']")"
+	expect_in "$d/_build/gate/junit.xml" "allocated peak (carriers) at most "
 	no_leftovers "$d"
 }
 
@@ -147,4 +151,33 @@ case_fine_max_peak_tag() {
 	expect_rc 0
 	expect_in "$d/_build/gate/junit.xml" "within its @tag gate max_peak 100.0 MB"
 	no_leftovers "$d"
+}
+
+# --cluster: every node's fine level is judged as one node's is: a process that builds a big
+# batch on the second node fails [process] max_heap there, named, in that node's suite (and
+# nothing else: the batch is let go); the attached node, where nothing grew, passes.
+case_fine_cluster_heap_on_one_node() {
+	cl_start 2
+	local a=${CL_NODES[0]} b=${CL_NODES[1]} d
+	d=$(mktemp -d "$WORK/reports.XXXXXX")
+	printf '[process]\nmax_heap = "40 MB"\n' >"$d/gate.toml"
+	HOME="$CL_HOME" run_attached -C "$d" --attach "$a" --cluster \
+		--exec "$FIX/workload/big_heap.sh $b"
+	expect_rc 1
+	expect_in "$OUT" "workload: a batch of 3000000 elements on $b"
+	junit_valid "$d/_build/gate/junit.xml"
+	suites_check "$d/_build/gate/junit.xml" "$b=failures" "$a=clean"
+	expect_in "$d/_build/gate/junit.xml" "process workload_batcher (&lt;"
+	expect_in "$d/_build/gate/junit.xml" "over the limit 40.0 MB"
+	# one cause, one failure: the heap, in the second node's suite; each node's own peak
+	[ "$(xpath_count "$d/_build/gate/junit.xml" "//testsuite[@name='gate.memory[$b]']/testcase[failure]")" = 1 ] ||
+		fail "node $b's suite does not have exactly one failure"
+	[ "$(xpath_count "$d/_build/gate/junit.xml" "//testcase[@classname='gate.memory.heap[$b]' and @name='heap workload_batcher']/failure")" = 1 ] ||
+		fail "node $b's heap testcase does not fail"
+	[ "$(xpath_count "$d/_build/gate/junit.xml" "//testcase[@classname='gate.memory.peak[$a]' and @name='run']")" = 1 ] ||
+		fail "node $a has no peak testcase"
+	expect_in "$d/_build/gate/junit.xml" "allocated peak (carriers) at most"
+	cl_no_probe "$a" "$b"
+	rm -rf "$d"
+	cl_stop
 }
