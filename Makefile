@@ -187,6 +187,7 @@ bench: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/run.sh
 	GATE_BUILD=$(BUILD) sh tests/bench/snapshot.sh
 	GATE_BUILD=$(BUILD) sh tests/bench/repeat.sh 20
+	GATE_BUILD=$(BUILD) sh tests/bench/fine.sh 5
 
 realworld: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/realworld.sh $(REALWORLD_ROUNDS)

@@ -120,6 +120,16 @@ case_fine_bad_sizes() {
 	run_gate run -C "$d"
 	expect_rc 2
 	expect_in "$ERR" "rss.max_unaccounted"
+	printf '[process]\nmax_heap = "12 parsecs"\n' >"$d/gate.toml"
+	run_gate run -C "$d"
+	expect_rc 2
+	expect_in "$ERR" "process.max_heap"
+	# a test's own limit that does not parse: its file, line and test, and the fix
+	rm -f "$d/gate.toml"
+	sed -i 's/max_peak: "100 MB"/max_peak: "lots"/' "$d/test/peak_test.exs"
+	FINE_LEAK=none run_gate run -C "$d"
+	expect_rc 2
+	expect_in "$ERR" "test/peak_test.exs:6: FineNif.PeakTest \"test builds a big list for a moment\": gate: max_peak: \"lots\" is not a size; write e.g. max_peak: \"1 MB\""
 	no_leftovers "$d"
 }
 
@@ -180,4 +190,42 @@ case_fine_cluster_heap_on_one_node() {
 	cl_no_probe "$a" "$b"
 	rm -rf "$d"
 	cl_stop
+}
+
+# A node gate cannot read the OS figures of (no /proc: another OS, a container without it;
+# here a node in a mount namespace with an empty /proc): attached, its RSS and peak limits are
+# skipped saying why, on the console and in the JUnit report; nothing fails for it and
+# nothing is silently dropped.
+case_fine_attach_without_proc() {
+	cl_start 0
+	local n="e2e_noproc_$RANDOM$RANDOM@127.0.0.1" d
+	(cd "$CL_HOME" && export HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT &&
+		exec unshare --mount --propagation private sh -c 'mount -t tmpfs none /proc && exec erl -noshell -name "$0" -start_epmd false -kernel inet_dist_use_interface "{127,0,0,1}" -eval "spawn(fun() -> timer:sleep(300000), halt() end)."' "$n") >/dev/null 2>&1 &
+	CL_PIDS+=("$!")
+	cl_wait_registered "$n"
+	d=$(mktemp -d "$WORK/reports.XXXXXX")
+	printf '[rss]\nmax_unaccounted = "32 MB"\n[peak]\nmax = "1 GB"\n' >"$d/gate.toml"
+	run_attached -C "$d" --attach "$n" --exec true
+	expect_rc 0
+	expect_in "$OUT" "RSS not measured: cannot read /proc/self/status in the node"
+	expect_in "$OUT" "peak not measured: cannot read /proc/self/status in the node"
+	expect_in "$d/_build/gate/junit.xml" "not measured: cannot read /proc/self/status in the node"
+	[ "$(xpath_count "$d/_build/gate/junit.xml" "//testcase[starts-with(@classname, 'gate.memory.rss') and @name='outside the BEAM']/skipped")" = 1 ] ||
+		fail "the rss testcase is not skipped"
+	[ "$(xpath_count "$d/_build/gate/junit.xml" "//testcase[starts-with(@classname, 'gate.memory.peak') and @name='run']/skipped")" = 1 ] ||
+		fail "the peak testcase is not skipped"
+	cl_no_probe "$n"
+	rm -rf "$d"
+	cl_stop
+}
+
+# max_peak on a test that cannot be measured: an async test shares its window with its
+# neighbours; it is said not judged, with the fix, and does not fail.
+case_fine_max_peak_async_said() {
+	local d; d=$(fixture fine_nif)
+	sed -i 's/use ExUnit.Case$/use ExUnit.Case, async: true/' "$d/test/peak_test.exs" "$d/test/native_test.exs"
+	fine_run "$d" peak
+	expect_rc 0
+	expect_in "$d/_build/gate/junit.xml" "max_peak 100.0 MB not judged: an async test shares its window with the tests running alongside, so its peak is not its own; make its module async: false to judge it"
+	no_leftovers "$d"
 }

@@ -1,0 +1,134 @@
+#!/bin/sh
+# tests/bench/fine.sh: `make bench`: what issue 27's fine level costs, as ratios within one run.
+#
+# For each project (default: gen_stage and nimble_parsec from $GATE_REALWORLD or
+# ../shared/realworld/src when there, and the fine_nif fixture without a leak), copied to a
+# temp dir and compiled once, N rounds interleave (the order rotates each round):
+#   bare        MIX_ENV=test mix test
+#   gate        gate run --json          (every measure of the fine level on)
+#   instrument  gate run --instrument --json   (+Muatags true: every allocator tagged)
+# and prints the median wall times, gate/bare and instrument/gate, and each measure's own
+# cost as the probe timed it in the node (the JSON's cost_us and edge_cost_us), as a share of
+# the gate run's wall time:
+#   origins     instrument:allocations(), at the before- and after-snapshot
+#   allocators  carriers, their max-ever (the allocated peak), mapped segments, mseg's cache
+#   proc        VmRSS/VmHWM of /proc/self/status at the two snapshots
+#   edges       VmHWM read and reset at every test module edge (and max_peak-tagged test's)
+# The heap monitor (erlang:system_monitor large_heap) runs in the BEAM's GC and costs nothing
+# gate can time; it is inside gate/bare.
+#
+# usage: tests/bench/fine.sh [ROUNDS] [PROJECT...]   (default 5 rounds; PROJECT: a folder of
+#        $GATE_REALWORLD, or fine_nif). Leaves nothing behind.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+gate="$root/${GATE_BUILD:-build}/gate"
+src=${GATE_REALWORLD:-$root/../shared/realworld/src}
+[ -d "$src" ] || src=$root/tests/realworld
+rounds=${1:-5}
+[ $# -gt 0 ] && shift
+case "$rounds" in
+'' | *[!0-9]* | 0) echo "fine bench: error: ROUNDS must be a positive number, got '$rounds'" >&2; exit 2 ;;
+esac
+[ -x "$gate" ] || { echo "fine bench: error: $gate is missing: run make first" >&2; exit 2; }
+if [ $# -gt 0 ]; then
+	projects="$*"
+else
+	projects=""
+	for p in gen_stage nimble_parsec; do [ -f "$src/$p/mix.exs" ] && projects="$projects $p"; done
+	projects="$projects fine_nif"
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/gate-finebench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+export MIX_ENV=test LC_ALL=C
+now_ms() { date +%s%3N; }
+median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+# costs JSON: "origins allocators proc edges edge_count" in microseconds, from gate's --json
+costs() {
+	python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {"origins": 0, "allocators": 0, "proc": 0}
+for side in ("before", "after"):
+    f = (d.get(side) or {}).get("fine") or {}
+    for k, v in (f.get("cost_us") or {}).items():
+        c[k] = c.get(k, 0) + v
+p = d.get("peak") or {}
+print(c["origins"], c["allocators"], c["proc"], p.get("edge_cost_us", 0), p.get("edges", 0))
+EOF
+}
+
+# one KIND P D: one run of KIND in D; its wall time (ms) to $work/P.KIND, its costs to
+# $work/P.KIND.cost; a run that fails is said (the figures still count: the bench measures)
+one() {
+	kind=$1 p=$2 d=$3
+	t=$(now_ms)
+	case "$kind" in
+	bare) (cd "$d" && mix test >"$work/out" 2>&1) ;;
+	gate) "$gate" run -q -C "$d" --json "$work/run.json" >"$work/out" 2>&1 ;;
+	instrument) "$gate" run -q -C "$d" --instrument --json "$work/run.json" >"$work/out" 2>&1 ;;
+	esac
+	rc=$?
+	echo $(($(now_ms) - t)) >>"$work/$p.$kind"
+	[ "$rc" -eq 0 ] || echo "fine bench: $p: $kind exited $rc (counted all the same)" >&2
+	if [ "$kind" != bare ] && [ -s "$work/run.json" ]; then
+		costs "$work/run.json" >>"$work/$p.$kind.cost"
+		rm -f "$work/run.json"
+	fi
+}
+
+# col FILE N: the median of column N
+col() { awk -v n="$2" '{print $n}' "$1" | median; }
+
+printf '%-14s %8s %8s %8s %9s %9s | %-44s\n' project bare_ms gate_ms instr_ms gate/bare instr/gate \
+	"fine level's own cost, median ms (% of gate's wall)"
+for p in $projects; do
+	d="$work/$p"
+	if [ "$p" = fine_nif ]; then
+		cp -r "$root/tests/fixtures/fine_nif" "$d"
+	elif [ -f "$src/$p/mix.exs" ]; then
+		cp -r "$src/$p" "$d"
+	else
+		echo "fine bench: error: no project $p in $src (nor a fixture)" >&2
+		exit 2
+	fi
+	rm -rf "$d/_build" "$d/.gate"
+	if ! (cd "$d" && FINE_LEAK=none mix compile >"$work/$p.compile" 2>&1); then
+		echo "fine bench: error: $p does not compile:" >&2
+		tail -n 20 "$work/$p.compile" >&2
+		exit 2
+	fi
+	: >"$work/$p.bare"
+	: >"$work/$p.gate"
+	: >"$work/$p.instrument"
+	: >"$work/$p.gate.cost"
+	: >"$work/$p.instrument.cost"
+	i=1
+	while [ "$i" -le "$rounds" ]; do
+		case $((i % 3)) in
+		1) order="bare gate instrument" ;;
+		2) order="gate instrument bare" ;;
+		0) order="instrument bare gate" ;;
+		esac
+		for k in $order; do FINE_LEAK=none one "$k" "$p" "$d"; done
+		i=$((i + 1))
+	done
+	b=$(median <"$work/$p.bare")
+	g=$(median <"$work/$p.gate")
+	n=$(median <"$work/$p.instrument")
+	og=$(col "$work/$p.gate.cost" 1)
+	al=$(col "$work/$p.gate.cost" 2)
+	pr=$(col "$work/$p.gate.cost" 3)
+	ed=$(col "$work/$p.gate.cost" 4)
+	ne=$(col "$work/$p.gate.cost" 5)
+	oi=$(col "$work/$p.instrument.cost" 1)
+	awk -v p="$p" -v b="$b" -v g="$g" -v n="$n" -v og="$og" -v al="$al" -v pr="$pr" \
+		-v ed="$ed" -v ne="$ne" -v oi="$oi" 'BEGIN {
+		printf "%-14s %8d %8d %8d %8.3fx %8.3fx | origins %.1f (%.2f%%), allocators %.1f (%.2f%%), proc %.2f (%.3f%%), edges %.1f over %d (%.2f%%); origins with --instrument %.1f\n",
+			p, b, g, n, g / b, n / g, og / 1000, og / 10 / g, al / 1000, al / 10 / g,
+			pr / 1000, pr / 10 / g, ed / 1000, ne, ed / 10 / g, oi / 1000
+	}'
+done
+echo "fine bench: $rounds rounds per project, bare / gate / gate --instrument interleaved (medians)"
