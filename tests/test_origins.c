@@ -229,6 +229,27 @@ static void test_rss_culprit(void **state)
 	snapshot_clear(&a);
 }
 
+/* The allocated peak: an upper bound, raised by the run or not; nothing from an older probe;
+ * in the run's peak finding. */
+static void test_peak_allocated(void **state)
+{
+	(void)state;
+	struct fine_level f = {0};
+	char buf[256];
+	peak_allocated(buf, sizeof(buf), &f);
+	assert_string_equal(buf, "");
+	f.have_allocated_max = true;
+	f.allocated_max = 640000000;
+	f.allocated_max_before = 46000000;
+	peak_allocated(buf, sizeof(buf), &f);
+	assert_string_equal(buf, "allocated peak (carriers) at most 640.0 MB, raised by the run "
+	                         "(46.0 MB before it)");
+	f.allocated_max_before = 640000000;
+	peak_allocated(buf, sizeof(buf), &f);
+	assert_string_equal(buf, "allocated peak (carriers) not raised by the run: at most 640.0 "
+	                         "MB since the node started, set before it");
+}
+
 /* The tracker's report: one window (a test module with one test) and one heap. */
 static void peak_report(struct snapshot *a, int64_t peak)
 {
@@ -274,6 +295,15 @@ static void test_peak(void **state)
 	has(x, "not judged");
 	assert_null(find(&f, "heap", "heap"));
 	findings_clear(&f);
+	/* the allocated peak goes with it when the probe sent it */
+	a.fine.have_allocated_max = true;
+	a.fine.allocated_max = 640000000;
+	a.fine.allocated_max_before = 46000000;
+	assert_int_equal(peak_check(&f, &b, &a, &c), 0);
+	has(expect(&f, "peak", "run", VERDICT_PASS),
+	    "; allocated peak (carriers) at most 640.0 MB, raised by the run (46.0 MB before it)");
+	findings_clear(&f);
+	a.fine.have_allocated_max = false;
 
 	/* [peak] max and [process] max_heap */
 	c.peak_max = 500000000;
@@ -431,6 +461,7 @@ int main(void)
 	        cmocka_unit_test(test_peak_suite_monitor),
 	        cmocka_unit_test(test_peak_unmeasured),
 	        cmocka_unit_test(test_peak_where),
+	        cmocka_unit_test(test_peak_allocated),
 	        cmocka_unit_test(test_peak_tags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

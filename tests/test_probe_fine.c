@@ -33,7 +33,9 @@ static void bin(ei_x_buff *x, const char *s)
 static void encode_fine(ei_x_buff *x, bool bad_hist)
 {
 	ei_x_new_with_version(x);
-	ei_x_encode_map_header(x, 8);
+	ei_x_encode_map_header(x, 9);
+	ei_x_encode_atom(x, "cost_origins_us");
+	ei_x_encode_long(x, 1800);
 	ei_x_encode_atom(x, "rss");
 	ei_x_encode_long(x, 122000000);
 	ei_x_encode_atom(x, "hwm");
@@ -60,7 +62,17 @@ static void encode_fine(ei_x_buff *x, bool bad_hist)
 	}
 	ei_x_encode_empty_list(x);
 	ei_x_encode_atom(x, "peak");
-	ei_x_encode_map_header(x, 8);
+	ei_x_encode_map_header(x, 12);
+	/* the allocated peak's bound (max-ever carriers) at the after- and before-mark, and
+	 * what the edges' readings cost */
+	ei_x_encode_atom(x, "allocated_max");
+	ei_x_encode_long(x, 640000000);
+	ei_x_encode_atom(x, "allocated_max_before");
+	ei_x_encode_long(x, 46000000);
+	ei_x_encode_atom(x, "edge_us");
+	ei_x_encode_long(x, 7000);
+	ei_x_encode_atom(x, "edges");
+	ei_x_encode_long(x, 12);
 	ei_x_encode_atom(x, "hwm");
 	ei_x_encode_long(x, 801000000);
 	ei_x_encode_atom(x, "hwm_reset");
@@ -129,6 +141,12 @@ static void test_fine_decode(void **state)
 	assert_string_equal(f.heaps[0].label, "Elixir.FineNif.Batcher");
 	assert_string_equal(f.heaps[0].tests, "Elixir.FineNif.PeakTest\ttest sums a batch");
 	assert_string_equal(f.monitor, "gate");
+	assert_true(f.have_allocated_max);
+	assert_int_equal(f.allocated_max, 640000000);
+	assert_int_equal(f.allocated_max_before, 46000000);
+	assert_int_equal(f.edge_us, 7000);
+	assert_int_equal(f.edges, 12);
+	assert_int_equal(f.cost_origins_us, 1800);
 	fine_level_clear(&f);
 	assert_false(f.have);
 	term_free(t);
