@@ -17,11 +17,11 @@
 # The heap monitor (erlang:system_monitor large_heap) runs in the BEAM's GC and costs nothing
 # gate can time; it is inside gate/bare.
 #
-# usage: tests/bench/fine.sh [ROUNDS] [PROJECT...]   (default 5 rounds; PROJECT: a folder of
+# usage: [GATE=BINARY] tests/bench/fine.sh [ROUNDS] [PROJECT...]   (default 5 rounds; PROJECT: a folder of
 #        $GATE_REALWORLD, or fine_nif). Leaves nothing behind.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-gate="$root/${GATE_BUILD:-build}/gate"
+gate=${GATE:-$root/${GATE_BUILD:-build}/gate} # GATE: another binary (a copy, while rebuilding)
 src=${GATE_REALWORLD:-$root/../shared/realworld/src}
 [ -d "$src" ] || src=$root/tests/realworld
 rounds=${1:-5}
