@@ -72,7 +72,10 @@ one() {
 	esac
 	rc=$?
 	echo $(($(now_ms) - t)) >>"$work/$p.$kind"
-	[ "$rc" -eq 0 ] || echo "fine bench: $p: $kind exited $rc (counted all the same)" >&2
+	if [ "$rc" -ne 0 ]; then # said, with why (a flaky test of the suite's, or a finding)
+		echo "fine bench: $p: $kind exited $rc (counted all the same):" >&2
+		grep -E '^gate: |FAIL|[0-9]+ failures?|^  [0-9]+\) test' "$work/out" | head -n 8 | sed 's/^/    /' >&2
+	fi
 	if [ "$kind" != bare ] && [ -s "$work/run.json" ]; then
 		costs "$work/run.json" >>"$work/$p.$kind.cost"
 		rm -f "$work/run.json"
