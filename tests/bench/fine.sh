@@ -13,7 +13,9 @@
 #   origins     instrument:allocations(), at the before- and after-snapshot
 #   allocators  carriers, their max-ever (the allocated peak), mapped segments, mseg's cache
 #   proc        VmRSS/VmHWM of /proc/self/status at the two snapshots
-#   edges       VmHWM read and reset at every test module edge (and max_peak-tagged test's)
+#   edges       VmHWM read and reset at every test module edge (by gate's tracker process,
+#               beside the suite: latency, not time the suite waits) and at the edges of a
+#               max_peak-tagged test (in the test's process)
 # The heap monitor (erlang:system_monitor large_heap) runs in the BEAM's GC and costs nothing
 # gate can time; it is inside gate/bare.
 #
