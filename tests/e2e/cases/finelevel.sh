@@ -197,6 +197,10 @@ case_fine_cluster_heap_on_one_node() {
 # skipped saying why, on the console and in the JUnit report; nothing fails for it and
 # nothing is silently dropped.
 case_fine_attach_without_proc() {
+	if [ "$(id -u)" != 0 ] || ! unshare --mount --propagation private true 2>/dev/null; then
+		echo "    note: not root (or no mount namespace): cannot hide /proc from a node; case not run"
+		return
+	fi
 	cl_start 0
 	local n="e2e_noproc_$RANDOM$RANDOM@127.0.0.1" d
 	(cd "$CL_HOME" && export HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT &&
