@@ -69,9 +69,15 @@ case_fine_malloc_outside_the_beam() {
 case_fine_peak_names_the_test() {
 	local d; d=$(fixture fine_nif)
 	printf '[peak]\nmax = "400 MB"\n' >"$d/gate.toml"
-	fine_run "$d" peak --per-test
+	fine_run "$d" peak --per-test --summary "$d/summary.md" --html "$d/report.html"
 	expect_rc 1
 	expect_in "$OUT" "peak RSS"
+	# the run's peak, the node's high-water mark and the allocated peak, in every report
+	# (the console wraps long lines: read with its line breaks and indents as one space)
+	tr -s ' \n' '  ' <"$OUT" | grep -qF "allocated peak (carriers) at most" ||
+		fail "the console does not give the allocated peak"
+	expect_in "$d/summary.md" "allocated peak (carriers) at most"
+	expect_in "$d/report.html" "allocated peak (carriers) at most"
 	expect_in "$d/_build/gate/junit.xml" "in FineNif.PeakTest, test &quot;test builds a big list for a moment&quot;"
 	# the transient list's memory went back to the BEAM (mseg's cache): no RSS finding; the
 	# run's peak and the test's own max_peak tag fail
