@@ -7,7 +7,9 @@
 #   bare        MIX_ENV=test mix test
 #   gate        gate run --json          (every measure of the fine level on)
 #   instrument  gate run --instrument --json   (+Muatags true: every allocator tagged)
-# and prints the median wall times, gate/bare and instrument/gate, and each measure's own
+# and prints the median wall times, gate/bare and instrument/gate, the same for the CPU time
+# (user + system of the run and every process it waited for, the node included: GNU time;
+# steadier than the wall clock on a shared machine), and each measure's own
 # cost as the probe timed it in the node (the JSON's cost_us and edge_cost_us), as a share of
 # the gate run's wall time:
 #   origins     instrument:allocations(), at the before- and after-snapshot
@@ -45,6 +47,8 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 export MIX_ENV=test LC_ALL=C
 now_ms() { date +%s%3N; }
+[ -x /usr/bin/time ] || { echo "fine bench: error: /usr/bin/time (GNU time) is missing: apt-get install time" >&2; exit 2; }
+cpu="/usr/bin/time -f %U\t%S -o $work/cpu"
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 # costs JSON: "origins allocators proc edges edge_count" in microseconds, from gate's --json
@@ -67,13 +71,16 @@ EOF
 one() {
 	kind=$1 p=$2 d=$3
 	t=$(now_ms)
+	# the CPU time (user + system) of the run and of every process it waited for (the node):
+	# steadier than the wall clock on a shared machine
 	case "$kind" in
-	bare) (cd "$d" && mix test >"$work/out" 2>&1) ;;
-	gate) "$gate" run -q -C "$d" --json "$work/run.json" >"$work/out" 2>&1 ;;
-	instrument) "$gate" run -q -C "$d" --instrument --json "$work/run.json" >"$work/out" 2>&1 ;;
+	bare) (cd "$d" && $cpu mix test >"$work/out" 2>&1) ;;
+	gate) $cpu "$gate" run -q -C "$d" --json "$work/run.json" >"$work/out" 2>&1 ;;
+	instrument) $cpu "$gate" run -q -C "$d" --instrument --json "$work/run.json" >"$work/out" 2>&1 ;;
 	esac
 	rc=$?
 	echo $(($(now_ms) - t)) >>"$work/$p.$kind"
+	tail -n 1 "$work/cpu" | awk '{printf "%d\n", ($1 + $2) * 1000}' >>"$work/$p.$kind.cpu"
 	if [ "$rc" -ne 0 ]; then # said, with why (a flaky test of the suite's, or a finding)
 		echo "fine bench: $p: $kind exited $rc (counted all the same):" >&2
 		grep -E '^gate: |FAIL|[0-9]+ failures?|^  [0-9]+\) test' "$work/out" | head -n 8 | sed 's/^/    /' >&2
@@ -129,11 +136,16 @@ for p in $projects; do
 	ed=$(col "$work/$p.gate.cost" 4)
 	ne=$(col "$work/$p.gate.cost" 5)
 	oi=$(col "$work/$p.instrument.cost" 1)
+	cb=$(median <"$work/$p.bare.cpu")
+	cg=$(median <"$work/$p.gate.cpu")
+	cn=$(median <"$work/$p.instrument.cpu")
 	awk -v p="$p" -v b="$b" -v g="$g" -v n="$n" -v og="$og" -v al="$al" -v pr="$pr" \
-		-v ed="$ed" -v ne="$ne" -v oi="$oi" 'BEGIN {
+		-v ed="$ed" -v ne="$ne" -v oi="$oi" -v cb="$cb" -v cg="$cg" -v cn="$cn" 'BEGIN {
 		printf "%-14s %8d %8d %8d %8.3fx %8.3fx | origins %.1f (%.2f%%), allocators %.1f (%.2f%%), proc %.2f (%.3f%%), edges %.1f over %d (%.2f%%); origins with --instrument %.1f\n",
 			p, b, g, n, g / b, n / g, og / 1000, og / 10 / g, al / 1000, al / 10 / g,
 			pr / 1000, pr / 10 / g, ed / 1000, ne, ed / 10 / g, oi / 1000
+		printf "%-14s %8d %8d %8d %8.3fx %8.3fx | CPU ms (user + system, the node included)\n",
+			p " cpu", cb, cg, cn, cg / cb, cn / cg
 	}'
 done
 echo "fine bench: $rounds rounds per project, bare / gate / gate --instrument interleaved (medians)"
