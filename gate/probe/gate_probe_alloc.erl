@@ -502,8 +502,8 @@ ex_unit_event(Msg) ->
     end.
 
 %% A module edge is read by the tracker, not here: this is the test module's own process, and
-%% under load (a suite allocating on every core) a /proc read or reset waits for the CPU and
-%% the kernel's mm lock, 7-14 ms measured, which the module would wait too. The tracker reads
+%% under load (two processes building lists on a 2-core machine) a /proc read or reset took
+%% 7-14 ms, which the module would wait too. The tracker reads
 %% it a few microseconds later, in the order the edges came. A test's edges (--per-test, a
 %% max_peak tag: opt-in) are read here, so that the test's window starts before it runs.
 edge_event(T, {module_started, #{name := M}}) -> T ! {edge, start, {module, M}, read};
