@@ -365,9 +365,17 @@ slot(M) ->
 %% (erlang:purge_module/1): on OTP 25 that purger drops a module's on_load completion that
 %% code_server sends it during a purge it did not ask for, and code_server then waits for
 %% ever (seen: every code:load_binary of the node hung).
+%% (each can be set with erlc -D, as tests/bench/snapshot.sh's comparison of the policies does:
+%% -DPURGE_DEFER_MS=0 purges at once after every gate, -DPURGE_NOW_PROCS=100000000 inside it)
+-ifndef(PURGE_NOW_PROCS).
 -define(PURGE_NOW_PROCS, 2000).
+-endif.
+-ifndef(PURGE_GRACE_MS).
 -define(PURGE_GRACE_MS, 500).
+-endif.
+-ifndef(PURGE_DEFER_MS).
 -define(PURGE_DEFER_MS, 10000).
+-endif.
 
 %% Mods: the probe's modules as gate loaded them (binaries: this session's names). Returns
 %% once the modules are deleted and, in a small node, purged.
