@@ -356,17 +356,18 @@ slot(M) ->
 %%     when gate has exited nothing of it is left, current or old code;
 %%   - a bigger node: unload/1 only stops the helpers and deletes the modules (a delete does
 %%     not scan), and one process of the node purges them afterwards, one module after the
-%%     other, once no gate has been connected for ?PURGE_GRACE_MS (at most ?PURGE_DEFER_MS
-%%     after the call): snapshots taken back to back (a new gate connects within tens of ms)
-%%     do not find code_server busy with the previous one's purges, and the purges do not
-%%     compete with their passes over the processes for CPU. A next gate loads under another
-%%     slot's names meanwhile (probe.c, probe_names.h).
+%%     other, once no gate has been connected for ?PURGE_GRACE_MS (or the same gates for
+%%     ?PURGE_DEFER_MS, see quiet/1): snapshots taken back to back (a new gate connects within
+%%     tens of ms) do not find code_server busy with the previous one's purges, and the
+%%     purges do not compete with their passes over the processes for CPU. A next gate loads
+%%     under another slot's names meanwhile (probe.c, probe_names.h).
 %% The purges go through code_server (code:purge/1), never to the runtime's purger directly
 %% (erlang:purge_module/1): on OTP 25 that purger drops a module's on_load completion that
 %% code_server sends it during a purge it did not ask for, and code_server then waits for
 %% ever (seen: every code:load_binary of the node hung).
-%% (each can be set with erlc -D, as tests/bench/snapshot.sh's comparison of the policies does:
-%% -DPURGE_DEFER_MS=0 purges at once after every gate, -DPURGE_NOW_PROCS=100000000 inside it)
+%% (each can be set with erlc -D, as the comparison of the policies in README did:
+%% -DPURGE_DEFER_MS=0 -DPURGE_GRACE_MS=0 purges at once after every gate, and
+%% -DPURGE_NOW_PROCS=100000000 inside gate's call whatever the node's size)
 -ifndef(PURGE_NOW_PROCS).
 -define(PURGE_NOW_PROCS, 2000).
 -endif.
@@ -440,23 +441,32 @@ purger(Owner, Mods) ->
     end.
 
 purge_quietly(Mods) ->
-    T0 = erlang:monotonic_time(millisecond),
-    Seen = lists:foldl(fun(M, Seen0) -> Seen1 = quiet(T0, Seen0), purge_gone(M), Seen1 end,
-                       T0, [M || M <- Mods, M =/= ?MODULE]),
-    _ = lists:foldl(fun(M, Seen0) -> Seen1 = quiet(T0, Seen0), code:purge(M), Seen1 end,
-                    Seen, slot_leftovers(Mods)),
+    Now = erlang:monotonic_time(millisecond),
+    Q0 = {gates(), Now, Now},
+    Q = lists:foldl(fun(M, Q1) -> Q2 = quiet(Q1), purge_gone(M), Q2 end,
+                    Q0, [M || M <- Mods, M =/= ?MODULE]),
+    _ = lists:foldl(fun(M, Q1) -> Q2 = quiet(Q1), code:purge(M), Q2 end,
+                    Q, slot_leftovers(Mods)),
     purge_self().
 
-%% Returns (the last time a gate was seen connected) once no gate has been connected for
-%% ?PURGE_GRACE_MS, or ?PURGE_DEFER_MS after T0 whatever the gates do.
-quiet(T0, Seen) ->
+%% Returns once no gate has been connected for ?PURGE_GRACE_MS, or once the same gates have
+%% stayed connected, none arriving, for ?PURGE_DEFER_MS (a gate watch attached for hours): a
+%% series of snapshots back to back brings a new gate (a new C node) every run, and the
+%% purges wait for its end, whatever its length (at 1 000 000 processes a run takes seconds;
+%% measured: a purge let in by a fixed deadline doubled the next run's pass and held its
+%% removal 10 s in code_server). {Gates, ChangedAt, SeenAt}: the gates connected, when that
+%% set last changed, when a gate was last seen.
+quiet({Gates0, Changed0, Seen0}) ->
     Now = erlang:monotonic_time(millisecond),
-    case [N || N <- nodes(hidden), gate_c_node(N)] of
-        _ when Now - T0 >= ?PURGE_DEFER_MS -> Seen;
-        [_ | _] -> timer:sleep(20), quiet(T0, Now);
-        [] when Now - Seen >= ?PURGE_GRACE_MS -> Seen;
-        [] -> timer:sleep(20), quiet(T0, Seen)
+    case gates() of
+        [] when Now - Seen0 >= ?PURGE_GRACE_MS -> {[], Changed0, Seen0};
+        [] -> timer:sleep(20), quiet({[], Now, Seen0});
+        Gates0 when Now - Changed0 >= ?PURGE_DEFER_MS -> {Gates0, Changed0, Now};
+        Gates0 -> timer:sleep(20), quiet({Gates0, Changed0, Now});
+        Gates -> timer:sleep(20), quiet({Gates, Now, Now})
     end.
+
+gates() -> lists:sort([N || N <- nodes(hidden), gate_c_node(N)]).
 
 probe_module(M) ->
     M =:= 'Elixir.Gate.Formatter' orelse lists:prefix("gate_probe", atom_to_list(M)).
