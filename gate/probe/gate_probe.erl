@@ -372,10 +372,10 @@ slot(M) ->
 -define(PURGE_NOW_PROCS, 2000).
 -endif.
 -ifndef(PURGE_GRACE_MS).
--define(PURGE_GRACE_MS, 500).
+-define(PURGE_GRACE_MS, 2000).
 -endif.
 -ifndef(PURGE_DEFER_MS).
--define(PURGE_DEFER_MS, 10000).
+-define(PURGE_DEFER_MS, 60000).
 -endif.
 
 %% Mods: the probe's modules as gate loaded them (binaries: this session's names). Returns
