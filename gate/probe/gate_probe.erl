@@ -452,10 +452,11 @@ purge_quietly(Mods) ->
 %% Returns once no gate has been connected for ?PURGE_GRACE_MS, or once the same gates have
 %% stayed connected, none arriving, for ?PURGE_DEFER_MS (a gate watch attached for hours): a
 %% series of snapshots back to back brings a new gate (a new C node) every run, and the
-%% purges wait for its end, whatever its length (at 1 000 000 processes a run takes seconds;
-%% measured: a purge let in by a fixed deadline doubled the next run's pass and held its
-%% removal 10 s in code_server). {Gates, ChangedAt, SeenAt}: the gates connected, when that
-%% set last changed, when a gate was last seen.
+%% purges wait for its end. Measured at 1 000 000 processes on a loaded machine (one run:
+%% 7-15 s; a new process starting: up to 0.4 s): a fixed 30 s deadline, a 10 s wait for the
+%% same gates and a 0.5 s grace each let purges into the series, which doubled a run's pass
+%% and held a removal 10 s in code_server. {Gates, ChangedAt, SeenAt}: the gates connected,
+%% when that set last changed, when a gate was last seen.
 quiet({Gates0, Changed0, Seen0}) ->
     Now = erlang:monotonic_time(millisecond),
     case gates() of

@@ -22,7 +22,7 @@
 #   (c) gate run's marked deep snapshots, timed inside the node (bench_node:marked_us/0): the
 #       before-snapshot (which remembers what exists) and the after-snapshot (what grew)
 # Also: how long the node takes to purge gate's copies after the series: in a node of more than
-# 2 000 processes the purges wait until no gate has been attached for 0.5 s (at most 10 s);
+# 2 000 processes the purges wait until no gate has been attached for 2 s (or the same for 60 s);
 # they are not part of any snapshot.
 # Targets: every (a) <= 1.3x (b) and <= 0.6x (r) at SMALL; (a) at LARGE <= 1.1 x LARGE/SMALL x
 # (a) at SMALL (linear); removal <= 20 ms; gate's peak RSS <= 20 MiB. Nothing here is
@@ -85,7 +85,7 @@ stats() { sort -n "$1" | awk '{v[NR]=$1} END {printf "%.0f %.0f %.0f", v[1], v[i
 rstats() { sort -n "$1" | awk '{v[NR]=$1} END {printf "%.2f %.2f %.2f", v[1], v[int((NR+1)/2)], v[NR]}'; }
 
 # clean: waits (untimed, at most 2 minutes) until nothing of a gate is in the node, current or
-# old code: the purges gate hands to the node run once no gate has been attached for 0.5 s
+# old code: the purges gate hands to the node run once no gate has been attached for 2 s
 clean() {
 	i=0
 	while "$erl_call" -name "$name" -a 'erlang loaded []' | grep -q gate_probe && [ $i -lt 1200 ]; do

@@ -66,8 +66,8 @@ sf_left() {
 }
 
 # sf_wait_clean NODE: in a node of more than 2 000 processes the purges end once no gate is
-# attached (0.5 s after the last one left, at most 10 s after the removal, then a scan of
-# every process per module); waits for them (polls up to 2 minutes: the machine is shared),
+# attached (2 s after the last one left, then a scan of every process per module); waits for
+# them (polls up to 2 minutes: the machine is shared),
 # then nothing of gate's may be left
 sf_wait_clean() {
 	local i out
