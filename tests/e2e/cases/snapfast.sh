@@ -192,6 +192,7 @@ case_watch_small_node_nothing_after_exit() {
 # gate run --attach twice in a row on a Mix node in the test env (a few hundred processes):
 # each run's suite passes, each loads under the compiled names (the previous run left nothing
 # to purge), and after each nothing of gate's is left in the node, the formatter included.
+# Then twice again with 3 000 more processes in the node (the second run under slot 1's names).
 case_attach_run_twice_nothing_after_exit() {
 	cl_start 0
 	mix_node clean test
@@ -206,5 +207,17 @@ case_attach_run_twice_nothing_after_exit() {
 		sf_nothing_now "$MIX_NODE"
 		cl_no_probe "$MIX_NODE"
 	done
+	# 3 000 more processes: the purges are handed off, so the second run right after the
+	# first finds its copy still there and runs under the next slot's names
+	echo '[spawn(fun() -> receive stop -> ok end end) || _ <- lists:seq(1, 3000)], ok.' |
+		HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT "$ERL_CALL" -name "$MIX_NODE" -e >/dev/null 2>&1
+	run_attached -C "$MIX_DIR" --attach "$MIX_NODE"
+	expect_rc 0
+	run_attached -C "$MIX_DIR" --attach "$MIX_NODE"
+	expect_rc 0
+	expect_in "$OUT" "28 tests: 28 passed, 0 failed"
+	expect_in "$ERR" "probe loaded as gate_probe__1 "
+	sf_wait_clean "$MIX_NODE"
+	cl_no_probe "$MIX_NODE"
 	cl_stop "$MIX_DIR"
 }
