@@ -87,7 +87,7 @@ PROBE_BEAM := $(patsubst gate/probe/%.erl,$(BUILD)/probe/%.beam,$(PROBE_ERL))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/ei_ping
 
-.PHONY: all test unit e2e demo asan bench clean install deps format fuzz fuzz-short \
+.PHONY: all test unit e2e demo asan bench bench-snapshot clean install deps format fuzz fuzz-short \
 	fuzz-build valgrind ei-check compat probe-gate realworld format-check lint release \
 	release-compat
 .DEFAULT_GOAL := all
@@ -188,6 +188,13 @@ bench: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/snapshot.sh
 	GATE_BUILD=$(BUILD) sh tests/bench/repeat.sh 20
 	GATE_BUILD=$(BUILD) sh tests/bench/fine.sh 5
+
+# issue 29: gate snapshot --attach alone, at every size of SNAPSHOT_SIZES (the 1M point takes
+# about 10 minutes here: a 1M-process node takes a minute to start, each floor pass seconds)
+SNAPSHOT_SIZES ?= 100000,300000,1000000
+SNAPSHOT_ROUNDS ?= 3
+bench-snapshot: $(BUILD)/gate
+	GATE_BUILD=$(BUILD) sh tests/bench/snapshot.sh $(SNAPSHOT_SIZES) $(SNAPSHOT_ROUNDS) 3
 
 realworld: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/realworld.sh $(REALWORLD_ROUNDS)

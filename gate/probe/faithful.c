@@ -13,6 +13,7 @@
 
 #include "ci/errtext.h"
 #include "ci/readfile.h"
+#include "gate/probe/probe.h"
 
 #define DEFAULT_TEST_CAP 200000
 
@@ -83,7 +84,7 @@ int faithful_prep(struct eic *c, char *const *args, size_t nargs, bool start, in
 	ei_x_encode_atom(&a, "start");
 	ei_x_encode_atom(&a, start ? "true" : "false");
 	ei_x_encode_empty_list(&a);
-	int rc = eic_rpc(c, "gate_probe", "run_prep", &a, timeout_ms, &root, &r, err, errlen);
+	int rc = eic_rpc(c, probe_entry(), "run_prep", &a, timeout_ms, &root, &r, err, errlen);
 	ei_x_free(&a);
 	if (rc == EIC_OK && term_is_atom(term_tuple_at(r, 0), "error")) {
 		const char *why = term_text(term_tuple_at(r, 1));

@@ -327,7 +327,9 @@ self_remove() ->
     catch unregister(gate_probe_watchdog),
     catch cleanup(),
     Slot = slot(?MODULE),
-    remove([M || {M, "gate:" ++ _} <- code:all_loaded(), slot(M) =:= Slot], self()),
+    %% the formatter keeps its name in every slot (mix test names it): it goes too
+    remove([M || {M, "gate:" ++ _} <- code:all_loaded(),
+                 slot(M) =:= Slot orelse M =:= 'Elixir.Gate.Formatter'], self()),
     ok.
 
 %% gate loads the modules of a session under one slot's names (probe.c): gate_probe,
@@ -340,31 +342,73 @@ slot(M) ->
     end.
 
 %% ---- Removal (issue 29) ----
-%% A purge (code:purge/1) scans every process of the node (about 250 ms at 100 000
-%% processes) inside code_server, which serves nobody else meanwhile: the next module's
-%% delete, the next gate's load, the node's own code loading all wait behind it. So:
-%%   - gate's last call, unload/1, only stops the helpers and deletes the modules (a delete
-%%     does not scan): gate waits for no purge;
-%%   - one process of the node purges them afterwards, one module after the other, once no
-%%     gate has been connected for ?PURGE_GRACE_MS (at most ?PURGE_DEFER_MS after the call):
-%%     snapshots taken back to back do not find code_server busy with the previous one's
-%%     purges, and the purges do not compete with their passes over the processes for CPU.
-%%     A next gate loads under another slot's names meanwhile (probe.c, probe_names.h).
+%% A deleted module's old code leaves the node only by a purge, and a purge always scans every
+%% process: code:purge/1 asks code_server, which asks the runtime's purger (erts_code_purger),
+%% which sends a check to every process; the runtime refuses the purge's steps to any other
+%% process (erts_internal:purge_module/2 raises notsup), so no process can skip the scan, even
+%% when, as here, no process runs probe code any more. Measured on OTP 25 (idle machine, the
+%% notes' figures): 2-3 us per process and module, i.e. about 250 ms per module at 100 000
+%% processes, during which code_server serves nobody else (the next gate's loads wait) and,
+%% as the probe's modules have funs, no code can be loaded in the node at all. Four modules
+%% are loaded for a snapshot. So the purges are done where they cost least:
+%%   - a node of at most ?PURGE_NOW_PROCS processes (a test node, a development node: a scan
+%%     of each module is a few ms): unload/1 purges every module itself before it returns;
+%%     when gate has exited nothing of it is left, current or old code;
+%%   - a bigger node: unload/1 only stops the helpers and deletes the modules (a delete does
+%%     not scan), and one process of the node purges them afterwards, one module after the
+%%     other, once no gate has been connected for ?PURGE_GRACE_MS (or the same gates for
+%%     ?PURGE_DEFER_MS, see quiet/1): snapshots taken back to back (a new gate connects within
+%%     tens of ms) do not find code_server busy with the previous one's purges, and the
+%%     purges do not compete with their passes over the processes for CPU. A next gate loads
+%%     under another slot's names meanwhile (probe.c, probe_names.h).
 %% The purges go through code_server (code:purge/1), never to the runtime's purger directly
 %% (erlang:purge_module/1): on OTP 25 that purger drops a module's on_load completion that
 %% code_server sends it during a purge it did not ask for, and code_server then waits for
 %% ever (seen: every code:load_binary of the node hung).
+%% (each can be set with erlc -D, as the comparison of the policies in README did:
+%% -DPURGE_DEFER_MS=0 -DPURGE_GRACE_MS=0 purges at once after every gate, and
+%% -DPURGE_NOW_PROCS=100000000 inside gate's call whatever the node's size)
+-ifndef(PURGE_NOW_PROCS).
+-define(PURGE_NOW_PROCS, 2000).
+-endif.
+-ifndef(PURGE_GRACE_MS).
 -define(PURGE_GRACE_MS, 2000).
--define(PURGE_DEFER_MS, 30000).
+-endif.
+-ifndef(PURGE_DEFER_MS).
+-define(PURGE_DEFER_MS, 60000).
+-endif.
 
 %% Mods: the probe's modules as gate loaded them (binaries: this session's names). Returns
-%% ok at once.
+%% once the modules are deleted and, in a small node, purged.
 unload(Mods) ->
     %% whatever the clean-up meets (a suite's processes already gone, a hook half undone),
     %% the modules leave: the error goes back to gate, which ignores it
-    Cleanup = (catch cleanup()),
-    _ = remove([binary_to_atom(M) || M <- Mods], self()),
-    Cleanup.
+    _ = (catch cleanup()),
+    Ms = [binary_to_atom(M) || M <- Mods],
+    case purge_now() of
+        true ->
+            [delete(M) || M <- Ms],
+            purge_all(Ms);
+        false ->
+            _ = remove(Ms, self()),
+            ok
+    end.
+
+purge_now() -> erlang:system_info(process_count) =< ?PURGE_NOW_PROCS.
+
+%% Purges Mods and this slot's leftovers, this module last and by a tail call: the process
+%% running this (gate's call, the purger) then holds no frame of the probe's code, so the
+%% purge does not kill it (a process is only checked for code it runs or returns to).
+purge_all(Mods) ->
+    [purge_gone(M) || M <- Mods, M =/= ?MODULE],
+    [code:purge(M) || M <- slot_leftovers(Mods)],
+    purge_self().
+
+%% Old code of this slot that another gate left (one whose purger a later load killed).
+slot_leftovers(Mods) ->
+    Slot = slot(?MODULE),
+    [M || M <- erlang:loaded(), M =/= ?MODULE, probe_module(M), slot(M) =:= Slot,
+          not lists:member(M, Mods), erlang:check_old_code(M)].
 
 %% Deletes Mods and hands their purge to a process that starts once Owner (the process
 %% running this code: gate's call, or the watchdog) has ended: a purge kills the processes
@@ -385,33 +429,45 @@ delete(M) ->
     _ = erlang:check_old_code(M) andalso code:purge(M),
     code:delete(M).
 
-%% The other modules first, this one last and by a tail call: no frame of its code is left on
-%% the purger's stack then, so the purge has no reason to kill it. Old code of this slot that
-%% another gate left (one whose purger a later load killed) goes too. Before each purge it
-%% waits for quiet again: a gate that attached meanwhile waits for one scan at most.
+%% The other modules first, this one last and by a tail call (purge_all/1). In a big node
+%% it waits for quiet before each purge: a gate that attached meanwhile waits for one scan
+%% at most. In a small node (a watchdog whose gate was killed) it purges at once.
 purger(Owner, Mods) ->
     Ref = erlang:monitor(process, Owner),
     receive {'DOWN', Ref, process, Owner, _} -> ok end,
-    T0 = erlang:monotonic_time(millisecond),
-    Seen = lists:foldl(fun(M, Seen0) -> Seen1 = quiet(T0, Seen0), purge_gone(M), Seen1 end,
-                       T0, [M || M <- Mods, M =/= ?MODULE]),
-    Slot = slot(?MODULE),
-    Left = [M || M <- erlang:loaded(), M =/= ?MODULE, probe_module(M), slot(M) =:= Slot,
-                 not lists:member(M, Mods), erlang:check_old_code(M)],
-    _ = lists:foldl(fun(M, Seen0) -> Seen1 = quiet(T0, Seen0), code:purge(M), Seen1 end,
-                    Seen, Left),
+    case purge_now() of
+        true -> purge_all(Mods);
+        false -> purge_quietly(Mods)
+    end.
+
+purge_quietly(Mods) ->
+    Now = erlang:monotonic_time(millisecond),
+    Q0 = {gates(), Now, Now},
+    Q = lists:foldl(fun(M, Q1) -> Q2 = quiet(Q1), purge_gone(M), Q2 end,
+                    Q0, [M || M <- Mods, M =/= ?MODULE]),
+    _ = lists:foldl(fun(M, Q1) -> Q2 = quiet(Q1), code:purge(M), Q2 end,
+                    Q, slot_leftovers(Mods)),
     purge_self().
 
-%% Returns (the last time a gate was seen connected) once no gate has been connected for
-%% ?PURGE_GRACE_MS, or ?PURGE_DEFER_MS after T0 whatever the gates do.
-quiet(T0, Seen) ->
+%% Returns once no gate has been connected for ?PURGE_GRACE_MS, or once the same gates have
+%% stayed connected, none arriving, for ?PURGE_DEFER_MS (a gate watch attached for hours): a
+%% series of snapshots back to back brings a new gate (a new C node) every run, and the
+%% purges wait for its end. Measured at 1 000 000 processes on a loaded machine (one run:
+%% 7-15 s; a new process starting: up to 0.4 s): a fixed 30 s deadline, a 10 s wait for the
+%% same gates and a 0.5 s grace each let purges into the series, which doubled a run's pass
+%% and held a removal 10 s in code_server. {Gates, ChangedAt, SeenAt}: the gates connected,
+%% when that set last changed, when a gate was last seen.
+quiet({Gates0, Changed0, Seen0}) ->
     Now = erlang:monotonic_time(millisecond),
-    case [N || N <- nodes(hidden), gate_c_node(N)] of
-        _ when Now - T0 >= ?PURGE_DEFER_MS -> Seen;
-        [_ | _] -> timer:sleep(20), quiet(T0, Now);
-        [] when Now - Seen >= ?PURGE_GRACE_MS -> Seen;
-        [] -> timer:sleep(20), quiet(T0, Seen)
+    case gates() of
+        [] when Now - Seen0 >= ?PURGE_GRACE_MS -> {[], Changed0, Seen0};
+        [] -> timer:sleep(20), quiet({[], Now, Seen0});
+        Gates0 when Now - Changed0 >= ?PURGE_DEFER_MS -> {Gates0, Changed0, Now};
+        Gates0 -> timer:sleep(20), quiet({Gates0, Changed0, Now});
+        Gates -> timer:sleep(20), quiet({Gates, Now, Now})
     end.
+
+gates() -> lists:sort([N || N <- nodes(hidden), gate_c_node(N)]).
 
 probe_module(M) ->
     M =:= 'Elixir.Gate.Formatter' orelse lists:prefix("gate_probe", atom_to_list(M)).

@@ -30,9 +30,12 @@ hook_install() ->
             beam_lib:chunks(Beam, [debug_info]),
         {ok, Forms} = Backend:debug_info(erlang_v1, ?EM, Data, []),
         true = lists:keymember(notify, 3, [F || {function, _, _, 2, _} = F <- Forms]),
+        %% this module's name as loaded (module_info/1, not ?MODULE_STRING: a string is a
+        %% literal, which the slot renaming of probe_names.c does not rewrite)
         {ok, Toks, _} = erl_scan:string(
                           "notify(M, Msg) ->"
-                          "  try " ?MODULE_STRING ":ex_unit_event(Msg) catch _:_ -> ok end,"
+                          "  try " ++ atom_to_list(module_info(module)) ++
+                              ":ex_unit_event(Msg) catch _:_ -> ok end,"
                           "  '__gate_notify'(M, Msg)."),
         {ok, Wrapper} = erl_parse:parse_form(Toks),
         Renamed = [case F of

@@ -255,7 +255,7 @@ int probe_run_tests(struct eic *c, char *const *args, size_t nargs, enum attribu
 	struct term *root;
 	const struct term *r;
 	*suite_error = NULL;
-	int rc = eic_rpc(c, "gate_probe", "run_tests", &a, timeout_ms, &root, &r, err, errlen);
+	int rc = eic_rpc(c, probe_entry(), "run_tests", &a, timeout_ms, &root, &r, err, errlen);
 	ei_x_free(&a);
 	if (rc == EIC_OK && probe_tests_decode(r, out, suite_error, err, errlen) < 0)
 		rc = EIC_ERROR;

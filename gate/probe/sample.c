@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ci/errtext.h"
+#include "gate/probe/probe.h"
 
 /* the tuple's fields after t, in this order (gate_probe's SAMPLE_KEYS, then the counts) */
 static const enum mem_cat sample_cats[] = {MEM_TOTAL,  MEM_PROCESSES, MEM_PROCESSES_USED,
@@ -27,7 +28,7 @@ int sample_start(struct eic *c, int64_t interval_ms, int timeout_ms, char *err, 
 	ei_x_encode_longlong(&args, interval_ms);
 	ei_x_encode_long(&args, SAMPLE_CAP);
 	ei_x_encode_empty_list(&args);
-	int rc = eic_rpc(c, "gate_probe", "sample_start", &args, timeout_ms, &root, &reply, err,
+	int rc = eic_rpc(c, probe_entry(), "sample_start", &args, timeout_ms, &root, &reply, err,
 	                 errlen);
 	ei_x_free(&args);
 	if (rc == EIC_OK && !term_is_atom(reply, "ok")) {
@@ -97,7 +98,7 @@ int sample_fetch(struct eic *c, int timeout_ms, struct sample_series *out, char 
 {
 	struct term *root = NULL;
 	const struct term *reply;
-	int rc = eic_rpc0(c, "gate_probe", "sample_stop", timeout_ms, &root, &reply, err, errlen);
+	int rc = eic_rpc0(c, probe_entry(), "sample_stop", timeout_ms, &root, &reply, err, errlen);
 	if (rc == EIC_OK)
 		rc = sample_decode(reply, out, err, errlen) < 0 ? EIC_ERROR : EIC_OK;
 	term_free(root);

@@ -1,5 +1,6 @@
 /* gate/run/repeat.c: the loop behind `gate run --repeat N` (the judging is rules/repeat.c). */
 #include "ci/errtext.h"
+#include "gate/probe/probe.h"
 #include "gate/run/repeat.h"
 
 #include <stdio.h>
@@ -21,7 +22,7 @@ static int reset(struct session *ses, int timeout_ms, char *err, size_t errlen)
 	struct term *root = NULL;
 	const struct term *reply;
 	ses->phase = "preparing the next run";
-	int rc = eic_rpc0(&ses->conn, "gate_probe", "repeat_reset", timeout_ms, &root, &reply, err,
+	int rc = eic_rpc0(&ses->conn, probe_entry(), "repeat_reset", timeout_ms, &root, &reply, err,
 	                  errlen);
 	int64_t stale = 0;
 	if (rc == EIC_OK && term_int(reply, &stale) == 0 && stale > 0)
@@ -39,7 +40,7 @@ int repeat_step_mark(struct session *ses, int timeout_ms, char *err, size_t errl
 {
 	struct term *root = NULL;
 	const struct term *reply;
-	int rc = eic_rpc0(&ses->conn, "gate_probe", "repeat_mark", timeout_ms, &root, &reply, err,
+	int rc = eic_rpc0(&ses->conn, probe_entry(), "repeat_mark", timeout_ms, &root, &reply, err,
 	                  errlen);
 	term_free(root);
 	return rc == EIC_OK ? 0 : -1;

@@ -176,6 +176,9 @@ static int open_node(struct run *r)
 	        .boot_timeout_ms = r->cfg.boot_timeout_ms,
 	        .rpc_timeout_ms = r->cfg.rpc_timeout_ms,
 	        .stop_timeout_ms = r->cfg.stop_timeout_ms,
+	        /* issue 29: an attached node may still hold a previous gate's copy waiting for
+	         * its purge; a cluster's other nodes are loaded under the compiled names */
+	        .fresh_names = o->attach && !o->cluster,
 	};
 	session_init(&r->ses, &so);
 	if (session_open(&r->ses, r->err, sizeof(r->err)) < 0 ||

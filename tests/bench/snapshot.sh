@@ -21,19 +21,32 @@
 #       (it is part of every (a); a loaded machine makes it tens of ms)
 #   (c) gate run's marked deep snapshots, timed inside the node (bench_node:marked_us/0): the
 #       before-snapshot (which remembers what exists) and the after-snapshot (what grew)
-# Also: how long the node takes to purge gate's copies after the series (the purges wait until
-# no gate has been attached for 2 s: they are not part of any snapshot).
+# Also: how long the node takes to purge gate's copies after the series: in a node of more than
+# 2 000 processes the purges wait until no gate has been attached for 2 s (or the same for 60 s);
+# they are not part of any snapshot.
 # Targets: every (a) <= 1.3x (b) and <= 0.6x (r) at SMALL; (a) at LARGE <= 1.1 x LARGE/SMALL x
 # (a) at SMALL (linear); removal <= 20 ms; gate's peak RSS <= 20 MiB. Nothing here is
 # asserted: `make bench` prints, people judge.
 # usage: tests/bench/snapshot.sh [SMALL] [LARGE] [ROUNDS] [RUNS]   (default 100000 1000000 5 3)
+#        tests/bench/snapshot.sh SIZE,SIZE,... [ROUNDS] [RUNS]     (any number of node sizes, e.g.
+#                                                                 100000,300000,1000000)
+# Each size also gets gate's time per process (median whole run / N, in us) and its ratio to the
+# smallest size's: flat (about 1.0) is linear.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 gate="$root/${GATE_BUILD:-build}/gate"
-small=${1:-100000}
-large=${2:-1000000}
-rounds=${3:-5}
-runs=${4:-3}
+case "${1:-}" in
+*,*)
+	sizes=$(echo "$1" | tr ',' ' ')
+	rounds=${2:-5}
+	runs=${3:-3}
+	;;
+*)
+	sizes="${1:-100000} ${2:-1000000}"
+	rounds=${3:-5}
+	runs=${4:-3}
+	;;
+esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/gate-bench-snap.XXXXXX")
 probe_dir=${BENCH_PROBE_DIR:-$root/${GATE_BUILD:-build}/probe}
 erl_call=$(ls /usr/lib/erlang/lib/erl_interface-*/bin/erl_call | head -n 1)
@@ -174,6 +187,10 @@ measure() { # N: prints per-round figures to stderr; on stdout "a_med b_med rss_
 		echo "bench:   the node's purge of gate's copies after a round: $(stats "$work/purge") ms (untimed for the snapshots)"
 		echo "bench:   (c) gate run's marked deep snapshots before/after (in node): $(tr '\n' ' ' <"$work/c")"
 		echo "bench:   gate's peak RSS: $(sort -n "$work/rss" | tail -n 1) kB"
+		echo "bench:   every run, in order (rounds of $runs): whole/floor $(awk '{printf "%.2f ", $1}' "$work/ra")"
+		echo "bench:                                     whole/recon $(awk '{printf "%.2f ", $1}' "$work/rar")"
+		echo "bench:                                     removal ms  $(tr '\n' ' ' <"$work/clean")"
+		echo "bench:                                     whole ms    $(tr '\n' ' ' <"$work/a")"
 	} >"$work/detail.$n"
 	set -- $(stats "$work/a"); am=$2
 	set -- $(stats "$work/b"); bm=$2
@@ -181,14 +198,17 @@ measure() { # N: prints per-round figures to stderr; on stdout "a_med b_med rss_
 	echo "$am $bm $(sort -n "$work/rss" | tail -n 1) $rm"
 }
 
-set -- $(measure "$small")
-a1=$1; b1=$2; rss1=$3; q1=$4
-set -- $(measure "$large")
-a2=$1; b2=$2; rss2=$3; q2=$4
-cat "$work/detail.$small" "$work/detail.$large"
-awk -v a1="$a1" -v b1="$b1" -v a2="$a2" -v b2="$b2" -v r1="$rss1" -v r2="$rss2" -v s="$small" -v l="$large" -v q1="$q1" -v q2="$q2" 'BEGIN {
-	printf "bench: snapshot %d processes: gate snapshot --attach / floor = %.2fx (median of every back-to-back run\x27s ratio; target <= 1.3x)\n", s, q1
-	printf "bench: snapshot %d processes: gate snapshot --attach / floor = %.2fx\n", l, q2
-	printf "bench: snapshot growth %d -> %d processes: %.2fx for %.1fx the processes (target: linear, <= %.1fx); floor %.2fx\n", s, l, a2 / a1, l / s, 1.1 * l / s, b2 / b1
-	printf "bench: gate peak RSS: %.1f MiB at %d, %.1f MiB at %d processes (target <= 20 MiB)\n", r1 / 1024, s, r2 / 1024, l
-}'
+summary=$work/summary
+: >"$summary"
+for n in $sizes; do
+	echo "$n $(measure "$n")" >>"$summary"
+done
+for n in $sizes; do cat "$work/detail.$n"; done
+# per size: the median ratio to the floor, gate's time per process and its growth against the
+# smallest size (linear: the same time per process), the floor's the same way, peak RSS
+awk '
+NR == 1 { n0 = $1; a0 = $2; b0 = $3 }
+{
+	printf "bench: snapshot %d processes: gate snapshot --attach / floor = %.2fx (median of every back-to-back run\x27s ratio; target <= 1.3x)\n", $1, $5
+	printf "bench: snapshot %d processes: %.2f us per process (%.2fx the %d-process figure; linear = 1.0, target <= 1.1), floor %.2f us (%.2fx); gate peak RSS %.1f MiB (target <= 20)\n", $1, $2 * 1000 / $1, ($2 / $1) / (a0 / n0), n0, $3 * 1000 / $1, ($3 / $1) / (b0 / n0), $4 / 1024
+}' "$summary"
