@@ -768,6 +768,7 @@ static int decode_settle(const struct term *reply, struct snapshot *out, char *e
 	        {"set_aside_bytes", &out->set_aside_bytes},
 	        {"set_aside_sockets", &out->set_aside_sockets},
 	        {"set_aside_binary_raw", &out->set_aside_binary_raw},
+	        {"settle_floor", &out->settle_floor},
 	};
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
 		const struct term *v = term_map_get(reply, s[i].key);

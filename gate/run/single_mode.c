@@ -20,13 +20,15 @@ static void settle_say(struct run *r, const char *which, const struct snapshot *
 		model_bytes_format(raw, sizeof(raw), s->set_aside_binary_raw);
 		model_bytes_format(aside, sizeof(aside), s->set_aside_bytes);
 		model_bytes_format(judged, sizeof(judged), s->mem[MEM_BINARY]);
-		run_progress(r,
-		             "%s-snapshot: binary %s, of which %s%s %s %lld socket%s' input "
-		             "buffer%s (released at their next read), judged %s",
-		             which, raw, s->set_aside_exact ? "" : "at least ", aside,
-		             s->set_aside_sockets == 1 ? "is" : "are",
-		             (long long)s->set_aside_sockets, s->set_aside_sockets == 1 ? "" : "s",
-		             s->set_aside_sockets == 1 ? "" : "s", judged);
+		bool one = s->set_aside_sockets == 1;
+		run_progress(
+		        r,
+		        "%s-snapshot: binary %s, of which %s%s %s %lld %s (released at %s next "
+		        "read), judged %s",
+		        which, raw, s->set_aside_exact ? "" : "at least ", aside,
+		        one ? "is" : "are", (long long)s->set_aside_sockets,
+		        one ? "socket's input buffer" : "sockets' input buffers",
+		        one ? "its" : "their", judged);
 	}
 	if (!s->have_settle || s->settle_binary_before == 0)
 		return;
@@ -34,7 +36,9 @@ static void settle_say(struct run *r, const char *which, const struct snapshot *
 	model_bytes_format(left, sizeof(left), s->settle_port_buffers_left);
 	model_bytes_format(b0, sizeof(b0), s->settle_binary_before);
 	model_bytes_format(b1, sizeof(b1), s->settle_binary_after);
-	if (s->settle_port_buffers_left < s->settle_port_buffers / 2 + 1)
+	/* settled: what is left is under the probe's floor (an older probe: half of it gone) */
+	if (s->settle_floor > 0 ? s->settle_port_buffers_left <= s->settle_floor
+	                        : s->settle_port_buffers_left < s->settle_port_buffers / 2 + 1)
 		run_progress(r,
 		             "%s-snapshot settled: port drivers' binaries that no socket explains "
 		             "(at least %s) released in %.0f ms; binary %s -> %s",
