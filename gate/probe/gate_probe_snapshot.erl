@@ -166,9 +166,9 @@ snapshot1(Opts, Settled, Eligible) ->
 %% Waiting for that read cost 1.7-2.4 s per run. So the buffers are accounted instead
 %% (account/1): each open inet socket's `buffer` option is exact (inet:getopts, a port
 %% control call that neither reads nor changes the socket), and each such buffer is one
-%% binary_alloc block of that size plus a fixed header (?DRV_BIN_WORDS words: measured, a
-%% passive recv of a socket with buffer B added B + 48 bytes to erlang:memory(binary) on
-%% x86-64, for B from 64 kB to 3.9 MB). instrument:allocations() gives, per driver, how many
+%% binary_alloc block of that size plus a fixed header (measured: a read pending on a socket
+%% with buffer B adds B + 48 bytes to erlang:memory(binary) on OTP 25, B + 64 on OTP 27,
+%% x86-64, B from 100 kB to 8 MB; calibration/1 measures it in the node). instrument:allocations() gives, per driver, how many
 %% drv_binary blocks lie in each doubling size class; in a class with k blocks and n
 %% eligible sockets whose buffer falls in it, min(k, n) blocks are those buffers: their size
 %% is exact when those sockets share one size (a pool's do), else the smallest min(k, n)
@@ -176,7 +176,6 @@ snapshot1(Opts, Settled, Eligible) ->
 %% these bytes and says how much it set aside. What no socket explains (another driver's
 %% binaries, more blocks than sockets) is still waited for, polling every 20 ms, at most
 %% MaxMs, until it is at most Floor bytes (counted at its size class's lower bound).
--define(DRV_BIN_WORDS, 6).
 -define(INET_DRIVERS, ["tcp_inet", "udp_inet", "sctp_inet"]).
 
 settle_ports(MaxMs, _Floor, _Eligible) when not is_integer(MaxMs); MaxMs =< 0 -> #{};
@@ -253,7 +252,12 @@ account({Ports, Cap}) ->
         A -> A
     end;
 account(Eligible) ->
-    try instrument_ready() andalso instrument:allocations(#{allocator_types => [binary_alloc]}) of
+    try account1(Eligible)
+    catch _:_ -> unknown
+    end.
+
+account1(Eligible) ->
+    case instrument_ready() andalso instrument:allocations(#{allocator_types => [binary_alloc]}) of
         {ok, {Start, _Unscanned, ByOrigin}} ->
             Hists = lists:sort([{O, H} || {O, Types} <- maps:to_list(ByOrigin), O =/= system,
                                           {drv_binary, H} <- maps:to_list(Types)]),
@@ -262,15 +266,17 @@ account(Eligible) ->
                         [] -> [];
                         _ -> inet_buffers(Eligible)
                     end,
-            Hdr = ?DRV_BIN_WORDS * erlang:system_info(wordsize),
+            {Shift, Hdr} = case Socks of
+                               [] -> {0, 0};
+                               _ -> calibration(Start)
+                           end,
             lists:foldl(fun({O, H}, Acc) ->
                                 Sizes = [S + Hdr || {O2, S} <- Socks, O2 =:= O],
-                                account_origin(tuple_to_list(H), 0, Start, Sizes, Acc)
+                                account_origin(tuple_to_list(H), -Shift, Start, Sizes, Acc)
                         end,
                         #{bytes => 0, sockets => 0, exact => true, unexplained => 0,
                           hists => Hists}, Hists);
         _ -> unknown
-    catch _:_ -> unknown
     end.
 
 account_origin([], _K, _Start, _Sizes, Acc) -> Acc;
@@ -293,7 +299,7 @@ account_origin([Blocks | T], K, Start, Sizes, Acc) ->
 %% everything larger.
 size_class(S, Start, Last, K) ->
     C = case S div Start of
-            Q when Q < 2 -> 0;
+            Q when Q < 2 -> min(0, K);
             Q -> floor_log2(Q)
         end,
     C =:= K orelse (Last andalso C > K).
@@ -302,8 +308,54 @@ floor_log2(Q) -> floor_log2(Q, 0).
 floor_log2(1, N) -> N;
 floor_log2(Q, N) -> floor_log2(Q bsr 1, N + 1).
 
-class_low(0, _Start) -> 0;
+class_low(K, _Start) when K =< 0 -> 0;
 class_low(K, Start) -> Start bsl K.
+
+%% What differs between releases, measured once per snapshot call (kept in the calling RPC
+%% process's dictionary, which goes with it): the histogram's class of a size (OTP 25 puts
+%% Start bsl K in class K, OTP 27 in class K + 1: Shift) and a driver binary's header (OTP
+%% 25: 48 bytes, OTP 27: 64; one word more than an emulator binary's, 40 and 56, measured
+%% with gen_tcp and binary:copy). An emulator binary of Start bsl 12 bytes is made and
+%% where it lands read; the smallest of three tries counts (other allocations meanwhile only
+%% add). Unmeasurable (another release's layout): the sockets are not set aside
+%% (calibration throws, account/1 answers unknown and the wait stands).
+calibration(Start) ->
+    case get(gate_probe_bin_calibration) of
+        {Start, Shift, Hdr} -> {Shift, Hdr};
+        _ ->
+            Tries = [calibrate(Start) || _ <- [1, 2, 3]],
+            case lists:usort([Sh || {Sh, _} <- Tries, is_integer(Sh)]) of
+                [Shift] when Shift =:= 0; Shift =:= 1 ->
+                    Hdr = lists:min([H || {_, H} <- Tries, is_integer(H)]) +
+                        erlang:system_info(wordsize),
+                    put(gate_probe_bin_calibration, {Start, Shift, Hdr}),
+                    {Shift, Hdr};
+                _ -> throw(uncalibrated)
+            end
+    end.
+
+calibrate(Start) ->
+    Size = Start bsl 12,
+    H0 = system_hist(),
+    M0 = erlang:memory(binary),
+    B = binary:copy(<<1>>, Size),
+    M1 = erlang:memory(binary),
+    H1 = system_hist(),
+    Grew = [I || {I, X, Y} <- lists:zip3(lists:seq(0, tuple_size(H0) - 1),
+                                         tuple_to_list(H0), tuple_to_list(H1)), Y > X],
+    Size = byte_size(B),
+    Shift = case Grew of
+                [I] -> I - 12;
+                _ -> none
+            end,
+    case M1 - M0 - Size of
+        Hdr when Hdr >= 0, Hdr < 1024 -> {Shift, Hdr};
+        _ -> {Shift, none}
+    end.
+
+system_hist() ->
+    {ok, {_, _, By}} = instrument:allocations(#{allocator_types => [binary_alloc]}),
+    maps:get(binary, maps:get(system, By)).
 
 %% The `buffer` option of each eligible inet socket: [{Driver, Bytes}].
 inet_buffers(Eligible) ->
