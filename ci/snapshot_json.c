@@ -304,6 +304,13 @@ json_t *snapshot_json(const struct snapshot *s)
 		    &bad);
 		put(o, "set_aside", sa, &bad);
 	}
+	if (s->have_settle) { /* issue 31: the wait for port-driver binaries no socket explains */
+		json_t *w = json_object();
+		put(w, "waited_us", json_integer(s->settle_us), &bad);
+		put(w, "unexplained_first", json_integer(s->settle_port_buffers), &bad);
+		put(w, "unexplained_left", json_integer(s->settle_port_buffers_left), &bad);
+		put(o, "settle_wait", w, &bad);
+	}
 	put(o, "system", system_json(s, &bad), &bad);
 	put(o, "processes", procs_json(s, &bad), &bad);
 	put(o, "born", born_json(s, &bad), &bad);
