@@ -687,9 +687,9 @@ static void set_aside_line(FILE *out, const char *which, const struct snapshot *
 	model_bytes_format(raw, sizeof(raw), s->set_aside_binary_raw);
 	model_bytes_format(aside, sizeof(aside), s->set_aside_bytes);
 	model_bytes_format(judged, sizeof(judged), s->mem[MEM_BINARY]);
-	fprintf(out, "  %s: binary %s, of which %s%s in %lld socket%s' buffers, judged %s\n", which,
-	        raw, s->set_aside_exact ? "" : "at least ", aside, (long long)s->set_aside_sockets,
-	        s->set_aside_sockets == 1 ? "" : "s", judged);
+	fprintf(out, "  %s: binary %s, of which %s%s in %lld %s, judged %s\n", which, raw,
+	        s->set_aside_exact ? "" : "at least ", aside, (long long)s->set_aside_sockets,
+	        s->set_aside_sockets == 1 ? "socket's buffer" : "sockets' buffers", judged);
 }
 
 void summary_print_set_aside(FILE *out, const struct snapshot *before, const struct snapshot *after)
