@@ -170,8 +170,9 @@ snapshot1(Opts, Settled, Eligible) ->
 %% control call that neither reads nor changes the socket), and each such buffer is one
 %% binary_alloc block of that size plus a fixed header (measured: a read pending on a socket
 %% with buffer B adds B + 48 bytes to erlang:memory(binary) on OTP 25, B + 64 on OTP 27,
-%% x86-64, B from 100 kB to 8 MB; calibration/1 measures it in the node). instrument:allocations() gives, per driver, how many
-%% drv_binary blocks lie in each doubling size class; in a class with k blocks and n
+%% x86-64, B from 100 kB to 8 MB; calibration/1 measures it in the node).
+%% instrument:allocations() gives, per driver, how many drv_binary blocks lie in each
+%% doubling size class; in a class with k blocks and n
 %% eligible sockets whose buffer falls in it, min(k, n) blocks are those buffers: their size
 %% is exact when those sockets share one size (a pool's do), else the smallest min(k, n)
 %% are counted (a lower bound, said so). The snapshot judges binary, system and total less
