@@ -293,6 +293,24 @@ json_t *snapshot_json(const struct snapshot *s)
 	put(o, "taken_at_ms", json_integer(s->taken_at_ms), &bad);
 	put(o, "gc_us", json_integer(s->gc_us), &bad);
 	put(o, "memory", memory_json(s, &bad), &bad);
+	if (s->have_set_aside) { /* issue 31: binary, system and total are judged without these */
+		json_t *sa = json_object();
+		put(sa, "bytes", json_integer(s->set_aside_bytes), &bad);
+		put(sa, "sockets", json_integer(s->set_aside_sockets), &bad);
+		put(sa, "exact", json_boolean(s->set_aside_exact), &bad);
+		put(sa, "binary_measured", json_integer(s->set_aside_binary_raw), &bad);
+		put(sa, "why",
+		    json_string("the input buffers of open sockets, released at their next read"),
+		    &bad);
+		put(o, "set_aside", sa, &bad);
+	}
+	if (s->have_settle) { /* issue 31: the wait for port-driver binaries no socket explains */
+		json_t *w = json_object();
+		put(w, "waited_us", json_integer(s->settle_us), &bad);
+		put(w, "unexplained_first", json_integer(s->settle_port_buffers), &bad);
+		put(w, "unexplained_left", json_integer(s->settle_port_buffers_left), &bad);
+		put(o, "settle_wait", w, &bad);
+	}
 	put(o, "system", system_json(s, &bad), &bad);
 	put(o, "processes", procs_json(s, &bad), &bad);
 	put(o, "born", born_json(s, &bad), &bad);

@@ -676,6 +676,34 @@ void summary_print_fine(FILE *out, const struct snapshot *before, const struct s
 		fputc('\n', out);
 }
 
+/* issue 31 */
+static void set_aside_line(FILE *out, const char *which, const struct snapshot *s)
+{
+	char raw[32], aside[32], judged[32];
+	if (!s->have_set_aside || s->set_aside_bytes <= 0) {
+		fprintf(out, "  %s: none\n", which);
+		return;
+	}
+	model_bytes_format(raw, sizeof(raw), s->set_aside_binary_raw);
+	model_bytes_format(aside, sizeof(aside), s->set_aside_bytes);
+	model_bytes_format(judged, sizeof(judged), s->mem[MEM_BINARY]);
+	fprintf(out, "  %s: binary %s, of which %s%s in %lld %s, judged %s\n", which, raw,
+	        s->set_aside_exact ? "" : "at least ", aside, (long long)s->set_aside_sockets,
+	        s->set_aside_sockets == 1 ? "socket's buffer" : "sockets' buffers", judged);
+}
+
+void summary_print_set_aside(FILE *out, const struct snapshot *before, const struct snapshot *after)
+{
+	if (!(before->have_set_aside && before->set_aside_bytes > 0) &&
+	    !(after->have_set_aside && after->set_aside_bytes > 0))
+		return;
+	fprintf(out, "Set aside: sockets' input buffers (released at their next read; binary, "
+	             "system and total judged without them):\n");
+	set_aside_line(out, "before", before);
+	set_aside_line(out, "after", after);
+	fputc('\n', out);
+}
+
 void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
                    const struct summary_opts *opts)
 {

@@ -22,6 +22,10 @@ struct summary_opts {
  * peak, the largest heaps, allocation origins) under "Node memory (OS and allocators)";
  * nothing when the snapshots carry none. before and after may be NULL. */
 void summary_print_fine(FILE *out, const struct snapshot *before, const struct snapshot *after);
+/* issue 31: the sockets' input buffers each snapshot set aside (binary, system and total
+ * are judged without them); prints nothing when none was */
+void summary_print_set_aside(FILE *out, const struct snapshot *before,
+                             const struct snapshot *after);
 
 /* Prints the growth table, the failing findings' messages, the test counts with the failed
  * tests' names, the JUnit path and the verdict line ("gate: PASSED" / "gate: FAILED (...)")

@@ -340,6 +340,13 @@ struct snapshot {
 	int64_t settle_us;
 	int64_t settle_port_buffers, settle_port_buffers_left;
 	int64_t settle_binary_before, settle_binary_after;
+	/* issue 31: the sockets' input buffers set aside instead of waited for (the snapshot's
+	 * binary, system and total are judged without them): their bytes, how many sockets,
+	 * whether the sizes are exact (else a lower bound), and binary as measured */
+	int64_t settle_floor; /* what the wait waited for: at most this much left (0: unknown) */
+	bool have_set_aside;
+	bool set_aside_exact;
+	int64_t set_aside_bytes, set_aside_sockets, set_aside_binary_raw;
 };
 
 /* Frees the deep parts and zeroes the whole struct. */

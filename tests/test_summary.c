@@ -401,6 +401,47 @@ static void test_summary__top_growing_only_when_flagged(void **state)
 	assert_non_null(strstr(print(fx, NULL), "Top growing test modules"));
 }
 
+/* issue 31: the sockets' input buffers each snapshot set aside, said with the measured and
+ * the judged binary; "at least" when the sizes are a lower bound; nothing when none was */
+static void test_summary__set_aside(void **state)
+{
+	(void)state;
+	struct snapshot b, a;
+	memset(&b, 0, sizeof(b));
+	memset(&a, 0, sizeof(a));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	summary_print_set_aside(f, &b, &a);
+	fclose(f);
+	assert_int_equal(len, 0);
+	free(buf);
+
+	b.have_set_aside = a.have_set_aside = true;
+	b.set_aside_exact = true;
+	b.set_aside_bytes = 39398880;
+	b.set_aside_sockets = 10;
+	b.set_aside_binary_raw = 39493512;
+	b.mem[MEM_BINARY] = 39493512 - 39398880;
+	a.set_aside_bytes = 2000048;
+	a.set_aside_sockets = 1;
+	a.set_aside_binary_raw = 2100000;
+	a.mem[MEM_BINARY] = 2100000 - 2000048;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	summary_print_set_aside(f, &b, &a);
+	fclose(f);
+	assert_non_null(strstr(buf, "Set aside: sockets' input buffers"));
+	assert_non_null(strstr(buf, "before: binary 39.5 MB, of which 39.4 MB in 10 sockets' "
+	                            "buffers, judged 94.6 kB\n"));
+	assert_non_null(strstr(
+	        buf,
+	        "after: binary 2.1 MB, of which at least 2.0 MB in 1 socket's buffer, judged "));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +457,7 @@ int main(void)
 	        cmocka_unit_test_setup_teardown(test_summary__subtracted_saturates, setup,
 	                                        teardown),
 	        cmocka_unit_test_setup_teardown(test_summary__no_pct_limit, setup, teardown),
+	        cmocka_unit_test(test_summary__set_aside),
 	};
 	return cmocka_run_group_tests_name("summary", tests, NULL, NULL);
 }

@@ -325,6 +325,54 @@ static void test_snapshot_decode_settle(void **state)
 	ei_x_free(&x);
 }
 
+/* issue 31: the sockets' input buffers the snapshot set aside (optional fields): the bytes,
+ * the sockets, whether exact, binary as measured; a negative count is refused, naming it */
+static void test_snapshot_decode_set_aside(void **state)
+{
+	(void)state;
+	const char *keys[] = {"process_count", "ets_count", "port_count", "gc_us", "taken_at_ms"};
+	const char *aside[] = {"set_aside_bytes", "set_aside_sockets", "set_aside_binary_raw"};
+	const long values[] = {39398880, 10, 39493512};
+	for (int bad = 0; bad < 2; bad++) {
+		ei_x_buff x;
+		char err[256];
+		struct snapshot s;
+		ei_x_new_with_version(&x);
+		ei_x_encode_map_header(&x, 8 + 4);
+		encode_memory(&x, 30000000);
+		for (int i = 0; i < 5; i++) {
+			ei_x_encode_atom(&x, keys[i]);
+			ei_x_encode_long(&x, 10 + i);
+		}
+		ei_x_encode_atom(&x, "otp_release");
+		ei_x_encode_binary(&x, "25", 2);
+		ei_x_encode_atom(&x, "atom_count");
+		ei_x_encode_long(&x, 15000);
+		for (int i = 0; i < 3; i++) {
+			ei_x_encode_atom(&x, aside[i]);
+			ei_x_encode_long(&x, bad && i == 1 ? -1 : values[i]);
+		}
+		ei_x_encode_atom(&x, "set_aside_exact");
+		ei_x_encode_atom(&x, bad ? "false" : "true");
+		struct term *t = decode_ok(&x);
+		if (!bad) {
+			assert_int_equal(probe_snapshot_decode(t, &s, err, sizeof(err)), 0);
+			assert_true(s.have_set_aside);
+			assert_false(s.have_settle); /* no wait: the settle line stays silent */
+			assert_true(s.set_aside_exact);
+			assert_int_equal(s.set_aside_bytes, 39398880);
+			assert_int_equal(s.set_aside_sockets, 10);
+			assert_int_equal(s.set_aside_binary_raw, 39493512);
+			snapshot_clear(&s);
+		} else {
+			assert_int_equal(probe_snapshot_decode(t, &s, err, sizeof(err)), -1);
+			assert_non_null(strstr(err, "set_aside_sockets"));
+		}
+		term_free(t);
+		ei_x_free(&x);
+	}
+}
+
 /* a procs row as gate_probe ships it: {Pid, Name, Init, Cur, M, H, TH, Q, R1, S1, R0, S0,
  * Born}; before_gc NULL: the atom undefined for R0 and S0 (bin_leak off, issue 15); bad_mem:
  * undefined in the memory figure, which is always measured */
@@ -634,6 +682,7 @@ int main(void)
 	        cmocka_unit_test(test_limits),
 	        cmocka_unit_test(test_snapshot_decode),
 	        cmocka_unit_test(test_snapshot_decode_settle),
+	        cmocka_unit_test(test_snapshot_decode_set_aside),
 	        cmocka_unit_test(test_snapshot_decode_before_gc),
 	        cmocka_unit_test(test_tests_decode),
 	        cmocka_unit_test(test_tests_decode_errors),

@@ -765,6 +765,10 @@ static int decode_settle(const struct term *reply, struct snapshot *out, char *e
 	        {"settle_port_buffers_left", &out->settle_port_buffers_left},
 	        {"settle_binary_before", &out->settle_binary_before},
 	        {"settle_binary_after", &out->settle_binary_after},
+	        {"set_aside_bytes", &out->set_aside_bytes},
+	        {"set_aside_sockets", &out->set_aside_sockets},
+	        {"set_aside_binary_raw", &out->set_aside_binary_raw},
+	        {"settle_floor", &out->settle_floor},
 	};
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
 		const struct term *v = term_map_get(reply, s[i].key);
@@ -775,8 +779,13 @@ static int decode_settle(const struct term *reply, struct snapshot *out, char *e
 			            s[i].key, (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
-		out->have_settle = true;
+		if (s[i].dst == &out->set_aside_bytes)
+			out->have_set_aside = true;
+		else if (s[i].dst != &out->set_aside_sockets &&
+		         s[i].dst != &out->set_aside_binary_raw)
+			out->have_settle = true;
 	}
+	out->set_aside_exact = term_is_atom(term_map_get(reply, "set_aside_exact"), "true");
 	return 0;
 }
 

@@ -437,7 +437,8 @@ static int print_summary(struct run *r)
 		summary_print_cluster(stdout, sn, r->cl.n, &r->tests, &so);
 		free(sn);
 	} else {
-		summary_print_fine(stdout, &r->before, &r->after); /* issue 27 */
+		summary_print_fine(stdout, &r->before, &r->after);      /* issue 27 */
+		summary_print_set_aside(stdout, &r->before, &r->after); /* issue 31 */
 		summary_print(stdout, &r->findings, &r->tests, &so);
 	}
 	fflush(stdout);

@@ -10,25 +10,43 @@
 #include "rules/rss.h"
 #include "rules/trend_samples.h"
 
-/* issue 31: what the snapshot waited for, when it had to wait */
+/* issue 31: the sockets' input buffers the snapshot set aside, and what it waited for,
+ * when it had to wait (port drivers' binaries that no socket explains) */
 static void settle_say(struct run *r, const char *which, const struct snapshot *s)
 {
 	char first[32], left[32], b0[32], b1[32];
+	if (s->have_set_aside && s->set_aside_bytes > 0) {
+		char raw[32], aside[32], judged[32];
+		model_bytes_format(raw, sizeof(raw), s->set_aside_binary_raw);
+		model_bytes_format(aside, sizeof(aside), s->set_aside_bytes);
+		model_bytes_format(judged, sizeof(judged), s->mem[MEM_BINARY]);
+		bool one = s->set_aside_sockets == 1;
+		run_progress(
+		        r,
+		        "%s-snapshot: binary %s, of which %s%s %s %lld %s (released at %s next "
+		        "read), judged %s",
+		        which, raw, s->set_aside_exact ? "" : "at least ", aside,
+		        one ? "is" : "are", (long long)s->set_aside_sockets,
+		        one ? "socket's input buffer" : "sockets' input buffers",
+		        one ? "its" : "their", judged);
+	}
 	if (!s->have_settle || s->settle_binary_before == 0)
 		return;
 	model_bytes_format(first, sizeof(first), s->settle_port_buffers);
 	model_bytes_format(left, sizeof(left), s->settle_port_buffers_left);
 	model_bytes_format(b0, sizeof(b0), s->settle_binary_before);
 	model_bytes_format(b1, sizeof(b1), s->settle_binary_after);
-	if (s->settle_port_buffers_left < s->settle_port_buffers / 2 + 1)
+	/* settled: what is left is under the probe's floor (an older probe: half of it gone) */
+	if (s->settle_floor > 0 ? s->settle_port_buffers_left <= s->settle_floor
+	                        : s->settle_port_buffers_left < s->settle_port_buffers / 2 + 1)
 		run_progress(r,
-		             "%s-snapshot settled: ports' input buffers (at least %s) released in "
-		             "%.0f ms; binary %s -> %s",
+		             "%s-snapshot settled: port drivers' binaries that no socket explains "
+		             "(at least %s) released in %.0f ms; binary %s -> %s",
 		             which, first, (double)s->settle_us / 1000.0, b0, b1);
 	else
 		run_progress(r,
-		             "%s-snapshot: ports still keep at least %s of input buffers after "
-		             "%.0f ms (settle_timeout); binary %s -> %s",
+		             "%s-snapshot: port drivers still keep at least %s of binaries that no "
+		             "socket explains after %.0f ms (settle_timeout); binary %s -> %s",
 		             which, left, (double)s->settle_us / 1000.0, b0, b1);
 }
 

@@ -135,7 +135,7 @@ if [ ${#CASES[@]} -eq 0 ]; then
 		toolchain_probe_from_newer_erlc_loads_in_both toolchain_probe_newer_than_node
 		toolchain_gitlab_job_in_an_elixir_image
 		nodist_plain_node onevoice_ets_table fine_enif_names_the_nif fine_peak_names_the_test
-		settle_waits_for_port_buffers)
+		settle_sets_aside_port_buffers settle_new_socket_buffer_is_growth)
 fi
 bash tests/e2e/run.sh "${CASES[@]}"
 rc=$?
