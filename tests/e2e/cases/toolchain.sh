@@ -122,30 +122,58 @@ case_toolchain_gitlab_job_in_an_elixir_image() {
 		node "$INTEG/ci-step.js" "$ROOT/integrations/gitlab/gate.gitlab-ci.yml" .gate before_script
 		node "$INTEG/ci-step.js" "$ROOT/integrations/gitlab/gate.gitlab-ci.yml" gate:merge-request
 	} >"$t/job.sh" || { fail "no gate:merge-request job"; return; }
+	# The image is a throwaway layer over the chroot, as a runner's container is over its
+	# image: an overlay whose upper layer is a tmpfs, mounted in a mount namespace of its own
+	# (unshare -m), so that every mount and every package the job installs go away with it.
+	# Installing into the cached chroot itself would leave libgit2 & co. there, where `make
+	# release-compat` must find none. Both runs share the one layer (a reused runner).
+	cat >"$t/image.sh" <<'IMAGE'
+set -e
+t=$1 d=$2
+mkdir -p "$t/layer" "$t/root"
+mount -t tmpfs tmpfs "$t/layer"
+mkdir "$t/layer/upper" "$t/layer/work"
+mount -t overlay overlay -o "lowerdir=$GATE_COMPAT_ROOT,upperdir=$t/layer/upper,workdir=$t/layer/work" "$t/root"
+mount -t proc proc "$t/root/proc"
+mount --bind /dev "$t/root/dev"
+mount --bind /tmp "$t/root/tmp"
+for i in 1 2; do
+	rc=0
+	chroot "$t/root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		GATE_COMPAT_RUN="$GATE_COMPAT_RUN" LANG=C.UTF-8 CI_DEFAULT_BRANCH=main MIX_ENV=test \
+		GATE_IMAGE=debian-13-chroot GATE_PROJECT=. GATE_ARGS=-q GATE_SOURCE="file://$t/gate.git" \
+		GATE_REF="$GATE_REF" GATE_HOME="$t/gate-job" GATE_BASELINE_BRANCH=gate/baseline \
+		GATE_MIX_DEPS_GET=false /bin/sh -c 'cd "$1" && exec sh -e "$2"' sh "$d" "$t/job.sh" \
+		>"$t/job$i.out" 2>&1 || rc=$?
+	echo "$rc" >"$t/rc$i"
+	chroot "$t/root" dpkg-query -W -f='${Package} ' 'erlang-*' 'elixir' >"$t/erlang$i" 2>/dev/null || true
+	# the reports of this run, out of the way of the next (the project dir is the same)
+	mv "$d/gate-reports" "$t/reports$i" 2>/dev/null || true
+done
+IMAGE
+	GATE_REF="$rev" unshare -m bash "$t/image.sh" "$t" "$d" >"$t/image.out" 2>&1 ||
+		{ fail "the image layer over $GATE_COMPAT_ROOT: $(tail -n 5 "$t/image.out")"; return; }
 	for i in 1 2; do
-		chroot "$GATE_COMPAT_ROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-			GATE_COMPAT_RUN="$GATE_COMPAT_RUN" LANG=C.UTF-8 CI_DEFAULT_BRANCH=main MIX_ENV=test \
-			GATE_IMAGE=debian-13-chroot GATE_PROJECT=. GATE_ARGS=-q GATE_SOURCE="file://$t/gate.git" \
-			GATE_REF="$rev" GATE_HOME="$t/gate-job" GATE_BASELINE_BRANCH=gate/baseline \
-			GATE_MIX_DEPS_GET=false /bin/sh -c 'cd "$1" && exec sh -e "$2"' sh "$d" "$t/job.sh" \
-			>"$t/job$i.out" 2>&1
-		local rc=$?
+		local rc; rc=$(cat "$t/rc$i" 2>/dev/null)
 		[ "$rc" = 1 ] || { fail "run $i of the job exited $rc: $(tail -n 5 "$t/job$i.out")"; return; }
-		junit_check "$d/gate-reports/junit.xml" --failures 1 --errors 0 \
+		junit_check "$t/reports$i/junit.xml" --failures 1 --errors 0 \
 			--failure-contains "test the answer is right=gate-fixture: the answer drifted"
-		expect_in "$d/gate-reports/summary.md" "gate: FAILED (1 test)"
+		expect_in "$t/reports$i/summary.md" "gate: FAILED (1 test)"
 		expect_in "$t/job$i.out" "deps: Erlang/OTP from PATH (/usr/bin/erl): no Erlang packages"
 		expect_in "$t/job$i.out" "deps: Elixir from PATH (/usr/bin/elixir): no Elixir package"
 		expect_not_in "$t/job$i.out" "already exists"
-		rm -rf "$d/gate-reports"
+		if grep -q 'esl-erlang' "$t/erlang$i"; then
+			fail "a second Erlang got installed"
+		fi
 	done
+	# the job's packages went with the layer: the cached chroot has no gate build package
+	if chroot "$GATE_COMPAT_ROOT" dpkg-query -W -f='${Status}' libgit2-dev 2>/dev/null | grep -q 'installed'; then
+		fail "the job installed libgit2-dev into $GATE_COMPAT_ROOT itself, not into its layer"
+	fi
 	# the second run found everything installed by the first
 	expect_in "$t/job2.out" "deps: all packages are installed"
 	expect_in "$t/gate-job/build/probe_blob.c" "probe_otp_release[] = \"$GATE_COMPAT_OTP\""
 	grep -q "erl_interface" "$t/job1.out" && fail "the build said something about erl_interface: $(grep erl_interface "$t/job1.out")"
-	if chroot "$GATE_COMPAT_ROOT" dpkg-query -W -f='${Package} ' 'erlang-*' 'elixir' 2>/dev/null | grep -q 'esl-erlang'; then
-		fail "a second Erlang got installed"
-	fi
 	no_leftovers "$d"
 }
 
