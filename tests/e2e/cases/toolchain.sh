@@ -133,7 +133,15 @@ t=$1 d=$2
 mkdir -p "$t/layer" "$t/root"
 mount -t tmpfs tmpfs "$t/layer"
 mkdir "$t/layer/upper" "$t/layer/work"
-mount -t overlay overlay -o "lowerdir=$GATE_COMPAT_ROOT,upperdir=$t/layer/upper,workdir=$t/layer/work" "$t/root"
+if ! mount -t overlay overlay -o "lowerdir=$GATE_COMPAT_ROOT,upperdir=$t/layer/upper,workdir=$t/layer/work" "$t/root"; then
+	# no overlayfs here: a copy of the chroot in the tmpfs instead (without the runner's
+	# mounts of proc, dev and tmp in it)
+	echo "image: no overlayfs: a copy of $GATE_COMPAT_ROOT instead"
+	mkdir "$t/layer/copy"
+	(cd "$GATE_COMPAT_ROOT" && tar -c --exclude=./proc --exclude=./dev --exclude=./tmp .) | (cd "$t/layer/copy" && tar -x)
+	mkdir -p "$t/layer/copy/proc" "$t/layer/copy/dev" "$t/layer/copy/tmp"
+	mount --bind "$t/layer/copy" "$t/root"
+fi
 mount -t proc proc "$t/root/proc"
 mount --bind /dev "$t/root/dev"
 mount --bind /tmp "$t/root/tmp"
