@@ -343,7 +343,7 @@ struct snapshot {
 	/* issue 31: the sockets' input buffers set aside instead of waited for (the snapshot's
 	 * binary, system and total are judged without them): their bytes, how many sockets,
 	 * whether the sizes are exact (else a lower bound), and binary as measured */
-	int64_t settle_floor; /* what the wait waited for: at most this much left (0: unknown) */
+	int64_t settle_floor; /* what the wait waited for: at most this much left */
 	bool have_set_aside;
 	bool set_aside_exact;
 	int64_t set_aside_bytes, set_aside_sockets, set_aside_binary_raw;

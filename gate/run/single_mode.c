@@ -36,9 +36,9 @@ static void settle_say(struct run *r, const char *which, const struct snapshot *
 	model_bytes_format(left, sizeof(left), s->settle_port_buffers_left);
 	model_bytes_format(b0, sizeof(b0), s->settle_binary_before);
 	model_bytes_format(b1, sizeof(b1), s->settle_binary_after);
-	/* settled: what is left is under the probe's floor (an older probe: half of it gone) */
-	if (s->settle_floor > 0 ? s->settle_port_buffers_left <= s->settle_floor
-	                        : s->settle_port_buffers_left < s->settle_port_buffers / 2 + 1)
+	/* settled: what is left is under the floor the probe waited for (the probe is compiled
+	 * into gate: it always reports that floor with the wait) */
+	if (s->settle_port_buffers_left <= s->settle_floor)
 		run_progress(r,
 		             "%s-snapshot settled: port drivers' binaries that no socket explains "
 		             "(at least %s) released in %.0f ms; binary %s -> %s",
