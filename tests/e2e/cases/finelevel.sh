@@ -5,6 +5,23 @@
 # 3-million-element batch during one call named by [process] max_heap, the suite's own
 # system monitor left alone and said so, and the same project without leaks passing.
 
+# fine_fixture: a copy of the fine_nif fixture. Under make compat the Debian 13 chroot has no C
+# compiler (gcc brings binutils, and binutils libjansson, which make release-compat, run next
+# on the same chroot, must not find there), so the NIF is built here, by this machine's cc
+# against the chroot's OTP headers (erts-*/include), and the fixture's Mix compiler finds it
+# up to date, as it would after a make
+fine_fixture() {
+	local d inc
+	d=$(fixture fine_nif)
+	if [ -n "${GATE_COMPAT_ROOT:-}" ] && [ ! -x "$GATE_COMPAT_ROOT/usr/bin/cc" ]; then
+		inc=$(ls -d "$GATE_COMPAT_ROOT"/usr/lib/erlang/erts-*/include 2>/dev/null | tail -n 1)
+		mkdir -p "$d/priv"
+		[ -n "$inc" ] && cc -O2 -fPIC -shared -I "$inc" -o "$d/priv/fine_nif.so" "$d/c_src/fine_nif.c" ||
+			echo "    cannot build the fine_nif NIF against $GATE_COMPAT_ROOT's OTP headers" >&2
+	fi
+	echo "$d"
+}
+
 # fine_run DIR LEAK [GATE RUN ARGS...]: gate run with FINE_LEAK=LEAK (the fixture's switch)
 fine_run() {
 	local d=$1 leak=$2
@@ -20,7 +37,7 @@ json_get() {
 }
 
 case_fine_clean_passes() {
-	local d; d=$(fixture fine_nif)
+	local d; d=$(fine_fixture)
 	printf '[process]\nmax_heap = "40 MB"\n' >"$d/gate.toml"
 	fine_run "$d" none
 	expect_rc 0
@@ -39,7 +56,7 @@ case_fine_clean_passes() {
 }
 
 case_fine_enif_names_the_nif() {
-	local d; d=$(fixture fine_nif)
+	local d; d=$(fine_fixture)
 	fine_run "$d" enif
 	expect_rc 1
 	expect_in "$d/_build/gate/junit.xml" "allocated by NIF FineNif.Native: +30 000 blocks ("
@@ -50,7 +67,7 @@ case_fine_enif_names_the_nif() {
 }
 
 case_fine_malloc_outside_the_beam() {
-	local d; d=$(fixture fine_nif)
+	local d; d=$(fine_fixture)
 	# opt-in: by default the figures are reported, not judged
 	fine_run "$d" malloc
 	expect_rc 0
@@ -67,7 +84,7 @@ case_fine_malloc_outside_the_beam() {
 }
 
 case_fine_peak_names_the_test() {
-	local d; d=$(fixture fine_nif)
+	local d; d=$(fine_fixture)
 	printf '[peak]\nmax = "400 MB"\n' >"$d/gate.toml"
 	fine_run "$d" peak --per-test --summary "$d/summary.md" --html "$d/report.html"
 	expect_rc 1
@@ -93,7 +110,7 @@ case_fine_peak_names_the_test() {
 }
 
 case_fine_batch_names_the_genserver() {
-	local d; d=$(fixture fine_nif)
+	local d; d=$(fine_fixture)
 	printf '[process]\nmax_heap = "40 MB"\n' >"$d/gate.toml"
 	fine_run "$d" batch
 	expect_rc 1
@@ -104,7 +121,7 @@ case_fine_batch_names_the_genserver() {
 }
 
 case_fine_suite_monitor_left_alone() {
-	local d; d=$(fixture fine_nif)
+	local d; d=$(fine_fixture)
 	printf '[process]\nmax_heap = "40 MB"\n' >"$d/gate.toml"
 	export FINE_MONITOR=1
 	fine_run "$d" batch
@@ -117,7 +134,7 @@ case_fine_suite_monitor_left_alone() {
 }
 
 case_fine_bad_sizes() {
-	local d; d=$(fixture fine_nif)
+	local d; d=$(fine_fixture)
 	printf '[peak]\nmax = "lots"\n' >"$d/gate.toml"
 	run_gate run -C "$d"
 	expect_rc 2
@@ -140,7 +157,7 @@ case_fine_bad_sizes() {
 }
 
 case_fine_instrument() {
-	local d; d=$(fixture fine_nif)
+	local d; d=$(fine_fixture)
 	fine_run "$d" none --instrument
 	expect_rc 0
 	# every allocator tags its blocks: far more {origin, type} pairs than driver_alloc's and
@@ -155,7 +172,7 @@ case_fine_instrument() {
 }
 
 case_fine_max_peak_tag() {
-	local d; d=$(fixture fine_nif)
+	local d; d=$(fine_fixture)
 	# no [peak] max, no --per-test: the test's @tag gate: [max_peak: "100 MB"] alone
 	fine_run "$d" peak
 	expect_rc 1
@@ -232,7 +249,7 @@ case_fine_attach_without_proc() {
 # max_peak on a test that cannot be measured: an async test shares its window with its
 # neighbours; it is said not judged, with the fix, and does not fail.
 case_fine_max_peak_async_said() {
-	local d; d=$(fixture fine_nif)
+	local d; d=$(fine_fixture)
 	sed -i 's/use ExUnit.Case$/use ExUnit.Case, async: true/' "$d/test/peak_test.exs" "$d/test/native_test.exs"
 	fine_run "$d" peak
 	expect_rc 0
