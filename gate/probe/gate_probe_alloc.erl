@@ -486,8 +486,15 @@ tracker_kill() ->
                 {Pid, _} -> _ = erlang:system_monitor(undefined);
                 _ -> ok
             end,
+            %% wait for it to be gone: exit/2 is asynchronous, and a tracker started next
+            %% could not register while the old one holds the name, so it would run
+            %% unnamed, never skipped by a snapshot nor stopped (under --repeat it was
+            %% counted among the processes born and left alive)
+            Ref = erlang:monitor(process, Pid),
             exit(Pid, kill),
-            ok
+            receive {'DOWN', Ref, process, Pid, _} -> ok
+            after 5000 -> erlang:demonitor(Ref, [flush]), ok
+            end
     end.
 
 cleanup() -> tracker_kill().
