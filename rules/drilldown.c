@@ -156,15 +156,25 @@ static size_t list_ets(struct drill_item *out, size_t n, size_t max, const struc
 	return n;
 }
 
-/* issue 25: the process holding the most monitors or links, in the thousands (the probe
- * reports counts only from there), or NULL. */
+/* The count of monitors or links the drill-down names a process by: thousands. The probe
+ * reports counts from fewer on (the repeat rule pairs the two ends of monitors that grow a
+ * little in every run), so every count is read through many(). */
+#define DRILL_MANY_REFS 1000
+
+static int64_t many(int64_t v)
+{
+	return v >= DRILL_MANY_REFS ? v : 0;
+}
+
+/* issue 25: the process holding the most monitors or links, in the thousands, or NULL. */
 static const struct proc_growth *refs_holder(const struct snapshot *a)
 {
 	const struct proc_growth *h = NULL;
 	for (size_t i = 0; i < a->ngrew_procs; i++) {
 		const struct proc_growth *p = &a->grew_procs[i];
-		int64_t r = p->monitors > p->links ? p->monitors : p->links;
-		if (r > 0 && (!h || r > (h->monitors > h->links ? h->monitors : h->links)))
+		int64_t r = many(p->monitors) > many(p->links) ? many(p->monitors) : many(p->links);
+		if (r > 0 && (!h || r > (many(h->monitors) > many(h->links) ? many(h->monitors)
+		                                                            : many(h->links))))
 			h = p;
 	}
 	return h;
@@ -173,7 +183,7 @@ static const struct proc_growth *refs_holder(const struct snapshot *a)
 /* The other end of h's monitors or links: a process monitored or linked in the thousands. */
 static bool other_end(const struct proc_growth *p, const struct proc_growth *h)
 {
-	return h && p != h && (p->monitored_by > 0 || p->links > 0);
+	return h && p != h && (many(p->monitored_by) > 0 || many(p->links) > 0);
 }
 
 /* "holds 30 000 monitors (+30 000), " for a process with many; "" else. */
@@ -183,10 +193,10 @@ static void refs_text(char *buf, size_t len, const struct proc_growth *p)
 	buf[0] = '\0';
 	rules_count_format(m, sizeof(m), p->monitors);
 	rules_count_format(l, sizeof(l), p->links);
-	if (p->monitors > 0)
+	if (many(p->monitors) > 0)
 		snprintf(buf, len, "holds %s monitors%s%s%s, ", m, p->born ? " (+" : "",
 		         p->born ? m : "", p->born ? ")" : "");
-	else if (p->links > 0)
+	else if (many(p->links) > 0)
 		snprintf(buf, len, "holds %s links%s%s%s, ", l, p->born ? " (+" : "",
 		         p->born ? l : "", p->born ? ")" : "");
 }
@@ -207,12 +217,12 @@ static void proc_item(struct drill_item *it, const struct proc_growth *p, const 
 				continue;
 			model_bytes_format(ob, sizeof(ob), od);
 			rules_count_format(oc, sizeof(oc),
-			                   o->monitored_by ? o->monitored_by : o->links);
+			                   many(o->monitored_by) ? o->monitored_by : o->links);
 			snprintf(ends, sizeof(ends), " (the other end: %s, %s %s times, +%s)",
 			         o->name  ? o->name
 			         : o->pid ? o->pid
 			                  : "?",
-			         o->monitored_by ? "monitored" : "linked", oc, ob);
+			         many(o->monitored_by) ? "monitored" : "linked", oc, ob);
 			for (int c = 0; c < MEM_CAT_COUNT; c++)
 				if (it->by_cat[c])
 					it->by_cat[c] += od;

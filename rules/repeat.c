@@ -322,44 +322,115 @@ static void proc_series(struct series *s, const struct snapshot *const *snaps, s
 	}
 }
 
+/* The probe reports a process's monitors, monitors on it and links from REPEAT_REFS on (a
+ * process monitors another once, a supervisor links to its children): fewer than the
+ * drill-down's thousands, as growth in every run is small. */
+#define REPEAT_REFS 50
+
+/* issue 25 in the repeat path: q is the other end of h's monitors (the same monitors,
+ * counted on both sides: h holds about as many as there are on q), so both grew alike in
+ * every run and are one structure, h's. */
+static bool other_end_of(const struct proc_growth *q, const struct proc_growth *h)
+{
+	return q != h && h->monitors >= REPEAT_REFS && q->monitored_by >= REPEAT_REFS &&
+	       q->monitored_by <= 2 * h->monitors && h->monitors <= 2 * q->monitored_by;
+}
+
+/* A supervisor whose memory grows with the processes born and left alive under it (its links
+ * to them, its children's specs): the born processes' finding, failing already, explains it. */
+static bool born_explains(const struct findings *out, const struct snapshot *last,
+                          const struct proc_growth *p)
+{
+	if (p->links < REPEAT_REFS || 2 * p->links < last->born_count)
+		return false;
+	for (size_t i = 0; i < out->count; i++)
+		if (out->items[i].verdict == VERDICT_FAIL && out->items[i].structure_key &&
+		    strcmp(out->items[i].structure_key, "born") == 0)
+			return true;
+	return false;
+}
+
+/* Whether p grew in every run by similar amounts: its refc binaries (*bin true) or its
+ * memory after GC, in *s, the smallest growth in *lo. */
+static bool proc_consistent(const struct snapshot *const *snaps, size_t n,
+                            const struct structure_config *cfg, const struct proc_growth *p,
+                            struct series *s, bool *bin, int64_t *lo)
+{
+	memset(s, 0, sizeof(*s));
+	proc_series(s, snaps, n, p, true);
+	if ((*bin = consistent(s, n, cfg->repeat_bytes, cfg->repeat_spread, lo)))
+		return true;
+	memset(s, 0, sizeof(*s));
+	proc_series(s, snaps, n, p, false);
+	return consistent(s, n, cfg->repeat_bytes, cfg->repeat_spread, lo);
+}
+
+/* The other end of p's monitors among the processes that grew in every run, or NULL. */
+static const struct proc_growth *end_of(const struct snapshot *const *snaps, size_t n,
+                                        const struct structure_config *cfg,
+                                        const struct proc_growth *p, bool holder)
+{
+	const struct snapshot *last = snaps[n];
+	for (size_t i = 0; i < last->ngrew_procs; i++) {
+		const struct proc_growth *o = &last->grew_procs[i];
+		struct series s;
+		bool b;
+		int64_t lo;
+		if ((holder ? other_end_of(o, p) : other_end_of(p, o)) &&
+		    proc_consistent(snaps, n, cfg, o, &s, &b, &lo))
+			return o;
+	}
+	return NULL;
+}
+
 static int processes(struct findings *out, const struct snapshot *const *snaps, size_t n,
                      const struct structure_config *cfg, size_t *found)
 {
 	const struct snapshot *last = snaps[n];
 	for (size_t i = 0; i < last->ngrew_procs; i++) {
-		const struct proc_growth *p = &last->grew_procs[i];
+		const struct proc_growth *p = &last->grew_procs[i], *o;
 		const char *name = p->name ? rules_display(p->name) : p->pid ? p->pid : "?";
-		struct series bin = {0}, mem = {0};
-		int64_t lo = 0;
-		char what[640], msg[1024], subject[300], a[32], b[32];
-		proc_series(&bin, snaps, n, p, true);
-		proc_series(&mem, snaps, n, p, false);
-		bool by_bin = consistent(&bin, n, cfg->repeat_bytes, cfg->repeat_spread, &lo);
-		const struct series *s = &bin;
-		if (!by_bin) {
-			if (!consistent(&mem, n, cfg->repeat_bytes, cfg->repeat_spread, &lo))
-				continue;
-			s = &mem;
-		}
+		struct series s, os = {0};
+		bool by_bin, ob;
+		int64_t lo = 0, olo;
+		char what[640], msg[1200], subject[300], a[32], b[32], refs[400] = "", mc[32],
+		                                                       oc[32];
+		if (!proc_consistent(snaps, n, cfg, p, &s, &by_bin, &lo) ||
+		    end_of(snaps, n, cfg, p, false) || born_explains(out, last, p))
+			continue;
 		if (structure_category_fails(out, by_bin ? MEM_BINARY : MEM_PROCESSES_USED) ||
 		    structure_failed_already(out, structure_rules, name, NULL))
 			continue;
-		series_text(what, sizeof(what), s, n, lo, cfg->repeat_spread, true, "");
-		model_bytes_format(a, sizeof(a), s->v[1]);
-		model_bytes_format(b, sizeof(b), s->v[n]);
-		snprintf(msg, sizeof(msg), "process %s%s%s%s: its %s grew %s, %s -> %s%s", name,
+		if ((o = end_of(snaps, n, cfg, p, true)) &&
+		    proc_consistent(snaps, n, cfg, o, &os, &ob, &olo)) {
+			rules_count_format(mc, sizeof(mc), p->monitors);
+			rules_count_format(oc, sizeof(oc), o->monitored_by);
+			model_bytes_format(b, sizeof(b), grown(&os, n));
+			snprintf(refs, sizeof(refs),
+			         "; it holds %s monitors (the other end: %s, monitored %s times, "
+			         "+%s)",
+			         mc,
+			         o->name  ? rules_display(o->name)
+			         : o->pid ? o->pid
+			                  : "?",
+			         oc, b);
+		}
+		series_text(what, sizeof(what), &s, n, lo, cfg->repeat_spread, true, "");
+		model_bytes_format(a, sizeof(a), s.v[1]);
+		model_bytes_format(b, sizeof(b), s.v[n]);
+		snprintf(msg, sizeof(msg), "process %s%s%s%s: its %s grew %s, %s -> %s%s%s", name,
 		         p->initial_call ? " (" : "",
 		         p->initial_call ? rules_display(p->initial_call) : "",
 		         p->initial_call ? ")" : "", by_bin ? "refc binaries" : "memory after GC",
-		         what, a, b, tail);
+		         what, a, b, refs, tail);
 		snprintf(subject, sizeof(subject), "process %s", name);
 		char label[320];
 		snprintf(label, sizeof(label), "%sprocess %s", by_bin ? "the binaries of " : "",
 		         name);
-		struct finding *f = fail(out, subject, s, n, msg);
+		struct finding *f = fail(out, subject, &s, n, msg);
 		if (!f ||
 		    rules_pid_structure(f, p->pid, label, by_bin ? MEM_BINARY : MEM_PROCESSES_USED,
-		                        grown(s, n)) < 0)
+		                        grown(&s, n) + (*refs ? grown(&os, n) : 0)) < 0)
 			return -1;
 		(*found)++;
 	}
@@ -426,8 +497,9 @@ int repeat_structures_check(struct findings *out, const struct snapshot *const *
 	for (size_t k = 1; k <= n; k++)
 		if (!snaps[k] || (k >= 2 && !snaps[k]->have_growth))
 			return 0;
-	if (tables(out, snaps, n, cfg, &found) < 0 || processes(out, snaps, n, cfg, &found) < 0 ||
+	if (tables(out, snaps, n, cfg, &found) < 0 ||
 	    groups(out, snaps, n, cfg, false, &found) < 0 ||
+	    processes(out, snaps, n, cfg, &found) < 0 ||
 	    groups(out, snaps, n, cfg, true, &found) < 0)
 		return -1;
 	if (found)

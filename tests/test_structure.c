@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gate/config/config.h"
+#include "rules/consolidate.h"
 #include "rules/repeat.h"
 #include "rules/rules.h"
 #include "rules/structure.h"
@@ -369,6 +370,77 @@ static void test_repeat_groups_and_keys(void **state)
 	}
 }
 
+/* issue 25 in the repeat path: a process that monitors another a few dozen times more in
+ * every run grows, and so does the process at the other end (the same monitors, counted on
+ * both sides): one finding, the holder's, saying the monitors and the other end; a supervisor
+ * whose memory grows with the processes born and left alive under it is their finding's */
+static void test_repeat_monitors_and_supervisor_once(void **state)
+{
+	(void)state;
+	struct findings out = {0};
+	int64_t flat[] = {10, 10, 10, 10, 10};
+	static struct proc_growth g[RUNS + 1][2];
+	ets_runs(flat, 4);
+	for (size_t k = 2; k <= 4; k++) {
+		int64_t m = 76 * (int64_t)k;
+		g[k][0] = (struct proc_growth){.pid = "<0.700.0>",
+		                               .name = "Elixir.App.Holder",
+		                               .memory_before = 7600,
+		                               .memory = 7600 + 4900 * ((int64_t)k - 1),
+		                               .monitors = m};
+		g[k][1] = (struct proc_growth){.pid = "<0.701.0>",
+		                               .name = "Elixir.App.Target",
+		                               .memory_before = 7600,
+		                               .memory = 7600 + 4900 * ((int64_t)k - 1),
+		                               .monitored_by = m};
+		snaps[k].grew_procs = g[k];
+		snaps[k].ngrew_procs = 2;
+	}
+	assert_int_equal(judge_runs(&out, 4), 0);
+	assert_int_equal(failed_of_rule(&out, "structure"), 1);
+	const struct finding *f = find(&out, "structure", "process App.Holder");
+	assert_non_null(f);
+	assert_int_equal(f->verdict, VERDICT_FAIL);
+	assert_non_null(strstr(f->message, "it holds 304 monitors (the other end: App.Target, "
+	                                   "monitored 304 times"));
+	assert_null(find(&out, "structure", "process App.Target"));
+	findings_clear(&out);
+
+	/* without the monitors (or with far fewer on the other end) they are two causes */
+	for (size_t k = 2; k <= 4; k++)
+		g[k][1].monitored_by = 3;
+	assert_int_equal(judge_runs(&out, 4), 0);
+	assert_int_equal(failed_of_rule(&out, "structure"), 2);
+	findings_clear(&out);
+
+	/* a supervisor linked to the processes born and left alive, which fail already */
+	for (size_t k = 2; k <= 4; k++) {
+		g[k][0] = (struct proc_growth){.pid = "<0.702.0>",
+		                               .name = "Elixir.App.TaskSup",
+		                               .memory_before = 24600,
+		                               .memory = 24600 + 36500 * ((int64_t)k - 1),
+		                               .links = 76 * (int64_t)k + 1};
+		snaps[k].ngrew_procs = 1;
+		snaps[k].born_count = 76 * ((int64_t)k - 1);
+	}
+	assert_int_equal(findings_add(&out, "process", "born", VERDICT_FAIL, 0, 1, 0, -1, "x"), 0);
+	assert_int_equal(consolidate_name(&out.items[0], "born", "228 processes left alive",
+	                                  MEM_PROCESSES_USED, 1),
+	                 0);
+	assert_int_equal(judge_runs(&out, 4), 0);
+	assert_null(find(&out, "structure", "process App.TaskSup"));
+	findings_clear(&out);
+	/* the same process with no born processes failing is a finding of its own */
+	assert_int_equal(judge_runs(&out, 4), 0);
+	assert_non_null(find(&out, "structure", "process App.TaskSup"));
+	findings_clear(&out);
+	for (size_t k = 0; k <= 4; k++) {
+		snaps[k].grew_procs = NULL;
+		snaps[k].ngrew_procs = 0;
+		snaps[k].born_count = 0;
+	}
+}
+
 static void test_config_keys(void **state)
 {
 	(void)state;
@@ -405,6 +477,7 @@ int main(void)
 	        cmocka_unit_test(test_repeat_warmup_noise_pass),
 	        cmocka_unit_test(test_repeat_process_and_named_once),
 	        cmocka_unit_test(test_repeat_groups_and_keys),
+	        cmocka_unit_test(test_repeat_monitors_and_supervisor_once),
 	        cmocka_unit_test(test_config_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
