@@ -108,3 +108,15 @@ case_onevoice_failing_test_placed() {
 	junit_valid "$d/_build/gate/junit.xml"
 	no_leftovers "$d"
 }
+
+# The merge-request configuration with --repeat 3: the holder keeps 19 MB more in every run;
+# the rules judge runs 2..3, the baseline's binary row sees all 3 runs against one clean run:
+# still one failing testcase and one annotation, the holder's (the baseline row is context).
+case_onevoice_repeat_baseline() {
+	local d base
+	d=$(onevoice_repo)
+	base=$(git -C "$d" rev-parse HEAD)
+	one_voice "$d" binary "process OneVoice.Holder (" --baseline-ref "$base" --repeat 3
+	expect_in "$d/_build/gate/junit.xml" "context: explained by"
+	no_leftovers "$d"
+}
