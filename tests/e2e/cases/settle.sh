@@ -132,7 +132,8 @@ case_repeat_one_voice_monitors_and_tasks() {
 # The Phoenix app (../shared/apps, or $GATE_REALWORLD_APPS) with issue 31's leaks planted by
 # tests/realworld/phoenix/plant.sh: a GenServer a plug fills with response bodies fails a
 # default run, named; an ETS session cache and a page cache GenServer fail with --repeat 3,
-# named, one finding each; the unchanged app passes both ways. Needs PostgreSQL (CI installs
+# named, one finding each; the unchanged app passes both ways; two of plant.sh's shapes
+# (monitors, tasks) at kB per suite are one finding each with --repeat 3. Needs PostgreSQL (CI installs
 # it, integrations/deps.sh); skipped here, saying so, without it.
 case_phoenix_planted_leaks() {
 	local apps="${GATE_REALWORLD_APPS:-$ROOT/../shared/apps}" pgbin
@@ -155,7 +156,7 @@ case_phoenix_planted_leaks() {
 	export PGPORT
 	(
 		export MIX_ENV=test
-		for k in bodies sessions pages; do
+		for k in bodies sessions pages shapes; do
 			cp -a "$top/todo_trek" "$top/$k"
 			"$ROOT/tests/realworld/phoenix/plant.sh" "$top/$k" "$k" >/dev/null &&
 				(cd "$top/$k" && mix compile >"$top/$k.compile" 2>&1) ||
@@ -181,6 +182,16 @@ case_phoenix_planted_leaks() {
 	expect_rc 1
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
 	expect_in "$OUT" "process TodoTrek.Plant.PageCache"
+	# issue 25 in --repeat on the app: a holder monitoring a target 76 more times a suite,
+	# and 76 tasks a suite left under a Task.Supervisor: one finding each (two before)
+	GATE_LEAK=monitors GATE_LEAK_SMALL=1 run_gate run -C "$top/shapes" --repeat 3
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (1 memory rule)"
+	expect_in "$top/shapes/_build/gate/junit.xml" "monitors (the other end: TodoTrek.Plant.Target"
+	GATE_LEAK=tasks GATE_LEAK_SMALL=1 run_gate run -C "$top/shapes" --repeat 3
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (1 memory rule)"
+	expect_not_in "$OUT" "process TodoTrek.Plant.TaskSup ("
 	local pghost; pghost=$(sed -n 's/^PGHOST_DIR=//p' "$top/pg.env")
 	"$apps/teardown.sh" "$top" >/dev/null 2>&1 || fail "teardown.sh failed"
 	# teardown.sh leaves the cluster's data dir (as root a mktemp -d of its own)
