@@ -130,3 +130,27 @@ EOS
 	expect_in "$ERR" "--distributed: an attached node is distributed already"
 	no_leftovers "$d"
 }
+
+# System.argv() is mix test's command line (["test" | ARGS]), not the empty list the node's
+# `mix run -e` boot leaves; and a private ETS table the suite leaves (as :global's and :pg's
+# are) is named without gate's probe crashing on it: no error report of gate's in the output.
+case_nodist_argv_and_private_table() {
+	local d p
+	cl_start 0
+	d=$(fixture nodist)
+	HOME=$CL_HOME ERL_EPMD_PORT=$CL_PORT NODIST_NAME="a$RANDOM" \
+		NODIST_ARGS="--seed 0 test/nodist_test.exs" \
+		run_gate run -C "$d" -- --seed 0 test/nodist_test.exs
+	expect_rc 0
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
+		--testcase "NodistTest=test System.argv() is mix test's command line"
+	cl_stop "$d"
+	p=$(fixture nodist_private_ets)
+	run_gate run -C "$p"
+	expect_rc 1
+	expect_in "$OUT" "ETS table gate_private_rows"
+	expect_not_in "$OUT" "raised an exception"
+	expect_not_in "$ERR" "raised an exception"
+	expect_not_in "$OUT" "insufficient access rights"
+	no_leftovers "$p"
+}
