@@ -154,3 +154,31 @@ case_nodist_argv_and_private_table() {
 	expect_not_in "$OUT" "insufficient access rights"
 	no_leftovers "$p"
 }
+
+# An epmd the suite starts listens where it would under bare `mix test`: nodes named after
+# another of the host's addresses (127.0.0.2 here, a container's eth0 address in CI) reach
+# each other (gate's node once had ERL_EPMD_ADDRESS=127.0.0.1 in its environment, which its
+# peers' epmd inherited); the suite's environment has no variable of gate's and no MIX_ENV
+# when gate was given none; and the epmd the suite started does not outlive the run.
+case_nodist_suite_epmd_everywhere() {
+	local d home port
+	d=$(fixture nodist_host_address)
+	home=$(mktemp -d "$WORK/nodist_home.XXXXXX")
+	for port in $(shuf -i 20000-40000 -n 20); do
+		ss -ltnH "sport = :$port" 2>/dev/null | grep -q . || break
+	done
+	# as `mix test` run by hand: neither variable set (put back after)
+	local mix_env=${MIX_ENV-} had_mix_env=${MIX_ENV+x}
+	local epmd_addr=${ERL_EPMD_ADDRESS-} had_epmd_addr=${ERL_EPMD_ADDRESS+x}
+	unset MIX_ENV ERL_EPMD_ADDRESS
+	HOME="$home" ERL_EPMD_PORT="$port" NODIST_NAME="h$RANDOM" NODIST_MIX_ENV_UNSET=1 \
+		run_gate run -C "$d"
+	[ -n "$had_mix_env" ] && export MIX_ENV="$mix_env"
+	[ -n "$had_epmd_addr" ] && export ERL_EPMD_ADDRESS="$epmd_addr"
+	expect_rc 0
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
+		--testcase "HostAddressTest=test nodes on one of the host's own addresses reach each other" \
+		--testcase "HostAddressTest=test the OS environment is the one mix test was given"
+	no_leftovers "$d"
+	no_leftovers "$home"
+}
