@@ -182,3 +182,29 @@ case_nodist_suite_epmd_everywhere() {
 	no_leftovers "$d"
 	no_leftovers "$home"
 }
+
+# A CI's `elixir --sname NAME -S mix test` through gate: node.erl_flags = "-sname NAME" in
+# gate.toml; the suite passes as it does bare, and gate names the node by its real name
+# (progress, summary), not nonode@nohost.
+case_nodist_sname_by_erl_flags() {
+	local d b name
+	cl_start 0
+	d=$(fixture nodist_sname)
+	name="sn$RANDOM"
+	printf '[node]\nerl_flags = "-sname %s"\n' "$name" >"$d/gate.toml"
+	HOME=$CL_HOME ERL_EPMD_PORT=$CL_PORT NODIST_SNAME=$name run_gate run -C "$d"
+	expect_rc 0
+	expect_in "$ERR" "node is $name@"
+	expect_in "$OUT" "erlang:memory on $name@"
+	expect_not_in "$OUT" "erlang:memory on nonode@nohost"
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
+		--testcase "SnameTest=test the node is named by its command line, and starts a peer under short names"
+	b=$(fixture nodist_sname)
+	name="sb$RANDOM"
+	BARE_OUT="$WORK/bare.$RANDOM"
+	(cd "$b" && HOME=$CL_HOME ERL_EPMD_PORT=$CL_PORT NODIST_SNAME=$name MIX_ENV=test \
+		timeout -k 5 300 elixir --sname "$name" -S mix test </dev/null >"$BARE_OUT" 2>&1)
+	BARE_RC=$?
+	at_least_as_strict 0
+	cl_stop "$d" "$b"
+}
