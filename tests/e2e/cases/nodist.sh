@@ -132,8 +132,8 @@ EOS
 }
 
 # System.argv() is mix test's command line (["test" | ARGS]), not the empty list the node's
-# `mix run -e` boot leaves; and a private ETS table the suite leaves (as :global's and :pg's
-# are) is named without gate's probe crashing on it: no error report of gate's in the output.
+# `mix run -e` boot leaves; and a private ETS table the suite leaves (another process's) is
+# named without gate's probe crashing on it: no error report of gate's in the output.
 case_nodist_argv_and_private_table() {
 	local d p
 	cl_start 0
