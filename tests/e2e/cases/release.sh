@@ -149,7 +149,20 @@ case_mix_gate_exit_codes() {
 	in_mix "$d" gate --version
 	expect_rc 0
 	expect_in "$OUT" "gate $GATE_VERSION_H"
+	# every command passes through, gate merge (issue 28) too: its refusal is gate's own
+	in_mix "$d" gate merge "$d/no-result.json"
+	expect_rc 2
+	expect_in "$ERR" "$d/no-result.json"
+	expect_not_in "$ERR" "unexpected argument merge"
 	[ ! -e "$d/_build/gate-$GATE_VERSION_H" ] || fail "mix gate installed a binary although path: is set"
+	# path: a copy of gate without its execute bit (a download not chmod'ed): exit 2 saying
+	# so, never a crash (exit 1 would read as "the gate failed")
+	cp "$GATE" "$d/gate-noexec" && chmod 644 "$d/gate-noexec"
+	printf 'import Config\nconfig :gate, path: "%s"\n' "$d/gate-noexec" >"$d/config/config.exs"
+	in_mix "$d" gate -q
+	expect_rc 2
+	expect_in "$ERR" "gate: error: config :gate, path: $d/gate-noexec is not executable: chmod +x"
+	expect_not_in "$ERR" "ErlangError"
 	gone "$d"
 }
 
