@@ -226,6 +226,12 @@ static void test_result_refusals(void **state)
 {
 	(void)state;
 	parse_refused("not json", "x.json: line 1 column");
+	/* an artifact that did not arrive whole: said so, with its fix */
+	parse_refused("", "x.json: the file is empty: not a gate run result");
+	parse_refused(" \n", "x.json: the file is empty");
+	parse_refused("{\"format\": \"gate.run/2\", \"tests\": {\"cases\": [",
+	              "the result is cut short (");
+	parse_refused("{\"format\": \"gate.run/2\", \"gate\": \"0.1", "the result is cut short");
 	parse_refused("{}", "x.json: not a gate run result");
 	parse_refused("[1, 2]", "not a gate run result");
 	parse_refused("{\"format\": \"gate.snapshot/1\"}", "not a gate run result");

@@ -158,6 +158,16 @@ case_merge_refusals() {
 	expect_rc 2
 	expect_in "$ERR" "$d/_build/j2.xml: line 1 column"
 	expect_in "$ERR" "not a gate run result"
+	# an artifact that did not arrive whole: a real result cut in the middle, an empty one
+	head -c "$(($(stat -c %s "$r2") / 2))" "$r2" >"$d/_build/cut.json"
+	run_gate merge -C "$d" "$r1" "$d/_build/cut.json"
+	expect_rc 2
+	expect_in "$ERR" "$d/_build/cut.json: line "
+	expect_in "$ERR" "the result is cut short"
+	: >"$d/_build/empty.json"
+	run_gate merge -C "$d" "$r1" "$d/_build/empty.json"
+	expect_rc 2
+	expect_in "$ERR" "$d/_build/empty.json: the file is empty"
 	echo '{"hello": 1}' >"$d/_build/other.json"
 	run_gate merge -C "$d" "$r1" "$d/_build/other.json"
 	expect_rc 2
