@@ -271,10 +271,13 @@ case_merge_templates_run() {
 			BRANCH=gate/baseline >"$t/f$k.out" 2>&1 || fail "partition $k's fetch step: $(tail -n 3 "$t/f$k.out")"
 		ci_step integrations/github/action.yml "Run gate" "$t/p$k" GATE_EXE="$GATE" INPUT_PROJECT=. \
 			INPUT_BASELINE_BRANCH=gate/baseline INPUT_BASELINE_REF= INPUT_REQUIRE_BASELINE=false \
-			INPUT_UPDATE_BASELINE=false MIX_TEST_PARTITION=$k \
+			INPUT_UPDATE_BASELINE=false MIX_TEST_PARTITION=$k INPUT_MERGED=true GITHUB_ACTIONS=true \
+			GITHUB_STEP_SUMMARY="$t/step$k.md" \
 			INPUT_ARGS="-q --json gate-result/result-$k.json -- --partitions 2" RUNNER_TEMP="$t/r$k" \
 			GITHUB_OUTPUT="$t/o$k" >"$t/p$k.out" 2>&1 || fail "partition $k's Run gate step: $(tail -n 3 "$t/p$k.out")"
 		expect_in "$t/o$k" "exit-code=0"
+		# merged: the merge job's step summary is the one
+		[ ! -e "$t/step$k.md" ] || fail "partition $k wrote a step summary of its own"
 		cp "$t/p$k/gate-result/result-$k.json" "$t/results/" || fail "partition $k wrote no result"
 	done
 	# the merge job: the results downloaded, the baseline branch prepared, the merge, the push
@@ -346,4 +349,45 @@ case_merge_templates_run() {
 	fsck_clean "$r"
 	no_leftovers "$t"
 	no_leftovers "$d"
+}
+
+# The partitioned workflow's partition jobs (the action with merged: true): a leak in one
+# partition is said once, by the merge job: the partition writes no ::error annotation and no
+# step summary, and its job passes on 0 and 1 (its result is what counts) but not on 2; the
+# same step without merged annotates, as a one-job workflow must.
+case_merge_partition_jobs_quiet() {
+	local d t k leaky=""; d=$(git_fixture partitioned_leak)
+	git -C "$d" update-ref refs/remotes/origin/main HEAD
+	t=$(mktemp -d "$WORK/runner.XXXXXX")
+	for k in 1 2; do
+		ci_step integrations/github/action.yml "Run gate" "$d" GATE_EXE="$GATE" INPUT_PROJECT=. \
+			INPUT_BASELINE_BRANCH=gate/baseline INPUT_BASELINE_REF=origin/main INPUT_REQUIRE_BASELINE=false \
+			INPUT_UPDATE_BASELINE=false MIX_TEST_PARTITION=$k INPUT_MERGED=true GITHUB_ACTIONS=true \
+			GITHUB_STEP_SUMMARY="$t/step$k.md" INPUT_ARGS="-q --json $t/result-$k.json -- --partitions 2" \
+			RUNNER_TEMP="$t/r$k" GITHUB_OUTPUT="$t/o$k" >"$t/p$k.out" 2>&1 ||
+			fail "partition $k's Run gate step: $(tail -n 3 "$t/p$k.out")"
+		grep -q "exit-code=1" "$t/o$k" && leaky=$k
+		expect_not_in "$t/p$k.out" "::error"
+		[ ! -e "$t/step$k.md" ] || fail "partition $k wrote a step summary of its own"
+	done
+	[ -n "$leaky" ] || fail "no partition failed on the leak"
+	for k in 0 1 2; do
+		ci_step integrations/github/action.yml "Verdict" "$t" RC=$k INPUT_MERGED=true >"$t/v$k.out" 2>&1
+		RC=$?
+		OUT="$t/v$k.out" ERR="$t/v$k.out" expect_rc "$([ "$k" = 2 ] && echo 2 || echo 0)"
+	done
+	expect_in "$t/v1.out" "the merge job (gate merge) gives the suite's one verdict"
+	# the one voice: the merge job annotates the leak once, naming its partition
+	(cd "$d" && GITHUB_ACTIONS=true "$GATE" merge -C . -q --junit "$t/m.xml" "$t"/result-*.json) >"$t/m.out" 2>&1
+	[ "$(grep -c '^::error .*partition '"$leaky"'/2' "$t/m.out")" -ge 1 ] ||
+		fail "the merge did not annotate the leak with its partition: $(grep '::' "$t/m.out" | head -n 3)"
+	# without merged, the same step annotates (a one-job workflow's partition of one)
+	ci_step integrations/github/action.yml "Run gate" "$d" GATE_EXE="$GATE" INPUT_PROJECT=. \
+		INPUT_BASELINE_BRANCH=gate/baseline INPUT_BASELINE_REF=origin/main INPUT_REQUIRE_BASELINE=false \
+		INPUT_UPDATE_BASELINE=false MIX_TEST_PARTITION=$leaky INPUT_MERGED=false GITHUB_ACTIONS=true \
+		INPUT_ARGS="-q -- --partitions 2" RUNNER_TEMP="$t/r3" GITHUB_OUTPUT="$t/o3" >"$t/p3.out" 2>&1 ||
+		fail "the unmerged Run gate step: $(tail -n 3 "$t/p3.out")"
+	expect_in "$t/p3.out" "::error "
+	no_leftovers "$d"
+	no_leftovers "$t"
 }
