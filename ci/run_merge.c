@@ -355,6 +355,21 @@ void run_merged_clear(struct run_merged *m)
 	memset(m, 0, sizeof(*m));
 }
 
+void run_merge_judged_figures(struct run_result *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < r[i].findings.count; k++) {
+			const struct finding *f = &r[i].findings.items[k];
+			int cat = f->rule && f->subject && strcmp(f->rule, "growth") == 0
+			                  ? mem_cat_from_name(f->subject)
+			                  : -1;
+			if (cat < 0 || !r[i].before.have[cat] || !r[i].after.have[cat])
+				continue;
+			r[i].before.mem[cat] = f->before;
+			r[i].after.mem[cat] = f->after;
+		}
+}
+
 void run_merge_growth_print(FILE *out, const struct run_result *r, size_t n, bool color)
 {
 	static const enum mem_cat cats[] = {MEM_TOTAL, MEM_PROCESSES_USED, MEM_BINARY,

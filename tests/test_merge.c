@@ -350,6 +350,29 @@ static void test_merge_refusals(void **state)
 	run_result_clear(&r[0]);
 }
 
+/* The "what grew" tables take a category's figures from its growth finding (code with the
+ * literals, as the memory table shows it), the snapshot's where there is none. */
+static void test_merge_judged_figures(void **state)
+{
+	(void)state;
+	struct run_result r;
+	read_ok(&r, &P1, "r1.json");
+	int64_t total_before = r.before.mem[MEM_TOTAL], total_after = r.after.mem[MEM_TOTAL];
+	const struct finding *g = NULL;
+	for (size_t k = 0; k < r.findings.count; k++)
+		if (strcmp(r.findings.items[k].rule, "growth") == 0 &&
+		    strcmp(r.findings.items[k].subject, "binary") == 0)
+			g = &r.findings.items[k];
+	assert_non_null(g);
+	assert_true(r.before.mem[MEM_BINARY] != g->before); /* the raw figure differs */
+	run_merge_judged_figures(&r, 1);
+	assert_int_equal(r.before.mem[MEM_BINARY], g->before);
+	assert_int_equal(r.after.mem[MEM_BINARY], g->after);
+	assert_int_equal(r.before.mem[MEM_TOTAL], total_before); /* no growth finding: as read */
+	assert_int_equal(r.after.mem[MEM_TOTAL], total_after);
+	run_result_clear(&r);
+}
+
 static void test_merge_build(void **state)
 {
 	(void)state;
@@ -467,10 +490,9 @@ static void test_merge_build(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_result_roundtrip),
-	        cmocka_unit_test(test_result_refusals),
-	        cmocka_unit_test(test_merge_refusals),
-	        cmocka_unit_test(test_merge_build),
+	        cmocka_unit_test(test_result_roundtrip),     cmocka_unit_test(test_result_refusals),
+	        cmocka_unit_test(test_merge_refusals),       cmocka_unit_test(test_merge_build),
+	        cmocka_unit_test(test_merge_judged_figures),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -252,6 +252,7 @@ static int read_results(struct merge *g)
 		return -1;
 	}
 	run_merge_sort(g->r, g->n);
+	run_merge_judged_figures(g->r, g->n);
 	if (run_merge_build(&g->m, g->r, g->n) < 0) {
 		errtext_set(g->err, sizeof(g->err), NULL, "out of memory merging the results");
 		return -1;
