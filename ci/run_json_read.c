@@ -353,7 +353,8 @@ int run_result_parse(struct run_result *out, const char *text, size_t len, const
 			        "the file is empty: not a gate run result; that partition's job "
 			        "wrote nothing whole (see its log), rerun it or download its "
 			        "result again");
-		else if (json_error_code(&jerr) == json_error_premature_end_of_input)
+		else if (json_error_code(&jerr) == json_error_premature_end_of_input ||
+		         (size_t)jerr.position >= len) /* a token cut at the end: "fals" */
 			errtext_set(err, errlen, name,
 			            "line %d column %d: %s: the result is cut short (%zu bytes); "
 			            "download that partition's result again, or rerun its job",

@@ -232,6 +232,9 @@ static void test_result_refusals(void **state)
 	parse_refused("{\"format\": \"gate.run/2\", \"tests\": {\"cases\": [",
 	              "the result is cut short (");
 	parse_refused("{\"format\": \"gate.run/2\", \"gate\": \"0.1", "the result is cut short");
+	parse_refused("{\"format\": \"gate.run/2\", \"passed\": fal", "the result is cut short");
+	parse_refused("{\"format\": \"gate.run/2\", \"x\": nul", "the result is cut short");
+	parse_refused("{\"format\": \"gate.run/2\", \"x\": nul }", "not a gate run result");
 	parse_refused("{}", "x.json: not a gate run result");
 	parse_refused("[1, 2]", "not a gate run result");
 	parse_refused("{\"format\": \"gate.snapshot/1\"}", "not a gate run result");

@@ -130,6 +130,11 @@ case_merge_refusals() {
 	run_gate merge -C "$d" "$r1" --allow-missing 2
 	expect_rc 0
 	expect_in "$OUT" "partition 2/2: no result (allowed by --allow-missing)"
+	# a baseline update holds every partition's: not from a merge with one missing
+	run_gate merge -C "$d" "$r1" --allow-missing 2 --update-baseline --commit
+	expect_rc 0
+	expect_in "$ERR" "the baselines were not updated: 1 of 2 partitions have no result"
+	[ ! -e "$d/.gate" ] || fail "a merge with a partition missing wrote baselines: $(ls "$d/.gate")"
 	run_gate merge -C "$d" "$r1" --allow-missing 3
 	expect_rc 2
 	expect_in "$ERR" "--allow-missing 3: the suite has 2 partitions"
