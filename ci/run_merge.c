@@ -32,9 +32,11 @@ static int check_same(const struct run_result *r, size_t n, char *err, size_t er
 			continue;
 		errtext_set(
 		        err, errlen, NULL,
-		        "%s is not a partition's result (its run had no mix test --partitions N "
-		        "with MIX_TEST_PARTITION set); run each job as MIX_TEST_PARTITION=k gate "
-		        "run --json FILE -- --partitions N",
+		        "%s is not a partition's result (its run had no mix test --partitions N, "
+		        "N of 2 or more, with MIX_TEST_PARTITION set: a run of --partitions 1, or "
+		        "none, is the whole suite, whose own verdict and reports need no merge); "
+		        "run "
+		        "each job as MIX_TEST_PARTITION=k gate run --json FILE -- --partitions N",
 		        r[i].name);
 		return -1;
 	}
