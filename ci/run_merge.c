@@ -24,6 +24,25 @@ static size_t first_different(const struct run_result *r, size_t n, size_t off)
 }
 #define FIRST_DIFFERENT(field) first_different(r, n, offsetof(struct run_result, field))
 
+/* A file under root (the partition job's repository) as a path relative to it, so that the
+ * merged reports link it wherever the merge job checked the repository out; else file. */
+static const char *under_root(const char *file, const char *root)
+{
+	size_t n = root ? strlen(root) : 0;
+	if (file && n && strncmp(file, root, n) == 0 && file[n] == '/')
+		return file + n + 1;
+	return file;
+}
+
+/* The project's place in its repository ("apps/api"; "." at its root), the same in every
+ * job wherever each checked the repository out (GitLab's concurrent builds differ). */
+static const char *project_in_repo(const struct run_result *r)
+{
+	if (r->project && r->repo_root && strcmp(r->project, r->repo_root) == 0)
+		return ".";
+	return under_root(r->project, r->repo_root);
+}
+
 /* The results agree on what they measured: one N, one commit, one configuration, one gate. */
 static int check_same(const struct run_result *r, size_t n, char *err, size_t errlen)
 {
@@ -60,6 +79,17 @@ static int check_same(const struct run_result *r, size_t n, char *err, size_t er
 		            "results of one pipeline (the same commit in every partition's job)",
 		            r[0].name, a, r[0].commit ? "" : " (outside git)", r[d].name, b,
 		            r[d].commit ? "" : " (outside git)");
+		return -1;
+	}
+	for (size_t i = 1; i < n; i++) {
+		const char *a = project_in_repo(&r[0]), *b = project_in_repo(&r[i]);
+		if (same_str(a, b))
+			continue;
+		errtext_set(err, errlen, NULL,
+		            "different projects: %s measured %s, %s measured %s; merge the "
+		            "partitions of one project (give each project's results to a merge "
+		            "of its own)",
+		            r[0].name, a ? a : "no project", r[i].name, b ? b : "no project");
 		return -1;
 	}
 	d = FIRST_DIFFERENT(config_digest);
@@ -167,16 +197,6 @@ void run_merge_sort(struct run_result *r, size_t n)
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
-}
-
-/* A file under root (the partition job's repository) as a path relative to it, so that the
- * merged reports link it wherever the merge job checked the repository out; else file. */
-static const char *under_root(const char *file, const char *root)
-{
-	size_t n = root ? strlen(root) : 0;
-	if (file && n && strncmp(file, root, n) == 0 && file[n] == '/')
-		return file + n + 1;
-	return file;
 }
 
 /* Appends a copy of t to run, its file relative to root; -1 when out of memory. */

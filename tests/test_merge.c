@@ -321,6 +321,19 @@ static void test_merge_refusals(void **state)
 	read_ok(&r[1], &p, "nocommit.json");
 	check_refused(r, 2, NULL, 0, "nocommit.json measured no commit (outside git)");
 	run_result_clear(&r[1]);
+	/* another project of the repository; the same one checked out elsewhere is the same */
+	p = P2;
+	read_ok(&r[1], &p, "other.json");
+	free(r[1].project);
+	r[1].project = strdup("/repo/other");
+	check_refused(r, 2, NULL, 0, "p1.json measured app, ");
+	check_refused(r, 2, NULL, 0, "other.json measured other; merge the partitions of one");
+	free(r[1].project);
+	free(r[1].repo_root);
+	r[1].project = strdup("/builds/0/repo/app");
+	r[1].repo_root = strdup("/builds/0/repo");
+	assert_int_equal(run_merge_check(r, 2, NULL, 0, err, sizeof(err)), 0);
+	run_result_clear(&r[1]);
 	p = P2;
 	p.digest = "00bb";
 	read_ok(&r[1], &p, "config.json");

@@ -70,7 +70,8 @@ static const char merge_help[] =
         "  -h, --help              this help\n"
         "\n"
         "It refuses (exit 2) a missing partition, the same partition twice, results of\n"
-        "different commits, configurations or gate versions, and files that are not results.\n"
+        "different projects, commits, configurations or gate versions, and files that are\n"
+        "not results (or are empty or cut short).\n"
         "exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not merge\n";
 
 struct merge_opts {
