@@ -384,6 +384,7 @@ int run_result_parse(struct run_result *out, const char *text, size_t len, const
 	if (!out->name || !out->gate_version || !out->config_digest)
 		bad(&rd, !out->gate_version ? "gate" : "config_digest", "is missing");
 	read_partition(&rd, out, json_object_get(root, "partition"));
+	out->merged_output = json_is_array(json_object_get(root, "merged"));
 	read_tests(&rd, out, json_object_get(root, "tests"));
 	out->tests.partition = out->partition;
 	const json_t *fs = json_object_get(root, "findings");

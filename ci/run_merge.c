@@ -49,6 +49,16 @@ static int check_same(const struct run_result *r, size_t n, char *err, size_t er
 	for (size_t i = 0; i < n; i++) {
 		if (r[i].partition > 0)
 			continue;
+		if (r[i].merged_output) {
+			/* a glob over the results that also caught an earlier merge's --json */
+			errtext_set(
+			        err, errlen, NULL,
+			        "%s is the output of gate merge --json (partitions merged), not a "
+			        "partition's result; leave it out of the results (write --json "
+			        "outside the results' directory)",
+			        r[i].name);
+			return -1;
+		}
 		errtext_set(
 		        err, errlen, NULL,
 		        "%s is not a partition's result (its run had no mix test --partitions N, "

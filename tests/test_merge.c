@@ -356,6 +356,11 @@ static void test_merge_refusals(void **state)
 	read_ok(&r[1], &p, "whole.json");
 	check_refused(r, 2, NULL, 0, "whole.json is not a partition's result");
 	run_result_clear(&r[1]);
+	/* an earlier merge's --json, caught by the results' glob */
+	read_ok(&r[1], &p, "merged.json");
+	r[1].merged_output = true;
+	check_refused(r, 2, NULL, 0, "merged.json is the output of gate merge --json");
+	run_result_clear(&r[1]);
 	/* one test in two partitions: the jobs split the suite differently */
 	p = P2;
 	p.modules[0] = "Elixir.BTest";

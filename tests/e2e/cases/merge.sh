@@ -75,6 +75,11 @@ case_merge_partitions_pass() {
 		fail "no gate.memory[partition 2/2] suite"
 	expect_in "$d/_build/m.md" "partition 2/2"
 	[ "$(json_get "$d/_build/m.json" 'd["merged"]')" = "[1, 2]" ] || fail "--json: merged is not [1, 2]"
+	# that merged result caught again by a glob over the results: named as what it is
+	run_gate merge -C "$d" "$d/_build/r1.json" "$d/_build/r2.json" "$d/_build/m.json" --junit "$d/_build/m2.xml"
+	expect_rc 2
+	expect_in "$ERR" "$d/_build/m.json is the output of gate merge --json"
+	[ ! -e "$d/_build/m2.xml" ] || fail "a refused merge wrote a JUnit report"
 	no_leftovers "$d"
 }
 
