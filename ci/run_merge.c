@@ -121,6 +121,26 @@ static int check_same(const struct run_result *r, size_t n, char *err, size_t er
 	return 0;
 }
 
+/* A test and the result it came from, for finding one test in two partitions by sorting. */
+struct test_ref {
+	const struct test_result *t;
+	size_t result;
+};
+
+static int str_order(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
+}
+
+static int by_test(const void *a, const void *b)
+{
+	const struct test_ref *x = a, *y = b;
+	int c = str_order(x->t->module, y->t->module);
+	if (c == 0)
+		c = str_order(x->t->name, y->t->name);
+	return c ? c : (x->result > y->result) - (x->result < y->result);
+}
+
 /* No partition twice, no test in two partitions. */
 static int check_once(const struct run_result *r, size_t n, char *err, size_t errlen)
 {
@@ -133,28 +153,40 @@ static int check_once(const struct run_result *r, size_t n, char *err, size_t er
 				            r[i].partition, r[i].partitions, r[i].name, r[j].name);
 				return -1;
 			}
-	/* mix test gives each test file one partition: a test in two is two different splits */
+	/* mix test gives each test file one partition: a test in two is two different splits.
+	 * Sorted, not compared pair by pair: a suite large enough to partition has tens of
+	 * thousands of tests */
+	size_t total = 0, k = 0;
 	for (size_t i = 0; i < n; i++)
-		for (size_t a = 0; a < r[i].tests.count; a++) {
-			const struct test_result *t = &r[i].tests.tests[a];
-			for (size_t j = i + 1; j < n; j++)
-				for (size_t b = 0; b < r[j].tests.count; b++) {
-					const struct test_result *u = &r[j].tests.tests[b];
-					if (!same_str(t->module, u->module) ||
-					    !same_str(t->name, u->name))
-						continue;
-					errtext_set(
-					        err, errlen, NULL,
-					        "the test %s \"%s\" ran in partition %d (%s) and "
-					        "in partition %d (%s): the jobs split the suite "
-					        "differently; run them with the same mix test "
-					        "arguments",
-					        t->module, t->name, r[i].partition, r[i].name,
-					        r[j].partition, r[j].name);
-					return -1;
-				}
-		}
-	return 0;
+		total += r[i].tests.count;
+	if (total < 2)
+		return 0;
+	struct test_ref *refs = calloc(total, sizeof(*refs));
+	if (!refs) {
+		errtext_set(err, errlen, NULL, "out of memory checking %zu tests", total);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t a = 0; a < r[i].tests.count; a++)
+			refs[k++] = (struct test_ref){&r[i].tests.tests[a], i};
+	qsort(refs, total, sizeof(*refs), by_test);
+	int rc = 0;
+	for (size_t a = 1; a < total && rc == 0; a++) {
+		const struct test_ref *x = &refs[a - 1], *y = &refs[a];
+		if (x->result == y->result || str_order(x->t->module, y->t->module) != 0 ||
+		    str_order(x->t->name, y->t->name) != 0)
+			continue;
+		const struct run_result *ri = &r[x->result], *rj = &r[y->result];
+		errtext_set(err, errlen, NULL,
+		            "the test %s \"%s\" ran in partition %d (%s) and in partition %d (%s): "
+		            "the jobs split the suite differently; run them with the same mix test "
+		            "arguments",
+		            x->t->module, x->t->name, ri->partition, ri->name, rj->partition,
+		            rj->name);
+		rc = -1;
+	}
+	free(refs);
+	return rc;
 }
 
 int run_merge_check(const struct run_result *r, size_t n, const bool *allow, size_t nallow,

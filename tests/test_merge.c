@@ -371,6 +371,38 @@ static void test_merge_refusals(void **state)
 	run_result_clear(&r[0]);
 }
 
+/* Adds a test MODULE "NAME" to r. */
+static void add_named(struct run_result *r, const char *module, const char *name)
+{
+	struct test_result *t = test_run_add(&r->tests);
+	assert_non_null(t);
+	t->module = strdup(module);
+	t->name = strdup(name);
+	assert_true(t->module && t->name);
+}
+
+/* Many tests, in any order: only the same module and name in two partitions is refused (the
+ * same name in two modules, or a module's tests spread over partitions, are not). */
+static void test_merge_overlap_many(void **state)
+{
+	(void)state;
+	struct run_result r[2];
+	char err[2048], mod[64], name[64];
+	read_ok(&r[0], &P1, "p1.json");
+	read_ok(&r[1], &P2, "p2.json");
+	for (int i = 0; i < 3000; i++) {
+		snprintf(mod, sizeof(mod), "Elixir.M%d", (i * 7919) % 3000);
+		snprintf(name, sizeof(name), "test same name");
+		add_named(&r[i % 2], mod, name);
+	}
+	assert_int_equal(run_merge_check(r, 2, NULL, 0, err, sizeof(err)), 0);
+	add_named(&r[1], "Elixir.M0", "test same name"); /* M0's test is in partition 1 too */
+	check_refused(r, 2, NULL, 0, "the test Elixir.M0 \"test same name\" ran in partition 1");
+	check_refused(r, 2, NULL, 0, "and in partition 2 (");
+	run_result_clear(&r[0]);
+	run_result_clear(&r[1]);
+}
+
 /* The "what grew" tables take a category's figures from its growth finding (code with the
  * literals, as the memory table shows it), the snapshot's where there is none. */
 static void test_merge_judged_figures(void **state)
@@ -511,9 +543,12 @@ static void test_merge_build(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_result_roundtrip),     cmocka_unit_test(test_result_refusals),
-	        cmocka_unit_test(test_merge_refusals),       cmocka_unit_test(test_merge_build),
+	        cmocka_unit_test(test_result_roundtrip),
+	        cmocka_unit_test(test_result_refusals),
+	        cmocka_unit_test(test_merge_refusals),
+	        cmocka_unit_test(test_merge_build),
 	        cmocka_unit_test(test_merge_judged_figures),
+	        cmocka_unit_test(test_merge_overlap_many),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
