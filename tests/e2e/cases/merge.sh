@@ -330,6 +330,11 @@ case_merge_templates_run() {
 		node "$INTEG/ci-step.js" "$ROOT/$gl" .gate before_script "mkdir -p gate-reports"
 	} >"$t/glbefore.sh"
 	node "$INTEG/ci-step.js" "$ROOT/$gl" gate:partition >"$t/glpart.sh" || fail "no gate:partition"
+	# a partition that failed (exit 1) is a warning, gate:merge the one verdict; exit 2 fails it
+	(cd "$INTEG" && node --input-type=module -e "import {readFileSync} from 'node:fs'; import {parse} from 'yaml';
+		const j = parse(readFileSync(process.argv[1], 'utf8'))['gate:partition'];
+		process.exit(JSON.stringify(j.allow_failure) === JSON.stringify({exit_codes: [1]}) ? 0 : 1)" "$ROOT/$gl") ||
+		fail "gate:partition does not take exit 1 as allowed (gate:merge gives the verdict)"
 	node "$INTEG/ci-step.js" "$ROOT/$gl" gate:merge >"$t/glmerge.sh" || fail "no gate:merge"
 	local gm="$t/glm"
 	git clone -q "$r" "$gm" && git -C "$gm" checkout -q --detach "$sha" && mkdir -p "$gm/gate-results"
