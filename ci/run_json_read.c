@@ -341,10 +341,29 @@ int run_result_parse(struct run_result *out, const char *text, size_t len, const
 	memset(out, 0, sizeof(*out));
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		errtext_set(err, errlen, name,
-		            "line %d column %d: %s: not a gate run result (give the file `gate "
-		            "run --json FILE` wrote)",
-		            jerr.line, jerr.column, jerr.text);
+		/* an empty or cut-short file is an artifact that did not arrive whole (a job
+		 * killed while writing, an upload or download that stopped): say that, and
+		 * its fix, rather than "not a result" */
+		size_t blank = 0;
+		while (blank < len && strchr(" \t\r\n", text[blank]) && text[blank])
+			blank++;
+		if (blank == len)
+			errtext_set(
+			        err, errlen, name,
+			        "the file is empty: not a gate run result; that partition's job "
+			        "wrote nothing whole (see its log), rerun it or download its "
+			        "result again");
+		else if (json_error_code(&jerr) == json_error_premature_end_of_input ||
+		         (size_t)jerr.position >= len) /* a token cut at the end: "fals" */
+			errtext_set(err, errlen, name,
+			            "line %d column %d: %s: the result is cut short (%zu bytes); "
+			            "download that partition's result again, or rerun its job",
+			            jerr.line, jerr.column, jerr.text, len);
+		else
+			errtext_set(err, errlen, name,
+			            "line %d column %d: %s: not a gate run result (give the file "
+			            "`gate run --json FILE` wrote)",
+			            jerr.line, jerr.column, jerr.text);
 		return -1;
 	}
 	if (read_format(&rd, out, root) < 0) {
@@ -365,6 +384,7 @@ int run_result_parse(struct run_result *out, const char *text, size_t len, const
 	if (!out->name || !out->gate_version || !out->config_digest)
 		bad(&rd, !out->gate_version ? "gate" : "config_digest", "is missing");
 	read_partition(&rd, out, json_object_get(root, "partition"));
+	out->merged_output = json_is_array(json_object_get(root, "merged"));
 	read_tests(&rd, out, json_object_get(root, "tests"));
 	out->tests.partition = out->partition;
 	const json_t *fs = json_object_get(root, "findings");

@@ -38,6 +38,7 @@ struct run_result {
 	struct snapshot before, after; /* the erlang:memory figures and the node name only */
 	struct baseline baseline;      /* the run's figures as a baseline (when have_baseline) */
 	bool have_baseline;
+	bool merged_output; /* written by gate merge --json ("merged": [...]): no partition's */
 };
 
 /* Parses text (len bytes) read from name. Returns 0, or -1 with err "NAME: what is wrong;

@@ -24,17 +24,48 @@ static size_t first_different(const struct run_result *r, size_t n, size_t off)
 }
 #define FIRST_DIFFERENT(field) first_different(r, n, offsetof(struct run_result, field))
 
+/* A file under root (the partition job's repository) as a path relative to it, so that the
+ * merged reports link it wherever the merge job checked the repository out; else file. */
+static const char *under_root(const char *file, const char *root)
+{
+	size_t n = root ? strlen(root) : 0;
+	if (file && n && strncmp(file, root, n) == 0 && file[n] == '/')
+		return file + n + 1;
+	return file;
+}
+
+/* The project's place in its repository ("apps/api"; "." at its root), the same in every
+ * job wherever each checked the repository out (GitLab's concurrent builds differ). */
+static const char *project_in_repo(const struct run_result *r)
+{
+	if (r->project && r->repo_root && strcmp(r->project, r->repo_root) == 0)
+		return ".";
+	return under_root(r->project, r->repo_root);
+}
+
 /* The results agree on what they measured: one N, one commit, one configuration, one gate. */
 static int check_same(const struct run_result *r, size_t n, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (r[i].partition > 0)
 			continue;
+		if (r[i].merged_output) {
+			/* a glob over the results that also caught an earlier merge's --json */
+			errtext_set(
+			        err, errlen, NULL,
+			        "%s is the output of gate merge --json (partitions merged), not a "
+			        "partition's result; leave it out of the results (write --json "
+			        "outside the results' directory)",
+			        r[i].name);
+			return -1;
+		}
 		errtext_set(
 		        err, errlen, NULL,
-		        "%s is not a partition's result (its run had no mix test --partitions N "
-		        "with MIX_TEST_PARTITION set); run each job as MIX_TEST_PARTITION=k gate "
-		        "run --json FILE -- --partitions N",
+		        "%s is not a partition's result (its run had no mix test --partitions N, "
+		        "N of 2 or more, with MIX_TEST_PARTITION set: a run of --partitions 1, or "
+		        "none, is the whole suite, whose own verdict and reports need no merge); "
+		        "run "
+		        "each job as MIX_TEST_PARTITION=k gate run --json FILE -- --partitions N",
 		        r[i].name);
 		return -1;
 	}
@@ -60,6 +91,17 @@ static int check_same(const struct run_result *r, size_t n, char *err, size_t er
 		            r[d].commit ? "" : " (outside git)");
 		return -1;
 	}
+	for (size_t i = 1; i < n; i++) {
+		const char *a = project_in_repo(&r[0]), *b = project_in_repo(&r[i]);
+		if (same_str(a, b))
+			continue;
+		errtext_set(err, errlen, NULL,
+		            "different projects: %s measured %s, %s measured %s; merge the "
+		            "partitions of one project (give each project's results to a merge "
+		            "of its own)",
+		            r[0].name, a ? a : "no project", r[i].name, b ? b : "no project");
+		return -1;
+	}
 	d = FIRST_DIFFERENT(config_digest);
 	if (d) {
 		errtext_set(err, errlen, NULL,
@@ -79,6 +121,26 @@ static int check_same(const struct run_result *r, size_t n, char *err, size_t er
 	return 0;
 }
 
+/* A test and the result it came from, for finding one test in two partitions by sorting. */
+struct test_ref {
+	const struct test_result *t;
+	size_t result;
+};
+
+static int str_order(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
+}
+
+static int by_test(const void *a, const void *b)
+{
+	const struct test_ref *x = a, *y = b;
+	int c = str_order(x->t->module, y->t->module);
+	if (c == 0)
+		c = str_order(x->t->name, y->t->name);
+	return c ? c : (x->result > y->result) - (x->result < y->result);
+}
+
 /* No partition twice, no test in two partitions. */
 static int check_once(const struct run_result *r, size_t n, char *err, size_t errlen)
 {
@@ -91,28 +153,40 @@ static int check_once(const struct run_result *r, size_t n, char *err, size_t er
 				            r[i].partition, r[i].partitions, r[i].name, r[j].name);
 				return -1;
 			}
-	/* mix test gives each test file one partition: a test in two is two different splits */
+	/* mix test gives each test file one partition: a test in two is two different splits.
+	 * Sorted, not compared pair by pair: a suite large enough to partition has tens of
+	 * thousands of tests */
+	size_t total = 0, k = 0;
 	for (size_t i = 0; i < n; i++)
-		for (size_t a = 0; a < r[i].tests.count; a++) {
-			const struct test_result *t = &r[i].tests.tests[a];
-			for (size_t j = i + 1; j < n; j++)
-				for (size_t b = 0; b < r[j].tests.count; b++) {
-					const struct test_result *u = &r[j].tests.tests[b];
-					if (!same_str(t->module, u->module) ||
-					    !same_str(t->name, u->name))
-						continue;
-					errtext_set(
-					        err, errlen, NULL,
-					        "the test %s \"%s\" ran in partition %d (%s) and "
-					        "in partition %d (%s): the jobs split the suite "
-					        "differently; run them with the same mix test "
-					        "arguments",
-					        t->module, t->name, r[i].partition, r[i].name,
-					        r[j].partition, r[j].name);
-					return -1;
-				}
-		}
-	return 0;
+		total += r[i].tests.count;
+	if (total < 2)
+		return 0;
+	struct test_ref *refs = calloc(total, sizeof(*refs));
+	if (!refs) {
+		errtext_set(err, errlen, NULL, "out of memory checking %zu tests", total);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t a = 0; a < r[i].tests.count; a++)
+			refs[k++] = (struct test_ref){&r[i].tests.tests[a], i};
+	qsort(refs, total, sizeof(*refs), by_test);
+	int rc = 0;
+	for (size_t a = 1; a < total && rc == 0; a++) {
+		const struct test_ref *x = &refs[a - 1], *y = &refs[a];
+		if (x->result == y->result || str_order(x->t->module, y->t->module) != 0 ||
+		    str_order(x->t->name, y->t->name) != 0)
+			continue;
+		const struct run_result *ri = &r[x->result], *rj = &r[y->result];
+		errtext_set(err, errlen, NULL,
+		            "the test %s \"%s\" ran in partition %d (%s) and in partition %d (%s): "
+		            "the jobs split the suite differently; run them with the same mix test "
+		            "arguments",
+		            x->t->module, x->t->name, ri->partition, ri->name, rj->partition,
+		            rj->name);
+		rc = -1;
+	}
+	free(refs);
+	return rc;
 }
 
 int run_merge_check(const struct run_result *r, size_t n, const bool *allow, size_t nallow,
@@ -165,16 +239,6 @@ void run_merge_sort(struct run_result *r, size_t n)
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
-}
-
-/* A file under root (the partition job's repository) as a path relative to it, so that the
- * merged reports link it wherever the merge job checked the repository out; else file. */
-static const char *under_root(const char *file, const char *root)
-{
-	size_t n = root ? strlen(root) : 0;
-	if (file && n && strncmp(file, root, n) == 0 && file[n] == '/')
-		return file + n + 1;
-	return file;
 }
 
 /* Appends a copy of t to run, its file relative to root; -1 when out of memory. */
@@ -353,6 +417,21 @@ void run_merged_clear(struct run_merged *m)
 	findings_clear(&m->findings);
 	test_run_clear(&m->tests);
 	memset(m, 0, sizeof(*m));
+}
+
+void run_merge_judged_figures(struct run_result *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < r[i].findings.count; k++) {
+			const struct finding *f = &r[i].findings.items[k];
+			int cat = f->rule && f->subject && strcmp(f->rule, "growth") == 0
+			                  ? mem_cat_from_name(f->subject)
+			                  : -1;
+			if (cat < 0 || !r[i].before.have[cat] || !r[i].after.have[cat])
+				continue;
+			r[i].before.mem[cat] = f->before;
+			r[i].after.mem[cat] = f->after;
+		}
 }
 
 void run_merge_growth_print(FILE *out, const struct run_result *r, size_t n, bool color)

@@ -50,6 +50,12 @@ int run_merge_build(struct run_merged *out, const struct run_result *r, size_t n
 
 void run_merged_clear(struct run_merged *m);
 
+/* Each result's before and after figures of a category made the ones its growth rule judged
+ * (the "growth" finding of that category, when there is one): so the "what grew" tables say
+ * what each partition's memory table says (code with the literals of loaded modules, as gate
+ * shows code everywhere), never a second, raw figure beside it. */
+void run_merge_judged_figures(struct run_result *r, size_t n);
+
 /* What grew in each partition (its node's after minus before, by erlang:memory category) and
  * in the whole suite (their sum), as a table for people; r as given to run_merge_build. */
 void run_merge_growth_print(FILE *out, const struct run_result *r, size_t n, bool color);

@@ -226,6 +226,15 @@ static void test_result_refusals(void **state)
 {
 	(void)state;
 	parse_refused("not json", "x.json: line 1 column");
+	/* an artifact that did not arrive whole: said so, with its fix */
+	parse_refused("", "x.json: the file is empty: not a gate run result");
+	parse_refused(" \n", "x.json: the file is empty");
+	parse_refused("{\"format\": \"gate.run/2\", \"tests\": {\"cases\": [",
+	              "the result is cut short (");
+	parse_refused("{\"format\": \"gate.run/2\", \"gate\": \"0.1", "the result is cut short");
+	parse_refused("{\"format\": \"gate.run/2\", \"passed\": fal", "the result is cut short");
+	parse_refused("{\"format\": \"gate.run/2\", \"x\": nul", "the result is cut short");
+	parse_refused("{\"format\": \"gate.run/2\", \"x\": nul }", "not a gate run result");
 	parse_refused("{}", "x.json: not a gate run result");
 	parse_refused("[1, 2]", "not a gate run result");
 	parse_refused("{\"format\": \"gate.snapshot/1\"}", "not a gate run result");
@@ -312,6 +321,19 @@ static void test_merge_refusals(void **state)
 	read_ok(&r[1], &p, "nocommit.json");
 	check_refused(r, 2, NULL, 0, "nocommit.json measured no commit (outside git)");
 	run_result_clear(&r[1]);
+	/* another project of the repository; the same one checked out elsewhere is the same */
+	p = P2;
+	read_ok(&r[1], &p, "other.json");
+	free(r[1].project);
+	r[1].project = strdup("/repo/other");
+	check_refused(r, 2, NULL, 0, "p1.json measured app, ");
+	check_refused(r, 2, NULL, 0, "other.json measured other; merge the partitions of one");
+	free(r[1].project);
+	free(r[1].repo_root);
+	r[1].project = strdup("/builds/0/repo/app");
+	r[1].repo_root = strdup("/builds/0/repo");
+	assert_int_equal(run_merge_check(r, 2, NULL, 0, err, sizeof(err)), 0);
+	run_result_clear(&r[1]);
 	p = P2;
 	p.digest = "00bb";
 	read_ok(&r[1], &p, "config.json");
@@ -334,6 +356,11 @@ static void test_merge_refusals(void **state)
 	read_ok(&r[1], &p, "whole.json");
 	check_refused(r, 2, NULL, 0, "whole.json is not a partition's result");
 	run_result_clear(&r[1]);
+	/* an earlier merge's --json, caught by the results' glob */
+	read_ok(&r[1], &p, "merged.json");
+	r[1].merged_output = true;
+	check_refused(r, 2, NULL, 0, "merged.json is the output of gate merge --json");
+	run_result_clear(&r[1]);
 	/* one test in two partitions: the jobs split the suite differently */
 	p = P2;
 	p.modules[0] = "Elixir.BTest";
@@ -342,6 +369,61 @@ static void test_merge_refusals(void **state)
 	run_result_clear(&r[1]);
 	check_refused(r, 0, NULL, 0, "gate merge takes 1 to");
 	run_result_clear(&r[0]);
+}
+
+/* Adds a test MODULE "NAME" to r. */
+static void add_named(struct run_result *r, const char *module, const char *name)
+{
+	struct test_result *t = test_run_add(&r->tests);
+	assert_non_null(t);
+	t->module = strdup(module);
+	t->name = strdup(name);
+	assert_true(t->module && t->name);
+}
+
+/* Many tests, in any order: only the same module and name in two partitions is refused (the
+ * same name in two modules, or a module's tests spread over partitions, are not). */
+static void test_merge_overlap_many(void **state)
+{
+	(void)state;
+	struct run_result r[2];
+	char err[2048], mod[64], name[64];
+	read_ok(&r[0], &P1, "p1.json");
+	read_ok(&r[1], &P2, "p2.json");
+	for (int i = 0; i < 3000; i++) {
+		snprintf(mod, sizeof(mod), "Elixir.M%d", (i * 7919) % 3000);
+		snprintf(name, sizeof(name), "test same name");
+		add_named(&r[i % 2], mod, name);
+	}
+	assert_int_equal(run_merge_check(r, 2, NULL, 0, err, sizeof(err)), 0);
+	add_named(&r[1], "Elixir.M0", "test same name"); /* M0's test is in partition 1 too */
+	check_refused(r, 2, NULL, 0, "the test Elixir.M0 \"test same name\" ran in partition 1");
+	check_refused(r, 2, NULL, 0, "and in partition 2 (");
+	run_result_clear(&r[0]);
+	run_result_clear(&r[1]);
+}
+
+/* The "what grew" tables take a category's figures from its growth finding (code with the
+ * literals, as the memory table shows it), the snapshot's where there is none. */
+static void test_merge_judged_figures(void **state)
+{
+	(void)state;
+	struct run_result r;
+	read_ok(&r, &P1, "r1.json");
+	int64_t total_before = r.before.mem[MEM_TOTAL], total_after = r.after.mem[MEM_TOTAL];
+	const struct finding *g = NULL;
+	for (size_t k = 0; k < r.findings.count; k++)
+		if (strcmp(r.findings.items[k].rule, "growth") == 0 &&
+		    strcmp(r.findings.items[k].subject, "binary") == 0)
+			g = &r.findings.items[k];
+	assert_non_null(g);
+	assert_true(r.before.mem[MEM_BINARY] != g->before); /* the raw figure differs */
+	run_merge_judged_figures(&r, 1);
+	assert_int_equal(r.before.mem[MEM_BINARY], g->before);
+	assert_int_equal(r.after.mem[MEM_BINARY], g->after);
+	assert_int_equal(r.before.mem[MEM_TOTAL], total_before); /* no growth finding: as read */
+	assert_int_equal(r.after.mem[MEM_TOTAL], total_after);
+	run_result_clear(&r);
 }
 
 static void test_merge_build(void **state)
@@ -465,6 +547,8 @@ int main(void)
 	        cmocka_unit_test(test_result_refusals),
 	        cmocka_unit_test(test_merge_refusals),
 	        cmocka_unit_test(test_merge_build),
+	        cmocka_unit_test(test_merge_judged_figures),
+	        cmocka_unit_test(test_merge_overlap_many),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

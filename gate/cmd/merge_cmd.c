@@ -62,14 +62,16 @@ static const char merge_help[] =
         "                          must be the commit the partitions measured), with the whole\n"
         "                          suite's summary as its git note\n"
         "      --message M         the commit message for --commit\n"
-        "      --force             update the baselines from a failing merge too\n"
+        "      --force             update the baselines from a failing merge, or one with\n"
+        "                          partitions missing, too\n"
         "      --allow-outside     write outputs even where a symlink inside the project\n"
         "                          leads out of it\n"
         "  -q, --quiet             no progress lines\n"
         "  -h, --help              this help\n"
         "\n"
         "It refuses (exit 2) a missing partition, the same partition twice, results of\n"
-        "different commits, configurations or gate versions, and files that are not results.\n"
+        "different projects, commits, configurations or gate versions, and files that are\n"
+        "not results (or are empty or cut short).\n"
         "exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not merge\n";
 
 struct merge_opts {
@@ -252,6 +254,7 @@ static int read_results(struct merge *g)
 		return -1;
 	}
 	run_merge_sort(g->r, g->n);
+	run_merge_judged_figures(g->r, g->n);
 	if (run_merge_build(&g->m, g->r, g->n) < 0) {
 		errtext_set(g->err, sizeof(g->err), NULL, "out of memory merging the results");
 		return -1;
@@ -528,6 +531,17 @@ static int update_baselines(struct merge *g, struct baseline_step *st, bool pass
 		fprintf(stderr, "gate: the baselines were not updated: the merge failed, and a "
 		                "baseline is taken from a passing run only (--force takes it "
 		                "anyway)\n");
+		return 0;
+	}
+	/* a baseline commit holds every partition's file, and its note the whole suite: with a
+	 * partition missing, its old file would stand beside the new ones and the history's
+	 * whole-suite figures would drop by that partition */
+	if ((int)g->n < g->m.partitions && !g->o->force) {
+		fprintf(stderr,
+		        "gate: the baselines were not updated: %d of %d partitions have no result "
+		        "(--allow-missing), and a baseline update holds every partition's (--force "
+		        "writes those of the %zu present)\n",
+		        g->m.partitions - (int)g->n, g->m.partitions, g->n);
 		return 0;
 	}
 	if (g->o->commit && !st->repo) {

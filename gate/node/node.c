@@ -22,9 +22,10 @@
 /* The bootstrap, evaluated by `mix run -e` once the project is compiled (and, without
  * --no-start, its applications started). A process opens gate's pipe pair as a port (fd 3:
  * gate's requests and the lifeline; fd 4: replies; never stdin, which is /dev/null as under
- * `mix test < /dev/null`), reads the first frame ({gate_boot, Name | none, Cookie}: when
- * gate was asked for a distributed node, distribution starts under that name and cookie, so
- * nothing secret is on this command line), says {gate_ready}, then serves each
+ * `mix test < /dev/null`), reads the first frame ({gate_boot, Name | none, Cookie, Unset}:
+ * when gate was asked for a distributed node, distribution starts under that name and
+ * cookie, so nothing secret is on this command line; the OS environment variables in Unset
+ * are deleted, see node_handoff), says {gate_ready}, then serves each
  * {call, Id, M, F, A} in a process of its own, answering {gate_reply, Id, Result} as rpc
  * would (a raise is {badrpc, {'EXIT', Reason}}). End-of-file on fd 3 (gate is gone, even
  * killed) halts the node. The called code runs with the node's own group leader, as under
@@ -33,11 +34,11 @@ static const char boot_code[] =
         "spawn(fn -> l = :erlang.open_port({:fd, 3, 4}, [:binary, {:packet, 4}, :eof]); "
         "o = fn t -> :erlang.port_command(l, :erlang.term_to_binary(t)) end; "
         "receive do {^l, {:data, b}} -> case :erlang.binary_to_term(b) do "
-        "{:gate_boot, :none, _} -> :ok; "
-        "{:gate_boot, n, c} -> case :net_kernel.start([n, :longnames]) do "
+        "{:gate_boot, n, c, u} -> Enum.each(u, &System.delete_env/1); "
+        "if n != :none do case :net_kernel.start([n, :longnames]) do "
         "{:ok, _} -> :erlang.set_cookie(c); "
         "e -> IO.puts(:stderr, \"cannot start distribution as #{n}: #{inspect(e)}\"); "
-        "System.halt(1) end end; "
+        "System.halt(1) end end end; "
         "{^l, :eof} -> System.halt(3) end; "
         "o.({:gate_ready}); "
         "w = fn w -> receive do {^l, {:data, b}} -> {:call, i, m, f, a} = "
@@ -183,8 +184,10 @@ __attribute__((noreturn)) static void node_child(const struct node_opts *opts, i
 	}
 	reaper_become(NULL); /* nothing the node starts outlives gate (gate/reaper.h) */
 	setenv("MIX_ENV", opts->mix_env ? opts->mix_env : "test", 1);
-	/* should anything start an epmd after all, keep it on loopback */
-	setenv("ERL_EPMD_ADDRESS", "127.0.0.1", 1);
+	/* No ERL_EPMD_ADDRESS: gate's node starts no epmd (-start_epmd false when distributed),
+	 * and an epmd the suite starts (a :peer booted with -name) listens where it would under
+	 * bare `mix test`; kept on loopback, nodes named after the host's own address (a
+	 * container's hostname) could not find each other (issue 26). */
 	execvp(elixir, argv);
 	int e = errno;
 	(void)!write(ready, &e, sizeof(e));
@@ -212,17 +215,25 @@ static void node_exec_error(const struct node_opts *opts, const char *elixir, in
 		            strerror(-child_errno));
 }
 
-/* The bootstrap's first frame: {gate_boot, Name, Cookie} when distributed, else
- * {gate_boot, none, none}. A pipe holds it whole before the node reads it. */
-static int node_handoff(struct node *n, char *err, size_t errlen)
+/* The bootstrap's first frame: {gate_boot, Name, Cookie, Unset}, Name and Cookie none when
+ * not distributed. Unset is ["MIX_ENV"] when gate's own environment has no MIX_ENV and the
+ * node runs in test: Mix knows its env once booted, and bare `mix test` leaves MIX_ENV unset
+ * for what the suite runs (a `mix` in another project is then in dev, as without gate).
+ * A pipe holds the frame whole before the node reads it. */
+static int node_handoff(struct node *n, bool unset_mix_env, char *err, size_t errlen)
 {
 	ei_x_buff x;
 	int rc = -1;
 	if (ei_x_new_with_version(&x) < 0)
 		goto out;
-	if (ei_x_encode_tuple_header(&x, 3) < 0 || ei_x_encode_atom(&x, "gate_boot") < 0 ||
+	if (ei_x_encode_tuple_header(&x, 4) < 0 || ei_x_encode_atom(&x, "gate_boot") < 0 ||
 	    ei_x_encode_atom(&x, n->distributed ? n->name : "none") < 0 ||
 	    ei_x_encode_atom(&x, n->distributed ? n->cookie : "none") < 0)
+		goto out;
+	if (unset_mix_env &&
+	    (ei_x_encode_list_header(&x, 1) < 0 || ei_x_encode_binary(&x, "MIX_ENV", 7) < 0))
+		goto out;
+	if (ei_x_encode_empty_list(&x) < 0)
 		goto out;
 	unsigned char hdr[4] = {0, 0, (unsigned char)(x.index >> 8), (unsigned char)x.index};
 	if (write(n->to_fd, hdr, 4) == 4 && write(n->to_fd, x.buff, (size_t)x.index) == x.index)
@@ -301,7 +312,8 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		node_exec_error(opts, elixir, child_errno, err, errlen);
 		return -1;
 	}
-	return node_handoff(n, err, errlen);
+	const char *env = opts->mix_env ? opts->mix_env : "test";
+	return node_handoff(n, !getenv("MIX_ENV") && strcmp(env, "test") == 0, err, errlen);
 fail:
 	for (int i = 0; i < 2; i++) {
 		if (req[i] >= 0)

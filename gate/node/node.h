@@ -1,6 +1,7 @@
 /* gate/node/node.h: the life of the node gate starts for a Mix project (start mode).
  *
- * The node runs `elixir -S mix run --no-halt` in the project with MIX_ENV set, in a process
+ * The node runs `elixir -S mix run --no-halt` in the project with MIX_ENV set (taken out of
+ * its OS environment once booted when gate's had none, as bare `mix test`), in a process
  * group of its own, and is not distributed (issue 26): `nonode@nohost`, no cookie, no epmd,
  * nothing listening, as under bare `mix test`; the suite may start distribution itself.
  * gate talks to it over a pipe pair (gate/node/eic.h): the node reads gate's requests on

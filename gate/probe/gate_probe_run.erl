@@ -202,6 +202,9 @@ run_prep(Args0, Opts) when is_list(Args0), is_map(Opts) ->
                        [] -> []
                    end,
         TestArgs = StepArgs ++ Args,
+        %% System.argv() as `mix test ARGS` leaves it (Mix's CLI does not touch it), where
+        %% the node's `mix run -e` boot left it empty: a test_helper may read it (issue 26)
+        maps:get(start, Opts, false) andalso 'Elixir.System':argv([<<"test">> | Args]),
         case maps:get(start, Opts, false) andalso not lists:member(<<"--no-start">>, TestArgs) of
             true ->
                 'Elixir.Mix.Task':reenable(<<"app.start">>),

@@ -262,6 +262,7 @@ int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err
 			copy_text(out->erts, sizeof(out->erts), term_map_get(r, "erts"));
 			copy_text(out->elixir, sizeof(out->elixir), term_map_get(r, "elixir"));
 			copy_text(out->mix_env, sizeof(out->mix_env), term_map_get(r, "mix_env"));
+			copy_text(out->node, sizeof(out->node), term_map_get(r, "node"));
 			out->mix_project = term_is_atom(term_map_get(r, "mix_project"), "true");
 			term_int(term_map_get(r, "word_size"), &ws);
 			out->word_size = (int)ws;

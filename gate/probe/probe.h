@@ -19,6 +19,7 @@ struct probe_info {
 	char erts[32];
 	char elixir[32];
 	char mix_env[32];
+	char node[96]; /* node() when hello ran: a node gate booted may be named by its flags */
 	bool mix_project;
 	int word_size;
 };

@@ -231,6 +231,18 @@ int session_open(struct session *s, char *err, size_t errlen)
 	if (probe_hello(&s->conn, s->o.rpc_timeout_ms, &s->info, err, errlen) != EIC_OK ||
 	    (s->o.attach && watch(s, err, errlen) < 0))
 		return -1;
+	/* issue 26: a node gate booted not distributed may have been named by node.erl_flags
+	 * (-sname x, as a CI's `elixir --sname x -S mix test`): say and report its real name */
+	if (s->node.pid > 0 && !s->node.distributed && s->info.node[0] &&
+	    strcmp(s->info.node, s->name) != 0) {
+		snprintf(s->name, sizeof(s->name), "%s", s->info.node);
+		snprintf(s->conn.node, sizeof(s->conn.node), "%s", s->info.node);
+		session_progress(
+		        s,
+		        "node is %s (distributed from its boot by its VM flags: node.erl_flags, "
+		        "ERL_AFLAGS or ELIXIR_ERL_OPTIONS)",
+		        s->name);
+	}
 	if (s->o.need_mix && !s->info.mix_project) {
 		errtext_set(err, errlen, NULL,
 		            "node %s has no Mix project loaded, so mix test cannot run in "

@@ -81,16 +81,24 @@ defmodule Gate do
         path = Path.expand(to_string(path))
 
         cond do
-          not File.regular?(path) ->
+          not File.exists?(path) ->
             {:error,
              "config :gate, path: #{path}: no such file: install gate there, or remove path: to let mix gate.install fetch it"}
+
+          not File.regular?(path) ->
+            {:error,
+             "config :gate, path: #{path} is not a file (a directory?): point path: at the gate binary itself, e.g. /usr/local/bin/gate"}
+
+          not executable?(path) ->
+            {:error,
+             "config :gate, path: #{path} is not executable: chmod +x #{path} (a downloaded release binary needs it), or point path: at an installed gate"}
 
           Application.fetch_env(:gate, :version) != :error ->
             check_version(
               path,
               configured_version(),
               "config :gate, path: #{path}",
-              "put that version there"
+              &"put that version there, or set version: #{inspect(&1)}"
             )
 
           true ->
@@ -105,7 +113,7 @@ defmodule Gate do
             path,
             configured_version(),
             "the installed #{path}",
-            "run mix gate.install --force to install it"
+            fn _ -> "run mix gate.install --force to install #{configured_version()} there" end
           )
         else
           {:missing, path}
@@ -130,8 +138,23 @@ defmodule Gate do
     end
   rescue
     e in ErlangError ->
-      {:error, "#{path} cannot be run: #{inspect(e.original)}"}
+      {:error, "#{path} cannot be run: #{explain_spawn(e.original)}"}
   end
+
+  # an owner, group or other execute bit: what open_port's spawn_executable needs
+  defp executable?(path) do
+    case File.stat(path) do
+      {:ok, %File.Stat{mode: mode}} -> Bitwise.band(mode, 0o111) != 0
+      _ -> false
+    end
+  end
+
+  # open_port's reasons (eacces, enoent, enoexec...) as words
+  defp explain_spawn(reason) when is_atom(reason) do
+    "#{:file.format_error(reason)} (#{reason})"
+  end
+
+  defp explain_spawn(reason), do: inspect(reason)
 
   defp first_line(text), do: text |> String.split("\n", parts: 2) |> hd() |> String.trim()
 
@@ -142,7 +165,7 @@ defmodule Gate do
 
       {:ok, other} ->
         {:error,
-         "config :gate, version: #{inspect(want)}, but #{what} is gate #{other}: #{fix}, or set version: #{inspect(other)}"}
+         "config :gate, version: #{inspect(want)}, but #{what} is gate #{other}: #{fix.(other)}"}
 
       {:error, msg} ->
         {:error, msg}
@@ -152,22 +175,35 @@ defmodule Gate do
   @doc """
   Runs gate with `args` in the current directory with the VM's own stdin, stdout and stderr
   (gate colours a terminal and streams the suite's output as it runs) and returns its exit
-  status. SIGTERM sent to this VM is passed on to gate, which stops its node first; the VM
+  status, or `{:error, message}` when it cannot be started. SIGTERM sent to this VM is passed on to gate, which stops its node first; the VM
   waits for gate to exit, so nothing of gate's is left running after it. (Ctrl-C in a
   terminal halts this VM at once; gate, started with GATE_EXIT_WITH_PARENT=1, gets SIGTERM
   when the VM's erl_child_setup exits with it, and stops its node.)
   """
   def run(bin, args) do
-    port =
-      Port.open({:spawn_executable, bin}, [
-        :nouse_stdio,
-        :exit_status,
-        args: args,
-        # gate gets SIGTERM when this VM is gone, however it went (Ctrl-C halts it at once)
-        env: [{~c"GATE_EXIT_WITH_PARENT", ~c"1"}],
-        cd: File.cwd!()
-      ])
+    case open(bin, args) do
+      {:ok, port} -> run_port(port)
+      {:error, _} = error -> error
+    end
+  end
 
+  # the port, or what stopped the spawn (not executable, not a binary of this machine)
+  defp open(bin, args) do
+    {:ok,
+     Port.open({:spawn_executable, bin}, [
+       :nouse_stdio,
+       :exit_status,
+       args: args,
+       # gate gets SIGTERM when this VM is gone, however it went (Ctrl-C halts it at once)
+       env: [{~c"GATE_EXIT_WITH_PARENT", ~c"1"}],
+       cd: File.cwd!()
+     ])}
+  rescue
+    e in ErlangError ->
+      {:error, "#{bin} cannot be run: #{explain_spawn(e.original)}"}
+  end
+
+  defp run_port(port) do
     case Port.info(port, :os_pid) do
       {:os_pid, os_pid} ->
         forward_signals(os_pid)

@@ -121,6 +121,16 @@ defmodule GateTest do
     assert File.ls!(ctx.root) == []
   end
 
+  test "a release without its .sha256 installs nothing and says why", ctx do
+    publish(ctx.docroot, "9.9.9")
+    File.rm!(Path.join(ctx.docroot, @name <> ".sha256"))
+    assert {:error, msg} = install(ctx)
+    assert msg =~ "cannot download http://127.0.0.1:"
+    assert msg =~ "/v9.9.9/#{@name}.sha256: the server answered 404"
+    assert msg =~ "cannot be verified: nothing installed"
+    assert File.ls!(ctx.root) == []
+  end
+
   test "an unreachable server: a clear message naming the URL", ctx do
     # a port nothing listens on: bound, then closed
     {:ok, sock} = :gen_tcp.listen(0, ip: {127, 0, 0, 1})
@@ -145,9 +155,52 @@ defmodule GateTest do
     Application.put_env(:gate, :version, "1.0.0")
     assert {:error, msg} = Gate.bin_path()
     assert msg =~ ~s(config :gate, version: "1.0.0", but config :gate, path: #{bin} is gate 9.9.9)
+    assert msg =~ ~s(put that version there, or set version: "9.9.9")
     Application.put_env(:gate, :path, Path.join(ctx.tmp, "nowhere"))
     assert {:error, msg} = Gate.bin_path()
     assert msg =~ "no such file"
+  end
+
+  test "config :gate, path: that is a directory or not executable: an error, never a crash",
+       ctx do
+    Application.put_env(:gate, :path, ctx.tmp)
+    assert {:error, msg} = Gate.bin_path()
+    assert msg =~ "config :gate, path: #{ctx.tmp} is not a file"
+    publish(ctx.docroot, "9.9.9")
+    bin = Path.join(ctx.docroot, @name)
+    File.chmod!(bin, 0o644)
+    Application.put_env(:gate, :path, bin)
+    assert {:error, msg} = Gate.bin_path()
+    assert msg =~ "config :gate, path: #{bin} is not executable: chmod +x #{bin}"
+    # and Gate.run of a file that cannot be spawned says so instead of raising
+    assert {:error, msg} = Gate.run(bin, ["--version"])
+    assert msg =~ "#{bin} cannot be run: "
+  end
+
+  test "an installed binary of another version: mix gate.install --force is the fix", ctx do
+    publish(ctx.docroot, "9.9.8")
+    dir = Path.join(Gate.install_root(), "gate-9.9.9")
+    File.mkdir_p!(dir)
+    File.cp!(Path.join(ctx.docroot, @name), Path.join(dir, "gate"))
+    File.chmod!(Path.join(dir, "gate"), 0o755)
+    Application.put_env(:gate, :version, "9.9.9")
+    on_exit(fn -> File.rm_rf!(dir) end)
+    assert {:error, msg} = Gate.bin_path()
+    assert msg =~ "the installed #{Path.join(dir, "gate")} is gate 9.9.8"
+    assert msg =~ "run mix gate.install --force to install 9.9.9 there"
+    refute msg =~ "set version:"
+  end
+
+  test "mix gate's arguments: gate's commands pass through, anything else is gate run" do
+    args = &Mix.Tasks.Gate.gate_args/1
+    assert args.([]) == ["run"]
+    assert args.(["-q"]) == ["run", "-q"]
+    assert args.(["--", "--include", "leak"]) == ["run", "--", "--include", "leak"]
+    assert args.(["test/foo_test.exs"]) == ["run", "test/foo_test.exs"]
+    assert args.(["merge", "r1.json", "r2.json"]) == ["merge", "r1.json", "r2.json"]
+    assert args.(["snapshot", "--help"]) == ["snapshot", "--help"]
+    assert args.(["--version"]) == ["--version"]
+    assert args.(["run", "-q"]) == ["run", "-q"]
   end
 
   test "the package's version is gate's (gate/version.h)" do

@@ -75,6 +75,11 @@ case_merge_partitions_pass() {
 		fail "no gate.memory[partition 2/2] suite"
 	expect_in "$d/_build/m.md" "partition 2/2"
 	[ "$(json_get "$d/_build/m.json" 'd["merged"]')" = "[1, 2]" ] || fail "--json: merged is not [1, 2]"
+	# that merged result caught again by a glob over the results: named as what it is
+	run_gate merge -C "$d" "$d/_build/r1.json" "$d/_build/r2.json" "$d/_build/m.json" --junit "$d/_build/m2.xml"
+	expect_rc 2
+	expect_in "$ERR" "$d/_build/m.json is the output of gate merge --json"
+	[ ! -e "$d/_build/m2.xml" ] || fail "a refused merge wrote a JUnit report"
 	no_leftovers "$d"
 }
 
@@ -130,6 +135,11 @@ case_merge_refusals() {
 	run_gate merge -C "$d" "$r1" --allow-missing 2
 	expect_rc 0
 	expect_in "$OUT" "partition 2/2: no result (allowed by --allow-missing)"
+	# a baseline update holds every partition's: not from a merge with one missing
+	run_gate merge -C "$d" "$r1" --allow-missing 2 --update-baseline --commit
+	expect_rc 0
+	expect_in "$ERR" "the baselines were not updated: 1 of 2 partitions have no result"
+	[ ! -e "$d/.gate" ] || fail "a merge with a partition missing wrote baselines: $(ls "$d/.gate")"
 	run_gate merge -C "$d" "$r1" --allow-missing 3
 	expect_rc 2
 	expect_in "$ERR" "--allow-missing 3: the suite has 2 partitions"
@@ -158,6 +168,16 @@ case_merge_refusals() {
 	expect_rc 2
 	expect_in "$ERR" "$d/_build/j2.xml: line 1 column"
 	expect_in "$ERR" "not a gate run result"
+	# an artifact that did not arrive whole: a real result cut in the middle, an empty one
+	head -c "$(($(stat -c %s "$r2") / 2))" "$r2" >"$d/_build/cut.json"
+	run_gate merge -C "$d" "$r1" "$d/_build/cut.json"
+	expect_rc 2
+	expect_in "$ERR" "$d/_build/cut.json: line "
+	expect_in "$ERR" "the result is cut short"
+	: >"$d/_build/empty.json"
+	run_gate merge -C "$d" "$r1" "$d/_build/empty.json"
+	expect_rc 2
+	expect_in "$ERR" "$d/_build/empty.json: the file is empty"
 	echo '{"hello": 1}' >"$d/_build/other.json"
 	run_gate merge -C "$d" "$r1" "$d/_build/other.json"
 	expect_rc 2
@@ -261,10 +281,13 @@ case_merge_templates_run() {
 			BRANCH=gate/baseline >"$t/f$k.out" 2>&1 || fail "partition $k's fetch step: $(tail -n 3 "$t/f$k.out")"
 		ci_step integrations/github/action.yml "Run gate" "$t/p$k" GATE_EXE="$GATE" INPUT_PROJECT=. \
 			INPUT_BASELINE_BRANCH=gate/baseline INPUT_BASELINE_REF= INPUT_REQUIRE_BASELINE=false \
-			INPUT_UPDATE_BASELINE=false MIX_TEST_PARTITION=$k \
+			INPUT_UPDATE_BASELINE=false MIX_TEST_PARTITION=$k INPUT_MERGED=true GITHUB_ACTIONS=true \
+			GITHUB_STEP_SUMMARY="$t/step$k.md" \
 			INPUT_ARGS="-q --json gate-result/result-$k.json -- --partitions 2" RUNNER_TEMP="$t/r$k" \
 			GITHUB_OUTPUT="$t/o$k" >"$t/p$k.out" 2>&1 || fail "partition $k's Run gate step: $(tail -n 3 "$t/p$k.out")"
 		expect_in "$t/o$k" "exit-code=0"
+		# merged: the merge job's step summary is the one
+		[ ! -e "$t/step$k.md" ] || fail "partition $k wrote a step summary of its own"
 		cp "$t/p$k/gate-result/result-$k.json" "$t/results/" || fail "partition $k wrote no result"
 	done
 	# the merge job: the results downloaded, the baseline branch prepared, the merge, the push
@@ -307,6 +330,11 @@ case_merge_templates_run() {
 		node "$INTEG/ci-step.js" "$ROOT/$gl" .gate before_script "mkdir -p gate-reports"
 	} >"$t/glbefore.sh"
 	node "$INTEG/ci-step.js" "$ROOT/$gl" gate:partition >"$t/glpart.sh" || fail "no gate:partition"
+	# a partition that failed (exit 1) is a warning, gate:merge the one verdict; exit 2 fails it
+	(cd "$INTEG" && node --input-type=module -e "import {readFileSync} from 'node:fs'; import {parse} from 'yaml';
+		const j = parse(readFileSync(process.argv[1], 'utf8'))['gate:partition'];
+		process.exit(JSON.stringify(j.allow_failure) === JSON.stringify({exit_codes: [1]}) ? 0 : 1)" "$ROOT/$gl") ||
+		fail "gate:partition does not take exit 1 as allowed (gate:merge gives the verdict)"
 	node "$INTEG/ci-step.js" "$ROOT/$gl" gate:merge >"$t/glmerge.sh" || fail "no gate:merge"
 	local gm="$t/glm"
 	git clone -q "$r" "$gm" && git -C "$gm" checkout -q --detach "$sha" && mkdir -p "$gm/gate-results"
@@ -336,4 +364,45 @@ case_merge_templates_run() {
 	fsck_clean "$r"
 	no_leftovers "$t"
 	no_leftovers "$d"
+}
+
+# The partitioned workflow's partition jobs (the action with merged: true): a leak in one
+# partition is said once, by the merge job: the partition writes no ::error annotation and no
+# step summary, and its job passes on 0 and 1 (its result is what counts) but not on 2; the
+# same step without merged annotates, as a one-job workflow must.
+case_merge_partition_jobs_quiet() {
+	local d t k leaky=""; d=$(git_fixture partitioned_leak)
+	git -C "$d" update-ref refs/remotes/origin/main HEAD
+	t=$(mktemp -d "$WORK/runner.XXXXXX")
+	for k in 1 2; do
+		ci_step integrations/github/action.yml "Run gate" "$d" GATE_EXE="$GATE" INPUT_PROJECT=. \
+			INPUT_BASELINE_BRANCH=gate/baseline INPUT_BASELINE_REF=origin/main INPUT_REQUIRE_BASELINE=false \
+			INPUT_UPDATE_BASELINE=false MIX_TEST_PARTITION=$k INPUT_MERGED=true GITHUB_ACTIONS=true \
+			GITHUB_STEP_SUMMARY="$t/step$k.md" INPUT_ARGS="-q --json $t/result-$k.json -- --partitions 2" \
+			RUNNER_TEMP="$t/r$k" GITHUB_OUTPUT="$t/o$k" >"$t/p$k.out" 2>&1 ||
+			fail "partition $k's Run gate step: $(tail -n 3 "$t/p$k.out")"
+		grep -q "exit-code=1" "$t/o$k" && leaky=$k
+		expect_not_in "$t/p$k.out" "::error"
+		[ ! -e "$t/step$k.md" ] || fail "partition $k wrote a step summary of its own"
+	done
+	[ -n "$leaky" ] || fail "no partition failed on the leak"
+	for k in 0 1 2; do
+		ci_step integrations/github/action.yml "Verdict" "$t" RC=$k INPUT_MERGED=true >"$t/v$k.out" 2>&1
+		RC=$?
+		OUT="$t/v$k.out" ERR="$t/v$k.out" expect_rc "$([ "$k" = 2 ] && echo 2 || echo 0)"
+	done
+	expect_in "$t/v1.out" "the merge job (gate merge) gives the suite's one verdict"
+	# the one voice: the merge job annotates the leak once, naming its partition
+	(cd "$d" && GITHUB_ACTIONS=true "$GATE" merge -C . -q --junit "$t/m.xml" "$t"/result-*.json) >"$t/m.out" 2>&1
+	[ "$(grep -c '^::error .*partition '"$leaky"'/2' "$t/m.out")" -ge 1 ] ||
+		fail "the merge did not annotate the leak with its partition: $(grep '::' "$t/m.out" | head -n 3)"
+	# without merged, the same step annotates (a one-job workflow's partition of one)
+	ci_step integrations/github/action.yml "Run gate" "$d" GATE_EXE="$GATE" INPUT_PROJECT=. \
+		INPUT_BASELINE_BRANCH=gate/baseline INPUT_BASELINE_REF=origin/main INPUT_REQUIRE_BASELINE=false \
+		INPUT_UPDATE_BASELINE=false MIX_TEST_PARTITION=$leaky INPUT_MERGED=false GITHUB_ACTIONS=true \
+		INPUT_ARGS="-q -- --partitions 2" RUNNER_TEMP="$t/r3" GITHUB_OUTPUT="$t/o3" >"$t/p3.out" 2>&1 ||
+		fail "the unmerged Run gate step: $(tail -n 3 "$t/p3.out")"
+	expect_in "$t/p3.out" "::error "
+	no_leftovers "$d"
+	no_leftovers "$t"
 }

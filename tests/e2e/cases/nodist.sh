@@ -130,3 +130,81 @@ EOS
 	expect_in "$ERR" "--distributed: an attached node is distributed already"
 	no_leftovers "$d"
 }
+
+# System.argv() is mix test's command line (["test" | ARGS]), not the empty list the node's
+# `mix run -e` boot leaves; and a private ETS table the suite leaves (another process's) is
+# named without gate's probe crashing on it: no error report of gate's in the output.
+case_nodist_argv_and_private_table() {
+	local d p
+	cl_start 0
+	d=$(fixture nodist)
+	HOME=$CL_HOME ERL_EPMD_PORT=$CL_PORT NODIST_NAME="a$RANDOM" \
+		NODIST_ARGS="--seed 0 test/nodist_test.exs" \
+		run_gate run -C "$d" -- --seed 0 test/nodist_test.exs
+	expect_rc 0
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
+		--testcase "NodistTest=test System.argv() is mix test's command line"
+	cl_stop "$d"
+	p=$(fixture nodist_private_ets)
+	run_gate run -C "$p"
+	expect_rc 1
+	expect_in "$OUT" "ETS table gate_private_rows"
+	expect_not_in "$OUT" "raised an exception"
+	expect_not_in "$ERR" "raised an exception"
+	expect_not_in "$OUT" "insufficient access rights"
+	no_leftovers "$p"
+}
+
+# An epmd the suite starts listens where it would under bare `mix test`: nodes named after
+# another of the host's addresses (127.0.0.2 here, a container's eth0 address in CI) reach
+# each other (gate's node once had ERL_EPMD_ADDRESS=127.0.0.1 in its environment, which its
+# peers' epmd inherited); the suite's environment has no variable of gate's and no MIX_ENV
+# when gate was given none; and the epmd the suite started does not outlive the run.
+case_nodist_suite_epmd_everywhere() {
+	local d home port
+	d=$(fixture nodist_host_address)
+	home=$(mktemp -d "$WORK/nodist_home.XXXXXX")
+	for port in $(shuf -i 20000-40000 -n 20); do
+		ss -ltnH "sport = :$port" 2>/dev/null | grep -q . || break
+	done
+	# as `mix test` run by hand: neither variable set (put back after)
+	local mix_env=${MIX_ENV-} had_mix_env=${MIX_ENV+x}
+	local epmd_addr=${ERL_EPMD_ADDRESS-} had_epmd_addr=${ERL_EPMD_ADDRESS+x}
+	unset MIX_ENV ERL_EPMD_ADDRESS
+	HOME="$home" ERL_EPMD_PORT="$port" NODIST_NAME="h$RANDOM" NODIST_MIX_ENV_UNSET=1 \
+		run_gate run -C "$d"
+	[ -n "$had_mix_env" ] && export MIX_ENV="$mix_env"
+	[ -n "$had_epmd_addr" ] && export ERL_EPMD_ADDRESS="$epmd_addr"
+	expect_rc 0
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
+		--testcase "HostAddressTest=test nodes on one of the host's own addresses reach each other" \
+		--testcase "HostAddressTest=test the OS environment is the one mix test was given"
+	no_leftovers "$d"
+	no_leftovers "$home"
+}
+
+# A CI's `elixir --sname NAME -S mix test` through gate: node.erl_flags = "-sname NAME" in
+# gate.toml; the suite passes as it does bare, and gate names the node by its real name
+# (progress, summary), not nonode@nohost.
+case_nodist_sname_by_erl_flags() {
+	local d b name
+	cl_start 0
+	d=$(fixture nodist_sname)
+	name="sn$RANDOM"
+	printf '[node]\nerl_flags = "-sname %s"\n' "$name" >"$d/gate.toml"
+	HOME=$CL_HOME ERL_EPMD_PORT=$CL_PORT NODIST_SNAME=$name run_gate run -C "$d"
+	expect_rc 0
+	expect_in "$ERR" "node is $name@"
+	expect_in "$OUT" "erlang:memory on $name@"
+	expect_not_in "$OUT" "erlang:memory on nonode@nohost"
+	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
+		--testcase "SnameTest=test the node is named by its command line, and starts a peer under short names"
+	b=$(fixture nodist_sname)
+	name="sb$RANDOM"
+	BARE_OUT="$WORK/bare.$RANDOM"
+	(cd "$b" && HOME=$CL_HOME ERL_EPMD_PORT=$CL_PORT NODIST_SNAME=$name MIX_ENV=test \
+		timeout -k 5 300 elixir --sname "$name" -S mix test </dev/null >"$BARE_OUT" 2>&1)
+	BARE_RC=$?
+	at_least_as_strict 0
+	cl_stop "$d" "$b"
+}

@@ -149,7 +149,20 @@ case_mix_gate_exit_codes() {
 	in_mix "$d" gate --version
 	expect_rc 0
 	expect_in "$OUT" "gate $GATE_VERSION_H"
+	# every command passes through, gate merge (issue 28) too: its refusal is gate's own
+	in_mix "$d" gate merge "$d/no-result.json"
+	expect_rc 2
+	expect_in "$ERR" "$d/no-result.json"
+	expect_not_in "$ERR" "unexpected argument merge"
 	[ ! -e "$d/_build/gate-$GATE_VERSION_H" ] || fail "mix gate installed a binary although path: is set"
+	# path: a copy of gate without its execute bit (a download not chmod'ed): exit 2 saying
+	# so, never a crash (exit 1 would read as "the gate failed")
+	cp "$GATE" "$d/gate-noexec" && chmod 644 "$d/gate-noexec"
+	printf 'import Config\nconfig :gate, path: "%s"\n' "$d/gate-noexec" >"$d/config/config.exs"
+	in_mix "$d" gate -q
+	expect_rc 2
+	expect_in "$ERR" "gate: error: config :gate, path: $d/gate-noexec is not executable: chmod +x"
+	expect_not_in "$ERR" "ErlangError"
 	gone "$d"
 }
 
@@ -388,6 +401,21 @@ case_ci_release_install_steps() {
 	OUT="$t/gl3.log" ERR="$t/gl3.log" expect_rc 2
 	expect_in "$t/gl3.log" "gate: GATE_REF 0123abc is not a release tag (vX.Y.Z): building gate from source"
 	expect_in "$t/gl3.log" "gate: error: cannot build gate 0123abc from $t/no-such-repo"
+	# the partitioned workflow's merge job (issue 28): the same release install, not a build
+	local wf=integrations/github/example-workflow-partitioned.yml
+	ci_step "$wf" "memory-merge/Install gate" "$t" GATE_REF="v$GATE_VERSION_H" \
+		GATE_RELEASE_URL="$SERVE_URL/ok/v\$version" RUNNER_TEMP="$t/wm1" GITHUB_ENV="$t/wenv1" \
+		>"$t/wm1.log" 2>&1 || fail "the merge job's Install gate at the release tag: $(tail -n 3 "$t/wm1.log")"
+	expect_in "$t/wm1.log" "gate: installed the release binary $RELEASE_NAME from $SERVE_URL/ok/v$GATE_VERSION_H/$RELEASE_NAME (sha256 $(cut -d' ' -f1 "$RELEASE_BIN.sha256") verified): build: release binary"
+	expect_in "$t/wenv1" "GATE_EXE=$t/wm1/gate-release/$RELEASE_NAME"
+	cmp -s "$RELEASE_BIN" "$t/wm1/gate-release/$RELEASE_NAME" || fail "the merge job's gate is not the release"
+	ci_step "$wf" "memory-merge/Install gate" "$t" GATE_REF="v$GATE_VERSION_H" \
+		GATE_RELEASE_URL="$SERVE_URL/bad/v\$version" RUNNER_TEMP="$t/wm2" GITHUB_ENV="$t/wenv2" \
+		>"$t/wm2.log" 2>&1
+	RC=$?
+	OUT="$t/wm2.log" ERR="$t/wm2.log" expect_rc 2
+	expect_in "$t/wm2.log" "::error title=gate::checksum mismatch for $SERVE_URL/bad/v$GATE_VERSION_H/$RELEASE_NAME"
+	[ ! -e "$t/wm2/gate-release" ] && [ ! -s "$t/wenv2" ] || fail "the merge job kept a corrupted download"
 	serve_stop
 	no_leftovers "$d"
 	no_leftovers "$t"

@@ -19,7 +19,7 @@ defmodule Gate.Installer do
          name = "gate-#{version}-#{target}",
          url = release_url(base, version, name),
          {:ok, body} <- fetch(url),
-         {:ok, sums} <- fetch(url <> ".sha256"),
+         {:ok, sums} <- fetch_checksum(url <> ".sha256"),
          {:ok, want} <- expected_sha256(sums, name, url <> ".sha256"),
          :ok <- verify(body, want, url) do
       place(body, version, root, url)
@@ -108,6 +108,20 @@ defmodule Gate.Installer do
 
   defp version_of({:error, msg}, url, _version) do
     {:error, "the binary downloaded from #{url} does not run here: #{msg}: nothing installed"}
+  end
+
+  # the .sha256 beside the binary: without it the download cannot be verified, so it is not
+  # installed (the binary's own URL answered: a 404 here is a release published without it)
+  defp fetch_checksum(url) do
+    case fetch(url) do
+      {:ok, _} = ok ->
+        ok
+
+      {:error, msg} ->
+        {:error,
+         msg <>
+           "; without its .sha256 the download cannot be verified: nothing installed (publish the .sha256 beside the binary, as make release writes it)"}
+    end
   end
 
   @doc "GETs `url` whole; `{:ok, body}` or `{:error, message naming the url}`."

@@ -9,7 +9,8 @@ defmodule Mix.Tasks.Gate do
       mix gate [gate run options] [-- mix test arguments]
       mix gate -- --include leak
       mix gate snapshot --format json      # gate's other commands pass through:
-      mix gate baseline update --commit    # snapshot, baseline, config, hook, watch, run
+      mix gate baseline update --commit    # snapshot, baseline, config, hook, watch, merge, run
+      mix gate merge result-*.json         # partitions' results joined (gate merge)
       mix gate --version
 
   The binary is `config :gate, path:` when set, else `_build/gate-VERSION/gate`, installed
@@ -17,16 +18,12 @@ defmodule Mix.Tasks.Gate do
   """
   use Mix.Task
 
-  # gate's own commands and options: passed as they are; anything else is `gate run ARGS`
-  @commands ~w(run snapshot baseline config hook watch help --help -h --version -V)
+  # gate's top-level options: passed as they are
+  @top_options ~w(--help -h --version -V)
 
   @impl true
   def run(args) do
-    args =
-      case args do
-        [cmd | _] when cmd in @commands -> args
-        _ -> ["run" | args]
-      end
+    args = gate_args(args)
 
     bin =
       case Gate.bin_path() do
@@ -43,7 +40,23 @@ defmodule Mix.Tasks.Gate do
 
     case Gate.run(bin, args) do
       0 -> :ok
+      {:error, msg} -> Mix.Tasks.Gate.Install.fail(msg)
       code -> exit({:shutdown, code})
     end
   end
+
+  @doc """
+  gate's arguments for `mix gate ARGS`: a first argument that is a bare lowercase word is
+  gate's command (run, snapshot, baseline, config, hook, watch, merge, and any later one:
+  gate names an unknown one), passed as it is, as are `--help` and `--version`; anything
+  else (options, `--`, a test file) is `gate run ARGS`, whose errors say where mix test's
+  arguments go.
+  """
+  def gate_args([first | _] = args) do
+    if first in @top_options or Regex.match?(~r/\A[a-z][a-z-]*\z/, first),
+      do: args,
+      else: ["run" | args]
+  end
+
+  def gate_args([]), do: ["run"]
 end
