@@ -410,12 +410,15 @@ static void test_peak_tags(void **state)
 	snap(&a);
 	fine(&a, 70000000, 45000000);
 	peak_report(&a, 801000000);
-	a.fine.test_peaks = calloc(2, sizeof(*a.fine.test_peaks));
-	a.fine.ntest_peaks = 2;
+	/* under --repeat a test has a window per run: the highest rise is judged */
+	a.fine.test_peaks = calloc(3, sizeof(*a.fine.test_peaks));
+	a.fine.ntest_peaks = 3;
 	a.fine.test_peaks[0] =
-	        (struct test_peak){strdup("Elixir.P\ttest big"), 801000000, 64000000, true};
+	        (struct test_peak){strdup("Elixir.P\ttest big"), 70000000, 64000000, true};
 	a.fine.test_peaks[1] =
 	        (struct test_peak){strdup("Elixir.P\ttest small"), 66000000, 64000000, true};
+	a.fine.test_peaks[2] =
+	        (struct test_peak){strdup("Elixir.P\ttest big"), 801000000, 64000000, true};
 	const char *names[] = {"test big", "test small", "test async", "test untagged"};
 	for (size_t i = 0; i < 4; i++) {
 		struct test_result *t = test_run_add(&run);

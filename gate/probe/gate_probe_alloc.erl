@@ -40,8 +40,9 @@ around(Opts, Snap) ->
     Mark = maps:get(mark, Opts, none),
     Deep = maps:get(deep, Opts, false),
     %% the peak is read before the after-snapshot's own GC pass can raise it
-    Peak = case {Deep, Mark} of
-               {true, 'after'} -> tracker_stop();
+    %% (keep_peak: a snapshot between --repeat's runs; the tracker goes on to the last one)
+    Peak = case {Deep, Mark, maps:get(keep_peak, Opts, false)} of
+               {true, 'after', false} -> tracker_stop();
                _ -> undefined
            end,
     Skip = [P || P <- [whereis(?TRACKER)], is_pid(P)],

@@ -31,6 +31,8 @@
 %% and the born groups leave the node, so a node with 1M processes ships a few kB.
 %%   settle_ms => integer(): issue 31, wait at most this long for the input buffers ports keep
 %%            until their next read (see "Settling" below); 0: no wait (default)
+%%   keep_peak => boolean(): a deep after-snapshot between --repeat's runs leaves the peak
+%%            tracker (gate_probe_alloc) running to the last one (default false)
 snapshot(Opts) ->
     MaxMs = maps:get(settle_ms, Opts, 0),
     Floor = maps:get(settle_floor, Opts, 1000000),

@@ -816,7 +816,8 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 	ei_x_encode_map_header(x, (opts->top > 0 ? 4 : 3) + (opts->no_bin_leak ? 1 : 0) +
 	                                  /* issue 27 */
 	                                  (opts->heap_watch > 0 && opts->deep ? 1 : 0) +
-	                                  (opts->settle_ms > 0 ? 1 : 0)); /* issue 31 */
+	                                  (opts->settle_ms > 0 ? 1 : 0) + /* issue 31 */
+	                                  (opts->keep_peak && opts->deep ? 1 : 0));
 	ei_x_encode_atom(x, "gc");
 	ei_x_encode_atom(x, opts->gc ? "true" : "false");
 	ei_x_encode_atom(x, "deep");
@@ -839,6 +840,10 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 	if (opts->settle_ms > 0) { /* issue 31 */
 		ei_x_encode_atom(x, "settle_ms");
 		ei_x_encode_long(x, opts->settle_ms);
+	}
+	if (opts->keep_peak && opts->deep) {
+		ei_x_encode_atom(x, "keep_peak");
+		ei_x_encode_atom(x, "true");
 	}
 }
 

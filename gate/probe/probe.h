@@ -75,6 +75,9 @@ struct probe_snapshot_opts {
 	 * next read to be released before the snapshot (gate_probe_snapshot's settle_ports);
 	 * 0: no wait */
 	int settle_ms;
+	/* --repeat's snapshots between runs (mark AFTER for what was born since the warm-up):
+	 * the peak tracker goes on, so the last snapshot reports the peak of runs 2..N */
+	bool keep_peak;
 };
 
 /* Appends opts as the map gate_probe:snapshot/1 takes (cluster mode sends it on). */

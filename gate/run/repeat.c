@@ -64,7 +64,8 @@ int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeou
 		struct probe_snapshot_opts so = {.gc = true,
 		                                 .deep = true,
 		                                 .mark = k == 1 ? PROBE_MARK_BEFORE
-		                                                : PROBE_MARK_AFTER};
+		                                                : PROBE_MARK_AFTER,
+		                                 .keep_peak = k > 1};
 		struct snapshot *s = k == 1 ? &st->warm : &st->mids[st->nmids++];
 		char phase[96], total[32];
 		snprintf(phase, sizeof(phase),

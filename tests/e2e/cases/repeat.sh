@@ -23,6 +23,10 @@ case_repeat_warmup_passes() {
 	expect_in "$OUT" "1 (warm)"
 	expect_in "$OUT" "judged: the smallest growth of runs 2..3, times 2"
 	expect_in "$ERR" "run 3 of 3 (--repeat)"
+	# the peak tracker started after the warm-up runs to the last snapshot (it stopped at
+	# the snapshot after run 2, and the last one said it was never started)
+	expect_in "$OUT" "peak RSS"
+	expect_not_in "$OUT" "peak not measured"
 	junit_valid "$d/junit.xml"
 	junit_check "$d/junit.xml" --failures 0 --errors 0
 	grep -q '<property name="gate.repeat.runs" value="3"/>' "$d/junit.xml" ||
