@@ -166,15 +166,19 @@ static int64_t many(int64_t v)
 	return v >= DRILL_MANY_REFS ? v : 0;
 }
 
+/* The monitors or links p holds (the larger), counted from the thousands; else 0. */
+static int64_t refs_held(const struct proc_growth *p)
+{
+	return many(p->monitors) > many(p->links) ? many(p->monitors) : many(p->links);
+}
+
 /* issue 25: the process holding the most monitors or links, in the thousands, or NULL. */
 static const struct proc_growth *refs_holder(const struct snapshot *a)
 {
 	const struct proc_growth *h = NULL;
 	for (size_t i = 0; i < a->ngrew_procs; i++) {
 		const struct proc_growth *p = &a->grew_procs[i];
-		int64_t r = many(p->monitors) > many(p->links) ? many(p->monitors) : many(p->links);
-		if (r > 0 && (!h || r > (many(h->monitors) > many(h->links) ? many(h->monitors)
-		                                                            : many(h->links))))
+		if (refs_held(p) > 0 && (!h || refs_held(p) > refs_held(h)))
 			h = p;
 	}
 	return h;

@@ -227,6 +227,12 @@ int peak_check(struct findings *out, const struct snapshot *before, const struct
 
 /* ---- @tag gate: [max_peak: SIZE] ---- */
 
+/* How far a test's window rose above its start (0 when it did not). */
+static int64_t window_rise(const struct test_peak *p)
+{
+	return p->peak > p->start_rss ? p->peak - p->start_rss : 0;
+}
+
 /* A test's window; under --repeat the tracker saw it once per run (runs 2..N): the highest
  * rise of its clean windows is judged. */
 static const struct test_peak *test_peak_find(const struct fine_level *f, const char *module,
@@ -239,11 +245,8 @@ static const struct test_peak *test_peak_find(const struct fine_level *f, const 
 		const char *w = p->what;
 		if (strncmp(w, module, ml) != 0 || w[ml] != '\t' || strcmp(w + ml + 1, name) != 0)
 			continue;
-		int64_t rise = p->peak > p->start_rss ? p->peak - p->start_rss : 0;
-		int64_t brise =
-		        best && best->peak > best->start_rss ? best->peak - best->start_rss : 0;
 		if (!best || (p->clean && !best->clean) ||
-		    (p->clean == best->clean && rise > brise))
+		    (p->clean == best->clean && window_rise(p) > window_rise(best)))
 			best = p;
 	}
 	return best;
@@ -269,7 +272,7 @@ static int tag_one(struct findings *out, const struct fine_level *f, const struc
 		         subject, lim);
 	else {
 		char pk[32], r[32];
-		rise = p->peak > p->start_rss ? p->peak - p->start_rss : 0;
+		rise = window_rise(p);
 		model_bytes_format(pk, sizeof(pk), p->peak);
 		model_bytes_format(r, sizeof(r), rise);
 		v = rise > max ? VERDICT_FAIL : VERDICT_PASS;

@@ -365,19 +365,19 @@ static bool proc_consistent(const struct snapshot *const *snaps, size_t n,
 	return consistent(s, n, cfg->repeat_bytes, cfg->repeat_spread, lo);
 }
 
-/* The other end of p's monitors among the processes that grew in every run, or NULL. */
+/* The other end of p's monitors among the processes that grew in every run (its series in
+ * *os), or NULL. */
 static const struct proc_growth *end_of(const struct snapshot *const *snaps, size_t n,
                                         const struct structure_config *cfg,
-                                        const struct proc_growth *p, bool holder)
+                                        const struct proc_growth *p, bool holder, struct series *os)
 {
 	const struct snapshot *last = snaps[n];
 	for (size_t i = 0; i < last->ngrew_procs; i++) {
 		const struct proc_growth *o = &last->grew_procs[i];
-		struct series s;
 		bool b;
 		int64_t lo;
 		if ((holder ? other_end_of(o, p) : other_end_of(p, o)) &&
-		    proc_consistent(snaps, n, cfg, o, &s, &b, &lo))
+		    proc_consistent(snaps, n, cfg, o, os, &b, &lo))
 			return o;
 	}
 	return NULL;
@@ -391,18 +391,17 @@ static int processes(struct findings *out, const struct snapshot *const *snaps, 
 		const struct proc_growth *p = &last->grew_procs[i], *o;
 		const char *name = p->name ? rules_display(p->name) : p->pid ? p->pid : "?";
 		struct series s, os = {0};
-		bool by_bin, ob;
-		int64_t lo = 0, olo;
+		bool by_bin;
+		int64_t lo = 0;
 		char what[640], msg[1200], subject[300], a[32], b[32], refs[400] = "", mc[32],
 		                                                       oc[32];
 		if (!proc_consistent(snaps, n, cfg, p, &s, &by_bin, &lo) ||
-		    end_of(snaps, n, cfg, p, false) || born_explains(out, last, p))
+		    end_of(snaps, n, cfg, p, false, &os) || born_explains(out, last, p))
 			continue;
 		if (structure_category_fails(out, by_bin ? MEM_BINARY : MEM_PROCESSES_USED) ||
 		    structure_failed_already(out, structure_rules, name, NULL))
 			continue;
-		if ((o = end_of(snaps, n, cfg, p, true)) &&
-		    proc_consistent(snaps, n, cfg, o, &os, &ob, &olo)) {
+		if ((o = end_of(snaps, n, cfg, p, true, &os))) {
 			rules_count_format(mc, sizeof(mc), p->monitors);
 			rules_count_format(oc, sizeof(oc), o->monitored_by);
 			model_bytes_format(b, sizeof(b), grown(&os, n));
