@@ -9,7 +9,7 @@
 #   make valgrind      e2e cases with gate under valgrind memcheck (definite leaks and
 #                      memory errors fail); VALGRIND_CASES picks the cases
 #   make bench         overhead figures (ratios within one run)
-#   make realworld     gate on real open-source suites (../shared/realworld), no leak planted:
+#   make realworld     gate on real open-source suites ($GATE_REALWORLD, $GATE_REALWORLD_APPS), no leak planted:
 #                      0 false alarms in REALWORLD_ROUNDS rounds (default 5)
 #   make deps          install the Debian 12 packages gate needs (idempotent)
 #   make compat        e2e cases against OTP 27 / Elixir 1.18 in a Debian 13 chroot (root)
@@ -266,9 +266,11 @@ FORMAT_SRC = $(SRC) release/gss_none.c $(wildcard rules/*.h ci/*.h gate/*.h gate
 format:
 	clang-format -i $(FORMAT_SRC)
 
-# make lint: the house style and the house layout (tests/lint/layout.sh), as .ci/run checks them
+# make lint: the house style, the house layout (tests/lint/layout.sh), and no tracked file that
+# carries another project's copyright or licence (tests/lint/foreign.sh), as .ci/run checks them
 lint: format-check
 	@sh tests/lint/layout.sh
+	@sh tests/lint/foreign.sh
 
 format-check:
 	@clang-format --dry-run -Werror $(FORMAT_SRC) || { echo "make format-check: the files above differ from .clang-format's house style: run make format" >&2; exit 1; }

@@ -1,7 +1,7 @@
 /* ci/junit.h: the JUnit XML report: memory findings and ExUnit results, for CI readers.
  *
- * The report validates against the Jenkins xUnit schema (tests/junit/junit-10.xsd) once the
- * testcase file/line attributes, which GitLab and GitHub readers use, are removed. Strings
+ * The report validates against the Jenkins xUnit schema (junit-10.xsd, tests/junit/validate.sh)
+ * once the testcase file/line attributes, which GitLab and GitHub readers use, are removed. Strings
  * from the test suite are made safe first: invalid UTF-8 becomes U+FFFD, characters XML 1.0
  * forbids are written visibly as "\xNN", ANSI colour escapes are dropped, failure bodies are
  * capped at JUNIT_BODY_MAX bytes. Nothing here keeps a pointer to its arguments.

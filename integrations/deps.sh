@@ -84,8 +84,8 @@ else
 	# debootstrap: make compat builds its Debian 13 chroot with it; time: make bench reads
 	# gate's peak RSS with GNU time; clang-format: make lint checks the house style
 	PKGS="$PKGS libxml2-utils libcmocka-dev chromium clang clang-format libclang-rt-14-dev valgrind debootstrap time"
-	# issue 31: make realworld and the e2e case phoenix_planted_leaks run the Phoenix + Ecto
-	# app of ../shared/apps on a private PostgreSQL (its setup.sh picks a free port with python3)
+	# make realworld and the e2e case app_planted_leaks run a Phoenix + Ecto application on a
+	# private PostgreSQL (tests/realworld/lib.sh); python3 for the bench scripts' JSON
 	PKGS="$PKGS postgresql python3"
 fi
 missing=""

@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/bench/fine.sh: `make bench`: what issue 27's fine level costs, as ratios within one run.
 #
-# For each project (default: gen_stage and nimble_parsec from $GATE_REALWORLD or
-# ../shared/realworld/src when there, and the fine_nif fixture without a leak), copied to a
+# For each project (default: gen_stage and nimble_parsec from $GATE_REALWORLD when there, see
+# tests/realworld/lib.sh, and the fine_nif fixture without a leak), copied to a
 # temp dir and compiled once, N rounds interleave (the order rotates each round):
 #   bare        MIX_ENV=test mix test
 #   gate        gate run --json          (every measure of the fine level on)
@@ -26,8 +26,8 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 gate=${GATE:-$root/${GATE_BUILD:-build}/gate} # GATE: another binary (a copy, while rebuilding)
-src=${GATE_REALWORLD:-$root/../shared/realworld/src}
-[ -d "$src" ] || src=$root/tests/realworld
+. "$root/tests/realworld/lib.sh"
+src=$rw_libs
 rounds=${1:-5}
 [ $# -gt 0 ] && shift
 case "$rounds" in

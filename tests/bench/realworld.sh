@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/bench/realworld.sh: `make realworld`: gate's defaults on real open-source suites that
-# nobody here wrote ($GATE_REALWORLD, ../shared/realworld/src or tests/realworld), with no leak
-# planted.
+# nobody here wrote, with no leak planted. They live on this machine, never in the repository
+# (tests/realworld/lib.sh): library suites in $GATE_REALWORLD, applications in
+# $GATE_REALWORLD_APPS (both default to folders under ~/.cache/gate). A folder with no Mix
+# project is one line saying it was looked at and skipped; with neither, the check passes.
 #
 # Each project is copied to a temp dir and compiled once; then, N rounds interleaved, a bare
 # `MIX_ENV=test mix test` and a `gate run` (default config, a fresh node each time). Per
@@ -17,16 +19,17 @@
 #   errors        gate exited 2 (or anything but 0/1), or its report could not be read; bare
 #                 runs that did not finish. Any error fails.
 #   median wall   bare vs gate (ms) and their ratio (this machine is shared: informative).
+# An application also runs one `gate run --repeat 3`, which must pass; one that depends on
+# postgrex gets a private PostgreSQL (PGPORT in its environment) for its rounds.
 #
-# usage: tests/bench/realworld.sh [ROUNDS] [PROJECT...]    (default 5 rounds, every project;
-#        ROUNDS also from $REALWORLD_ROUNDS)
+# usage: tests/bench/realworld.sh [ROUNDS] [PROJECT...]    (default 5 rounds, every project
+#        of both folders; ROUNDS also from $REALWORLD_ROUNDS)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 gate="$root/${GATE_BUILD:-build}/gate"
-# $GATE_REALWORLD, else the workplace's shared folder beside the checkout (it may hold more
-# real projects), else the copies in tests/realworld (always there, so CI on a fresh clone runs)
-src=${GATE_REALWORLD:-$root/../shared/realworld/src}
-[ -d "$src" ] || src=$root/tests/realworld
+. "$root/tests/realworld/lib.sh"
+src=$rw_libs
+apps=$rw_apps
 rounds=${1:-${REALWORLD_ROUNDS:-5}}
 [ $# -gt 0 ] && shift
 case "$rounds" in
@@ -37,22 +40,35 @@ if [ ! -x "$gate" ]; then
 	echo "realworld: error: $gate is missing: run make first" >&2
 	exit 2
 fi
-if [ ! -d "$src" ]; then
-	echo "realworld: error: no real projects at $src: set GATE_REALWORLD to the folder that holds them" >&2
-	exit 2
-fi
-named="$*"
+# the projects to run: those named (each looked up in both folders), else every one of both
 if [ $# -gt 0 ]; then
-	projects=$(for p in "$@"; do [ "$p" = todo_trek ] || printf '%s ' "$p"; done)
+	libs="" apps_run=""
+	for p in "$@"; do
+		if [ -f "$src/$p/mix.exs" ]; then
+			libs="$libs $p"
+		elif [ -f "$apps/$p/mix.exs" ]; then
+			apps_run="$apps_run $p"
+		else
+			echo "realworld: error: no Mix project $p in $src or $apps" >&2
+			exit 2
+		fi
+	done
 else
-	projects=$(cd "$src" && for p in */; do [ -f "$p/mix.exs" ] && printf '%s ' "${p%/}"; done)
+	libs=$(rw_projects "$src" | tr '\n' ' ')
+	apps_run=$(rw_projects "$apps" | tr '\n' ' ')
+	[ -n "$libs" ] || echo "realworld: skipped library suites: no Mix project in $src (GATE_REALWORLD; README: Real projects)"
+	[ -n "$apps_run" ] || echo "realworld: skipped applications: no Mix project in $apps (GATE_REALWORLD_APPS; README: Real projects)"
+	if [ -z "$libs$apps_run" ]; then
+		echo "realworld: ok: skipped, no real project on this machine"
+		exit 0
+	fi
 fi
-[ -n "$projects" ] || [ "$named" = todo_trek ] || { echo "realworld: error: no Mix project in $src" >&2; exit 2; }
+projects="$libs"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gate-realworld.XXXXXX")
-# issue 26: phoenix_pubsub's suite starts distribution itself (and peers), which needs an
-# epmd, as its own CI starts with `epmd -daemon`; gate's node is not distributed and starts
-# none. One is started here when none answers, and only that one is stopped at the end.
+# A suite may start distribution itself (phoenix_pubsub's starts peers), which needs an epmd,
+# as its own CI starts with `epmd -daemon`; gate's node is not distributed and starts none.
+# One is started here when none answers, and only that one is stopped at the end.
 # The epmd started here carries a mark in its environment (epmd -daemon forks: its pid is
 # not $!), so that exactly that one is stopped, never another user's.
 epmd_mark="REALWORLD_EPMD=$work"
@@ -62,27 +78,16 @@ our_epmds() {
 	done
 }
 stop_our_epmd() { for e in $(our_epmds); do kill "$e" 2>/dev/null; done; }
-pgdir="" # the Phoenix app's dir while its PostgreSQL runs (issue 31): torn down at exit
-# teardown.sh stops the cluster and leaves its data dir (as root a mktemp -d of its own,
-# PGHOST_DIR in pg.env): removed too, so that nothing is left behind
-pg_down() {
-	[ -n "$pgdir" ] && [ -f "$pgdir/pg.env" ] || return 0
-	pghost=$(sed -n 's/^PGHOST_DIR=//p' "$pgdir/pg.env")
-	"$apps/teardown.sh" "$pgdir" >/dev/null 2>&1
-	case "$pghost" in */gate-anchor-pg.*) rm -rf "$pghost" ;; esac
-}
+pgenv="" # the env file of an application's PostgreSQL while it runs: stopped at exit
+pg_down() { [ -z "$pgenv" ] || pg_stop "$pgenv"; pgenv=""; }
 trap 'pg_down; stop_our_epmd; rm -rf "$work"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-case " $projects " in
-*" phoenix_pubsub "*)
-	if ! epmd -names >/dev/null 2>&1; then
-		env "$epmd_mark" epmd -daemon || { echo "realworld: error: phoenix_pubsub needs epmd, and epmd -daemon failed" >&2; exit 2; }
-		for i in $(seq 1 50); do epmd -names >/dev/null 2>&1 && break; sleep 0.1; done
-		echo "realworld: started epmd -daemon (pid $(echo $(our_epmds))) for phoenix_pubsub; stopped at the end"
-	fi
-	;;
-esac
+if ! epmd -names >/dev/null 2>&1; then
+	env "$epmd_mark" epmd -daemon || { echo "realworld: error: epmd -daemon failed (a suite that starts distribution needs one)" >&2; exit 2; }
+	for i in $(seq 1 50); do epmd -names >/dev/null 2>&1 && break; sleep 0.1; done
+	echo "realworld: started epmd -daemon (pid $(echo $(our_epmds))) for suites that start distribution; stopped at the end"
+fi
 export MIX_ENV=test LC_ALL=C
 limit=${REALWORLD_TIMEOUT:-900} # seconds per run: a hung suite is an error, not a hang of CI
 
@@ -110,7 +115,7 @@ project_rounds() {
 		grc=$?
 		echo $(($(now_ms) - t)) >>"$work/$p.gate"
 		exits="$exits$grc"
-		# issue 31: a snapshot that waited (port-driver binaries no socket explains) is
+		# a snapshot that waited (port-driver binaries no socket explains) is
 		# shown with its round: the wait is part of gate's wall time
 		w=$(grep -o '"waited_us": *[1-9][0-9]*' "$work/run.json" 2>/dev/null | tr -d ' ' | tr '\n' ' ')
 		if [ -n "$w" ]; then echo "realworld: $p round $i: a snapshot waited (us): $w"; fi
@@ -187,42 +192,43 @@ for p in $projects; do
 	fi
 	project_rounds "$p" "$d"
 done
-# issue 31: the Phoenix + Ecto application (todo_trek) of ../shared/apps ($GATE_REALWORLD_APPS),
-# when the workplace has it and no project was named (or todo_trek was): set up once with its
-# setup.sh (a private PostgreSQL on a free port, torn down at exit), the same rounds, then one
-# `gate run --repeat 3`, which must pass too. Without a PostgreSQL server it is skipped, saying
-# so (integrations/deps.sh installs one).
-apps=${GATE_REALWORLD_APPS:-$root/../shared/apps}
-case " ${named:-} " in "  " | *" todo_trek "*) want_app=1 ;; *) want_app=0 ;; esac
-if [ "$want_app" -eq 1 ] && [ -x "$apps/setup.sh" ]; then
-	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-	if [ ! -d "$apps/src/todo_trek/deps" ]; then
-		echo "realworld: todo_trek skipped: $apps/src/todo_trek/deps is missing (the app's dependencies)"
-	elif [ -z "$pgbin" ] || [ ! -x "$pgbin/postgres" ]; then
-		echo "realworld: todo_trek skipped: no PostgreSQL server (apt-get install postgresql; integrations/deps.sh installs it)"
+# Applications: copied with what their folder holds (dependencies, and a _build compiled
+# before, which saves minutes), compiled, the same rounds, then one `gate run --repeat 3`.
+for p in $apps_run; do
+	d="$work/$p"
+	cp -a "$apps/$p" "$d"
+	rm -rf "$d/.gate" "$d/_build/gate"
+	if rw_needs_postgres "$d"; then
+		pgenv="$work/$p.pg"
+		if ! pg_start "$pgenv" 2>"$work/$p.pgerr"; then
+			echo "realworld: error: $p needs PostgreSQL, and a private one did not start:" >&2
+			tail -n 20 "$work/$p.pgerr" >&2
+			status=1
+			pg_down
+			continue
+		fi
+		PGPORT=$(sed -n 's/^PGPORT=//p' "$pgenv")
+		export PGPORT
+	fi
+	if ! (cd "$d" && mix compile >"$work/$p.compile" 2>&1); then
+		echo "realworld: error: $p does not compile:" >&2
+		tail -n 20 "$work/$p.compile" >&2
+		status=1
 	else
-		pgdir="$work/phoenix"
-		if ! "$apps/setup.sh" "$pgdir" >"$work/phoenix.setup" 2>&1; then
-			echo "realworld: error: $apps/setup.sh failed:" >&2
-			tail -n 20 "$work/phoenix.setup" >&2
+		project_rounds "$p" "$d"
+		timeout "$limit" "$gate" run -q -C "$d" --repeat 3 >"$work/gate.out" 2>&1
+		grc=$?
+		if [ "$grc" -ne 0 ]; then
+			echo "realworld: $p: gate run --repeat 3 exited $grc on the unchanged application"
+			grep -E 'FAIL|error' "$work/gate.out" | head -n 12 | sed 's/^/    /'
 			status=1
 		else
-			PGPORT=$(sed -n 's/^PGPORT=//p' "$pgdir/pg.env")
-			export PGPORT
-			project_rounds todo_trek "$pgdir/todo_trek"
-			timeout "$limit" "$gate" run -q -C "$pgdir/todo_trek" --repeat 3 >"$work/gate.out" 2>&1
-			grc=$?
-			if [ "$grc" -ne 0 ]; then
-				echo "realworld: todo_trek: gate run --repeat 3 exited $grc on the unchanged app"
-				grep -E 'FAIL|error' "$work/gate.out" | head -n 12 | sed 's/^/    /'
-				status=1
-			else
-				echo "realworld: todo_trek: gate run --repeat 3 passed"
-			fi
-			unset PGPORT
+			echo "realworld: $p: gate run --repeat 3 passed"
 		fi
 	fi
-fi
+	pg_down
+	unset PGPORT
+done
 echo "realworld: $rounds rounds per project, bare mix test and gate run interleaved"
 cat "$table"
 if [ "$status" -eq 0 ]; then

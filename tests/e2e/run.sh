@@ -96,8 +96,15 @@ our_epmds() {
 	done
 }
 
+# The JUnit schema is a third-party file kept outside the repository (tests/junit/validate.sh):
+# without it, schema checks are skipped, said once here; junit2json (junit_check) still runs.
+JUNIT_XSD=${GATE_JUNIT_XSD:-$(cd "$ROOT/.." && pwd)/shared/junit/junit-10.xsd}
+export GATE_JUNIT_XSD="$JUNIT_XSD"
+[ -r "$JUNIT_XSD" ] || echo "e2e: JUnit schema checks skipped: no junit-10.xsd at $JUNIT_XSD (set GATE_JUNIT_XSD)"
+
 junit_valid() { # FILE
 	[ -f "$1" ] || { fail "no JUnit file at $1"; return; }
+	[ -r "$JUNIT_XSD" ] || return 0
 	sh "$ROOT/tests/junit/validate.sh" "$1" >"$WORK/validate.out" 2>&1 ||
 		fail "JUnit does not validate: $(cat "$WORK/validate.out")"
 }

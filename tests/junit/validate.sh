@@ -3,13 +3,17 @@
 #
 #   sh tests/junit/validate.sh REPORT.xml
 #
+# The schema is a third-party file and is not part of the repository: it is read from
+# $GATE_JUNIT_XSD, else from the workplace's shared folder beside the checkout
+# (../shared/junit/junit-10.xsd). Without it this exits 2 saying where it looked.
+#
 # The schema predates the testcase file/line attributes that GitLab and GitHub read, so they
 # are removed from a temp copy first; nothing else is (issue 25: gate writes no <properties>
 # inside a testcase, which the schema has no room for). Exit 0: valid; 1: invalid; 2: usage or missing tools.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-xsd="$here/junit-10.xsd"
+xsd=${GATE_JUNIT_XSD:-$(cd "$here/../../.." && pwd)/shared/junit/junit-10.xsd}
 
 if [ $# -ne 1 ]; then
 	echo "usage: sh tests/junit/validate.sh REPORT.xml" >&2
@@ -18,6 +22,10 @@ fi
 report=$1
 if [ ! -r "$report" ]; then
 	echo "validate.sh: error: cannot read $report" >&2
+	exit 2
+fi
+if [ ! -r "$xsd" ]; then
+	echo "validate.sh: error: no JUnit schema at $xsd: set GATE_JUNIT_XSD to a copy of the Jenkins xUnit junit-10.xsd" >&2
 	exit 2
 fi
 if ! command -v xmllint >/dev/null 2>&1; then

@@ -115,10 +115,13 @@ case_clean_table_adds_up() {
 
 # make realworld's classifier, on fixtures standing in for real projects: a clean suite is
 # no false alarm; a gate failure on a suite whose tests pass is one (exit 1); a failing test
-# is reported as such, not as a false alarm.
+# is reported as such, not as a false alarm; with no real project, it says so and passes.
 case_realworld_script_classifies() {
 	local rw="$WORK/rw" out="$WORK/rw.out" rc
-	mkdir -p "$rw/src"
+	mkdir -p "$rw/src" "$rw/apps"
+	# no application: only the fixture standing in for a library suite runs
+	local GATE_REALWORLD_APPS="$rw/apps"
+	export GATE_REALWORLD_APPS
 	cp -r "$FIX/clean" "$rw/src/clean"
 	GATE_REALWORLD="$rw/src" sh "$ROOT/tests/bench/realworld.sh" 1 >"$out" 2>&1
 	rc=$?
@@ -137,5 +140,12 @@ case_realworld_script_classifies() {
 	expect_not_in "$out" "FALSE ALARM"
 	GATE_REALWORLD="$rw/src" sh "$ROOT/tests/bench/realworld.sh" x >"$out" 2>&1
 	[ $? -eq 2 ] || fail "realworld.sh with a bad round count did not exit 2"
+	# a machine without real projects: one line per folder looked at, and the check passes
+	GATE_REALWORLD="$rw/none" GATE_REALWORLD_APPS="$rw/apps" sh "$ROOT/tests/bench/realworld.sh" 1 >"$out" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "realworld.sh without real projects exited $rc: $(cat "$out")"
+	expect_in "$out" "realworld: skipped library suites: no Mix project in $rw/none"
+	expect_in "$out" "realworld: skipped applications: no Mix project in $rw/apps"
+	expect_in "$out" "realworld: ok: skipped, no real project on this machine"
 	no_leftovers "$rw"
 }

@@ -1,7 +1,7 @@
-# tests/e2e/cases/settle.sh: issue 31 on small fixtures (no PostgreSQL needed): the settled
+# tests/e2e/cases/settle.sh: on small fixtures (no PostgreSQL needed): the settled
 # before-snapshot, structures judged on their own past, and structures that grow in every run
-# of --repeat. Sourced by tests/e2e/run.sh. The Phoenix app itself: tests/bench/realworld.sh
-# and case_phoenix_planted_leaks below (skipped, saying why, without PostgreSQL).
+# of --repeat. Sourced by tests/e2e/run.sh. Real applications: tests/bench/realworld.sh and
+# case_app_planted_leaks below (skipped, saying why, without one or without PostgreSQL).
 
 # settle_js FILE EXPR: EXPR over the run's JSON (d) must hold
 settle_js() {
@@ -129,72 +129,76 @@ case_repeat_one_voice_monitors_and_tasks() {
 	no_leftovers "$d"
 }
 
-# The Phoenix app (../shared/apps, or $GATE_REALWORLD_APPS) with issue 31's leaks planted by
-# tests/realworld/phoenix/plant.sh: a GenServer a plug fills with response bodies fails a
-# default run, named; an ETS session cache and a page cache GenServer fail with --repeat 3,
-# named, one finding each; the unchanged app passes both ways; two of plant.sh's shapes
-# (monitors, tasks) at kB per suite are one finding each with --repeat 3. Needs PostgreSQL (CI installs
-# it, integrations/deps.sh); skipped here, saying so, without it.
-case_phoenix_planted_leaks() {
-	local apps="${GATE_REALWORLD_APPS:-$ROOT/../shared/apps}" pgbin
-	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-	if [ ! -x "$apps/setup.sh" ] || [ ! -d "$apps/src/todo_trek/deps" ]; then
-		echo "    skipped: no Phoenix app with its dependencies at $apps"
+# Every Phoenix application of $GATE_REALWORLD_APPS (tests/realworld/lib.sh), unchanged, and
+# with leak shapes of tests/realworld/plant/gate_plant.erl filled by the application's own
+# requests as its own tests make them (GATE_PLANT, loaded by ERL_AFLAGS; not a line of the
+# application changes): a GenServer keeping every response body fails a default run, named;
+# an ETS session cache and a page cache GenServer fail with --repeat 3, named, one finding
+# each; the unchanged application passes both ways; a holder monitoring a target and tasks
+# left under a Task.Supervisor at kB per suite are one finding each with --repeat 3. An
+# application that uses postgrex gets a private PostgreSQL. Skipped, saying so, without one.
+case_app_planted_leaks() {
+	. "$ROOT/tests/realworld/lib.sh"
+	local apps="" p
+	for p in $(rw_projects "$rw_apps"); do
+		rw_is_phoenix "$rw_apps/$p" && apps="$apps $p"
+	done
+	if [ -z "$apps" ]; then
+		echo "    skipped: no Phoenix application in $rw_apps (GATE_REALWORLD_APPS; README: Real projects)"
 		return
 	fi
-	if [ -z "$pgbin" ] || [ ! -x "$pgbin/postgres" ]; then
-		echo "    skipped: no PostgreSQL server (apt-get install postgresql; integrations/deps.sh does)"
-		return
+	for p in $apps; do
+		if rw_needs_postgres "$rw_apps/$p" && ! pg_bin >/dev/null; then
+			echo "    skipped $p: no PostgreSQL server (apt-get install postgresql; integrations/deps.sh does)"
+			continue
+		fi
+		app_planted_leaks_in "$rw_apps/$p"
+	done
+}
+
+# app_planted_leaks_in DIR: case_app_planted_leaks on one application
+app_planted_leaks_in() {
+	local top flags
+	top=$(mktemp -d "$WORK/app.XXXXXX")
+	cp -a "$1" "$top/app"
+	rm -rf "$top/app/.gate" "$top/app/_build/gate"
+	mkdir "$top/plant"
+	flags=$(plant_flags "$ROOT" "$top/plant") || { fail "gate_plant.erl does not compile"; return; }
+	if rw_needs_postgres "$top/app"; then
+		pg_start "$top/pg.env" 2>"$top/pg.err" || { fail "PostgreSQL did not start: $(tail -n 3 "$top/pg.err")"; return; }
+		PGPORT=$(sed -n 's/^PGPORT=//p' "$top/pg.env")
+		export PGPORT
 	fi
-	local top; top=$(mktemp -d "$WORK/phoenix.XXXXXX")
-	if ! "$apps/setup.sh" "$top" >"$top/setup.log" 2>&1; then
-		fail "setup.sh failed: $(tail -n 3 "$top/setup.log")"
-		[ -f "$top/pg.env" ] && "$apps/teardown.sh" "$top" >/dev/null 2>&1
-		return
-	fi
-	PGPORT=$(sed -n 's/^PGPORT=//p' "$top/pg.env")
-	export PGPORT
-	(
-		export MIX_ENV=test
-		for k in bodies sessions pages shapes; do
-			cp -a "$top/todo_trek" "$top/$k"
-			"$ROOT/tests/realworld/phoenix/plant.sh" "$top/$k" "$k" >/dev/null &&
-				(cd "$top/$k" && mix compile >"$top/$k.compile" 2>&1) ||
-				echo "plant $k failed" >>"$top/errors"
-		done
-	)
-	[ -s "$top/errors" ] && fail "$(cat "$top/errors")"
-	run_gate run -C "$top/todo_trek"
+	(cd "$top/app" && MIX_ENV=test mix compile >"$top/compile.log" 2>&1) ||
+		fail "$1 does not compile: $(tail -n 3 "$top/compile.log")"
+	run_gate run -C "$top/app"
 	expect_rc 0
-	run_gate run -C "$top/todo_trek" --repeat 3
+	run_gate run -C "$top/app" --repeat 3
 	expect_rc 0
-	run_gate run -C "$top/bodies"
+	GATE_PLANT=bodies ERL_AFLAGS="$flags" run_gate run -C "$top/app"
 	expect_rc 1
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
-	expect_in "$OUT" "process TodoTrek.Plant.BodyKeeper"
-	run_gate run -C "$top/sessions"
+	expect_in "$OUT" "process GatePlant.BodyKeeper"
+	GATE_PLANT=sessions ERL_AFLAGS="$flags" run_gate run -C "$top/app"
 	expect_rc 0
-	run_gate run -C "$top/sessions" --repeat 3
+	GATE_PLANT=sessions ERL_AFLAGS="$flags" run_gate run -C "$top/app" --repeat 3
 	expect_rc 1
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
 	expect_in "$OUT" "ETS table sessions"
-	run_gate run -C "$top/pages" --repeat 3
+	GATE_PLANT=pages ERL_AFLAGS="$flags" run_gate run -C "$top/app" --repeat 3
 	expect_rc 1
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
-	expect_in "$OUT" "process TodoTrek.Plant.PageCache"
-	# issue 25 in --repeat on the app: a holder monitoring a target 76 more times a suite,
-	# and 76 tasks a suite left under a Task.Supervisor: one finding each (two before)
-	GATE_LEAK=monitors GATE_LEAK_SMALL=1 run_gate run -C "$top/shapes" --repeat 3
+	expect_in "$OUT" "process GatePlant.PageCache"
+	# a holder monitoring a target more times each suite, and tasks left under a
+	# Task.Supervisor each suite: one finding each
+	GATE_PLANT=monitors GATE_PLANT_SMALL=1 ERL_AFLAGS="$flags" run_gate run -C "$top/app" --repeat 3
 	expect_rc 1
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
-	expect_in "$top/shapes/_build/gate/junit.xml" "monitors (the other end: TodoTrek.Plant.Target"
-	GATE_LEAK=tasks GATE_LEAK_SMALL=1 run_gate run -C "$top/shapes" --repeat 3
+	expect_in "$top/app/_build/gate/junit.xml" "monitors (the other end: GatePlant.Target"
+	GATE_PLANT=tasks GATE_PLANT_SMALL=1 ERL_AFLAGS="$flags" run_gate run -C "$top/app" --repeat 3
 	expect_rc 1
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
-	expect_not_in "$OUT" "process TodoTrek.Plant.TaskSup ("
-	local pghost; pghost=$(sed -n 's/^PGHOST_DIR=//p' "$top/pg.env")
-	"$apps/teardown.sh" "$top" >/dev/null 2>&1 || fail "teardown.sh failed"
-	# teardown.sh leaves the cluster's data dir (as root a mktemp -d of its own)
-	case "$pghost" in */gate-anchor-pg.*) rm -rf "$pghost" ;; esac
+	expect_not_in "$OUT" "process GatePlant.TaskSup ("
+	pg_stop "$top/pg.env"
 	unset PGPORT
 }
