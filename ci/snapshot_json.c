@@ -95,6 +95,25 @@ static json_t *groups_json(const struct key_group *g, size_t n, int *bad)
 	return a;
 }
 
+/* The modules loaded during the run, by origin: {"disk": {"count", "bytes"}, "test": ...,
+ * "created": ..., "created_groups": [...]} */
+static json_t *modules_json(const struct snapshot *s, int *bad)
+{
+	const char *names[] = {"disk", "test", "created"};
+	const struct code_class *cls[] = {&s->code_disk, &s->code_test, &s->code_created};
+	json_t *o = json_object();
+	if (!o)
+		*bad = 1;
+	for (size_t i = 0; i < 3 && !*bad; i++) {
+		json_t *c = json_object();
+		put(c, "count", json_integer(cls[i]->count), bad);
+		put(c, "bytes", json_integer(cls[i]->bytes), bad);
+		put(o, names[i], c, bad);
+	}
+	put(o, "created_groups", groups_json(s->code_groups, s->ncode_groups, bad), bad);
+	return o;
+}
+
 /* What grew since the before-snapshot (issue 13; after-snapshots of gate run only). */
 static json_t *growth_json(const struct snapshot *s, int *bad)
 {
@@ -155,6 +174,8 @@ static json_t *growth_json(const struct snapshot *s, int *bad)
 	put(o, "ports_opened", json_integer(s->ports_opened), bad);
 	put(o, "persistent_term_new", groups_json(s->pterm_new, s->npterm_new, bad), bad);
 	put(o, "atoms_new", groups_json(s->atoms_new, s->natoms_new, bad), bad);
+	if (s->have_code_new)
+		put(o, "modules_new", modules_json(s, bad), bad);
 	return o;
 }
 

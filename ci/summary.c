@@ -252,7 +252,7 @@ static void print_subtracted(FILE *out, const struct findings *findings)
 			fprintf(out, "judged = grew - subtracted; subtracted, and why:\n");
 		head = true;
 		term_safe(name, sizeof(name), f->subject ? f->subject : "?", NAME_MAX_COLS);
-		if (lits) {
+		if (lits && !(finding_adjusted(f) && f->explained)) {
 			char lead[NAME_MAX_COLS * 4 + 32];
 			snprintf(lead, sizeof(lead), "  %s: ", name);
 			print_wrapped(out, lead,
@@ -270,6 +270,11 @@ static void print_subtracted(FILE *out, const struct findings *findings)
 			snprintf(text, sizeof(text), "%s; context: explained by %s", why, by);
 		} else {
 			snprintf(text, sizeof(text), "%s", why);
+		}
+		if (lits) {
+			size_t o = strlen(text);
+			snprintf(text + o, sizeof(text) - o,
+			         "; its figures include the literals of loaded modules");
 		}
 		snprintf(lead, sizeof(lead), "  %s: ", name);
 		print_wrapped(out, lead, text, 4);

@@ -85,8 +85,9 @@ else
 	# gate's peak RSS with GNU time; clang-format: make lint checks the house style
 	PKGS="$PKGS libxml2-utils libcmocka-dev chromium clang clang-format libclang-rt-14-dev valgrind debootstrap time"
 	# make realworld and the e2e case app_planted_leaks run a Phoenix + Ecto application on a
-	# private PostgreSQL (tests/realworld/lib.sh); python3 for the bench scripts' JSON
-	PKGS="$PKGS postgresql python3"
+	# private PostgreSQL (tests/realworld/lib.sh), and a Phoenix app's mailer (swoosh) starts
+	# xmerl; python3 for the bench scripts' JSON
+	PKGS="$PKGS postgresql python3 erlang-xmerl"
 fi
 missing=""
 for p in $PKGS; do

@@ -237,6 +237,8 @@ int attribution_key(const struct finding *f)
 		                                                     : ATTRIBUTION_KEY_PROCESSES;
 	if (strcmp(rule, "atom") == 0)
 		return MEM_ATOM_USED;
+	if (strcmp(rule, "modules") == 0)
+		return MEM_CODE;
 	/* issue 27: RSS, the peak and heaps are no erlang:memory figure; those rules name their
 	 * own culprits from the node's readings at the edges (rules/rss.c, rules/peak.c) */
 	if (strcmp(rule, "rss") == 0 || strcmp(rule, "peak") == 0 || strcmp(rule, "heap") == 0)

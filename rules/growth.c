@@ -45,6 +45,31 @@ int64_t growth_code_literals(const struct snapshot *s)
 	return v > 0 ? v : 0;
 }
 
+static int64_t pos(int64_t v)
+{
+	return v > 0 ? v : 0;
+}
+
+void growth_code_split(const struct snapshot *b, const struct snapshot *a, struct code_split *out)
+{
+	out->suite = out->created = 0;
+	if (!a->have_code_new || !b->have[MEM_CODE] || !a->have[MEM_CODE])
+		return;
+	int64_t suite = a->code_disk.bytes + a->code_test.bytes, made = a->code_created.bytes;
+	if (suite + made <= 0)
+		return;
+	/* code: each class its own modules' bytes, all of it only when the row grew by that much
+	 * (what grew beyond the modules loaded stays the row's to judge) */
+	int64_t code = pos(a->mem[MEM_CODE] - b->mem[MEM_CODE]);
+	double scale = code >= suite + made ? 1.0 : (double)code / (double)(suite + made);
+	int64_t lb = growth_code_literals(b), la = growth_code_literals(a);
+	int64_t lits = lb >= 0 && la >= 0 ? pos(la - lb) : 0;
+	double made_share = (double)made / (double)(suite + made);
+	int64_t lits_made = (int64_t)((double)lits * made_share);
+	out->created = (int64_t)((double)made * scale) + lits_made;
+	out->suite = (int64_t)((double)suite * scale) + lits - lits_made;
+}
+
 /* What failing findings of other rules explain, per category: the growth of the structures
  * they name, and how to name them. */
 struct spec {
@@ -63,11 +88,6 @@ struct judged {
 	char msg[1024];
 	char by[512]; /* passing as context: what explains it (finding.explained_by); "" */
 };
-
-static int64_t pos(int64_t v)
-{
-	return v > 0 ? v : 0;
-}
 
 static double pct_of(int64_t delta, int64_t before)
 {
@@ -129,6 +149,24 @@ static void limit_text(char *buf, size_t len, const struct growth_limit *lim)
 	char fl[32];
 	model_bytes_format(fl, sizeof(fl), lim->floor_bytes);
 	snprintf(buf, len, "limit +%.1f %% above a floor of %s", lim->max_pct, fl);
+}
+
+/* The code row: what loading the suite's own modules explains (growth_code_split) is context,
+ * named with its counts in j->explained and taken from j->delta; returns those bytes. */
+static int64_t code_suite(struct judged *j, const struct snapshot *b, const struct snapshot *a)
+{
+	struct code_split cs;
+	char nt[32], nd[32], why[200];
+	growth_code_split(b, a, &cs);
+	if (cs.suite <= 0)
+		return 0;
+	model_count_format(nt, sizeof(nt), a->code_test.count);
+	model_count_format(nd, sizeof(nd), a->code_disk.count);
+	snprintf(why, sizeof(why), "%s test module%s of this suite, %s module%s loaded from disk",
+	         nt, a->code_test.count == 1 ? "" : "s", nd, a->code_disk.count == 1 ? "" : "s");
+	add_part(j->explained, sizeof(j->explained), "the suite's own modules", cs.suite, why);
+	j->delta -= cs.suite;
+	return cs.suite;
 }
 
 /* The leaves: every category but total (system judged on its rest). */
@@ -205,9 +243,10 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 		return;
 	}
 
+	int64_t suite = c == MEM_CODE && cfg->live_totals ? code_suite(j, b, a) : 0;
 	int64_t spec = sp ? sp->bytes[c] : 0;
-	if (spec > pos(j->raw))
-		spec = pos(j->raw);
+	if (spec > pos(j->raw - suite))
+		spec = pos(j->raw - suite);
 	j->spec = spec;
 	if (spec > 0) {
 		add_part(j->explained, sizeof(j->explained), sp->what[c], spec,
@@ -221,12 +260,19 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 		char cs[32], ls[32];
 		model_bytes_format(cs, sizeof(cs), raw_of(b, a, MEM_CODE));
 		model_bytes_format(ls, sizeof(ls), la - lb);
+		if (spec > 0 && !j->fail) {
+			char ss[32];
+			model_bytes_format(ss, sizeof(ss), spec);
+			snprintf(j->by, sizeof(j->by), "%s (+%s)", sp->what[c], ss);
+		}
 		snprintf(j->msg, sizeof(j->msg),
-		         "code and literals grew %s -> %s (%s%s, %+.1f %%: code %s%s, literals of "
-		         "loaded modules %s%s), %s",
-		         bs, as, j->raw >= 0 ? "+" : "", rs, pct,
-		         raw_of(b, a, MEM_CODE) >= 0 ? "+" : "", cs, la - lb >= 0 ? "+" : "", ls,
-		         lt);
+		         "code and literals grew %s -> %s (%s%s: code %s%s, literals of loaded "
+		         "modules "
+		         "%s%s)%s%s: judged %s%s (%+.1f %%), %s%s%s",
+		         bs, as, j->raw >= 0 ? "+" : "", rs, raw_of(b, a, MEM_CODE) >= 0 ? "+" : "",
+		         cs, la - lb >= 0 ? "+" : "", ls, *j->explained ? "; less " : "",
+		         j->explained, j->delta >= 0 ? "+" : "", ds, pct, lt,
+		         *j->by ? "; context: explained by " : "", j->by);
 	} else if (spec > 0) {
 		char ss[32];
 		model_bytes_format(ss, sizeof(ss), spec);

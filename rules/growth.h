@@ -42,6 +42,20 @@ struct growth_config {
 /* Fills cfg with gate's documented defaults (see gate.toml). */
 void growth_config_default(struct growth_config *cfg);
 
+/* The code row's growth (code and literals) split by where the modules loaded during the run
+ * came from (after->code_*): suite, what loading the suite's own modules explains (its test
+ * modules, and every module loaded from an object file: the project's, its dependencies',
+ * OTP's); created, the modules created during the run (judged by the modules rule). Code
+ * bytes are shared out by the modules' own code sizes, literals in the same proportion (the
+ * node does not say which module's literals are which). Both 0 when after has no origins or
+ * no module was loaded. */
+struct code_split {
+	int64_t suite;
+	int64_t created;
+};
+void growth_code_split(const struct snapshot *before, const struct snapshot *after,
+                       struct code_split *out);
+
 /* The literal area's bytes in use (allocator literal_alloc's blocks) less persistent_term's
  * values, i.e. the literals of loaded code; -1 when the snapshot has no allocator data. */
 int64_t growth_code_literals(const struct snapshot *s);

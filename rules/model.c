@@ -104,9 +104,9 @@ void snapshot_clear(struct snapshot *s)
 		free(g->module);
 	}
 	free(s->grew_ets);
-	struct key_group *kg[] = {s->pterm_new, s->atoms_new};
-	size_t nkg[] = {s->npterm_new, s->natoms_new};
-	for (size_t k = 0; k < 2; k++) {
+	struct key_group *kg[] = {s->pterm_new, s->atoms_new, s->code_groups};
+	size_t nkg[] = {s->npterm_new, s->natoms_new, s->ncode_groups};
+	for (size_t k = 0; k < 3; k++) {
 		for (size_t i = 0; i < nkg[k]; i++) {
 			free(kg[k][i].key);
 			free(kg[k][i].example);

@@ -143,6 +143,13 @@ struct key_group {
 	int64_t bin_bytes;
 };
 
+/* Modules of one origin loaded during the run and still loaded: how many, and their code bytes
+ * (erlang:system_info(loaded)). */
+struct code_class {
+	int64_t count;
+	int64_t bytes;
+};
+
 /* Ports opened during the run and still open, by name and owner. */
 struct port_group {
 	char *name;       /* "cat", "tcp_inet", an executable's path */
@@ -323,6 +330,14 @@ struct snapshot {
 	size_t npterm_new;
 	struct key_group *atoms_new; /* atoms created, by shape, most first */
 	size_t natoms_new;
+	/* modules loaded during the run and still loaded, by where they came from: object files
+	 * (the project's, its dependencies', OTP's), the suite's test modules (compiled from its
+	 * .exs files), and the rest, created during the run (Module.create, Code.compile_string,
+	 * code:load_binary), those by shape, most first; have_code_new: the probe reported them */
+	bool have_code_new;
+	struct code_class code_disk, code_test, code_created;
+	struct key_group *code_groups;
+	size_t ncode_groups;
 	int64_t ports_opened;     /* ports opened during the run and still open */
 	struct port_group *ports; /* those, by name and owner, most first */
 	size_t nports;

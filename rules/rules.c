@@ -14,6 +14,7 @@ void rules_config_default(struct rules_config *cfg)
 	binary_config_default(&cfg->binary);
 	process_config_default(&cfg->process);
 	atom_config_default(&cfg->atom);
+	modules_config_default(&cfg->modules);
 	alloc_config_default(&cfg->allocator);
 	ports_config_default(&cfg->ports);
 	pterm_config_default(&cfg->pterm);
@@ -44,6 +45,7 @@ int rules_check_all(struct findings *out, const struct snapshot *before,
 	    binary_check(out, before, after, &cfg->binary) < 0 ||
 	    process_check(out, before, after, &cfg->process) < 0 ||
 	    atom_check(out, before, after, run, &cfg->atom) < 0 ||
+	    modules_check(out, before, after, &cfg->modules) < 0 ||
 	    alloc_check(out, before, after, &cfg->allocator) < 0 ||
 	    ports_check(out, before, after, &cfg->ports) < 0 ||
 	    pterm_check(out, before, after, &cfg->pterm) < 0 ||

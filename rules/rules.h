@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "atom.h"
+#include "modules.h"
 #include "attribution.h"
 #include "baseline.h"
 #include "binary.h"
@@ -29,6 +30,7 @@ struct rules_config {
 	struct binary_config binary;     /* [binary] */
 	struct process_config process;   /* [process] */
 	struct atom_config atom;         /* [atom] */
+	struct modules_config modules;   /* [modules] */
 	struct alloc_config allocator;   /* [allocator] */
 	struct baseline_config baseline; /* [baseline]: read here, applied by the baseline rules */
 	struct attribution_config attribution; /* [attribution]: what gate run measures per test */

@@ -12,8 +12,8 @@
 #include "culprits.h"
 
 static const char *const severity_names[SEVERITY_RULE_COUNT] = {
-        "growth",          "ets",      "binary", "process", "atom", "allocator", "ports",
-        "persistent_term", "baseline", "trend",  "tag",
+        "growth",          "ets",      "binary", "process", "atom",    "allocator", "ports",
+        "persistent_term", "baseline", "trend",  "tag",     "modules",
 };
 
 const char *severity_rule_name(enum severity_rule r)

@@ -565,6 +565,11 @@ static void test_rules_check_all_clean(void **state)
 	a.pterm_memory = 31000;
 	a.have_growth = true;
 	a.ports_opened = 1;
+	/* the suite's test modules and what it loaded from disk; a mock created at run time */
+	a.have_code_new = true;
+	a.code_test = (struct code_class){12, 600000};
+	a.code_disk = (struct code_class){40, 1400000};
+	a.code_created = (struct code_class){1, 4000};
 	assert_int_equal(rules_check_all(&f, &b, &a, &run, &c), 0);
 	assert_int_equal(findings_failed(&f), 0);
 	for (size_t i = 0; i < f.count; i++)
@@ -581,9 +586,10 @@ static void test_rules_check_all_clean(void **state)
 	assert_int_equal(count(&f, "allocator", ANY), 1);
 	assert_int_equal(count(&f, "ports", ANY), 1);
 	assert_int_equal(count(&f, "persistent_term", ANY), 1);
+	assert_int_equal(count(&f, "modules", VERDICT_PASS), 1);
 	/* issue 31: processes, tables and born groups, each on its own past */
 	assert_int_equal(count(&f, "structure", ANY), 3);
-	assert_int_equal(f.count, MEM_CAT_COUNT - 2 + 13);
+	assert_int_equal(f.count, MEM_CAT_COUNT - 2 + 14);
 	findings_clear(&f);
 	snapshot_clear(&a);
 	snapshot_clear(&b);
@@ -598,6 +604,7 @@ static void test_rules_check_all_clean(void **state)
 	assert_int_equal(count(&f, "process", VERDICT_SKIP), 3);
 	assert_int_equal(count(&f, "allocator", VERDICT_SKIP), 1);
 	assert_int_equal(count(&f, "ports", VERDICT_SKIP), 1);
+	assert_int_equal(count(&f, "modules", VERDICT_SKIP), 1);
 	assert_int_equal(count(&f, "persistent_term", VERDICT_SKIP), 1);
 	assert_int_equal(count(&f, "atom", VERDICT_PASS), 2);
 	findings_clear(&f);

@@ -47,6 +47,11 @@ static const struct key_spec atom_keys[] = {
         {"max_usage", KEY_SHARE_OFF, IN_CFG(atom.max_usage_pct), 0, 0, "\"80 %\"", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
+static const struct key_spec modules_keys[] = {
+        {"max_created", KEY_COUNT_OFF, IN_CFG(modules.max_created), 0, COUNT_MAX, "200", NULL},
+        {"floor", KEY_SIZE, IN_CFG(modules.floor_bytes), 0, 0, "\"1 MB\"", NULL},
+        {NULL, 0, 0, 0, 0, NULL, NULL},
+};
 static const struct key_spec allocator_keys[] = {
         {"max_fragmentation", KEY_SHARE_OFF, IN_CFG(allocator.max_fragmentation_pct), 0, 0,
          "\"75 %\"", NULL},
@@ -114,6 +119,7 @@ static const struct key_spec severity_keys[] = {
         {"baseline", KEY_SEVERITY, IN_SEV(SEVERITY_BASELINE), 0, 0, "\"warn\"", NULL},
         {"trend", KEY_SEVERITY, IN_SEV(SEVERITY_TREND), 0, 0, "\"warn\"", NULL},
         {"tag", KEY_SEVERITY, IN_SEV(SEVERITY_TAG), 0, 0, "\"warn\"", NULL},
+        {"modules", KEY_SEVERITY, IN_SEV(SEVERITY_MODULES), 0, 0, "\"warn\"", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 /* issue 27: the fine level (rules/fine.h) */
@@ -135,6 +141,7 @@ const struct section config_sections[] = {
         {"binary", binary_keys, NULL},
         {"process", process_keys, NULL},
         {"atom", atom_keys, NULL},
+        {"modules", modules_keys, NULL},
         {"allocator", allocator_keys, NULL},
         {"baseline", baseline_keys, NULL},
         {"attribution", attribution_keys, NULL},

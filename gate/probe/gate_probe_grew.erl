@@ -41,6 +41,7 @@ what_grew(Before, N, GMem, GMq, GBin) ->
       ports_opened => PortsN,
       ports => Ports,
       atoms_new => atoms_new(Before),
+      code_new => code_new(Before),
       %% issue 25
       ets_groups_new => ets_groups_new(Before, Owners),
       grew_refs => grew_refs(Procs)}.
@@ -375,6 +376,86 @@ atoms_fold(I, To, Step, G) ->
     A = binary_to_term(<<131, 75, I:24>>),
     true = is_atom(A),
     atoms_fold(I + Step, To, Step, group_add(digits_out(name_text(A)), Step, 0, A, G)).
+
+%% Modules loaded during the run and still loaded, by where they came from:
+%%   disk     from an object file (the project's, its dependencies', OTP's: code:which names
+%%            a .beam), or recompiled for coverage (cover_compiled)
+%%   test     compiled in memory from a .exs file: ExUnit requires the suite's test files and
+%%            test_helper.exs, so these are the suite's own test modules and helpers
+%%   created  every other module compiled in memory: Module.create, Code.compile_string,
+%%            code:load_binary of generated code
+%% #{disk => {N, Bytes}, test => {N, Bytes}, created => {N, Bytes}, groups => [{Shape, N,
+%% Bytes, Example}]}: Bytes their code (erlang:system_info(loaded)), the created ones grouped by
+%% shape (CodeLeak.Tpl.T1 .. T1500 are CodeLeak.Tpl.*), most first; none without the before set.
+%% A module with no current code (deleted, its old code not yet purged) is not counted.
+code_new(Before) ->
+    case maps:get(modules, Before, none) of
+        Mods when is_map(Mods) ->
+            New = [M || M <- erlang:loaded(), not maps:is_key(M, Mods)],
+            Sizes = code_sizes(New),
+            {D, T, C, G} = lists:foldl(
+                             fun(M, {D0, T0, C0, G0}) ->
+                                     B = maps:get(loaded_name(M), Sizes, 0),
+                                     case B > 0 andalso code_origin(M) of
+                                         false -> {D0, T0, C0, G0};
+                                         disk -> {count_add(D0, B), T0, C0, G0};
+                                         test -> {D0, count_add(T0, B), C0, G0};
+                                         created -> {D0, T0, count_add(C0, B),
+                                                     group_add(module_shape(M), 1, B, M, G0)}
+                                     end
+                             end, {{0, 0}, {0, 0}, {0, 0}, #{}}, New),
+            #{disk => D, test => T, created => C, groups => groups_top(G)};
+        _ -> none
+    end.
+
+count_add({N, B0}, B) -> {N + 1, B0 + B}.
+
+code_origin(M) ->
+    case code:which(M) of
+        F when is_list(F) ->
+            case filename:extension(F) of
+                ".beam" -> disk;
+                _ -> in_memory_origin(M)
+            end;
+        cover_compiled -> disk;
+        preloaded -> disk;
+        _ -> in_memory_origin(M)
+    end.
+
+in_memory_origin(M) ->
+    Src = try proplists:get_value(source, erlang:get_module_info(M, compile))
+          catch _:_ -> undefined end,
+    case is_list(Src) andalso filename:extension(Src) =:= ".exs" of
+        true -> test;
+        false -> created
+    end.
+
+%% A module's shape: its namespace (CodeLeak.Tpl.T12 is CodeLeak.Tpl.*), or, for a name with
+%% no namespace, its digit runs as # (tpl_12 is tpl_#).
+module_shape(M) ->
+    Name = name_text(M),
+    case binary:matches(Name, <<".">>) of
+        [] -> digits_out(Name);
+        Dots ->
+            {Last, _} = lists:last(Dots),
+            <<(binary:part(Name, 0, Last))/binary, ".*">>
+    end.
+
+%% Each module's code bytes, from erlang:system_info(loaded) ("Name Bytes" lines, the name
+%% quoted as Erlang writes it: 'Elixir.Enum'), for the modules asked only
+code_sizes([]) -> #{};
+code_sizes(Mods) ->
+    Want = maps:from_keys([loaded_name(M) || M <- Mods], []),
+    lists:foldl(fun(Line, Acc) ->
+                        case binary:split(Line, <<" ">>, [global, trim_all]) of
+                            [Name, Size] when is_map_key(Name, Want) ->
+                                try Acc#{Name => binary_to_integer(Size)}
+                                catch _:_ -> Acc end;
+                            _ -> Acc
+                        end
+                end, #{}, binary:split(erlang:system_info(loaded), <<"\n">>, [global])).
+
+loaded_name(M) -> iolist_to_binary(io_lib:write_atom(M)).
 
 %% Ports opened during the run and still open: their count, and by name and owner (its
 %% registered name, else its initial call) [{Name, OwnerPid, OwnerName, OwnerCall,

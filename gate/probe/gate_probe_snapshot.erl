@@ -426,7 +426,7 @@ memory_less_keeper(Keeper) ->
 %% tell what grew: per process its memory, mailbox and refc binary bytes (Figs, from the
 %% deep scan: M, or {M, Q, B} when it has a mailbox or binaries; [] for a process the scan
 %% did not see), per ETS table {Rows, Bytes}, persistent_term:info() and its keys, the open
-%% ports and the atom count.
+%% ports, the loaded modules and the atom count.
 %% SetAside: the sockets' input buffers the before-snapshot set aside (issue 31), the most an
 %% after-snapshot may set aside
 keeper_start(Figs, SetAside) ->
@@ -450,6 +450,7 @@ keeper_start(Figs, SetAside) ->
             pterm => PTerm,
             pterm_keys => PTermKeys,
             ports => maps:from_keys(erlang:ports(), []),
+            modules => maps:from_keys(erlang:loaded(), []),
             set_aside => SetAside,
             atoms => erlang:system_info(atom_count)},
     Pid = spawn(fun() -> keeper(Set) end),

@@ -556,6 +556,32 @@ static int decode_key_groups(const struct term *t, const char *what, struct key_
 	return 0;
 }
 
+/* #{disk => {N, Bytes}, test => {N, Bytes}, created => {N, Bytes}, groups => [...]}: the
+ * modules loaded during the run by origin; absent or none: not reported (an older probe) */
+static int decode_code_new(const struct term *t, struct snapshot *out, char *err, size_t errlen)
+{
+	static const char *const keys[] = {"disk", "test", "created"};
+	struct code_class *cls[] = {&out->code_disk, &out->code_test, &out->code_created};
+	if (!t || t->type != TERM_MAP)
+		return 0;
+	for (size_t i = 0; i < 3; i++) {
+		const struct term *c = term_map_get(t, keys[i]);
+		if (!c || c->type != TERM_TUPLE || c->u.seq.n != 2 ||
+		    req_int(term_tuple_at(c, 0), &cls[i]->count) ||
+		    req_int(term_tuple_at(c, 1), &cls[i]->bytes)) {
+			errtext_set(err, errlen, NULL,
+			            "snapshot: code_new's %s is not {Count, Bytes} from 0 to %lld",
+			            keys[i], (long long)MODEL_FIGURE_MAX);
+			return -1;
+		}
+	}
+	if (decode_key_groups(term_map_get(t, "groups"), "code_new groups", &out->code_groups,
+	                      &out->ncode_groups, err, errlen) < 0)
+		return -1;
+	out->have_code_new = true;
+	return 0;
+}
+
 /* {Name, OwnerPid, OwnerName, OwnerCall, Module, Count, OsPid} */
 static int decode_ports(const struct term *t, struct snapshot *out, char *err, size_t errlen)
 {
@@ -664,6 +690,7 @@ static int decode_growth(const struct term *reply, struct snapshot *out, char *e
 	                      &out->natoms_new, err, errlen) < 0 ||
 	    decode_ports(term_map_get(reply, "ports"), out, err, errlen) < 0 ||
 	    decode_ets_groups(term_map_get(reply, "ets_groups_new"), out, err, errlen) < 0 ||
+	    decode_code_new(term_map_get(reply, "code_new"), out, err, errlen) < 0 ||
 	    decode_grew_refs(term_map_get(reply, "grew_refs"), out, err, errlen) < 0)
 		return -1;
 	return 0;

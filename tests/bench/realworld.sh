@@ -20,7 +20,7 @@
 #                 runs that did not finish. Any error fails.
 #   median wall   bare vs gate (ms) and their ratio (this machine is shared: informative).
 # An application also runs one `gate run --repeat 3`, which must pass; one that depends on
-# postgrex gets a private PostgreSQL (PGPORT in its environment) for its rounds.
+# postgrex gets a private PostgreSQL (PGHOST in its environment) for its rounds.
 #
 # usage: tests/bench/realworld.sh [ROUNDS] [PROJECT...]    (default 5 rounds, every project
 #        of both folders; ROUNDS also from $REALWORLD_ROUNDS)
@@ -207,8 +207,7 @@ for p in $apps_run; do
 			pg_down
 			continue
 		fi
-		PGPORT=$(sed -n 's/^PGPORT=//p' "$pgenv")
-		export PGPORT
+		pg_env "$pgenv"
 	fi
 	if ! (cd "$d" && mix compile >"$work/$p.compile" 2>&1); then
 		echo "realworld: error: $p does not compile:" >&2
@@ -227,7 +226,7 @@ for p in $apps_run; do
 		fi
 	fi
 	pg_down
-	unset PGPORT
+	unset PGHOST PGPORT
 done
 echo "realworld: $rounds rounds per project, bare mix test and gate run interleaved"
 cat "$table"

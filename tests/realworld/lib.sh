@@ -52,10 +52,13 @@ pg_as() {
 	fi
 }
 
-# pg_start ENVFILE: a private PostgreSQL cluster on 127.0.0.1 and a free port, trust
-# authentication, superuser postgres (what a generated Phoenix config/test.exs expects, with any
-# password). Writes PGPORT=... and PG_TOP=... to ENVFILE; its data lives in PG_TOP, a temp dir of
-# its own that the cluster's user can enter. Returns 1 with the server's log on stderr on failure.
+# pg_start ENVFILE: a private PostgreSQL cluster, trust authentication, superuser postgres (what
+# a generated Phoenix config/test.exs expects, with any password), listening on a Unix socket
+# only, in a temp dir of its own: no TCP port, so nothing to collide with another user's server.
+# Writes PG_TOP, PGHOST (that dir) and PGPORT (5432, the default the socket's name carries) to
+# ENVFILE, for the caller to export: Postgrex takes a PGHOST that is a directory as its socket
+# directory, before any hostname the application's configuration gives, so an application
+# runs against it unchanged. Returns 1 with the server's log on stderr on failure.
 pg_start() {
 	_pg_bin=$(pg_bin) || { echo "no PostgreSQL server (apt-get install postgresql; integrations/deps.sh installs it)" >&2; return 1; }
 	_pg_top=$(mktemp -d "${TMPDIR:-/tmp}/gate-pg.XXXXXX") || return 1
@@ -64,21 +67,19 @@ pg_start() {
 	echo "PG_TOP=$_pg_top" >"$1"
 	pg_as "$_pg_bin/initdb" -D "$_pg_top/data" -U postgres --auth=trust -E UTF8 --no-sync >"$_pg_top/initdb.log" 2>&1 ||
 		{ cat "$_pg_top/initdb.log" >&2; return 1; }
-	_pg_tries=0
-	while [ "$_pg_tries" -lt 8 ]; do
-		_pg_tries=$((_pg_tries + 1))
-		# a port nobody listens on now; another user may take it before the server binds,
-		# so a failed start is tried again on another
-		_pg_port=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 40000))
-		ss -ltnH "sport = :$_pg_port" 2>/dev/null | grep -q . && continue
-		if pg_as "$_pg_bin/pg_ctl" -D "$_pg_top/data" -l "$_pg_top/server.log" -w -t 60 \
-			-o "-c listen_addresses=127.0.0.1 -p $_pg_port -k $_pg_top -c fsync=off -c full_page_writes=off" start >/dev/null 2>&1; then
-			echo "PGPORT=$_pg_port" >>"$1"
-			return 0
-		fi
-	done
-	cat "$_pg_top/server.log" >&2
-	return 1
+	if ! pg_as "$_pg_bin/pg_ctl" -D "$_pg_top/data" -l "$_pg_top/server.log" -w -t 60 \
+		-o "-c listen_addresses='' -p 5432 -k $_pg_top -c fsync=off -c full_page_writes=off" start >/dev/null 2>&1; then
+		cat "$_pg_top/server.log" >&2
+		return 1
+	fi
+	printf 'PGHOST=%s\nPGPORT=5432\n' "$_pg_top" >>"$1"
+}
+
+# pg_env ENVFILE: exports the PGHOST and PGPORT pg_start wrote
+pg_env() {
+	PGHOST=$(sed -n 's/^PGHOST=//p' "$1")
+	PGPORT=$(sed -n 's/^PGPORT=//p' "$1")
+	export PGHOST PGPORT
 }
 
 # pg_stop ENVFILE: stops the cluster pg_start wrote ENVFILE for and removes its data

@@ -166,8 +166,7 @@ app_planted_leaks_in() {
 	flags=$(plant_flags "$ROOT" "$top/plant") || { fail "gate_plant.erl does not compile"; return; }
 	if rw_needs_postgres "$top/app"; then
 		pg_start "$top/pg.env" 2>"$top/pg.err" || { fail "PostgreSQL did not start: $(tail -n 3 "$top/pg.err")"; return; }
-		PGPORT=$(sed -n 's/^PGPORT=//p' "$top/pg.env")
-		export PGPORT
+		pg_env "$top/pg.env"
 	fi
 	(cd "$top/app" && MIX_ENV=test mix compile >"$top/compile.log" 2>&1) ||
 		fail "$1 does not compile: $(tail -n 3 "$top/compile.log")"
@@ -200,5 +199,5 @@ app_planted_leaks_in() {
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
 	expect_not_in "$OUT" "process GatePlant.TaskSup ("
 	pg_stop "$top/pg.env"
-	unset PGPORT
+	unset PGHOST PGPORT
 }
