@@ -20,7 +20,8 @@
 #                 runs that did not finish. Any error fails.
 #   median wall   bare vs gate (ms) and their ratio (this machine is shared: informative).
 # An application also runs one `gate run --repeat 3`, which must pass; one that depends on
-# postgrex gets a private PostgreSQL (PGHOST in its environment) for its rounds.
+# postgrex gets a private PostgreSQL for its rounds, on localhost:5432 in a network namespace
+# of its own (tests/realworld/lib.sh: pg_start).
 #
 # usage: tests/bench/realworld.sh [ROUNDS] [PROJECT...]    (default 5 rounds, every project
 #        of both folders; ROUNDS also from $REALWORLD_ROUNDS)
@@ -89,6 +90,7 @@ if ! epmd -names >/dev/null 2>&1; then
 	echo "realworld: started epmd -daemon (pid $(echo $(our_epmds))) for suites that start distribution; stopped at the end"
 fi
 export MIX_ENV=test LC_ALL=C
+in="" # the prefix that runs a command where an application's database is (pg_wrap)
 limit=${REALWORLD_TIMEOUT:-900} # seconds per run: a hung suite is an error, not a hang of CI
 
 now_ms() { date +%s%3N; }
@@ -104,14 +106,16 @@ project_rounds() {
 	i=1
 	while [ "$i" -le "$rounds" ]; do
 		t=$(now_ms)
-		(cd "$d" && timeout "$limit" mix test >"$work/bare.out" 2>&1)
+		# shellcheck disable=SC2086 # $in: a command prefix (the database's network namespace)
+		(cd "$d" && $in timeout "$limit" mix test >"$work/bare.out" 2>&1)
 		brc=$?
 		echo $(($(now_ms) - t)) >>"$work/$p.bare"
 		# ExUnit's closing line: "212 tests, 0 failures" (", 3 excluded", "1 test, 1 failure")
 		bline=$(grep -E '^[0-9]+ (tests?|doctests?|propert)[^,]*(, [0-9]+ [a-z]+)*, [0-9]+ failures?' "$work/bare.out" | tail -n 1)
 		bfail=$(printf '%s\n' "$bline" | sed -n 's/.* \([0-9][0-9]*\) failures\{0,1\}.*/\1/p')
 		t=$(now_ms)
-		timeout "$limit" "$gate" run -q -C "$d" --json "$work/run.json" >"$work/gate.out" 2>&1
+		# shellcheck disable=SC2086
+		$in timeout "$limit" "$gate" run -q -C "$d" --json "$work/run.json" >"$work/gate.out" 2>&1
 		grc=$?
 		echo $(($(now_ms) - t)) >>"$work/$p.gate"
 		exits="$exits$grc"
@@ -208,6 +212,7 @@ for p in $apps_run; do
 			continue
 		fi
 		pg_env "$pgenv"
+		in=$(pg_wrap "$pgenv")
 	fi
 	if ! (cd "$d" && mix compile >"$work/$p.compile" 2>&1); then
 		echo "realworld: error: $p does not compile:" >&2
@@ -215,7 +220,8 @@ for p in $apps_run; do
 		status=1
 	else
 		project_rounds "$p" "$d"
-		timeout "$limit" "$gate" run -q -C "$d" --repeat 3 >"$work/gate.out" 2>&1
+		# shellcheck disable=SC2086
+		$in timeout "$limit" "$gate" run -q -C "$d" --repeat 3 >"$work/gate.out" 2>&1
 		grc=$?
 		if [ "$grc" -ne 0 ]; then
 			echo "realworld: $p: gate run --repeat 3 exited $grc on the unchanged application"
@@ -226,6 +232,7 @@ for p in $apps_run; do
 		fi
 	fi
 	pg_down
+	in=""
 	unset PGHOST PGPORT
 done
 echo "realworld: $rounds rounds per project, bare mix test and gate run interleaved"

@@ -40,25 +40,33 @@ pg_bin() {
 	return 1
 }
 
-# pg_as CMD...: CMD as the user the cluster runs as (PostgreSQL refuses to run as root: as root,
-# the postgres user Debian's package creates, else nobody)
-pg_as() {
+# pg_as_prefix: the words that run a command as the user the cluster runs as (PostgreSQL
+# refuses to run as root: as root, the postgres user Debian's package creates, else nobody)
+pg_as_prefix() {
 	if [ "$(id -u)" -ne 0 ]; then
-		"$@"
+		:
 	elif id postgres >/dev/null 2>&1; then
-		runuser -u postgres -- "$@"
+		echo "runuser -u postgres --"
 	else
-		runuser -u nobody -- "$@"
+		echo "runuser -u nobody --"
 	fi
 }
 
+# pg_as CMD...: CMD as that user
+pg_as() {
+	# shellcheck disable=SC2046 # the prefix is words
+	$(pg_as_prefix) "$@"
+}
+
 # pg_start ENVFILE: a private PostgreSQL cluster, trust authentication, superuser postgres (what
-# a generated Phoenix config/test.exs expects, with any password), listening on a Unix socket
-# only, in a temp dir of its own: no TCP port, so nothing to collide with another user's server.
-# Writes PG_TOP, PGHOST (that dir) and PGPORT (5432, the default the socket's name carries) to
-# ENVFILE, for the caller to export: Postgrex takes a PGHOST that is a directory as its socket
-# directory, before any hostname the application's configuration gives, so an application
-# runs against it unchanged. Returns 1 with the server's log on stderr on failure.
+# a generated Phoenix config/test.exs expects, with any password), where an application finds
+# it unchanged, in a temp dir of its own (PG_TOP). As root, in a network namespace of its own
+# (PG_NETNS): the server listens on 127.0.0.1:5432 there, which is localhost's default port
+# for Postgrex, and no other user's server or port can collide with it; whatever must reach it
+# runs in that namespace (pg_wrap). Without the rights for one, on a Unix socket only
+# (PGHOST, that dir): Postgrex takes a PGHOST that is a directory as its socket directory,
+# before the configuration's hostname. ENVFILE gets PG_TOP, PG_NETNS or PGHOST, and PGPORT.
+# Returns 1 with the server's log on stderr on failure.
 pg_start() {
 	_pg_bin=$(pg_bin) || { echo "no PostgreSQL server (apt-get install postgresql; integrations/deps.sh installs it)" >&2; return 1; }
 	_pg_top=$(mktemp -d "${TMPDIR:-/tmp}/gate-pg.XXXXXX") || return 1
@@ -67,27 +75,53 @@ pg_start() {
 	echo "PG_TOP=$_pg_top" >"$1"
 	pg_as "$_pg_bin/initdb" -D "$_pg_top/data" -U postgres --auth=trust -E UTF8 --no-sync >"$_pg_top/initdb.log" 2>&1 ||
 		{ cat "$_pg_top/initdb.log" >&2; return 1; }
-	if ! pg_as "$_pg_bin/pg_ctl" -D "$_pg_top/data" -l "$_pg_top/server.log" -w -t 60 \
-		-o "-c listen_addresses='' -p 5432 -k $_pg_top -c fsync=off -c full_page_writes=off" start >/dev/null 2>&1; then
+	_pg_ns="$_pg_top/netns"
+	_pg_in=""
+	_pg_listen="''"
+	if [ "$(id -u)" -eq 0 ] && : >"$_pg_ns" && unshare --net="$_pg_ns" true 2>/dev/null &&
+		nsenter --net="$_pg_ns" ip link set lo up 2>/dev/null; then
+		echo "PG_NETNS=$_pg_ns" >>"$1"
+		_pg_in="nsenter --net=$_pg_ns"
+		_pg_listen=127.0.0.1
+	else
+		rm -f "$_pg_ns"
+		echo "PGHOST=$_pg_top" >>"$1"
+	fi
+	echo "PGPORT=5432" >>"$1"
+	# shellcheck disable=SC2046 # the prefixes are words
+	if ! $_pg_in $(pg_as_prefix) "$_pg_bin/pg_ctl" -D "$_pg_top/data" -l "$_pg_top/server.log" -w -t 60 \
+		-o "-c listen_addresses=$_pg_listen -p 5432 -k $_pg_top -c fsync=off -c full_page_writes=off" start >/dev/null 2>&1; then
 		cat "$_pg_top/server.log" >&2
 		return 1
 	fi
-	printf 'PGHOST=%s\nPGPORT=5432\n' "$_pg_top" >>"$1"
 }
 
-# pg_env ENVFILE: exports the PGHOST and PGPORT pg_start wrote
+# pg_env ENVFILE: exports what pg_start wrote for the applications (PGHOST without a network
+# namespace, PGPORT)
 pg_env() {
-	PGHOST=$(sed -n 's/^PGHOST=//p' "$1")
 	PGPORT=$(sed -n 's/^PGPORT=//p' "$1")
-	export PGHOST PGPORT
+	export PGPORT
+	if grep -q '^PGHOST=' "$1"; then
+		PGHOST=$(sed -n 's/^PGHOST=//p' "$1")
+		export PGHOST
+	fi
 }
 
-# pg_stop ENVFILE: stops the cluster pg_start wrote ENVFILE for and removes its data
+# pg_wrap ENVFILE: the command prefix that runs a command where the cluster is reachable
+# ("nsenter --net=..." in its network namespace; nothing without one)
+pg_wrap() {
+	_pg_ns=$(sed -n 's/^PG_NETNS=//p' "$1" 2>/dev/null)
+	[ -z "$_pg_ns" ] || echo "nsenter --net=$_pg_ns"
+}
+
+# pg_stop ENVFILE: stops the cluster pg_start wrote ENVFILE for, leaves its namespace and
+# removes its data
 pg_stop() {
 	[ -f "$1" ] || return 0
 	_pg_top=$(sed -n 's/^PG_TOP=//p' "$1")
 	case "$_pg_top" in */gate-pg.*) ;; *) return 0 ;; esac
 	_pg_bin=$(pg_bin) && [ -d "$_pg_top/data" ] && pg_as "$_pg_bin/pg_ctl" -D "$_pg_top/data" -m immediate -w stop >/dev/null 2>&1
+	[ ! -e "$_pg_top/netns" ] || umount "$_pg_top/netns" 2>/dev/null
 	rm -rf "$_pg_top"
 	rm -f "$1"
 }

@@ -168,6 +168,10 @@ app_planted_leaks_in() {
 		pg_start "$top/pg.env" 2>"$top/pg.err" || { fail "PostgreSQL did not start: $(tail -n 3 "$top/pg.err")"; return; }
 		pg_env "$top/pg.env"
 	fi
+	# the database's network namespace, when it has one: gate (and its node) run there
+	local wrap="${GATE_WRAP:-}"
+	local GATE_WRAP
+	GATE_WRAP="$(pg_wrap "$top/pg.env" 2>/dev/null) $wrap"
 	(cd "$top/app" && MIX_ENV=test mix compile >"$top/compile.log" 2>&1) ||
 		fail "$1 does not compile: $(tail -n 3 "$top/compile.log")"
 	run_gate run -C "$top/app"
