@@ -298,7 +298,6 @@ static int read_format(struct rd *rd, struct run_result *r, const json_t *root)
 		            "file `gate run --json FILE` wrote in each partition's job");
 		return -1;
 	}
-	r->version = n;
 	if (n > RUN_JSON_VERSION) {
 		errtext_set(rd->err, rd->errlen, rd->name,
 		            "format %s is newer than this gate reads (up to %s); merge with the "
@@ -316,6 +315,7 @@ static int read_format(struct rd *rd, struct run_result *r, const json_t *root)
 		            fmt);
 		return -1;
 	}
+	r->version = n; /* only now: a refused result stays zeroed, as run_result_parse says */
 	return 0;
 }
 
