@@ -47,11 +47,15 @@ static void merge_alone(struct run_result *r)
 	static FILE *devnull;
 	char err[1024];
 	for (size_t k = 0; k <= RUN_MERGE_MAX; k++)
-		allow[k] = k != (size_t)r->partition;
+		allow[k] = k >= 1 && k <= (size_t)r->partitions && k != (size_t)r->partition;
 	if (!devnull && !(devnull = fopen("/dev/null", "w")))
 		fuzz_fail("cannot open /dev/null");
-	if (run_merge_check(r, 1, allow, RUN_MERGE_MAX + 1, err, sizeof(err)) < 0)
+	if (run_merge_check(r, 1, allow, RUN_MERGE_MAX + 1, err, sizeof(err)) < 0) {
+		if (r->partition && r->partitions <= RUN_MERGE_MAX)
+			fuzz_fail("a partition alone, the others allowed missing, refused: %s",
+			          err);
 		return;
+	}
 	run_merge_sort(r, 1);
 	run_merge_judged_figures(r, 1);
 	struct run_merged m;
