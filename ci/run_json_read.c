@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -439,6 +440,14 @@ int run_result_read(struct run_result *out, const char *path, char *err, size_t 
 	char *text = NULL;
 	size_t len = 0;
 	memset(out, 0, sizeof(*out));
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > RUN_RESULT_MAX) {
+		errtext_set(err, errlen, path,
+		            "%lld bytes, more than the %d bytes a result may have (64 MB): not a "
+		            "result gate wrote; give each partition's `gate run --json` file",
+		            (long long)st.st_size, RUN_RESULT_MAX);
+		return -1;
+	}
 	switch (readfile_bounded(path, RUN_RESULT_MAX, 0, &text, &len, err, errlen)) {
 	case READFILE_OK: break;
 	case READFILE_MISSING:
