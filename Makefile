@@ -193,6 +193,14 @@ bench: $(BUILD)/gate
 # about 10 minutes here: a 1M-process node takes a minute to start, each floor pass seconds)
 SNAPSHOT_SIZES ?= 100000,300000,1000000
 SNAPSHOT_ROUNDS ?= 3
+# gate watch for SOAK_SAMPLES samples at 10ms (a node stalled, dropping gate, restarted), then
+# SOAK_VG_SAMPLES under valgrind: RSS, descriptors, lost samples (about 20 minutes; not in test)
+SOAK_SAMPLES ?= 100000
+SOAK_VG_SAMPLES ?= 2000
+.PHONY: bench-soak
+bench-soak: $(BUILD)/gate
+	GATE_BUILD=$(BUILD) bash tests/bench/soak.sh $(SOAK_SAMPLES) $(SOAK_VG_SAMPLES)
+
 bench-snapshot: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/snapshot.sh $(SNAPSHOT_SIZES) $(SNAPSHOT_ROUNDS) 3
 

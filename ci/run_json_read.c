@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -12,24 +13,35 @@
 #include "ci/readfile.h"
 #include "ci/run_json.h"
 
-/* What the parse of one document shares: the file's name for messages and the error. */
+/* What the parse of one document shares: the file's name for messages, the object being read
+ * ("tests.cases[3]": where a key is, in messages) and the error. */
 struct rd {
 	const char *name;
+	char where[64];
 	char *err;
 	size_t errlen;
 	bool failed;
 };
 
-/* Says what is wrong at key (once: the first problem is the one named). */
+/* Says what is wrong at key, inside rd->where (once: the first problem is the one named). */
 static void bad(struct rd *rd, const char *key, const char *what)
 {
 	if (rd->failed)
 		return;
 	rd->failed = true;
 	errtext_set(rd->err, rd->errlen, rd->name,
-	            "\"%s\" %s; the file is not as gate run --json writes it (rerun the job, or "
-	            "give the file it wrote)",
-	            key, what);
+	            "\"%s%s%s\" %s; the file is not as gate run --json writes it (rerun the job, "
+	            "or give the file it wrote)",
+	            rd->where, rd->where[0] && key[0] ? "." : "", key, what);
+}
+
+/* The object read from now on, for messages: a key, or a key and an index. */
+static void at(struct rd *rd, const char *key, long index)
+{
+	if (index < 0)
+		snprintf(rd->where, sizeof(rd->where), "%s", key);
+	else
+		snprintf(rd->where, sizeof(rd->where), "%s[%ld]", key, index);
 }
 
 /* A copy of the string at key, NULL when absent or null; a wrong type is an error. */
@@ -102,6 +114,7 @@ static void read_case(struct rd *rd, struct test_run *run, const json_t *c)
 		bad(rd, "tests.cases", "holds something that is not a test");
 		return;
 	}
+	at(rd, "tests.cases", (long)(run->count - 1));
 	t->module = str_dup(rd, c, "module");
 	t->name = str_dup(rd, c, "name");
 	t->file = str_dup(rd, c, "file");
@@ -112,12 +125,11 @@ static void read_case(struct rd *rd, struct test_run *run, const json_t *c)
 	t->app = str_dup(rd, c, "app");
 	int st = state_from_name(json_string_value(json_object_get(c, "state")));
 	if (st < 0)
-		bad(rd, "tests.cases[].state",
-		    "is not passed, failed, skipped, excluded or invalid");
+		bad(rd, "state", "is not passed, failed, skipped, excluded or invalid");
 	else
 		t->state = (enum test_state)st;
 	if (!t->module || !t->name)
-		bad(rd, "tests.cases[]", "lacks its module or name");
+		bad(rd, "module", "or \"name\" is missing");
 }
 
 static void read_module(struct rd *rd, struct test_run *run, const json_t *o)
@@ -136,11 +148,13 @@ static void read_module(struct rd *rd, struct test_run *run, const json_t *o)
 	run->modules = g;
 	g = &run->modules[run->nmodules++];
 	memset(g, 0, sizeof(*g));
+	at(rd, "tests.modules", (long)(run->nmodules - 1));
 	g->module = str_dup(rd, o, "module");
 	g->async = bool_get(rd, o, "async");
 	g->finished = bool_get(rd, o, "finished");
 	g->overlapped = (size_t)int_get(rd, o, "overlapped", 0, 0, INT32_MAX);
 	g->time_us = int_get(rd, o, "time_us", 0, 0, MODEL_FIGURE_MAX);
+	strncat(rd->where, ".delta", sizeof(rd->where) - strlen(rd->where) - 1);
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
 		g->delta.mem[c] = int_get(rd, d, mem_cat_name((enum mem_cat)c), 0,
 		                          -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
@@ -182,6 +196,7 @@ static void read_tests(struct rd *rd, struct run_result *r, const json_t *o)
 			return;
 		read_case(rd, &r->tests, c);
 	}
+	at(rd, "tests", -1);
 	r->tests.finished = bool_get(rd, o, "finished");
 	r->tests.suite_ran = bool_get(rd, o, "suite_ran");
 	r->tests.mix_reported = bool_get(rd, o, "mix_reported");
@@ -191,12 +206,13 @@ static void read_tests(struct rd *rd, struct run_result *r, const json_t *o)
 	r->tests.seed = int_get(rd, o, "seed", 0, INT64_MIN, INT64_MAX);
 	read_attribution(rd, &r->tests, o);
 	r->tests.load_us = -1;
+	rd->where[0] = '\0';
 }
 
 static void read_finding(struct rd *rd, struct findings *fs, const json_t *o)
 {
 	if (!json_is_object(o)) {
-		bad(rd, "findings", "holds something that is not a finding");
+		bad(rd, "", "is not a finding (an object)");
 		return;
 	}
 	const char *rule = json_string_value(json_object_get(o, "rule"));
@@ -205,19 +221,22 @@ static void read_finding(struct rd *rd, struct findings *fs, const json_t *o)
 	int v = verdict_from_name(json_string_value(json_object_get(o, "verdict")));
 	const json_t *pct = json_object_get(o, "max_pct");
 	if (v < 0 || !json_is_number(pct)) {
-		bad(rd, "findings[]", "lacks a verdict (pass, FAIL, skip) or max_pct");
+		bad(rd, "verdict",
+		    "or \"max_pct\" is missing or wrong (a verdict is pass, FAIL or skip)");
 		return;
 	}
-	int64_t before = int_get(rd, o, "before", 0, INT64_MIN, INT64_MAX);
-	int64_t after = int_get(rd, o, "after", 0, INT64_MIN, INT64_MAX);
-	int64_t floor = int_get(rd, o, "floor", 0, INT64_MIN, INT64_MAX);
+	/* the figures in the model's range (what gate writes): their differences and their sums
+	 * over the partitions are computed without overflow */
+	int64_t before = int_get(rd, o, "before", 0, -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
+	int64_t after = int_get(rd, o, "after", 0, -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
+	int64_t floor = int_get(rd, o, "floor", 0, -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
 	if (rd->failed || findings_add(fs, rule, subject, (enum verdict)v, before, after, floor,
 	                               json_number_value(pct), message) < 0) {
-		bad(rd, "findings", "could not be read: out of memory");
+		bad(rd, "", "could not be read: out of memory");
 		return;
 	}
 	struct finding *f = &fs->items[fs->count - 1];
-	f->delta = int_get(rd, o, "delta", f->delta, INT64_MIN, INT64_MAX);
+	f->delta = int_get(rd, o, "delta", f->delta, -2 * MODEL_FIGURE_MAX, 2 * MODEL_FIGURE_MAX);
 	f->detail = str_dup(rd, o, "detail");
 	f->explained = str_dup(rd, o, "explained");
 	f->warned = bool_get(rd, o, "warned");
@@ -253,7 +272,8 @@ static void read_memory(struct rd *rd, struct snapshot *s, const json_t *o, cons
 			continue; /* a category a newer OTP reports: not ours to merge */
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 		    json_integer_value(v) > MODEL_FIGURE_MAX) {
-			bad(rd, key, "has a memory figure that is not a byte count");
+			snprintf(rd->where, sizeof(rd->where), "%s.memory", key);
+			bad(rd, k, "is not a byte count (0 to 2^50)");
 			return;
 		}
 		s->mem[cat] = (int64_t)json_integer_value(v);
@@ -298,7 +318,6 @@ static int read_format(struct rd *rd, struct run_result *r, const json_t *root)
 		            "file `gate run --json FILE` wrote in each partition's job");
 		return -1;
 	}
-	r->version = n;
 	if (n > RUN_JSON_VERSION) {
 		errtext_set(rd->err, rd->errlen, rd->name,
 		            "format %s is newer than this gate reads (up to %s); merge with the "
@@ -316,6 +335,7 @@ static int read_format(struct rd *rd, struct run_result *r, const json_t *root)
 		            fmt);
 		return -1;
 	}
+	r->version = n; /* only now: a refused result stays zeroed, as run_result_parse says */
 	return 0;
 }
 
@@ -327,10 +347,12 @@ static void read_partition(struct rd *rd, struct run_result *r, const json_t *p)
 		bad(rd, "partition", "is not an object {\"k\", \"n\"}");
 		return;
 	}
+	at(rd, "partition", -1);
 	r->partition = (int)int_get(rd, p, "k", 0, 1, 1000000);
 	r->partitions = (int)int_get(rd, p, "n", 0, 2, 1000000);
 	if (!rd->failed && (r->partition < 1 || r->partition > r->partitions))
-		bad(rd, "partition", "has no k from 1 to n");
+		bad(rd, "k", "is not from 1 to \"n\"");
+	rd->where[0] = '\0';
 }
 
 int run_result_parse(struct run_result *out, const char *text, size_t len, const char *name,
@@ -396,8 +418,10 @@ int run_result_parse(struct run_result *out, const char *text, size_t len, const
 	{
 		if (rd.failed)
 			break;
+		at(&rd, "findings", (long)i);
 		read_finding(&rd, &out->findings, f);
 	}
+	rd.where[0] = '\0';
 	read_memory(&rd, &out->before, json_object_get(root, "before"), "before");
 	read_memory(&rd, &out->after, json_object_get(root, "after"), "after");
 	read_baseline(&rd, out, json_object_get(root, "baseline"));
@@ -416,6 +440,14 @@ int run_result_read(struct run_result *out, const char *path, char *err, size_t 
 	char *text = NULL;
 	size_t len = 0;
 	memset(out, 0, sizeof(*out));
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > RUN_RESULT_MAX) {
+		errtext_set(err, errlen, path,
+		            "%lld bytes, more than the %d bytes a result may have (64 MB): not a "
+		            "result gate wrote; give each partition's `gate run --json` file",
+		            (long long)st.st_size, RUN_RESULT_MAX);
+		return -1;
+	}
 	switch (readfile_bounded(path, RUN_RESULT_MAX, 0, &text, &len, err, errlen)) {
 	case READFILE_OK: break;
 	case READFILE_MISSING:

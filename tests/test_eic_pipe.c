@@ -179,12 +179,93 @@ static void test_eic_pipe__badrpc_timeout_cap_and_eof(void **state)
 	rig_close(&r);
 }
 
+/* Appends bytes to the channel's buffer as the reader does: at most the room there is. */
+static size_t feed(struct eic *c, const unsigned char *p, size_t n)
+{
+	size_t room = c->rcap - c->rlen, k = n < room ? n : room;
+	memcpy(c->rbuf + c->rlen, p, k);
+	c->rlen += k;
+	return k;
+}
+
+/* The framing without a pipe (eic_pipe_take): two frames cut at every byte come out whole and
+ * in order; a length that promises 100 MB costs what arrived, not 100 MB; a frame of no bytes
+ * and one that is not a term are refused. */
+static void test_eic_pipe__take_cut_anywhere_lying_length_empty_frame(void **state)
+{
+	(void)state;
+	unsigned char s[64];
+	size_t n = 0;
+	const char *atoms[] = {"gate_ready", "late"};
+	for (int i = 0; i < 2; i++) {
+		ei_x_buff x;
+		ei_x_new_with_version(&x);
+		ei_x_encode_tuple_header(&x, 1);
+		ei_x_encode_atom(&x, atoms[i]);
+		s[n] = s[n + 1] = 0;
+		s[n + 2] = (unsigned char)(x.index >> 8);
+		s[n + 3] = (unsigned char)x.index;
+		memcpy(s + n + 4, x.buff, (size_t)x.index);
+		n += 4 + (size_t)x.index;
+		ei_x_free(&x);
+	}
+	char err[256], text[64];
+	struct term *t;
+	for (size_t cut = 1; cut <= n; cut++) {
+		struct eic c;
+		eic_init(&c);
+		c.transport = EIC_PIPE;
+		size_t fed = 0;
+		int got = 0;
+		while (got < 2) {
+			int rc = eic_pipe_take(&c, "the start", &t, err, sizeof(err));
+			if (rc == EIC_PIPE_MORE) {
+				assert_true(c.rcap > c.rlen);
+				assert_true(fed < n);
+				fed += feed(&c, s + fed, cut < n - fed ? cut : n - fed);
+				continue;
+			}
+			assert_int_equal(rc, EIC_OK);
+			term_format(t, text, sizeof(text));
+			assert_non_null(strstr(text, atoms[got++]));
+			term_free(t);
+		}
+		assert_int_equal(c.rlen, 0);
+		eic_close(&c);
+	}
+	struct eic c;
+	eic_init(&c);
+	c.transport = EIC_PIPE;
+	assert_int_equal(eic_pipe_take(&c, "x", &t, err, sizeof(err)), EIC_PIPE_MORE);
+	unsigned char lie[4 + 70000] = {0x06, 0x40, 0, 0, 131}; /* 100 MB promised */
+	feed(&c, lie, sizeof(lie));
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(eic_pipe_take(&c, "x", &t, err, sizeof(err)), EIC_PIPE_MORE);
+	assert_true(c.rcap <= 2 * 65536); /* doubled once, as the bytes came */
+	assert_int_equal(feed(&c, lie + 65536, sizeof(lie) - 65536), sizeof(lie) - 65536);
+	eic_close(&c);
+	const unsigned char empty[] = {0, 0, 0, 0}, junk[] = {0, 0, 0, 2, 'h', 'i'};
+	for (int i = 0; i < 2; i++) {
+		eic_init(&c);
+		c.transport = EIC_PIPE;
+		snprintf(c.node, sizeof(c.node), "nonode@nohost");
+		eic_pipe_take(&c, "x", &t, err, sizeof(err));
+		feed(&c, i ? junk : empty, i ? sizeof(junk) : sizeof(empty));
+		assert_int_equal(eic_pipe_take(&c, "gate_probe:hello", &t, err, sizeof(err)),
+		                 EIC_ERROR);
+		assert_null(t);
+		assert_non_null(strstr(err, "undecodable reply to gate_probe:hello"));
+		eic_close(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_eic_pipe__ready_in_pieces_after_a_stray_frame),
 	        cmocka_unit_test(test_eic_pipe__call_sent_late_reply_dropped),
 	        cmocka_unit_test(test_eic_pipe__badrpc_timeout_cap_and_eof),
+	        cmocka_unit_test(test_eic_pipe__take_cut_anywhere_lying_length_empty_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

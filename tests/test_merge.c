@@ -164,7 +164,9 @@ static void parse_refused(const char *text, const char *want)
 	assert_int_equal(run_result_parse(&r, text, strlen(text), "x.json", err, sizeof(err)), -1);
 	if (!strstr(err, want))
 		fail_msg("expected \"%s\" in: %s", want, err);
-	assert_null(r.name); /* cleared */
+	/* cleared, every field: a refusal of an older format once kept its version */
+	static const struct run_result zero;
+	assert_memory_equal(&r, &zero, sizeof(zero));
 }
 
 static void test_result_roundtrip(void **state)
@@ -242,6 +244,18 @@ static void test_result_refusals(void **state)
 	              "format gate.run/3 is newer than this gate reads (up to gate.run/2); merge "
 	              "with the gate version that wrote it (\"gate\": 9.0.0)");
 	parse_refused("{\"format\": \"gate.run/1\"}", "format gate.run/1 lacks what merging needs");
+	/* figures beyond the model's range: their difference overflowed in the growth table */
+	parse_refused(
+	        "{\"format\": \"gate.run/2\", \"gate\": \"0.1.0\", \"config_digest\": \"00\", "
+	        "\"verdict\": \"passed\", \"tests\": {\"cases\": []}, \"findings\": [{\"rule\": "
+	        "\"growth\", \"subject\": \"total\", \"verdict\": \"pass\", \"max_pct\": 10, "
+	        "\"before\": -9223372036854775808, \"after\": 9223372036854775807}]}",
+	        "x.json: \"findings[0].before\" is not an integer in range");
+	parse_refused(
+	        "{\"format\": \"gate.run/2\", \"gate\": \"0.1.0\", \"config_digest\": \"00\", "
+	        "\"verdict\": \"passed\", \"tests\": {\"cases\": []}, \"findings\": [], "
+	        "\"before\": {\"memory\": {\"total\": -1}}}",
+	        "x.json: \"before.memory.total\" is not a byte count");
 	/* a result of this format with a part missing or of the wrong type */
 	char *text = NULL;
 	size_t len = 0;
@@ -260,7 +274,7 @@ static void test_result_refusals(void **state)
 	char *st = strstr(bad, "\"state\": \"passed\"");
 	assert_non_null(st);
 	memcpy(st, "\"state\": \"pas5ed\"", 17);
-	parse_refused(bad, "tests.cases[].state");
+	parse_refused(bad, "x.json: \"tests.cases[0].state\" is not passed, failed");
 	/* the verdict */
 	strcpy(bad, text);
 	char *v = strstr(bad, "\"verdict\": \"passed\"");
@@ -272,7 +286,7 @@ static void test_result_refusals(void **state)
 	char *k = strstr(bad, "\"k\": 1");
 	assert_non_null(k);
 	k[5] = '3';
-	parse_refused(bad, "\"partition\" has no k from 1 to n");
+	parse_refused(bad, "\"partition.k\" is not from 1 to \"n\"");
 	free(bad);
 	free(text);
 	assert_int_equal(run_result_read(&r, "/nonexistent/r.json", err, sizeof(err)), -1);

@@ -71,7 +71,8 @@ static const char merge_help[] =
         "\n"
         "It refuses (exit 2) a missing partition, the same partition twice, results of\n"
         "different projects, commits, configurations or gate versions, and files that are\n"
-        "not results (or are empty or cut short).\n"
+        "not results (or are empty or cut short). A result file may have at most 64 MB\n"
+        "(67108864 bytes); each is refused naming the file and the field it found wrong.\n"
         "exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not merge\n";
 
 struct merge_opts {

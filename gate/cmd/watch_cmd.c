@@ -9,7 +9,9 @@
  * drill-down (the deep snapshot without GC: the top processes and ETS tables) on stderr and
  * in the JSON line. The probe is loaded with its watchdog, as for `gate run --attach`: it is
  * removed at the end, on SIGINT/SIGTERM, and by the watchdog when gate is killed. A sample
- * that times out is reported and skipped; a broken connection ends the watch (exit 2).
+ * that times out is reported and skipped; a broken connection ends the watch (exit 2), or with
+ * --reconnect is a line too, and gate connects again (the probe loaded afresh) at each next
+ * sample until the node answers: every sample number has its line either way.
  * Exit: 0 no alert, 1 alerts (or at the first with --exit-on-alert), 2 could not run,
  * 128+signal when interrupted.
  */
@@ -61,6 +63,10 @@ static const char help[] =
         "      --exit-on-alert     stop at the first alert (exit 1)\n"
         "      --top N             processes and tables in a drill-down (default 5)\n"
         "      --timeout DUR       one sample's limit (default 10s); a late sample is skipped\n"
+        "      --reconnect         a broken connection (the node restarted or dropped gate)\n"
+        "                          does not end the watch: each sample until the node is back\n"
+        "                          is a line with \"error\" and \"connected\": false, and gate\n"
+        "                          connects again at every sample (the window starts afresh)\n"
         "  -q, --quiet             no progress lines\n"
         "  -h, --help              this help\n"
         "\n"
@@ -72,7 +78,7 @@ static const char help[] =
 
 struct watch_opts {
 	const char *attach, *cookie_file, *out;
-	bool openmetrics, exit_on_alert, quiet;
+	bool openmetrics, exit_on_alert, quiet, reconnect;
 	int64_t interval_ms, for_ms, timeout_ms, floor;
 	long count, window, top;
 	double margin;
@@ -327,11 +333,73 @@ static int watch_sample(const struct watch_opts *o, struct session *ses, struct 
 	return 0;
 }
 
+/* --reconnect: the session ended and opened again (attach, the probe loaded afresh), within
+ * one sample's timeout. Returns 0, or -1 with err (the node is still away). */
+static int watch_reconnect(const struct watch_opts *o, struct session *ses, char *err,
+                           size_t errlen)
+{
+	struct session_opts so = ses->o;
+	so.boot_timeout_ms = (int)o->timeout_ms;
+	session_end(ses);
+	session_init(ses, &so);
+	snprintf(ses->name, sizeof(ses->name), "%s", so.attach); /* the lines name it meanwhile */
+	ses->phase = "connecting again";
+	if (session_open(ses, err, errlen) < 0) {
+		session_end(ses); /* nothing of a half-open session kept to the next try */
+		return -1;
+	}
+	return 0;
+}
+
+/* Until the grid's next sample at next: the connection kept alive, or (down) a plain wait in
+ * slices, so that a signal ends it. Returns 0, or -1 with err when the connection broke and
+ * the watch does not reconnect; *down is set when it broke and it does. */
+static int watch_wait(const struct watch_opts *o, struct session *ses, long long next, bool *down,
+                      char *err, size_t errlen)
+{
+	ses->phase = "waiting for the next sample";
+	long long wait = next - clock_ms();
+	if (wait > 0 && !*down && eic_idle(&ses->conn, (int)wait, err, errlen) != EIC_OK) {
+		if (!o->reconnect || signals_caught)
+			return -1;
+		fprintf(stderr, "gate watch: the connection to %s broke: %s; connecting again\n",
+		        ses->name, err);
+		*down = true;
+	}
+	while (*down && !signals_caught && (wait = next - clock_ms()) > 0) {
+		struct timespec ts = {.tv_nsec = (wait < 200 ? wait : 200) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* One sample's reply, or with --reconnect while the node is away, the try to connect again. */
+static int watch_take(const struct watch_opts *o, struct session *ses, bool *down,
+                      struct watch_window *win, long *since_drill, long *reconnects,
+                      struct snapshot *s, char *serr, size_t serrlen)
+{
+	if (*down) {
+		if (watch_reconnect(o, ses, serr, serrlen) < 0)
+			return EIC_ERROR;
+		*down = false;
+		(*reconnects)++;
+		watch_window_init(win, (size_t)o->window); /* another node's figures: afresh */
+		*since_drill = o->window;
+		fprintf(stderr, "gate watch: connected to %s again (reconnect %ld)\n", ses->name,
+		        *reconnects);
+	}
+	struct probe_snapshot_opts so = {.gc = false, .deep = false};
+	ses->phase = "taking a sample";
+	return probe_snapshot(&ses->conn, &so, (int)o->timeout_ms, s, serr, serrlen);
+}
+
 static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out, long *alerts,
                       char *err, size_t errlen)
 {
 	static struct watch_window win; /* ~90 kB at the largest window: not on the stack */
 	long since_drill = o->window;   /* samples since the last drill-down */
+	long reconnects = 0;
+	bool down = false; /* --reconnect: the connection broke, gate connects again */
 	long long start = clock_ms();
 	watch_window_init(&win, (size_t)o->window);
 	for (long i = 0; !o->count || i < o->count; i++) {
@@ -339,11 +407,9 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 		if (o->for_ms && t - start >= o->for_ms)
 			break;
 		struct snapshot s = {0};
-		struct probe_snapshot_opts so = {.gc = false, .deep = false};
 		char serr[1024];
-		ses->phase = "taking a sample";
-		int rc =
-		        probe_snapshot(&ses->conn, &so, (int)o->timeout_ms, &s, serr, sizeof(serr));
+		int rc = watch_take(o, ses, &down, &win, &since_drill, &reconnects, &s, serr,
+		                    sizeof(serr));
 		json_t *line = json_object();
 		if (!line) {
 			snapshot_clear(&s);
@@ -358,6 +424,16 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 			        ses->name, serr);
 			json_object_set_new(line, "t", json_integer((json_int_t)wall_ms()));
 			json_object_set_new(line, "error", json_string(serr));
+		} else if (rc != EIC_OK && o->reconnect && !signals_caught) {
+			if (!down)
+				fprintf(stderr,
+				        "gate watch: sample %ld: the connection to %s broke: "
+				        "%s; connecting again\n",
+				        i + 1, ses->name, serr);
+			down = true;
+			json_object_set_new(line, "t", json_integer((json_int_t)wall_ms()));
+			json_object_set_new(line, "error", json_string(serr));
+			json_object_set_new(line, "connected", json_false());
 		} else if (rc != EIC_OK) {
 			json_decref(line);
 			errtext_set(err, errlen, NULL, "%s", serr);
@@ -382,11 +458,12 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 		long long next = start + (long long)(i + 1) * o->interval_ms;
 		if (o->for_ms && next - start >= o->for_ms)
 			break;
-		long long wait = next - clock_ms();
-		ses->phase = "waiting for the next sample";
-		if (wait > 0 && eic_idle(&ses->conn, (int)wait, err, errlen) != EIC_OK)
+		if (watch_wait(o, ses, next, &down, err, errlen) < 0)
 			return -1;
 	}
+	if (reconnects)
+		fprintf(stderr, "gate watch: %ld reconnect%s\n", reconnects,
+		        reconnects == 1 ? "" : "s");
 	return 0;
 }
 
@@ -447,6 +524,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *op)
 	        {"top", required_argument, NULL, 't'},
 	        {"timeout", required_argument, NULL, 'T'},
 	        {"quiet", no_argument, NULL, 'q'},
+	        {"reconnect", no_argument, NULL, 'r'},
 	        {"help", no_argument, NULL, 'h'},
 	        {NULL, 0, NULL, 0},
 	};
@@ -467,6 +545,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *op)
 		case 'o': o->out = optarg; break;
 		case 'x': o->exit_on_alert = true; break;
 		case 'q': o->quiet = true; break;
+		case 'r': o->reconnect = true; break;
 		case 'i':
 			if (interval_parse(optarg, 10, 86400000, &o->interval_ms) < 0)
 				return usage(

@@ -68,6 +68,17 @@ void eic_init(struct eic *c);
 int eic_open_pipe(struct eic *c, int rfd, int wfd, const char *name, int timeout_ms, char *err,
                   size_t errlen);
 
+/* eic_pipe_take's "no whole frame yet" (besides an enum eic_status). */
+#define EIC_PIPE_MORE 1
+
+/* The pipe's framing without I/O: looks at the bytes read so far (c->rbuf[0..rlen)). A whole
+ * frame there is decoded into *out (owned), taken out of the buffer, and EIC_OK returned;
+ * EIC_PIPE_MORE when no frame is whole yet, the buffer then having room for more
+ * (c->rcap > c->rlen: the reader appends up to rcap - rlen bytes and calls again); EIC_ERROR
+ * with err (what names the call, for the message) when the frame's length is over
+ * c->max_reply, its term does not decode (that frame is dropped) or memory runs out. */
+int eic_pipe_take(struct eic *c, const char *what, struct term **out, char *err, size_t errlen);
+
 /* True while the channel is open. */
 bool eic_connected(const struct eic *c);
 

@@ -18,9 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Not the frame awaited yet: keep waiting (besides an enum eic_status). */
-#define PIPE_AGAIN 1
-
 /* Writes all of buf; EINTR (a signal gate notes in a flag) is no failure. 0 or -1 (errno). */
 static int write_all(int fd, const void *buf, size_t len)
 {
@@ -57,68 +54,78 @@ static uint32_t frame_len(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+int eic_pipe_take(struct eic *c, const char *what, struct term **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (c->rlen < 4) {
+		if (c->rcap >= 65536)
+			return EIC_PIPE_MORE;
+		unsigned char *nb = realloc(c->rbuf, 65536);
+		if (!nb) {
+			errtext_set(err, errlen, NULL, "out of memory");
+			return EIC_ERROR;
+		}
+		c->rbuf = nb;
+		c->rcap = 65536;
+		return EIC_PIPE_MORE;
+	}
+	uint32_t n = frame_len(c->rbuf);
+	if (n > c->max_reply) {
+		errtext_set(err, errlen, NULL,
+		            "node %s answered %s with %u bytes, more than the %zu gate accepts",
+		            c->node, what, n, c->max_reply);
+		return EIC_ERROR;
+	}
+	size_t need = 4 + (size_t)n;
+	if (c->rlen >= need) {
+		size_t idx = 0;
+		char derr[256];
+		int rc = term_decode(out, c->rbuf + 4, n, &idx, NULL, derr, sizeof(derr));
+		memmove(c->rbuf, c->rbuf + need, c->rlen - need);
+		c->rlen -= need;
+		if (rc < 0) {
+			errtext_set(err, errlen, NULL,
+			            "node %s sent an undecodable reply to %s: %s", c->node, what,
+			            derr);
+			return EIC_ERROR;
+		}
+		return EIC_OK;
+	}
+	if (c->rlen == c->rcap) {
+		/* doubled as the bytes arrive, not sized by the length alone: a frame cut short
+		 * or a length that lies costs what was sent, not up to max_reply */
+		size_t cap = c->rcap * 2 < need ? c->rcap * 2 : need;
+		unsigned char *nb = realloc(c->rbuf, cap);
+		if (!nb) {
+			errtext_set(err, errlen, NULL,
+			            "out of memory reading %u bytes from node %s", n, c->node);
+			return EIC_ERROR;
+		}
+		c->rbuf = nb;
+		c->rcap = cap;
+	}
+	return EIC_PIPE_MORE;
+}
+
 /* Reads what the node sent within wait_ms; when a whole frame is there, decodes it into
- * *out (owned) and returns EIC_OK; PIPE_AGAIN when none is whole yet; EIC_ERROR with err
+ * *out (owned) and returns EIC_OK; EIC_PIPE_MORE when none is whole yet; EIC_ERROR with err
  * when the pipe closed, broke, or carried more or other than gate accepts. */
 static int frame_recv(struct eic *c, int wait_ms, const char *what, struct term **out, char *err,
                       size_t errlen)
 {
-	*out = NULL;
 	for (;;) {
-		if (c->rlen >= 4) {
-			uint32_t n = frame_len(c->rbuf);
-			if (n > c->max_reply) {
-				errtext_set(err, errlen, NULL,
-				            "node %s answered %s with %u bytes, more than the %zu "
-				            "gate accepts",
-				            c->node, what, n, c->max_reply);
-				return EIC_ERROR;
-			}
-			if (c->rlen >= 4 + (size_t)n) {
-				size_t idx = 0;
-				char derr[256];
-				int rc = term_decode(out, c->rbuf + 4, n, &idx, NULL, derr,
-				                     sizeof(derr));
-				memmove(c->rbuf, c->rbuf + 4 + n, c->rlen - 4 - n);
-				c->rlen -= 4 + (size_t)n;
-				if (rc < 0) {
-					errtext_set(err, errlen, NULL,
-					            "node %s sent an undecodable reply to %s: %s",
-					            c->node, what, derr);
-					return EIC_ERROR;
-				}
-				return EIC_OK;
-			}
-			size_t need = 4 + (size_t)n;
-			if (need > c->rcap) {
-				unsigned char *nb = realloc(c->rbuf, need);
-				if (!nb) {
-					errtext_set(err, errlen, NULL,
-					            "out of memory reading %u bytes from node %s",
-					            n, c->node);
-					return EIC_ERROR;
-				}
-				c->rbuf = nb;
-				c->rcap = need;
-			}
-		} else if (c->rcap < 65536) {
-			unsigned char *nb = realloc(c->rbuf, 65536);
-			if (!nb) {
-				errtext_set(err, errlen, NULL, "out of memory");
-				return EIC_ERROR;
-			}
-			c->rbuf = nb;
-			c->rcap = 65536;
-		}
+		int rc = eic_pipe_take(c, what, out, err, errlen);
+		if (rc != EIC_PIPE_MORE)
+			return rc;
 		struct pollfd pf = {.fd = c->fd, .events = POLLIN};
 		int pr = poll(&pf, 1, wait_ms);
 		if (pr < 0 && errno == EINTR)
-			return PIPE_AGAIN; /* the poll callback decides */
+			return EIC_PIPE_MORE; /* the poll callback decides */
 		if (pr <= 0)
-			return pr == 0 ? PIPE_AGAIN : EIC_ERROR;
+			return pr == 0 ? EIC_PIPE_MORE : EIC_ERROR;
 		ssize_t got = read(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen);
 		if (got < 0 && (errno == EINTR || errno == EAGAIN))
-			return PIPE_AGAIN;
+			return EIC_PIPE_MORE;
 		if (got <= 0) {
 			errtext_set(
 			        err, errlen, NULL,
@@ -133,7 +140,7 @@ static int frame_recv(struct eic *c, int wait_ms, const char *what, struct term 
 }
 
 /* Waits until deadline for a frame that accept() takes (returns EIC_OK: *out kept) or
- * drops (PIPE_AGAIN: freed); the poll callback runs between slices. */
+ * drops (EIC_PIPE_MORE: freed); the poll callback runs between slices. */
 static int pipe_wait(struct eic *c, long long deadline, const char *what,
                      int (*accept)(struct eic *c, const struct term *t), struct term **out,
                      char *err, size_t errlen)
@@ -148,7 +155,7 @@ static int pipe_wait(struct eic *c, long long deadline, const char *what,
 		struct term *t;
 		int rc = frame_recv(c, (int)(left < EIC_SLICE_MS ? left : EIC_SLICE_MS), what, &t,
 		                    err, errlen);
-		if (rc == PIPE_AGAIN)
+		if (rc == EIC_PIPE_MORE)
 			continue;
 		if (rc != EIC_OK)
 			return rc;

@@ -30,6 +30,9 @@ for t in $targets; do
 	# from two bytes, so small inputs reach everything and run several times faster
 	maxlen=8192
 	grep -q fuzz_model_make "$root/tests/fuzz/fuzz_$t.c" && maxlen=1024
+	# a reader whose seeds are real files larger than that says so in its source
+	own=$(sed -n 's/.*fuzz-max-len: *\([0-9][0-9]*\).*/\1/p' "$root/tests/fuzz/fuzz_$t.c" | head -n 1)
+	[ -n "$own" ] && maxlen=$own
 	dict=""
 	[ -f "$root/tests/fuzz/$t.dict" ] && dict="-dict=$root/tests/fuzz/$t.dict"
 	# -rss_limit_mb: a reply or file that makes us allocate without bound is a finding too.
