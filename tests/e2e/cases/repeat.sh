@@ -207,3 +207,35 @@ case_watch_keeps_going_after_timeouts() {
 	cl_no_probe "$a"
 	cl_stop
 }
+
+# --reconnect: the node killed and started again under its name while watched: the samples
+# while it is away are lines with "connected": false, gate connects again and the watch ends
+# normally, every sample number 1..N with its line, in order; nothing left in the new node.
+case_watch_reconnect_after_restart() {
+	cl_start 1
+	local a=${CL_NODES[0]} i
+	ERL_EPMD_PORT=$CL_PORT gate_bg '"sample":3' watch --attach "$a" \
+		--cookie-file "$CL_HOME/.erlang.cookie" --interval 200ms --timeout 500ms --count 40 --reconnect
+	kill -KILL "${CL_PIDS[0]}"
+	wait "${CL_PIDS[0]}" 2>/dev/null
+	sleep 1
+	cl_node "$a" ""
+	CL_PIDS[0]=$CL_LAST_PID
+	cl_wait_registered "$a"
+	for i in $(seq 1 300); do kill -0 "$BG_PID" 2>/dev/null || break; sleep 0.1; done
+	wait "$BG_PID"
+	RC=$?
+	expect_rc 0
+	expect_in "$ERR" "connected to $a again (reconnect 1)"
+	node -e 'const ls = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
+		if (ls.length !== 40) throw new Error(ls.length + " lines");
+		let down = 0;
+		ls.forEach((l, i) => { const d = JSON.parse(l);
+			if (d.sample !== i + 1) throw new Error("line " + (i + 1) + ": " + l);
+			if (d.connected === false) down++; });
+		if (down === 0) throw new Error("no sample while the node was away");
+		if (JSON.parse(ls[39]).connected === false) throw new Error("not connected at the end");' \
+		"$OUT" >"$WORK/js.out" 2>&1 || fail "bad JSON lines: $(tail -n 3 "$WORK/js.out")"
+	cl_wait_no_probe "$a"
+	cl_stop
+}
