@@ -9,7 +9,10 @@
 #   make valgrind      e2e cases with gate under valgrind memcheck (definite leaks and
 #                      memory errors fail); VALGRIND_CASES picks the cases
 #   make bench         overhead figures (ratios within one run)
-#   make realworld     gate on real open-source suites ($GATE_REALWORLD, $GATE_REALWORLD_APPS), no leak planted:
+#   make bench-soak    gate watch --reconnect for 100 000 samples against a node that stalls,
+#                      drops gate and restarts: gate's RSS and descriptors, lost samples; valgrind
+#   make realworld     gate on real open-source suites on this machine ($GATE_REALWORLD,
+#                      $GATE_REALWORLD_APPS; skipped, saying so, without them), no leak planted:
 #                      0 false alarms in REALWORLD_ROUNDS rounds (default 5)
 #   make deps          install the Debian 12 packages gate needs (idempotent)
 #   make compat        e2e cases against OTP 27 / Elixir 1.18 in a Debian 13 chroot (root)
