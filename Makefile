@@ -13,7 +13,8 @@
 #                      drops gate and restarts: gate's RSS and descriptors, lost samples; valgrind
 #   make realworld     gate on real open-source suites on this machine ($GATE_REALWORLD,
 #                      $GATE_REALWORLD_APPS; skipped, saying so, without them), no leak planted:
-#                      0 false alarms in REALWORLD_ROUNDS rounds (default 5)
+#                      0 false alarms in REALWORLD_ROUNDS rounds (default 5); REALWORLD_COPIES=N
+#                      runs each library suite N times its size (its test modules copied)
 #   make deps          install the Debian 12 packages gate needs (idempotent)
 #   make compat        e2e cases against OTP 27 / Elixir 1.18 in a Debian 13 chroot (root)
 #   make install PREFIX=/usr/local
@@ -207,8 +208,10 @@ bench-soak: $(BUILD)/gate
 bench-snapshot: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/snapshot.sh $(SNAPSHOT_SIZES) $(SNAPSHOT_ROUNDS) 3
 
+# REALWORLD_COPIES: each library suite N times its size (tests/bench/realworld.sh)
+REALWORLD_COPIES ?= 1
 realworld: $(BUILD)/gate
-	GATE_BUILD=$(BUILD) sh tests/bench/realworld.sh $(REALWORLD_ROUNDS)
+	REALWORLD_COPIES=$(REALWORLD_COPIES) GATE_BUILD=$(BUILD) sh tests/bench/realworld.sh $(REALWORLD_ROUNDS)
 
 deps:
 	sh integrations/deps.sh

@@ -23,6 +23,10 @@
 # postgrex gets a private PostgreSQL for its rounds, on localhost:5432 in a network namespace
 # of its own (tests/realworld/lib.sh: pg_start).
 #
+# With REALWORLD_COPIES=N each library suite runs as N times its size: its test files N
+# times, each copy's modules renamed (tests/realworld/lib.sh: rw_copies), as an application's
+# suite of thousands of tests.
+#
 # usage: tests/bench/realworld.sh [ROUNDS] [PROJECT...]    (default 5 rounds, every project
 #        of both folders; ROUNDS also from $REALWORLD_ROUNDS)
 set -u
@@ -32,6 +36,11 @@ gate="$root/${GATE_BUILD:-build}/gate"
 src=$rw_libs
 apps=$rw_apps
 rounds=${1:-${REALWORLD_ROUNDS:-5}}
+# an application-sized suite: each library suite's test files COPIES times, modules renamed
+copies=${REALWORLD_COPIES:-1}
+case "$copies" in
+'' | *[!0-9]* | 0) echo "realworld: error: REALWORLD_COPIES must be a positive number, got '$copies'" >&2; exit 2 ;;
+esac
 [ $# -gt 0 ] && shift
 case "$rounds" in
 '' | *[!0-9]*) echo "realworld: error: ROUNDS must be a positive number, got '$rounds'" >&2; exit 2 ;;
@@ -189,6 +198,7 @@ for p in $projects; do
 	d="$work/$p"
 	cp -r "$src/$p" "$d"
 	rm -rf "$d/_build" "$d/.gate"
+	rw_copies "$d" "$copies"
 	if ! (cd "$d" && mix compile >"$work/$p.compile" 2>&1); then
 		echo "realworld: error: $p does not compile:" >&2
 		tail -n 20 "$work/$p.compile" >&2

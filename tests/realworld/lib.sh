@@ -21,6 +21,22 @@ rw_projects() {
 	return 0
 }
 
+# rw_copies DIR N: N-1 more copies of each test file of the Mix project in DIR (a suite N times
+# its size, as an application's), each copy's modules renamed: every module a test file
+# defines at its top level, Name, is Name.CopyK in copy K, everywhere in that copy
+rw_copies() {
+	[ "${2:-1}" -gt 1 ] || return 0
+	find "$1/test" -name '*_test.exs' | while read -r f; do
+		names=$(sed -n 's/^defmodule \([A-Za-z0-9_.]*\) do.*/\1/p' "$f")
+		k=2
+		while [ "$k" -le "$2" ]; do
+			RW_NAMES="$names" RW_K="$k" perl -pe 'BEGIN { @n = split /\s+/, $ENV{RW_NAMES}; $k = $ENV{RW_K} }
+				for my $n (@n) { s/(?<![\w.])\Q$n\E(?![\w])/$n.Copy$k/g }' <"$f" >"${f%_test.exs}_copy${k}_test.exs"
+			k=$((k + 1))
+		done
+	done
+}
+
 # rw_needs_postgres DIR: the Mix project in DIR uses PostgreSQL (postgrex among its dependencies)
 rw_needs_postgres() {
 	grep -q ':postgrex' "$1/mix.exs" 2>/dev/null || [ -d "$1/deps/postgrex" ]
