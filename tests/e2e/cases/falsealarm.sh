@@ -101,7 +101,8 @@ case_clean_table_adds_up() {
 	expect_in "$OUT" "  total: code and literals +"
 	expect_in "$OUT" "(modules the suite loaded)"
 	expect_in "$OUT" "  system: code and literals +"
-	expect_in "$OUT" "  code: nothing; its figures include the literals of loaded modules"
+	# the code row takes the suite's own modules as context, counted by where they came from
+	expect_in "$OUT" "  code: the suite's own modules +"
 	expect_not_in "$OUT" "likely culprit"
 	# no ranking of test modules by raw light-snapshot figures when nothing was flagged
 	expect_not_in "$OUT" "Top growing test modules"
@@ -110,6 +111,8 @@ case_clean_table_adds_up() {
 	run_gate run -q -C "$d" --json "$d/run.json"
 	expect_rc 0
 	grep -q '"persistent_term_memory":' "$d/run.json" || fail "no persistent_term_memory in --json"
+	grep -q 'test modules of this suite, [0-9]* modules\{0,1\} loaded from disk' "$d/run.json" ||
+		fail "the code row does not count the suite's own modules in --json"
 	no_leftovers "$d"
 }
 
