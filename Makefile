@@ -9,6 +9,8 @@
 #   make valgrind      e2e cases with gate under valgrind memcheck (definite leaks and
 #                      memory errors fail); VALGRIND_CASES picks the cases
 #   make bench         overhead figures (ratios within one run)
+#   make bench-scale   gate's cost on generated suites of 1 000 to 100 000 tests
+#                      (BENCH_SCALE_SIZES, BENCH_SCALE_ROUNDS; tests/bench/scale.sh)
 #   make realworld     gate on real open-source suites ($GATE_REALWORLD, $GATE_REALWORLD_APPS), no leak planted:
 #                      0 false alarms in REALWORLD_ROUNDS rounds (default 5)
 #   make deps          install the Debian 12 packages gate needs (idempotent)
@@ -87,7 +89,7 @@ PROBE_BEAM := $(patsubst gate/probe/%.erl,$(BUILD)/probe/%.beam,$(PROBE_ERL))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/ei_ping
 
-.PHONY: all test unit e2e demo asan bench bench-snapshot clean install deps format fuzz fuzz-short \
+.PHONY: all test unit e2e demo asan bench bench-scale bench-snapshot clean install deps format fuzz fuzz-short \
 	fuzz-build valgrind ei-check compat probe-gate realworld format-check lint release \
 	release-compat
 .DEFAULT_GOAL := all
@@ -195,6 +197,10 @@ SNAPSHOT_SIZES ?= 100000,300000,1000000
 SNAPSHOT_ROUNDS ?= 3
 bench-snapshot: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/snapshot.sh $(SNAPSHOT_SIZES) $(SNAPSHOT_ROUNDS) 3
+
+# gate/bare, gate's own peak RSS, the JUnit's size and the node memory gate adds, per suite size
+bench-scale: $(BUILD)/gate
+	GATE_BUILD=$(BUILD) sh tests/bench/scale.sh
 
 realworld: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/realworld.sh $(REALWORLD_ROUNDS)
