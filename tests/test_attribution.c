@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -181,6 +182,40 @@ static void test_async_edges_held_per_stretch(void **state)
 	assert_int_equal(find(&held, "Elixir.A")->delta.mem[MEM_TOTAL] > 1000, true);
 	test_run_clear(&each);
 	test_run_clear(&held);
+}
+
+/* A module's growth found by name among the run's sorted ones: the first listed of a name
+ * (as a pass in order finds it), none for a name not there. */
+static void test_module_find_sorted(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	const char *names[] = {"Elixir.C", "Elixir.A", "Elixir.B", "Elixir.A", "Elixir.AA"};
+	size_t n = sizeof(names) / sizeof(names[0]);
+
+	assert_null(attribution_modules_sorted(&run));
+	run.modules = calloc(n, sizeof(*run.modules));
+	assert_non_null(run.modules);
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(run.modules[i].module = strdup(names[i]));
+		run.modules[i].time_us = (int64_t)i;
+	}
+	run.nmodules = n;
+	const struct module_growth **s = attribution_modules_sorted(&run);
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i++) {
+		const struct module_growth *m = attribution_module_find(s, n, names[i]);
+		assert_non_null(m);
+		assert_string_equal(m->module, names[i]);
+		assert_int_equal(m->time_us, i == 3 ? 1 : (int64_t)i);
+	}
+	assert_null(attribution_module_find(s, n, "Elixir.B0"));
+	assert_null(attribution_module_find(s, n, "Elixir."));
+	assert_null(attribution_module_find(s, n, "Elixir.D"));
+	assert_null(attribution_module_find(s, n, NULL));
+	assert_null(attribution_module_find(NULL, 0, "Elixir.A"));
+	free(s);
+	test_run_clear(&run);
 }
 
 /* The culprit text: the module that grew the failing category is named first, and the born
@@ -416,6 +451,7 @@ int main(void)
 	        cmocka_unit_test(test_owner_evidence),
 	        cmocka_unit_test(test_rank_tests),
 	        cmocka_unit_test(test_async_edges_held_per_stretch),
+	        cmocka_unit_test(test_module_find_sorted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
