@@ -77,7 +77,7 @@ static int frame_recv(struct eic *c, int wait_ms, const char *what, struct term 
 			if (c->rlen >= 4 + (size_t)n) {
 				size_t idx = 0;
 				char derr[256];
-				int rc = term_decode(out, c->rbuf + 4, n, &idx, NULL, derr,
+				int rc = term_decode(out, c->rbuf + 4, n, &idx, c->limits, derr,
 				                     sizeof(derr));
 				memmove(c->rbuf, c->rbuf + 4 + n, c->rlen - 4 - n);
 				c->rlen -= 4 + (size_t)n;
