@@ -26,6 +26,9 @@
 #                 hooked ExUnit.EventManager, the tests' records on their way to gate, the
 #                 spawn ancestry kept for the after-snapshot): what the after-snapshot would
 #                 judge as the suite's unless gate leaves it out;
+#   node peak     the node's peak RSS: bare, GNU time's %M of mix test's VM; under gate, the
+#                 high-water mark gate reads in the node (the JSON's peak.rss_peak, reset when
+#                 the run starts, so the boot and compile are left out of it);
 #   verdict       gate's exit codes over the rounds and, for a failure, its failing findings'
 #                 first lines (each once).
 # The last lines give gate's peak RSS per test between the smallest and largest size (the
@@ -101,13 +104,14 @@ EOF
 		{ echo "scale bench: error: the generated project does not compile:" >&2; tail -n 20 "$work/compile.out" >&2; exit 2; }
 }
 
-# one KIND N D: one run; appends "wall_ms cpu_ms rc hwm_kB junit_B mem..." to $work/N.KIND
+# one KIND N D: one run; appends "wall_ms cpu_ms rc hwm_kB junit_B mem(5) node_peak_kB" to
+# $work/N.KIND
 one() {
 	kind=$1 n=$2 d=$3
 	rm -f "$work/cpu" "$work/hwm" "$work/mem" "$work/run.json" "$d/_build/gate/junit.xml"
 	t=$(now_ms)
 	case "$kind" in
-	bare) (cd "$d" && exec /usr/bin/time -f '%U %S' -o "$work/cpu" mix test) >"$work/out" 2>&1 &
+	bare) (cd "$d" && exec /usr/bin/time -f '%U %S %M' -o "$work/cpu" mix test) >"$work/out" 2>&1 &
 		;;
 	gate) /usr/bin/time -f '%U %S' -o "$work/cpu" env LD_PRELOAD="$work/hwm.so" GATE_BENCH_HWM="$work/hwm" \
 		"$gate" run -q -C "$d" --json "$work/run.json" >"$work/out" 2>&1 &
@@ -125,7 +129,13 @@ one() {
 	hwm=$(awk '{print $1}' "$work/hwm" 2>/dev/null)
 	junit=$(stat -c %s "$d/_build/gate/junit.xml" 2>/dev/null)
 	mem=$(cat "$work/mem" 2>/dev/null)
-	echo "$wall ${cpu:-0} $rc ${hwm:-0} ${junit:-0} ${mem:-0 0 0 0 0}" >>"$work/$n.$kind"
+	if [ "$kind" = bare ]; then
+		peak=$(tail -n 1 "$work/cpu" 2>/dev/null | awk '{print $3}')
+	else
+		peak=$(sed -n 's/.*"rss_peak": *\([0-9]*\).*/\1/p' "$work/run.json" 2>/dev/null | head -n 1)
+		peak=$((${peak:-0} / 1024))
+	fi
+	echo "$wall ${cpu:-0} $rc ${hwm:-0} ${junit:-0} ${mem:-0 0 0 0 0} ${peak:-0}" >>"$work/$n.$kind"
 	if [ "$kind" = bare ]; then
 		grep -q "^$n tests, 0 failures" "$work/out" ||
 			{ echo "scale bench: $n: bare mix test did not pass $n tests:" >&2; tail -n 5 "$work/out" >&2; }
@@ -144,8 +154,8 @@ EOF
 # col FILE N: the median of column N
 col() { awk -v n="$2" '{print $n}' "$1" | median; }
 
-printf '%7s %8s %8s %9s %8s %9s %9s %8s %7s %7s %16s  %s\n' tests bare_s gate_s gate/bare cpu_g/b \
-	pertest/b gate_rss rss_B/t junit_B/t node+MB "node B/t (p/e/c)" verdict
+printf '%7s %8s %8s %9s %8s %9s %9s %8s %7s %7s %16s %13s  %s\n' tests bare_s gate_s gate/bare cpu_g/b \
+	pertest/b gate_rss rss_B/t junit_B/t node+MB "node B/t (p/e/c)" "node_peak_MB" verdict
 for n in $sizes; do
 	d="$work/p$n"
 	gen "$d" "$n"
@@ -168,8 +178,8 @@ for n in $sizes; do
 	unset SCALE_MEM_FILE
 	# the node's figures under gate less the bare run's of the same round: per round, then medians
 	paste -d ' ' "$work/$n.gate" "$work/$n.bare" | awk '{
-		o = 11 # the bare columns follow the ten of the gate run
-		printf "%d %d %d %d %d\n", $6 - $(o + 5), $7 - $(o + 6), $8 - $(o + 7), $9 - $(o + 8), $10 - $(o + 9)
+		o = NF / 2 # column k of the bare run is $(o + k)
+		printf "%d %d %d %d %d\n", $6 - $(o + 6), $7 - $(o + 7), $8 - $(o + 8), $9 - $(o + 9), $10 - $(o + 10)
 	}' >"$work/$n.node"
 	b=$(col "$work/$n.bare" 1)
 	g=$(col "$work/$n.gate" 1)
@@ -183,21 +193,24 @@ for n in $sizes; do
 	np=$(col "$work/$n.node" 2)
 	ne=$(col "$work/$n.node" 3)
 	nc=$(col "$work/$n.node" 5)
+	pb=$(col "$work/$n.bare" 11)
+	pg=$(col "$work/$n.gate" 11)
 	rcs=$(awk '{printf "%s%s", sep, $3; sep = ","}' "$work/$n.gate")
 	prcs=""
 	[ -s "$work/$n.pertest" ] 2>/dev/null && prcs=" per-test $(awk '{printf "%s%s", sep, $3; sep = ","}' "$work/$n.pertest")"
 	echo "$n $hwm" >>"$work/rss"
 	awk -v n="$n" -v b="$b" -v g="$g" -v cb="$cb" -v cg="$cg" -v p="$p" -v hwm="$hwm" -v j="$junit" \
-		-v nt="$nt" -v np="$np" -v ne="$ne" -v nc="$nc" -v v="exit $rcs$prcs" 'BEGIN {
+		-v nt="$nt" -v np="$np" -v ne="$ne" -v nc="$nc" -v pb="$pb" -v pg="$pg" -v v="exit $rcs$prcs" 'BEGIN {
 		pt = p > 0 ? sprintf("%8.3fx", p / b) : sprintf("%9s", "-")
-		printf "%7d %8.1f %8.1f %8.3fx %7.3fx %s %6.1f MB %8.0f %9.0f %7.2f %16s  %s\n",
+		printf "%7d %8.1f %8.1f %8.3fx %7.3fx %s %6.1f MB %8.0f %9.0f %7.2f %16s %13s  %s\n",
 			n, b / 1000, g / 1000, g / b, cg / cb, pt, hwm / 1000, hwm * 1000 / n, j / n,
-			nt / 1e6, sprintf("%.0f (%.0f/%.0f/%.0f)", nt / n, np / n, ne / n, nc / n), v
+			nt / 1e6, sprintf("%.0f (%.0f/%.0f/%.0f)", nt / n, np / n, ne / n, nc / n),
+			sprintf("%.0f -> %.0f", pb / 1024, pg / 1024), v
 	}'
 	for k in gate pertest; do
 		[ -s "$work/$n.$k.fail" ] && sort "$work/$n.$k.fail" | uniq -c | sed "s/^/    $k fails: /"
 	done
-	echo "    runs (wall ms, cpu ms, exit, gate kB, junit B, node total/processes_used/ets/binary/code B):" \
+	echo "    runs (wall ms, cpu ms, exit, gate kB, junit B, node total/processes_used/ets/binary/code B, node peak kB):" \
 		"bare $(cut -d ' ' -f 1,2,6- "$work/$n.bare" | tr '\n' '|')" \
 		"gate $(cut -d ' ' -f 1- "$work/$n.gate" | tr '\n' '|')"
 	[ -s "$work/$n.pertest" ] 2>/dev/null && echo "    per-test $(cut -d ' ' -f 1- "$work/$n.pertest" | tr '\n' '|')"
