@@ -54,13 +54,21 @@ int atom_rows_context(struct findings *out, size_t start, const struct snapshot 
 			rule = &out->items[i];
 	if (!rule || rule->verdict != VERDICT_PASS)
 		return 0;
-	rules_count_format(d, sizeof(d), after->atom_count - before->atom_count);
+	int64_t atoms = after->atom_count - before->atom_count;
+	rules_count_format(d, sizeof(d), atoms);
 	snprintf(by, sizeof(by), "the run's +%s atoms, within the atom rule's limit", d);
 	for (size_t i = start; i < out->count; i++) {
 		struct finding *f = &out->items[i];
-		if (f->verdict == VERDICT_FAIL && strcmp(f->rule, "growth") == 0 &&
-		    (strcmp(f->subject, "atom_used") == 0 || strcmp(f->subject, "atom") == 0) &&
-		    consolidate_context(f, by) < 0)
+		if (f->verdict != VERDICT_FAIL || strcmp(f->rule, "growth") != 0)
+			continue;
+		bool rows = strcmp(f->subject, "atom_used") == 0 || strcmp(f->subject, "atom") == 0;
+		/* the rest of system holds the atom table's entries: judged without them */
+		int64_t net = f->delta - (atoms > 0 ? atoms * GROWTH_ATOM_ENTRY_BYTES : 0);
+		bool rest = strcmp(f->subject, "system") == 0 &&
+		            (net <= f->floor ||
+		             (f->max_pct >= 0 && f->before > 0 &&
+		              100.0 * (double)net / (double)f->before <= f->max_pct));
+		if ((rows || rest) && consolidate_context(f, by) < 0)
 			return -1;
 	}
 	return 0;

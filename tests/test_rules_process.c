@@ -296,6 +296,14 @@ static void test_atom_rows_context(void **state)
 	assert_int_equal(findings_add(&f, "growth", "ets", VERDICT_FAIL, 1, 9000000, 1000000, 10,
 	                              "ets grew"),
 	                 0);
+	/* the rest of system: +2.4 MB of 21.5 MB, 20 100 atoms' entries 1.9 MB of it: the rest
+	 * 0.5 MB passes; +4.5 MB (2.6 MB beside the entries) stays failing */
+	assert_int_equal(findings_add(&f, "growth", "system", VERDICT_FAIL, 21500000, 23900000,
+	                              1000000, 10, "system grew"),
+	                 0);
+	assert_int_equal(findings_add(&f, "growth", "system", VERDICT_FAIL, 21500000, 26000000,
+	                              1000000, 10, "system grew"),
+	                 0);
 	assert_int_equal(atom_check(&f, &b, &a, &run, &c), 0);
 	assert_int_equal(atom_rows_context(&f, 0, &b, &a), 0);
 	const struct finding *row = expect(&f, "growth", "atom_used", VERDICT_PASS);
@@ -303,6 +311,8 @@ static void test_atom_rows_context(void **state)
 	assert_string_equal(row->explained_by,
 	                    "the run's +20 100 atoms, within the atom rule's limit");
 	expect(&f, "growth", "ets", VERDICT_FAIL);
+	assert_int_equal(f.items[2].verdict, VERDICT_PASS);
+	assert_int_equal(f.items[3].verdict, VERDICT_FAIL);
 	findings_clear(&f);
 
 	/* 110 001 new atoms: over 10 000 + 5 x 20 000; the row is one more voice of a leak */
