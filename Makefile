@@ -11,6 +11,8 @@
 #   make bench         overhead figures (ratios within one run)
 #   make bench-soak    gate watch --reconnect for 100 000 samples against a node that stalls,
 #                      drops gate and restarts: gate's RSS and descriptors, lost samples; valgrind
+#   make bench-scale   gate's cost on generated suites of 1 000 to 100 000 tests
+#                      (BENCH_SCALE_SIZES, BENCH_SCALE_ROUNDS; tests/bench/scale.sh)
 #   make realworld     gate on real open-source suites on this machine ($GATE_REALWORLD,
 #                      $GATE_REALWORLD_APPS; skipped, saying so, without them), no leak planted:
 #                      0 false alarms in REALWORLD_ROUNDS rounds (default 5); REALWORLD_COPIES=N
@@ -91,7 +93,7 @@ PROBE_BEAM := $(patsubst gate/probe/%.erl,$(BUILD)/probe/%.beam,$(PROBE_ERL))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/ei_ping
 
-.PHONY: all test unit e2e demo asan bench bench-snapshot clean install deps format fuzz fuzz-short \
+.PHONY: all test unit e2e demo asan bench bench-scale bench-snapshot clean install deps format fuzz fuzz-short \
 	fuzz-build valgrind ei-check compat probe-gate realworld format-check lint release \
 	release-compat
 .DEFAULT_GOAL := all
@@ -207,6 +209,10 @@ bench-soak: $(BUILD)/gate
 
 bench-snapshot: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/snapshot.sh $(SNAPSHOT_SIZES) $(SNAPSHOT_ROUNDS) 3
+
+# gate/bare, gate's own peak RSS, the JUnit's size and the node memory gate adds, per suite size
+bench-scale: $(BUILD)/gate
+	GATE_BUILD=$(BUILD) sh tests/bench/scale.sh
 
 # REALWORLD_COPIES: each library suite N times its size (tests/bench/realworld.sh)
 REALWORLD_COPIES ?= 1

@@ -7,6 +7,7 @@
 #include "ansi.h"
 #include "utf8.h"
 #include "atomic.h"
+#include "rules/attribution.h"
 #include "rules/grow.h"
 
 #include <errno.h>
@@ -31,6 +32,7 @@ struct jw {
 	xmlTextWriterPtr w;
 	bool failed; /* a writer call failed: libxml2's text or the sink's errno says why */
 	bool oom;
+	const struct module_growth **modules; /* the run's, by name (attribution_modules_sorted) */
 };
 
 static void jw_start(struct jw *j, const char *name)
@@ -711,17 +713,13 @@ static void write_testcase(struct jw *j, const char *module, const struct test_r
 static void write_suite_properties(struct jw *j, const struct test_run *run,
                                    const struct ordered *o, size_t s)
 {
-	const struct module_growth *m = NULL;
 	const char *app = o[s].t->app && *o[s].t->app ? o[s].t->app : NULL;
 	char value[256];
 
 	if (!run)
 		return;
-	for (size_t i = 0; i < run->nmodules && o[s].t->module; i++)
-		if (strcmp(run->modules[i].module, o[s].t->module) == 0) {
-			m = &run->modules[i];
-			break;
-		}
+	const struct module_growth *m =
+	        attribution_module_find(j->modules, run->nmodules, o[s].t->module);
 	/* issue 28: in a merged report, the partition the module's tests ran in (a suite-level
 	 * property: the strict schema has none inside a testcase) */
 	int partition = o[s].t->partition;
@@ -930,7 +928,8 @@ int junit_write(const char *path, const struct findings *findings, const struct 
 	}
 
 	o = calloc(n ? n : 1, sizeof(*o));
-	if (!o) {
+	j.modules = attribution_modules_sorted(run); /* NULL for none */
+	if (!o || (run && run->nmodules && !j.modules)) {
 		errtext_set(err, errlen, path, "out of memory");
 		goto out;
 	}
@@ -996,5 +995,6 @@ out:
 	xmlSetStructuredErrorFunc(old_ctx, old_handler);
 	atomic_file_abort(&file); /* a no-op once committed */
 	free(o);
+	free(j.modules);
 	return rc;
 }

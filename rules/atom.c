@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "consolidate.h"
 #include "growth.h"
@@ -38,6 +39,38 @@ static int atoms_structure(struct finding *f, const struct snapshot *before,
 		return -1;
 	if (atoms > 0)
 		consolidate_explains_add(f->explains, MEM_SYSTEM, atoms * GROWTH_ATOM_ENTRY_BYTES);
+	return 0;
+}
+
+int atom_rows_context(struct findings *out, size_t start, const struct snapshot *before,
+                      const struct snapshot *after)
+{
+	const struct finding *rule = NULL;
+	char by[160], d[32];
+
+	for (size_t i = start; i < out->count; i++)
+		if (strcmp(out->items[i].rule, RULE) == 0 &&
+		    strcmp(out->items[i].subject, "growth") == 0)
+			rule = &out->items[i];
+	if (!rule || rule->verdict != VERDICT_PASS)
+		return 0;
+	int64_t atoms = after->atom_count - before->atom_count;
+	rules_count_format(d, sizeof(d), atoms);
+	snprintf(by, sizeof(by), "the run's +%s atoms, within the atom rule's limit", d);
+	for (size_t i = start; i < out->count; i++) {
+		struct finding *f = &out->items[i];
+		if (f->verdict != VERDICT_FAIL || strcmp(f->rule, "growth") != 0)
+			continue;
+		bool rows = strcmp(f->subject, "atom_used") == 0 || strcmp(f->subject, "atom") == 0;
+		/* the rest of system holds the atom table's entries: judged without them */
+		int64_t net = f->delta - (atoms > 0 ? atoms * GROWTH_ATOM_ENTRY_BYTES : 0);
+		bool rest = strcmp(f->subject, "system") == 0 &&
+		            (net <= f->floor ||
+		             (f->max_pct >= 0 && f->before > 0 &&
+		              100.0 * (double)net / (double)f->before <= f->max_pct));
+		if ((rows || rest) && consolidate_context(f, by) < 0)
+			return -1;
+	}
 	return 0;
 }
 

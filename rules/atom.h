@@ -23,5 +23,15 @@ void atom_config_default(struct atom_config *cfg);
  * Returns 0, or -1 on allocation failure (out keeps what was added). */
 int atom_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
                const struct test_run *run, const struct atom_config *cfg);
+/* The growth rule's atom_used and atom rows, from out->items[start] on, pass as context when
+ * they fail while the atom rule's growth check passed: atoms are never freed, so those rows
+ * grow by the run's new atoms alone (their text, their table's chunks), which the atom rule
+ * judges by count against a limit that grows with the suite (every test's name is an atom: a
+ * suite of 20 000 tests with names of about 45 characters adds 1.2 MB of atom_used, over the
+ * growth row's 1 MB floor). The system row, judged on the rest of system where the atom
+ * table's entries are (GROWTH_ATOM_ENTRY_BYTES an atom), passes as context too when it is
+ * within its limit without them. Returns 0, or -1 on allocation failure. */
+int atom_rows_context(struct findings *out, size_t start, const struct snapshot *before,
+                      const struct snapshot *after);
 
 #endif

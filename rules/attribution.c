@@ -188,9 +188,13 @@ size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t 
 {
 	size_t n = tests ? run->count : run->nmodules, k = 0;
 	struct ranked *r = n ? malloc(n * sizeof(*r)) : NULL;
+	/* @moduletag gate: false (issue 19), for every module in one pass over the tests */
+	bool *exempt = !tests && n ? malloc(n * sizeof(*exempt)) : NULL;
 
-	if (!r || key < 0 || key > ATTRIBUTION_KEY_PROCESSES) {
+	if (!r || key < 0 || key > ATTRIBUTION_KEY_PROCESSES || (!tests && !exempt) ||
+	    (exempt && tags_modules_exempt(run, exempt) < 0)) {
 		free(r);
+		free(exempt);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -200,13 +204,14 @@ size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t 
 				continue;
 			v = attribution_value(&run->tests[i].delta, key);
 		} else {
-			if (tags_module_exempt(run, run->modules[i].module))
-				continue; /* @moduletag gate: false (issue 19) */
+			if (exempt[i])
+				continue;
 			v = attribution_value(&run->modules[i].delta, key);
 		}
 		if (v > 0)
 			r[k++] = (struct ranked){i, v};
 	}
+	free(exempt);
 	qsort(r, k, sizeof(*r), ranked_cmp);
 	if (k > max)
 		k = max;
@@ -214,6 +219,41 @@ size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t 
 		out[i] = r[i].index;
 	free(r);
 	return k;
+}
+
+static int growth_by_name(const void *pa, const void *pb)
+{
+	const struct module_growth *a = *(const struct module_growth *const *)pa;
+	const struct module_growth *b = *(const struct module_growth *const *)pb;
+	int c = strcmp(a->module ? a->module : "", b->module ? b->module : "");
+	return c ? c : (a > b) - (a < b); /* the same array: by position */
+}
+
+const struct module_growth **attribution_modules_sorted(const struct test_run *run)
+{
+	const struct module_growth **s =
+	        run && run->nmodules ? malloc(run->nmodules * sizeof(*s)) : NULL;
+	for (size_t i = 0; s && i < run->nmodules; i++)
+		s[i] = &run->modules[i];
+	if (s)
+		qsort(s, run->nmodules, sizeof(*s), growth_by_name);
+	return s;
+}
+
+const struct module_growth *attribution_module_find(const struct module_growth *const *sorted,
+                                                    size_t n, const char *module)
+{
+	size_t lo = 0, hi = n; /* the first whose name is not below module */
+	while (module && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(sorted[mid]->module ? sorted[mid]->module : "", module) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return module && lo < n && sorted[lo]->module && strcmp(sorted[lo]->module, module) == 0
+	               ? sorted[lo]
+	               : NULL;
 }
 
 int attribution_key(const struct finding *f)

@@ -53,6 +53,15 @@ size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t 
  * memory findings; total otherwise. */
 int attribution_key(const struct finding *f);
 
+/* run->modules by name (then by position), for finding the growth of each of thousands of
+ * modules without a pass over all of them each time. A new array the caller frees, of
+ * run->nmodules pointers into run->modules; NULL when there are none or out of memory. */
+const struct module_growth **attribution_modules_sorted(const struct test_run *run);
+/* The first module of run->modules named module (as a pass in order would find it), from
+ * the n pointers attribution_modules_sorted gave; NULL when none. */
+const struct module_growth *attribution_module_find(const struct module_growth *const *sorted,
+                                                    size_t n, const char *module);
+
 /* What o left behind that key measures: processes (the process count), their memory
  * (processes, processes_used), their refc binary bytes (binary), their tables' bytes (ets);
  * -1 for a key it says nothing about. */

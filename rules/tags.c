@@ -161,6 +161,60 @@ bool tags_module_exempt(const struct test_run *run, const char *module)
 	return any;
 }
 
+struct named {
+	const char *name;
+	size_t index;
+};
+
+static int named_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct named *)a)->name, ((const struct named *)b)->name);
+}
+
+int tags_modules_exempt(const struct test_run *run, bool *out)
+{
+	size_t m = run ? run->nmodules : 0, groups = 0;
+	struct named *by = m ? malloc(m * sizeof(*by)) : NULL;
+	size_t *group = m ? malloc(m * sizeof(*group)) : NULL;
+	/* per distinct name: a test of it ran, and every one that ran is exempt */
+	bool *any = m ? calloc(m, sizeof(*any)) : NULL, *all = m ? malloc(m * sizeof(*all)) : NULL;
+	int rc = -1;
+
+	if (m && (!by || !group || !any || !all))
+		goto out;
+	for (size_t i = 0; i < m; i++)
+		by[i] = (struct named){run->modules[i].module ? run->modules[i].module : "", i};
+	qsort(by, m, sizeof(*by), named_cmp);
+	/* by[] holds each distinct name once from here on, group[] maps a module to it */
+	for (size_t i = 0; i < m; i++) {
+		if (!groups || strcmp(by[groups - 1].name, by[i].name) != 0) {
+			by[groups] = by[i];
+			all[groups++] = true;
+		}
+		group[by[i].index] = groups - 1;
+	}
+	for (size_t i = 0; i < run->count; i++) {
+		const struct test_result *t = &run->tests[i];
+		if (!t->module || (t->state != TEST_PASSED && t->state != TEST_FAILED))
+			continue; /* only the tests that ran */
+		struct named key = {t->module, 0};
+		const struct named *g = bsearch(&key, by, groups, sizeof(*by), named_cmp);
+		if (!g)
+			continue;
+		any[g - by] = true;
+		all[g - by] = all[g - by] && tags_test_exempt(t);
+	}
+	for (size_t i = 0; i < m; i++)
+		out[i] = any[group[i]] && all[group[i]];
+	rc = 0;
+out:
+	free(by);
+	free(group);
+	free(any);
+	free(all);
+	return rc;
+}
+
 int64_t tags_judged_growth(const struct mem_delta *d)
 {
 	return d->mem[MEM_PROCESSES_USED] + d->mem[MEM_ETS] + d->mem[MEM_BINARY] +

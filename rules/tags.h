@@ -73,6 +73,10 @@ int tags_parse(const char *tag, struct tag_limits *out, char *err, size_t errlen
 bool tags_test_exempt(const struct test_result *t);
 /* A module whose every recorded test is exempt (`@moduletag gate: false`). */
 bool tags_module_exempt(const struct test_run *run, const char *module);
+/* tags_module_exempt for every module of run at once: out[i] for run->modules[i] (out holds
+ * run->nmodules). One pass over the tests (modules found by name in a sorted copy), where
+ * asking module by module passes over every test for each. 0, or -1 when out of memory. */
+int tags_modules_exempt(const struct test_run *run, bool *out);
 
 /* Appends one "tag" finding per tagged test that ran, failing ones first in the list (they
  * are the most specific findings there are). Returns 0; -1 on allocation failure; -2 for a

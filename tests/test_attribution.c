@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -109,6 +110,111 @@ static void test_unmatched_edges(void **state)
 	assert_int_equal(run.modules[0].delta.mem[MEM_TOTAL], 40);
 	assert_false(run.modules[0].finished);
 	assert_int_equal(run.modules[0].time_us, 0);
+	test_run_clear(&run);
+}
+
+/* The formatter hands an async module's tests that ended between two edges with figures on as
+ * one test (the first one's start, the sum of their lengths), and a test still running at such
+ * an edge as its own start (its finish follows as it comes): every module's share is what the
+ * edges one by one give. */
+static void test_async_edges_held_per_stretch(void **state)
+{
+	(void)state;
+	struct test_run each = {0}, held = {0};
+	const struct module_event one_by_one[] = {
+	        EV(EDGE_MODULE_START, "Elixir.A", true, 0, 0, 0),
+	        EV(EDGE_MODULE_START, "Elixir.B", true, 100, 1000, 0),
+	        TE(EDGE_TEST_START, "Elixir.A", 100),
+	        TE(EDGE_TEST_FINISH, "Elixir.A", 110),
+	        TE(EDGE_TEST_START, "Elixir.B", 120),
+	        TE(EDGE_TEST_FINISH, "Elixir.B", 140),
+	        TE(EDGE_TEST_START, "Elixir.A", 150),
+	        TE(EDGE_TEST_FINISH, "Elixir.A", 160),
+	        TE(EDGE_TEST_START, "Elixir.B", 170),
+	        TE(EDGE_TEST_START, "Elixir.A", 200),
+	        TE(EDGE_TEST_FINISH, "Elixir.B", 230),
+	        TE(EDGE_TEST_START, "Elixir.B", 240),
+	        EV(EDGE_MODULE_START, "Elixir.C", true, 250, 51000, 0),
+	        TE(EDGE_TEST_FINISH, "Elixir.A", 260),
+	        TE(EDGE_TEST_START, "Elixir.A", 270),
+	        TE(EDGE_TEST_FINISH, "Elixir.A", 290),
+	        TE(EDGE_TEST_FINISH, "Elixir.B", 300),
+	        EV(EDGE_MODULE_FINISH, "Elixir.A", true, 300, 101000, 0),
+	        EV(EDGE_MODULE_FINISH, "Elixir.B", true, 320, 102000, 0),
+	        EV(EDGE_MODULE_FINISH, "Elixir.C", true, 330, 102500, 0),
+	};
+	const struct module_event per_stretch[] = {
+	        EV(EDGE_MODULE_START, "Elixir.A", true, 0, 0, 0),
+	        EV(EDGE_MODULE_START, "Elixir.B", true, 100, 1000, 0),
+	        /* A: 100..110 and 150..160 ended, 200 running; B: 120..140, 170..230, 240 */
+	        TE(EDGE_TEST_START, "Elixir.A", 100),
+	        TE(EDGE_TEST_FINISH, "Elixir.A", 120),
+	        TE(EDGE_TEST_START, "Elixir.A", 200),
+	        TE(EDGE_TEST_START, "Elixir.B", 120),
+	        TE(EDGE_TEST_FINISH, "Elixir.B", 200),
+	        TE(EDGE_TEST_START, "Elixir.B", 240),
+	        EV(EDGE_MODULE_START, "Elixir.C", true, 250, 51000, 0),
+	        /* the running ones finish as they come; A's 270..290 is held */
+	        TE(EDGE_TEST_FINISH, "Elixir.A", 260),
+	        TE(EDGE_TEST_FINISH, "Elixir.B", 300),
+	        TE(EDGE_TEST_START, "Elixir.A", 270),
+	        TE(EDGE_TEST_FINISH, "Elixir.A", 290),
+	        EV(EDGE_MODULE_FINISH, "Elixir.A", true, 300, 101000, 0),
+	        EV(EDGE_MODULE_FINISH, "Elixir.B", true, 320, 102000, 0),
+	        EV(EDGE_MODULE_FINISH, "Elixir.C", true, 330, 102500, 0),
+	};
+	assert_int_equal(
+	        attribution_build(&each, one_by_one, sizeof(one_by_one) / sizeof(one_by_one[0])),
+	        0);
+	assert_int_equal(
+	        attribution_build(&held, per_stretch, sizeof(per_stretch) / sizeof(per_stretch[0])),
+	        0);
+	assert_int_equal(held.nmodules, 3);
+	assert_int_equal(each.nmodules, 3);
+	for (size_t i = 0; i < 3; i++) {
+		const struct module_growth *e = &each.modules[i], *h = find(&held, e->module);
+		for (int c = 0; c < MEM_CAT_COUNT; c++)
+			assert_int_equal(h->delta.mem[c], e->delta.mem[c]);
+		assert_int_equal(h->time_us, e->time_us);
+		assert_int_equal(h->overlapped, e->overlapped);
+	}
+	/* A was alone 0..100 (+1000) and busy 20 of 100..250 (C idle, B 80 + 10 of setup) */
+	assert_int_equal(find(&held, "Elixir.A")->delta.mem[MEM_TOTAL] > 1000, true);
+	test_run_clear(&each);
+	test_run_clear(&held);
+}
+
+/* A module's growth found by name among the run's sorted ones: the first listed of a name
+ * (as a pass in order finds it), none for a name not there. */
+static void test_module_find_sorted(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	const char *names[] = {"Elixir.C", "Elixir.A", "Elixir.B", "Elixir.A", "Elixir.AA"};
+	size_t n = sizeof(names) / sizeof(names[0]);
+
+	assert_null(attribution_modules_sorted(&run));
+	run.modules = calloc(n, sizeof(*run.modules));
+	assert_non_null(run.modules);
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(run.modules[i].module = strdup(names[i]));
+		run.modules[i].time_us = (int64_t)i;
+	}
+	run.nmodules = n;
+	const struct module_growth **s = attribution_modules_sorted(&run);
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i++) {
+		const struct module_growth *m = attribution_module_find(s, n, names[i]);
+		assert_non_null(m);
+		assert_string_equal(m->module, names[i]);
+		assert_int_equal(m->time_us, i == 3 ? 1 : (int64_t)i);
+	}
+	assert_null(attribution_module_find(s, n, "Elixir.B0"));
+	assert_null(attribution_module_find(s, n, "Elixir."));
+	assert_null(attribution_module_find(s, n, "Elixir.D"));
+	assert_null(attribution_module_find(s, n, NULL));
+	assert_null(attribution_module_find(NULL, 0, "Elixir.A"));
+	free(s);
 	test_run_clear(&run);
 }
 
@@ -337,10 +443,15 @@ static void test_rank_tests(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_sync_modules),    cmocka_unit_test(test_async_split_by_busy),
-	        cmocka_unit_test(test_unmatched_edges), cmocka_unit_test(test_annotate),
-	        cmocka_unit_test(test_evidence),        cmocka_unit_test(test_owner_evidence),
+	        cmocka_unit_test(test_sync_modules),
+	        cmocka_unit_test(test_async_split_by_busy),
+	        cmocka_unit_test(test_unmatched_edges),
+	        cmocka_unit_test(test_annotate),
+	        cmocka_unit_test(test_evidence),
+	        cmocka_unit_test(test_owner_evidence),
 	        cmocka_unit_test(test_rank_tests),
+	        cmocka_unit_test(test_async_edges_held_per_stretch),
+	        cmocka_unit_test(test_module_find_sorted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

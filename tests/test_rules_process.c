@@ -271,6 +271,63 @@ static void test_atom_growth(void **state)
 	test_run_clear(&run);
 }
 
+/* A suite whose tests' names are many atoms: the growth rule's atom_used row fails on its
+ * bytes (20 000 names of about 45 characters: +1.2 MB, over its 1 MB floor) while the atom
+ * rule, which allows 5 atoms a test, passes: the row passes as context. When the atom rule
+ * fails too, the row stays failing, and other growth rows are not touched. */
+static void test_atom_rows_context(void **state)
+{
+	(void)state;
+	struct atom_config c;
+	struct snapshot b, a;
+	struct findings f = {0};
+	struct test_run run = {0};
+
+	atom_config_default(&c);
+	c.max_usage_pct = -1;
+	snap(&b);
+	snap(&a);
+	add_tests(&run, 20000);
+	b.atom_count = 21000;
+	a.atom_count = 21000 + 20100;
+	assert_int_equal(findings_add(&f, "growth", "atom_used", VERDICT_FAIL, 578000, 1806000,
+	                              1000000, 10, "atom_used grew"),
+	                 0);
+	assert_int_equal(findings_add(&f, "growth", "ets", VERDICT_FAIL, 1, 9000000, 1000000, 10,
+	                              "ets grew"),
+	                 0);
+	/* the rest of system: +2.4 MB of 21.5 MB, 20 100 atoms' entries 1.9 MB of it: the rest
+	 * 0.5 MB passes; +4.5 MB (2.6 MB beside the entries) stays failing */
+	assert_int_equal(findings_add(&f, "growth", "system", VERDICT_FAIL, 21500000, 23900000,
+	                              1000000, 10, "system grew"),
+	                 0);
+	assert_int_equal(findings_add(&f, "growth", "system", VERDICT_FAIL, 21500000, 26000000,
+	                              1000000, 10, "system grew"),
+	                 0);
+	assert_int_equal(atom_check(&f, &b, &a, &run, &c), 0);
+	assert_int_equal(atom_rows_context(&f, 0, &b, &a), 0);
+	const struct finding *row = expect(&f, "growth", "atom_used", VERDICT_PASS);
+	has(row, "context: explained by the run's +20 100 atoms, within the atom rule's limit");
+	assert_string_equal(row->explained_by,
+	                    "the run's +20 100 atoms, within the atom rule's limit");
+	expect(&f, "growth", "ets", VERDICT_FAIL);
+	assert_int_equal(f.items[2].verdict, VERDICT_PASS);
+	assert_int_equal(f.items[3].verdict, VERDICT_FAIL);
+	findings_clear(&f);
+
+	/* 110 001 new atoms: over 10 000 + 5 x 20 000; the row is one more voice of a leak */
+	a.atom_count = 21000 + 110001;
+	assert_int_equal(findings_add(&f, "growth", "atom_used", VERDICT_FAIL, 578000, 7000000,
+	                              1000000, 10, "atom_used grew"),
+	                 0);
+	assert_int_equal(atom_check(&f, &b, &a, &run, &c), 0);
+	assert_int_equal(atom_rows_context(&f, 0, &b, &a), 0);
+	expect(&f, "growth", "atom_used", VERDICT_FAIL);
+	expect(&f, "atom", "growth", VERDICT_FAIL);
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
 static void test_atom_usage(void **state)
 {
 	(void)state;
@@ -373,11 +430,12 @@ static void test_alloc_boundaries(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_process_defaults), cmocka_unit_test(test_process_born),
-	        cmocka_unit_test(test_process_mailbox),  cmocka_unit_test(test_process_memory),
-	        cmocka_unit_test(test_process_skip),     cmocka_unit_test(test_atom_defaults),
-	        cmocka_unit_test(test_atom_growth),      cmocka_unit_test(test_atom_usage),
-	        cmocka_unit_test(test_alloc_defaults),   cmocka_unit_test(test_alloc_boundaries),
+	        cmocka_unit_test(test_process_defaults),  cmocka_unit_test(test_process_born),
+	        cmocka_unit_test(test_process_mailbox),   cmocka_unit_test(test_process_memory),
+	        cmocka_unit_test(test_process_skip),      cmocka_unit_test(test_atom_defaults),
+	        cmocka_unit_test(test_atom_growth),       cmocka_unit_test(test_atom_usage),
+	        cmocka_unit_test(test_atom_rows_context), cmocka_unit_test(test_alloc_defaults),
+	        cmocka_unit_test(test_alloc_boundaries),
 	};
 	return cmocka_run_group_tests_name("rules_process", tests, NULL, NULL);
 }

@@ -119,6 +119,39 @@ static void test_tags__check_and_severity(void **state)
 	test_run_clear(&run);
 }
 
+/* Every module's exemption at once is each module's asked alone: a module whose tests that ran
+ * are all exempt, not one with a test that is not, nor one none of whose tests ran (skipped
+ * only), nor one without tests; a name listed twice (partitions merged) is said for both. */
+static void test_tags__modules_exempt_at_once(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	const char *names[] = {"Elixir.D",     "Elixir.Mixed", "Elixir.Free", "Elixir.Skipped",
+	                       "Elixir.Empty", "Elixir.Free",  "Elixir.A"};
+	size_t n = sizeof(names) / sizeof(names[0]);
+	bool at_once[sizeof(names) / sizeof(names[0])];
+
+	run.modules = calloc(n, sizeof(*run.modules));
+	assert_non_null(run.modules);
+	for (size_t i = 0; i < n; i++)
+		assert_non_null(run.modules[run.nmodules++].module = strdup(names[i]));
+	add(&run, "Elixir.Free", "test a", "false", 1, 0);
+	add(&run, "Elixir.Mixed", "test a", "false", 2, 0);
+	add(&run, "Elixir.Free", "test b", "false", 3, 0);
+	add(&run, "Elixir.Mixed", "test b", NULL, 4, 0);
+	add(&run, "Elixir.Skipped", "test a", NULL, 5, 0)->state = TEST_SKIPPED;
+	add(&run, "Elixir.Skipped", "test b", "false", 6, 0);
+	add(&run, "Elixir.D", "test a", "false", 7, 0);
+	add(&run, "Elixir.Nowhere", "test a", "false", 8, 0); /* no module of that name */
+	add(&run, "Elixir.A", "test a", NULL, 9, 0)->state = TEST_EXCLUDED;
+	assert_int_equal(tags_modules_exempt(&run, at_once), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(at_once[i], tags_module_exempt(&run, names[i]));
+	assert_true(at_once[0] && at_once[2] && at_once[3] && at_once[5]);
+	assert_false(at_once[1] || at_once[4] || at_once[6]);
+	test_run_clear(&run);
+}
+
 static void test_tags__bad_tag_names_test(void **state)
 {
 	(void)state;
@@ -145,6 +178,7 @@ int main(void)
 	        cmocka_unit_test(test_tags__parse),
 	        cmocka_unit_test(test_tags__check_and_severity),
 	        cmocka_unit_test(test_tags__bad_tag_names_test),
+	        cmocka_unit_test(test_tags__modules_exempt_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

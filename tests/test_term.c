@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gate/probe/faithful.h"
 #include "gate/probe/probe.h"
 #include "gate/node/term.h"
 #include "rules/attribution.h"
@@ -24,6 +25,93 @@ static struct term *decode_ok(const ei_x_buff *x)
 		fail_msg("decode failed: %s", err);
 	assert_int_equal(idx, (size_t)x->index);
 	return t;
+}
+
+/* One test record as the formatter sends it with --per-test: {Module, Name, File, Line, TimeUs,
+ * State, Message, {Async, MemoryDelta, Processes, Ets}, #{app, reason}}; and one module event
+ * with figures: {Kind, Module, Async, Us, Memory, Processes, Ets}. */
+static const char *const mem_keys[] = {"total",     "processes", "processes_used", "system", "atom",
+                                       "atom_used", "binary",    "code",           "ets"};
+
+static void encode_mem9(ei_x_buff *x)
+{
+	ei_x_encode_map_header(x, 9);
+	for (size_t k = 0; k < 9; k++) {
+		ei_x_encode_atom(x, mem_keys[k]);
+		ei_x_encode_longlong(x, 123456789);
+	}
+}
+
+static void encode_record(ei_x_buff *x)
+{
+	ei_x_encode_tuple_header(x, 9);
+	ei_x_encode_binary(x, "Elixir.Scale.M1Test", 19);
+	ei_x_encode_binary(x, "test t 1", 8);
+	ei_x_encode_binary(x, "/p/test/m1_test.exs", 19);
+	ei_x_encode_long(x, 3);
+	ei_x_encode_long(x, 12);
+	ei_x_encode_atom(x, "failed");
+	ei_x_encode_binary(x, "boom", 4);
+	ei_x_encode_tuple_header(x, 4);
+	ei_x_encode_atom(x, "true");
+	encode_mem9(x);
+	ei_x_encode_long(x, 1);
+	ei_x_encode_long(x, 0);
+	ei_x_encode_map_header(x, 2);
+	ei_x_encode_atom(x, "app");
+	ei_x_encode_binary(x, "scale", 5);
+	ei_x_encode_atom(x, "reason");
+	ei_x_encode_binary(x, "boom", 4);
+}
+
+static void encode_event7(ei_x_buff *x)
+{
+	ei_x_encode_tuple_header(x, 7);
+	ei_x_encode_atom(x, "start");
+	ei_x_encode_binary(x, "Elixir.Scale.M1Test", 19);
+	ei_x_encode_atom(x, "true");
+	ei_x_encode_longlong(x, 1000);
+	encode_mem9(x);
+	ei_x_encode_long(x, 60);
+	ei_x_encode_long(x, 30);
+}
+
+/* The fewest terms the decoder needs for what encode(x) wrote: the smallest max_elements that
+ * decodes it. */
+static size_t terms_of(void (*encode)(ei_x_buff *))
+{
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	encode(&x);
+	for (size_t n = 1; n < 1000; n++) {
+		struct term_limits lim = {
+		        .max_depth = 32, .max_elements = n, .max_bytes = 1u << 20};
+		struct term *t = NULL;
+		size_t idx = 0;
+		char err[256];
+		if (term_decode(&t, (const unsigned char *)x.buff, (size_t)x.index, &idx, &lim, err,
+		                sizeof(err)) == 0) {
+			term_free(t);
+			ei_x_free(&x);
+			return n;
+		}
+	}
+	ei_x_free(&x);
+	fail_msg("no record decodes in 1000 terms");
+	return 0;
+}
+
+/* The suite's reply at gate's test cap, every test with --per-test's delta and as many module
+ * events as the formatter keeps, fits the suite's limits (the default 4 M terms held 116 000
+ * such tests). */
+static void test_suite_limits_hold_the_cap(void **state)
+{
+	(void)state;
+	size_t record = terms_of(encode_record), event = terms_of(encode_event7);
+	size_t cap = (size_t)faithful_test_cap(), events = 200000; /* the formatter's MAX_EVENTS */
+	assert_in_range(record, 30, 48);
+	assert_true(term_limits_default.max_elements < record * cap);
+	assert_true(probe_tests_limits()->max_elements >= record * cap + event * events + 1000);
 }
 
 static void test_scalars(void **state)
@@ -687,6 +775,7 @@ int main(void)
 	        cmocka_unit_test(test_tests_decode),
 	        cmocka_unit_test(test_tests_decode_errors),
 	        cmocka_unit_test(test_tests_decode_attribution),
+	        cmocka_unit_test(test_suite_limits_hold_the_cap),
 	};
 	return cmocka_run_group_tests_name("term", tests, NULL, NULL);
 }

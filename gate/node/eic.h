@@ -53,6 +53,8 @@ struct eic {
 	size_t rlen, rcap;
 	char node[256];   /* the peer, e.g. gate_ab12@127.0.0.1 */
 	size_t max_reply; /* bytes; larger replies are rejected */
+	/* the decoder's caps on a reply (nesting, terms, text); NULL: term_limits_default */
+	const struct term_limits *limits;
 	eic_poll_fn poll;
 	void *poll_arg;
 	bool fetch_stdout; /* RPCs run with the caller's output sent back ({rex_stdout, Bin})

@@ -126,8 +126,8 @@ static int rpc_take(struct eic *c, const char *mod, const char *fun, const ei_x_
 	size_t idx = 0;
 	struct term *root;
 	char derr[256];
-	if (term_decode(&root, (const unsigned char *)x->buff, (size_t)x->index, &idx, NULL, derr,
-	                sizeof(derr)) < 0) {
+	if (term_decode(&root, (const unsigned char *)x->buff, (size_t)x->index, &idx, c->limits,
+	                derr, sizeof(derr)) < 0) {
 		errtext_set(err, errlen, NULL, "node %s sent an undecodable reply to %s:%s: %s",
 		            c->node, mod, fun, derr);
 		return EIC_ERROR;

@@ -80,7 +80,7 @@ int eic_pipe_take(struct eic *c, const char *what, struct term **out, char *err,
 	if (c->rlen >= need) {
 		size_t idx = 0;
 		char derr[256];
-		int rc = term_decode(out, c->rbuf + 4, n, &idx, NULL, derr, sizeof(derr));
+		int rc = term_decode(out, c->rbuf + 4, n, &idx, c->limits, derr, sizeof(derr));
 		memmove(c->rbuf, c->rbuf + need, c->rlen - need);
 		c->rlen -= need;
 		if (rc < 0) {

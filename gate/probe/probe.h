@@ -94,6 +94,10 @@ int probe_run_tests(struct eic *c, char *const *args, size_t nargs, enum attribu
                     bool fresh_node, int timeout_ms, struct test_run *out, char **suite_error,
                     char *err, size_t errlen);
 
+/* The decoder's caps on the suite's reply, which holds every test recorded (up to
+ * faithful_test_cap()) and the module events: for the unit tests. */
+const struct term_limits *probe_tests_limits(void);
+
 /* Decoders, on their own for the unit tests. Return 0, or -1 with err. */
 int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *err, size_t errlen);
 /* Also decodes the formatter's attribution (module events into out->modules, per-test

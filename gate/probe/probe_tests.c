@@ -235,6 +235,21 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 	return 0;
 }
 
+/* The suite's reply holds every test gate records (faithful_test_cap(), 200 000): a record is
+ * about 14 terms, 36 with --per-test's delta (its memory map), so the default 4 M terms ran
+ * out at 116 000 tests with --per-test while the cap promises 200 000. Room for 48 terms a
+ * test at the cap, and the module events' (at most 200 000, 27 terms each with figures). */
+static const struct term_limits suite_limits = {
+        .max_depth = 32,
+        .max_elements = 16u << 20,
+        .max_bytes = 256u << 20,
+};
+
+const struct term_limits *probe_tests_limits(void)
+{
+	return &suite_limits;
+}
+
 int probe_run_tests(struct eic *c, char *const *args, size_t nargs, enum attribution_mode mode,
                     bool fresh_node, int timeout_ms, struct test_run *out, char **suite_error,
                     char *err, size_t errlen)
@@ -255,7 +270,10 @@ int probe_run_tests(struct eic *c, char *const *args, size_t nargs, enum attribu
 	struct term *root;
 	const struct term *r;
 	*suite_error = NULL;
+	const struct term_limits *limits = c->limits;
+	c->limits = &suite_limits;
 	int rc = eic_rpc(c, probe_entry(), "run_tests", &a, timeout_ms, &root, &r, err, errlen);
+	c->limits = limits;
 	ei_x_free(&a);
 	if (rc == EIC_OK && probe_tests_decode(r, out, suite_error, err, errlen) < 0)
 		rc = EIC_ERROR;
