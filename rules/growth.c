@@ -267,8 +267,7 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 		}
 		snprintf(j->msg, sizeof(j->msg),
 		         "code and literals grew %s -> %s (%s%s: code %s%s, literals of loaded "
-		         "modules "
-		         "%s%s)%s%s: judged %s%s (%+.1f %%), %s%s%s",
+		         "modules %s%s)%s%s: judged %s%s (%+.1f %%), %s%s%s",
 		         bs, as, j->raw >= 0 ? "+" : "", rs, raw_of(b, a, MEM_CODE) >= 0 ? "+" : "",
 		         cs, la - lb >= 0 ? "+" : "", ls, *j->explained ? "; less " : "",
 		         j->explained, j->delta >= 0 ? "+" : "", ds, pct, lt,

@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "consolidate.h"
 #include "culprits.h"
@@ -22,7 +21,7 @@ void modules_config_default(struct modules_config *cfg)
 	cfg->floor_bytes = 1000000;
 }
 
-/* "CodeLeak.Tpl.* x 1 500, elixir_compiler_# x 2": the largest groups, at most three */
+/* "CodeLeak.Tpl.* x 1 500, tpl_# x 12": the largest groups, at most three */
 static void shapes_text(char *buf, size_t len, const struct snapshot *a)
 {
 	size_t o = 0;
