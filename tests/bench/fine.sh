@@ -46,10 +46,9 @@ trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 export MIX_ENV=test LC_ALL=C
-now_ms() { date +%s%3N; }
+. "$root/tests/bench/stats.sh"
 [ -x /usr/bin/time ] || { echo "fine bench: error: /usr/bin/time (GNU time) is missing: apt-get install time" >&2; exit 2; }
 cpu="/usr/bin/time -f %U\t%S -o $work/cpu"
-median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 # costs JSON: "origins allocators proc edges edge_count" in microseconds, from gate's --json
 costs() {
@@ -90,9 +89,6 @@ one() {
 		rm -f "$work/run.json"
 	fi
 }
-
-# col FILE N: the median of column N
-col() { awk -v n="$2" '{print $n}' "$1" | median; }
 
 printf '%-14s %8s %8s %8s %9s %9s | %-44s\n' project bare_ms gate_ms instr_ms gate/bare instr/gate \
 	"fine level's own cost, median ms (% of gate's wall)"

@@ -102,8 +102,7 @@ export MIX_ENV=test LC_ALL=C
 in="" # the prefix that runs a command where an application's database is (pg_wrap)
 limit=${REALWORLD_TIMEOUT:-900} # seconds per run: a hung suite is an error, not a hang of CI
 
-now_ms() { date +%s%3N; }
-median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+. "$root/tests/bench/stats.sh"
 
 # project_rounds P D: N rounds of bare `mix test` and `gate run` in D, project P's row in the table
 project_rounds() {

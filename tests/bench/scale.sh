@@ -59,8 +59,7 @@ trap 'exit 143' TERM
 export MIX_ENV=test LC_ALL=C
 ${CC:-cc} -shared -fPIC -O2 -o "$work/hwm.so" "$root/tests/bench/hwm.c" ||
 	{ echo "scale bench: error: cannot build tests/bench/hwm.c" >&2; exit 2; }
-now_ms() { date +%s%3N; }
-median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+. "$root/tests/bench/stats.sh"
 
 # gen DIR TESTS: the synthetic project, compiled
 gen() {
@@ -150,9 +149,6 @@ for f in d.get("findings") or []:
 EOF
 	fi
 }
-
-# col FILE N: the median of column N
-col() { awk -v n="$2" '{print $n}' "$1" | median; }
 
 printf '%7s %8s %8s %9s %8s %9s %9s %8s %7s %7s %16s %13s  %s\n' tests bare_s gate_s gate/bare cpu_g/b \
 	pertest/b gate_rss rss_B/t junit_B/t node+MB "node B/t (p/e/c)" "node_peak_MB" verdict

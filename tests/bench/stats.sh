@@ -1,0 +1,11 @@
+# tests/bench/stats.sh: the figures every benchmark takes the same way, sourced (POSIX sh) by
+# tests/bench/fine.sh, realworld.sh and scale.sh; it defines functions and runs nothing.
+
+# now_ms: the wall clock in milliseconds
+now_ms() { date +%s%3N; }
+
+# median: the median of the numbers on stdin, one a line (0 for none)
+median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+# col FILE N: the median of column N
+col() { awk -v n="$2" '{print $n}' "$1" | median; }
