@@ -165,7 +165,11 @@ app_planted_leaks_in() {
 	mkdir "$top/plant"
 	flags=$(plant_flags "$ROOT" "$top/plant") || { fail "gate_plant.erl does not compile"; return; }
 	if rw_needs_postgres "$top/app"; then
-		pg_start "$top/pg.env" 2>"$top/pg.err" || { fail "PostgreSQL did not start: $(tail -n 3 "$top/pg.err")"; return; }
+		if ! pg_start "$top/pg.env" 2>"$top/pg.err"; then
+			fail "PostgreSQL did not start: $(tail -n 3 "$top/pg.err")"
+			pg_stop "$top/pg.env" # what it made before failing: its data dir, its namespace
+			return
+		fi
 		pg_env "$top/pg.env"
 	fi
 	# the database's network namespace, when it has one: gate (and its node) run there
