@@ -14,7 +14,8 @@
 %%   module (default): a light snapshot (erlang:memory, process and ETS counts, no GC) at every
 %%     module start and finish, shipped as events in order; gate splits the growth of each
 %%     interval between the modules running in it (async modules overlap).
-%%   test: also a GC'd snapshot at each test's start and finish, the delta shipped with the
+%%   test: also a light snapshot at each test's finish (its start is the reading before it in
+%%     its module's process: see gate_probe_events:ex_unit_event/1), the delta shipped with the
 %%     test's record.
 %%   off: nothing of this.
 %% The figures are taken synchronously, in the test module's own process, by the hook that
@@ -79,7 +80,7 @@ handle_cast({gate_test, Mod, Name, Start, Finish}, #{mode := test} = S) ->
 %% Without the hook: figures as ExUnit's casts arrive.
 handle_cast({test_started, #{module := Mod, name := Name}}, #{mode := test, sync := false} = S) ->
     Snaps = maps:get(test_snaps, S),
-    {noreply, S#{test_snaps := Snaps#{{Mod, Name} => light(true)}}};
+    {noreply, S#{test_snaps := Snaps#{{Mod, Name} => light(false)}}};
 handle_cast({suite_started, Opts}, S) when is_list(Opts) ->
     {noreply, S#{seed := proplists:get_value(seed, Opts, maps:get(seed, S)),
                  app := current_app()}};
@@ -251,8 +252,8 @@ light(GC) ->
     {erlang:monotonic_time(microsecond), maps:from_list(erlang:memory()),
      erlang:system_info(process_count), erlang:system_info(ets_count)}.
 
-%% none, or {Async, MemoryDeltaMap, ProcessDelta, EtsDelta} from the GC'd snapshots at
-%% test_started and test_finished.
+%% none, or {Async, MemoryDeltaMap, ProcessDelta, EtsDelta} from the light snapshots at the
+%% test's start and finish.
 test_delta(#{module := Mod, name := Name} = Test, #{mode := test, sync := Sync} = S) ->
     Snaps = maps:get(test_snaps, S),
     case maps:take({Mod, Name}, Snaps) of
@@ -260,7 +261,7 @@ test_delta(#{module := Mod, name := Name} = Test, #{mode := test, sync := Sync} 
             {{_, M0, P0, E0}, {_, M1, P1, E1}} =
                 case Sync of
                     true -> Edges;
-                    false -> {Edges, light(true)}
+                    false -> {Edges, light(false)}
                 end,
             D = maps:map(fun(K, V) -> V - maps:get(K, M0, 0) end, M1),
             Async = maps:get(async, maps:get(tags, Test, #{}), false) =:= true,
