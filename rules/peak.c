@@ -52,9 +52,9 @@ void peak_where(char *buf, size_t len, const struct fine_level *f)
 		snprintf(buf, len, "while %zu test modules ran side by side (%s, ...)", nm,
 		         rules_display(first));
 	else
-		snprintf(
-		        buf, len,
-		        "outside any test module (setup_all, the application, an --exec workload)");
+		snprintf(buf, len,
+		         "outside any test module (loading the test files, setup_all, the "
+		         "application, an --exec workload)");
 }
 
 /* Sets f's culprit test module (and test); NULL test: none. Returns 0, or -1. */

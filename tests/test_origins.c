@@ -393,7 +393,8 @@ static void test_peak_where(void **state)
 	w.modules = (char *)"";
 	peak_where(buf, sizeof(buf), &f);
 	assert_string_equal(
-	        buf, "outside any test module (setup_all, the application, an --exec workload)");
+	        buf, "outside any test module (loading the test files, setup_all, the application, "
+	        "an --exec workload)");
 	w.modules = (char *)"Elixir.A";
 	peak_where(buf, sizeof(buf), &f);
 	assert_string_equal(buf, "in A (its tests are told apart with --per-test)");
