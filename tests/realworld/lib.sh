@@ -23,7 +23,10 @@ rw_projects() {
 
 # rw_copies DIR N: N-1 more copies of each test file of the Mix project in DIR (a suite N times
 # its size, as an application's), each copy's modules renamed: every module a test file
-# defines at its top level, Name, is Name.CopyK in copy K, everywhere in that copy
+# defines at its top level, Name, is Name.CopyK in copy K, everywhere in that copy. The copies
+# run as sync modules (`async: true` becomes `async: false`): a test's literal names (a
+# registered atom, a :global name) and its captured log are the same in every copy, so async
+# copies running side by side broke each other's tests (gen_stage x10: 6 of 2 120 failed)
 rw_copies() {
 	[ "${2:-1}" -gt 1 ] || return 0
 	find "$1/test" -name '*_test.exs' | while read -r f; do
@@ -31,7 +34,7 @@ rw_copies() {
 		k=2
 		while [ "$k" -le "$2" ]; do
 			RW_NAMES="$names" RW_K="$k" perl -pe 'BEGIN { @n = split /\s+/, $ENV{RW_NAMES}; $k = $ENV{RW_K} }
-				for my $n (@n) { s/(?<![\w.])\Q$n\E(?![\w])/$n.Copy$k/g }' <"$f" >"${f%_test.exs}_copy${k}_test.exs"
+				for my $n (@n) { s/(?<![\w.])\Q$n\E(?![\w])/$n.Copy$k/g } s/\basync:\s*true\b/async: false/g' <"$f" >"${f%_test.exs}_copy${k}_test.exs"
 			k=$((k + 1))
 		done
 	done
