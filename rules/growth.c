@@ -3,6 +3,7 @@
 #include "growth.h"
 
 #include "consolidate.h"
+#include "culprits.h"
 #include "drilldown.h"
 
 #include <stdio.h>
@@ -76,6 +77,10 @@ struct spec {
 	int64_t bytes[MEM_CAT_COUNT];
 	char what[MEM_CAT_COUNT][200];
 	size_t n[MEM_CAT_COUNT];
+	/* the atom rule passed: the run's new atoms (atoms) are within its limit, so the rows
+	 * holding their text are context, and so is their share of total */
+	bool atoms_ok;
+	int64_t atoms;
 };
 
 /* One category as judged: the figures shown, the raw growth and the part explained. */
@@ -87,6 +92,8 @@ struct judged {
 	char explained[512]; /* "" when nothing was subtracted */
 	char msg[1024];
 	char by[512]; /* passing as context: what explains it (finding.explained_by); "" */
+	bool atoms_context; /* an atom row the atom rule's pass explains */
+	int64_t atom_entries; /* system: the new atoms' table entries, subtracted as explained */
 };
 
 static double pct_of(int64_t delta, int64_t before)
@@ -220,6 +227,17 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 			         "failing on its own");
 			j->delta -= j->spec;
 		}
+		if (sp && sp->atoms_ok && sp->atoms > 0) {
+			/* the table's entries of atoms the atom rule judged within its limit */
+			j->atom_entries = sp->atoms * GROWTH_ATOM_ENTRY_BYTES;
+			if (j->atom_entries > pos(j->delta))
+				j->atom_entries = pos(j->delta);
+			if (j->atom_entries > 0) {
+				add_part(j->explained, sizeof(j->explained), "the atom table's entries",
+				         j->atom_entries, "the run's atoms, within the atom rule's limit");
+				j->delta -= j->atom_entries;
+			}
+		}
 		double pct = pct_of(j->delta, j->before);
 		j->fail = j->delta > lim->floor_bytes && pct > lim->max_pct;
 		if (!j->fail && j->spec > 0) {
@@ -344,6 +362,17 @@ static void judge_total(struct judged *j, const struct snapshot *b, const struct
 			v = (l->fail ? pos(l->delta) : 0) + l->spec;
 		else
 			v = l->fail ? pos(l->raw) : l->spec;
+		if (l->atoms_context && l->raw > 0) {
+			add_part(j->explained, sizeof(j->explained), mem_cat_name((enum mem_cat)leaves[k]),
+			         l->raw, "the run's atoms, within the atom rule's limit");
+			j->delta -= l->raw;
+			continue;
+		}
+		if (l->atom_entries > 0) {
+			add_part(j->explained, sizeof(j->explained), "the atom table's entries",
+			         l->atom_entries, "the run's atoms, within the atom rule's limit");
+			j->delta -= l->atom_entries;
+		}
 		if (v <= 0)
 			continue;
 		any_failing = true;
@@ -370,6 +399,26 @@ static void judge_total(struct judged *j, const struct snapshot *b, const struct
 	         j->by);
 }
 
+/* The rows that hold the atoms' text (atom_used, and atom around it) pass as context when
+ * the atom rule passed: a suite's new atoms within that rule's limit (its test names) are
+ * judged there, so neither the rows nor total count them as failing. */
+static void atoms_context(struct judged j[MEM_CAT_COUNT], int64_t atoms)
+{
+	static const int rows[] = {MEM_ATOM_USED, MEM_ATOM};
+	char d[32];
+	rules_count_format(d, sizeof(d), atoms);
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		struct judged *r = &j[rows[k]];
+		if (!r->known || !r->fail)
+			continue;
+		r->fail = false;
+		r->atoms_context = true;
+		snprintf(r->by, sizeof(r->by), "the run's +%s atoms, within the atom rule's limit", d);
+		size_t o = strlen(r->msg);
+		snprintf(r->msg + o, sizeof(r->msg) - o, "; context: explained by %s", r->by);
+	}
+}
+
 static void judge_all(struct judged j[MEM_CAT_COUNT], const struct snapshot *b,
                       const struct snapshot *a, const struct growth_config *cfg,
                       const struct spec *sp)
@@ -378,6 +427,8 @@ static void judge_all(struct judged j[MEM_CAT_COUNT], const struct snapshot *b,
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
 		if (c != MEM_TOTAL)
 			judge_leaf(&j[c], c, b, a, cfg, sp);
+	if (sp && sp->atoms_ok)
+		atoms_context(j, sp->atoms);
 	judge_total(&j[MEM_TOTAL], b, a, cfg, j);
 }
 
@@ -585,6 +636,14 @@ int growth_consolidate(struct findings *out, size_t start, const struct snapshot
 		return -1;
 	}
 	spec_from_findings(sp, out, start);
+	for (size_t i = start; i < out->count; i++) {
+		const struct finding *f = &out->items[i];
+		if (f->rule && strcmp(f->rule, "atom") == 0 && f->subject &&
+		    strcmp(f->subject, "growth") == 0 && f->verdict == VERDICT_PASS) {
+			sp->atoms_ok = true;
+			sp->atoms = after->atom_count - before->atom_count;
+		}
+	}
 	n = drilldown_list(items, DRILL_MAX, before, after);
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
 		adopted[c] = -1;

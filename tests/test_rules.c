@@ -612,6 +612,47 @@ static void test_rules_check_all_clean(void **state)
 	rules_config_clear(&c);
 }
 
+/* A big clean suite: 20 000 tests whose names are 20 100 new atoms (+1.2 MB of atom text,
+ * over atom_used's 1 MB floor) within the atom rule's per-test allowance. The atom rows pass
+ * as context, and total, which those atoms grew too, counts them as explained, never as
+ * "the failing rows". */
+static void test_rules_check_all_atoms_of_a_big_suite(void **state)
+{
+	(void)state;
+	struct rules_config c;
+	struct snapshot b, a;
+	struct findings f = {0};
+	struct test_run run = {0};
+
+	rules_config_default(&c);
+	add_tests(&run, 20000);
+	snap(&b);
+	snap(&a);
+	b.mem[MEM_ATOM_USED] = 578000;
+	a.mem[MEM_ATOM_USED] = 1806000;
+	b.mem[MEM_ATOM] = 600000;
+	a.mem[MEM_ATOM] = 1830000;
+	b.mem[MEM_TOTAL] = 10000000;
+	a.mem[MEM_TOTAL] = 10000000 + 1230000 + 1900000; /* the atoms' text and their entries */
+	b.mem[MEM_SYSTEM] = 10000000;
+	a.mem[MEM_SYSTEM] = 10000000 + 1230000 + 1900000;
+	a.atom_count = b.atom_count + 20100;
+	assert_int_equal(rules_check_all(&f, &b, &a, &run, &c), 0);
+	for (size_t i = 0; i < f.count; i++)
+		if (f.items[i].verdict == VERDICT_FAIL)
+			fail_msg("%s/%s: %s", f.items[i].rule, f.items[i].subject,
+			         f.items[i].message);
+	const struct finding *row = expect(&f, "growth", "atom_used", VERDICT_PASS);
+	has(row, "context: explained by the run's +20 100 atoms, within the atom rule's limit");
+	const struct finding *total = expect(&f, "growth", "total", VERDICT_PASS);
+	if (strstr(total->message, "failing"))
+		fail_msg("total cites failing rows: %s", total->message);
+	has(total, "atom_used +1.2 MB (the run's atoms, within the atom rule's limit)");
+	findings_clear(&f);
+	test_run_clear(&run);
+	rules_config_clear(&c);
+}
+
 /* A leaky run fails the families it should, naming the culprits. */
 static void test_rules_check_all_leak(void **state)
 {
@@ -681,6 +722,7 @@ int main(void)
 	        cmocka_unit_test(test_binary_skip_and_cap),
 	        cmocka_unit_test(test_rules_config_default),
 	        cmocka_unit_test(test_rules_check_all_clean),
+	        cmocka_unit_test(test_rules_check_all_atoms_of_a_big_suite),
 	        cmocka_unit_test(test_rules_check_all_leak),
 	};
 	return cmocka_run_group_tests_name("rules", tests, NULL, NULL);
