@@ -91,8 +91,8 @@ struct judged {
 	bool fail;
 	char explained[512]; /* "" when nothing was subtracted */
 	char msg[1024];
-	char by[512]; /* passing as context: what explains it (finding.explained_by); "" */
-	bool atoms_context; /* an atom row the atom rule's pass explains */
+	char by[512];         /* passing as context: what explains it (finding.explained_by); "" */
+	bool atoms_context;   /* an atom row the atom rule's pass explains */
 	int64_t atom_entries; /* system: the new atoms' table entries, subtracted as explained */
 };
 
@@ -233,8 +233,9 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 			if (j->atom_entries > pos(j->delta))
 				j->atom_entries = pos(j->delta);
 			if (j->atom_entries > 0) {
-				add_part(j->explained, sizeof(j->explained), "the atom table's entries",
-				         j->atom_entries, "the run's atoms, within the atom rule's limit");
+				add_part(j->explained, sizeof(j->explained),
+				         "the atom table's entries", j->atom_entries,
+				         "the run's atoms, within the atom rule's limit");
 				j->delta -= j->atom_entries;
 			}
 		}
@@ -363,8 +364,9 @@ static void judge_total(struct judged *j, const struct snapshot *b, const struct
 		else
 			v = l->fail ? pos(l->raw) : l->spec;
 		if (l->atoms_context && l->raw > 0) {
-			add_part(j->explained, sizeof(j->explained), mem_cat_name((enum mem_cat)leaves[k]),
-			         l->raw, "the run's atoms, within the atom rule's limit");
+			add_part(j->explained, sizeof(j->explained),
+			         mem_cat_name((enum mem_cat)leaves[k]), l->raw,
+			         "the run's atoms, within the atom rule's limit");
 			j->delta -= l->raw;
 			continue;
 		}
@@ -413,7 +415,8 @@ static void atoms_context(struct judged j[MEM_CAT_COUNT], int64_t atoms)
 			continue;
 		r->fail = false;
 		r->atoms_context = true;
-		snprintf(r->by, sizeof(r->by), "the run's +%s atoms, within the atom rule's limit", d);
+		snprintf(r->by, sizeof(r->by), "the run's +%s atoms, within the atom rule's limit",
+		         d);
 		size_t o = strlen(r->msg);
 		snprintf(r->msg + o, sizeof(r->msg) - o, "; context: explained by %s", r->by);
 	}

@@ -394,7 +394,7 @@ static void test_peak_where(void **state)
 	peak_where(buf, sizeof(buf), &f);
 	assert_string_equal(
 	        buf, "outside any test module (loading the test files, setup_all, the application, "
-	        "an --exec workload)");
+	             "an --exec workload)");
 	w.modules = (char *)"Elixir.A";
 	peak_where(buf, sizeof(buf), &f);
 	assert_string_equal(buf, "in A (its tests are told apart with --per-test)");
