@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blame.h"
 #include "culprits.h"
 #include "grow.h"
 #include "tags.h"
@@ -551,9 +552,9 @@ bool attribution_evidence(int64_t measured, int64_t judged, int key)
 /* "; likely culprit: X (...)": the module that left it behind when one clearly did (exact,
  * also for async modules), else the test when measured, else the module that grew it, each
  * only with evidence (attribution_evidence); else "; no test stands out". */
-static int first_culprit(char *buf, size_t len, const struct test_run *run,
-                         const struct snapshot *after, const struct finding *f, int key,
-                         const char **cmod, const char **ctest)
+static int category_culprit(char *buf, size_t len, const struct test_run *run,
+                            const struct snapshot *after, const struct finding *f, int key,
+                            const char **cmod, const char **ctest)
 {
 	size_t top[1];
 	char v[256], w[64];
@@ -628,10 +629,30 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 	return 0;
 }
 
+/* The culprit of a finding: when its structure was read at the modules' edges (blame.h),
+ * the structure's own growth decides; the category's culprit keeps its words only when it is
+ * the same module (a category's growth between a module's edges also counts the garbage and
+ * the other structures of that category, which named innocent modules). Else as before. */
+static int first_culprit(char *buf, size_t len, const struct test_run *run,
+                         const struct snapshot *after, const struct finding *f, int key,
+                         const struct blame *b, const char **cmod, const char **ctest)
+{
+	int rc = key == ATTRIBUTION_KEY_NONE
+	                 ? 0
+	                 : category_culprit(buf, len, run, after, f, key, cmod, ctest);
+	if (b->kind == BLAME_NO_EVIDENCE)
+		return rc;
+	if (b->kind == BLAME_CULPRIT && *cmod && strcmp(*cmod, b->module) == 0)
+		return rc;
+	blame_format(buf, len, b, f);
+	*cmod = b->kind == BLAME_CULPRIT ? b->module : NULL;
+	*ctest = NULL;
+	return 1;
+}
+
 int attribution_annotate(struct findings *findings, const struct snapshot *before,
                          const struct snapshot *after, const struct test_run *run)
 {
-	(void)before;
 	for (size_t i = 0; i < findings->count; i++) {
 		struct finding *f = &findings->items[i];
 		struct textbuf t = {0};
@@ -641,15 +662,19 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 		    (f->message && strncmp(f->message, "and ", 4) == 0))
 			continue;
 		int key = attribution_key(f);
-		if (key == ATTRIBUTION_KEY_NONE)
+		struct blame b;
+		blame_structure(&b, run, before, after, f);
+		/* a rule that named its culprit from the structure's own ancestry (ports, a group
+		 * of tables) is exact */
+		if (key == ATTRIBUTION_KEY_NONE && (b.kind == BLAME_NO_EVIDENCE || f->culprit))
 			continue;
-		if (run) {
+		if (run && key != ATTRIBUTION_KEY_NONE) {
 			int64_t judged = judged_of(after, f, key);
 			add_modules(&t, run, key, judged);
 			if (run->attribution == ATTRIBUTION_TEST)
 				add_tests(&t, run, key, judged);
 		}
-		if (after) {
+		if (after && key != ATTRIBUTION_KEY_NONE) {
 			add_owners(&t, after, key);
 			add_born(&t, after);
 			add_ets(&t, after);
@@ -664,7 +689,7 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 			f->detail = t.s;
 		}
 		const char *cmod = NULL, *ctest = NULL;
-		if (first_culprit(lead, sizeof(lead), run, after, f, key, &cmod, &ctest)) {
+		if (first_culprit(lead, sizeof(lead), run, after, f, key, &b, &cmod, &ctest)) {
 			if (text_append(&f->message, lead) < 0)
 				return -1;
 			/* issue 19: who, for the writers' file and line (rules/tags.c) */

@@ -10,7 +10,7 @@
 
 -export([hook_install/0, hook_remove/0, ex_unit_event/1]).
 
--import(gate_probe_snapshot, [gc_all/0, name_text/1, mfa_text/1]).
+-import(gate_probe_snapshot, [gc_all/0, name_text/1, mfa_text/1, pid_text/1]).
 
 %% Attribution needs memory figures taken exactly at the edges of each test module (and test):
 %% ExUnit casts its events to formatters, so a formatter sees them late, after the runner has
@@ -90,6 +90,7 @@ ex_unit_event(Msg) ->
 ex_unit_edge({module_started, #{name := Mod} = TM}) ->
     formatter_cast({gate_module, start, Mod, 'Elixir.Gate.Formatter':async(TM),
                     'Elixir.Gate.Formatter':light(false)}),
+    formatter_cast({gate_structs, start, Mod, edge_structs()}),
     %% the processes this module's process spawns (its tests) are the module's: see owners/2
     case whereis('Elixir.Gate.Formatter') of
         undefined -> ok;
@@ -100,7 +101,8 @@ ex_unit_edge({module_started, #{name := Mod} = TM}) ->
     ok;
 ex_unit_edge({module_finished, #{name := Mod} = TM}) ->
     formatter_cast({gate_module, finish, Mod, 'Elixir.Gate.Formatter':async(TM),
-                    'Elixir.Gate.Formatter':light(false)});
+                    'Elixir.Gate.Formatter':light(false)}),
+    formatter_cast({gate_structs, finish, Mod, edge_structs()});
 ex_unit_edge({test_started, #{module := Mod, name := Name} = Test}) ->
     async_test_edge(test_start, Test),
     case application:get_env(gate_probe, attribution) of
@@ -126,6 +128,36 @@ async_test_edge(Kind, #{module := Mod, tags := #{async := true}}) ->
     formatter_cast({gate_module, Kind, Mod, true,
                     {erlang:monotonic_time(microsecond), none, 0, 0}});
 async_test_edge(_, _) -> ok.
+
+%% ---- The structures at a module's edges ----
+%% A category's growth between a module's edges is no evidence that the module grew one
+%% structure in it: a quiet process's garbage, a neighbour's cache, anything of the same
+%% category counts too. So each module edge also reads the structures themselves: the atom
+%% and port counts, every table's rows and bytes with its owner and name, and every
+%% process's memory and refc binary bytes (no GC: a structure's own garbage is small beside
+%% a leak, and no other structure's counts). The formatter keeps, per module, what grew
+%% between its edges (Elixir.Gate.Formatter:structs_delta/2). Reading every process costs
+%% about 2 us a process; past ?EDGE_MAX_PROCS processes they are not read, and the process
+%% structures have no edge evidence (gate then says no test stands out for them).
+-define(EDGE_MAX_PROCS, 20000).
+
+%% {AtomCount, PortCount, #{Tid => {Rows, Bytes, Owner, Name}}, #{Pid => Bytes} | none}
+edge_structs() ->
+    W = erlang:system_info(wordsize),
+    Ets = maps:from_list([{T, {R, M * W, O, N}}
+                          || T <- ets:all(), R <- [ets:info(T, size)], is_integer(R),
+                             M <- [ets:info(T, memory)], is_integer(M),
+                             O <- [ets:info(T, owner)], is_pid(O),
+                             N <- [ets:info(T, name)], is_atom(N)]),
+    Procs = case erlang:system_info(process_count) =< ?EDGE_MAX_PROCS of
+                true ->
+                    Me = self(),
+                    F = whereis('Elixir.Gate.Formatter'),
+                    maps:from_list([{P, B} || P <- erlang:processes(), P =/= Me, P =/= F,
+                                              B <- [tag_proc_bytes(P)], is_integer(B)]);
+                false -> none
+            end,
+    {erlang:system_info(atom_count), erlang:system_info(port_count), Ets, Procs}.
 
 %% ---- Tags: limits where tests are written (issue 19) ----
 %% A test tagged `gate: [max_growth: "1 MB", ...]` (@tag, or @moduletag for a module's tests)
