@@ -449,8 +449,16 @@ static int group_finding(struct findings *out, const struct owner_group *g, cons
 		snprintf(subject, sizeof(subject), "left_alive group owner %s",
 		         owner ? owner : "?");
 	snprintf(key, sizeof(key), "ets_owner:%s", g->owner_pid ? g->owner_pid : "?");
-	snprintf(label, sizeof(label), "%s ETS tables %s (owner %s)", c, names,
-	         owner ? owner : "?");
+	/* the label as the contexts quote it: the names without their quotes */
+	size_t lo = (size_t)snprintf(label, sizeof(label), "%s ETS tables ", c);
+	for (size_t k = 0; k < g->nnames && lo < sizeof(label); k++)
+		lo += (size_t)snprintf(label + lo, sizeof(label) - lo, "%s%s", k ? ", " : "",
+		                       g->names[k]);
+	if (g->more_names && lo < sizeof(label))
+		lo += (size_t)snprintf(label + lo, sizeof(label) - lo, " and %zu more names",
+		                       g->more_names);
+	if (lo < sizeof(label))
+		snprintf(label + lo, sizeof(label) - lo, " (owner %s)", owner ? owner : "?");
 	if (findings_add(out, RULE, subject, VERDICT_FAIL, 0, g->bytes, 0, -1, msg) < 0)
 		return -1;
 	struct finding *f = &out->items[out->count - 1];

@@ -83,12 +83,12 @@ static int ports_judge(struct findings *out, const struct snapshot *before,
 	if (drv > 0) {
 		char d[32];
 		model_bytes_format(d, sizeof(d), drv);
-		snprintf(dtext, sizeof(dtext), " (their drivers' memory, driver_alloc: +%s)", d);
+		snprintf(dtext, sizeof(dtext), "; their drivers' memory (driver_alloc) +%s", d);
 	}
 	snprintf(msg + o, sizeof(msg) - o,
-	         "%s port%s opened during the run %s still open%s, limit %s", n,
-	         after->ports_opened == 1 ? "" : "s", after->ports_opened == 1 ? "is" : "are",
-	         dtext, lim);
+	         "%s port%s opened during the run %s still open, limit %s%s", n,
+	         after->ports_opened == 1 ? "" : "s", after->ports_opened == 1 ? "is" : "are", lim,
+	         dtext);
 	if (findings_add(out, RULE, SUBJECT, fail ? VERDICT_FAIL : VERDICT_PASS, 0,
 	                 after->ports_opened, cfg->max_opened, -1, msg) < 0)
 		return -1;

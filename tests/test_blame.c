@@ -1,0 +1,250 @@
+/* tests/test_blame.c: culprits from a structure's own growth at the test modules' edges
+ * (rules/blame.c) and how attribution uses them (rules/attribution.c): one module with most
+ * of it is named, growth over many modules is "spread" with no culprit, a module whose
+ * category grew with garbage is never named for a structure it did not grow. */
+#include "rules_fixture.h"
+
+#include "rules/attribution.h"
+#include "rules/blame.h"
+
+/* A module of run with the structure shares given as key, value pairs (NULL-terminated). */
+static void add_module(struct test_run *run, const char *module, ...)
+{
+	va_list ap;
+	run->structs = realloc(run->structs, (run->nstructs + 1) * sizeof(*run->structs));
+	assert_non_null(run->structs);
+	struct module_structs *m = &run->structs[run->nstructs++];
+	memset(m, 0, sizeof(*m));
+	m->module = strdup(module);
+	va_start(ap, module);
+	for (const char *key; (key = va_arg(ap, const char *));) {
+		int64_t v = va_arg(ap, int64_t);
+		m->items = realloc(m->items, (m->nitems + 1) * sizeof(*m->items));
+		assert_non_null(m->items);
+		m->items[m->nitems++] = (struct struct_share){strdup(key), v};
+	}
+	va_end(ap);
+	run->have_structs = true;
+}
+
+/* A failing finding naming a structure (key, label) whose growth in total is bytes. */
+static void structure_finding(struct findings *f, const char *rule, const char *subject,
+                              const char *key, const char *label, int64_t bytes)
+{
+	assert_int_equal(findings_add(f, rule, subject, VERDICT_FAIL, 0, bytes, 0, -1, "grew"), 0);
+	struct finding *x = &f->items[f->count - 1];
+	x->delta = bytes;
+	x->structure_key = strdup(key);
+	x->structure = strdup(label);
+	x->explains[MEM_TOTAL] = bytes;
+}
+
+static void test_one_module_named(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	struct blame b;
+	add_module(&run, "Elixir.A.OneTest", "proc:<0.90.0>", (int64_t)40000, NULL);
+	add_module(&run, "Elixir.A.ConnTest", "proc:<0.90.0>", (int64_t)7000000, "atoms",
+	           (int64_t)12, NULL);
+	add_module(&run, "Elixir.A.TwoTest", NULL);
+	structure_finding(&f, "growth", "processes_used", "proc:<0.90.0>", "process <0.90.0>",
+	                  6700000);
+	blame_structure(&b, &run, NULL, NULL, &f.items[0]);
+	assert_int_equal(b.kind, BLAME_CULPRIT);
+	assert_string_equal(b.module, "Elixir.A.ConnTest");
+	char text[512];
+	blame_format(text, sizeof(text), &b, &f.items[0]);
+	/* the share shown never exceeds the growth judged */
+	assert_string_equal(text, "; likely culprit: A.ConnTest (process <0.90.0> +6.7 MB of "
+	                          "+6.7 MB, between its edges)");
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
+/* Twelve modules fill a journal a little each: spread, no culprit; the module whose
+ * category grew most (garbage in a quiet process) is not named, and gets no annotation. */
+static void test_spread_names_no_module(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	char name[64];
+	for (int i = 1; i <= 12; i++) {
+		snprintf(name, sizeof(name), "Elixir.A.Page%dTest", i);
+		add_module(&run, name, "proc:<0.172.0>", (int64_t)210000, NULL);
+	}
+	add_module(&run, "Elixir.A.ErrorViewTest", "proc:<0.173.0>", (int64_t)3300000, NULL);
+	/* the category at the modules' edges: the innocent module's garbage is the largest */
+	run.modules = calloc(2, sizeof(*run.modules));
+	assert_non_null(run.modules);
+	run.nmodules = 2;
+	run.modules[0].module = strdup("Elixir.A.ErrorViewTest");
+	run.modules[0].delta.mem[MEM_BINARY] = 1800000;
+	run.modules[1].module = strdup("Elixir.A.Page1Test");
+	run.modules[1].delta.mem[MEM_BINARY] = 210000;
+	structure_finding(&f, "growth", "binary", "proc:<0.172.0>", "process A.Journal", 2500000);
+	struct blame b;
+	blame_structure(&b, &run, NULL, NULL, &f.items[0]);
+	assert_int_equal(b.kind, BLAME_SPREAD);
+	assert_int_equal(b.modules, 12);
+	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
+	has(&f.items[0], "; spread over 12 test modules, no single one (the most in A.Page");
+	if (strstr(f.items[0].message, "ErrorView"))
+		fail_msg("an innocent module is named: %s", f.items[0].message);
+	assert_null(f.items[0].culprit);
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
+/* Without structure evidence the category's culprit stands as before; with it, a category
+ * culprit the structure does not confirm is replaced. */
+static void test_category_culprit_needs_the_structure(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	run.modules = calloc(2, sizeof(*run.modules));
+	assert_non_null(run.modules);
+	run.nmodules = 2;
+	run.modules[0].module = strdup("Elixir.A.ErrorViewTest");
+	run.modules[0].delta.mem[MEM_BINARY] = 2000000;
+	run.modules[1].module = strdup("Elixir.A.FillTest");
+	run.modules[1].delta.mem[MEM_BINARY] = 100000;
+	structure_finding(&f, "growth", "binary", "proc:<0.5.0>", "process A.Keeper", 2500000);
+	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
+	has(&f.items[0], "likely culprit: A.ErrorViewTest (+2.0 MB binary");
+	free(f.items[0].message);
+	f.items[0].message = strdup("grew");
+	/* the structure itself grew in FillTest alone */
+	add_module(&run, "Elixir.A.ErrorViewTest", NULL);
+	add_module(&run, "Elixir.A.FillTest", "proc:<0.5.0>", (int64_t)2400000, NULL);
+	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
+	has(&f.items[0], "; likely culprit: A.FillTest (process A.Keeper +2.4 MB of +2.5 MB, "
+	                 "between its edges)");
+	assert_string_equal(f.items[0].culprit, "Elixir.A.FillTest");
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
+/* Atoms are counted at the edges: the module that made them is named even when their text
+ * is too short for its atom_used bytes to pass the category's noise floor. */
+static void test_atoms_counted_per_module(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	struct snapshot b, a;
+	snap(&b);
+	snap(&a);
+	a.atom_count = b.atom_count + 12542;
+	add_module(&run, "Elixir.A.CleanTest", "atoms", (int64_t)40, NULL);
+	add_module(&run, "Elixir.A.PropTest", "atoms", (int64_t)11600, NULL);
+	run.modules = calloc(1, sizeof(*run.modules));
+	assert_non_null(run.modules);
+	run.nmodules = 1;
+	run.modules[0].module = strdup("Elixir.A.PropTest");
+	run.modules[0].delta.mem[MEM_ATOM_USED] = 200000; /* under the 256 kB noise floor */
+	assert_int_equal(findings_add(&f, "atom", "growth", VERDICT_FAIL, 20000, 32542, 0, -1,
+	                              "atoms +12 542"),
+	                 0);
+	f.items[0].delta = 230000;
+	f.items[0].structure_key = strdup("atoms");
+	f.items[0].structure = strdup("12 542 new atoms");
+	assert_int_equal(attribution_annotate(&f, &b, &a, &run), 0);
+	has(&f.items[0], "; likely culprit: A.PropTest (+11 600 of +12 542 atoms, between its "
+	                 "edges)");
+	findings_clear(&f);
+	test_run_clear(&run);
+	snapshot_clear(&a);
+	snapshot_clear(&b);
+}
+
+/* Ports are counted at the edges: the finding names the module that opened them. */
+static void test_ports_named(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	struct snapshot b, a;
+	snap(&b);
+	snap(&a);
+	a.ports_opened = 3001;
+	add_module(&run, "Elixir.A.SocketsTest", "ports", (int64_t)3000, NULL);
+	assert_int_equal(findings_add(&f, "ports", "open", VERDICT_FAIL, 0, 3001, 50, -1, "open"),
+	                 0);
+	findings_show(&f, 0, UNIT_COUNT, 0);
+	f.items[0].delta = 3001;
+	f.items[0].structure_key = strdup("ports");
+	f.items[0].structure = strdup("3 001 ports tcp_inet");
+	assert_int_equal(attribution_annotate(&f, &b, &a, &run), 0);
+	has(&f.items[0], "; likely culprit: A.SocketsTest (+3 000 of +3 001 ports, between its "
+	                 "edges)");
+	assert_string_equal(f.items[0].culprit, "Elixir.A.SocketsTest");
+	findings_clear(&f);
+	test_run_clear(&run);
+	snapshot_clear(&a);
+	snapshot_clear(&b);
+}
+
+/* Where the structure was not read (an older probe, a process past the cap, a structure
+ * the edges do not read) there is no structure evidence; where it grew outside every
+ * module's window, no test stands out. */
+static void test_no_evidence_and_none(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	struct blame b;
+	structure_finding(&f, "growth", "binary", "proc:<0.5.0>", "process A.Keeper", 2500000);
+	structure_finding(&f, "process", "born", "born", "500 processes", 2500000);
+	blame_structure(&b, &run, NULL, NULL, &f.items[0]);
+	assert_int_equal(b.kind, BLAME_NO_EVIDENCE);
+	add_module(&run, "Elixir.A.OneTest", "proc:<0.5.0>", (int64_t)500000, NULL);
+	add_module(&run, "Elixir.A.TwoTest", NULL);
+	blame_structure(&b, &run, NULL, NULL, &f.items[1]);
+	assert_int_equal(b.kind, BLAME_NO_EVIDENCE);
+	blame_structure(&b, &run, NULL, NULL, &f.items[0]);
+	assert_int_equal(b.kind, BLAME_NONE); /* a fifth of it in one module: no culprit */
+	char text[512];
+	blame_format(text, sizeof(text), &b, &f.items[0]);
+	assert_non_null(strstr(text, "; no test stands out"));
+	add_module(&run, "Elixir.A.BigTest", "procs_unread", (int64_t)1, NULL);
+	blame_structure(&b, &run, NULL, NULL, &f.items[0]);
+	assert_int_equal(b.kind, BLAME_NO_EVIDENCE);
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
+/* Two modules each with a visible share, the larger over half but the other over a quarter
+ * of it (async neighbours seeing the same growth): no single one. */
+static void test_close_second_is_no_culprit(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	struct blame b;
+	structure_finding(&f, "ets", "left_alive group owner A.Planner", "ets_owner:<0.9.0>",
+	                  "600 ETS tables", 6400000);
+	add_module(&run, "Elixir.A.OneTest", "ets_owner:<0.9.0>", (int64_t)6400000, NULL);
+	add_module(&run, "Elixir.A.TwoTest", "ets_owner:<0.9.0>", (int64_t)3000000, NULL);
+	blame_structure(&b, &run, NULL, NULL, &f.items[0]);
+	assert_int_equal(b.kind, BLAME_SPREAD);
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_one_module_named),
+	        cmocka_unit_test(test_spread_names_no_module),
+	        cmocka_unit_test(test_category_culprit_needs_the_structure),
+	        cmocka_unit_test(test_atoms_counted_per_module),
+	        cmocka_unit_test(test_ports_named),
+	        cmocka_unit_test(test_no_evidence_and_none),
+	        cmocka_unit_test(test_close_second_is_no_culprit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
