@@ -361,6 +361,42 @@ static void add_modules(struct textbuf *t, const struct test_run *run, int key, 
 	}
 }
 
+/* The modules whose own edges show f's structure grow, most first (blame.h). */
+static void add_struct_modules(struct textbuf *t, const struct test_run *run,
+                               const struct finding *f, const struct blame *b)
+{
+	struct culprits list = {0};
+	char v[64], label[512];
+	for (size_t i = 0; i < run->nstructs; i++) {
+		int64_t x = blame_share(&run->structs[i], f->structure_key);
+		if (x > 0 && culprits_add(&list, i, x) < 0)
+			t->oom = true;
+	}
+	culprits_sort(&list);
+	for (size_t i = 0; i < list.count && i < ATTRIBUTION_TOP; i++) {
+		const struct module_structs *m = &run->structs[list.items[i].index];
+		const struct module_growth *g = NULL;
+		for (size_t k = 0; k < run->nmodules && !g; k++)
+			if (run->modules[k].module &&
+			    strcmp(run->modules[k].module, m->module) == 0)
+				g = &run->modules[k];
+		if (i == 0)
+			text_add(t,
+			         "test modules whose edges show %s grow (read at their edges):\n",
+			         f->structure ? f->structure : f->structure_key);
+		if (b->count)
+			rules_count_format(v, sizeof(v), list.items[i].key);
+		else
+			model_bytes_format(v, sizeof(v), list.items[i].key);
+		if (g)
+			module_label(label, sizeof(label), g);
+		else
+			snprintf(label, sizeof(label), "%s", rules_display(m->module));
+		text_add(t, "  %zu. %s +%s\n", i + 1, label, v);
+	}
+	culprits_clear(&list);
+}
+
 static void add_tests(struct textbuf *t, const struct test_run *run, int key, int64_t judged)
 {
 	size_t top[ATTRIBUTION_TOP];
@@ -668,7 +704,10 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 		 * of tables) is exact */
 		if (key == ATTRIBUTION_KEY_NONE && (b.kind == BLAME_NO_EVIDENCE || f->culprit))
 			continue;
-		if (run && key != ATTRIBUTION_KEY_NONE) {
+		if (run && b.kind != BLAME_NO_EVIDENCE) {
+			/* the structure's own growth, not its category's, is the evidence shown */
+			add_struct_modules(&t, run, f, &b);
+		} else if (run && key != ATTRIBUTION_KEY_NONE) {
 			int64_t judged = judged_of(after, f, key);
 			add_modules(&t, run, key, judged);
 			if (run->attribution == ATTRIBUTION_TEST)

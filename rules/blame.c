@@ -7,23 +7,37 @@
 
 #include "culprits.h"
 
-/* Whether the edges read structures of key's kind: the process structures are not read past
- * the probe's process cap, which each module's reading then says ("procs_unread"). */
+/* Whether the edges read structures of key's kind: processes and tables are not read past
+ * the probe's caps, which each module's reading then says ("procs_unread", "ets_unread"). */
 static bool read_at_edges(const struct test_run *run, const char *key)
 {
-	if (strcmp(key, "atoms") == 0 || strcmp(key, "ports") == 0 ||
-	    strncmp(key, "ets:", 4) == 0 || strncmp(key, "ets_owner:", 10) == 0)
+	const char *unread;
+	if (strcmp(key, "atoms") == 0 || strcmp(key, "ports") == 0)
 		return true;
-	if (strncmp(key, "proc:", 5) != 0)
+	if (strncmp(key, "ets:", 4) == 0 || strncmp(key, "ets_owner:", 10) == 0)
+		unread = "ets_unread";
+	else if (strncmp(key, "proc:", 5) == 0)
+		unread = "procs_unread";
+	else
 		return false;
 	for (size_t i = 0; i < run->nstructs; i++)
 		for (size_t k = 0; k < run->structs[i].nitems; k++)
-			if (strcmp(run->structs[i].items[k].key, "procs_unread") == 0)
+			if (strcmp(run->structs[i].items[k].key, unread) == 0)
 				return false;
 	return true;
 }
 
-static int64_t share_of(const struct module_structs *m, const char *key)
+/* Whether module ran in a window of its own: sync modules run alone; an async one that
+ * overlapped others shares its window with them, and they see the same growth. */
+static bool own_window(const struct test_run *run, const char *module)
+{
+	for (size_t i = 0; i < run->nmodules; i++)
+		if (run->modules[i].module && strcmp(run->modules[i].module, module) == 0)
+			return !run->modules[i].async || !run->modules[i].overlapped;
+	return true; /* no timing: taken as its own */
+}
+
+int64_t blame_share(const struct module_structs *m, const char *key)
 {
 	int64_t v = 0;
 	for (size_t k = 0; k < m->nitems; k++)
@@ -60,11 +74,13 @@ void blame_structure(struct blame *out, const struct test_run *run, const struct
 	int64_t floor = out->count ? BLAME_NOISE_COUNT : BLAME_NOISE_BYTES;
 	if (noise < floor)
 		noise = floor;
+	size_t own = 0;
 	for (size_t i = 0; i < run->nstructs; i++) {
-		int64_t v = share_of(&run->structs[i], key);
+		int64_t v = blame_share(&run->structs[i], key);
 		if (v < noise)
 			continue;
 		out->modules++;
+		own += own_window(run, run->structs[i].module);
 		sum += v;
 		if (v > out->value) {
 			second = out->value;
@@ -80,7 +96,9 @@ void blame_structure(struct blame *out, const struct test_run *run, const struct
 	    4 * second < out->value)
 		out->kind = BLAME_CULPRIT;
 	else if (out->modules >= 2 && 2 * sum >= out->judged)
-		out->kind = BLAME_SPREAD;
+		/* two windows of their own that both grew it: spread for sure; else async
+		 * neighbours that may have seen the same growth */
+		out->kind = BLAME_SPREAD, out->side_by_side = own < 2;
 	else
 		out->kind = BLAME_NONE;
 }
@@ -115,9 +133,17 @@ void blame_format(char *buf, size_t len, const struct blame *b, const struct fin
 		         rules_display(b->module), s);
 		break;
 	case BLAME_SPREAD:
-		snprintf(buf, len,
-		         "; spread over %zu test modules, no single one (the most in %s: %s)",
-		         b->modules, rules_display(b->module), s);
+		if (b->side_by_side)
+			snprintf(
+			        buf, len,
+			        "; no test stands out: %zu async test modules running side by side "
+			        "saw it grow, no single one (the most in %s: %s)",
+			        b->modules, rules_display(b->module), s);
+		else
+			snprintf(buf, len,
+			         "; spread over %zu test modules, no single one (the most in %s: "
+			         "%s)",
+			         b->modules, rules_display(b->module), s);
 		break;
 	default:
 		if (b->module)

@@ -32,6 +32,7 @@ struct blame {
 	int64_t value;      /* that share */
 	int64_t judged;     /* the structure's growth over the run */
 	size_t modules;     /* modules whose windows grew it by a visible share */
+	bool side_by_side;  /* spread: fewer than two of them ran in a window of their own */
 	bool count;         /* value and judged count atoms or ports; else bytes */
 };
 
@@ -46,9 +47,13 @@ struct blame {
  * when run is NULL or its probe read no structures at the edges, or when the structure grew
  * by nothing. A culprit has at least half of the growth, at most four times it (plus the
  * noise: more is a swell that went again), and every other module under a quarter of its share;
- * spread: two or more modules grew it visibly and together account for at least half of it. */
+ * spread: two or more modules grew it visibly and together account for at least half of it;
+ * side_by_side when fewer than two of those ran in a window of their own (sync, or async alone). */
 void blame_structure(struct blame *out, const struct test_run *run, const struct snapshot *before,
                      const struct snapshot *after, const struct finding *f);
+
+/* What m's window grew key by (0 when it did not show). */
+int64_t blame_share(const struct module_structs *m, const char *key);
 
 /* The text a finding's message gets for b: "; likely culprit: M (...)", "; spread over N
  * test modules, no single one (...)" or "; no test stands out (...)"; "" for

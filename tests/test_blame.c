@@ -235,6 +235,39 @@ static void test_close_second_is_no_culprit(void **state)
 	test_run_clear(&run);
 }
 
+/* Async modules running side by side each saw the growth: no single one, and not said to
+ * be spread either (they may have seen the same growth); with two windows of their own it
+ * is spread. */
+static void test_side_by_side_is_not_spread(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	struct blame b;
+	char text[512];
+	structure_finding(&f, "growth", "binary", "proc:<0.5.0>", "process A.Keeper", 2000000);
+	add_module(&run, "Elixir.A.OneTest", "proc:<0.5.0>", (int64_t)1500000, NULL);
+	add_module(&run, "Elixir.A.TwoTest", "proc:<0.5.0>", (int64_t)1400000, NULL);
+	run.modules = calloc(2, sizeof(*run.modules));
+	assert_non_null(run.modules);
+	run.nmodules = 2;
+	run.modules[0] = (struct module_growth){
+	        .module = strdup("Elixir.A.OneTest"), .async = true, .overlapped = 1};
+	run.modules[1] = (struct module_growth){
+	        .module = strdup("Elixir.A.TwoTest"), .async = true, .overlapped = 1};
+	blame_structure(&b, &run, NULL, NULL, &f.items[0]);
+	assert_int_equal(b.kind, BLAME_SPREAD);
+	assert_true(b.side_by_side);
+	blame_format(text, sizeof(text), &b, &f.items[0]);
+	assert_non_null(strstr(text, "; no test stands out: 2 async test modules running side by "
+	                             "side saw it grow, no single one"));
+	run.modules[1].async = false;
+	blame_structure(&b, &run, NULL, NULL, &f.items[0]);
+	assert_false(b.side_by_side);
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +278,7 @@ int main(void)
 	        cmocka_unit_test(test_ports_named),
 	        cmocka_unit_test(test_no_evidence_and_none),
 	        cmocka_unit_test(test_close_second_is_no_culprit),
+	        cmocka_unit_test(test_side_by_side_is_not_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,6 +80,31 @@ static void test_tables_of_one_owner_one_finding(void **state)
 	snapshot_clear(&b);
 }
 
+/* Big tables of several names created by one owner, one by one in the probe's list (no
+ * two of a name): one group all the same. */
+static void test_single_tables_of_one_owner_one_finding(void **state)
+{
+	(void)state;
+	struct snapshot b, a;
+	struct findings f = {0};
+	char name[32];
+	deep(&b);
+	deep(&a);
+	for (int i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "index_%d", i);
+		add_ets(&a, name, NULL, "<0.400.0>", "Elixir.App.Indexer", 1200000, 9000, true);
+	}
+	grow(&a, MEM_ETS, 7200000);
+	judge(&f, &b, &a);
+	assert_int_equal(failing(&f), 1);
+	has(expect(&f, "ets", "left_alive group owner App.Indexer", VERDICT_FAIL),
+	    "6 ETS tables `index_0`, `index_1`, `index_2`, `index_3` and 2 more names (owner "
+	    "App.Indexer) created during the run still alive, 7.2 MB together");
+	findings_clear(&f);
+	snapshot_clear(&a);
+	snapshot_clear(&b);
+}
+
 /* One name, one owner: the message reads as it did. */
 static void test_one_name_group_reads_as_before(void **state)
 {
@@ -215,6 +240,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_tables_of_one_owner_one_finding),
+	        cmocka_unit_test(test_single_tables_of_one_owner_one_finding),
 	        cmocka_unit_test(test_one_name_group_reads_as_before),
 	        cmocka_unit_test(test_ports_carry_their_drivers_memory),
 	        cmocka_unit_test(test_one_process_one_finding),

@@ -256,25 +256,11 @@ busy_flush({Mod, {First, Sum, Open}}, S0) ->
 -define(STRUCT_NOISE, 32768).
 -define(STRUCT_TOP, 24).
 structs_delta({A0, P0, E0, Pr0}, {A1, P1, E1, Pr1}) ->
-    Me = self(),
-    {ByName, ByOwner} =
-        maps:fold(fun(_T, {_, _, Me0, _}, Acc) when Me0 =:= Me -> Acc;
-                     (T, {_, B, O, N}, {Names, Owners}) ->
-                          {B0, New} = case E0 of
-                                          #{T := {_, Bx, _, _}} -> {Bx, false};
-                                          _ -> {0, true}
-                                      end,
-                          NK = <<"ets:", (gate_probe_snapshot:name_text(N))/binary>>,
-                          Names1 = Names#{NK => maps:get(NK, Names, 0) + B - B0},
-                          Owners1 = case New of
-                                        true ->
-                                            OK = <<"ets_owner:",
-                                                   (gate_probe_snapshot:pid_text(O))/binary>>,
-                                            Owners#{OK => maps:get(OK, Owners, 0) + B};
-                                        false -> Owners
-                                    end,
-                          {Names1, Owners1}
-                  end, {#{}, #{}}, E1),
+    {{ByName, ByOwner}, EtsUnread} =
+        case {E0, E1} of
+            {#{}, #{}} -> {structs_tables(E0, E1), []};
+            _ -> {{#{}, #{}}, [{<<"ets_unread">>, 1}]}
+        end,
     %% past the probe's process cap the processes were not read: said, so that gate does
     %% not take their absence for no growth
     {Procs, Unread} =
@@ -287,7 +273,30 @@ structs_delta({A0, P0, E0, Pr0}, {A1, P1, E1, Pr1}) ->
     Bytes = [KV || {_, V} = KV <- maps:to_list(ByName) ++ maps:to_list(ByOwner) ++ Procs,
                    V >= ?STRUCT_NOISE],
     Top = lists:sublist(lists:reverse(lists:keysort(2, Bytes)), ?STRUCT_TOP),
-    [{<<"atoms">>, A1 - A0} || A1 > A0] ++ [{<<"ports">>, P1 - P0} || P1 > P0] ++ Unread ++ Top.
+    [{<<"atoms">>, A1 - A0} || A1 > A0] ++ [{<<"ports">>, P1 - P0} || P1 > P0] ++ EtsUnread ++
+        Unread ++ Top.
+
+%% Tables by name (their growth) and by owner (the bytes of those created in the window);
+%% this process's own table is none of the suite's.
+structs_tables(E0, E1) ->
+    Me = self(),
+    maps:fold(fun(_T, {_, _, Me0, _}, Acc) when Me0 =:= Me -> Acc;
+                 (T, {_, B, O, N}, {Names, Owners}) ->
+                      {B0, New} = case E0 of
+                                      #{T := {_, Bx, _, _}} -> {Bx, false};
+                                      _ -> {0, true}
+                                  end,
+                      NK = <<"ets:", (gate_probe_snapshot:name_text(N))/binary>>,
+                      Names1 = Names#{NK => maps:get(NK, Names, 0) + B - B0},
+                      Owners1 = case New of
+                                    true ->
+                                        OK = <<"ets_owner:",
+                                               (gate_probe_snapshot:pid_text(O))/binary>>,
+                                        Owners#{OK => maps:get(OK, Owners, 0) + B};
+                                    false -> Owners
+                                end,
+                      {Names1, Owners1}
+              end, {#{}, #{}}, E1).
 
 %% ExUnit 1.14 puts async in every test's tags (from use ExUnit.Case, async: ...). ExUnit
 %% 1.18 adds it to the tags only when each test runs; the module says it in

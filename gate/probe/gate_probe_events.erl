@@ -136,19 +136,25 @@ async_test_edge(_, _) -> ok.
 %% and port counts, every table's rows and bytes with its owner and name, and every
 %% process's memory and refc binary bytes (no GC: a structure's own garbage is small beside
 %% a leak, and no other structure's counts). The formatter keeps, per module, what grew
-%% between its edges (Elixir.Gate.Formatter:structs_delta/2). Reading every process costs
-%% about 2 us a process; past ?EDGE_MAX_PROCS processes they are not read, and the process
-%% structures have no edge evidence (gate then says no test stands out for them).
--define(EDGE_MAX_PROCS, 20000).
+%% between its edges (Elixir.Gate.Formatter:structs_delta/2). Reading costs about 2 us a
+%% process or table (measured on OTP 25 here: 5 000 processes 7-9 ms an edge, more on a
+%% loaded machine); past ?EDGE_MAX_PROCS processes or ?EDGE_MAX_TABLES tables those are not
+%% read, and their structures have no edge evidence (gate then names no culprit from them).
+-define(EDGE_MAX_PROCS, 5000).
+-define(EDGE_MAX_TABLES, 5000).
 
-%% {AtomCount, PortCount, #{Tid => {Rows, Bytes, Owner, Name}}, #{Pid => Bytes} | none}
+%% {AtomCount, PortCount, #{Tid => {Rows, Bytes, Owner, Name}} | none, #{Pid => Bytes} | none}
 edge_structs() ->
     W = erlang:system_info(wordsize),
-    Ets = maps:from_list([{T, {R, M * W, O, N}}
-                          || T <- ets:all(), R <- [ets:info(T, size)], is_integer(R),
-                             M <- [ets:info(T, memory)], is_integer(M),
-                             O <- [ets:info(T, owner)], is_pid(O),
-                             N <- [ets:info(T, name)], is_atom(N)]),
+    Ets = case erlang:system_info(ets_count) =< ?EDGE_MAX_TABLES of
+              true ->
+                  maps:from_list([{T, {R, M * W, O, N}}
+                                  || T <- ets:all(), R <- [ets:info(T, size)], is_integer(R),
+                                     M <- [ets:info(T, memory)], is_integer(M),
+                                     O <- [ets:info(T, owner)], is_pid(O),
+                                     N <- [ets:info(T, name)], is_atom(N)]);
+              false -> none
+          end,
     Procs = case erlang:system_info(process_count) =< ?EDGE_MAX_PROCS of
                 true ->
                     Me = self(),
