@@ -261,7 +261,7 @@ static void test_side_by_side_is_not_spread(void **state)
 	blame_format(text, sizeof(text), &b, &f.items[0]);
 	assert_non_null(strstr(text, "; no test stands out: 2 async test modules running side by "
 	                             "side saw it grow, no single one"));
-	run.modules[1].async = false;
+	run.modules[0].async = run.modules[1].async = false; /* each ran alone */
 	blame_structure(&b, &run, NULL, NULL, &f.items[0]);
 	assert_false(b.side_by_side);
 	findings_clear(&f);
