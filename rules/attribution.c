@@ -590,7 +590,7 @@ bool attribution_evidence(int64_t measured, int64_t judged, int key)
  * only with evidence (attribution_evidence); else "; no test stands out". */
 static int category_culprit(char *buf, size_t len, const struct test_run *run,
                             const struct snapshot *after, const struct finding *f, int key,
-                            const char **cmod, const char **ctest)
+                            const char **cmod, const char **ctest, bool *exact)
 {
 	size_t top[1];
 	char v[256], w[64];
@@ -618,6 +618,7 @@ static int category_culprit(char *buf, size_t len, const struct test_run *run,
 			         v);
 		}
 		*cmod = o->module;
+		*exact = true;
 		return 1;
 	}
 	if (!run)
@@ -665,18 +666,43 @@ static int category_culprit(char *buf, size_t len, const struct test_run *run,
 	return 0;
 }
 
-/* The culprit of a finding: when its structure was read at the modules' edges (blame.h),
- * the structure's own growth decides; the category's culprit keeps its words only when it is
- * the same module (a category's growth between a module's edges also counts the garbage and
- * the other structures of that category, which named innocent modules). Else as before. */
+/* The test module f's structure descends from by spawn ancestry (the probe's), or the one its
+ * rule named from it; NULL when none. Borrowed. */
+static const char *structure_module(const struct snapshot *after, const struct finding *f)
+{
+	const char *key = f->structure_key;
+	if (f->culprit || !key || !after)
+		return f->culprit;
+	if (strncmp(key, "proc:", 5) == 0)
+		for (size_t i = 0; i < after->ngrew_procs; i++)
+			if (after->grew_procs[i].pid &&
+			    strcmp(after->grew_procs[i].pid, key + 5) == 0)
+				return after->grew_procs[i].module;
+	if (strncmp(key, "ets:", 4) == 0)
+		for (size_t i = 0; i < after->ngrew_ets; i++)
+			if (after->grew_ets[i].name &&
+			    strcmp(after->grew_ets[i].name, key + 4) == 0)
+				return after->grew_ets[i].module;
+	return NULL;
+}
+
+/* The culprit of a finding: the module whose processes left it behind (spawn ancestry) when
+ * one did; else, when its structure was read at the modules' edges (blame.h), the
+ * structure's own growth decides, and the category's culprit keeps its words only when it
+ * is the same module (a category's growth between a module's edges also counts the garbage
+ * and the other structures of that category, which named innocent modules). Else as before. */
 static int first_culprit(char *buf, size_t len, const struct test_run *run,
                          const struct snapshot *after, const struct finding *f, int key,
                          const struct blame *b, const char **cmod, const char **ctest)
 {
+	bool exact = false;
 	int rc = key == ATTRIBUTION_KEY_NONE
 	                 ? 0
-	                 : category_culprit(buf, len, run, after, f, key, cmod, ctest);
-	if (b->kind == BLAME_NO_EVIDENCE)
+	                 : category_culprit(buf, len, run, after, f, key, cmod, ctest, &exact);
+	/* spawn ancestry is exact when it is the structure's own: its process, its table's
+	 * owner, or what its rule named from it */
+	const char *own = structure_module(after, f);
+	if (b->kind == BLAME_NO_EVIDENCE || (exact && own && *cmod && strcmp(own, *cmod) == 0))
 		return rc;
 	if (b->kind == BLAME_CULPRIT && *cmod && strcmp(*cmod, b->module) == 0)
 		return rc;

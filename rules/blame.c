@@ -68,6 +68,11 @@ void blame_structure(struct blame *out, const struct test_run *run, const struct
 	const char *key = f->structure_key;
 	out->count = strcmp(key, "atoms") == 0 || strcmp(key, "ports") == 0;
 	out->judged = judged_of(before, after, f);
+	/* --repeat: the rules judged runs 2..N, the edges are the last run's */
+	if (run->judged_runs > 1) {
+		out->judged /= run->judged_runs;
+		out->per_run = true;
+	}
 	if (out->judged <= 0)
 		return;
 	int64_t noise = out->judged / BLAME_VISIBLE, second = 0, sum = 0;
@@ -111,13 +116,15 @@ static void share_text(char *buf, size_t len, const struct blame *b, const struc
 	if (b->count) {
 		rules_count_format(v, sizeof(v), shown);
 		rules_count_format(j, sizeof(j), b->judged);
-		snprintf(buf, len, "+%s of +%s %s", v, j,
-		         strcmp(f->structure_key, "ports") == 0 ? "ports" : "atoms");
+		snprintf(buf, len, "+%s of +%s %s%s", v, j,
+		         strcmp(f->structure_key, "ports") == 0 ? "ports" : "atoms",
+		         b->per_run ? " a run" : "");
 		return;
 	}
 	model_bytes_format(v, sizeof(v), shown);
 	model_bytes_format(j, sizeof(j), b->judged);
-	snprintf(buf, len, "%s +%s of +%s", f->structure ? f->structure : "it", v, j);
+	snprintf(buf, len, "%s +%s of +%s%s", f->structure ? f->structure : "it", v, j,
+	         b->per_run ? " a run" : "");
 }
 
 void blame_format(char *buf, size_t len, const struct blame *b, const struct finding *f)

@@ -34,6 +34,7 @@ struct blame {
 	size_t modules;     /* modules whose windows grew it by a visible share */
 	bool side_by_side;  /* spread: fewer than two of them ran in a window of their own */
 	bool count;         /* value and judged count atoms or ports; else bytes */
+	bool per_run;       /* judged is a run's share of what --repeat judged over its runs */
 };
 
 /* One structure's share must be above this fraction of its growth (1/BLAME_VISIBLE) and this

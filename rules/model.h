@@ -495,6 +495,9 @@ struct test_run {
 	bool have_structs;
 	struct module_structs *structs;
 	size_t nstructs;
+	/* how many runs the rules judged the growth of (--repeat N: runs 2..N); these results
+	 * and structures are the last run's; 0 or 1: one run */
+	int judged_runs;
 };
 
 /* Appends a zeroed result and returns it (NULL on allocation failure). */

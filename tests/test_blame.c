@@ -268,6 +268,68 @@ static void test_side_by_side_is_not_spread(void **state)
 	test_run_clear(&run);
 }
 
+/* --repeat 3: the rules judged runs 2..3, the edges are run 3's: a module with a whole
+ * run's growth is the culprit of a run's share. */
+static void test_repeat_judges_a_run(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	struct blame b;
+	char text[512];
+	structure_finding(&f, "binary", "holder", "proc:<0.5.0>", "process A.Holder", 38000000);
+	add_module(&run, "Elixir.A.CleanTest", NULL);
+	add_module(&run, "Elixir.A.BinaryTest", "proc:<0.5.0>", (int64_t)18500000, NULL);
+	run.judged_runs = 4; /* --repeat 5: half a run would not do */
+	blame_structure(&b, &run, NULL, NULL, &f.items[0]);
+	assert_int_equal(b.kind, BLAME_CULPRIT);
+	assert_int_equal(b.judged, 9500000);
+	blame_format(text, sizeof(text), &b, &f.items[0]);
+	assert_string_equal(text, "; likely culprit: A.BinaryTest (process A.Holder +9.5 MB of "
+	                          "+9.5 MB a run, between its edges)");
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
+/* The module whose processes left the structure behind (spawn ancestry) stays its culprit;
+ * a module that left other processes behind holding bytes of the same category does not. */
+static void test_ancestry_only_of_the_structure(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	struct snapshot a;
+	snap(&a);
+	a.owners = calloc(1, sizeof(*a.owners));
+	assert_non_null(a.owners);
+	a.nowners = 1;
+	a.owners[0] = (struct module_owner){
+	        .module = strdup("Elixir.A.LeftTest"), .processes = 3, .bin_bytes = 2400000};
+	a.grew_procs = calloc(1, sizeof(*a.grew_procs));
+	assert_non_null(a.grew_procs);
+	a.ngrew_procs = 1;
+	a.grew_procs[0] = (struct proc_growth){
+	        .pid = strdup("<0.5.0>"), .module = strdup("Elixir.A.LeftTest"), .bin = 2400000};
+	add_module(&run, "Elixir.A.LeftTest", "proc:<0.5.0>", (int64_t)300000, NULL);
+	add_module(&run, "Elixir.A.FillTest", "proc:<0.5.0>", (int64_t)1800000, NULL);
+	structure_finding(&f, "binary", "holder", "proc:<0.5.0>", "process <0.5.0>", 2400000);
+	assert_int_equal(attribution_annotate(&f, NULL, &a, &run), 0);
+	has(&f.items[0], "likely culprit: A.LeftTest (its processes hold 2.4 MB of refc binaries)");
+	/* the structure is not LeftTest's: its processes' binaries are no evidence for it */
+	free(a.grew_procs[0].module);
+	a.grew_procs[0].module = NULL;
+	free(f.items[0].message);
+	f.items[0].message = strdup("grew");
+	free(f.items[0].culprit);
+	f.items[0].culprit = NULL;
+	assert_int_equal(attribution_annotate(&f, NULL, &a, &run), 0);
+	has(&f.items[0], "; likely culprit: A.FillTest (process <0.5.0> +1.8 MB of +2.4 MB, "
+	                 "between its edges)");
+	findings_clear(&f);
+	test_run_clear(&run);
+	snapshot_clear(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +341,8 @@ int main(void)
 	        cmocka_unit_test(test_no_evidence_and_none),
 	        cmocka_unit_test(test_close_second_is_no_culprit),
 	        cmocka_unit_test(test_side_by_side_is_not_spread),
+	        cmocka_unit_test(test_repeat_judges_a_run),
+	        cmocka_unit_test(test_ancestry_only_of_the_structure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
