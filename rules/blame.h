@@ -47,7 +47,8 @@ struct blame {
  * be NULL). out->kind is BLAME_NO_EVIDENCE when f names no structure read at the edges,
  * when run is NULL or its probe read no structures at the edges, or when the structure grew
  * by nothing. A culprit has at least half of the growth, at most four times it (plus the
- * noise: more is a swell that went again), and every other module under a quarter of its share;
+ * noise: more is a swell that went again), every other module under a quarter of its share and
+ * all of them together under half of it;
  * spread: two or more modules grew it visibly and together account for at least half of it;
  * side_by_side when fewer than two of those ran in a window of their own (sync, or async alone). */
 void blame_structure(struct blame *out, const struct test_run *run, const struct snapshot *before,

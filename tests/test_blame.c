@@ -330,6 +330,28 @@ static void test_ancestry_only_of_the_structure(void **state)
 	snapshot_clear(&a);
 }
 
+/* A process's memory read without GC grows in steps: a leak every module fills shows its
+ * largest step in one module's window, the smaller steps in the others'. No culprit. */
+static void test_heap_steps_are_no_culprit(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	struct blame b;
+	structure_finding(&f, "growth", "processes_used", "proc:<0.1240.0>",
+	                  "process GatePlant.Stats", 4100000);
+	add_module(&run, "Elixir.A.ResetTest", "proc:<0.1240.0>", (int64_t)4300000, NULL);
+	add_module(&run, "Elixir.A.ConfirmTest", "proc:<0.1240.0>", (int64_t)972000, NULL);
+	add_module(&run, "Elixir.A.SessionTest", "proc:<0.1240.0>", (int64_t)970000, NULL);
+	add_module(&run, "Elixir.A.AuthTest", "proc:<0.1240.0>", (int64_t)828000, NULL);
+	add_module(&run, "Elixir.A.SettingsTest", "proc:<0.1240.0>", (int64_t)688000, NULL);
+	blame_structure(&b, &run, NULL, NULL, &f.items[0]);
+	assert_int_equal(b.kind, BLAME_SPREAD);
+	assert_int_equal(b.modules, 5);
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +365,7 @@ int main(void)
 	        cmocka_unit_test(test_side_by_side_is_not_spread),
 	        cmocka_unit_test(test_repeat_judges_a_run),
 	        cmocka_unit_test(test_ancestry_only_of_the_structure),
+	        cmocka_unit_test(test_heap_steps_are_no_culprit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
