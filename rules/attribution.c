@@ -369,7 +369,8 @@ static void add_struct_modules(struct textbuf *t, const struct test_run *run,
 	char v[64], label[512];
 	for (size_t i = 0; i < run->nstructs; i++) {
 		int64_t x = blame_share(&run->structs[i], f->structure_key);
-		if (x > 0 && culprits_add(&list, i, x) < 0)
+		if (x > 0 && !tags_module_exempt(run, run->structs[i].module) &&
+		    culprits_add(&list, i, x) < 0)
 			t->oom = true;
 	}
 	culprits_sort(&list);

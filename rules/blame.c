@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "culprits.h"
+#include "tags.h"
 
 /* Whether the edges read structures of key's kind: processes and tables are not read past
  * the probe's caps, which each module's reading then says ("procs_unread", "ets_unread"). */
@@ -82,7 +83,8 @@ void blame_structure(struct blame *out, const struct test_run *run, const struct
 	size_t own = 0;
 	for (size_t i = 0; i < run->nstructs; i++) {
 		int64_t v = blame_share(&run->structs[i], key);
-		if (v < noise)
+		/* @moduletag gate: false (or every test of it that ran exempt): never named */
+		if (v < noise || tags_module_exempt(run, run->structs[i].module))
 			continue;
 		out->modules++;
 		own += own_window(run, run->structs[i].module);

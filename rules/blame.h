@@ -50,7 +50,8 @@ struct blame {
  * noise: more is a swell that went again), every other module under a quarter of its share and
  * all of them together under half of it;
  * spread: two or more modules grew it visibly and together account for at least half of it;
- * side_by_side when fewer than two of those ran in a window of their own (sync, or async alone). */
+ * side_by_side when fewer than two of those ran in a window of their own (sync, or async alone).
+ * A module exempt from gate (@moduletag gate: false, rules/tags.h) is never counted. */
 void blame_structure(struct blame *out, const struct test_run *run, const struct snapshot *before,
                      const struct snapshot *after, const struct finding *f);
 

@@ -352,6 +352,30 @@ static void test_heap_steps_are_no_culprit(void **state)
 	test_run_clear(&run);
 }
 
+/* A module whose every test that ran is exempt (@tag gate: false) is never named, and its
+ * share counts for nothing: no test stands out. */
+static void test_exempt_module_never_named(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	structure_finding(&f, "growth", "ets", "ets:tags_store", "ETS table tags_store", 3000000);
+	add_module(&run, "Elixir.A.LimitsTest", "ets:tags_store", (int64_t)3000000, NULL);
+	struct test_result *t = test_run_add(&run);
+	assert_non_null(t);
+	t->module = strdup("Elixir.A.LimitsTest");
+	t->name = strdup("test fills the store");
+	t->gate_tag = strdup("false");
+	t->state = TEST_PASSED;
+	assert_int_equal(attribution_annotate(&f, NULL, NULL, &run), 0);
+	has(&f.items[0], "; no test stands out");
+	if (strstr(f.items[0].message, "LimitsTest"))
+		fail_msg("an exempt module is named: %s", f.items[0].message);
+	assert_null(f.items[0].culprit);
+	findings_clear(&f);
+	test_run_clear(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +390,7 @@ int main(void)
 	        cmocka_unit_test(test_repeat_judges_a_run),
 	        cmocka_unit_test(test_ancestry_only_of_the_structure),
 	        cmocka_unit_test(test_heap_steps_are_no_culprit),
+	        cmocka_unit_test(test_exempt_module_never_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
