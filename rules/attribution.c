@@ -369,19 +369,21 @@ static void add_struct_modules(struct textbuf *t, const struct test_run *run,
 	char v[64], label[512];
 	for (size_t i = 0; i < run->nstructs; i++) {
 		int64_t x = blame_share(&run->structs[i], f->structure_key);
-		if (x > 0 && !tags_module_exempt(run, run->structs[i].module) &&
-		    culprits_add(&list, i, x) < 0)
+		if (x > 0 && culprits_add(&list, i, x) < 0)
 			t->oom = true;
 	}
 	culprits_sort(&list);
-	for (size_t i = 0; i < list.count && i < ATTRIBUTION_TOP; i++) {
+	for (size_t i = 0, shown = 0; i < list.count && shown < ATTRIBUTION_TOP; i++) {
 		const struct module_structs *m = &run->structs[list.items[i].index];
 		const struct module_growth *g = NULL;
+		/* an exempt module is never named (checked for those shown: it reads every test) */
+		if (tags_module_exempt(run, m->module))
+			continue;
 		for (size_t k = 0; k < run->nmodules && !g; k++)
 			if (run->modules[k].module &&
 			    strcmp(run->modules[k].module, m->module) == 0)
 				g = &run->modules[k];
-		if (i == 0)
+		if (shown == 0)
 			text_add(t,
 			         "test modules whose edges show %s grow (read at their edges):\n",
 			         f->structure ? f->structure : f->structure_key);
@@ -393,7 +395,7 @@ static void add_struct_modules(struct textbuf *t, const struct test_run *run,
 			module_label(label, sizeof(label), g);
 		else
 			snprintf(label, sizeof(label), "%s", rules_display(m->module));
-		text_add(t, "  %zu. %s +%s\n", i + 1, label, v);
+		text_add(t, "  %zu. %s +%s\n", ++shown, label, v);
 	}
 	culprits_clear(&list);
 }

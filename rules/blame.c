@@ -97,22 +97,24 @@ void blame_structure(struct blame *out, const struct test_run *run, const struct
 			second = v;
 		}
 	}
-	/* the structure's own garbage (a heap not yet collected at the edge) may show more than
-	 * it kept; far more is a swell that went again, no evidence of what stayed */
-	/* and the others together well under it: a process's memory read without GC grows in
-	 * steps (its heap is resized, each step about 1.6 times the last), so a leak filled by
-	 * every module shows its largest step in one window and the smaller ones in others (an
-	 * Agent filled by every request of a Phoenix app: 4.3 MB in one module, 3.5 MB in the
-	 * four after it) */
+	/* The structure's own garbage (a heap not yet collected at the edge) may show more than
+	 * it kept; far more is a swell that went again, no evidence of what stayed. The others
+	 * together stay well under it: a process's memory read without GC grows in steps (its
+	 * heap is resized, each step about 1.6 times the last), so a leak filled by every
+	 * module shows its largest step in one window and the smaller ones in others (an Agent
+	 * filled by every request of a Phoenix app: 4.3 MB in one module, 3.5 MB in the four
+	 * after it). */
 	if (2 * out->value >= out->judged && out->value - noise <= 4 * out->judged &&
-	    4 * second < out->value && 2 * (sum - out->value) < out->value)
+	    4 * second < out->value && 2 * (sum - out->value) < out->value) {
 		out->kind = BLAME_CULPRIT;
-	else if (out->modules >= 2 && 2 * sum >= out->judged)
+	} else if (out->modules >= 2 && 2 * sum >= out->judged) {
 		/* two windows of their own that both grew it: spread for sure; else async
 		 * neighbours that may have seen the same growth */
-		out->kind = BLAME_SPREAD, out->side_by_side = own < 2;
-	else
+		out->kind = BLAME_SPREAD;
+		out->side_by_side = own < 2;
+	} else {
 		out->kind = BLAME_NONE;
+	}
 }
 
 /* "+11 600 of +12 542 atoms" or "+2.4 MB of +2.5 MB", the share capped at the growth */
