@@ -56,7 +56,12 @@ static int64_t judged_of(const struct snapshot *before, const struct snapshot *a
 		return before && after ? after->atom_count - before->atom_count : f->delta;
 	if (strcmp(key, "ports") == 0)
 		return after ? after->ports_opened : f->delta;
-	return f->explains[MEM_TOTAL] > 0 ? f->explains[MEM_TOTAL] : f->delta;
+	/* what the edges read of it: a table's bytes (not the refc binaries its rows hold), a
+	 * process's memory and refc binaries */
+	int64_t own = strncmp(key, "proc:", 5) == 0
+	                      ? f->explains[MEM_PROCESSES_USED] + f->explains[MEM_BINARY]
+	                      : f->explains[MEM_ETS];
+	return own > 0 ? own : f->delta;
 }
 
 void blame_structure(struct blame *out, const struct test_run *run, const struct snapshot *before,
