@@ -702,10 +702,14 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 	int rc = key == ATTRIBUTION_KEY_NONE
 	                 ? 0
 	                 : category_culprit(buf, len, run, after, f, key, cmod, ctest, &exact);
-	/* spawn ancestry is exact when it is the structure's own: its process, its table's
-	 * owner, or what its rule named from it */
+	/* spawn ancestry is exact when it is the structure's own (its process, its table's
+	 * owner, what its rule named from it), and stands unless the edges name another
+	 * module or show it grow in windows of their own (async neighbours see the same
+	 * growth: no evidence against it) */
 	const char *own = structure_module(after, f);
-	if (b->kind == BLAME_NO_EVIDENCE || (exact && own && *cmod && strcmp(own, *cmod) == 0))
+	bool contested = b->kind == BLAME_CULPRIT || (b->kind == BLAME_SPREAD && !b->side_by_side);
+	if (b->kind == BLAME_NO_EVIDENCE ||
+	    (exact && *cmod && ((own && strcmp(own, *cmod) == 0) || !contested)))
 		return rc;
 	if (b->kind == BLAME_CULPRIT && *cmod && strcmp(*cmod, b->module) == 0)
 		return rc;

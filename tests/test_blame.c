@@ -404,6 +404,40 @@ static void test_exempt_module_never_named(void **state)
 	test_run_clear(&run);
 }
 
+/* Async neighbours seeing the same growth are no evidence against the module whose
+ * processes own the table (spawn ancestry), even when the table's own ancestry was not
+ * shipped. */
+static void test_side_by_side_leaves_ancestry_standing(void **state)
+{
+	(void)state;
+	struct test_run run = {0};
+	struct findings f = {0};
+	struct snapshot a;
+	snap(&a);
+	a.owners = calloc(1, sizeof(*a.owners));
+	assert_non_null(a.owners);
+	a.nowners = 1;
+	a.owners[0] = (struct module_owner){
+	        .module = strdup("Elixir.A.LeakAsyncTest"), .tables = 1, .table_bytes = 2600000};
+	add_module(&run, "Elixir.A.LeakAsyncTest", "ets:attrib_cache", (int64_t)2600000, NULL);
+	add_module(&run, "Elixir.A.CleanAsyncTest", "ets:attrib_cache", (int64_t)2600000, NULL);
+	run.modules = calloc(2, sizeof(*run.modules));
+	assert_non_null(run.modules);
+	run.nmodules = 2;
+	run.modules[0] = (struct module_growth){
+	        .module = strdup("Elixir.A.LeakAsyncTest"), .async = true, .overlapped = 1};
+	run.modules[1] = (struct module_growth){
+	        .module = strdup("Elixir.A.CleanAsyncTest"), .async = true, .overlapped = 1};
+	structure_finding(&f, "ets", "left_alive attrib_cache", "ets:attrib_cache",
+	                  "ETS table attrib_cache", 2600000);
+	assert_int_equal(attribution_annotate(&f, NULL, &a, &run), 0);
+	has(&f.items[0],
+	    "likely culprit: A.LeakAsyncTest (its processes own 1 ETS table of 2.6 MB");
+	findings_clear(&f);
+	test_run_clear(&run);
+	snapshot_clear(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +454,7 @@ int main(void)
 	        cmocka_unit_test(test_ancestry_only_of_the_structure),
 	        cmocka_unit_test(test_heap_steps_are_no_culprit),
 	        cmocka_unit_test(test_exempt_module_never_named),
+	        cmocka_unit_test(test_side_by_side_leaves_ancestry_standing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
