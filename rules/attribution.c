@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blame.h"
 #include "culprits.h"
 #include "grow.h"
 #include "tags.h"
@@ -360,6 +361,45 @@ static void add_modules(struct textbuf *t, const struct test_run *run, int key, 
 	}
 }
 
+/* The modules whose own edges show f's structure grow, most first (blame.h). */
+static void add_struct_modules(struct textbuf *t, const struct test_run *run,
+                               const struct finding *f, const struct blame *b)
+{
+	struct culprits list = {0};
+	char v[64], label[512];
+	for (size_t i = 0; i < run->nstructs; i++) {
+		int64_t x = blame_share(&run->structs[i], f->structure_key);
+		if (x > 0 && culprits_add(&list, i, x) < 0)
+			t->oom = true;
+	}
+	culprits_sort(&list);
+	for (size_t i = 0, shown = 0; i < list.count && shown < ATTRIBUTION_TOP; i++) {
+		const struct module_structs *m = &run->structs[list.items[i].index];
+		const struct module_growth *g = NULL;
+		/* an exempt module is never named (checked for those shown: it reads every test) */
+		if (tags_module_exempt(run, m->module))
+			continue;
+		for (size_t k = 0; k < run->nmodules && !g; k++)
+			if (run->modules[k].module &&
+			    strcmp(run->modules[k].module, m->module) == 0)
+				g = &run->modules[k];
+		if (shown == 0)
+			text_add(t,
+			         "test modules whose edges show %s grow (read at their edges):\n",
+			         f->structure ? f->structure : f->structure_key);
+		if (b->count)
+			rules_count_format(v, sizeof(v), list.items[i].key);
+		else
+			model_bytes_format(v, sizeof(v), list.items[i].key);
+		if (g)
+			module_label(label, sizeof(label), g);
+		else
+			snprintf(label, sizeof(label), "%s", rules_display(m->module));
+		text_add(t, "  %zu. %s +%s\n", ++shown, label, v);
+	}
+	culprits_clear(&list);
+}
+
 static void add_tests(struct textbuf *t, const struct test_run *run, int key, int64_t judged)
 {
 	size_t top[ATTRIBUTION_TOP];
@@ -551,9 +591,9 @@ bool attribution_evidence(int64_t measured, int64_t judged, int key)
 /* "; likely culprit: X (...)": the module that left it behind when one clearly did (exact,
  * also for async modules), else the test when measured, else the module that grew it, each
  * only with evidence (attribution_evidence); else "; no test stands out". */
-static int first_culprit(char *buf, size_t len, const struct test_run *run,
-                         const struct snapshot *after, const struct finding *f, int key,
-                         const char **cmod, const char **ctest)
+static int category_culprit(char *buf, size_t len, const struct test_run *run,
+                            const struct snapshot *after, const struct finding *f, int key,
+                            const char **cmod, const char **ctest, bool *exact)
 {
 	size_t top[1];
 	char v[256], w[64];
@@ -581,6 +621,7 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 			         v);
 		}
 		*cmod = o->module;
+		*exact = true;
 		return 1;
 	}
 	if (!run)
@@ -628,10 +669,59 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 	return 0;
 }
 
+/* The test module f's structure descends from by spawn ancestry (the probe's), or the one its
+ * rule named from it; NULL when none. Borrowed. */
+static const char *structure_module(const struct snapshot *after, const struct finding *f)
+{
+	const char *key = f->structure_key;
+	if (f->culprit || !key || !after)
+		return f->culprit;
+	if (strncmp(key, "proc:", 5) == 0)
+		for (size_t i = 0; i < after->ngrew_procs; i++)
+			if (after->grew_procs[i].pid &&
+			    strcmp(after->grew_procs[i].pid, key + 5) == 0)
+				return after->grew_procs[i].module;
+	if (strncmp(key, "ets:", 4) == 0)
+		for (size_t i = 0; i < after->ngrew_ets; i++)
+			if (after->grew_ets[i].name &&
+			    strcmp(after->grew_ets[i].name, key + 4) == 0)
+				return after->grew_ets[i].module;
+	return NULL;
+}
+
+/* The culprit of a finding: the module whose processes left it behind (spawn ancestry) when
+ * one did; else, when its structure was read at the modules' edges (blame.h), the
+ * structure's own growth decides, and the category's culprit keeps its words only when it
+ * is the same module (a category's growth between a module's edges also counts the garbage
+ * and the other structures of that category, which named innocent modules). Else as before. */
+static int first_culprit(char *buf, size_t len, const struct test_run *run,
+                         const struct snapshot *after, const struct finding *f, int key,
+                         const struct blame *b, const char **cmod, const char **ctest)
+{
+	bool exact = false;
+	int rc = key == ATTRIBUTION_KEY_NONE
+	                 ? 0
+	                 : category_culprit(buf, len, run, after, f, key, cmod, ctest, &exact);
+	/* spawn ancestry is exact when it is the structure's own (its process, its table's
+	 * owner, what its rule named from it), and stands unless the edges name another
+	 * module or show it grow in windows of their own (async neighbours see the same
+	 * growth: no evidence against it) */
+	const char *own = structure_module(after, f);
+	bool contested = b->kind == BLAME_CULPRIT || (b->kind == BLAME_SPREAD && !b->side_by_side);
+	if (b->kind == BLAME_NO_EVIDENCE ||
+	    (exact && *cmod && ((own && strcmp(own, *cmod) == 0) || !contested)))
+		return rc;
+	if (b->kind == BLAME_CULPRIT && *cmod && strcmp(*cmod, b->module) == 0)
+		return rc;
+	blame_format(buf, len, b, f);
+	*cmod = b->kind == BLAME_CULPRIT ? b->module : NULL;
+	*ctest = NULL;
+	return 1;
+}
+
 int attribution_annotate(struct findings *findings, const struct snapshot *before,
                          const struct snapshot *after, const struct test_run *run)
 {
-	(void)before;
 	for (size_t i = 0; i < findings->count; i++) {
 		struct finding *f = &findings->items[i];
 		struct textbuf t = {0};
@@ -641,15 +731,22 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 		    (f->message && strncmp(f->message, "and ", 4) == 0))
 			continue;
 		int key = attribution_key(f);
-		if (key == ATTRIBUTION_KEY_NONE)
+		struct blame b;
+		blame_structure(&b, run, before, after, f);
+		/* a rule that named its culprit from the structure's own ancestry (ports, a group
+		 * of tables) is exact */
+		if (key == ATTRIBUTION_KEY_NONE && (b.kind == BLAME_NO_EVIDENCE || f->culprit))
 			continue;
-		if (run) {
+		if (run && b.kind != BLAME_NO_EVIDENCE) {
+			/* the structure's own growth, not its category's, is the evidence shown */
+			add_struct_modules(&t, run, f, &b);
+		} else if (run && key != ATTRIBUTION_KEY_NONE) {
 			int64_t judged = judged_of(after, f, key);
 			add_modules(&t, run, key, judged);
 			if (run->attribution == ATTRIBUTION_TEST)
 				add_tests(&t, run, key, judged);
 		}
-		if (after) {
+		if (after && key != ATTRIBUTION_KEY_NONE) {
 			add_owners(&t, after, key);
 			add_born(&t, after);
 			add_ets(&t, after);
@@ -664,7 +761,7 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 			f->detail = t.s;
 		}
 		const char *cmod = NULL, *ctest = NULL;
-		if (first_culprit(lead, sizeof(lead), run, after, f, key, &cmod, &ctest)) {
+		if (first_culprit(lead, sizeof(lead), run, after, f, key, &b, &cmod, &ctest)) {
 			if (text_append(&f->message, lead) < 0)
 				return -1;
 			/* issue 19: who, for the writers' file and line (rules/tags.c) */

@@ -281,6 +281,11 @@ static size_t list_born(struct drill_item *out, size_t n, size_t max, const stru
 	char c[32], b[32], gc[32];
 	if (a->born_count <= 0 || !a->nborn)
 		return n;
+	/* one born process holding most of their memory is named on its own (list_procs): the
+	 * group would name the same bytes a second time, as a second cause */
+	for (size_t i = 0; i < a->ngrew_procs; i++)
+		if (a->grew_procs[i].born && 2 * a->grew_procs[i].memory >= a->born_memory)
+			return n;
 	size_t k = n;
 	n = add(out, n, max, DRILL_BORN, a->born_memory, CATS_PROC);
 	if (n == k)
@@ -299,17 +304,23 @@ static size_t list_born(struct drill_item *out, size_t n, size_t max, const stru
 	return n;
 }
 
-/* "{Foo.Cache, _} x 4 000 (e.g. {Foo.Cache, 17})" for the largest group, into buf. */
-static void group_text(char *buf, size_t len, const struct key_group *g, size_t ngroups)
+/* "{Foo.Cache, _} x 4 000 (e.g. {Foo.Cache, 17})" for the largest group, and each other
+ * group of at least a tenth of total (at most three in all: two shapes that leak are two
+ * leaks to look for), into buf. */
+static void group_text(char *buf, size_t len, const struct key_group *g, size_t ngroups,
+                       int64_t total)
 {
 	char c[32];
-	if (!ngroups) {
-		buf[0] = '\0';
-		return;
+	size_t o = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < ngroups && i < 3 && o < len; i++) {
+		if (i && 10 * g[i].count < total)
+			break;
+		rules_count_format(c, sizeof(c), g[i].count);
+		o += (size_t)snprintf(buf + o, len - o, "%s%s x %s (e.g. %s)", i ? ", " : ": ",
+		                      g[i].key ? g[i].key : "?", c,
+		                      g[i].example ? g[i].example : "?");
 	}
-	rules_count_format(c, sizeof(c), g->count);
-	snprintf(buf, len, ": %s x %s (e.g. %s)", g->key ? g->key : "?", c,
-	         g->example ? g->example : "?");
 }
 
 static size_t list_pterm(struct drill_item *out, size_t n, size_t max, const struct snapshot *b,
@@ -327,7 +338,7 @@ static size_t list_pterm(struct drill_item *out, size_t n, size_t max, const str
 		return n;
 	signed_count(c, sizeof(c), dc);
 	signed_bytes(by, sizeof(by), dm);
-	group_text(grp, sizeof(grp), a->pterm_new, a->npterm_new);
+	group_text(grp, sizeof(grp), a->pterm_new, a->npterm_new, dc);
 	snprintf(out[k].text, sizeof(out[k].text), "persistent_term %s entries, %s%s", c, by, grp);
 	snprintf(out[k].key, sizeof(out[k].key), "persistent_term");
 	snprintf(out[k].label, sizeof(out[k].label), "persistent_term %s%s",
@@ -350,7 +361,7 @@ static size_t list_atoms(struct drill_item *out, size_t n, size_t max, const str
 	if (n == k)
 		return n;
 	signed_count(c, sizeof(c), a->atom_count - b->atom_count);
-	group_text(grp, sizeof(grp), a->atoms_new, a->natoms_new);
+	group_text(grp, sizeof(grp), a->atoms_new, a->natoms_new, a->atom_count - b->atom_count);
 	snprintf(out[k].text, sizeof(out[k].text), "atoms %s%s", c, grp);
 	snprintf(out[k].key, sizeof(out[k].key), "atoms");
 	snprintf(out[k].label, sizeof(out[k].label), "%s new atoms", c);

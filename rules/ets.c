@@ -308,45 +308,157 @@ out:
 
 /* ---- left alive ---- */
 
-/* issue 25: whether a group g of tables left alive is judged as one: two or more tables of
- * one name and owner, at least floor bytes together. */
-static bool group_big(const struct ets_group *g, const struct ets_config *cfg)
+/* Tables created during the run and left alive, by owner whatever their names: code that
+ * creates its working tables on every call (a planner's `vertices`, `neighbours`, ...) and
+ * never deletes them leaves one pile under one owner, one cause. The probe groups them by
+ * name and owner (two or more of a name) and lists the largest tables one by one; both are
+ * gathered here by owner. */
+#define OWNER_NAMES 4 /* names written out in a group's message; the rest counted */
+
+struct owner_group {
+	const char *owner_pid, *owner_name, *owner_call, *module; /* borrowed from the snapshot */
+	int64_t count, bytes;
+	const char *names[OWNER_NAMES];
+	size_t nnames, more_names;
+	size_t table; /* its one table's index in after->ets when count is 1 */
+};
+
+static bool same(const char *a, const char *b)
 {
-	return g->count > 1 && g->bytes >= cfg->left_alive_floor;
+	return a && b && strcmp(a, b) == 0;
 }
 
-/* Whether t is one of a group judged as one (its own finding would say it twice). */
-static bool in_big_group(const struct snapshot *after, const struct ets_info *t,
-                         const struct ets_config *cfg)
+static void owner_name_add(struct owner_group *o, const char *name)
+{
+	for (size_t k = 0; k < o->nnames; k++)
+		if (same(o->names[k], name))
+			return;
+	if (o->nnames < OWNER_NAMES)
+		o->names[o->nnames++] = name;
+	else
+		o->more_names++;
+}
+
+static struct owner_group *owner_find(struct owner_group *g, size_t *n, size_t cap, const char *pid)
+{
+	for (size_t k = 0; k < *n; k++)
+		if (same(g[k].owner_pid, pid))
+			return &g[k];
+	if (*n == cap)
+		return NULL;
+	memset(&g[*n], 0, sizeof(g[*n]));
+	g[*n].owner_pid = pid;
+	return &g[(*n)++];
+}
+
+/* Whether the probe grouped t with other tables of its name and owner. */
+static bool in_name_group(const struct snapshot *after, const struct ets_info *t)
 {
 	for (size_t i = 0; i < after->nets_groups; i++) {
 		const struct ets_group *g = &after->ets_groups[i];
-		if (group_big(g, cfg) && g->name && g->owner_pid && t->owner_pid &&
-		    strcmp(g->name, table_name(t)) == 0 && strcmp(g->owner_pid, t->owner_pid) == 0)
+		if (g->count > 1 && same(g->name, table_name(t)) &&
+		    same(g->owner_pid, t->owner_pid))
 			return true;
 	}
 	return false;
 }
 
-/* "400 ETS tables `leaked` (owner MyApp.Holder) created during the run still alive, 2.3 MB
- * together", its test module the culprit, the group one structure. */
-static int group_finding(struct findings *out, const struct ets_group *g, const char *more)
+/* The owner groups of after into g (at most cap), most bytes first; returns how many. */
+static size_t owner_groups(struct owner_group *g, size_t cap, const struct snapshot *after)
 {
-	char msg[1024], subject[300], key[400], label[400], c[32], b[32];
+	size_t n = 0;
+	for (size_t i = 0; i < after->nets_groups; i++) {
+		const struct ets_group *eg = &after->ets_groups[i];
+		struct owner_group *o;
+		if (eg->count < 2 || !eg->owner_pid || !(o = owner_find(g, &n, cap, eg->owner_pid)))
+			continue;
+		o->owner_name = eg->owner_name;
+		o->owner_call = eg->owner_call;
+		if (!o->module)
+			o->module = eg->module;
+		o->count += eg->count;
+		o->bytes += eg->bytes;
+		owner_name_add(o, eg->name);
+	}
+	for (size_t i = 0; i < after->nets; i++) {
+		const struct ets_info *t = &after->ets[i];
+		struct owner_group *o;
+		if (!t->created || !t->owner_pid || in_name_group(after, t) ||
+		    !(o = owner_find(g, &n, cap, t->owner_pid)))
+			continue;
+		o->owner_name = t->owner_name;
+		o->count++;
+		o->bytes += t->memory;
+		o->table = i;
+		owner_name_add(o, table_name(t));
+	}
+	for (size_t i = 1; i < n; i++) /* a handful: insertion sort, most bytes first */
+		for (size_t k = i; k > 0 && g[k].bytes > g[k - 1].bytes; k--) {
+			struct owner_group t = g[k];
+			g[k] = g[k - 1];
+			g[k - 1] = t;
+		}
+	return n;
+}
+
+/* A group judged as one: two or more tables of one owner, at least floor bytes together. */
+static bool group_big(const struct owner_group *g, const struct ets_config *cfg)
+{
+	return g->count > 1 && g->bytes >= cfg->left_alive_floor;
+}
+
+/* Whether t is one of a group judged as one (its own finding would say it twice). */
+static bool in_big_group(const struct owner_group *g, size_t n, const struct ets_info *t,
+                         const struct ets_config *cfg)
+{
+	for (size_t i = 0; i < n; i++)
+		if (group_big(&g[i], cfg) && same(g[i].owner_pid, t->owner_pid))
+			return true;
+	return false;
+}
+
+/* "400 ETS tables `leaked` (owner MyApp.Holder) created during the run still alive, 2.3 MB
+ * together", or with several names "`vertices`, `edges` and 2 more names"; its test module
+ * the culprit, the group one structure. */
+static int group_finding(struct findings *out, const struct owner_group *g, const char *more)
+{
+	char msg[1400], subject[300], key[400], label[600], c[32], b[32], names[700];
 	const char *owner = g->owner_name ? rules_display(g->owner_name) : g->owner_pid;
+	size_t o = 0;
 	rules_count_format(c, sizeof(c), g->count);
 	model_bytes_format(b, sizeof(b), g->bytes);
+	names[0] = '\0';
+	for (size_t k = 0; k < g->nnames && o < sizeof(names); k++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s`%s`",
+		                      k == 0                                 ? ""
+		                      : k + 1 == g->nnames && !g->more_names ? " and "
+		                                                             : ", ",
+		                      g->names[k]);
+	if (g->more_names && o < sizeof(names))
+		snprintf(names + o, sizeof(names) - o, " and %zu more names", g->more_names);
 	snprintf(msg, sizeof(msg),
-	         "%s ETS tables `%s` (owner %s%s%s) created during the run still alive, %s "
+	         "%s ETS tables %s (owner %s%s%s) created during the run still alive, %s "
 	         "together%s%s; %s",
-	         c, g->name, owner ? owner : "?", !g->owner_name && g->owner_call ? ", " : "",
+	         c, names, owner ? owner : "?", !g->owner_name && g->owner_call ? ", " : "",
 	         !g->owner_name && g->owner_call ? rules_display(g->owner_call) : "", b,
 	         g->module ? ", from test module " : "", g->module ? rules_display(g->module) : "",
 	         more);
-	snprintf(subject, sizeof(subject), "left_alive group %s", g->name);
-	snprintf(key, sizeof(key), "ets_group:%s/%s", g->name, g->owner_pid ? g->owner_pid : "?");
-	snprintf(label, sizeof(label), "%s ETS tables %s (owner %s)", c, g->name,
-	         owner ? owner : "?");
+	if (g->nnames == 1)
+		snprintf(subject, sizeof(subject), "left_alive group %s", g->names[0]);
+	else
+		snprintf(subject, sizeof(subject), "left_alive group owner %s",
+		         owner ? owner : "?");
+	snprintf(key, sizeof(key), "ets_owner:%s", g->owner_pid ? g->owner_pid : "?");
+	/* the label as the contexts quote it: the names without their quotes */
+	size_t lo = (size_t)snprintf(label, sizeof(label), "%s ETS tables ", c);
+	for (size_t k = 0; k < g->nnames && lo < sizeof(label); k++)
+		lo += (size_t)snprintf(label + lo, sizeof(label) - lo, "%s%s", k ? ", " : "",
+		                       g->names[k]);
+	if (g->more_names && lo < sizeof(label))
+		lo += (size_t)snprintf(label + lo, sizeof(label) - lo, " and %zu more names",
+		                       g->more_names);
+	if (lo < sizeof(label))
+		snprintf(label + lo, sizeof(label) - lo, " (owner %s)", owner ? owner : "?");
 	if (findings_add(out, RULE, subject, VERDICT_FAIL, 0, g->bytes, 0, -1, msg) < 0)
 		return -1;
 	struct finding *f = &out->items[out->count - 1];
@@ -355,11 +467,15 @@ static int group_finding(struct findings *out, const struct ets_group *g, const 
 	return consolidate_name(f, key, label, MEM_ETS, g->bytes);
 }
 
+/* The owners a snapshot's left-alive tables are grouped under, at most. */
+#define OWNER_GROUPS_MAX 64
+
 static int check_left_alive(struct findings *out, const struct snapshot *after,
                             const struct ets_config *cfg)
 {
 	struct culprits big = {0};
-	size_t created = 0;
+	struct owner_group og[OWNER_GROUPS_MAX];
+	size_t created = 0, nog;
 	char msg[1024], fl[32], n[32], lim[32], subject[300];
 	int rc = 0;
 
@@ -372,15 +488,16 @@ static int check_left_alive(struct findings *out, const struct snapshot *after,
 		                    cfg->left_alive_floor, -1,
 		                    "ETS tables left alive: the after-snapshot lists no ETS tables "
 		                    "(a light snapshot)");
+	nog = owner_groups(og, OWNER_GROUPS_MAX, after);
 	size_t groups = 0;
-	for (size_t i = 0; i < after->nets_groups; i++)
-		groups += group_big(&after->ets_groups[i], cfg);
+	for (size_t i = 0; i < nog; i++)
+		groups += group_big(&og[i], cfg);
 	for (size_t i = 0; i < after->nets; i++) {
 		const struct ets_info *t = &after->ets[i];
 		if (!t->created)
 			continue;
 		created++;
-		if (t->memory >= cfg->left_alive_floor && !in_big_group(after, t, cfg) &&
+		if (t->memory >= cfg->left_alive_floor && !in_big_group(og, nog, t, cfg) &&
 		    culprits_add(&big, i, t->memory) < 0)
 			goto oom;
 	}
@@ -395,13 +512,15 @@ static int check_left_alive(struct findings *out, const struct snapshot *after,
 		                  cfg->left_alive_floor, -1, msg);
 		goto out;
 	}
-	/* issue 25: a group is judged on its total and named as one */
-	for (size_t i = 0; i < after->nets_groups; i++) {
-		char more[160];
-		snprintf(more, sizeof(more), "%s %s of at least %s, max_left_alive %s", n,
-		         big.count + groups == 1 ? "table or group" : "tables or groups", fl, lim);
-		if (group_big(&after->ets_groups[i], cfg) &&
-		    group_finding(out, &after->ets_groups[i], more) < 0)
+	/* a group is judged on its total and named as one */
+	for (size_t i = 0; i < nog; i++) {
+		char more[200];
+		snprintf(more, sizeof(more),
+		         "%s %s of at least %s left alive (one owner's tables count as one), "
+		         "max_left_alive %s",
+		         n, big.count + groups == 1 ? "table or group" : "tables or groups", fl,
+		         lim);
+		if (group_big(&og[i], cfg) && group_finding(out, &og[i], more) < 0)
 			goto oom;
 	}
 	culprits_sort(&big);

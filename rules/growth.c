@@ -563,14 +563,14 @@ static bool key_failing(const struct findings *out, size_t start, const char *ke
 	return false;
 }
 
-/* Whether item i, or another naming the same structure, is what a leaf adopted already: one
+/* Whether another leaf than c adopted item i, or one naming the same structure: one
  * structure is explained once. */
-static bool adopted_already(const int adopted[MEM_CAT_COUNT], const struct drill_item *items,
-                            size_t i)
+static bool adopted_already_other(const int adopted[MEM_CAT_COUNT], int c,
+                                  const struct drill_item *items, size_t i)
 {
-	for (int c = 0; c < MEM_CAT_COUNT; c++)
-		if (adopted[c] >= 0 && adopted[c] != DRILL_MAX &&
-		    strcmp(items[adopted[c]].key, items[i].key) == 0)
+	for (int k = 0; k < MEM_CAT_COUNT; k++)
+		if (k != c && adopted[k] >= 0 && adopted[k] != DRILL_MAX &&
+		    strcmp(items[adopted[k]].key, items[i].key) == 0)
 			return true;
 	return false;
 }
@@ -590,12 +590,15 @@ static bool adopt(struct spec *sp, int adopted[MEM_CAT_COUNT], const struct judg
 			continue;
 		for (size_t i = 0; i < n; i++)
 			if (items[i].key[0] && !key_failing(out, start, items[i].key) &&
-			    !adopted_already(adopted, items, i) &&
 			    2 * items[i].by_cat[c] >= j[c].delta &&
 			    (best < 0 || items[i].by_cat[c] > items[best].by_cat[c]))
 				best = (int)i;
 		adopted[c] = best >= 0 ? best : DRILL_MAX;
-		if (best < 0)
+		/* the structure another leaf adopted: still failing on what its figures there do
+		 * not cover (a binary's allocation beyond its size), this leaf names it too, and
+		 * consolidation keeps one finding for it (a process is one cause, whatever parts
+		 * of it grew) */
+		if (best < 0 || adopted_already_other(adopted, c, items, (size_t)best))
 			continue;
 		spec_add_explains(sp, items[best].by_cat, items[best].label, c);
 		return true;

@@ -161,6 +161,13 @@ void test_run_clear(struct test_run *run)
 	for (size_t i = 0; i < run->nmodules; i++)
 		free(run->modules[i].module);
 	free(run->modules);
+	for (size_t i = 0; i < run->nstructs; i++) {
+		for (size_t k = 0; k < run->structs[i].nitems; k++)
+			free(run->structs[i].items[k].key);
+		free(run->structs[i].items);
+		free(run->structs[i].module);
+	}
+	free(run->structs);
 	free(run->attribution_error);
 	free(run->mix_reason);
 	memset(run, 0, sizeof(*run));

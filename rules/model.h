@@ -445,6 +445,23 @@ struct module_growth {
 
 enum attribution_mode { ATTRIBUTION_OFF, ATTRIBUTION_MODULE, ATTRIBUTION_TEST };
 
+/* One structure that grew between a test module's edges, read in the node at both edges
+ * (gate_probe_events:edge_structs/0): key as findings name structures ("atoms", "ports",
+ * "ets:NAME", "ets_owner:PID", "proc:PID"), value its growth (a count for atoms and ports,
+ * bytes otherwise). */
+struct struct_share {
+	char *key;
+	int64_t value;
+};
+
+/* What grew of each structure between one test module's edges; the largest only (the probe
+ * ships what grew by 32 kB or more, atoms and ports whatever their count). */
+struct module_structs {
+	char *module; /* "Elixir.Foo.BarTest" */
+	struct struct_share *items;
+	size_t nitems;
+};
+
 struct test_run {
 	struct test_result *tests;
 	size_t count;
@@ -473,6 +490,14 @@ struct test_run {
 	int64_t tests_dropped; /* tests past the formatter's cap, not recorded */
 	int64_t test_cap;      /* that cap */
 	int partition;         /* MIX_TEST_PARTITION of a --partitions run; 0: not partitioned */
+	/* the structures read at every test module's edges; have_structs: the probe read them
+	 * (an older probe, or attribution off or late, did not) */
+	bool have_structs;
+	struct module_structs *structs;
+	size_t nstructs;
+	/* how many runs the rules judged the growth of (--repeat N: runs 2..N); these results
+	 * and structures are the last run's; 0 or 1: one run */
+	int judged_runs;
 };
 
 /* Appends a zeroed result and returns it (NULL on allocation failure). */
@@ -551,13 +576,13 @@ struct finding {
 	 * persistent_term, ports, a structure rule of rules/structure.c, ...): a finding that
 	 * names ONE structure fills, when it fails, structure_key (how two findings tell they
 	 * name the same thing: "ets:NAME", "proc:<0.1.0>", "atoms", "persistent_term",
-	 * "ports", "born", "ets_group:NAME/OWNER"), structure (the same for people: "ETS table
-	 * sessions") and explains (the structure's growth in bytes in every erlang:memory
-	 * category it counts in, parents included: an ETS table's bytes in ets, system and
-	 * total, the refc binaries its rows hold in binary, system and total). Nothing else:
-	 * consolidation then keeps one failing finding per structure and turns every other
-	 * finding whose growth those structures explain (the growth, baseline and trend rows
-	 * of a category, the tags' limits) into context, saying so in explained_by. */
+	 * "ports", "born", "ets_owner:PID": the tables created during the run that PID owns),
+	 * structure (the same for people: "ETS table sessions") and explains (the structure's
+	 * growth in bytes in every erlang:memory category it counts in, parents included: an ETS
+	 * table's bytes in ets, system and total, the refc binaries its rows hold in binary, system
+	 * and total). Nothing else: consolidation then keeps one failing finding per structure and
+	 * turns every other finding whose growth those structures explain (the growth, baseline and
+	 * trend rows of a category, the tags' limits) into context, saying so in explained_by. */
 	char *structure_key;             /* NULL: the finding names no structure */
 	char *structure;                 /* for people; NULL when structure_key is */
 	int64_t explains[MEM_CAT_COUNT]; /* bytes; 0 where it counts in none */

@@ -34,8 +34,22 @@ void ports_group_format(char *buf, size_t len, const struct port_group *g)
 	         os);
 }
 
-static int ports_judge(struct findings *out, const struct snapshot *after,
-                       const struct ports_config *cfg)
+/* driver_alloc's growth in use between the snapshots (0 when either lacks it): the memory
+ * of the ports' drivers, and of NIFs' enif_alloc, which the origins rule names on its own. */
+static int64_t ports_driver_bytes(const struct snapshot *before, const struct snapshot *after)
+{
+	int64_t b = -1, a = -1;
+	for (size_t i = 0; before && i < before->nallocs; i++)
+		if (before->allocs[i].type && strcmp(before->allocs[i].type, "driver_alloc") == 0)
+			b = before->allocs[i].blocks_size;
+	for (size_t i = 0; i < after->nallocs; i++)
+		if (after->allocs[i].type && strcmp(after->allocs[i].type, "driver_alloc") == 0)
+			a = after->allocs[i].blocks_size;
+	return b >= 0 && a > b ? a - b : 0;
+}
+
+static int ports_judge(struct findings *out, const struct snapshot *before,
+                       const struct snapshot *after, const struct ports_config *cfg)
 {
 	char msg[2048], n[32], lim[32], grp[768];
 
@@ -64,21 +78,32 @@ static int ports_judge(struct findings *out, const struct snapshot *after,
 		if (o >= sizeof(msg))
 			o = sizeof(msg) - 1;
 	}
+	int64_t drv = fail ? ports_driver_bytes(before, after) : 0;
+	char dtext[96] = "";
+	if (drv > 0) {
+		char d[32];
+		model_bytes_format(d, sizeof(d), drv);
+		snprintf(dtext, sizeof(dtext), "; their drivers' memory (driver_alloc) +%s", d);
+	}
 	snprintf(msg + o, sizeof(msg) - o,
-	         "%s port%s opened during the run %s still open, limit %s", n,
-	         after->ports_opened == 1 ? "" : "s", after->ports_opened == 1 ? "is" : "are", lim);
+	         "%s port%s opened during the run %s still open, limit %s%s", n,
+	         after->ports_opened == 1 ? "" : "s", after->ports_opened == 1 ? "is" : "are", lim,
+	         dtext);
 	if (findings_add(out, RULE, SUBJECT, fail ? VERDICT_FAIL : VERDICT_PASS, 0,
 	                 after->ports_opened, cfg->max_opened, -1, msg) < 0)
 		return -1;
 	struct finding *f = &out->items[out->count - 1];
 	f->delta = after->ports_opened;
-	/* issue 25: the ports, one structure (counted, no bytes: rules/consolidate.h) */
+	/* the ports, one structure; what their drivers allocate (a socket's descriptor and
+	 * buffers, a spawned program's pipes) is driver_alloc's growth in system, theirs too */
 	if (fail) {
 		char label[400];
 		snprintf(label, sizeof(label), "%s ports%s%s", n, after->nports ? " " : "",
 		         after->nports && after->ports[0].name ? after->ports[0].name : "");
 		if (consolidate_name(f, "ports", label, MEM_TOTAL, 0) < 0)
 			return -1;
+		consolidate_explains_add(f->explains, MEM_SYSTEM,
+		                         ports_driver_bytes(before, after));
 	}
 	/* the culprit, for a reviewer's file and line (rules/tags.c): the test module of the
 	 * largest group a test's process opened */
@@ -95,8 +120,7 @@ int ports_check(struct findings *out, const struct snapshot *before, const struc
                 const struct ports_config *cfg)
 {
 	size_t first = out->count;
-	(void)before;
-	int rc = ports_judge(out, after, cfg);
+	int rc = ports_judge(out, before, after, cfg);
 	findings_show(out, first, UNIT_COUNT, 0); /* its figures are ports, not bytes */
 	return rc;
 }

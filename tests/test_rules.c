@@ -184,9 +184,12 @@ static void test_ets_culprit_cap(void **state)
 	ets_config_default(&c);
 	deep(&b);
 	deep(&a);
+	/* fifteen owners (one owner's tables are one group: test_onecause.c) */
 	for (int i = 0; i < 15; i++) {
+		char owner[32];
 		snprintf(name, sizeof(name), "leak_%02d", i);
-		add_ets(&a, name, NULL, "<0.400.0>", NULL, 1000000 + i * 1000, i, true);
+		snprintf(owner, sizeof(owner), "<0.%d.0>", 400 + i);
+		add_ets(&a, name, NULL, owner, NULL, 1000000 + i * 1000, i, true);
 	}
 	assert_int_equal(ets_check(&f, &b, &a, &c), 0);
 	assert_int_equal(f.count, RULES_MAX_CULPRITS + 1);

@@ -74,6 +74,19 @@ handle_cast({gate_module_pid, Pid, Mod}, #{modpids := MP} = S) ->
 %% From the hook (sync): the edges as they happened.
 handle_cast({gate_module, Kind, Mod, Async, Light}, S) ->
     {noreply, add_event({Kind, Mod, Async, Light}, S)};
+%% From the hook: the structures at a module's edges (gate_probe_events:edge_structs/0).
+handle_cast({gate_structs, start, Mod, St}, S) ->
+    Open = maps:get(structs_open, S, #{}),
+    {noreply, S#{structs_open => Open#{Mod => St}}};
+handle_cast({gate_structs, finish, Mod, St1}, S) ->
+    Open = maps:get(structs_open, S, #{}),
+    case maps:take(Mod, Open) of
+        {St0, Rest} ->
+            Done = maps:get(structs, S, []),
+            {noreply, S#{structs_open => Rest,
+                         structs => [{atom_to_binary(Mod), structs_delta(St0, St1)} | Done]}};
+        error -> {noreply, S}
+    end;
 handle_cast({gate_test, Mod, Name, Start, Finish}, #{mode := test} = S) ->
     Snaps = maps:get(test_snaps, S),
     {noreply, S#{test_snaps := Snaps#{{Mod, Name} => {Start, Finish}}}};
@@ -120,6 +133,7 @@ handle_cast({suite_finished, Times}, S0) ->
               attribution_sync => maps:get(sync, S),
               module_events => lists:reverse(maps:get(events, S)),
               module_events_dropped => maps:get(events_dropped, S),
+              module_structs => lists:reverse(maps:get(structs, S, [])),
               run_us => time_of(run, Times),
               load_us => time_of(load, Times),
               seed => maps:get(seed, S),
@@ -140,6 +154,7 @@ handle_cast({suite_finished, Times}, S0) ->
         Pid -> Pid ! {gate_suite, Suite}
     end,
     {noreply, S#{count := 0, events := [], nevents := 0, test_snaps := #{}, busy => #{},
+                 structs => [], structs_open => #{},
                  modpids := #{}, dropped := 0, module_errors := #{}}};
 handle_cast(_Event, S) ->
     {noreply, S}.
@@ -232,6 +247,57 @@ busy_flush({Mod, {First, Sum, Open}}, S0) ->
         {_, sent} -> S1#{busy := (maps:get(busy, S1))#{Mod => {none, 0, Open}}};
         none -> S1
     end.
+
+%% What grew between a module's edges, structure by structure, as [{Key, Value}]: <<"atoms">>
+%% and <<"ports">> counts, <<"ets:NAME">> bytes of the tables of that name, <<"ets_owner:PID">>
+%% bytes of the tables created in the window that PID owns, <<"proc:PID">> a process's memory
+%% and refc binary bytes; only what grew by ?STRUCT_NOISE bytes or more (any count for atoms
+%% and ports), the ?STRUCT_TOP largest structures. The keys are the ones gate's findings name
+%% their structures by (rules/culprits.h).
+-define(STRUCT_NOISE, 32768).
+-define(STRUCT_TOP, 24).
+structs_delta({A0, P0, E0, Pr0}, {A1, P1, E1, Pr1}) ->
+    {{ByName, ByOwner}, EtsUnread} =
+        case {E0, E1} of
+            {#{}, #{}} -> {structs_tables(E0, E1), []};
+            _ -> {{#{}, #{}}, [{<<"ets_unread">>, 1}]}
+        end,
+    %% past the probe's process cap the processes were not read: said, so that gate does
+    %% not take their absence for no growth
+    {Procs, Unread} =
+        case {Pr0, Pr1} of
+            {#{}, #{}} ->
+                {[{<<"proc:", (gate_probe_snapshot:pid_text(P))/binary>>,
+                   B - maps:get(P, Pr0, 0)} || {P, B} <- maps:to_list(Pr1)], []};
+            _ -> {[], [{<<"procs_unread">>, 1}]}
+        end,
+    Bytes = [KV || {_, V} = KV <- maps:to_list(ByName) ++ maps:to_list(ByOwner) ++ Procs,
+                   V >= ?STRUCT_NOISE],
+    Top = lists:sublist(lists:reverse(lists:keysort(2, Bytes)), ?STRUCT_TOP),
+    [{<<"atoms">>, A1 - A0} || A1 > A0] ++ [{<<"ports">>, P1 - P0} || P1 > P0] ++ EtsUnread ++
+        Unread ++ Top.
+
+%% Tables by name (their growth) and by owner (the bytes of those created in the window);
+%% this process's own table is none of the suite's.
+structs_tables(E0, E1) ->
+    Me = self(),
+    maps:fold(fun(_T, {_, _, Me0, _}, Acc) when Me0 =:= Me -> Acc;
+                 (T, {_, B, O, N}, {Names, Owners}) ->
+                      {B0, New} = case E0 of
+                                      #{T := {_, Bx, _, _}} -> {Bx, false};
+                                      _ -> {0, true}
+                                  end,
+                      NK = <<"ets:", (gate_probe_snapshot:name_text(N))/binary>>,
+                      Names1 = Names#{NK => maps:get(NK, Names, 0) + B - B0},
+                      Owners1 = case New of
+                                    true ->
+                                        OK = <<"ets_owner:",
+                                               (gate_probe_snapshot:pid_text(O))/binary>>,
+                                        Owners#{OK => maps:get(OK, Owners, 0) + B};
+                                    false -> Owners
+                                end,
+                      {Names1, Owners1}
+              end, {#{}, #{}}, E1).
 
 %% ExUnit 1.14 puts async in every test's tags (from use ExUnit.Case, async: ...). ExUnit
 %% 1.18 adds it to the tags only when each test runs; the module says it in

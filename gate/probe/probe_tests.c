@@ -85,6 +85,58 @@ static int edge_from(const struct term *kind, enum module_edge *out)
 	return -1;
 }
 
+/* The structures that grew between each module's edges: [{Module, [{Key, Value}]}], into
+ * run->structs. Absent: an older probe, attribution off or late. */
+static int decode_structs(const struct term *body, struct test_run *out, char *err, size_t errlen)
+{
+	const struct term *l = term_map_get(body, "module_structs");
+	if (!l)
+		return 0;
+	if (l->type != TERM_LIST) {
+		errtext_set(err, errlen, NULL, "the suite result's module_structs is not a list");
+		return -1;
+	}
+	out->have_structs = true;
+	if (!l->u.seq.n)
+		return 0;
+	if (!(out->structs = calloc(l->u.seq.n, sizeof(*out->structs))))
+		goto oom;
+	for (size_t i = 0; i < l->u.seq.n; i++) {
+		const struct term *m = &l->u.seq.items[i], *items = term_tuple_at(m, 1);
+		struct module_structs *ms = &out->structs[out->nstructs];
+		if (m->type != TERM_TUPLE || m->u.seq.n != 2 || !term_text(term_tuple_at(m, 0)) ||
+		    !items || items->type != TERM_LIST) {
+			errtext_set(err, errlen, NULL, "module structures %zu are malformed",
+			            i + 1);
+			return -1;
+		}
+		if (!(ms->module = dup_text(term_tuple_at(m, 0))))
+			goto oom;
+		out->nstructs++;
+		if (items->u.seq.n && !(ms->items = calloc(items->u.seq.n, sizeof(*ms->items))))
+			goto oom;
+		for (size_t k = 0; k < items->u.seq.n; k++) {
+			const struct term *kv = &items->u.seq.items[k];
+			struct struct_share *sh = &ms->items[ms->nitems];
+			if (kv->type != TERM_TUPLE || kv->u.seq.n != 2 ||
+			    !term_text(term_tuple_at(kv, 0)) ||
+			    term_int(term_tuple_at(kv, 1), &sh->value) < 0) {
+				errtext_set(err, errlen, NULL,
+				            "module structures %zu: item %zu is malformed", i + 1,
+				            k + 1);
+				return -1;
+			}
+			if (!(sh->key = dup_text(term_tuple_at(kv, 0))))
+				goto oom;
+			ms->nitems++;
+		}
+	}
+	return 0;
+oom:
+	errtext_set(err, errlen, NULL, "out of memory");
+	return -1;
+}
+
 /* The formatter's attribution mode and module events ({Kind, Module, Async, Us, MemoryMap,
  * ProcessCount, EtsCount}, in order; Kind start | finish | test_start | test_finish), turned into
  * run->modules. Absent keys: an older probe, no attribution. */
@@ -138,6 +190,8 @@ static int decode_attribution(const struct term *body, struct test_run *out, cha
 		errtext_set(err, errlen, NULL, "out of memory");
 		goto out;
 	}
+	if (decode_structs(body, out, err, errlen) < 0)
+		goto out;
 	rc = 0;
 out:
 	free(ev);

@@ -141,6 +141,7 @@ int repeat_step_finish(struct repeat_step *st, const struct snapshot *last, stru
 	    0)
 		return -1;
 	st->judged = true;
+	tests->judged_runs = st->n > 1 ? (int)(st->n - 1) : 1;
 	for (size_t k = 0; k < st->nearlier; k++)
 		if (merge_failures(tests, &st->earlier[k], k + 1) < 0)
 			return -1;
