@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "culprits.h"
+#include "inside.h"
 
 #define BIT(c) (1u << (c))
 /* the categories each kind's bytes count in */
@@ -205,6 +206,19 @@ static void refs_text(char *buf, size_t len, const struct proc_growth *p)
 		         p->born ? l : "", p->born ? ")" : "");
 }
 
+/* After a process's text (o its length): who started it and what grew inside it, from the
+ * probe's look inside (rules/inside.h), when it looked. */
+static void inside_add(char *text, size_t len, int o, const struct proc_inside *in, int64_t dm)
+{
+	char started[600], what[1024];
+	if (!in || o < 0 || (size_t)o >= len)
+		return;
+	inside_starter_text(started, sizeof(started), &in->started);
+	inside_describe(what, sizeof(what), in, dm > 0 ? dm : 0);
+	snprintf(text + o, len - (size_t)o, "%s%s%s%s", *started ? ", " : "", started,
+	         *what ? ": " : "", what);
+}
+
 /* The process item of p; with h the holder of many monitors or links, the other ends' growth
  * (the same monitors, counted on both sides) is h's, said once. */
 static void proc_item(struct drill_item *it, const struct proc_growth *p, const char *label,
@@ -236,13 +250,15 @@ static void proc_item(struct drill_item *it, const struct proc_growth *p, const 
 	refs_text(refs, sizeof(refs), p);
 	signed_bytes(b, sizeof(b), dm);
 	signed_count(q, sizeof(q), dq);
+	int o;
 	if (dq > 0)
-		snprintf(it->text, sizeof(it->text),
-		         "process %s %smailbox %s messages, memory %s%s%s", label, refs, q, b,
-		         p->born ? ", born during the run" : "", ends);
+		o = snprintf(it->text, sizeof(it->text),
+		             "process %s %smailbox %s messages, memory %s%s%s", label, refs, q, b,
+		             p->born ? ", born during the run" : "", ends);
 	else
-		snprintf(it->text, sizeof(it->text), "process %s %smemory %s%s%s", label, refs, b,
-		         p->born ? ", born during the run" : "", ends);
+		o = snprintf(it->text, sizeof(it->text), "process %s %smemory %s%s%s", label, refs,
+		             b, p->born ? ", born during the run" : "", ends);
+	inside_add(it->text, sizeof(it->text), o, inside_find(a, p->pid), dm);
 }
 
 static size_t list_procs(struct drill_item *out, size_t n, size_t max, const struct snapshot *a)
@@ -292,10 +308,13 @@ static size_t list_born(struct drill_item *out, size_t n, size_t max, const stru
 	snprintf(out[k].key, sizeof(out[k].key), "born");
 	snprintf(out[k].label, sizeof(out[k].label), "%s process%s left alive (%s x %s)", c,
 	         a->born_count == 1 ? "" : "es", g->key ? rules_display(g->key) : "?", gc);
+	/* who started them before where they wait */
+	char started[600];
+	inside_starter_text(started, sizeof(started), &g->started);
 	snprintf(out[k].text, sizeof(out[k].text),
-	         "%s process%s born during the run still alive (%s): %s x %s (e.g. %s)", c,
-	         a->born_count == 1 ? "" : "es", b, g->key ? rules_display(g->key) : "?", gc,
-	         g->example_pid ? g->example_pid : "?");
+	         "%s process%s born during the run still alive (%s): %s%s%s x %s (e.g. %s)", c,
+	         a->born_count == 1 ? "" : "es", b, started, *started ? ", waiting in " : "",
+	         g->key ? rules_display(g->key) : "?", gc, g->example_pid ? g->example_pid : "?");
 	return n;
 }
 

@@ -32,7 +32,7 @@ struct drill_item {
 	enum drill_kind kind;
 	int64_t bytes; /* how many bytes it grew by (0 when only counted, e.g. atoms) */
 	int64_t by_cat[MEM_CAT_COUNT]; /* of those, how many count in each category */
-	char text[768]; /* "ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB" */
+	char text[1536]; /* "ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB" */
 	/* issue 25: the structure as a finding names it (struct finding's structure_key and
 	 * structure, rules/consolidate.h): "ets:corpus_cache", "ETS table corpus_cache" */
 	char key[320];
