@@ -137,12 +137,12 @@ handle_cast({suite_finished, Times}, S0) ->
                                      _ -> Acc
                                  end
                          end, MP, ets:select(Tab, [{{{s, '$1'}, '$2'}, [], [{{'$2', '$1'}}]}])),
-    Tests = maps:from_list(ets:select(Tab, [{{{x, '$1'}, '$2'}, [], [{{'$1', '$2'}}]}])),
+    SpawnTests = maps:from_list(ets:select(Tab, [{{{x, '$1'}, '$2'}, [], [{{'$1', '$2'}}]}])),
     ets:delete_all_objects(Tab),
     Alive = owners_alive(Owners),
     application:set_env(gate_probe, spawn_owners, Alive),
     %% which test each test process ran, for the processes left alive (gate_probe_state)
-    application:set_env(gate_probe, spawn_tests, maps:with(maps:keys(Alive), Tests)),
+    application:set_env(gate_probe, spawn_tests, maps:with(maps:keys(Alive), SpawnTests)),
     case whereis(gate_probe_collector) of
         undefined -> ok;
         Pid -> Pid ! {gate_suite, Suite}

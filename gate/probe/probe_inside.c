@@ -6,11 +6,14 @@
 
 #include "ci/errtext.h"
 
-/* NULL for the empty binary, which the probe sends for "none"; -1 when t is no text. */
+/* NULL for the empty binary, which the probe sends for "none", and for an absent key; -1
+ * when t is no text. */
 static int text_or_null(const struct term *t, char **out)
 {
 	const char *s = t ? term_text(t) : NULL;
 	*out = NULL;
+	if (!t)
+		return 0;
 	if (!s)
 		return -1;
 	if (!*s)
@@ -40,7 +43,7 @@ int probe_starter_decode(const struct term *t, struct starter *out)
 	for (size_t k = 0; k < 5; k++)
 		if (text_or_null(term_map_get(t, keys[k]), texts[k]) < 0)
 			goto bad;
-	if (figure(term_map_get(t, "line"), &out->line, false) < 0)
+	if (term_map_get(t, "line") && figure(term_map_get(t, "line"), &out->line, false) < 0)
 		goto bad;
 	return 0;
 bad:
