@@ -213,7 +213,10 @@ static void inside_add(char *text, size_t len, int o, const struct proc_inside *
 	char started[600], what[1024];
 	if (!in || o < 0 || (size_t)o >= len)
 		return;
-	inside_starter_text(started, sizeof(started), &in->started);
+	/* the label names its initial call already: the starter without its code */
+	struct starter s = in->started;
+	s.code = NULL;
+	inside_starter_text(started, sizeof(started), &s);
 	inside_describe(what, sizeof(what), in, dm > 0 ? dm : 0);
 	snprintf(text + o, len - (size_t)o, "%s%s%s%s", *started ? ", " : "", started,
 	         *what ? ": " : "", what);
@@ -446,6 +449,35 @@ static void finding_lead(char *buf, size_t len, const struct finding *f,
 		strcpy(buf + len - 4, "...");
 }
 
+/* A failing finding that names one process (structure "proc:PID": the mailbox and memory
+ * limits of the process rule, the structure rule) ends with what grew inside it, when the
+ * probe looked; once (a second call adds nothing). Returns 0, or -1 on allocation failure. */
+static int inside_annotate(struct finding *f, const struct snapshot *after)
+{
+	char what[1024];
+	const char *key = f->structure_key;
+	if (!key || strncmp(key, "proc:", 5) != 0 || !f->message)
+		return 0;
+	const struct proc_inside *in = inside_find(after, key + 5);
+	const struct proc_growth *g = NULL;
+	for (size_t i = 0; in && i < after->ngrew_procs; i++)
+		if (after->grew_procs[i].pid && strcmp(after->grew_procs[i].pid, in->pid) == 0)
+			g = &after->grew_procs[i];
+	inside_describe(what, sizeof(what), in, g ? g->memory - g->memory_before : 0);
+	if (!*what || strstr(f->message, what))
+		return 0;
+	size_t ml = strlen(f->message), wl = strlen(what);
+	char *m = malloc(ml + 10 + wl + 1);
+	if (!m)
+		return -1;
+	memcpy(m, f->message, ml);
+	memcpy(m + ml, "; inside: ", 10);
+	memcpy(m + ml + 10, what, wl + 1);
+	free(f->message);
+	f->message = m;
+	return 0;
+}
+
 int drilldown_annotate(struct findings *findings, const struct snapshot *before,
                        const struct snapshot *after)
 {
@@ -462,6 +494,10 @@ int drilldown_annotate(struct findings *findings, const struct snapshot *before,
 		struct finding *f = &findings->items[i];
 		if (f->verdict != VERDICT_FAIL || !f->message)
 			continue;
+		if (inside_annotate(f, after) < 0) {
+			free(items);
+			return -1;
+		}
 		finding_lead(lead, sizeof(lead), f, items, n);
 		size_t ll = strlen(lead), ml = strlen(f->message);
 		/* nothing to name, or named already (a second call names nothing twice) */

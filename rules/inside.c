@@ -169,9 +169,22 @@ static void holds_text(char *buf, size_t len, size_t *o, const struct inside_par
 	                       *b ? (p->unit ? ", " : "") : "", b);
 }
 
+/* "mailbox 0 -> 30 000 messages: 30 000 {:DOWN, ...} (2.2 MB)": the total before and now,
+ * then the largest shapes */
 static void mailbox_text(char *buf, size_t len, size_t *o, const struct proc_inside *in)
 {
 	size_t named = 0;
+	int64_t total = 0;
+	char c0[32], c1[32];
+	for (size_t i = 0; i < in->nparts; i++)
+		if (in->parts[i].kind == INSIDE_MAILBOX)
+			total += in->parts[i].count;
+	if (!total || *o >= len)
+		return;
+	count_text(c0, sizeof(c0), in->mailbox_before);
+	count_text(c1, sizeof(c1), total);
+	*o += (size_t)snprintf(buf + *o, len - *o, "%smailbox %s -> %s messages:", *o ? ", " : "",
+	                       c0, c1);
 	for (size_t i = 0; i < in->nparts && named < INSIDE_NAMED && *o < len; i++) {
 		const struct inside_part *p = &in->parts[i];
 		char c[32], b[32];
@@ -180,12 +193,11 @@ static void mailbox_text(char *buf, size_t len, size_t *o, const struct proc_ins
 		count_text(c, sizeof(c), p->count);
 		if (p->bytes >= 0) {
 			model_bytes_format(b, sizeof(b), p->bytes);
-			*o += (size_t)snprintf(buf + *o, len - *o, "%s%s %s messages %s, %s",
-			                       *o ? ", " : "", named ? "and" : "mailbox", c,
+			*o += (size_t)snprintf(buf + *o, len - *o, "%s %s %s (%s)", named ? "," : "", c,
 			                       p->where ? p->where : "?", b);
 		} else {
-			*o += (size_t)snprintf(buf + *o, len - *o, "%s%s %s messages (%s)", *o ? ", " : "",
-			                       named ? "and" : "mailbox", c, p->where ? p->where : "?");
+			*o += (size_t)snprintf(buf + *o, len - *o, "%s (%s)", named ? "," : "",
+			                       p->where ? p->where : "?");
 		}
 		named++;
 	}

@@ -169,6 +169,7 @@ struct proc_inside {
 	struct inside_part *parts_before; /* when before is INSIDE_BEFORE_READ */
 	size_t nparts_before;
 	struct starter started; /* born during the run: who started it */
+	int64_t mailbox_before; /* messages in its mailbox at the before-snapshot */
 };
 
 /* Free what a starter or a proc_inside holds and zero it; NULL is a no-op. */

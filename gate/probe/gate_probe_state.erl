@@ -97,7 +97,7 @@ inside_one(R, States, Skip, Owners, Deadline) ->
                   true -> started(P, Owners, tests_map());
                   false -> #{}
               end,
-    Base = #{pid => PidText, started => Started,
+    Base = #{pid => PidText, started => Started, mailbox_before => element(9, R),
              parts_before => case {Born, maps:get(P, States, none)} of
                                  {true, _} -> born;
                                  {false, none} -> none;

@@ -98,6 +98,9 @@ static int one_decode(const struct term *r, struct proc_inside *in)
 	    probe_starter_decode(term_map_get(r, "started"), &in->started))
 		return -1;
 	in->inspected = term_is_atom(term_map_get(r, "inspected"), "true");
+	if (term_map_get(r, "mailbox_before") &&
+	    figure(term_map_get(r, "mailbox_before"), &in->mailbox_before, false) < 0)
+		return -1;
 	pb = term_map_get(r, "parts_before");
 	if (pb && term_is_atom(pb, "born"))
 		in->before = INSIDE_BEFORE_BORN;
