@@ -494,10 +494,6 @@ int drilldown_annotate(struct findings *findings, const struct snapshot *before,
 		struct finding *f = &findings->items[i];
 		if (f->verdict != VERDICT_FAIL || !f->message)
 			continue;
-		if (inside_annotate(f, after) < 0) {
-			free(items);
-			return -1;
-		}
 		finding_lead(lead, sizeof(lead), f, items, n);
 		size_t ll = strlen(lead), ml = strlen(f->message);
 		/* nothing to name, or named already (a second call names nothing twice) */
@@ -514,6 +510,14 @@ int drilldown_annotate(struct findings *findings, const struct snapshot *before,
 		memcpy(m + ll + 2, f->message, ml + 1);
 		free(f->message);
 		f->message = m;
+	}
+	/* after the leads, which may say it already */
+	for (size_t i = 0; i < findings->count; i++) {
+		struct finding *f = &findings->items[i];
+		if (f->verdict == VERDICT_FAIL && inside_annotate(f, after) < 0) {
+			free(items);
+			return -1;
+		}
 	}
 	free(items);
 	return 0;
