@@ -77,7 +77,7 @@ case_inside_spawn() {
 case_inside_busy() {
 	inside_form busy "not inspected: busy in a gen_server callback, now in Process:sleep/1"
 	local ms
-	ms=$(sed -n 's/.*after-snapshot: .* (GC [0-9]* ms, \([0-9]*\) ms in all).*/\1/p' "$OUT")
+	ms=$(sed -n 's/.*after-snapshot: .* (GC [0-9]* ms, \([0-9]*\) ms in all).*/\1/p' "$OUT" "$ERR")
 	[ -n "$ms" ] || fail "no after-snapshot time in the progress lines"
 	[ "$ms" -lt 2000 ] || fail "the after-snapshot took $ms ms"
 }
