@@ -137,7 +137,8 @@ static json_t *parts_json(const struct inside_part *parts, size_t n, int *bad)
 	for (size_t i = 0; i < n && !*bad; i++) {
 		const struct inside_part *p = &parts[i];
 		json_t *j = json_object();
-		put(j, "kind", json_string(p->kind < INSIDE_KIND_COUNT ? kinds[p->kind] : "?"), bad);
+		put(j, "kind", json_string(p->kind < INSIDE_KIND_COUNT ? kinds[p->kind] : "?"),
+		    bad);
 		put(j, "where", str_or_null(p->where), bad);
 		put(j, "type", str_or_null(p->type), bad);
 		put(j, "unit", str_or_null(p->unit), bad);

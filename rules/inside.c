@@ -79,7 +79,9 @@ size_t inside_compare(struct inside_change *out, size_t max, const struct proc_i
 		}
 		if (c->known) {
 			c->dcount = p->count - c->count_before;
-			c->dbytes = p->bytes >= 0 && c->bytes_before >= 0 ? p->bytes - c->bytes_before : 0;
+			c->dbytes = p->bytes >= 0 && c->bytes_before >= 0
+			                    ? p->bytes - c->bytes_before
+			                    : 0;
 		}
 	}
 	qsort(out, n, sizeof(*out), by_growth_desc);
@@ -127,9 +129,9 @@ static void change_text(char *buf, size_t len, size_t *o, const struct inside_ch
 	}
 	switch (p->kind) {
 	case INSIDE_DICT:
-		*o += (size_t)snprintf(buf + *o, len - *o, "%sprocess dictionary %s%s keys %s (%s -> %s)%s",
-		                       sep, c->dcount >= 0 ? "+" : "", dc,
-		                       p->where ? p->where : "?", c0, c1, db);
+		*o += (size_t)snprintf(
+		        buf + *o, len - *o, "%sprocess dictionary %s%s keys %s (%s -> %s)%s", sep,
+		        c->dcount >= 0 ? "+" : "", dc, p->where ? p->where : "?", c0, c1, db);
 		return;
 	case INSIDE_HANDLERS:
 		*o += (size_t)snprintf(buf + *o, len - *o, "%s%s handlers %s (%s before)", sep, c1,
@@ -139,8 +141,8 @@ static void change_text(char *buf, size_t len, size_t *o, const struct inside_ch
 	}
 	part_name(name, sizeof(name), p);
 	if (p->unit && c->dcount != 0) {
-		*o += (size_t)snprintf(buf + *o, len - *o, "%s%s grew %s -> %s %s%s", sep, name, c0, c1,
-		                       p->unit, db);
+		*o += (size_t)snprintf(buf + *o, len - *o, "%s%s grew %s -> %s %s%s", sep, name, c0,
+		                       c1, p->unit, db);
 	} else {
 		/* not counted (a struct, a number): by its size alone */
 		model_bytes_format(b0, sizeof(b0), c->bytes_before > 0 ? c->bytes_before : 0);
@@ -159,8 +161,9 @@ static void holds_text(char *buf, size_t len, size_t *o, const struct inside_par
 	if (p->bytes >= 0)
 		model_bytes_format(b, sizeof(b), p->bytes);
 	if (p->kind == INSIDE_DICT) {
-		*o += (size_t)snprintf(buf + *o, len - *o, "%sprocess dictionary holds %s keys %s%s%s",
-		                       *o ? ", " : "", c, p->where ? p->where : "?", *b ? ", " : "", b);
+		*o += (size_t)snprintf(buf + *o, len - *o,
+		                       "%sprocess dictionary holds %s keys %s%s%s", *o ? ", " : "",
+		                       c, p->where ? p->where : "?", *b ? ", " : "", b);
 		return;
 	}
 	part_name(name, sizeof(name), p);
@@ -193,8 +196,8 @@ static void mailbox_text(char *buf, size_t len, size_t *o, const struct proc_ins
 		count_text(c, sizeof(c), p->count);
 		if (p->bytes >= 0) {
 			model_bytes_format(b, sizeof(b), p->bytes);
-			*o += (size_t)snprintf(buf + *o, len - *o, "%s %s %s (%s)", named ? "," : "", c,
-			                       p->where ? p->where : "?", b);
+			*o += (size_t)snprintf(buf + *o, len - *o, "%s %s %s (%s)",
+			                       named ? "," : "", c, p->where ? p->where : "?", b);
 		} else {
 			*o += (size_t)snprintf(buf + *o, len - *o, "%s (%s)", named ? "," : "",
 			                       p->where ? p->where : "?");
@@ -244,7 +247,7 @@ void inside_describe(char *buf, size_t len, const struct proc_inside *in, int64_
 		if (!c->known || !state_kind(c->now->kind))
 			continue;
 		bool grew = c->now->bytes >= 0 && c->bytes_before >= 0 ? c->dbytes >= least
-		                                                        : c->dcount > 0;
+		                                                       : c->dcount > 0;
 		if (c->now->kind == INSIDE_HANDLERS)
 			grew = c->dcount > 0;
 		if (!grew)
@@ -258,14 +261,16 @@ void inside_describe(char *buf, size_t len, const struct proc_inside *in, int64_
 		for (size_t i = 0; i < in->nparts; i++) {
 			const struct inside_part *p = &in->parts[i];
 			if (state_kind(p->kind) &&
-			    (!big || p->bytes > big->bytes || (p->bytes == big->bytes && p->count > big->count)))
+			    (!big || p->bytes > big->bytes ||
+			     (p->bytes == big->bytes && p->count > big->count)))
 				big = p;
 		}
 		if (big) {
 			holds_text(buf, len, &o, big);
 			if (o < len)
-				o += (size_t)snprintf(buf + o, len - o,
-				                      " (its state was not read at the before-snapshot)");
+				o += (size_t)snprintf(
+				        buf + o, len - o,
+				        " (its state was not read at the before-snapshot)");
 			named++;
 		}
 	}
@@ -280,10 +285,11 @@ void inside_describe(char *buf, size_t len, const struct proc_inside *in, int64_
 		if (s0 >= 0 && s1 >= 0 && o < len) {
 			model_bytes_format(a, sizeof(a), s0);
 			model_bytes_format(b, sizeof(b), s1);
-			o += (size_t)snprintf(buf + o, len - o,
-			                      "%sits state did not grow (%s -> %s): the %s is heap, not "
-			                      "state",
-			                      o ? ", " : "", a, b, g);
+			o += (size_t)snprintf(
+			        buf + o, len - o,
+			        "%sits state did not grow (%s -> %s): the %s is heap, not "
+			        "state",
+			        o ? ", " : "", a, b, g);
 		}
 	}
 	mailbox_text(buf, len, &o, in);
@@ -307,9 +313,11 @@ void inside_starter_text(char *buf, size_t len, const struct starter *s)
 		                      s->file ? s->file : "?", line, s->module ? ", in " : "",
 		                      s->module ? rules_display(s->module) : "");
 	else if (s->module)
-		o += (size_t)snprintf(buf, len, "started by test module %s", rules_display(s->module));
+		o += (size_t)snprintf(buf, len, "started by test module %s",
+		                      rules_display(s->module));
 	if (s->code && o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%swith %s", o ? ", " : "started ", s->code);
+		o += (size_t)snprintf(buf + o, len - o, "%swith %s", o ? ", " : "started ",
+		                      s->code);
 	if (s->by && o < len)
 		o += (size_t)snprintf(buf + o, len - o, "%svia %s", o ? ", " : "started ", s->by);
 	if (o >= len && len > 4)

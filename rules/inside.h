@@ -21,10 +21,10 @@ const struct proc_inside *inside_find(const struct snapshot *after, const char *
 struct inside_change {
 	const struct inside_part *now;
 	const struct inside_part *was; /* NULL: born (from nothing) or not read before */
-	bool known; /* the before is known: read, or born (from nothing) */
+	bool known;                    /* the before is known: read, or born (from nothing) */
 	int64_t count_before;
-	int64_t bytes_before;     /* -1: not sized */
-	int64_t dcount, dbytes;   /* growth; dbytes 0 when either side is not sized */
+	int64_t bytes_before;   /* -1: not sized */
+	int64_t dcount, dbytes; /* growth; dbytes 0 when either side is not sized */
 };
 
 /* Compares in's parts with its parts before, part by part (same kind and place: a field, a

@@ -53,15 +53,17 @@ static void test_map_field_grew(void **state)
 {
 	(void)state;
 	struct proc_inside in;
-	struct inside_part now[] = {part(INSIDE_STATE, "field :keys", "a MapSet", "members", 15012,
-	                                 2500000),
-	                            part(INSIDE_STATE, "field :hits", "a number", NULL, 0, 0)};
-	struct inside_part was[] = {part(INSIDE_STATE, "field :keys", "a MapSet", "members", 12, 400),
-	                            part(INSIDE_STATE, "field :hits", "a number", NULL, 0, 0)};
+	struct inside_part now[] = {
+	        part(INSIDE_STATE, "field :keys", "a MapSet", "members", 15012, 2500000),
+	        part(INSIDE_STATE, "field :hits", "a number", NULL, 0, 0)};
+	struct inside_part was[] = {
+	        part(INSIDE_STATE, "field :keys", "a MapSet", "members", 12, 400),
+	        part(INSIDE_STATE, "field :hits", "a number", NULL, 0, 0)};
 	make(&in, now, 2, INSIDE_BEFORE_READ, was, 2);
 	char buf[512];
 	inside_describe(buf, sizeof(buf), &in, 2600000);
-	assert_string_equal(buf, "its state's field :keys (a MapSet) grew 12 -> 15 012 members, +2.5 MB");
+	assert_string_equal(
+	        buf, "its state's field :keys (a MapSet) grew 12 -> 15 012 members, +2.5 MB");
 
 	struct inside_change ch[4];
 	size_t n = inside_compare(ch, 4, &in);
@@ -78,18 +80,21 @@ static void test_born_list_and_data(void **state)
 {
 	(void)state;
 	struct proc_inside in;
-	struct inside_part now[] = {part(INSIDE_STATE, NULL, "a list", "elements", 100000, 4000000)};
+	struct inside_part now[] = {
+	        part(INSIDE_STATE, NULL, "a list", "elements", 100000, 4000000)};
 	make(&in, now, 1, INSIDE_BEFORE_BORN, NULL, 0);
 	char buf[512];
 	inside_describe(buf, sizeof(buf), &in, 8000000);
 	assert_string_equal(buf, "its state (a list) grew 0 -> 100 000 elements, +4.0 MB");
 	proc_inside_clear(&in);
 
-	struct inside_part q[] = {part(INSIDE_DATA, "key :pending", "a :queue", "items", 80000, 3200000)};
+	struct inside_part q[] = {
+	        part(INSIDE_DATA, "key :pending", "a :queue", "items", 80000, 3200000)};
 	struct inside_part q0[] = {part(INSIDE_DATA, "key :pending", "a :queue", "items", 0, 16)};
 	make(&in, q, 1, INSIDE_BEFORE_READ, q0, 1);
 	inside_describe(buf, sizeof(buf), &in, 6700000);
-	assert_string_equal(buf, "its data's key :pending (a :queue) grew 0 -> 80 000 items, +3.2 MB");
+	assert_string_equal(buf,
+	                    "its data's key :pending (a :queue) grew 0 -> 80 000 items, +3.2 MB");
 	proc_inside_clear(&in);
 }
 
@@ -98,15 +103,18 @@ static void test_dict_and_handlers(void **state)
 {
 	(void)state;
 	struct proc_inside in;
-	struct inside_part now[] = {part(INSIDE_DICT, "{:session, _}", NULL, "keys", 22800, 1100000)};
+	struct inside_part now[] = {
+	        part(INSIDE_DICT, "{:session, _}", NULL, "keys", 22800, 1100000)};
 	struct inside_part was[] = {part(INSIDE_DICT, ":other", NULL, "keys", 1, 24)};
 	make(&in, now, 1, INSIDE_BEFORE_READ, was, 1);
 	char buf[512];
 	inside_describe(buf, sizeof(buf), &in, 3000000);
-	assert_string_equal(buf, "process dictionary +22 800 keys {:session, _} (0 -> 22 800), +1.1 MB");
+	assert_string_equal(buf,
+	                    "process dictionary +22 800 keys {:session, _} (0 -> 22 800), +1.1 MB");
 	proc_inside_clear(&in);
 
-	struct inside_part h[] = {part(INSIDE_HANDLERS, "GateX.Handler", NULL, "handlers", 20000, -1)};
+	struct inside_part h[] = {
+	        part(INSIDE_HANDLERS, "GateX.Handler", NULL, "handlers", 20000, -1)};
 	make(&in, h, 1, INSIDE_BEFORE_READ, NULL, 0);
 	inside_describe(buf, sizeof(buf), &in, 3000000);
 	assert_string_equal(buf, "20 000 handlers GateX.Handler (0 before)");
@@ -118,16 +126,18 @@ static void test_not_inspected_mailbox(void **state)
 {
 	(void)state;
 	struct proc_inside in;
-	struct inside_part now[] = {part(INSIDE_MAILBOX, "{:DOWN, ...}", NULL, "messages", 14000, 1000000),
-	                            part(INSIDE_MAILBOX, ":tick", NULL, "messages", 3, 0)};
+	struct inside_part now[] = {
+	        part(INSIDE_MAILBOX, "{:DOWN, ...}", NULL, "messages", 14000, 1000000),
+	        part(INSIDE_MAILBOX, ":tick", NULL, "messages", 3, 0)};
 	make(&in, now, 2, INSIDE_BEFORE_NOT_READ, NULL, 0);
 	in.inspected = false;
 	in.why = dup0("not an OTP server (waits in Foo:loop/0)");
 	in.mailbox_before = 3;
 	char buf[512];
 	inside_describe(buf, sizeof(buf), &in, 2000000);
-	assert_string_equal(buf, "not inspected: not an OTP server (waits in Foo:loop/0), mailbox 3 "
-	                         "-> 14 003 messages: 14 000 {:DOWN, ...} (1.0 MB), 3 :tick (0 B)");
+	assert_string_equal(buf,
+	                    "not inspected: not an OTP server (waits in Foo:loop/0), mailbox 3 "
+	                    "-> 14 003 messages: 14 000 {:DOWN, ...} (1.0 MB), 3 :tick (0 B)");
 	proc_inside_clear(&in);
 }
 
@@ -142,7 +152,8 @@ static void test_heap_unsized_and_not_read(void **state)
 	make(&in, now, 1, INSIDE_BEFORE_READ, was, 1);
 	char buf[512];
 	inside_describe(buf, sizeof(buf), &in, 3000000);
-	assert_string_equal(buf, "its state did not grow (16 B -> 16 B): the +3.0 MB is heap, not state");
+	assert_string_equal(
+	        buf, "its state did not grow (16 B -> 16 B): the +3.0 MB is heap, not state");
 	proc_inside_clear(&in);
 
 	struct inside_part big[] = {part(INSIDE_STATE, NULL, "a map", "entries", 500000, -1)};
@@ -155,8 +166,9 @@ static void test_heap_unsized_and_not_read(void **state)
 	struct inside_part big2[] = {part(INSIDE_STATE, NULL, "a map", "entries", 500000, -1)};
 	make(&in, big2, 1, INSIDE_BEFORE_NOT_READ, NULL, 0);
 	inside_describe(buf, sizeof(buf), &in, 300000000);
-	assert_string_equal(buf, "its state (a map) holds 500 000 entries (its state was not read at "
-	                         "the before-snapshot)");
+	assert_string_equal(buf,
+	                    "its state (a map) holds 500 000 entries (its state was not read at "
+	                    "the before-snapshot)");
 	proc_inside_clear(&in);
 	/* a buffer too short is cut, never overrun */
 	struct inside_part n2[] = {part(INSIDE_STATE, "field :n", "a number", NULL, 0, 16)};
@@ -172,13 +184,17 @@ static void test_heap_unsized_and_not_read(void **state)
 static void test_starter_text(void **state)
 {
 	(void)state;
-	struct starter s = {dup0("test spawns sleepers"), dup0("test/spawn_test.exs"), 6,
+	struct starter s = {dup0("test spawns sleepers"),
+	                    dup0("test/spawn_test.exs"),
+	                    6,
 	                    dup0("Elixir.Inside.SpawnTest"),
-	                    dup0("Inside.SpawnTest:-test spawns/1-fun-0-/0"), NULL};
+	                    dup0("Inside.SpawnTest:-test spawns/1-fun-0-/0"),
+	                    NULL};
 	char buf[400];
 	inside_starter_text(buf, sizeof(buf), &s);
-	assert_string_equal(buf, "started by \"test spawns sleepers\" (test/spawn_test.exs:6, in "
-	                         "Inside.SpawnTest), with Inside.SpawnTest:-test spawns/1-fun-0-/0");
+	assert_string_equal(buf,
+	                    "started by \"test spawns sleepers\" (test/spawn_test.exs:6, in "
+	                    "Inside.SpawnTest), with Inside.SpawnTest:-test spawns/1-fun-0-/0");
 	starter_clear(&s);
 	struct starter sup = {NULL, NULL, 0, NULL, dup0("Pool.Worker:init/1"), dup0("Pool.Sup")};
 	inside_starter_text(buf, sizeof(buf), &sup);
@@ -306,7 +322,8 @@ static void test_drilldown_text(void **state)
 	a.grew_procs[0].initial_call = dup0("Foo:init/1");
 	a.grew_procs[0].memory = 5000000;
 	a.grew_procs[0].born = true;
-	struct inside_part now[] = {part(INSIDE_STATE, NULL, "a list", "elements", 100000, 4000000)};
+	struct inside_part now[] = {
+	        part(INSIDE_STATE, NULL, "a list", "elements", 100000, 4000000)};
 	a.inside = calloc(1, sizeof(*a.inside));
 	a.ninside = 1;
 	make(&a.inside[0], now, 1, INSIDE_BEFORE_BORN, NULL, 0);
@@ -319,20 +336,25 @@ static void test_drilldown_text(void **state)
 	struct drill_item items[8];
 	size_t n = drilldown_list(items, 8, &b, &a);
 	assert_int_equal(n, 1);
-	assert_string_equal(items[0].text,
-	                    "process <0.1.0> (Foo:init/1) memory +5.0 MB, born during the run, "
-	                    "started by \"test grows\" (test/a_test.exs:3): its state (a list) grew 0 "
-	                    "-> 100 000 elements, +4.0 MB");
+	assert_string_equal(
+	        items[0].text,
+	        "process <0.1.0> (Foo:init/1) memory +5.0 MB, born during the run, "
+	        "started by \"test grows\" (test/a_test.exs:3): its state (a list) grew 0 "
+	        "-> 100 000 elements, +4.0 MB");
 	snapshot_clear(&a);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(test_map_field_grew),     cmocka_unit_test(test_born_list_and_data),
-	        cmocka_unit_test(test_dict_and_handlers),  cmocka_unit_test(test_not_inspected_mailbox),
-	        cmocka_unit_test(test_heap_unsized_and_not_read), cmocka_unit_test(test_starter_text),
-	        cmocka_unit_test(test_decode),             cmocka_unit_test(test_drilldown_text),
+	        cmocka_unit_test(test_map_field_grew),
+	        cmocka_unit_test(test_born_list_and_data),
+	        cmocka_unit_test(test_dict_and_handlers),
+	        cmocka_unit_test(test_not_inspected_mailbox),
+	        cmocka_unit_test(test_heap_unsized_and_not_read),
+	        cmocka_unit_test(test_starter_text),
+	        cmocka_unit_test(test_decode),
+	        cmocka_unit_test(test_drilldown_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -386,8 +386,7 @@ static int decode_born(const struct term *t, struct snapshot *out, char *err, si
 		    req_int(term_tuple_at(r, 1), &g->count) ||
 		    req_int(term_tuple_at(r, 2), &g->memory) ||
 		    req_text(term_tuple_at(r, 3), &g->example_pid) ||
-		    (r->u.seq.n == 5 &&
-		     probe_starter_decode(term_tuple_at(r, 4), &g->started) < 0))
+		    (r->u.seq.n == 5 && probe_starter_decode(term_tuple_at(r, 4), &g->started) < 0))
 			return bad_row("born", i, err, errlen);
 	}
 	return 0;

@@ -25,7 +25,8 @@ static int text_or_null(const struct term *t, char **out)
 static int figure(const struct term *t, int64_t *out, bool may_be_unknown)
 {
 	int64_t v;
-	if (!t || term_int(t, &v) < 0 || v > MODEL_FIGURE_MAX || (v < 0 && !(may_be_unknown && v == -1)))
+	if (!t || term_int(t, &v) < 0 || v > MODEL_FIGURE_MAX ||
+	    (v < 0 && !(may_be_unknown && v == -1)))
 		return -1;
 	*out = v;
 	return 0;
@@ -77,7 +78,8 @@ static int parts_decode(const struct term *t, struct inside_part **out, size_t *
 		const struct term *r = &t->u.seq.items[i];
 		struct inside_part *p = &(*out)[i];
 		*nout = i + 1;
-		if (r->type != TERM_TUPLE || r->u.seq.n != 6 || kind_of(term_tuple_at(r, 0), &p->kind) ||
+		if (r->type != TERM_TUPLE || r->u.seq.n != 6 ||
+		    kind_of(term_tuple_at(r, 0), &p->kind) ||
 		    text_or_null(term_tuple_at(r, 1), &p->where) ||
 		    text_or_null(term_tuple_at(r, 2), &p->type) ||
 		    text_or_null(term_tuple_at(r, 3), &p->unit) ||
@@ -114,8 +116,7 @@ static int one_decode(const struct term *r, struct proc_inside *in)
 	return 0;
 }
 
-int probe_inside_decode(const struct term *inside, struct snapshot *out, char *err,
-                        size_t errlen)
+int probe_inside_decode(const struct term *inside, struct snapshot *out, char *err, size_t errlen)
 {
 	if (!inside)
 		return 0;

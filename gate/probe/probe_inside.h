@@ -16,8 +16,7 @@
 /* inside: the reply's `inside` value, or NULL (an older probe, a light snapshot: nothing).
  * Returns 0, or -1 with err naming the entry (what was decoded stays in out, freed by
  * snapshot_clear). */
-int probe_inside_decode(const struct term *inside, struct snapshot *out, char *err,
-                        size_t errlen);
+int probe_inside_decode(const struct term *inside, struct snapshot *out, char *err, size_t errlen);
 
 /* t: #{test, file, line, module, code, by} (texts, <<>> for unknown; line an integer), or
  * NULL (nothing). Returns 0, or -1 when t is not such a map (out is then cleared). */
