@@ -57,7 +57,7 @@ before_fold([P | Rest], Skip, Deadline, Left, Acc) ->
         false ->
             case not lists:member(P, Skip) andalso not own(P) andalso askable(P) of
                 {yes, Kind} ->
-                    case ask(P, Kind, min(?ASK_MS, max(1, Deadline -
+                    case ask_raw(P, Kind, min(?ASK_MS, max(1, Deadline -
                                                           erlang:monotonic_time(millisecond)))) of
                         {ok, Sum} -> before_fold(Rest, Skip, Deadline, Left - 1, Acc#{P => Sum});
                         _ -> before_fold(Rest, Skip, Deadline, Left - 1, Acc)
@@ -101,7 +101,7 @@ inside_one(R, States, Skip, Owners, Deadline) ->
              parts_before => case {Born, maps:get(P, States, none)} of
                                  {true, _} -> born;
                                  {false, none} -> none;
-                                 {false, #{parts := PB}} -> PB
+                                 {false, #{} = SB} -> maps:get(parts, fields_named(P, SB))
                              end},
     Left = Deadline - erlang:monotonic_time(millisecond),
     Look = case lists:member(P, Skip) orelse own(P) of
@@ -189,10 +189,18 @@ not_waiting(P, Cur) ->
 
 %% ---- The ask ----
 
-%% {ok, #{parts => Parts}} or {error, Why}. A worker asks and waits, so that a late answer
-%% lands in a process that is gone.
-ask(P, <<"gen_event">>, Timeout) -> handlers(P, Timeout);
+%% {ok, #{parts => Parts}} or {error, Why}, record fields named from the state module's debug
+%% info (a file read: done only at the after-snapshot, for the few processes looked inside).
 ask(P, Kind, Timeout) ->
+    case ask_raw(P, Kind, Timeout) of
+        {ok, Sum} -> {ok, fields_named(P, Sum)};
+        Error -> Error
+    end.
+
+%% The same with a record's fields as {record, Name, Index}. A worker asks and waits, so that
+%% a late answer lands in a process that is gone.
+ask_raw(P, <<"gen_event">>, Timeout) -> handlers(P, Timeout);
+ask_raw(P, Kind, Timeout) ->
     Self = self(),
     Ref = make_ref(),
     Label = case Kind of <<"gen_statem">> -> data; _ -> state end,
@@ -206,7 +214,7 @@ ask(P, Kind, Timeout) ->
     receive
         {'DOWN', WRef, process, W, _} ->
             receive
-                {Ref, #{} = Sum} -> {ok, fields_named(P, Sum)};
+                {Ref, #{} = Sum} -> {ok, Sum};
                 {Ref, _} -> {error, <<"its state could not be walked">>}
             after 0 ->
                     {error, iolist_to_binary(["did not answer a system message within ",
@@ -216,7 +224,7 @@ ask(P, Kind, Timeout) ->
             exit(W, kill),
             receive {'DOWN', WRef, process, W, _} -> ok end,
             %% an answer may still be on its way: the ref keeps it from being mistaken later
-            receive {Ref, #{} = Sum} -> {ok, fields_named(P, Sum)}
+            receive {Ref, #{} = Sum} -> {ok, Sum}
             after 0 -> {error, iolist_to_binary(["did not answer a system message within ",
                                                   integer_to_list(Timeout), " ms"])}
             end
