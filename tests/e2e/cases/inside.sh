@@ -95,3 +95,20 @@ case_inside_clean_passes() {
 	expect_rc 0
 	no_leftovers "$d"
 }
+
+# A server started at boot whose memory grows though its state does not (a large
+# min_heap_size): read before and after, the growth is said to be heap, not state
+case_inside_heap() {
+	inside_form heap "process Inside.Cache (" "its state did not grow (" "is heap, not state"
+}
+
+# A process of its own under proc_lib, hibernating as a server would but answering no system
+# message: asked, it delays the after-snapshot by the ask's timeout alone and is said not
+# inspected, with why
+case_inside_silent() {
+	inside_form silent "not inspected: did not answer a system message within 100 ms"
+	local ms
+	ms=$(sed -n 's/.*after-snapshot: .* (GC [0-9]* ms, \([0-9]*\) ms in all).*/\1/p' "$OUT" "$ERR")
+	[ -n "$ms" ] || fail "no after-snapshot time in the progress lines"
+	[ "$ms" -lt 2000 ] || fail "the after-snapshot took $ms ms"
+}
