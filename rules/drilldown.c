@@ -208,9 +208,10 @@ static void refs_text(char *buf, size_t len, const struct proc_growth *p)
 
 /* After a process's text (o its length): who started it and what grew inside it, from the
  * probe's look inside (rules/inside.h), when it looked. */
-static void inside_add(char *text, size_t len, int o, const struct proc_inside *in, int64_t dm)
+static void inside_add(struct drill_item *it, int o, const struct proc_inside *in, int64_t dm)
 {
 	char started[600], what[1024];
+	size_t len = sizeof(it->text);
 	if (!in || o < 0 || (size_t)o >= len)
 		return;
 	/* the label names its initial call already: the starter without its code */
@@ -218,8 +219,14 @@ static void inside_add(char *text, size_t len, int o, const struct proc_inside *
 	s.code = NULL;
 	inside_starter_text(started, sizeof(started), &s);
 	inside_describe(what, sizeof(what), in, dm > 0 ? dm : 0);
-	snprintf(text + o, len - (size_t)o, "%s%s%s%s", *started ? ", " : "", started,
+	if (*started) {
+		it->started_at = (size_t)o + 2;
+		it->started_len = strlen(started);
+	}
+	snprintf(it->text + o, len - (size_t)o, "%s%s%s%s", *started ? ", " : "", started,
 	         *what ? ": " : "", what);
+	if (it->started_at + it->started_len > strlen(it->text))
+		it->started_at = it->started_len = 0;
 }
 
 /* The process item of p; with h the holder of many monitors or links, the other ends' growth
@@ -261,7 +268,7 @@ static void proc_item(struct drill_item *it, const struct proc_growth *p, const 
 	else
 		o = snprintf(it->text, sizeof(it->text), "process %s %smemory %s%s%s", label, refs,
 		             b, p->born ? ", born during the run" : "", ends);
-	inside_add(it->text, sizeof(it->text), o, inside_find(a, p->pid), dm);
+	inside_add(it, o, inside_find(a, p->pid), dm);
 }
 
 static size_t list_procs(struct drill_item *out, size_t n, size_t max, const struct snapshot *a)
@@ -287,9 +294,11 @@ static size_t list_procs(struct drill_item *out, size_t n, size_t max, const str
 				break;
 			proc_key(&out[k], p);
 			signed_bytes(b, sizeof(b), dbin);
-			snprintf(out[k].text, sizeof(out[k].text),
-			         "process %s holds %s of refc binaries%s", label, b,
-			         p->born ? ", born during the run" : "");
+			int o = snprintf(out[k].text, sizeof(out[k].text),
+			                 "process %s holds %s of refc binaries%s", label, b,
+			                 p->born ? ", born during the run" : "");
+			/* no growth of its heap to weigh: what grew inside holds the binaries */
+			inside_add(&out[k], o, inside_find(a, p->pid), 0);
 		}
 	}
 	return n;
@@ -314,10 +323,19 @@ static size_t list_born(struct drill_item *out, size_t n, size_t max, const stru
 	/* who started them before where they wait */
 	char started[600];
 	inside_starter_text(started, sizeof(started), &g->started);
-	snprintf(out[k].text, sizeof(out[k].text),
-	         "%s process%s born during the run still alive (%s): %s%s%s x %s (e.g. %s)", c,
-	         a->born_count == 1 ? "" : "es", b, started, *started ? ", waiting in " : "",
-	         g->key ? rules_display(g->key) : "?", gc, g->example_pid ? g->example_pid : "?");
+	int o = snprintf(out[k].text, sizeof(out[k].text),
+	                 "%s process%s born during the run still alive (%s): ", c,
+	                 a->born_count == 1 ? "" : "es", b);
+	snprintf(out[k].text + o, sizeof(out[k].text) - (size_t)o, "%s%s%s x %s (e.g. %s)", started,
+	         *started ? ", waiting in " : "", g->key ? rules_display(g->key) : "?", gc,
+	         g->example_pid ? g->example_pid : "?");
+	/* the starter up to its code ("with ..."), which the process's own text leaves out */
+	const char *with = strstr(started, ", with ");
+	size_t sl = with ? (size_t)(with - started) : strlen(started);
+	if (*started && (size_t)o + sl < strlen(out[k].text)) {
+		out[k].started_at = (size_t)o;
+		out[k].started_len = sl;
+	}
 	return n;
 }
 
@@ -431,6 +449,7 @@ static void finding_lead(char *buf, size_t len, const struct finding *f,
 	int64_t least = judged > 0 ? judged / DRILL_SHARE : 1;
 	if (least < 1)
 		least = 1;
+	const struct drill_item *said[DRILL_IN_MESSAGE];
 	for (size_t i = 0; i < n && named < DRILL_IN_MESSAGE && o < len; i++) {
 		const struct drill_item *it = &items[i];
 		if (kind >= 0) {
@@ -440,8 +459,20 @@ static void finding_lead(char *buf, size_t len, const struct finding *f,
 		} else if (it->by_cat[cat] < least) {
 			continue;
 		}
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", named ? ", " : "", it->text);
-		named++;
+		const struct drill_item *alike = NULL;
+		for (size_t j = 0; j < named && !alike; j++)
+			if (said[j]->started_len && said[j]->started_len == it->started_len &&
+			    memcmp(said[j]->text + said[j]->started_at, it->text + it->started_at,
+			           it->started_len) == 0)
+				alike = said[j];
+		if (alike)
+			o += (size_t)snprintf(buf + o, len - o, "%s%.*sstarted by the same test%s",
+			                      named ? ", " : "", (int)it->started_at, it->text,
+			                      it->text + it->started_at + it->started_len);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", named ? ", " : "",
+			                      it->text);
+		said[named++] = it;
 		if (kind >= 0)
 			break;
 	}

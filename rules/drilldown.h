@@ -37,6 +37,10 @@ struct drill_item {
 	 * structure, rules/consolidate.h): "ets:corpus_cache", "ETS table corpus_cache" */
 	char key[320];
 	char label[400];
+	/* where text says who started it ("started by \"test ...\" (file:line, in M)", ...):
+	 * offset and length, 0 long when it says nothing of it; a finding that names two items
+	 * started alike says it once */
+	size_t started_at, started_len;
 };
 
 /* The refc binary bytes the new rows of e hold: all of a table created during the run, the

@@ -341,6 +341,33 @@ static void test_drilldown_text(void **state)
 	        "process <0.1.0> (Foo:init/1) memory +5.0 MB, born during the run, "
 	        "started by \"test grows\" (test/a_test.exs:3): its state (a list) grew 0 "
 	        "-> 100 000 elements, +4.0 MB");
+
+	/* the born group started by the same test, named in the same finding: said once */
+	a.born_count = 2;
+	a.born_memory = 5100000;
+	a.born = calloc(1, sizeof(*a.born));
+	a.nborn = 1;
+	a.born[0].key = dup0("Foo:init/1");
+	a.born[0].count = 1;
+	a.born[0].memory = 5000000;
+	a.born[0].example_pid = dup0("<0.1.0>");
+	a.born[0].started.test = dup0("test grows");
+	a.born[0].started.file = dup0("test/a_test.exs");
+	a.born[0].started.line = 3;
+	a.born[0].started.code = dup0("Foo:init/1");
+	struct findings f = {0};
+	assert_int_equal(findings_add(&f, "growth", "processes_used", VERDICT_FAIL, 1000000,
+	                              6100000, 1000000, 10.0, "processes_used grew"),
+	                 0);
+	f.items[0].delta = 5100000;
+	assert_int_equal(drilldown_annotate(&f, &b, &a), 0);
+	assert_string_equal(f.items[0].message,
+	                    "2 processes born during the run still alive (5.1 MB): started by "
+	                    "\"test grows\" (test/a_test.exs:3), with Foo:init/1, waiting in "
+	                    "Foo:init/1 x 1 (e.g. <0.1.0>), process <0.1.0> (Foo:init/1) memory "
+	                    "+5.0 MB, born during the run, started by the same test: its state (a "
+	                    "list) grew 0 -> 100 000 elements, +4.0 MB; processes_used grew");
+	findings_clear(&f);
 	snapshot_clear(&a);
 }
 

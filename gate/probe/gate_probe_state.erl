@@ -13,8 +13,8 @@
 %%   before  every server that waits in its loop, registered ones first, at most
 %%           ?BEFORE_MAX of them and ?BEFORE_BUDGET_MS in all; kept by the keeper
 %%   after   the processes the after-snapshot names as growers (what a finding can name)
-%%           that grew by ?FLOOR_BYTES or ?FLOOR_MSGS, at most ?AFTER_MAX of them, largest
-%%           first, ?AFTER_BUDGET_MS in all
+%%           that grew by ?FLOOR_BYTES (heap or refc binaries held) or ?FLOOR_MSGS, at most
+%%           ?AFTER_MAX of them, largest first, ?AFTER_BUDGET_MS in all
 %% Each ask waits ?ASK_MS at most. Flat sizes are taken only in a process whose heap is at
 %% most ?FLAT_MAX_WORDS (a larger state is counted, not sized); a mailbox is read only up to
 %% ?MAILBOX_MAX messages. Part of the probe: see gate_probe.erl.
@@ -84,7 +84,8 @@ inside(Rows, Before, Skip, Owners) ->
                ?AFTER_MAX),
     [inside_one(R, States, Skip, Owners, Deadline) || {_, R} <- Chosen].
 
-growth(R) -> element(8, R) - element(7, R).
+%% by its heap or by the refc binaries it holds (a queue of binaries grows its heap little)
+growth(R) -> max(element(8, R) - element(7, R), element(12, R) - element(11, R)).
 
 notable(R) ->
     growth(R) >= ?FLOOR_BYTES orelse element(10, R) - element(9, R) >= ?FLOOR_MSGS.
@@ -151,6 +152,10 @@ own_name(_) -> false.
 %% {yes, Kind} for a process waiting in an OTP receive loop; {no, Why} else.
 askable(P) ->
     case erlang:process_info(P, [current_function, status]) of
+        %% suspended where it waits: a system message would stay unread until resumed
+        [{current_function, Cur}, {status, suspended}] ->
+            {no, iolist_to_binary(["suspended (erlang:suspend_process/1) in ", mfa_text(Cur),
+                                   "; it answers no system message until resumed"])};
         [{current_function, {gen_server, loop, _}}, _] -> {yes, <<"gen_server">>};
         [{current_function, {gen_statem, loop_receive, _}}, _] -> {yes, <<"gen_statem">>};
         [{current_function, {gen_event, fetch_msg, _}}, _] -> {yes, <<"gen_event">>};

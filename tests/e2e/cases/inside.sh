@@ -112,3 +112,11 @@ case_inside_silent() {
 	[ -n "$ms" ] || fail "no after-snapshot time in the progress lines"
 	[ "$ms" -lt 2000 ] || fail "the after-snapshot took $ms ms"
 }
+
+# A server suspended where it waits is not asked (it would not answer): said not inspected
+case_inside_suspended() {
+	inside_form suspended "not inspected: suspended (erlang:suspend_process/1) in "
+	local ms
+	ms=$(sed -n 's/.*after-snapshot: .* (GC [0-9]* ms, \([0-9]*\) ms in all).*/\1/p' "$OUT" "$ERR")
+	[ "${ms:-0}" -lt 2000 ] || fail "the after-snapshot took $ms ms"
+}
