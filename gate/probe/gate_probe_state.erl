@@ -11,11 +11,13 @@
 %%
 %% Cost, bounded per snapshot (the README states it):
 %%   before  every server that waits in its loop, registered ones first, at most
-%%           ?BEFORE_MAX of them and ?BEFORE_BUDGET_MS in all; kept by the keeper
+%%           ?BEFORE_MAX of them, all asked at once, ?BEFORE_BUDGET_MS in all; kept by the
+%%           keeper
 %%   after   the processes the after-snapshot names as growers (what a finding can name)
 %%           that grew by ?FLOOR_BYTES (heap or refc binaries held) or ?FLOOR_MSGS, at most
 %%           ?AFTER_MAX of them, largest first, ?AFTER_BUDGET_MS in all
-%% Each ask waits ?ASK_MS at most. Flat sizes are taken only in a process whose heap is at
+%% A process asked must start answering within ?ASK_MS; at the after-snapshot its walk may
+%% take what is left of the budget. Flat sizes are taken only in a process whose heap is at
 %% most ?FLAT_MAX_WORDS (a larger state is counted, not sized); a mailbox is read only up to
 %% ?MAILBOX_MAX messages. Part of the probe: see gate_probe.erl.
 -module(gate_probe_state).
@@ -36,35 +38,93 @@
 -define(PARTS_MAX, 16).
 %% a map with at most this many keys, all atoms, is a record-like state: one part per key
 -define(FIELDS_MAX, 64).
+%% entries of one shape (dictionary keys, messages) sized; the rest take their mean
+-define(SIZED_PER_SHAPE, 256).
 
 -import(gate_probe_snapshot, [pid_text/1, name_text/1, mfa_text/1, initial_call/1]).
 
 %% ---- Before: what each server holds, for the processes alive at the before-snapshot ----
 
 %% #{Pid => Summary} for the servers waiting in their loop, within the budget; Skip: gate's
-%% own processes.
+%% own processes. Every server is asked at once, so that one slow to answer (a connection
+%% busy connecting, a server woken from hibernation) costs the others nothing: the budget
+%% bounds the wait for all of them, not the sum of their answers.
 before(Skip) ->
     Deadline = erlang:monotonic_time(millisecond) + ?BEFORE_BUDGET_MS,
     Named = [P || N <- erlang:registered(), P <- [whereis(N)], is_pid(P)],
-    Order = Named ++ [P || P <- erlang:processes(), not lists:member(P, Named)],
-    before_fold(Order, Skip, Deadline, ?BEFORE_MAX, #{}).
+    NamedSet = maps:from_keys(Named, []),
+    Order = Named ++ [P || P <- erlang:processes(), not is_map_key(P, NamedSet)],
+    case before_pick(Order, maps:from_keys(Skip, []), Deadline, ?BEFORE_MAX, []) of
+        [] -> #{};
+        Asked -> before_gather(Asked, Deadline)
+    end.
 
-before_fold([], _Skip, _Deadline, _Left, Acc) -> Acc;
-before_fold(_, _Skip, _Deadline, 0, Acc) -> Acc;
-before_fold([P | Rest], Skip, Deadline, Left, Acc) ->
+%% [{Pid, Kind}] of the servers to ask, in Order, at most Left, picked before the deadline.
+before_pick([], _Skip, _Deadline, _Left, Acc) -> lists:reverse(Acc);
+before_pick(_, _Skip, _Deadline, 0, Acc) -> lists:reverse(Acc);
+before_pick([P | Rest], Skip, Deadline, Left, Acc) ->
     case erlang:monotonic_time(millisecond) >= Deadline of
-        true -> Acc;
+        true -> lists:reverse(Acc);
         false ->
-            case not lists:member(P, Skip) andalso not own(P) andalso askable(P) of
+            %% askable first: most processes are not servers, and own/1 reads more
+            case not is_map_key(P, Skip) andalso askable(P) of
                 {yes, Kind} ->
-                    case ask_raw(P, Kind, min(?ASK_MS, max(1, Deadline -
-                                                          erlang:monotonic_time(millisecond)))) of
-                        {ok, Sum} -> before_fold(Rest, Skip, Deadline, Left - 1, Acc#{P => Sum});
-                        _ -> before_fold(Rest, Skip, Deadline, Left - 1, Acc)
+                    case own(P) of
+                        false -> before_pick(Rest, Skip, Deadline, Left - 1, [{P, Kind} | Acc]);
+                        true -> before_pick(Rest, Skip, Deadline, Left, Acc)
                     end;
-                _ -> before_fold(Rest, Skip, Deadline, Left, Acc)
+                _ -> before_pick(Rest, Skip, Deadline, Left, Acc)
             end
     end.
+
+%% Asks every server from a process of its own, which gathers the summaries until all have
+%% answered or the deadline, then exits with them: an answer later than that goes to a
+%% process that is gone, and nothing is left in the caller's mailbox.
+before_gather(Asked, Deadline) ->
+    Ref = make_ref(),
+    {C, CRef} = spawn_monitor(fun() -> exit({Ref, gather(Asked, Deadline)}) end),
+    receive
+        {'DOWN', CRef, process, C, {Ref, Sums}} -> Sums;
+        {'DOWN', CRef, process, C, _} -> #{}
+    after ?BEFORE_BUDGET_MS + 1000 ->
+            exit(C, kill),
+            receive {'DOWN', CRef, process, C, _} -> #{} end
+    end.
+
+gather(Asked, Deadline) ->
+    Me = self(),
+    Tag = make_ref(),
+    lists:foreach(fun({P, Kind}) -> ask_async(P, Kind, Me, Tag, Deadline) end, Asked),
+    gather_wait(length(Asked), Tag, Deadline, #{}).
+
+%% A server's summary comes as {Tag, Pid, Summary}; sys's own answer to the system message
+%% ({Tag, Reply}: the walk's throw, as an error) says nothing more.
+gather_wait(0, _Tag, _Deadline, Acc) -> Acc;
+gather_wait(N, Tag, Deadline, Acc) ->
+    receive
+        {Tag, P, #{} = Sum} -> gather_wait(N - 1, Tag, Deadline, Acc#{P => Sum});
+        {Tag, _P, _NotWalked} -> gather_wait(N - 1, Tag, Deadline, Acc);
+        {Tag, _SysReply} -> gather_wait(N, Tag, Deadline, Acc)
+    after max(0, Deadline - erlang:monotonic_time(millisecond)) -> Acc
+    end.
+
+%% The system message sys:replace_state/3 sends ({system, From, {replace_state, Fun}}),
+%% sent without waiting; a gen_event manager's handlers are asked by a worker of their own.
+ask_async(P, <<"gen_event">>, Me, Tag, Deadline) ->
+    spawn(fun() ->
+                  Timeout = max(1, min(?ASK_MS, Deadline - erlang:monotonic_time(millisecond))),
+                  Me ! {Tag, P, case handlers(P, Timeout) of
+                                    {ok, Sum} -> Sum;
+                                    _ -> none
+                                end}
+          end);
+ask_async(P, Kind, Me, Tag, _Deadline) ->
+    Label = case Kind of <<"gen_statem">> -> data; _ -> state end,
+    Walk = fun(S) ->
+                   Me ! {Tag, self(), catch summarise(Label, S)},
+                   throw(gate_probe_state_read)
+           end,
+    P ! {system, {Me, Tag}, {replace_state, Walk}}.
 
 %% ---- After: inside the processes that grew ----
 
@@ -114,7 +174,7 @@ inside_one(R, States, Skip, Owners, Deadline) ->
     Mailbox = mailbox_parts(P, element(10, R)),
     case Look of
         {yes, Kind} ->
-            case ask(P, Kind, min(?ASK_MS, Left)) of
+            case ask(P, Kind, min(?ASK_MS, Left), Left) of
                 {ok, #{parts := Parts}} ->
                     Base#{kind => Kind, inspected => true, why => <<>>,
                           parts => Parts ++ Mailbox};
@@ -196,43 +256,56 @@ not_waiting(P, Cur) ->
 
 %% {ok, #{parts => Parts}} or {error, Why}, record fields named from the state module's debug
 %% info (a file read: done only at the after-snapshot, for the few processes looked inside).
-ask(P, Kind, Timeout) ->
-    case ask_raw(P, Kind, Timeout) of
+%% Timeout: how long the process may take to start answering; Left: how long its answer
+%% may take in all (a large state's walk, on a busy machine, takes longer than the start).
+ask(P, Kind, Timeout, Left) ->
+    case ask_raw(P, Kind, Timeout, Left) of
         {ok, Sum} -> {ok, fields_named(P, Sum)};
         Error -> Error
     end.
 
-%% The same with a record's fields as {record, Name, Index}. A worker asks and waits, so that
-%% a late answer lands in a process that is gone.
-ask_raw(P, <<"gen_event">>, Timeout) -> handlers(P, Timeout);
-ask_raw(P, Kind, Timeout) ->
-    Self = self(),
+%% The same with a record's fields as {record, Name, Index}. A worker sends the system message
+%% sys:replace_state/3 sends and waits for the walk, so that an answer later than that lands
+%% in a process that is gone, not in the caller's mailbox.
+ask_raw(P, <<"gen_event">>, _Timeout, Left) -> handlers(P, max(1, Left));
+ask_raw(P, Kind, Timeout, Left) ->
     Ref = make_ref(),
     Label = case Kind of <<"gen_statem">> -> data; _ -> state end,
-    Walk = fun(S) ->
-                   Self ! {Ref, catch summarise(Label, S)},
-                   throw(gate_probe_state_read)
-           end,
-    {W, WRef} = spawn_monitor(fun() ->
-                                      exit({asked, catch sys:replace_state(P, Walk, Timeout)})
-                              end),
+    {W, WRef} = spawn_monitor(fun() -> exit({Ref, walk(P, Label, Timeout, Left)}) end),
     receive
-        {'DOWN', WRef, process, W, _} ->
-            receive
-                {Ref, #{} = Sum} -> {ok, Sum};
-                {Ref, _} -> {error, <<"its state could not be walked">>}
-            after 0 ->
-                    {error, iolist_to_binary(["did not answer a system message within ",
-                                              integer_to_list(Timeout), " ms"])}
-            end
-    after Timeout + 50 ->
+        {'DOWN', WRef, process, W, {Ref, Result}} -> Result;
+        {'DOWN', WRef, process, W, _} -> {error, <<"its state could not be walked">>}
+    after max(Timeout, Left) + 100 ->
             exit(W, kill),
             receive {'DOWN', WRef, process, W, _} -> ok end,
-            %% an answer may still be on its way: the ref keeps it from being mistaken later
-            receive {Ref, #{} = Sum} -> {ok, Sum}
-            after 0 -> {error, iolist_to_binary(["did not answer a system message within ",
-                                                  integer_to_list(Timeout), " ms"])}
-            end
+            {error, <<"its state could not be walked within the snapshot's time budget">>}
+    end.
+
+%% In the worker: the walk says it started as soon as it runs in the process, then sends the
+%% summary.
+walk(P, Label, Timeout, Left) ->
+    Me = self(),
+    Tag = make_ref(),
+    Walk = fun(S) ->
+                   Me ! {Tag, started},
+                   Me ! {Tag, catch summarise(Label, S)},
+                   throw(gate_probe_state_read)
+           end,
+    P ! {system, {Me, Tag}, {replace_state, Walk}},
+    Started = erlang:monotonic_time(millisecond),
+    receive
+        {Tag, started} ->
+            receive
+                {Tag, #{} = Sum} -> {ok, Sum};
+                {Tag, _} -> {error, <<"its state could not be walked">>}
+            after max(0, Left - (erlang:monotonic_time(millisecond) - Started)) ->
+                    {error, <<"its state's walk did not end within the snapshot's time budget">>}
+            end;
+        %% sys answered without running the walk (a loop of its own that implements it)
+        {Tag, _} -> {error, <<"its state could not be walked">>}
+    after Timeout ->
+            {error, iolist_to_binary(["did not answer a system message within ",
+                                      integer_to_list(Timeout), " ms"])}
     end.
 
 %% A gen_event manager's handlers, counted by module.
@@ -354,21 +427,38 @@ list_len(_, N) -> N.
 %% The process dictionary, grouped by the shape of its keys; proc_lib's and Elixir's own
 %% keys are left out.
 dict_parts(D, Sized) ->
-    G = lists:foldl(fun({K, _} = KV, Acc) ->
-                            case is_atom(K) andalso lists:prefix("$", atom_to_list(K)) of
-                                true -> Acc;
-                                false ->
-                                    B = size_of(KV, Sized),
-                                    maps:update_with(shape(K),
-                                                     fun({C, B0}) -> {C + 1, add_bytes(B0, B)} end,
-                                                     {1, B}, Acc)
+    G = lists:foldl(fun({K, _} = KV, Acc) when is_atom(K) ->
+                            case atom_to_binary(K) of
+                                <<"$", _/binary>> -> Acc;
+                                _ -> group_add({atom, K}, KV, Sized, Acc)
                             end;
+                       ({K, _} = KV, Acc) -> group_add(shape(K), KV, Sized, Acc);
                        (_, Acc) -> Acc
                     end, #{}, D),
-    [{dict, S, <<>>, <<"keys">>, C, B} || {S, {C, B}} <- top(maps:to_list(G), ?PARTS_MAX)].
+    [{dict, shape_text(S), <<>>, <<"keys">>, C, B} || {S, C, B} <- groups_top(G, ?PARTS_MAX)].
 
-add_bytes(A, B) when A < 0; B < 0 -> -1;
-add_bytes(A, B) -> A + B.
+%% Groups by shape, {Count, SizedCount, SizedBytes}: at most ?SIZED_PER_SHAPE of a shape are
+%% sized, the others counted (a flat_size call per entry costs more than the rest of the walk
+%% together: 60 000 keys took half a second on a loaded machine).
+group_add(Key, Term, Sized, Acc) ->
+    case Acc of
+        #{Key := {C, SC, SB}} when Sized, SC < ?SIZED_PER_SHAPE ->
+            Acc#{Key := {C + 1, SC + 1, SB + flat_bytes(Term)}};
+        #{Key := {C, SC, SB}} -> Acc#{Key := {C + 1, SC, SB}};
+        _ when Sized -> Acc#{Key => {1, 1, flat_bytes(Term)}};
+        _ -> Acc#{Key => {1, 0, 0}}
+    end.
+
+flat_bytes(T) -> erts_debug:flat_size(T) * erlang:system_info(wordsize).
+
+%% The N largest groups by count, [{Key, Count, Bytes}]: Bytes the sized ones' when all were
+%% sized, else their mean times the count; -1 when none was.
+groups_top(G, N) ->
+    L = [{K, C, if SC =:= 0 -> -1;
+                   SC =:= C -> SB;
+                   true -> SB * C div SC
+                end} || {K, {C, SC, SB}} <- maps:to_list(G)],
+    lists:sublist(lists:sort(fun({_, A, _}, {_, B, _}) -> A >= B end, L), N).
 
 %% A plain process's dictionary, copied out (bounded by its heap).
 dict_outside(P) ->
@@ -390,50 +480,50 @@ mailbox_parts(P, _Q) ->
         {total_heap_size, H} when H =< ?FLAT_MAX_WORDS ->
             case erlang:process_info(P, messages) of
                 {messages, Ms} ->
-                    W = erlang:system_info(wordsize),
-                    G = lists:foldl(fun(M, Acc) ->
-                                            B = erts_debug:flat_size(M) * W,
-                                            maps:update_with(msg_shape(M),
-                                                             fun({C, B0}) -> {C + 1, B0 + B} end,
-                                                             {1, B}, Acc)
-                                    end, #{}, Ms),
-                    [{mailbox, S, <<>>, <<"messages">>, C, B}
-                     || {S, {C, B}} <- top(maps:to_list(G), 4)];
+                    G = lists:foldl(fun(M, Acc) -> group_add(msg_shape(M), M, true, Acc) end,
+                                    #{}, Ms),
+                    [{mailbox, shape_text(S), <<>>, <<"messages">>, C, B}
+                     || {S, C, B} <- groups_top(G, 4)];
                 _ -> []
             end;
         _ -> []
     end.
 
-%% The largest groups by count: [{Key, {Count, Bytes}} | {Key, Count}]
-top(L, N) ->
-    Count = fun({_, {C, _}}) -> C; ({_, C}) -> C end,
-    lists:sublist(lists:sort(fun(A, B) -> Count(A) >= Count(B) end, L), N).
+%% The largest groups by count: [{Key, Count}]
+top(L, N) -> lists:sublist(lists:sort(fun({_, A}, {_, B}) -> A >= B end, L), N).
 
-%% A message's shape as Elixir writes it: {:DOWN, ...}, :tick, "..."
+%% A message's shape, as a term shape_text/1 writes as Elixir does: {:DOWN, ...}, :tick
 msg_shape(T) when is_tuple(T), tuple_size(T) > 0, is_atom(element(1, T)) ->
-    iolist_to_binary(["{", elixir_text(element(1, T)),
-                      case tuple_size(T) of 1 -> ""; _ -> ", ..." end, "}"]);
-msg_shape(T) when is_tuple(T) -> <<"a tuple">>;
-msg_shape(A) when is_atom(A) -> elixir_text(A);
-msg_shape(B) when is_binary(B) -> <<"a binary">>;
-msg_shape(L) when is_list(L) -> <<"a list">>;
-msg_shape(M) when is_map(M) -> <<"a map">>;
-msg_shape(_) -> <<"a term">>.
+    {tuple, [element(1, T)], tuple_size(T) > 1};
+msg_shape(T) when is_tuple(T) -> {class, <<"a tuple">>};
+msg_shape(A) when is_atom(A) -> {atom, A};
+msg_shape(B) when is_binary(B) -> {class, <<"a binary">>};
+msg_shape(L) when is_list(L) -> {class, <<"a list">>};
+msg_shape(M) when is_map(M) -> {class, <<"a map">>};
+msg_shape(_) -> {class, <<"a term">>}.
 
 %% A key's shape: atoms kept, everything else _ ({:session, _}); an atom key is itself.
-shape(K) when is_atom(K) -> elixir_text(K);
+%% A term, written once per group by shape_text/1 (a text per key costs too much).
+shape(K) when is_atom(K) -> {atom, K};
 shape(K) when is_tuple(K), tuple_size(K) > 0 ->
-    Els = [case E of
-               _ when is_atom(E) -> elixir_text(E);
-               _ -> <<"_">>
-           end || E <- lists:sublist(tuple_to_list(K), 4)],
-    More = case tuple_size(K) > 4 of true -> [<<", ...">>]; false -> [] end,
-    iolist_to_binary([${, lists:join(<<", ">>, Els), More, $}]);
-shape(K) when is_binary(K) -> <<"a binary">>;
-shape(K) when is_integer(K) -> <<"an integer">>;
-shape(K) when is_reference(K) -> <<"a reference">>;
-shape(K) when is_pid(K) -> <<"a pid">>;
-shape(_) -> <<"a term">>.
+    {tuple, [case E of
+                 _ when is_atom(E) -> E;
+                 _ -> {}
+             end || E <- lists:sublist(tuple_to_list(K), 4)], tuple_size(K) > 4};
+shape(K) when is_binary(K) -> {class, <<"a binary">>};
+shape(K) when is_integer(K) -> {class, <<"an integer">>};
+shape(K) when is_reference(K) -> {class, <<"a reference">>};
+shape(K) when is_pid(K) -> {class, <<"a pid">>};
+shape(_) -> {class, <<"a term">>}.
+
+shape_text({atom, A}) -> elixir_text(A);
+shape_text({class, T}) -> T;
+shape_text({tuple, Els, More}) ->
+    iolist_to_binary([${, lists:join(<<", ">>, [case E of
+                                                    {} -> <<"_">>;
+                                                    _ -> elixir_text(E)
+                                                end || E <- Els]),
+                      case More of true -> <<", ...">>; false -> <<>> end, $}]).
 
 %% :session, Foo.Bar, nil
 elixir_text(A) when is_atom(A) ->
