@@ -114,6 +114,70 @@ static json_t *modules_json(const struct snapshot *s, int *bad)
 	return o;
 }
 
+static json_t *starter_json(const struct starter *st, int *bad)
+{
+	json_t *j = json_object();
+	if (!j)
+		*bad = 1;
+	put(j, "test", str_or_null(st->test), bad);
+	put(j, "file", str_or_null(st->file), bad);
+	put(j, "line", json_integer(st->line), bad);
+	put(j, "module", str_or_null(st->module), bad);
+	put(j, "code", str_or_null(st->code), bad);
+	put(j, "by", str_or_null(st->by), bad);
+	return j;
+}
+
+static json_t *parts_json(const struct inside_part *parts, size_t n, int *bad)
+{
+	static const char *const kinds[] = {"state", "data", "dict", "mailbox", "handlers"};
+	json_t *a = json_array();
+	if (!a)
+		*bad = 1;
+	for (size_t i = 0; i < n && !*bad; i++) {
+		const struct inside_part *p = &parts[i];
+		json_t *j = json_object();
+		put(j, "kind", json_string(p->kind < INSIDE_KIND_COUNT ? kinds[p->kind] : "?"),
+		    bad);
+		put(j, "where", str_or_null(p->where), bad);
+		put(j, "type", str_or_null(p->type), bad);
+		put(j, "unit", str_or_null(p->unit), bad);
+		put(j, "count", json_integer(p->count), bad);
+		/* null: not sized (a state too large to walk) */
+		put(j, "bytes", p->bytes < 0 ? json_null() : json_integer(p->bytes), bad);
+		append(a, j, bad);
+	}
+	return a;
+}
+
+/* Inside the processes that grew: each part now and before, and who started it. */
+static json_t *inside_json(const struct snapshot *s, int *bad)
+{
+	static const char *const befores[] = {"not_read", "born", "read"};
+	json_t *a = json_array();
+	if (!a)
+		*bad = 1;
+	for (size_t i = 0; i < s->ninside && !*bad; i++) {
+		const struct proc_inside *in = &s->inside[i];
+		json_t *j = json_object();
+		put(j, "pid", str_or_null(in->pid), bad);
+		put(j, "kind", str_or_null(in->kind), bad);
+		put(j, "inspected", json_boolean(in->inspected), bad);
+		put(j, "why_not", str_or_null(in->why), bad);
+		put(j, "before", json_string(befores[in->before]), bad);
+		put(j, "mailbox_before", json_integer(in->mailbox_before), bad);
+		put(j, "parts", parts_json(in->parts, in->nparts, bad), bad);
+		put(j, "parts_before",
+		    in->before == INSIDE_BEFORE_READ
+		            ? parts_json(in->parts_before, in->nparts_before, bad)
+		            : json_null(),
+		    bad);
+		put(j, "started", starter_json(&in->started, bad), bad);
+		append(a, j, bad);
+	}
+	return a;
+}
+
 /* What grew since the before-snapshot (issue 13; after-snapshots of gate run only). */
 static json_t *growth_json(const struct snapshot *s, int *bad)
 {
@@ -172,6 +236,7 @@ static json_t *growth_json(const struct snapshot *s, int *bad)
 	put(o, "ets", ets, bad);
 	put(o, "ports", ports, bad);
 	put(o, "ports_opened", json_integer(s->ports_opened), bad);
+	put(o, "inside", inside_json(s, bad), bad);
 	put(o, "persistent_term_new", groups_json(s->pterm_new, s->npterm_new, bad), bad);
 	put(o, "atoms_new", groups_json(s->atoms_new, s->natoms_new, bad), bad);
 	if (s->have_code_new)
@@ -208,6 +273,7 @@ static json_t *born_group_json(const struct proc_group *g, int *bad)
 	put(j, "count", json_integer(g->count), bad);
 	put(j, "memory", json_integer(g->memory), bad);
 	put(j, "example_pid", str_or_null(g->example_pid), bad);
+	put(j, "started", starter_json(&g->started, bad), bad);
 	return j;
 }
 

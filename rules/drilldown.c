@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "culprits.h"
+#include "inside.h"
 
 #define BIT(c) (1u << (c))
 /* the categories each kind's bytes count in */
@@ -205,6 +206,29 @@ static void refs_text(char *buf, size_t len, const struct proc_growth *p)
 		         p->born ? l : "", p->born ? ")" : "");
 }
 
+/* After a process's text (o its length): who started it and what grew inside it, from the
+ * probe's look inside (rules/inside.h), when it looked. */
+static void inside_add(struct drill_item *it, int o, const struct proc_inside *in, int64_t dm)
+{
+	char started[600], what[1024];
+	size_t len = sizeof(it->text);
+	if (!in || o < 0 || (size_t)o >= len)
+		return;
+	/* the label names its initial call already: the starter without its code */
+	struct starter s = in->started;
+	s.code = NULL;
+	inside_starter_text(started, sizeof(started), &s);
+	inside_describe(what, sizeof(what), in, dm > 0 ? dm : 0);
+	if (*started) {
+		it->started_at = (size_t)o + 2;
+		it->started_len = strlen(started);
+	}
+	snprintf(it->text + o, len - (size_t)o, "%s%s%s%s", *started ? ", " : "", started,
+	         *what ? ": " : "", what);
+	if (it->started_at + it->started_len > strlen(it->text))
+		it->started_at = it->started_len = 0;
+}
+
 /* The process item of p; with h the holder of many monitors or links, the other ends' growth
  * (the same monitors, counted on both sides) is h's, said once. */
 static void proc_item(struct drill_item *it, const struct proc_growth *p, const char *label,
@@ -236,13 +260,15 @@ static void proc_item(struct drill_item *it, const struct proc_growth *p, const 
 	refs_text(refs, sizeof(refs), p);
 	signed_bytes(b, sizeof(b), dm);
 	signed_count(q, sizeof(q), dq);
+	int o;
 	if (dq > 0)
-		snprintf(it->text, sizeof(it->text),
-		         "process %s %smailbox %s messages, memory %s%s%s", label, refs, q, b,
-		         p->born ? ", born during the run" : "", ends);
+		o = snprintf(it->text, sizeof(it->text),
+		             "process %s %smailbox %s messages, memory %s%s%s", label, refs, q, b,
+		             p->born ? ", born during the run" : "", ends);
 	else
-		snprintf(it->text, sizeof(it->text), "process %s %smemory %s%s%s", label, refs, b,
-		         p->born ? ", born during the run" : "", ends);
+		o = snprintf(it->text, sizeof(it->text), "process %s %smemory %s%s%s", label, refs,
+		             b, p->born ? ", born during the run" : "", ends);
+	inside_add(it, o, inside_find(a, p->pid), dm);
 }
 
 static size_t list_procs(struct drill_item *out, size_t n, size_t max, const struct snapshot *a)
@@ -268,9 +294,11 @@ static size_t list_procs(struct drill_item *out, size_t n, size_t max, const str
 				break;
 			proc_key(&out[k], p);
 			signed_bytes(b, sizeof(b), dbin);
-			snprintf(out[k].text, sizeof(out[k].text),
-			         "process %s holds %s of refc binaries%s", label, b,
-			         p->born ? ", born during the run" : "");
+			int o = snprintf(out[k].text, sizeof(out[k].text),
+			                 "process %s holds %s of refc binaries%s", label, b,
+			                 p->born ? ", born during the run" : "");
+			/* no growth of its heap to weigh: what grew inside holds the binaries */
+			inside_add(&out[k], o, inside_find(a, p->pid), 0);
 		}
 	}
 	return n;
@@ -297,10 +325,22 @@ static size_t list_born(struct drill_item *out, size_t n, size_t max, const stru
 	snprintf(out[k].key, sizeof(out[k].key), "born");
 	snprintf(out[k].label, sizeof(out[k].label), "%s process%s left alive (%s x %s)", c,
 	         a->born_count == 1 ? "" : "es", g->key ? rules_display(g->key) : "?", gc);
-	snprintf(out[k].text, sizeof(out[k].text),
-	         "%s process%s born during the run still alive (%s): %s x %s (e.g. %s)", c,
-	         a->born_count == 1 ? "" : "es", b, g->key ? rules_display(g->key) : "?", gc,
+	/* who started them before where they wait */
+	char started[600];
+	inside_starter_text(started, sizeof(started), &g->started);
+	int o = snprintf(out[k].text, sizeof(out[k].text),
+	                 "%s process%s born during the run still alive (%s): ", c,
+	                 a->born_count == 1 ? "" : "es", b);
+	snprintf(out[k].text + o, sizeof(out[k].text) - (size_t)o, "%s%s%s x %s (e.g. %s)", started,
+	         *started ? ", waiting in " : "", g->key ? rules_display(g->key) : "?", gc,
 	         g->example_pid ? g->example_pid : "?");
+	/* the starter up to its code ("with ..."), which the process's own text leaves out */
+	const char *with = strstr(started, ", with ");
+	size_t sl = with ? (size_t)(with - started) : strlen(started);
+	if (*started && (size_t)o + sl < strlen(out[k].text)) {
+		out[k].started_at = (size_t)o;
+		out[k].started_len = sl;
+	}
 	return n;
 }
 
@@ -420,6 +460,7 @@ static void finding_lead(char *buf, size_t len, const struct finding *f,
 	int64_t least = judged > 0 ? judged / DRILL_SHARE : 1;
 	if (least < 1)
 		least = 1;
+	const struct drill_item *said[DRILL_IN_MESSAGE];
 	for (size_t i = 0; i < n && named < DRILL_IN_MESSAGE && o < len; i++) {
 		const struct drill_item *it = &items[i];
 		if (kind >= 0) {
@@ -429,13 +470,54 @@ static void finding_lead(char *buf, size_t len, const struct finding *f,
 		} else if (it->by_cat[cat] < least) {
 			continue;
 		}
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", named ? ", " : "", it->text);
-		named++;
+		const struct drill_item *alike = NULL;
+		for (size_t j = 0; j < named && !alike; j++)
+			if (said[j]->started_len && said[j]->started_len == it->started_len &&
+			    memcmp(said[j]->text + said[j]->started_at, it->text + it->started_at,
+			           it->started_len) == 0)
+				alike = said[j];
+		if (alike)
+			o += (size_t)snprintf(buf + o, len - o, "%s%.*sstarted by the same test%s",
+			                      named ? ", " : "", (int)it->started_at, it->text,
+			                      it->text + it->started_at + it->started_len);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", named ? ", " : "",
+			                      it->text);
+		said[named++] = it;
 		if (kind >= 0)
 			break;
 	}
 	if (o >= len && len > 4)
 		strcpy(buf + len - 4, "...");
+}
+
+/* A failing finding that names one process (structure "proc:PID": the mailbox and memory
+ * limits of the process rule, the structure rule) ends with what grew inside it, when the
+ * probe looked; once (a second call adds nothing). Returns 0, or -1 on allocation failure. */
+static int inside_annotate(struct finding *f, const struct snapshot *after)
+{
+	char what[1024];
+	const char *key = f->structure_key;
+	if (!key || strncmp(key, "proc:", 5) != 0 || !f->message)
+		return 0;
+	const struct proc_inside *in = inside_find(after, key + 5);
+	const struct proc_growth *g = NULL;
+	for (size_t i = 0; in && i < after->ngrew_procs; i++)
+		if (after->grew_procs[i].pid && strcmp(after->grew_procs[i].pid, in->pid) == 0)
+			g = &after->grew_procs[i];
+	inside_describe(what, sizeof(what), in, g ? g->memory - g->memory_before : 0);
+	if (!*what || strstr(f->message, what))
+		return 0;
+	size_t ml = strlen(f->message), wl = strlen(what);
+	char *m = malloc(ml + 10 + wl + 1);
+	if (!m)
+		return -1;
+	memcpy(m, f->message, ml);
+	memcpy(m + ml, "; inside: ", 10);
+	memcpy(m + ml + 10, what, wl + 1);
+	free(f->message);
+	f->message = m;
+	return 0;
 }
 
 int drilldown_annotate(struct findings *findings, const struct snapshot *before,
@@ -470,6 +552,14 @@ int drilldown_annotate(struct findings *findings, const struct snapshot *before,
 		memcpy(m + ll + 2, f->message, ml + 1);
 		free(f->message);
 		f->message = m;
+	}
+	/* after the leads, which may say it already */
+	for (size_t i = 0; i < findings->count; i++) {
+		struct finding *f = &findings->items[i];
+		if (f->verdict == VERDICT_FAIL && inside_annotate(f, after) < 0) {
+			free(items);
+			return -1;
+		}
 	}
 	free(items);
 	return 0;

@@ -32,11 +32,15 @@ struct drill_item {
 	enum drill_kind kind;
 	int64_t bytes; /* how many bytes it grew by (0 when only counted, e.g. atoms) */
 	int64_t by_cat[MEM_CAT_COUNT]; /* of those, how many count in each category */
-	char text[768]; /* "ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB" */
+	char text[1536]; /* "ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB" */
 	/* issue 25: the structure as a finding names it (struct finding's structure_key and
 	 * structure, rules/consolidate.h): "ets:corpus_cache", "ETS table corpus_cache" */
 	char key[320];
 	char label[400];
+	/* where text says who started it ("started by \"test ...\" (file:line, in M)", ...):
+	 * offset and length, 0 long when it says nothing of it; a finding that names two items
+	 * started alike says it once */
+	size_t started_at, started_len;
 };
 
 /* The refc binary bytes the new rows of e hold: all of a table created during the run, the

@@ -52,6 +52,41 @@ const char *verdict_name(enum verdict v)
 	return "unknown";
 }
 
+void starter_clear(struct starter *s)
+{
+	if (!s)
+		return;
+	free(s->test);
+	free(s->file);
+	free(s->module);
+	free(s->code);
+	free(s->by);
+	memset(s, 0, sizeof(*s));
+}
+
+static void inside_parts_free(struct inside_part *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(p[i].where);
+		free(p[i].type);
+		free(p[i].unit);
+	}
+	free(p);
+}
+
+void proc_inside_clear(struct proc_inside *in)
+{
+	if (!in)
+		return;
+	free(in->pid);
+	free(in->kind);
+	free(in->why);
+	inside_parts_free(in->parts, in->nparts);
+	inside_parts_free(in->parts_before, in->nparts_before);
+	starter_clear(&in->started);
+	memset(in, 0, sizeof(*in));
+}
+
 void snapshot_clear(struct snapshot *s)
 {
 	if (!s)
@@ -66,6 +101,7 @@ void snapshot_clear(struct snapshot *s)
 	for (size_t i = 0; i < s->nborn; i++) {
 		free(s->born[i].key);
 		free(s->born[i].example_pid);
+		starter_clear(&s->born[i].started);
 	}
 	free(s->born);
 	for (size_t i = 0; i < s->nowners; i++)
@@ -94,6 +130,9 @@ void snapshot_clear(struct snapshot *s)
 		free(g->module);
 	}
 	free(s->grew_procs);
+	for (size_t i = 0; i < s->ninside; i++)
+		proc_inside_clear(&s->inside[i]);
+	free(s->inside);
 	for (size_t i = 0; i < s->ngrew_ets; i++) {
 		struct ets_growth *g = &s->grew_ets[i];
 		free(g->name);

@@ -54,12 +54,26 @@ struct proc_info {
 	bool born; /* alive now, not alive at the before-snapshot */
 };
 
-/* Processes born during the run and still alive, grouped by initial call or registered name. */
+/* Who started a process born during the run (for a group, its example's): each text NULL
+ * when unknown. */
+struct starter {
+	char *test;   /* the test that was running, by spawn ancestry: "test spawns sleepers" */
+	char *file;   /* its file, relative to the project: "test/spawn_test.exs" */
+	int64_t line; /* its line, 0 when unknown */
+	char *module; /* the test module, by spawn ancestry */
+	char *code;   /* what it was started with: a proc_lib initial call, or the spawned fun
+	               * when its stack still shows it ("Foo.-loop/1-fun-0-/0 (lib/foo.ex:12)") */
+	char *by;     /* the process that started it: its supervisor's name, "<0.1.0> Foo:init/1" */
+};
+
+/* Processes born during the run and still alive, grouped by initial call or registered name
+ * and by the test that started them. */
 struct proc_group {
 	char *key; /* "Elixir.Foo.Worker:init/1" or a registered name */
 	int64_t count;
 	int64_t memory; /* bytes, summed */
 	char *example_pid;
+	struct starter started; /* the example's */
 };
 
 struct ets_info {
@@ -116,6 +130,51 @@ struct proc_growth {
 	 * older probe): its monitors, the monitors on it, its links */
 	int64_t monitors, monitored_by, links;
 };
+
+/* Inside a process that grew (rules/inside.h words it): one part of it, at the after- or the
+ * before-snapshot. */
+enum inside_kind {
+	INSIDE_STATE,    /* a server's state (gen_server, Agent), or one of its fields */
+	INSIDE_DATA,     /* a gen_statem's data, or one of its fields */
+	INSIDE_DICT,     /* process dictionary keys of one shape */
+	INSIDE_MAILBOX,  /* mailbox messages of one shape */
+	INSIDE_HANDLERS, /* a gen_event manager's handlers of one module */
+	INSIDE_KIND_COUNT
+};
+
+struct inside_part {
+	enum inside_kind kind;
+	char *where;   /* "field :keys", "key :sessions", "field items of #state{}", "element 2";
+	                * NULL: the whole state; dictionary, mailbox, handlers: the shape
+	                * ("{:session, _}", "{:DOWN, ...}", "GateX.Handler") */
+	char *type;    /* "a MapSet", "a list", "a :queue"; NULL for shapes */
+	char *unit;    /* what count counts: "members", "elements", "keys"; NULL: not counted */
+	int64_t count; /* members, elements, keys, messages, handlers */
+	int64_t bytes; /* its flat size; -1: not sized (a state too large to walk) */
+};
+
+/* What the parts before are: read at the before-snapshot, none (born during the run: every
+ * part grew from nothing), or not read (the process was not among those summarised). */
+enum inside_before { INSIDE_BEFORE_NOT_READ, INSIDE_BEFORE_BORN, INSIDE_BEFORE_READ };
+
+/* One process the after-snapshot looked inside (a grower of struct proc_growth, by pid). */
+struct proc_inside {
+	char *pid;
+	char *kind;     /* "gen_server", "gen_statem", "gen_event", "process", ... */
+	bool inspected; /* its state was read; else why says why not */
+	char *why;      /* NULL when inspected */
+	struct inside_part *parts;
+	size_t nparts;
+	enum inside_before before;
+	struct inside_part *parts_before; /* when before is INSIDE_BEFORE_READ */
+	size_t nparts_before;
+	struct starter started; /* born during the run: who started it */
+	int64_t mailbox_before; /* messages in its mailbox at the before-snapshot */
+};
+
+/* Free what a starter or a proc_inside holds and zero it; NULL is a no-op. */
+void starter_clear(struct starter *s);
+void proc_inside_clear(struct proc_inside *in);
 
 /* An ETS table among the top growers in bytes or rows, created before the run or during it. */
 struct ets_growth {
@@ -324,6 +383,8 @@ struct snapshot {
 	bool have_growth;
 	struct proc_growth *grew_procs;
 	size_t ngrew_procs;
+	struct proc_inside *inside; /* inside the growers that grew most (rules/inside.h) */
+	size_t ninside;
 	struct ets_growth *grew_ets;
 	size_t ngrew_ets;
 	struct key_group *pterm_new; /* persistent_term keys created, by shape, most first */

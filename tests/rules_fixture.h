@@ -93,6 +93,7 @@ static inline void add_group(struct snapshot *s, const char *key, int64_t count,
 	s->born = realloc(s->born, (s->nborn + 1) * sizeof(*s->born));
 	assert_non_null(s->born);
 	struct proc_group *g = &s->born[s->nborn++];
+	memset(g, 0, sizeof(*g));
 	g->key = copy_or_null(key);
 	g->count = count;
 	g->memory = memory;

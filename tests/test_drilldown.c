@@ -291,8 +291,10 @@ static void test_annotate_count_rules(void **state)
 	a.born_memory = 1400000;
 	a.born = calloc(1, sizeof(*a.born));
 	a.nborn = 1;
-	a.born[0] = (struct proc_group){dup0("Elixir.Plant.Worker:init/1"), 500, 1400000,
-	                                dup0("<0.300.0>")};
+	a.born[0] = (struct proc_group){.key = dup0("Elixir.Plant.Worker:init/1"),
+	                                .count = 500,
+	                                .memory = 1400000,
+	                                .example_pid = dup0("<0.300.0>")};
 	a.atom_count = 80000;
 	add_key_group(&a.atoms_new, &a.natoms_new, "plant_user_#", 60000, 0, "plant_user_1");
 	add_grew_ets(&a, "sessions", NULL, 0, 20000, 0, 4100000, true);

@@ -64,8 +64,12 @@ init(Opts) ->
 
 handle_call(_Msg, _From, S) -> {reply, ok, S}.
 %% Spawns of a test module's process (traced from its module_started): its tests.
-handle_info({trace, Parent, spawn, Child, _}, #{tab := Tab} = S) ->
+handle_info({trace, Parent, spawn, Child, MFA}, #{tab := Tab} = S) ->
     ets:insert(Tab, {{s, Child}, Parent}),
+    case spawned_test(MFA) of
+        none -> ok;
+        Test -> ets:insert(Tab, {{x, Child}, Test})
+    end,
     {noreply, S};
 handle_info(_Msg, S) -> {noreply, S}.
 
@@ -147,8 +151,12 @@ handle_cast({suite_finished, Times}, S0) ->
                                      _ -> Acc
                                  end
                          end, MP, ets:select(Tab, [{{{s, '$1'}, '$2'}, [], [{{'$2', '$1'}}]}])),
+    SpawnTests = maps:from_list(ets:select(Tab, [{{{x, '$1'}, '$2'}, [], [{{'$1', '$2'}}]}])),
     ets:delete_all_objects(Tab),
-    application:set_env(gate_probe, spawn_owners, owners_alive(Owners)),
+    Alive = owners_alive(Owners),
+    application:set_env(gate_probe, spawn_owners, Alive),
+    %% which test each test process ran, for the processes left alive (gate_probe_state)
+    application:set_env(gate_probe, spawn_tests, maps:with(maps:keys(Alive), SpawnTests)),
     case whereis(gate_probe_collector) of
         undefined -> ok;
         Pid -> Pid ! {gate_suite, Suite}
@@ -158,6 +166,33 @@ handle_cast({suite_finished, Times}, S0) ->
                  modpids := #{}, dropped := 0, module_errors := #{}}};
 handle_cast(_Event, S) ->
     {noreply, S}.
+
+%% The test a test process runs: ExUnit spawns it with a fun whose environment holds the
+%% %ExUnit.Test{}; {Module, Name, File, Line} (File relative to the project), or none when
+%% the fun says nothing (another ExUnit's runner).
+spawned_test({erlang, apply, [Fun, _]}) when is_function(Fun) ->
+    case erlang:fun_info(Fun, env) of
+        {env, Env} when is_list(Env) ->
+            case [T || #{'__struct__' := 'Elixir.ExUnit.Test'} = T <- Env] of
+                [#{module := M, name := N, tags := Tags} | _] when is_map(Tags) ->
+                    {M, N, rel_file(maps:get(file, Tags, <<>>)), case maps:get(line, Tags, 0) of
+                                                                     L when is_integer(L) -> L;
+                                                                     _ -> 0
+                                                                 end};
+                _ -> none
+            end;
+        _ -> none
+    end;
+spawned_test(_) -> none.
+
+rel_file(F) when is_binary(F) ->
+    {ok, Cwd} = file:get_cwd(),
+    Dir = <<(unicode:characters_to_binary(Cwd))/binary, "/">>,
+    case string:prefix(F, Dir) of
+        nomatch -> F;
+        Rel -> Rel
+    end;
+rel_file(_) -> <<>>.
 
 %% The part of the spawn ancestry (pid -> test module: every module process and every test
 %% process the suite spawned) that the after-snapshot can still use. gate_probe_grew:owner_of/3

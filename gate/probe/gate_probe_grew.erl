@@ -44,7 +44,9 @@ what_grew(Before, N, GMem, GMq, GBin) ->
       code_new => code_new(Before),
       %% issue 25
       ets_groups_new => ets_groups_new(Before, Owners),
-      grew_refs => grew_refs(Procs)}.
+      grew_refs => grew_refs(Procs),
+      %% inside the processes that grew: their state's parts, dictionary, mailbox, starter
+      inside => gate_probe_state:inside(Procs, Before, [], Owners)}.
 
 %% ---- issue 25 ----
 

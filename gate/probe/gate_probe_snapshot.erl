@@ -132,7 +132,8 @@ snapshot1(Opts, Settled, Eligible) ->
                  true -> allocators();
                  false -> []
              end,
-    Mark =:= before andalso keeper_start(Figs, maps:get(bytes, maps:get(reply, Aside, #{}), 0)),
+    Mark =:= before andalso keeper_start(Figs, maps:get(bytes, maps:get(reply, Aside, #{}), 0),
+                                         Deep andalso Skip),
     PT = case Deep of
              true -> persistent_term_memory();
              false -> #{}
@@ -428,8 +429,9 @@ memory_less_keeper(Keeper) ->
 %% did not see), per ETS table {Rows, Bytes}, persistent_term:info() and its keys, the open
 %% ports, the loaded modules and the atom count.
 %% SetAside: the sockets' input buffers the before-snapshot set aside (issue 31), the most an
-%% after-snapshot may set aside
-keeper_start(Figs, SetAside) ->
+%% after-snapshot may set aside. StateSkip: for a deep snapshot, gate's processes not to ask
+%% (the servers' states are summarised, gate_probe_state:before/1); false: none summarised.
+keeper_start(Figs, SetAside, StateSkip) ->
     keeper_stop(),
     W = erlang:system_info(wordsize),
     PTerm = persistent_term:info(),
@@ -452,6 +454,10 @@ keeper_start(Figs, SetAside) ->
             ports => maps:from_keys(erlang:ports(), []),
             modules => maps:from_keys(erlang:loaded(), []),
             set_aside => SetAside,
+            states => case StateSkip of
+                          false -> #{};
+                          _ -> gate_probe_state:before(StateSkip)
+                      end,
             atoms => erlang:system_info(atom_count)},
     Pid = spawn(fun() -> keeper(Set) end),
     register(gate_probe_keeper, Pid),
@@ -648,17 +654,26 @@ proc_row(Pid, {M, Q, R1, S1, R0, S0}, Born) ->
              M, H * W, TH * W, Q, R1, S1, R0, S0, Born}
     end.
 
-%% Born processes grouped by registered name or (proc_lib-translated) initial call.
+%% Born processes grouped by registered name or (proc_lib-translated) initial call, and by
+%% the test that started them (spawn ancestry, for at most ?STARTER_WALKS of them: beyond, by
+%% the name or call alone); each group with its example's starter (gate_probe_state:started/3).
+-define(STARTER_WALKS, 20000).
 born_groups(Born) ->
+    Tests = case length(Born) =< ?STARTER_WALKS of
+                true -> gate_probe_state:tests_map();
+                false -> #{}
+            end,
     Groups = lists:foldl(
                fun({P, M, _}, G) ->
-                       Key = born_key(P),
+                       Key = {gate_probe_state:test_of(P, Tests), born_key(P)},
                        maps:update_with(Key, fun({C, Mem, Ex}) -> {C + 1, Mem + M, Ex} end,
-                                        {1, M, pid_text(P)}, G)
+                                        {1, M, P}, G)
                end, #{}, Born),
-    Sorted = lists:reverse(lists:keysort(3, [{K, C, Mem, Ex} || {K, {C, Mem, Ex}} <-
+    Sorted = lists:reverse(lists:keysort(3, [{K, C, Mem, Ex} || {{_, K}, {C, Mem, Ex}} <-
                                                                   maps:to_list(Groups)])),
-    lists:sublist(Sorted, 50).
+    Owners = gate_probe_state:owners_map(),
+    [{K, C, Mem, pid_text(Ex), gate_probe_state:started(Ex, Owners, Tests)}
+     || {K, C, Mem, Ex} <- lists:sublist(Sorted, 50)].
 
 %% A spawned fun starts in erlang:apply/2, which says nothing: add where it is now.
 born_key(P) ->

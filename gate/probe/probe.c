@@ -9,6 +9,7 @@
 #include "ci/errtext.h"
 #include "gate/probe/probe_blob.h"
 #include "gate/probe/probe_fine.h" /* issue 27 */
+#include "gate/probe/probe_inside.h"
 #include "gate/probe/probe_names.h"
 
 /* Calls gate_probe:fun with the already encoded argument list in args (or none). */
@@ -379,11 +380,13 @@ static int decode_born(const struct term *t, struct snapshot *out, char *err, si
 		const struct term *r = &t->u.seq.items[i];
 		struct proc_group *g = &out->born[i];
 		out->nborn = i + 1;
-		if (r->type != TERM_TUPLE || r->u.seq.n != 4 ||
+		/* a fifth element: who started the example (gate_probe_state.erl) */
+		if (r->type != TERM_TUPLE || (r->u.seq.n != 4 && r->u.seq.n != 5) ||
 		    req_text(term_tuple_at(r, 0), &g->key) ||
 		    req_int(term_tuple_at(r, 1), &g->count) ||
 		    req_int(term_tuple_at(r, 2), &g->memory) ||
-		    req_text(term_tuple_at(r, 3), &g->example_pid))
+		    req_text(term_tuple_at(r, 3), &g->example_pid) ||
+		    (r->u.seq.n == 5 && probe_starter_decode(term_tuple_at(r, 4), &g->started) < 0))
 			return bad_row("born", i, err, errlen);
 	}
 	return 0;
@@ -691,7 +694,8 @@ static int decode_growth(const struct term *reply, struct snapshot *out, char *e
 	    decode_ports(term_map_get(reply, "ports"), out, err, errlen) < 0 ||
 	    decode_ets_groups(term_map_get(reply, "ets_groups_new"), out, err, errlen) < 0 ||
 	    decode_code_new(term_map_get(reply, "code_new"), out, err, errlen) < 0 ||
-	    decode_grew_refs(term_map_get(reply, "grew_refs"), out, err, errlen) < 0)
+	    decode_grew_refs(term_map_get(reply, "grew_refs"), out, err, errlen) < 0 ||
+	    probe_inside_decode(term_map_get(reply, "inside"), out, err, errlen) < 0)
 		return -1;
 	return 0;
 }

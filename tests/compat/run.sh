@@ -13,7 +13,7 @@
 # validity (every case validates its JUnit), the toolchain cases that need OTP 27's erlc, and
 # what depends on the OTP or Elixir release: the node without distribution, one leak one
 # voice, instrument's origins and the settling (Mix prunes the code path from Elixir 1.15),
-# the peak.
+# the peak, and the look inside processes (which loops answer system messages).
 #
 #   bash tests/compat/run.sh [CASE...]     ends with "compat: N passed, M failed (...)"
 #                                          (exit 1 when any failed, 2 when it could not run)
@@ -135,7 +135,9 @@ if [ ${#CASES[@]} -eq 0 ]; then
 		toolchain_probe_from_newer_erlc_loads_in_both toolchain_probe_newer_than_node
 		toolchain_gitlab_job_in_an_elixir_image
 		nodist_plain_node onevoice_ets_table fine_enif_names_the_nif fine_peak_names_the_test
-		settle_sets_aside_port_buffers settle_new_socket_buffer_is_growth)
+		settle_sets_aside_port_buffers settle_new_socket_buffer_is_growth
+		inside_map inside_queue inside_record inside_pdict inside_handlers inside_heap
+		inside_silent inside_spawn)
 fi
 bash tests/e2e/run.sh "${CASES[@]}"
 rc=$?
