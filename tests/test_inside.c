@@ -342,7 +342,8 @@ static void test_drilldown_text(void **state)
 	        "started by \"test grows\" (test/a_test.exs:3): its state (a list) grew 0 "
 	        "-> 100 000 elements, +4.0 MB");
 
-	/* the born group started by the same test, named in the same finding: said once */
+	/* one born process holding most of the born processes' memory: it is the finding's
+	 * headline, with its starter; the group would name the same bytes a second time */
 	a.born_count = 2;
 	a.born_memory = 5100000;
 	a.born = calloc(1, sizeof(*a.born));
@@ -362,9 +363,26 @@ static void test_drilldown_text(void **state)
 	f.items[0].delta = 5100000;
 	assert_int_equal(drilldown_annotate(&f, &b, &a), 0);
 	assert_string_equal(f.items[0].message,
-	                    "2 processes born during the run still alive (5.1 MB): started by "
+	                    "process <0.1.0> (Foo:init/1) memory +5.0 MB, born during the run, "
+	                    "started by \"test grows\" (test/a_test.exs:3): its state (a list) grew "
+	                    "0 -> 100 000 elements, +4.0 MB; processes_used grew");
+	findings_clear(&f);
+
+	/* the born group started by the same test, its memory spread over its processes, named
+	 * in the same finding as one of them: the starter is said once */
+	a.born_count = 4;
+	a.born_memory = 12000000;
+	a.born[0].count = 4;
+	a.born[0].memory = 12000000;
+	assert_int_equal(findings_add(&f, "growth", "processes_used", VERDICT_FAIL, 1000000,
+	                              13000000, 1000000, 10.0, "processes_used grew"),
+	                 0);
+	f.items[0].delta = 12000000;
+	assert_int_equal(drilldown_annotate(&f, &b, &a), 0);
+	assert_string_equal(f.items[0].message,
+	                    "4 processes born during the run still alive (12.0 MB): started by "
 	                    "\"test grows\" (test/a_test.exs:3), with Foo:init/1, waiting in "
-	                    "Foo:init/1 x 1 (e.g. <0.1.0>), process <0.1.0> (Foo:init/1) memory "
+	                    "Foo:init/1 x 4 (e.g. <0.1.0>), process <0.1.0> (Foo:init/1) memory "
 	                    "+5.0 MB, born during the run, started by the same test: its state (a "
 	                    "list) grew 0 -> 100 000 elements, +4.0 MB; processes_used grew");
 	findings_clear(&f);
