@@ -362,10 +362,11 @@ static void test_drilldown_text(void **state)
 	                 0);
 	f.items[0].delta = 5100000;
 	assert_int_equal(drilldown_annotate(&f, &b, &a), 0);
-	assert_string_equal(f.items[0].message,
-	                    "process <0.1.0> (Foo:init/1) memory +5.0 MB, born during the run, "
-	                    "started by \"test grows\" (test/a_test.exs:3): its state (a list) grew "
-	                    "0 -> 100 000 elements, +4.0 MB; processes_used grew");
+	assert_string_equal(
+	        f.items[0].message,
+	        "process <0.1.0> (Foo:init/1) memory +5.0 MB, born during the run, "
+	        "started by \"test grows\" (test/a_test.exs:3): its state (a list) grew "
+	        "0 -> 100 000 elements, +4.0 MB; processes_used grew");
 	findings_clear(&f);
 
 	/* the born group started by the same test, its memory spread over its processes, named
