@@ -585,11 +585,11 @@ field_name(_) -> '?'.
 %% from spawn ancestry; the code it runs; the process that started it. #{test, file, line,
 %% module, code, by}, texts, each <<>> when unknown.
 started(P, Owners, Tests) ->
-    {Test, File, Line} = case owner_test(P, Tests, 32) of
+    {Test, File, Line} = case ancestor_value(P, Tests) of
                              {_M, N, F, L} -> {name_text(N), F, L};
                              none -> {<<>>, <<>>, 0}
                          end,
-    Module = case gate_probe_grew_owner(P, Owners) of
+    Module = case ancestor_value(P, Owners) of
                  none -> <<>>;
                  M -> name_text(M)
              end,
@@ -599,7 +599,7 @@ started(P, Owners, Tests) ->
 %% The test a born process descends from, {Module, Name}, or none: what born groups are
 %% told apart by.
 test_of(P, Tests) ->
-    case owner_test(P, Tests, 32) of
+    case ancestor_value(P, Tests) of
         {M, N, _, _} -> {M, N};
         none -> none
     end.
@@ -616,28 +616,17 @@ tests_map() ->
         _ -> #{}
     end.
 
-gate_probe_grew_owner(_P, Owners) when map_size(Owners) =:= 0 -> none;
-gate_probe_grew_owner(P, Owners) -> owner_walk(P, Owners, 32).
+%% What Map holds for P or its nearest ancestor (spawn ancestry, at most 32 up), or none.
+ancestor_value(_P, Map) when map_size(Map) =:= 0 -> none;
+ancestor_value(P, Map) -> ancestor_walk(P, Map, 32).
 
-owner_walk(_P, _Map, 0) -> none;
-owner_walk(P, Map, N) ->
+ancestor_walk(_P, _Map, 0) -> none;
+ancestor_walk(P, Map, N) ->
     case Map of
-        #{P := Mod} -> Mod;
+        #{P := V} -> V;
         _ ->
             case erlang:process_info(P, parent) of
-                {parent, Parent} when is_pid(Parent) -> owner_walk(Parent, Map, N - 1);
-                _ -> none
-            end
-    end.
-
-owner_test(_P, Tests, _) when map_size(Tests) =:= 0 -> none;
-owner_test(_P, _Tests, 0) -> none;
-owner_test(P, Tests, N) ->
-    case Tests of
-        #{P := T} -> T;
-        _ ->
-            case erlang:process_info(P, parent) of
-                {parent, Parent} when is_pid(Parent) -> owner_test(Parent, Tests, N - 1);
+                {parent, Parent} when is_pid(Parent) -> ancestor_walk(Parent, Map, N - 1);
                 _ -> none
             end
     end.
