@@ -30,7 +30,9 @@ int atom_check(struct findings *out, const struct snapshot *before, const struct
  * suite of 20 000 tests with names of about 45 characters adds 1.2 MB of atom_used, over the
  * growth row's 1 MB floor). The system row, judged on the rest of system where the atom
  * table's entries are (GROWTH_ATOM_ENTRY_BYTES an atom), passes as context too when it is
- * within its limit without them. Returns 0, or -1 on allocation failure. */
+ * within its limit without them. For growth judged without live totals: with them,
+ * growth_consolidate judges the same rows and entries as it goes. Returns 0, or -1 on
+ * allocation failure. */
 int atom_rows_context(struct findings *out, size_t start, const struct snapshot *before,
                       const struct snapshot *after);
 

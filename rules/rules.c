@@ -55,7 +55,9 @@ int rules_check_all(struct findings *out, const struct snapshot *before,
 	/* one leak, one finding: a leaf whose growth a failing structure explains, and total
 	 * when failing leaves explain it, pass as context; then the most specific first */
 	if (growth_consolidate(out, start, before, after, &cfg->growth) < 0 ||
-	    atom_rows_context(out, start, before, after) < 0 || consolidate_order(out, start) < 0)
+	    /* with live totals the consolidation judged the atom rows and entries already */
+	    (!cfg->growth.live_totals && atom_rows_context(out, start, before, after) < 0) ||
+	    consolidate_order(out, start) < 0)
 		return -1;
 	/* what grew, named first in every category still failing */
 	if (drilldown_annotate(out, before, after) < 0)

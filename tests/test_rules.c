@@ -652,6 +652,14 @@ static void test_rules_check_all_atoms_of_a_big_suite(void **state)
 		fail_msg("total cites failing rows: %s", total->message);
 	has(total, "atom_used +1.2 MB (the run's atoms, within the atom rule's limit)");
 	findings_clear(&f);
+
+	/* the rest of system grew 2.5 MB beyond the atoms' entries: it fails on its own, its
+	 * entries subtracted once */
+	a.mem[MEM_TOTAL] += 2500000;
+	a.mem[MEM_SYSTEM] += 2500000;
+	assert_int_equal(rules_check_all(&f, &b, &a, &run, &c), 0);
+	has(expect(&f, "growth", "system", VERDICT_FAIL), "the atom table's entries +1.9 MB");
+	findings_clear(&f);
 	test_run_clear(&run);
 	rules_config_clear(&c);
 }
