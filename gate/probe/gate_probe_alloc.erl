@@ -86,9 +86,9 @@ fine() ->
 proc_status() ->
     case read_status() of
         {ok, B} ->
-            case {status_kb(B, <<"VmRSS:">>), status_kb(B, <<"VmHWM:">>)} of
-                {R, H} when is_integer(R), is_integer(H) -> {ok, R * 1024, H * 1024};
-                _ -> {error, <<"/proc/self/status has no VmRSS or VmHWM line">>}
+            case status_figures(B) of
+                {ok, _, _} = Figures -> Figures;
+                error -> {error, <<"/proc/self/status has no VmRSS or VmHWM line">>}
             end;
         {error, Why} ->
             {error, iolist_to_binary(io_lib:format("cannot read /proc/self/status in the node "
@@ -118,6 +118,13 @@ read_status_served() ->
         {ok, B} when byte_size(B) > 0 -> {ok, B};
         {ok, _} -> {error, eof};
         {error, _} = E -> E
+    end.
+
+%% {ok, Rss, Hwm} in bytes from the text of /proc/self/status, or error.
+status_figures(B) ->
+    case {status_kb(B, <<"VmRSS:">>), status_kb(B, <<"VmHWM:">>)} of
+        {R, H} when is_integer(R), is_integer(H) -> {ok, R * 1024, H * 1024};
+        _ -> error
     end.
 
 status_kb(B, Key) ->
@@ -576,10 +583,13 @@ tracker_reading() ->
         {Status, Clear} ->
             case file:pread(Status, 0, 65536) of
                 {ok, B} when byte_size(B) > 0 ->
-                    case {status_kb(B, <<"VmRSS:">>), status_kb(B, <<"VmHWM:">>),
-                          file:pwrite(Clear, 0, <<"5">>)} of
-                        {R, H, ok} when is_integer(R), is_integer(H) -> {R * 1024, H * 1024};
-                        _ -> none
+                    case status_figures(B) of
+                        {ok, R, H} ->
+                            case file:pwrite(Clear, 0, <<"5">>) of
+                                ok -> {R, H};
+                                _ -> none
+                            end;
+                        error -> none
                     end;
                 _ -> reading()
             end;

@@ -7,6 +7,8 @@
 -gate_load(always).
 
 -export([what_grew/5, owners/2]).
+%% for gate_probe_state: who started a process
+-export([owner_of/3]).
 
 %% New persistent_term entries and new atoms looked at at most (beyond, a sample), groups
 %% shipped per kind.

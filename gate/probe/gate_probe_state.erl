@@ -618,18 +618,7 @@ tests_map() ->
 
 %% What Map holds for P or its nearest ancestor (spawn ancestry, at most 32 up), or none.
 ancestor_value(_P, Map) when map_size(Map) =:= 0 -> none;
-ancestor_value(P, Map) -> ancestor_walk(P, Map, 32).
-
-ancestor_walk(_P, _Map, 0) -> none;
-ancestor_walk(P, Map, N) ->
-    case Map of
-        #{P := V} -> V;
-        _ ->
-            case erlang:process_info(P, parent) of
-                {parent, Parent} when is_pid(Parent) -> ancestor_walk(Parent, Map, N - 1);
-                _ -> none
-            end
-    end.
+ancestor_value(P, Map) -> gate_probe_grew:owner_of(P, Map, 32).
 
 %% The code it was started with: proc_lib's initial call, else the fun it was spawned with
 %% when its stack still shows it (the nearest fun frame, with its file and line), else <<>>.
