@@ -85,14 +85,30 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
     Capture = capture_start(),
     Kept = elixir_config:get_and_put(at_exit, []),
     T0 = erlang:monotonic_time(microsecond),
-    {Status0, Raised} = try
-                            run_test_task(Args ++ Extra),
-                            {0, <<>>}
-                        catch
-                            Class:Reason:Stack -> task_status(Class, Reason, Stack)
-                        after
-                            hook_remove()
-                        end,
+    %% Under bare mix test the suite runs in the CLI's process, and a process linked to it that
+    %% dies (ExUnit's runner task when an ExUnit.after_suite callback raises, a server the
+    %% test helper start_link'ed) takes the VM down with status 1. Here the exit signal would
+    %% kill this process and its reply with it, and gate would wait for the suite until its
+    %% timeout: exits are trapped for the run instead, and the first abnormal one is the
+    %% task's failure.
+    Trap = process_flag(trap_exit, true),
+    {Status0a, Raised0} = try
+                              run_test_task(Args ++ Extra),
+                              {0, <<>>}
+                          catch
+                              %% an exit caught here when a linked process died is the
+                              %% Task.await of ExUnit's runner: the death says more
+                              exit:Reason:Stack when Reason =/= normal, Reason =/= shutdown ->
+                                  case task_status(exit, Reason, Stack) of
+                                      {0, _} = Ok -> Ok;
+                                      {N, Text} -> {N, {exit, Text}}
+                                  end;
+                              Class:Reason:Stack -> task_status(Class, Reason, Stack)
+                          after
+                              hook_remove()
+                          end,
+    process_flag(trap_exit, Trap),
+    {Status0, Raised} = linked_exits(Status0a, Raised0),
     {Status1, HookRaised0} = at_exit_run(Status0, <<>>, Capture),
     {Status, HookRaised} =
         case MustStart andalso start_count(false) =:= 0 of
@@ -267,6 +283,32 @@ task_status(error, #{'__exception__' := true, '__struct__' := Mod, mix := M} = E
      truncate(unicode:characters_to_binary(["** (", First, ") ", Msg]))};
 task_status(Class, Reason, Stack) ->
     {1, format_error(Class, Reason, Stack)}.
+
+%% The exit signals trapped during the run ({'EXIT', Pid, Reason} in the mailbox): the first
+%% abnormal one fails a run that had not failed already (its task's own failure says more).
+%% A run that ended by an exit ({exit, Text}) takes the death's text, if one came.
+linked_exits(Status, Raised) ->
+    receive
+        {'EXIT', _Pid, R} when R =:= normal; R =:= shutdown; element(1, R) =:= shutdown ->
+            linked_exits(Status, Raised);
+        {'EXIT', Pid, R} when Status =:= 0; is_tuple(Raised) ->
+            Text = case R of
+                       %% an Elixir process that raised
+                       {#{'__exception__' := true} = E, St} when is_list(St) ->
+                           format_error(error, E, St);
+                       _ -> format_error(exit, R, [])
+                   end,
+            linked_exits(max(Status, 1),
+                         iolist_to_binary(["a process linked to the test run (",
+                                           pid_to_list(Pid), ") exited: ", Text]));
+        {'EXIT', _Pid, _} ->
+            linked_exits(Status, Raised)
+    after 0 ->
+            case Raised of
+                {exit, Text} -> {Status, Text};
+                _ -> {Status, Raised}
+            end
+    end.
 
 %% Runs the at_exit hooks registered since the run started, as Kernel.CLI.at_exit/1 does:
 %% each in a process of its own, given the status so far; exit({shutdown, N}) sets it, a crash

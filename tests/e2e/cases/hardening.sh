@@ -131,6 +131,21 @@ case_node_killed_mid_suite() {
 	no_leftovers "$d"
 }
 
+# An ExUnit.after_suite callback that raises: bare mix test dies with status 1 (the runner's
+# task is linked to the CLI's process); gate failed to answer until the suite's timeout.
+case_after_suite_raises() {
+	local d
+	d=$(fixture clean)
+	printf 'ExUnit.start()\nExUnit.after_suite(fn _ -> raise "boom in after_suite" end)\n' \
+		>"$d/test/test_helper.exs"
+	run_gate run -C "$d"
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (mix test exit status 1)"
+	junit_valid "$d/_build/gate/junit.xml"
+	expect_in "$d/_build/gate/junit.xml" "exited: ** (RuntimeError) boom in after_suite"
+	no_leftovers "$d"
+}
+
 # ---- faults: epmd (attach mode looks nodes up there) ----
 
 # a TCP port on 127.0.0.1 that nothing listens on now
