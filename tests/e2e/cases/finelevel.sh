@@ -109,6 +109,21 @@ case_fine_peak_names_the_test() {
 	no_leftovers "$d"
 }
 
+# --per-test reads a test's finish only when the last reading is older than ten times its
+# cost, so short tests share a window: the untagged test that built the peak is still named,
+# the window's other tests having taken under a tenth of its time.
+case_fine_peak_untagged_per_test() {
+	local d; d=$(fine_fixture)
+	printf '[peak]\nmax = "400 MB"\n' >"$d/gate.toml"
+	sed -i '/@tag gate: \[max_peak/d' "$d/test/peak_test.exs"
+	sed -i 's/^  use ExUnit.Case$/  use ExUnit.Case\n  for i <- 1..40, do: test("quick #{i}", do: assert(true))/' \
+		"$d/test/peak_test.exs"
+	fine_run "$d" peak --per-test
+	expect_rc 1
+	expect_in "$d/_build/gate/junit.xml" "in FineNif.PeakTest, test &quot;test builds a big list for a moment&quot;"
+	no_leftovers "$d"
+}
+
 case_fine_batch_names_the_genserver() {
 	local d; d=$(fine_fixture)
 	printf '[process]\nmax_heap = "40 MB"\n' >"$d/gate.toml"
