@@ -28,9 +28,9 @@
  * are deleted, see node_handoff), says {gate_ready}, then serves each
  * {call, Id, M, F, A} in a process of its own, answering {gate_reply, Id, Result} as rpc
  * would (a raise is {badrpc, {'EXIT', Reason}}); a watcher answers for a call whose process
- * an exit signal killed (a process linked to it died), which would otherwise never answer. End-of-file on fd 3 (gate is gone, even
- * killed) halts the node. The called code runs with the node's own group leader, as under
- * rpc from a C node: its output goes to the node's stdout. */
+ * an exit signal killed (a process linked to it died), which would otherwise never answer.
+ * End-of-file on fd 3 (gate is gone, even killed) halts the node. The called code runs with the
+ * node's own group leader, as under rpc from a C node: its output goes to the node's stdout. */
 static const char boot_code[] =
         "spawn(fn -> l = :erlang.open_port({:fd, 3, 4}, [:binary, {:packet, 4}, :eof]); "
         "o = fn t -> :erlang.port_command(l, :erlang.term_to_binary(t)) end; "
