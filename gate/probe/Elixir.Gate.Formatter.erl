@@ -47,14 +47,16 @@ init(Opts) ->
                {ok, M} when M =:= off; M =:= module; M =:= test -> M;
                _ -> module
            end,
-    %% The tests' records and the spawns of test module processes, one row each, kept out of
-    %% this process's heap: --per-test collects garbage in every process at every test edge,
-    %% and a heap holding every record so far made each of those GCs copy them all (per-test
-    %% wall 1.9x bare at 1 000 tests, 4.2x at 10 000). The table dies with this process,
-    %% which gate_probe_run stops before the after-snapshot.
-    %% Rows: {{t, N}, Record} in the order tests finished, {{s, Child}, Parent}.
-    Tab = ets:new('Elixir.Gate.Formatter', [ordered_set, private]),
-    {ok, #{tab => Tab, count => 0, dropped => 0,
+    %% The tests' records and the spawns of test module processes are kept out of this
+    %% process's heap: a GC of every process (a test tagged with gate limits is measured
+    %% between two) would copy them all each time (per-test wall 4.2x bare at 10 000 tests
+    %% when every test edge did). Nor in an ETS table: 100 000 records are 70 MB of small
+    %% blocks in ets_alloc, whose carriers stayed behind, 99 % empty, when the table died
+    %% before the after-snapshot, and the allocator rule failed on gate's own table (one
+    %% round in three at 100 000 tests). They are packed by the megabyte into binaries
+    %% (term_to_binary), each one block of its own, handed back whole when freed.
+    %% Rows: {t, Record} in the order tests finished, {s, Child, Parent}, {x, Child, Test}.
+    {ok, #{store => store_new(), count => 0, dropped => 0,
            max => proplists:get_value(gate_max_tests, Opts, ?MAX_TESTS),
            app => current_app(),
            seed => proplists:get_value(seed, Opts, 0),
@@ -64,13 +66,13 @@ init(Opts) ->
 
 handle_call(_Msg, _From, S) -> {reply, ok, S}.
 %% Spawns of a test module's process (traced from its module_started): its tests.
-handle_info({trace, Parent, spawn, Child, MFA}, #{tab := Tab} = S) ->
-    ets:insert(Tab, {{s, Child}, Parent}),
-    case spawned_test(MFA) of
-        none -> ok;
-        Test -> ets:insert(Tab, {{x, Child}, Test})
-    end,
-    {noreply, S};
+handle_info({trace, Parent, spawn, Child, MFA}, #{store := St} = S) ->
+    St1 = store_add({s, Child, Parent}, 16, St),
+    St2 = case spawned_test(MFA) of
+              none -> St1;
+              {_, _, File, _} = Test -> store_add({x, Child, Test}, 64 + byte_size(File), St1)
+          end,
+    {noreply, S#{store := St2}};
 handle_info(_Msg, S) -> {noreply, S}.
 
 handle_cast({gate_module_pid, Pid, Mod}, #{modpids := MP} = S) ->
@@ -119,13 +121,14 @@ handle_cast({test_finished, Test}, #{count := N, max := Max} = S) when N >= Max 
 handle_cast({gate_tag, Mod, Name, Start, Finish, Grew}, S) ->
     Tags = maps:get(tag_snaps, S, #{}),
     {noreply, S#{tag_snaps => Tags#{{Mod, Name} => {Start, Finish, Grew}}}};
-handle_cast({test_finished, Test}, #{tab := Tab, count := N} = S) ->
+handle_cast({test_finished, Test}, #{count := N} = S) ->
     {Delta0, S0} = test_delta(Test, S),
     {Delta, TagExtra, S1} = tag_extra(Test, Delta0, S0),
     Extra = maps:merge(TagExtra, #{app => maps:get(app, S), reason => reason_of(maps:get(state, Test, nil))}),
-    ets:insert(Tab, {{t, N}, erlang:append_element(erlang:append_element(record(Test), Delta),
-                                                   Extra)}),
-    {noreply, S1#{count := N + 1}};
+    {Mod, Name, File, _, _, _, Msg} = Rec = record(Test),
+    Row = {t, erlang:append_element(erlang:append_element(Rec, Delta), Extra)},
+    Bytes = 200 + byte_size(Mod) + byte_size(Name) + byte_size(File) + byte_size(Msg),
+    {noreply, S1#{count := N + 1, store := store_add(Row, Bytes, maps:get(store, S1))}};
 handle_cast({module_started, TM}, S) ->
     {noreply, module_event(start, TM, S)};
 handle_cast({module_finished, #{state := {failed, Failures}, name := Mod} = TM}, S0) ->
@@ -140,8 +143,9 @@ handle_cast({module_finished, #{state := {failed, Failures}, name := Mod} = TM},
 handle_cast({module_finished, TM}, S) ->
     {noreply, module_event(finish, TM, S)};
 handle_cast({suite_finished, Times}, S0) ->
-    #{tab := Tab} = S = busy_flush(S0),
-    Ts = ets:select(Tab, [{{{t, '_'}, '$1'}, [], ['$1']}]),
+    #{store := Store} = S = busy_flush(S0),
+    Rows = store_rows(Store),
+    Ts = [T || {t, T} <- Rows],
     Errors = maps:get(module_errors, S),
     Tests = [attach_module_error(T, Errors) || T <- Ts],
     Suite = #{tests => Tests,
@@ -162,9 +166,8 @@ handle_cast({suite_finished, Times}, S0) ->
                                      #{Parent := Mod} -> Acc#{Child => Mod};
                                      _ -> Acc
                                  end
-                         end, MP, ets:select(Tab, [{{{s, '$1'}, '$2'}, [], [{{'$2', '$1'}}]}])),
-    SpawnTests = maps:from_list(ets:select(Tab, [{{{x, '$1'}, '$2'}, [], [{{'$1', '$2'}}]}])),
-    ets:delete_all_objects(Tab),
+                         end, MP, [{Parent, Child} || {s, Child, Parent} <- Rows]),
+    SpawnTests = maps:from_list([{Child, T} || {x, Child, T} <- Rows]),
     Alive = owners_alive(Owners),
     application:set_env(gate_probe, spawn_owners, Alive),
     %% which test each test process ran, for the processes left alive (gate_probe_state)
@@ -173,11 +176,27 @@ handle_cast({suite_finished, Times}, S0) ->
         undefined -> ok;
         Pid -> Pid ! {gate_suite, Suite}
     end,
-    {noreply, S#{count := 0, events := [], nevents := 0, test_snaps := #{}, busy => #{},
+    {noreply, S#{count := 0, store := store_new(), events := [], nevents := 0,
+                 test_snaps := #{}, busy => #{},
                  structs => [], structs_open => #{},
                  modpids := #{}, dropped := 0, module_errors := #{}}};
 handle_cast(_Event, S) ->
     {noreply, S}.
+
+%% ---- The store: rows packed by the megabyte into binaries (see init/1) ----
+-define(STORE_CHUNK, 1048576).
+
+store_new() -> {[], 0, []}.
+
+%% Bytes: about what the row takes packed
+store_add(Row, Bytes, {Pending, Size, Chunks}) when Size + Bytes >= ?STORE_CHUNK ->
+    {[], 0, [term_to_binary(lists:reverse([Row | Pending])) | Chunks]};
+store_add(Row, Bytes, {Pending, Size, Chunks}) ->
+    {[Row | Pending], Size + Bytes, Chunks}.
+
+%% every row, in the order added
+store_rows({Pending, _, Chunks}) ->
+    lists:append([binary_to_term(C) || C <- lists:reverse(Chunks)]) ++ lists:reverse(Pending).
 
 %% The test a test process runs: ExUnit spawns it with a fun whose environment holds the
 %% %ExUnit.Test{}; {Module, Name, File, Line} (File relative to the project), or none when
