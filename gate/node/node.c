@@ -27,10 +27,9 @@
  * cookie, so nothing secret is on this command line; the OS environment variables in Unset
  * are deleted, see node_handoff), says {gate_ready}, then serves each
  * {call, Id, M, F, A} in a process of its own, answering {gate_reply, Id, Result} as rpc
- * would (a raise is {badrpc, {'EXIT', Reason}}); a watcher answers for a call whose process
- * an exit signal killed (a process linked to it died), which would otherwise never answer.
- * End-of-file on fd 3 (gate is gone, even killed) halts the node. The called code runs with the
- * node's own group leader, as under rpc from a C node: its output goes to the node's stdout. */
+ * would (a raise is {badrpc, {'EXIT', Reason}}). End-of-file on fd 3 (gate is gone, even
+ * killed) halts the node. The called code runs with the node's own group leader, as under
+ * rpc from a C node: its output goes to the node's stdout. */
 static const char boot_code[] =
         "spawn(fn -> l = :erlang.open_port({:fd, 3, 4}, [:binary, {:packet, 4}, :eof]); "
         "o = fn t -> :erlang.port_command(l, :erlang.term_to_binary(t)) end; "
@@ -44,12 +43,9 @@ static const char boot_code[] =
         "o.({:gate_ready}); "
         "w = fn w -> receive do {^l, {:data, b}} -> {:call, i, m, f, a} = "
         ":erlang.binary_to_term(b); "
-        "spawn(fn -> me = self(); {_, r} = spawn_monitor(fn -> send(me, {:gate_v, "
-        "try do apply(m, f, a) catch :throw, t -> t; "
+        "spawn(fn -> o.({:gate_reply, i, try do apply(m, f, a) catch :throw, t -> t; "
         ":exit, e -> {:badrpc, {:EXIT, e}}; "
-        ":error, e -> {:badrpc, {:EXIT, {e, __STACKTRACE__}}} end}) end); "
-        "receive do {:gate_v, v} -> o.({:gate_reply, i, v}); "
-        "{:DOWN, ^r, _, _, y} -> o.({:gate_reply, i, {:badrpc, {:EXIT, y}}}) end end); w.(w); "
+        ":error, e -> {:badrpc, {:EXIT, {e, __STACKTRACE__}}} end}) end); w.(w); "
         "{^l, :eof} -> System.halt(3); _ -> w.(w) end end; "
         "w.(w) end)";
 

@@ -565,13 +565,18 @@ capture_loop(Owner, Real, Name, Watched, Buf) ->
 %% not pass through this one: a hop and a wake-up of this process for every line, 10 000 on
 %% 10 000 one-line tests. Done while it waits for this request's reply (an io request is a
 %% call), so it is not setting a group leader of its own meanwhile (capture_io); only when this
-%% process is still its group leader (not one that sent here by pid).
+%% process is still its group leader (not one that sent here by pid), and only when the real
+%% one is the node's user: attached, the suite's group leader is the watchdog's, and an
+%% interrupted run's processes are found by it being theirs (gate_probe:stop_suite/1).
 bypass(From, Real) when is_pid(From), node(From) =:= node() ->
+    Real =:= whereis(user) andalso bypass_now(From, Real);
+bypass(_, _) -> ok.
+
+bypass_now(From, Real) ->
     case erlang:process_info(From, group_leader) of
         {group_leader, Me} when Me =:= self() -> group_leader(Real, From);
         _ -> ok
-    end;
-bypass(_, _) -> ok.
+    end.
 
 capture_restore(_Real, none) -> ok;
 capture_restore(Real, Name) ->
