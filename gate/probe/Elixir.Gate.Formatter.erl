@@ -80,24 +80,18 @@ handle_cast({gate_module_pid, Pid, Mod}, #{modpids := MP} = S) ->
 %% From the hook (sync): the edges as they happened.
 handle_cast({gate_module, Kind, Mod, Async, Light}, S) ->
     {noreply, add_event({Kind, Mod, Async, Light}, S)};
-%% From the hook: the structures at a module's finish (gate_probe_events:edge_structs/0); a
-%% module's start is compared with the reading before it (the last finish's, or this
-%% process's own at the suite's start).
-handle_cast({gate_structs, start, Mod}, S) ->
+%% From the hook: the structures at a module's edges (gate_probe_events:edge_structs/0).
+handle_cast({gate_structs, start, Mod, St}, S) ->
     Open = maps:get(structs_open, S, #{}),
-    Latest = case maps:get(structs_latest, S, none) of
-                 none -> gate_probe_events:edge_structs();
-                 L -> L
-             end,
-    {noreply, S#{structs_open => Open#{Mod => Latest}, structs_latest => Latest}};
+    {noreply, S#{structs_open => Open#{Mod => St}}};
 handle_cast({gate_structs, finish, Mod, St1}, S) ->
     Open = maps:get(structs_open, S, #{}),
     case maps:take(Mod, Open) of
         {St0, Rest} ->
             Done = maps:get(structs, S, []),
-            {noreply, S#{structs_open => Rest, structs_latest => St1,
+            {noreply, S#{structs_open => Rest,
                          structs => [{atom_to_binary(Mod), structs_delta(St0, St1)} | Done]}};
-        error -> {noreply, S#{structs_latest => St1}}
+        error -> {noreply, S}
     end;
 handle_cast({gate_test, Mod, Name, Start, Finish}, #{mode := test} = S) ->
     Snaps = maps:get(test_snaps, S),
@@ -109,12 +103,8 @@ handle_cast({test_started, #{module := Mod, name := Name}}, #{mode := test, sync
 handle_cast({suite_started, Opts}, S) when is_list(Opts) ->
     %% an umbrella's apps run each in its own directory
     erase(gate_cwd_prefix),
-    Latest = case maps:get(sync, S) of
-                 true -> gate_probe_events:edge_structs();
-                 false -> none
-             end,
     {noreply, S#{seed := proplists:get_value(seed, Opts, maps:get(seed, S)),
-                 app := current_app(), structs_latest => Latest}};
+                 app := current_app()}};
 handle_cast({test_finished, Test}, #{count := N, max := Max} = S) when N >= Max ->
     _ = Test,
     {noreply, S#{dropped := maps:get(dropped, S) + 1}};

@@ -9,8 +9,6 @@
 -gate_load(tests).
 
 -export([hook_install/0, hook_remove/0, ex_unit_event/1]).
-%% for Elixir.Gate.Formatter: the reading a suite's first modules are compared with
--export([edge_structs/0]).
 
 -import(gate_probe_snapshot, [gc_all/0, name_text/1, mfa_text/1, pid_text/1]).
 
@@ -103,9 +101,7 @@ ex_unit_edge({module_started, #{name := Mod} = TM}) ->
     erase(gate_test_last),
     formatter_cast({gate_module, start, Mod, 'Elixir.Gate.Formatter':async(TM),
                     'Elixir.Gate.Formatter':light(false)}),
-    %% compared with the last module finish's reading, which the formatter keeps (see "The
-    %% structures at a module's edges")
-    formatter_cast({gate_structs, start, Mod}),
+    formatter_cast({gate_structs, start, Mod, edge_structs()}),
     %% the processes this module's process spawns (its tests) are the module's: see owners/2
     case whereis('Elixir.Gate.Formatter') of
         undefined -> ok;
@@ -155,17 +151,17 @@ async_test_edge(_, _) -> ok.
 %% ---- The structures at a module's edges ----
 %% A category's growth between a module's edges is no evidence that the module grew one
 %% structure in it: a quiet process's garbage, a neighbour's cache, anything of the same
-%% category counts too. So each module's finish also reads the structures themselves: the
-%% atom and port counts, every table's rows and bytes, and every process's memory and refc
-%% binary bytes (no GC: a structure's own garbage is small beside a leak, and no other
-%% structure's counts). A module is compared with the reading before its start: the last
-%% module finish's, or the formatter's own at the suite's start. Between one module's finish
-%% and the next one's start only the runner runs, so a reading at both edges read the same
-%% node twice; each costs about 3 us a process and 2 a table (process_info of another
-%% process takes its lock: measured on OTP 25 here, 140 processes and 60 tables 0.55 ms a
-%% reading), about a sixth of gate's time over bare mix test on one-line tests. The
-%% formatter keeps, per module, what grew in its window (Elixir.Gate.Formatter:
-%% structs_delta/2), naming tables there. Past ?EDGE_MAX_PROCS processes or
+%% category counts too. So each module edge also reads the structures themselves: the atom
+%% and port counts, every table's rows and bytes, and every process's memory and refc binary
+%% bytes (no GC: a structure's own garbage is small beside a leak, and no other structure's
+%% counts). Both edges: between one module's finish and the next one's start a server still
+%% works through the casts the first one sent it, and compared with the last finish's
+%% reading that growth went to the next module (e2e fairblame_spread: one module's journal
+%% entries counted in its neighbour's window). A reading costs about 3 us a process and 2 a
+%% table (process_info of another process takes its lock: measured on OTP 25 here, 140
+%% processes and 60 tables 0.55 ms); owners and names are asked in the formatter, for the
+%% tables that changed. The formatter keeps, per module, what grew between its edges
+%% (Elixir.Gate.Formatter:structs_delta/2). Past ?EDGE_MAX_PROCS processes or
 %% ?EDGE_MAX_TABLES tables those are not read, and their structures have no edge evidence
 %% (gate then names no culprit from them).
 -define(EDGE_MAX_PROCS, 5000).
