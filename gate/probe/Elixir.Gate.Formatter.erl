@@ -344,11 +344,10 @@ structs_delta({A0, P0, E0, Pr0}, {A1, P1, E1, Pr1}) ->
     [{<<"atoms">>, A1 - A0} || A1 > A0] ++ [{<<"ports">>, P1 - P0} || P1 > P0] ++ EtsUnread ++
         Unread ++ Top.
 
-%% Tables by name (their growth) and by owner (the bytes of those created in the window);
-%% this process's own table is none of the suite's. Names and owners are asked here, of the
-%% tables that changed (one gone since has nothing left to blame).
+%% Tables by name (their growth) and by owner (the bytes of those created in the window).
+%% Names and owners are asked here, of the tables that changed (one gone since has nothing
+%% left to blame).
 structs_tables(E0, E1) ->
-    Me = self(),
     maps:fold(fun(T, {_, B}, {Names, Owners} = Acc) ->
                       {B0, New} = case E0 of
                                       #{T := {_, Bx}} -> {Bx, false};
@@ -357,7 +356,6 @@ structs_tables(E0, E1) ->
                       case B =/= B0 andalso table_of(T) of
                           false -> Acc;
                           none -> Acc;
-                          {O, _} when O =:= Me -> Acc;
                           {O, N} ->
                               NK = <<"ets:", (gate_probe_snapshot:name_text(N))/binary>>,
                               Names1 = Names#{NK => maps:get(NK, Names, 0) + B - B0},

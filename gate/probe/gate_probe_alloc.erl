@@ -328,11 +328,7 @@ tracker_loop(S) ->
                                 _ -> {0, none}
                             end,
             %% the test ran in the window its finish closes (no start message came)
-            Win = maps:get(window, S),
-            S0 = case lists:member(What, Win) of
-                     true -> S;
-                     false -> S#{window => lists:sublist([What | Win], 50)}
-                 end,
+            S0 = S#{window => window_add(What, maps:get(window, S))},
             S1 = case Reading of
                      none -> S0;
                      _ ->
@@ -409,13 +405,14 @@ edge(#{running := Run} = S0, Kind, What, Reading) ->
         {_, _} when Kind =:= finish -> (close_window(S, Reading))#{window => Run1,
                                                                    running => Run1};
         {_, _} -> (close_window(S, Reading))#{window => [What | Run], running => Run1};
-        none ->
-            Win = maps:get(window, S),
-            S#{running => Run1,
-               window => case lists:member(What, Win) of
-                             true -> Win;
-                             false -> lists:sublist([What | Win], 50)
-                         end}
+        none -> S#{running => Run1, window => window_add(What, maps:get(window, S))}
+    end.
+
+%% What ran in the window so far, once each, the last 50
+window_add(What, Win) ->
+    case lists:member(What, Win) of
+        true -> Win;
+        false -> lists:sublist([What | Win], 50)
     end.
 
 %% A test read at its start and finish: its peak (the high-water mark read at its finish, reset

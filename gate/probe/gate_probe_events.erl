@@ -10,7 +10,7 @@
 
 -export([hook_install/0, hook_remove/0, ex_unit_event/1]).
 
--import(gate_probe_snapshot, [gc_all/0, name_text/1, mfa_text/1, pid_text/1]).
+-import(gate_probe_snapshot, [gc_all/0, name_text/1, mfa_text/1]).
 
 %% Attribution needs memory figures taken exactly at the edges of each test module (and test):
 %% ExUnit casts its events to formatters, so a formatter sees them late, after the runner has
