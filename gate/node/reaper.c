@@ -84,19 +84,19 @@ static int kill_children(void)
 void reaper_kill_all(void)
 {
 	for (;;) {
+		pid_t w;
+		while ((w = waitpid(-1, NULL, WNOHANG | __WALL)) > 0)
+			;
+		if (w < 0 && errno == ECHILD)
+			return; /* no child at all: nothing to look for in /proc (10 ms a run) */
+		if (w < 0 && errno != EINTR)
+			return;
 		int killed = kill_children();
 		if (killed > 0) {
 			/* one of them dies for sure; its own children come back to us meanwhile */
 			(void)waitpid(-1, NULL, __WALL);
 			continue;
 		}
-		pid_t w;
-		while ((w = waitpid(-1, NULL, WNOHANG | __WALL)) > 0)
-			;
-		if (w < 0 && errno == ECHILD)
-			return; /* no child at all */
-		if (w < 0 && errno != EINTR)
-			return;
 		/* a child exists but was not seen alive in /proc (it just came back to us):
 		 * look again */
 		usleep(1000);
