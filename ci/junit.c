@@ -638,7 +638,7 @@ static void write_test_figures(struct jw *j, const struct test_result *t)
 	struct textbuf b = {0};
 	textbuf_printf(&b, "gate.attribution: %s\n",
 	               t->async ? "async: overlapping tests share these figures"
-	                        : "GC'd snapshots at the test's start and finish");
+	                        : "light readings (no GC) before the test and at its finish");
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
 		textbuf_printf(&b, "gate.memory.%s.delta = %lld\n", mem_cat_name((enum mem_cat)c),
 		               (long long)t->delta.mem[c]);

@@ -5,6 +5,7 @@
 #include "fine_text.h" /* issue 27 */
 #include "report.h"
 #include "rules/attribution.h"
+#include "rules/culprits.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -523,9 +524,23 @@ static void print_top_growing(FILE *out, const struct test_run *run, bool color)
 
 	if (!run->nmodules && !tests)
 		return;
+	/* per test: how many were read alone (the readings keep to a budget of the run's time) */
+	char how[160] = "light readings at each test's edges";
+	size_t ran = 0, measured = 0;
+	for (size_t i = 0; tests && i < run->count; i++) {
+		ran += run->tests[i].state == TEST_PASSED || run->tests[i].state == TEST_FAILED;
+		measured += run->tests[i].measured;
+	}
+	if (measured < ran) {
+		char m[32], r[32];
+		rules_count_format(m, sizeof(m), (int64_t)measured);
+		rules_count_format(r, sizeof(r), (int64_t)ran);
+		snprintf(how, sizeof(how),
+		         "light readings at each test's edges, %s of %s tests read alone", m, r);
+	}
 	fprintf(out, "\n%sTop growing %s%s (by total; %s):\n", color ? C_BOLD : "",
 	        tests ? "tests" : "test modules", color ? C_RESET : "",
-	        tests ? "GC'd snapshots around each test"
+	        tests ? how
 	        : run->attribution_sync
 	                ? "light snapshots at each module's edges; async modules share what grew "
 	                  "while they were busy together"

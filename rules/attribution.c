@@ -412,7 +412,8 @@ static void add_tests(struct textbuf *t, const struct test_run *run, int key, in
 		    judged * ATTRIBUTION_MAX_OVER)
 			continue;
 		if (!shown++)
-			text_add(t, "tests that grew %s most (GC'd snapshots around each test):\n",
+			text_add(t,
+			         "tests that grew %s most (light readings at each test's edges):\n",
 			         key_name(key));
 		attribution_value_format(v, sizeof(v), key, attribution_value(&r->delta, key));
 		text_add(t, "  %zu. %s \"%s\" %s%s\n", shown, rules_display(r->module), r->name, v,

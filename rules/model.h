@@ -454,9 +454,10 @@ struct test_result {
 	int64_t time_us;
 	enum test_state state;
 	char *message; /* failure or skip reason; may be NULL */
-	/* --per-test: GC'd snapshots at the test's start and finish, taken in the test module's
-	 * process (see attribution_sync); async tests overlap others, so their figures are shared
-	 */
+	/* --per-test: light readings (no GC) before the test and at its finish, taken in the test
+	 * module's process (see attribution_sync); async tests overlap others, so their figures
+	 * are shared. Not measured: a test that shared its reading with the tests before it
+	 * (the readings keep to a budget of the run's time, gate_probe_events), a skipped one */
 	bool measured;
 	bool async;
 	struct mem_delta delta;

@@ -42,6 +42,12 @@
 
 init(Opts) ->
     catch register('Elixir.Gate.Formatter', self()),
+    %% the module edges' last reading of the processes (gate_probe_events:edge_structs/0)
+    %% and the per-test readings' budget (the run's start, the us they took and how many),
+    %% gone with this process
+    catch ets:new(gate_probe_edges, [named_table, public, set]),
+    catch ets:insert(gate_probe_edges, {budget, counters:new(2, [write_concurrency]),
+                                        erlang:monotonic_time(microsecond)}),
     Sync = application:get_env(gate_probe, attribution_sync, false) =:= true,
     Mode = case application:get_env(gate_probe, attribution) of
                {ok, M} when M =:= off; M =:= module; M =:= test -> M;

@@ -81,6 +81,19 @@ hook_remove() ->
 %% finish, so what it left is what outlives it (tables, processes, the binaries they hold),
 %% plus garbage of long-lived processes, which rules/attribution.c bounds as for module edges.
 %% The delta goes to the formatter ahead of the test_finished event it belongs to.
+%% A reading is erlang:memory(), which waits for every scheduler: 40 us on an idle node,
+%% 80-140 on a busy one, 116 us a test measured on 5 000 one-line sync tests (about three
+%% times what such a test costs bare). So the readings get a budget: a twentieth of the time
+%% since the run started (?TEST_SPACING; the formatter keeps the clock and what readings
+%% took).
+%% Within it every test's finish is read, which covers a suite whose tests are not mostly
+%% one-liners; past it, a test's finish is read once the budget allows again, and a window
+%% that spans several tests is the last one's when it took nine tenths of it (the tracker's
+%% rule for peaks, gate_probe_alloc), otherwise nobody's: those tests have no figures of
+%% their own, and their growth is still their module's (module edges are always read).
+-define(TEST_SPACING, 20).
+%% the formatter's table: the per-test readings' budget, the module edges' last reading
+-define(EDGE_TAB, gate_probe_edges).
 ex_unit_event(Msg) ->
     case application:get_env(gate_probe, attribution) of
         {ok, off} -> ok;
@@ -118,9 +131,13 @@ ex_unit_edge({test_started, #{module := Mod} = Test}) ->
     async_test_edge(test_start, Test),
     %% the module's first test: its start is read here, so that setup_all's growth (between
     %% the module's own edge and this one) is nobody's test
-    case {application:get_env(gate_probe, attribution), get(gate_test_last)} of
-        {{ok, test}, undefined} ->
-            put(gate_test_last, {Mod, 'Elixir.Gate.Formatter':light(false)});
+    case application:get_env(gate_probe, attribution) of
+        {ok, test} ->
+            case get(gate_test_last) of
+                undefined -> put(gate_test_last, test_reading(Mod));
+                _ -> ok
+            end,
+            put(gate_test_at, erlang:monotonic_time(microsecond));
         _ -> ok
     end;
 ex_unit_edge({test_finished, #{module := Mod, name := Name, state := State} = Test}) ->
@@ -130,14 +147,69 @@ ex_unit_edge({test_finished, #{module := Mod, name := Name, state := State} = Te
         {ok, test} when is_tuple(State), (element(1, State) =:= excluded orelse
                                           element(1, State) =:= skipped) -> ok;
         {ok, test} ->
-            Finish = 'Elixir.Gate.Formatter':light(false),
-            case put(gate_test_last, {Mod, Finish}) of
-                {Mod, Start} -> formatter_cast({gate_test, Mod, Name, Start, Finish});
+            case get(gate_test_last) of
+                {Mod, {At0, _, _, _} = Start, Shared} ->
+                    Now = erlang:monotonic_time(microsecond),
+                    case test_budget(Now) of
+                        true ->
+                            {Mod, Finish, _} = Last = test_reading(Mod),
+                            put(gate_test_last, Last),
+                            TestAt = case get(gate_test_at) of
+                                         T when is_integer(T) -> T;
+                                         _ -> At0
+                                     end,
+                            case Shared =:= 0 orelse (Now - TestAt) * 10 >= (Now - At0) * 9 of
+                                true -> formatter_cast({gate_test, Mod, Name, Start, Finish});
+                                false -> ok
+                            end;
+                        false ->
+                            put(gate_test_last, {Mod, Start, Shared + 1})
+                    end;
                 _ -> ok
             end;
         _ -> ok
     end;
 ex_unit_edge(_) -> ok.
+
+%% {Mod, Reading, Tests}: a light reading, and how many tests finished unread since; what it
+%% took is added to the budget's account.
+test_reading(Mod) ->
+    T0 = erlang:monotonic_time(microsecond),
+    L = 'Elixir.Gate.Formatter':light(false),
+    case test_budget_ref() of
+        {Ref, _} ->
+            counters:add(Ref, 1, erlang:monotonic_time(microsecond) - T0),
+            counters:add(Ref, 2, 1);
+        none -> ok
+    end,
+    {Mod, L, 0}.
+
+%% Whether one more reading keeps them within their share of the run's time so far (at their
+%% average cost); true without the formatter's account.
+test_budget(Now) ->
+    case test_budget_ref() of
+        {Ref, Started} ->
+            Spent = counters:get(Ref, 1),
+            Next = case counters:get(Ref, 2) of
+                       0 -> 0;
+                       N -> Spent div N
+                   end,
+            (Spent + Next) * ?TEST_SPACING =< Now - Started;
+        none -> true
+    end.
+
+%% The account ({Counters, StartedUs} from the formatter's table), looked up once a module.
+test_budget_ref() ->
+    case get(gate_test_budget) of
+        undefined ->
+            B = case catch ets:lookup(?EDGE_TAB, budget) of
+                    [{budget, Ref, Started}] -> {Ref, Started};
+                    _ -> none
+                end,
+            put(gate_test_budget, B),
+            B;
+        B -> B
+    end.
 
 %% Async modules run side by side: the times of their tests' edges tell gate how long each
 %% was busy in a test between two module edges, and the growth of that stretch is shared
@@ -157,35 +229,94 @@ async_test_edge(_, _) -> ok.
 %% counts). Both edges: between one module's finish and the next one's start a server still
 %% works through the casts the first one sent it, and compared with the last finish's
 %% reading that growth went to the next module (e2e fairblame_spread: one module's journal
-%% entries counted in its neighbour's window). A reading costs about 3 us a process and 2 a
-%% table (process_info of another process takes its lock: measured on OTP 25 here, 140
-%% processes and 60 tables 0.55 ms); owners and names are asked in the formatter, for the
-%% tables that changed. The formatter keeps, per module, what grew between its edges
+%% entries counted in its neighbour's window). Owners and names are asked in the formatter, for the tables that changed. The
+%% formatter keeps, per module, what grew between its edges
 %% (Elixir.Gate.Formatter:structs_delta/2). Past ?EDGE_MAX_PROCS processes or
 %% ?EDGE_MAX_TABLES tables those are not read, and their structures have no edge evidence
 %% (gate then names no culprit from them).
+%%
+%% A reading is on the module's own path (its first test waits for it), so it is kept cheap.
+%% A process's memory and binaries are asked of the process itself (process_info sends it a
+%% signal and waits for its answer: 2 us when it is idle, a time slice when it is busy:
+%% 2.5 ms a module start measured on a sync suite of one-line tests), and erlang:processes()
+%% walks the whole process table (0.1-0.2 ms). So the last reading is kept (in the
+%% formatter's table ?EDGE_TAB, with each process's reduction count): a process whose
+%% reductions did not move since has not run, and its memory and binaries are the ones read
+%% then (its reductions are read under its lock, without a signal); and when the processes
+%% known then that are still alive are as many as the node has, no listing is needed.
 -define(EDGE_MAX_PROCS, 5000).
 -define(EDGE_MAX_TABLES, 5000).
 
 %% {AtomCount, PortCount, #{Tid => {Rows, Bytes}} | none, #{Pid => Bytes} | none}
 edge_structs() ->
     W = erlang:system_info(wordsize),
+    Tab = ets:whereis(?EDGE_TAB),
     Ets = case erlang:system_info(ets_count) =< ?EDGE_MAX_TABLES of
               true ->
                   maps:from_list([{T, {R, M * W}}
-                                  || T <- ets:all(), R <- [ets:info(T, size)], is_integer(R),
+                                  || T <- ets:all(), T =/= Tab,
+                                     R <- [ets:info(T, size)], is_integer(R),
                                      M <- [ets:info(T, memory)], is_integer(M)]);
               false -> none
           end,
-    Procs = case erlang:system_info(process_count) =< ?EDGE_MAX_PROCS of
+    Count = erlang:system_info(process_count),
+    Procs = case Count =< ?EDGE_MAX_PROCS of
                 true ->
-                    Me = self(),
+                    Read = edge_procs(Count, Tab),
                     F = whereis('Elixir.Gate.Formatter'),
-                    maps:from_list([{P, B} || P <- erlang:processes(), P =/= Me, P =/= F,
-                                              B <- [tag_proc_bytes(P)], is_integer(B)]);
+                    maps:fold(fun(P, _, Acc) when P =:= self(); P =:= F -> Acc;
+                                 (P, {_, B}, Acc) -> Acc#{P => B}
+                              end, #{}, Read);
                 false -> none
             end,
     {erlang:system_info(atom_count), erlang:system_info(port_count), Ets, Procs}.
+
+%% #{Pid => {Reductions, Bytes}} of every process (self() and the formatter among them).
+edge_procs(Count, Tab) ->
+    Last = case Tab =/= undefined andalso catch ets:lookup(Tab, procs) of
+               [{procs, L}] when is_map(L) -> L;
+               _ -> #{}
+           end,
+    Known = maps:fold(fun(P, {R0, _} = V, Acc) ->
+                              case erlang:process_info(P, reductions) of
+                                  {reductions, R0} -> Acc#{P => V};
+                                  {reductions, _} -> edge_proc(P, Acc);
+                                  undefined -> Acc
+                              end
+                      end, #{}, Last),
+    Known1 = case Known of
+                 #{} when is_map_key(self(), Known) -> Known;
+                 _ -> edge_proc(self(), Known)
+             end,
+    Read = case map_size(Known1) =:= Count of
+               true -> Known1;
+               false ->
+                   lists:foldl(fun(P, Acc) ->
+                                       case Known1 of
+                                           #{P := V} -> Acc#{P => V};
+                                           _ -> edge_proc(P, Acc)
+                                       end
+                               end, #{}, erlang:processes())
+           end,
+    _ = Tab =/= undefined andalso (catch ets:insert(Tab, {procs, Read})),
+    Read.
+
+%% A process's memory and refc binary bytes, with the reductions they were read at (one
+%% process_info: the three at one moment). Answering the signal that asks a process for its
+%% memory costs it one reduction: when the reductions read right after are those plus one,
+%% the process did nothing else in between and those are kept (the next reading finds it
+%% unchanged); more, and it ran: the ones read with the bytes are kept, so that the next
+%% reading reads it again.
+edge_proc(P, Acc) ->
+    case erlang:process_info(P, [reductions, memory, binary]) of
+        [{reductions, R}, {memory, M}, {binary, Bins}] ->
+            R1 = case erlang:process_info(P, reductions) of
+                     {reductions, X} when X =:= R + 1 -> X;
+                     _ -> R
+                 end,
+            Acc#{P => {R1, M + lists:sum([S || {_, S, _} <- Bins])}};
+        _ -> Acc
+    end.
 
 %% ---- Tags: limits where tests are written (issue 19) ----
 %% A test tagged `gate: [max_growth: "1 MB", ...]` (@tag, or @moduletag for a module's tests)
@@ -229,7 +360,8 @@ tag_light() ->
 %% refc binary bytes (after the GC light(true) just did).
 tag_structs() ->
     W = erlang:system_info(wordsize),
-    Ets = maps:from_list([{T, {R, M * W}} || T <- ets:all(),
+    Tab = ets:whereis(?EDGE_TAB), %% gate's own, not the test's
+    Ets = maps:from_list([{T, {R, M * W}} || T <- ets:all(), T =/= Tab,
                                             R <- [ets:info(T, size)], is_integer(R),
                                             M <- [ets:info(T, memory)], is_integer(M)]),
     Procs = maps:from_list([{P, B} || P <- erlang:processes(), B <- [tag_proc_bytes(P)],

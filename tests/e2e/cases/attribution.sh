@@ -69,3 +69,24 @@ case_attribution_per_test_clean_passes() {
 		--property "test sums=gate.memory.total.delta>-100000000"
 	no_leftovers "$d"
 }
+
+# --per-test on thousands of one-line tests: the readings keep to their budget (a twentieth of
+# the run's time), so most of those tests share a reading and carry no figures of their own
+# (the console says how many were read alone); the slow test that leaks is read alone and
+# named, with its figures in its testcase.
+case_attribution_per_test_budget() {
+	local d; d=$(fixture pertest_budget)
+	run_gate run -C "$d" --per-test
+	expect_rc 1
+	expect_in "$OUT" "likely culprit: Budget.LeakTest \"test fills a cache table"
+	grep -Eq "^Top growing tests \(by total; light readings at each test's edges, [0-9 ]+ of 4 002 tests read alone\):" "$OUT" ||
+		fail "the console does not say how many of the 4 002 tests were read alone"
+	junit_valid "$d/_build/gate/junit.xml"
+	junit_check "$d/_build/gate/junit.xml" \
+		--property "test fills a cache table and leaves it=gate.memory.ets.delta>3000000"
+	local measured
+	measured=$(grep -c "gate.attribution: " "$d/_build/gate/junit.xml")
+	[ "$measured" -gt 0 ] && [ "$measured" -lt 4002 ] ||
+		fail "$measured testcases carry figures: expected some of the 4 002, not all"
+	no_leftovers "$d"
+}
