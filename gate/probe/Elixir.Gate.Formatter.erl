@@ -212,10 +212,15 @@ spawned_test({erlang, apply, [Fun, _]}) when is_function(Fun) ->
     end;
 spawned_test(_) -> none.
 
+%% A byte prefix: string:prefix/2 walks both as characters, and was a fifth of this process's
+%% time on 5 000 one-line tests (eprof); the directory ends with a slash, so bytes and
+%% characters agree on where it ends.
 rel_file(F) when is_binary(F) ->
-    case string:prefix(F, cwd_prefix()) of
-        nomatch -> F;
-        Rel -> Rel
+    P = cwd_prefix(),
+    N = byte_size(P),
+    case F of
+        <<P:N/binary, Rel/binary>> -> Rel;
+        _ -> F
     end;
 rel_file(_) -> <<>>.
 
