@@ -229,8 +229,8 @@ async_test_edge(_, _) -> ok.
 %% counts). Both edges: between one module's finish and the next one's start a server still
 %% works through the casts the first one sent it, and compared with the last finish's
 %% reading that growth went to the next module (e2e fairblame_spread: one module's journal
-%% entries counted in its neighbour's window). Owners and names are asked in the formatter, for the tables that changed. The
-%% formatter keeps, per module, what grew between its edges
+%% entries counted in its neighbour's window). Owners and names are asked in the formatter,
+%% for the tables that changed. The formatter keeps, per module, what grew between its edges
 %% (Elixir.Gate.Formatter:structs_delta/2). Past ?EDGE_MAX_PROCS processes or
 %% ?EDGE_MAX_TABLES tables those are not read, and their structures have no edge evidence
 %% (gate then names no culprit from them).
@@ -249,20 +249,14 @@ async_test_edge(_, _) -> ok.
 
 %% {AtomCount, PortCount, #{Tid => {Rows, Bytes}} | none, #{Pid => Bytes} | none}
 edge_structs() ->
-    W = erlang:system_info(wordsize),
-    Tab = ets:whereis(?EDGE_TAB),
     Ets = case erlang:system_info(ets_count) =< ?EDGE_MAX_TABLES of
-              true ->
-                  maps:from_list([{T, {R, M * W}}
-                                  || T <- ets:all(), T =/= Tab,
-                                     R <- [ets:info(T, size)], is_integer(R),
-                                     M <- [ets:info(T, memory)], is_integer(M)]);
+              true -> table_sizes();
               false -> none
           end,
     Count = erlang:system_info(process_count),
     Procs = case Count =< ?EDGE_MAX_PROCS of
                 true ->
-                    Read = edge_procs(Count, Tab),
+                    Read = edge_procs(Count, ets:whereis(?EDGE_TAB)),
                     F = whereis('Elixir.Gate.Formatter'),
                     maps:fold(fun(P, _, Acc) when P =:= self(); P =:= F -> Acc;
                                  (P, {_, B}, Acc) -> Acc#{P => B}
@@ -270,6 +264,14 @@ edge_structs() ->
                 false -> none
             end,
     {erlang:system_info(atom_count), erlang:system_info(port_count), Ets, Procs}.
+
+%% #{Tid => {Rows, Bytes}} of every table but gate's own (?EDGE_TAB).
+table_sizes() ->
+    W = erlang:system_info(wordsize),
+    Tab = ets:whereis(?EDGE_TAB),
+    maps:from_list([{T, {R, M * W}} || T <- ets:all(), T =/= Tab,
+                                       R <- [ets:info(T, size)], is_integer(R),
+                                       M <- [ets:info(T, memory)], is_integer(M)]).
 
 %% #{Pid => {Reductions, Bytes}} of every process (self() and the formatter among them).
 edge_procs(Count, Tab) ->
@@ -284,9 +286,9 @@ edge_procs(Count, Tab) ->
                                   undefined -> Acc
                               end
                       end, #{}, Last),
-    Known1 = case Known of
-                 #{} when is_map_key(self(), Known) -> Known;
-                 _ -> edge_proc(self(), Known)
+    Known1 = case is_map_key(self(), Known) of
+                 true -> Known;
+                 false -> edge_proc(self(), Known)
              end,
     Read = case map_size(Known1) =:= Count of
                true -> Known1;
@@ -314,7 +316,7 @@ edge_proc(P, Acc) ->
                      {reductions, X} when X =:= R + 1 -> X;
                      _ -> R
                  end,
-            Acc#{P => {R1, M + lists:sum([S || {_, S, _} <- Bins])}};
+            Acc#{P => {R1, proc_bytes(M, Bins)}};
         _ -> Acc
     end.
 
@@ -359,21 +361,19 @@ tag_light() ->
 %% {#{Tid => {Rows, Bytes}}, #{Pid => Bytes}}: every table's size, every process's memory and
 %% refc binary bytes (after the GC light(true) just did).
 tag_structs() ->
-    W = erlang:system_info(wordsize),
-    Tab = ets:whereis(?EDGE_TAB), %% gate's own, not the test's
-    Ets = maps:from_list([{T, {R, M * W}} || T <- ets:all(), T =/= Tab,
-                                            R <- [ets:info(T, size)], is_integer(R),
-                                            M <- [ets:info(T, memory)], is_integer(M)]),
+    Ets = table_sizes(),
     Procs = maps:from_list([{P, B} || P <- erlang:processes(), B <- [tag_proc_bytes(P)],
                                       is_integer(B)]),
     {Ets, Procs}.
 
 tag_proc_bytes(P) ->
     case erlang:process_info(P, [memory, binary]) of
-        [{memory, M}, {binary, Bins}] ->
-            M + lists:sum([S || {_, S, _} <- Bins]);
+        [{memory, M}, {binary, Bins}] -> proc_bytes(M, Bins);
         _ -> undefined
     end.
+
+%% A process's memory and the refc binaries it holds.
+proc_bytes(Memory, Bins) -> Memory + lists:sum([S || {_, S, _} <- Bins]).
 
 %% The structures that grew most in the window, largest first (at most one table and one
 %% process): [{ets, Name, Owner, RowsDelta, BytesDelta} | {process, Pid, Label, BytesDelta}].
