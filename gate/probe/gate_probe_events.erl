@@ -21,37 +21,24 @@
 %% suite and by cleanup/0. When anything is not as expected (no debug info, no notify/2, a
 %% compile error) the hook is not installed and the formatter falls back to the late figures.
 -define(EM, 'Elixir.ExUnit.EventManager').
+%% the hook's compiled form kept on disk: bumped when hook_compile/2 changes what it builds
+-define(HOOK_CACHE_VSN, 1).
 
 hook_install() ->
     try
         {module, ?EM} = code:ensure_loaded(?EM),
         {?EM, Beam, File} = code:get_object_code(?EM),
-        {ok, {?EM, [{debug_info, {debug_info_v1, Backend, Data}}]}} =
-            beam_lib:chunks(Beam, [debug_info]),
-        {ok, Forms} = Backend:debug_info(erlang_v1, ?EM, Data, []),
-        true = lists:keymember(notify, 3, [F || {function, _, _, 2, _} = F <- Forms]),
         %% this module's name as loaded (module_info/1, not ?MODULE_STRING: a string is a
         %% literal, which the slot renaming of probe_names.c does not rewrite)
-        {ok, Toks, _} = erl_scan:string(
-                          "notify(M, Msg) ->"
-                          "  try " ++ atom_to_list(module_info(module)) ++
-                              ":ex_unit_event(Msg) catch _:_ -> ok end,"
-                          "  '__gate_notify'(M, Msg)."),
-        {ok, Wrapper} = erl_parse:parse_form(Toks),
-        Renamed = [case F of
-                       {function, L, notify, 2, Cs} -> {function, L, '__gate_notify', 2, Cs};
-                       _ -> F
-                   end || F <- Forms],
-        %% Elixir's debug info has no eof form; an Erlang module's would
-        Hooked = case lists:last(Renamed) of
-                     {eof, _} = Eof -> lists:droplast(Renamed) ++ [Wrapper, Eof];
-                     _ -> Renamed ++ [Wrapper]
-                 end,
-        %% without the optimisation passes: 5 ms instead of 12 (measured), and this module
-        %% only forwards events
-        {ok, ?EM, Bin} = compile:forms(Hooked, [binary, return_errors, no_spawn_compiler_process,
-                                                no_ssa_opt, no_bool_opt, no_module_opt,
-                                                no_type_opt]),
+        Src = "notify(M, Msg) ->"
+              "  try " ++ atom_to_list(module_info(module)) ++
+              ":ex_unit_event(Msg) catch _:_ -> ok end,"
+              "  '__gate_notify'(M, Msg).",
+        Cache = hook_cache_file(Beam, Src),
+        Bin = case hook_cached(Cache) of
+                  {ok, B} -> B;
+                  none -> hook_cache_put(Cache, hook_compile(Beam, Src))
+              end,
         true = code:soft_purge(?EM),
         {module, ?EM} = code:load_binary(?EM, File, Bin),
         application:set_env(gate_probe, em_original, {File, Beam}),
@@ -59,6 +46,78 @@ hook_install() ->
     catch
         Class:Reason -> {error, {Class, Reason}}
     end.
+
+%% ExUnit.EventManager from its own debug info, its notify/2 renamed '__gate_notify' and
+%% wrapped by the function in Src.
+hook_compile(Beam, Src) ->
+    {ok, {?EM, [{debug_info, {debug_info_v1, Backend, Data}}]}} =
+        beam_lib:chunks(Beam, [debug_info]),
+    {ok, Forms} = Backend:debug_info(erlang_v1, ?EM, Data, []),
+    true = lists:keymember(notify, 3, [F || {function, _, _, 2, _} = F <- Forms]),
+    {ok, Toks, _} = erl_scan:string(Src),
+    {ok, Wrapper} = erl_parse:parse_form(Toks),
+    Renamed = [case F of
+                   {function, L, notify, 2, Cs} -> {function, L, '__gate_notify', 2, Cs};
+                   _ -> F
+               end || F <- Forms],
+    %% Elixir's debug info has no eof form; an Erlang module's would
+    Hooked = case lists:last(Renamed) of
+                 {eof, _} = Eof -> lists:droplast(Renamed) ++ [Wrapper, Eof];
+                 _ -> Renamed ++ [Wrapper]
+             end,
+    %% without the optimisation passes: 5 ms instead of 12 (measured), and this module
+    %% only forwards events
+    {ok, ?EM, Bin} = compile:forms(Hooked, [binary, return_errors, no_spawn_compiler_process,
+                                            no_ssa_opt, no_bool_opt, no_module_opt,
+                                            no_type_opt]),
+    Bin.
+
+%% The hooked module compiled by an earlier run, kept beside gate's reports in the project's
+%% _build/gate: compiling it is 7-12 ms of every run (measured; the node's own ExUnit, so it
+%% cannot come with gate). The file's name is a digest of all it depends on: the original
+%% module, the wrapper (the probe's name in this slot), the OTP release that compiles it.
+%% none: no project here (an attached node outside Mix), or no such file.
+hook_cache_file(Beam, Src) ->
+    try 'Elixir.Mix.Project':build_path() of
+        Build when is_binary(Build) ->
+            Key = erlang:md5(term_to_binary({?HOOK_CACHE_VSN, Beam, Src,
+                                             erlang:system_info(otp_release)})),
+            Hex = lists:flatten([io_lib:format("~2.16.0b", [X]) || <<X>> <= Key]),
+            filename:join([unicode:characters_to_list(filename:dirname(Build)), "gate",
+                           "ex_unit_hook-" ++ Hex ++ ".beam"]);
+        _ -> none
+    catch _:_ -> none
+    end.
+
+hook_cached(none) -> none;
+hook_cached(File) ->
+    case file:read_file(File) of
+        %% only a file this code wrote is taken: a module of that name (a file cut short
+        %% or replaced fails here, and is compiled and written again)
+        {ok, Bin} ->
+            case catch beam_lib:info(Bin) of
+                L when is_list(L) ->
+                    case lists:keyfind(module, 1, L) of
+                        {module, ?EM} -> {ok, Bin};
+                        _ -> none
+                    end;
+                _ -> none
+            end;
+        {error, _} -> none
+    end.
+
+%% Writes the file whole (a temporary file renamed over it), or not at all: a read-only or
+%% remote build directory only costs the next run the compile again. Returns Bin.
+hook_cache_put(none, Bin) -> Bin;
+hook_cache_put(File, Bin) ->
+    Tmp = File ++ "." ++ os:getpid() ++ ".tmp",
+    _ = (catch begin
+                   ok = filelib:ensure_dir(File),
+                   ok = file:write_file(Tmp, Bin),
+                   ok = file:rename(Tmp, File)
+               end),
+    _ = file:delete(Tmp),
+    Bin.
 
 hook_remove() ->
     case application:get_env(gate_probe, em_original) of

@@ -269,7 +269,7 @@ int session_open(struct session *s, char *err, size_t errlen)
 
 void session_explain(struct session *s, char *err, size_t errlen)
 {
-	if (s->node.pid > 0 && !signals_caught && !s->node.exited &&
+	if (s->node.pid > 0 && !signals_caught && !s->node.exited && !s->halt_sent &&
 	    node_wait_exit(&s->node, 2000)) {
 		char how[128], was[2048];
 		node_exit_describe(&s->node, how, sizeof(how));
@@ -280,8 +280,9 @@ void session_explain(struct session *s, char *err, size_t errlen)
 	}
 }
 
-/* erlang:halt(0, [{flush, true}]): the VM exits the way `mix test` ends it. No reply comes. */
-static void halt_node(struct session *s)
+/* erlang:halt(0, [{flush, true}]): the VM exits the way `mix test` ends it. No reply comes:
+ * the call returns when the channel closes, or at once with wait_ms 0 (sent, not waited for). */
+static void halt_node(struct session *s, int wait_ms)
 {
 	ei_x_buff args;
 	struct term *root;
@@ -296,13 +297,15 @@ static void halt_node(struct session *s)
 	ei_x_encode_atom(&args, "true");
 	ei_x_encode_empty_list(&args);
 	ei_x_encode_empty_list(&args);
-	eic_rpc(&s->conn, "erlang", "halt", &args, 1000, &root, &reply, ignored, sizeof(ignored));
+	eic_rpc(&s->conn, "erlang", "halt", &args, wait_ms, &root, &reply, ignored, sizeof(ignored));
 	term_free(root);
 	ei_x_free(&args);
 }
 
-void session_end(struct session *s)
+void session_release(struct session *s)
 {
+	if (s->released)
+		return;
 	int saved = signals_caught;
 	signals_caught = 0; /* so the clean-up RPCs are not cancelled by the flag */
 	s->conn.poll = NULL;
@@ -317,17 +320,29 @@ void session_end(struct session *s)
 	}
 	s->before_unload = NULL;
 	s->probe_loaded = false;
-	int stop_ms = s->o.stop_timeout_ms > 0 ? s->o.stop_timeout_ms : 10000;
-	bool connected = eic_connected(&s->conn);
 	if (s->node.pid > 0) {
 		session_progress(s, "stopping node %s", s->name);
 		/* graceful first: erlang:halt/2 (init:stop/0 measured 1.2 s slower, stopping every
-		 * application of a node that is about to go away), then SIGTERM, then SIGKILL */
-		if (connected && !node_exited(&s->node)) {
-			halt_node(s);
-			node_wait_exit(&s->node, stop_ms);
+		 * application of a node that is about to go away); session_end waits for it, then
+		 * SIGTERM, then SIGKILL */
+		if (eic_connected(&s->conn) && !node_exited(&s->node)) {
+			halt_node(s, 0);
+			s->halt_sent = true;
 		}
 	}
+	s->released = true;
+	signals_caught = saved;
+}
+
+void session_end(struct session *s)
+{
+	session_release(s);
+	int saved = signals_caught;
+	signals_caught = 0;
+	int stop_ms = s->o.stop_timeout_ms > 0 ? s->o.stop_timeout_ms : 10000;
+	bool connected = eic_connected(&s->conn);
+	if (s->node.pid > 0 && s->halt_sent && !node_exited(&s->node))
+		node_wait_exit(&s->node, stop_ms);
 	eic_close(&s->conn);
 	/* A node that never answered is still booting: its init process does not act on
 	 * SIGTERM before the boot ends, which mix run --no-halt never does. A short grace then. */
@@ -335,5 +350,7 @@ void session_end(struct session *s)
 		node_stop(&s->node, connected ? stop_ms : (stop_ms < 1000 ? stop_ms : 1000));
 	node_tail_stop();
 	memset(s->node.cookie, 0, sizeof(s->node.cookie));
+	s->released = false; /* nothing left to release: the node is gone */
+	s->halt_sent = false;
 	signals_caught = saved;
 }

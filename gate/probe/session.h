@@ -51,6 +51,8 @@ struct session {
 	 * (cluster mode: the probe leaves the other nodes through this one); may be NULL */
 	void (*before_unload)(void *arg);
 	void *before_unload_arg;
+	bool released;  /* session_release ran: the probe is gone, the halt sent */
+	bool halt_sent; /* erlang:halt was sent to the node gate started */
 };
 
 /* Prepares s (no I/O); call before anything else, so that session_end is always safe. */
@@ -61,6 +63,11 @@ int session_open(struct session *s, char *err, size_t errlen);
 
 /* After a failure: when the node process died, rewrites err to say so with its status. */
 void session_explain(struct session *s, char *err, size_t errlen);
+
+/* Removes the probe and asks a node gate started to halt, without waiting for it to go:
+ * what gate does next (judging, the JUnit file) overlaps the node's exit. Safe at any point
+ * and twice; session_end does it when it was not done. */
+void session_release(struct session *s);
 
 /* Removes the probe, stops a node gate started (erlang:halt, SIGTERM, SIGKILL to its group),
  * closes the connection. Safe at any point and twice. */

@@ -246,14 +246,15 @@ static int run_workload(struct run *r)
 }
 
 /* Steps 2 to 6: the baseline, the node, the snapshots around the workload; the node is
- * stopped (or left, attached) as soon as the figures are in. */
+ * told to stop (or left, attached) as soon as the figures are in: it exits while the run is
+ * judged and the JUnit file written (conclude waits for it before the summary). */
 static int observe(struct run *r)
 {
 	if (read_baseline(r) < 0 || open_node(r) < 0 ||
 	    take_snapshot(r, &r->before, "before", PROBE_MARK_BEFORE) < 0 || run_workload(r) < 0 ||
 	    take_snapshot(r, &r->after, "after", PROBE_MARK_AFTER) < 0)
 		return -1;
-	session_end(&r->ses);
+	session_release(&r->ses);
 	return 0;
 }
 
@@ -528,6 +529,8 @@ static int conclude(struct run *r)
 	r->judged = true;
 	int code = exit_code(r);
 	bool junit = write_junit(r, NULL) == 0;
+	/* the node's last output (halt flushes it) before the summary, never inside it */
+	session_end(&r->ses);
 	if (print_summary(r) < 0 || !junit)
 		code = GATE_EXIT_ERROR;
 	const char *late = NULL;

@@ -39,6 +39,26 @@ case_attribution_async_module_named() {
 	expect_in "$OUT" "Attrib.LeakAsyncTest (async: shared with"
 }
 
+# The hooked ExUnit.EventManager is compiled once and kept in _build/gate: the next run takes
+# it from there (the same file, not written again), and a file that is not that module (cut
+# short, replaced) is compiled and written again; the attribution stays synchronous each time.
+case_attribution_hook_cached() {
+	local d f ino; d=$(fixture attrib)
+	run_gate run -C "$d" -- --include leak_sync
+	attribution_checks "$d" Attrib.LeakSyncTest Attrib.SyncHolder
+	f=$(ls "$d"/_build/gate/ex_unit_hook-*.beam 2>/dev/null)
+	[ "$(echo "$f" | wc -w)" = 1 ] || fail "expected one hook file in _build/gate, got: $f"
+	ino=$(stat -c %i "$f")
+	run_gate run -C "$d" -- --include leak_sync
+	attribution_checks "$d" Attrib.LeakSyncTest Attrib.SyncHolder
+	[ "$(stat -c %i "$f")" = "$ino" ] || fail "the second run wrote the hook file again instead of taking it"
+	printf 'not a beam' >"$f"
+	run_gate run -C "$d" -- --include leak_sync
+	attribution_checks "$d" Attrib.LeakSyncTest Attrib.SyncHolder
+	[ "$(head -c 4 "$f")" = FOR1 ] || fail "a broken hook file was not replaced: $(head -c 20 "$f")"
+	[ "$(ls "$d"/_build/gate | grep -c -v '^junit.xml$')" = 1 ] || fail "more than the hook file: $(ls -a "$d"/_build/gate)"
+}
+
 case_attribution_per_test() {
 	local d; d=$(fixture attrib)
 	run_gate run -C "$d" --per-test -- --include leak_sync
