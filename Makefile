@@ -21,7 +21,7 @@
 #   make compat        e2e cases against OTP 27 / Elixir 1.18 in a Debian 13 chroot (root)
 #   make install PREFIX=/usr/local
 #   make release       build/release/gate-VERSION-linux-ARCH, libgit2, libxml2, jansson and ei
-#                      linked statically, the C library dynamically, and its .sha256 (issue 30)
+#                      linked statically, the C library dynamically, and its .sha256
 #   make release-compat  the release binary on the demo in make compat's Debian 13 chroot (root)
 
 PREFIX ?= /usr/local
@@ -195,7 +195,7 @@ bench: $(BUILD)/gate
 	GATE_BUILD=$(BUILD) sh tests/bench/repeat.sh 20
 	GATE_BUILD=$(BUILD) sh tests/bench/fine.sh 5
 
-# issue 29: gate snapshot --attach alone, at every size of SNAPSHOT_SIZES (the 1M point takes
+# gate snapshot --attach alone, at every size of SNAPSHOT_SIZES (the 1M point takes
 # about 10 minutes here: a 1M-process node takes a minute to start, each floor pass seconds)
 SNAPSHOT_SIZES ?= 100000,300000,1000000
 SNAPSHOT_ROUNDS ?= 3
@@ -242,7 +242,7 @@ probe-gate: $(BUILD)/obj/gate/main.o $(filter-out $(BUILD)/obj/probe_blob.o,$(LI
 	$(CC) $(CFLAGS_ALL) -c -o $(PROBE_GATE_OUT)/probe_blob.o $(PROBE_GATE_OUT)/probe_blob.c
 	$(CC) -o $(PROBE_GATE_OUT)/gate $^ $(PROBE_GATE_OUT)/probe_blob.o $(LDLIBS_ALL)
 
-# make release (issue 30): one binary that runs with no -dev package on Debian 12/13, the
+# make release: one binary that runs with no -dev package on Debian 12/13, the
 # Ubuntu runners and the elixir: images (glibc). libgit2, libxml2, jansson, ei and what they
 # need (pkg-config --static: mbedtls, libssh2, pcre2, zlib, ICU and ICU's C++ runtime) come
 # from their .a files; the C library's own parts (libm, librt, libdl, libpthread) stay
@@ -291,6 +291,7 @@ format:
 lint: format-check
 	@sh tests/lint/layout.sh
 	@sh tests/lint/foreign.sh
+	@sh tests/lint/history.sh
 
 format-check:
 	@clang-format --dry-run -Werror $(FORMAT_SRC) || { echo "make format-check: the files above differ from .clang-format's house style: run make format" >&2; exit 1; }

@@ -24,7 +24,7 @@ static void put_escaped(FILE *out, const char *s, bool property, size_t max_char
 	report_text_write(out, s, max_chars, command_escape, &property);
 }
 
-/* ---- the attention budget (issue 19) ---- */
+/* ---- the attention budget ---- */
 
 /* file relative to the workspace, or NULL when it cannot be placed (absolute elsewhere). */
 static const char *workspace_rel(const char *file, const char *workspace)
@@ -47,8 +47,8 @@ static const char *annotation_file(const char *file, const char *workspace, cons
 	return rel;
 }
 
-/* A failing test, at its file and line as a memory finding is (issue 25: GitHub shows an
- * annotation without them above the diff, not on the line). */
+/* A failing test, at its file and line as a memory finding is (GitHub shows an annotation
+ * without them above the diff, not on the line). */
 static void test_annotation(FILE *out, const struct test_result *t, const char *workspace,
                             const char *d_root)
 {

@@ -22,7 +22,7 @@
  * a write error. */
 int annotate_github_write(FILE *out, const struct report_data *d, const char *workspace);
 
-/* The attention budget (issue 19): at most max lines (GitHub shows 10 errors per step), in
+/* The attention budget: at most max lines (GitHub shows 10 errors per step), in
  * this order: gate's own error, failed tests (with file and line), failing memory findings
  * in the rules' order (the most specific first; at the culprit test's file and line when
  * known), warnings (::warning); when they do not all fit, the last line is one ::notice

@@ -60,7 +60,7 @@ int baseline_git_relpath(char *out, size_t outlen, const struct baseline_repo *r
 int baseline_git_head(char out[BASELINE_OID_HEX], struct baseline_repo *repo, char *err,
                       size_t errlen);
 
-/* issue 28: 1 when head (hex) has the commit measured (hex) as a parent and differs from it
+/* 1 when head (hex) has the commit measured (hex) as a parent and differs from it
  * only in files under dir (repository-relative, e.g. ".gate"): the baseline branch's "gate:
  * measure X" merge, or an earlier baseline commit on X; then the figures measured at X
  * belong to head's code too. 0 when not, -1 when either cannot be read. */
@@ -103,9 +103,9 @@ struct baseline_commit_opts {
 	                              finished or undone, git hooks not run, commit.gpgsign not
 	                              honoured */
 	size_t notice_len;
-	/* issue 28: several baseline files in the one commit (gate merge: every partition's),
-	 * each checked, written and journalled as the one file is; path and b are then not
-	 * used. nfiles 0: the one file b at path. */
+	/* several baseline files in the one commit (gate merge: every partition's), each checked,
+	 * written and journalled as the one file is; path and b are then not used. nfiles 0: the
+	 * one file b at path. */
 	const struct baseline_commit_file *files;
 	size_t nfiles;
 };
@@ -163,7 +163,7 @@ extern void (*baseline_git_fault)(const char *step);
 int baseline_git_note_write(struct baseline_repo *repo, const char *notes_ref, const char *commit,
                             const struct baseline *b, bool overwrite, char *err, size_t errlen);
 
-/* issue 28: `gate merge --commit`'s note: the whole suite's summary (whole) with each
+/* `gate merge --commit`'s note: the whole suite's summary (whole) with each
  * partition's under "partitions" {"K": summary} (parts[i] of partition ks[i]), so that the
  * history shows the merged run and a partition's trend reads its own figures
  * (baseline_git_history_partition). Never overwrites a note. */
@@ -196,7 +196,7 @@ struct baseline_history {
 int baseline_git_history(struct baseline_history *out, struct baseline_repo *repo,
                          const char *notes_ref, const char *from, size_t max_entries,
                          size_t max_walk, char *err, size_t errlen);
-/* issue 28: the same for partition k of a partitioned suite (k 0: baseline_git_history): a
+/* the same for partition k of a partitioned suite (k 0: baseline_git_history): a
  * merged run's note gives partition k's own summary, and is left out when it has none; any
  * other note is read whole, as before. */
 int baseline_git_history_partition(struct baseline_history *out, struct baseline_repo *repo,

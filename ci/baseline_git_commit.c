@@ -39,7 +39,7 @@ static char *make_message(const char *message, bool skip_ci, const char *measure
                           size_t nfiles)
 {
 	char dflt[200], what[64] = "";
-	if (nfiles > 1) /* issue 28: gate merge's one commit of every partition's baseline */
+	if (nfiles > 1) /* gate merge's one commit of every partition's baseline */
 		snprintf(what, sizeof(what), "s of %zu partitions", nfiles);
 	if (!message || !*message) {
 		snprintf(dflt, sizeof(dflt), "gate: update the memory baseline%s%s%s%s%s", what,
@@ -226,7 +226,7 @@ struct commit_file {
 struct commit_run {
 	git_repository *r;
 	const struct baseline_commit_opts *opts;
-	struct commit_file *files; /* one, or one per partition (issue 28) */
+	struct commit_file *files; /* one, or one per partition (gate merge) */
 	size_t nfiles;
 	const char *wd; /* the working tree's root, ends with "/" */
 	const char *gitdir;

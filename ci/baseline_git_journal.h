@@ -19,7 +19,7 @@
 #define JOURNAL_NAME "gate-baseline-commit"
 #define JOURNAL_MAX (256 * 1024)
 
-/* One file of the commit (issue 28: `gate merge` commits every partition's baseline in one). */
+/* One file of the commit (`gate merge` commits every partition's baseline in one). */
 struct bgit_journal_file {
 	char blob_hex[BASELINE_OID_HEX];
 	unsigned mode;

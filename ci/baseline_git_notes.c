@@ -136,7 +136,7 @@ out:
 	return rc;
 }
 
-/* issue 28: the summary of partition k in a merged run's note (its "partitions" object), as
+/* the summary of partition k in a merged run's note (its "partitions" object), as
  * text for baseline_summary_parse; *text NULL when the note is no merged run's (then it is
  * read whole). BASELINE_MISSING when it is a merged run's without partition k, or when k is 0
  * (the whole suite's figures are the note's own). */

@@ -1,6 +1,7 @@
-/* ci/chart.h: the HTML report's issue 14 sections: --repeat's runs (a table of the figures
- * after every run and their growth) and --sample's series (one inline SVG time series per
- * category, no scripts). A function of the model and a stream only, like the other writers. */
+/* ci/chart.h: the HTML report's sections for --repeat and --sample: --repeat's runs (a table
+ * of the figures after every run and their growth) and --sample's series (one inline SVG
+ * time series per category, no scripts). A function of the model and a stream only, like the
+ * other writers. */
 #ifndef GATE_CI_CHART_H
 #define GATE_CI_CHART_H
 

@@ -1,4 +1,4 @@
-/* ci/fine_json.c: the fine level as JSON (issue 27). */
+/* ci/fine_json.c: the fine level as JSON. */
 #include "ci/fine_json.h"
 
 #include <string.h>

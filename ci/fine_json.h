@@ -1,5 +1,5 @@
-/* ci/fine_json.h: the fine level as JSON (issue 27): per snapshot ("fine") and for the run
- * ("peak", "rss"), in the run's --json document and gate snapshot's. */
+/* ci/fine_json.h: the fine level as JSON: per snapshot ("fine") and for the run ("peak", "rss"), in
+ * the run's --json document and gate snapshot's. */
 #ifndef GATE_CI_FINE_JSON_H
 #define GATE_CI_FINE_JSON_H
 

@@ -1,4 +1,4 @@
-/* ci/fine_text.c: the fine level for people (issue 27). */
+/* ci/fine_text.c: the fine level for people. */
 #include "ci/fine_text.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* ci/fine_text.h: the fine level for people (issue 27): the node's OS memory against what
+/* ci/fine_text.h: the fine level for people: the node's OS memory against what
  * the BEAM allocated and used, the run's peak and where it was, the largest heaps and the
  * allocation origins that grew, as plain lines every report writer shows (the console
  * summary as is, Markdown and HTML escaped). */

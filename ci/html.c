@@ -1,7 +1,7 @@
 /* ci/html.c: the self-contained HTML report. */
 #include "html.h"
 #include "chart.h"
-#include "fine_text.h" /* issue 27 */
+#include "fine_text.h" /* the fine level's lines (html_fine) */
 
 #include "rules/drilldown.h"
 
@@ -142,7 +142,7 @@ static const struct finding *growth_of(const struct findings *fs, const char *na
 }
 
 /* One row per category: the before and after bars, each pair scaled to its larger value. */
-/* What grew (issue 13): the structures that grew most, at the top, before the bars. */
+/* What grew: the structures that grew most, at the top, before the bars. */
 static void html_what_grew(FILE *out, const struct snapshot *b, const struct snapshot *a)
 {
 	struct drill_item *items = malloc(HTML_TOP_MAX * sizeof(*items));
@@ -199,8 +199,7 @@ static void html_categories(FILE *out, const struct report_data *d)
 		bool fail = g && g->verdict == VERDICT_FAIL;
 		char pct[32];
 		report_pct_format(pct, sizeof(pct), bv, av - bv);
-		if (g) /* one source of numbers (issue 19): the rule's judged growth, as its row
-		          says */
+		if (g) /* one source of numbers: the rule's judged growth, as its row says */
 			report_pct_format(pct, sizeof(pct), g->before, g->delta);
 		fprintf(out,
 		        "<g class=\"category\" data-category=\"%s\"><text x=\"0\" "
@@ -235,7 +234,7 @@ static void rules_table_head(FILE *out)
 	      out);
 }
 
-/* ---- a reviewer's attention (issue 19) ---- */
+/* ---- a reviewer's attention ---- */
 
 /* Whether the block [p, p+n) (a heading line and its indented lines) is in the detail of a
  * finding before i (shown above it). */
@@ -696,7 +695,7 @@ static void html_tests(FILE *out, const struct test_run *run, const char *root)
 	fputs("</section>\n", out);
 }
 
-/* issue 27: RSS against the allocators, the peak, heaps and origins (ci/fine_text.h). */
+/* RSS against the allocators, the peak, heaps and origins (ci/fine_text.h). */
 static void html_fine(FILE *out, const struct report_data *d)
 {
 	char lines[FINE_TEXT_LINES][512];
@@ -723,7 +722,7 @@ int html_report_write(FILE *out, const struct report_data *d)
 		html_what_grew(out, d->before, d->after);
 	if (d->before && d->after)
 		html_categories(out, d);
-	html_fine(out, d); /* issue 27 */
+	html_fine(out, d);
 	if (d->findings && d->findings->count)
 		html_rules(out, d->findings);
 	if (d->after)
@@ -732,7 +731,7 @@ int html_report_write(FILE *out, const struct report_data *d)
 		html_ets(out, d->before, d->after);
 	if (!d->error || d->nhistory)
 		html_trend(out, d);
-	chart_html_write(out, d); /* --repeat's runs, --sample's series (issue 14) */
+	chart_html_write(out, d); /* --repeat's runs, --sample's series */
 	if (d->tests)
 		html_top_growing(out, d->tests);
 	if (d->tests)

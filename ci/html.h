@@ -19,7 +19,7 @@
 #define HTML_TOP_MAX 10
 /* Rule verdicts and failed tests before "and N more". */
 #define HTML_ROWS_MAX 500
-/* Findings and failed tests in the headline under the verdict (issue 19). */
+/* Findings and failed tests in the headline under the verdict. */
 #define HTML_HEADLINE_MAX 5
 /* Characters of one message before it is cut. */
 #define HTML_MESSAGE_MAX 4000

@@ -1,5 +1,5 @@
-/* ci/iterations.h: issue 14's figures for people and machines: --repeat's runs as a console
- * table and as JSON ("iterations"), --sample's series as JSON ("samples"). */
+/* ci/iterations.h: --repeat's and --sample's figures for people and machines: --repeat's runs
+ * as a console table and as JSON ("iterations"), --sample's series as JSON ("samples"). */
 #ifndef GATE_CI_ITERATIONS_H
 #define GATE_CI_ITERATIONS_H
 

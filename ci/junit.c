@@ -157,7 +157,7 @@ static void property(struct jw *j, const char *name, const char *value)
 	jw_end(j);
 }
 
-/* --repeat (issue 14): the figures after every run and each run's growth over the one before */
+/* --repeat: the figures after every run and each run's growth over the one before */
 static void repeat_properties(struct jw *j, const struct repeat_data *d)
 {
 	char name[96], value[32];
@@ -200,10 +200,9 @@ static void write_node_error(struct jw *j, const struct junit_node *nd, const ch
 
 static const char *relative_file(const char *file, const char *root);
 
-/* The attention budget (issue 19): a memory testcase per rule and subject that failed, warned,
- * was skipped, or was judged against a limit; not a pass its rule calls quiet
- * (SHOW_QUIET_PASS: the baseline's per-table rows, "ets:inet_db", which no one capped; a capped
- * table has its ets rule case). */
+/* The attention budget: a memory testcase per rule and subject that failed, warned, was skipped, or
+ * was judged against a limit; not a pass its rule calls quiet (SHOW_QUIET_PASS: the baseline's
+ * per-table rows, "ets:inet_db", which no one capped; a capped table has its ets rule case). */
 static bool finding_shown(const struct finding *f)
 {
 	if (f->verdict != VERDICT_PASS)
@@ -262,7 +261,7 @@ static struct memory_counts memory_counts(const struct findings *f)
 	size_t fails = 0, others = 0;
 	for (size_t i = 0; f && i < f->count; i++) {
 		if (!(f->items[i].show & SHOW_ONE_CASE) && !finding_shown(&f->items[i]))
-			continue; /* issue 19: not a testcase at all */
+			continue; /* not a testcase at all */
 		if (!junit_case_first(f, i))
 			continue;
 		if (junit_case_verdict(f, i) == VERDICT_FAIL) {
@@ -323,7 +322,7 @@ static void memory_suite_properties(struct jw *j, const struct test_run *run,
 		property(j, "project", meta->project);
 	if (run) {
 		char seed[32];
-		/* issue 28: a merged report's partition ran with a seed of its own */
+		/* a merged report's partition ran with a seed of its own */
 		snprintf(seed, sizeof(seed), "%lld",
 		         (long long)(nd && nd->partition > 0 ? nd->seed : run->seed));
 		property(j, "exunit.seed", seed);
@@ -332,7 +331,7 @@ static void memory_suite_properties(struct jw *j, const struct test_run *run,
 			property(j, "mix.test.partition", seed);
 		}
 	}
-	if (nd && nd->partition > 0) { /* issue 28: one partition's suite in a merged report */
+	if (nd && nd->partition > 0) { /* one partition's suite in a merged report */
 		char k[32];
 		snprintf(k, sizeof(k), "%d", nd->partition);
 		property(j, "mix.test.partition", k);
@@ -364,7 +363,7 @@ static void failure_body(struct textbuf *b, const struct finding *f)
 		               bf, (long long)f->before, unit, af, (long long)f->after, unit,
 		               delta > 0 ? "+" : "", df, (long long)delta, unit, pct);
 		if (finding_adjusted(f)) {
-			/* what grew, and what the rule took out of it: issue 12's model */
+			/* what grew, and what the rule took out of it (rules/growth.h) */
 			char r[32];
 			int64_t raw = finding_raw_delta(f);
 			finding_figure_format(r, sizeof(r), f, raw);
@@ -518,9 +517,9 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		const struct finding *f = &findings->items[i];
 		bool one = f->show & SHOW_ONE_CASE;
 		if (!one && !finding_shown(f))
-			continue; /* issue 19 */
+			continue; /* not a testcase at all */
 		if (!junit_case_first(findings, i))
-			continue; /* issue 25: a row of a comparison written already */
+			continue; /* a row of a comparison written already */
 		if (junit_case_verdict(findings, i) == VERDICT_FAIL
 		            ? shown_fail++ >= JUNIT_MEMORY_CASES_MAX
 		            : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
@@ -557,10 +556,9 @@ static void write_error_suite(struct jw *j, const struct suite_common *c, const 
 	jw_end(j);
 }
 
-/* Bare `mix test` would exit non-zero (issue 18) for a reason the failed tests do not tell
- * (warnings as errors, a coverage threshold, a Mix error...): one error testcase "exit status"
- * in a suite "mix.test" of its own, whose message is Mix's reason and whose type names the
- * exit status. */
+/* Bare `mix test` would exit non-zero for a reason the failed tests do not tell (warnings as
+ * errors, a coverage threshold, a Mix error...): one error testcase "exit status" in a suite
+ * "mix.test" of its own, whose message is Mix's reason and whose type names the exit status. */
 static void write_mix_suite(struct jw *j, const struct suite_common *c, const struct test_run *run)
 {
 	char msg[160], type[48];
@@ -670,8 +668,8 @@ static void write_testcase(struct jw *j, const char *module, const struct test_r
 		jw_attr(j, "line", line);
 	}
 	jw_time(j, (double)t->time_us / 1e6);
-	/* issue 25: no <properties> in a testcase (the JUnit schema has none there): the app is
-	 * the suite's (its name and properties), a measured test's figures its system-out */
+	/* no <properties> in a testcase (the JUnit schema has none there): the app is the suite's
+	 * (its name and properties), a measured test's figures its system-out */
 	if (t->measured)
 		write_test_figures(j, t);
 	switch (t->state) {
@@ -720,13 +718,13 @@ static void write_suite_properties(struct jw *j, const struct test_run *run,
 		return;
 	const struct module_growth *m =
 	        attribution_module_find(j->modules, run->nmodules, o[s].t->module);
-	/* issue 28: in a merged report, the partition the module's tests ran in (a suite-level
-	 * property: the strict schema has none inside a testcase) */
+	/* in a merged report, the partition the module's tests ran in (a suite-level property: the
+	 * strict schema has none inside a testcase) */
 	int partition = o[s].t->partition;
 	if (!m && !app && partition <= 0)
 		return;
 	jw_start(j, "properties");
-	if (app) /* issue 25: the umbrella's app, where the schema allows it */
+	if (app) /* the umbrella's app, where the schema allows it */
 		property(j, "mix.app", app);
 	if (partition > 0) {
 		snprintf(value, sizeof(value), "%d", partition);

@@ -26,8 +26,8 @@ struct junit_node {
 	const struct findings *findings; /* its rules; may be NULL */
 	const char *error;               /* non-NULL when the node failed or left the run: an
 	                                    error testcase "gate.node[NAME]" / "node" says this */
-	int partition; /* issue 28: `gate merge`: the suite is partition k's (a property
-	                  mix.test.partition of the suite); 0: a cluster node */
+	int partition; /* `gate merge`: the suite is partition k's (a property mix.test.partition
+	                  of the suite); 0: a cluster node */
 	int64_t seed;  /* and that partition's ExUnit seed (the run's is not used then) */
 };
 

@@ -1,4 +1,4 @@
-/* ci/junit_cases.c: a comparison's rows as one JUnit testcase (issue 25, SHOW_ONE_CASE). */
+/* ci/junit_cases.c: a comparison's rows as one JUnit testcase (SHOW_ONE_CASE). */
 #include "junit_cases.h"
 
 #include <stdio.h>

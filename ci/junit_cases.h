@@ -1,6 +1,6 @@
 /* ci/junit_cases.h: a comparison's rows (the baseline's, the trend's: findings shown
- * SHOW_ONE_CASE) as one JUnit testcase (issue 25): which finding stands for it, its verdict,
- * and its text. Nothing here does I/O. */
+ * SHOW_ONE_CASE) as one JUnit testcase: which finding stands for it, its verdict, and its
+ * text. Nothing here does I/O. */
 #ifndef GATE_CI_JUNIT_CASES_H
 #define GATE_CI_JUNIT_CASES_H
 

@@ -1,7 +1,7 @@
 /* ci/markdown.c: the Markdown step summary. */
 #include "markdown.h"
 
-#include "fine_text.h" /* issue 27 */
+#include "fine_text.h" /* the fine level's lines (md_fine) */
 
 #include <stdlib.h>
 #include <string.h>
@@ -297,8 +297,8 @@ static void md_tests(struct report_buf *b, const struct test_run *run, const cha
 		report_buf_printf(b, "\nand %zu more failed tests\n", bad - shown);
 }
 
-/* issue 25: the checks that passed as context (more evidence for a cause failing above), each
- * with what explains it, after the culprits. */
+/* The checks that passed as context (more evidence for a cause failing above), each with
+ * what explains it, after the culprits. */
 static void md_context(struct report_buf *b, const struct findings *fs)
 {
 	size_t n = 0;
@@ -322,7 +322,7 @@ static void md_context(struct report_buf *b, const struct findings *fs)
 	}
 }
 
-/* Warnings (issue 19): each warned finding's message, after the culprits. */
+/* Warnings: each warned finding's message, after the culprits. */
 static void md_warnings(struct report_buf *b, const struct findings *fs)
 {
 	size_t n = 0;
@@ -341,7 +341,7 @@ static void md_warnings(struct report_buf *b, const struct findings *fs)
 	}
 }
 
-/* issue 27: RSS against the allocators, the peak, heaps and origins (ci/fine_text.h). */
+/* RSS against the allocators, the peak, heaps and origins (ci/fine_text.h). */
 static void md_fine(struct report_buf *b, const struct report_data *d)
 {
 	char lines[FINE_TEXT_LINES][512];
@@ -355,7 +355,7 @@ static void md_fine(struct report_buf *b, const struct report_data *d)
 	}
 }
 
-/* issue 28: what grew in each partition's node and in the whole suite (their sum). */
+/* what grew in each partition's node and in the whole suite (their sum). */
 static void md_parts_growth(struct report_buf *b, const struct report_data *d)
 {
 	static const enum mem_cat cats[] = {MEM_TOTAL, MEM_PROCESSES_USED, MEM_BINARY,
@@ -437,7 +437,7 @@ int markdown_summary_format(struct report_buf *b, const struct report_data *d)
 		md_context(b, d->findings);
 		md_warnings(b, d->findings);
 	}
-	md_fine(b, d); /* issue 27 */
+	md_fine(b, d);
 	if (d->baseline_where) {
 		report_buf_printf(b, "\nBaseline: ");
 		md_text(b, d->baseline_where, 300);

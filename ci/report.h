@@ -19,7 +19,7 @@
 #include "rules/repeat.h"
 #include "rules/trend_samples.h"
 
-/* One partition of a merged run (issue 28): its label and its node's erlang:memory figures. */
+/* One partition of a merged run: its label and its node's erlang:memory figures. */
 struct report_part {
 	const char *label; /* "partition 1/2" */
 	const struct snapshot *before, *after;
@@ -41,11 +41,11 @@ struct report_data {
 	const char *root;       /* test files under this directory are shown relative to it
 	                           (the project); may be NULL */
 	const char *error;      /* gate could not finish: why (the verdict is then "ERROR") */
-	/* issue 14: --repeat's figures per run and --sample's series; may be NULL */
+	/* --repeat's figures per run and --sample's series; may be NULL */
 	const struct repeat_data *repeat;
 	const struct sample_series *samples;
-	/* issue 28: `gate merge`: what grew in each partition's node (a table with the whole
-	 * suite's sum); NULL: none */
+	/* `gate merge`: what grew in each partition's node (a table with the whole suite's sum);
+	 * NULL: none */
 	const struct report_part *parts;
 	size_t nparts;
 };

@@ -9,12 +9,12 @@
 
 #include "ci/atomic.h"
 #include "ci/errtext.h"
-#include "ci/fine_json.h" /* issue 27 */
+#include "ci/fine_json.h" /* the run's "peak" and "rss" */
 #include "ci/iterations.h"
 #include "ci/json_text.h"
 #include "ci/snapshot_json.h"
 
-/* issue 28: every test, as `gate merge` needs it to write the merged JUnit report */
+/* every test, as `gate merge` needs it to write the merged JUnit report */
 static json_t *cases_json(const struct test_run *run)
 {
 	json_t *a = json_array();
@@ -33,8 +33,8 @@ static json_t *cases_json(const struct test_run *run)
 	return a;
 }
 
-/* issue 28: each test module's attributed growth (the JUnit's suite properties, the summary's
- * top growing), so that `gate merge` reports it as the partition's run did */
+/* each test module's attributed growth (the JUnit's suite properties, the summary's top
+ * growing), so that `gate merge` reports it as the partition's run did */
 static json_t *delta_json(const struct mem_delta *d)
 {
 	json_t *o = json_object();
@@ -78,7 +78,7 @@ static json_t *tests_json(const struct test_run *run)
 	                      (json_int_t)tc.skipped, "invalid", (json_int_t)tc.invalid);
 	if (!o)
 		return NULL;
-	/* issue 28: what the verdict is made of besides the counts (model_verdict_tally) */
+	/* what the verdict is made of besides the counts (model_verdict_tally) */
 	int bad = json_object_set_new(o, "cases", cases_json(run));
 	bad |= json_object_set_new(o, "finished", json_boolean(run->finished));
 	bad |= json_object_set_new(o, "suite_ran", json_boolean(run->suite_ran));
@@ -101,7 +101,7 @@ static json_t *tests_json(const struct test_run *run)
 	return o;
 }
 
-/* issue 28: the rest of a finding, so that `gate merge` reports it as the run did */
+/* the rest of a finding, so that `gate merge` reports it as the run did */
 static int finding_more_json(json_t *o, const struct finding *f)
 {
 	int bad =
@@ -118,7 +118,7 @@ static int finding_more_json(json_t *o, const struct finding *f)
 	bad |= json_object_set_new(o, "unit",
 	                           json_string(f->unit == UNIT_COUNT ? "count" : "bytes"));
 	bad |= json_object_set_new(o, "show", json_integer((json_int_t)f->show));
-	/* issue 25: the structure a finding names, and what explains one that is context */
+	/* the structure a finding names, and what explains one that is context */
 	if (f->structure_key) {
 		bad |= json_object_set_new(o, "structure_key", json_string(f->structure_key));
 		bad |= json_object_set_new(
@@ -187,10 +187,10 @@ static json_t *run_json_build(const struct run_json *d, char *err, size_t errlen
 	bad |= json_object_set_new(root, "findings", findings_json(d->findings));
 	bad |= json_object_set_new(root, "before", snapshot_json(d->before));
 	bad |= json_object_set_new(root, "after", snapshot_json(d->after));
-	/* issue 27: the run's peak and RSS against the allocators */
+	/* the run's peak and RSS against the allocators */
 	bad |= json_object_set_new(root, "peak", d->after ? fine_json_peak(d->after) : json_null());
 	bad |= json_object_set_new(root, "rss", fine_json_rss(d->before, d->after));
-	/* issue 28 */
+	/* for `gate merge`: which partition, the configuration, where the test files are */
 	bad |= json_object_set_new(
 	        root, "partition",
 	        d->partition > 0 ? json_pack("{s:i, s:i}", "k", d->partition, "n", d->partitions)

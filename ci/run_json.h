@@ -2,7 +2,7 @@
  * `gate baseline update --from FILE` reads back; `gate merge` reads the whole of it
  * (ci/run_json_read.h).
  *
- * "format": "gate.run/2" (issue 28) added, without changing a key of gate.run/1: "partition"
+ * "format": "gate.run/2" added, without changing a key of gate.run/1: "partition"
  * {"k", "n"} (MIX_TEST_PARTITION of `mix test --partitions N`; null when not partitioned),
  * "config_digest" (of the effective gate.toml), "tests" grew "cases" (every test: module,
  * name, file, line, time_us, state, message, reason, app), "finished", "suite_ran",
@@ -37,7 +37,7 @@ struct run_json {
 	const struct snapshot *before, *after;
 	const struct repeat_data *iterations; /* --repeat, when it was judged */
 	const struct sample_series *samples;  /* --sample */
-	/* issue 28 */
+	/* what `gate merge` needs to check and join the partitions' results */
 	int partition, partitions; /* k of N (mix test --partitions N); 0: not partitioned */
 	const char *config_digest; /* run_json_digest of the effective configuration */
 	const char *repo_root;     /* the git repository's root: `gate merge` makes test files

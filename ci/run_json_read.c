@@ -247,7 +247,7 @@ static void read_finding(struct rd *rd, struct findings *fs, const json_t *o)
 	const char *unit = json_string_value(json_object_get(o, "unit"));
 	f->unit = unit && strcmp(unit, "count") == 0 ? UNIT_COUNT : UNIT_BYTES;
 	f->show = (unsigned)int_get(rd, o, "show", 0, 0, UINT32_MAX);
-	/* issue 25: what the partition's consolidation said, carried into the merged reports */
+	/* what the partition's consolidation said, carried into the merged reports */
 	f->structure_key = str_dup(rd, o, "structure_key");
 	f->structure = str_dup(rd, o, "structure");
 	f->explained_by = str_dup(rd, o, "explained_by");

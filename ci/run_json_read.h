@@ -1,6 +1,6 @@
 /* ci/run_json_read.h: reads a run result back (`gate run --json`, ci/run_json.h) for
- * `gate merge` (issue 28): the partition, the commit, the configuration digest, gate's version,
- * every test, every finding, the erlang:memory figures before and after, and the baseline
+ * `gate merge`: the partition, the commit, the configuration digest, gate's version, every
+ * test, every finding, the erlang:memory figures before and after, and the baseline
  * payload. Strict: a file that is not a gate run result, or one of a newer format, or one of
  * gate.run/1 (which lacks the partition and the tests), is refused with a message that names
  * the file and the fix.

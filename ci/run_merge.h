@@ -1,4 +1,4 @@
-/* ci/run_merge.h: `gate merge` (issue 28): the partitions' run results (ci/run_json_read.h)
+/* ci/run_merge.h: `gate merge`: the partitions' run results (ci/run_json_read.h)
  * checked against each other and joined into one run the writers know (rules/model.h, the
  * cluster's shape of ci/junit.h and ci/summary.h): every test once, with its partition; every
  * finding once, labelled with its partition; one verdict.

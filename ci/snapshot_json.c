@@ -4,7 +4,7 @@
 #include "atomic.h"
 #include "errtext.h"
 #include "json_text.h"
-#include "fine_json.h" /* issue 27 */
+#include "fine_json.h" /* a snapshot's "fine" */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -178,7 +178,7 @@ static json_t *inside_json(const struct snapshot *s, int *bad)
 	return a;
 }
 
-/* What grew since the before-snapshot (issue 13; after-snapshots of gate run only). */
+/* What grew since the before-snapshot (after-snapshots of gate run only). */
 static json_t *growth_json(const struct snapshot *s, int *bad)
 {
 	json_t *o = json_object(), *procs = json_array(), *ets = json_array(),
@@ -380,7 +380,7 @@ json_t *snapshot_json(const struct snapshot *s)
 	put(o, "taken_at_ms", json_integer(s->taken_at_ms), &bad);
 	put(o, "gc_us", json_integer(s->gc_us), &bad);
 	put(o, "memory", memory_json(s, &bad), &bad);
-	if (s->have_set_aside) { /* issue 31: binary, system and total are judged without these */
+	if (s->have_set_aside) { /* binary, system and total are judged without these */
 		json_t *sa = json_object();
 		put(sa, "bytes", json_integer(s->set_aside_bytes), &bad);
 		put(sa, "sockets", json_integer(s->set_aside_sockets), &bad);
@@ -391,7 +391,7 @@ json_t *snapshot_json(const struct snapshot *s)
 		    &bad);
 		put(o, "set_aside", sa, &bad);
 	}
-	if (s->have_settle) { /* issue 31: the wait for port-driver binaries no socket explains */
+	if (s->have_settle) { /* the wait for port-driver binaries no socket explains */
 		json_t *w = json_object();
 		put(w, "waited_us", json_integer(s->settle_us), &bad);
 		put(w, "unexplained_first", json_integer(s->settle_port_buffers), &bad);
@@ -411,7 +411,7 @@ json_t *snapshot_json(const struct snapshot *s)
 	}
 	if (s->have_growth)
 		put(o, "what_grew", growth_json(s, &bad), &bad);
-	if (s->fine.have) /* issue 27: RSS, carriers, origins (ci/fine_json.h) */
+	if (s->fine.have) /* RSS, carriers, origins (ci/fine_json.h) */
 		put(o, "fine", fine_json_snapshot(s), &bad);
 	if (bad || !o) {
 		json_decref(o);

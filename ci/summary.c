@@ -2,7 +2,7 @@
 #include "summary.h"
 
 #include "ansi.h"
-#include "fine_text.h" /* issue 27 */
+#include "fine_text.h" /* the fine level's lines (summary_print_fine) */
 #include "report.h"
 #include "rules/attribution.h"
 #include "rules/culprits.h"
@@ -264,7 +264,7 @@ static void print_subtracted(FILE *out, const struct findings *findings)
 		}
 		char lead[NAME_MAX_COLS * 4 + 32], text[2048];
 		term_safe(why, sizeof(why), f->explained, sizeof(why) / 4);
-		/* issue 25: a row passing as context says what explains it */
+		/* a row passing as context says what explains it */
 		if (f->verdict == VERDICT_PASS && f->explained_by) {
 			char by[512];
 			term_safe(by, sizeof(by), f->explained_by, sizeof(by) / 4);
@@ -417,7 +417,7 @@ static void print_rule_lines(FILE *out, const struct findings *findings, bool co
 		else
 			fprintf(out, " (%zu check%s%s)", total, total == 1 ? "" : "s",
 			        skipped ? ", some skipped" : "");
-		if (ctx) { /* issue 25: more evidence for a cause, said once */
+		if (ctx) { /* more evidence for a cause, said once */
 			char by[512];
 			term_safe(by, sizeof(by), ctx->explained_by, sizeof(by) / 4);
 			fprintf(out, "; %zu as context: explained by %s%s", context, by,
@@ -647,8 +647,8 @@ static void print_tail(FILE *out, const struct verdict_tally *t, const struct te
 	        why);
 }
 
-/* Warnings (issue 19): findings that failed under severity warn or --warn-only; they never
- * fail the gate, and are said here with their culprit lists. */
+/* Warnings: findings that failed under severity warn or --warn-only; they never fail the gate, and
+ * are said here with their culprit lists. */
 static void print_warnings(FILE *out, const struct findings *findings, bool color)
 {
 	size_t n = 0;
@@ -670,8 +670,8 @@ static void print_warnings(FILE *out, const struct findings *findings, bool colo
 
 /* Whether a memory finding failed or warned: only then is ranking the test modules an
  * investigation's next step. On a clean run the light snapshots' raw figures (code loading,
- * heap not yet collected) would read as blame without evidence (issue 12); they stay in the
- * JUnit properties, the Markdown summary and the HTML report. */
+ * heap not yet collected) would read as blame without evidence; they stay in the JUnit
+ * properties, the Markdown summary and the HTML report. */
 static bool memory_flagged(const struct findings *findings)
 {
 	for (size_t i = 0; findings && i < findings->count; i++)
@@ -680,7 +680,7 @@ static bool memory_flagged(const struct findings *findings)
 	return false;
 }
 
-/* issue 27: RSS against the allocators, the peak, heaps and origins (ci/fine_text.h). */
+/* RSS against the allocators, the peak, heaps and origins (ci/fine_text.h). */
 void summary_print_fine(FILE *out, const struct snapshot *before, const struct snapshot *after)
 {
 	char lines[FINE_TEXT_LINES][512];
@@ -696,7 +696,8 @@ void summary_print_fine(FILE *out, const struct snapshot *before, const struct s
 		fputc('\n', out);
 }
 
-/* issue 31 */
+/* One snapshot's line: binary as measured, the sockets' buffers set aside from it, and
+ * binary as judged without them. */
 static void set_aside_line(FILE *out, const char *which, const struct snapshot *s)
 {
 	char raw[32], aside[32], judged[32];

@@ -18,12 +18,12 @@ struct summary_opts {
 	const char *node;       /* shown in the table's heading; may be NULL */
 };
 
-/* issue 27: the fine level's lines (ci/fine_text.h: RSS against the allocators, the run's
- * peak, the largest heaps, allocation origins) under "Node memory (OS and allocators)";
- * nothing when the snapshots carry none. before and after may be NULL. */
+/* the fine level's lines (ci/fine_text.h: RSS against the allocators, the run's peak, the largest
+ * heaps, allocation origins) under "Node memory (OS and allocators)"; nothing when the snapshots
+ * carry none. before and after may be NULL. */
 void summary_print_fine(FILE *out, const struct snapshot *before, const struct snapshot *after);
-/* issue 31: the sockets' input buffers each snapshot set aside (binary, system and total
- * are judged without them); prints nothing when none was */
+/* the sockets' input buffers each snapshot set aside (binary, system and total are judged without
+ * them); prints nothing when none was */
 void summary_print_set_aside(FILE *out, const struct snapshot *before,
                              const struct snapshot *after);
 

@@ -25,8 +25,8 @@ static int64_t atom_bytes(const struct snapshot *s)
 	return s->have[MEM_ATOM_USED] ? s->mem[MEM_ATOM_USED] : 0;
 }
 
-/* issue 25: the new atoms as a structure (rules/consolidate.h): their text in atom_used (and
- * atom, which holds it), their table entries beyond it in the rest of system. */
+/* the new atoms as a structure (rules/consolidate.h): their text in atom_used (and atom, which
+ * holds it), their table entries beyond it in the rest of system. */
 static int atoms_structure(struct finding *f, const struct snapshot *before,
                            const struct snapshot *after, const char *count)
 {

@@ -189,7 +189,7 @@ size_t attribution_rank(const struct test_run *run, int key, bool tests, size_t 
 {
 	size_t n = tests ? run->count : run->nmodules, k = 0;
 	struct ranked *r = n ? malloc(n * sizeof(*r)) : NULL;
-	/* @moduletag gate: false (issue 19), for every module in one pass over the tests */
+	/* which modules @moduletag gate: false exempts, in one pass over the tests */
 	bool *exempt = !tests && n ? malloc(n * sizeof(*exempt)) : NULL;
 
 	if (!r || key < 0 || key > ATTRIBUTION_KEY_PROCESSES || (!tests && !exempt) ||
@@ -280,8 +280,8 @@ int attribution_key(const struct finding *f)
 		return MEM_ATOM_USED;
 	if (strcmp(rule, "modules") == 0)
 		return MEM_CODE;
-	/* issue 27: RSS, the peak and heaps are no erlang:memory figure; those rules name their
-	 * own culprits from the node's readings at the edges (rules/rss.c, rules/peak.c) */
+	/* RSS, the peak and heaps are no erlang:memory figure; those rules name their own culprits
+	 * from the node's readings at the edges (rules/rss.c, rules/peak.c) */
 	if (strcmp(rule, "rss") == 0 || strcmp(rule, "peak") == 0 || strcmp(rule, "heap") == 0)
 		return ATTRIBUTION_KEY_NONE;
 	return MEM_TOTAL;
@@ -478,7 +478,7 @@ static void add_bin_holders(struct textbuf *t, const struct snapshot *after)
 		if (i == 0)
 			text_add(t, "processes holding the most refc binary bytes after GC:\n");
 		model_bytes_format(b, sizeof(b), p->bin_bytes);
-		/* -1 before GC: not measured (issue 15); gate run always measures it */
+		/* -1 before GC: not measured; gate run always measures it */
 		model_bytes_format(freed, sizeof(freed),
 		                   p->bin_bytes_before_gc > p->bin_bytes
 		                           ? p->bin_bytes_before_gc - p->bin_bytes
@@ -602,7 +602,7 @@ static int category_culprit(char *buf, size_t len, const struct test_run *run,
 	int64_t judged = judged_of(after, f, key);
 
 	if (o && tags_module_exempt(run, o->module))
-		o = NULL; /* @moduletag gate: false (issue 19) */
+		o = NULL; /* @moduletag gate: false: never a culprit */
 	if (o && attribution_owner_value(o, key) < (key == ATTRIBUTION_KEY_PROCESSES
 	                                                    ? ATTRIBUTION_NOISE_PROCESSES
 	                                                    : ATTRIBUTION_NOISE_BYTES))
@@ -765,7 +765,7 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 		if (first_culprit(lead, sizeof(lead), run, after, f, key, &b, &cmod, &ctest)) {
 			if (text_append(&f->message, lead) < 0)
 				return -1;
-			/* issue 19: who, for the writers' file and line (rules/tags.c) */
+			/* who, for the writers' file and line (rules/tags.c) */
 			free(f->culprit);
 			free(f->culprit_test);
 			f->culprit = cmod ? strdup(cmod) : NULL;

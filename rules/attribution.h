@@ -1,5 +1,5 @@
 /* rules/attribution.h: which test modules and tests grew the memory, and the culprit text a
- * failing memory rule gets (issue 5).
+ * failing memory rule gets.
  *
  * Ownership: attribution_build fills run->modules (owned by run, freed by test_run_clear);
  * the events it reads are borrowed. Nothing here does I/O.

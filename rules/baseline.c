@@ -345,7 +345,7 @@ static int baseline_judge(struct findings *out, const struct snapshot *after,
 		    consolidate_name(&out->items[out->count - 1], subject, what, MEM_ETS,
 		                     bytes - be->memory) < 0)
 			return -1;
-		/* a table no limit named: its pass is not worth a JUnit testcase (issue 19) */
+		/* a table no limit named: its pass is not worth a JUnit testcase */
 		out->items[out->count - 1].show |= SHOW_QUIET_PASS;
 	}
 	return 0;

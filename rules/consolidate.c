@@ -1,4 +1,4 @@
-/* rules/consolidate.c: one cause, one failing finding, across every rule family (issue 25). */
+/* rules/consolidate.c: one cause, one failing finding, across every rule family. */
 #include "consolidate.h"
 
 #include <stdio.h>

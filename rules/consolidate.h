@@ -1,9 +1,9 @@
-/* rules/consolidate.h: one cause, one failing finding, across every rule family (issue 25).
+/* rules/consolidate.h: one cause, one failing finding, across every rule family.
  *
  * A leak shows in many rules at once: the ETS table's own finding, the growth of ets and of
  * binary (the refc binaries its rows hold), total and system, the baseline's rows for each of
  * them and for the table, the trend, a tag's limit. They are one cause. The mechanism is the
- * one struct finding's issue-25 fields describe (rules/model.h):
+ * one struct finding's consolidation fields describe (rules/model.h):
  *   - a finding that names a structure declares it (structure_key, structure) and the bytes
  *     it explains per erlang:memory category (explains, parents included);
  *   - of the failing findings naming the same structure, the most specific stays failing and

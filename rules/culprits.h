@@ -32,8 +32,8 @@ void rules_proc_label(char *buf, size_t len, const struct proc_info *p);
 /* A process as a finding's subject: its registered name, else its pid ("?" when neither). */
 const char *rules_proc_subject(const struct proc_info *p);
 
-/* issue 25: names p the structure of f (rules/consolidate.h): key "proc:PID", label
- * "process NAME", explaining bytes of category cat. Returns 0, or -1 on allocation failure. */
+/* names p the structure of f (rules/consolidate.h): key "proc:PID", label "process NAME",
+ * explaining bytes of category cat. Returns 0, or -1 on allocation failure. */
 int rules_proc_structure(struct finding *f, const struct proc_info *p, enum mem_cat cat,
                          int64_t bytes);
 

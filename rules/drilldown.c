@@ -173,7 +173,7 @@ static int64_t refs_held(const struct proc_growth *p)
 	return many(p->monitors) > many(p->links) ? many(p->monitors) : many(p->links);
 }
 
-/* issue 25: the process holding the most monitors or links, in the thousands, or NULL. */
+/* the process holding the most monitors or links, in the thousands, or NULL. */
 static const struct proc_growth *refs_holder(const struct snapshot *a)
 {
 	const struct proc_growth *h = NULL;

@@ -1,6 +1,6 @@
-/* rules/drilldown.h: what grew, named first (issue 13). A failing category says which
- * structure grew ("ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB; ets
- * grew ..."), before the attribution says which test module grew it.
+/* rules/drilldown.h: what grew, named first. A failing category says which structure grew ("ETS
+ * table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB; ets grew ..."), before the
+ * attribution says which test module grew it.
  *
  * Reads the after-snapshot's diff against the before set (struct proc_growth, ets_growth,
  * key_group: computed in the node), the born-process groups and persistent_term and atom
@@ -33,8 +33,8 @@ struct drill_item {
 	int64_t bytes; /* how many bytes it grew by (0 when only counted, e.g. atoms) */
 	int64_t by_cat[MEM_CAT_COUNT]; /* of those, how many count in each category */
 	char text[1536]; /* "ETS table corpus_cache (owner Corpus.Cache) +60 000 rows, +7.1 MB" */
-	/* issue 25: the structure as a finding names it (struct finding's structure_key and
-	 * structure, rules/consolidate.h): "ets:corpus_cache", "ETS table corpus_cache" */
+	/* the structure as a finding names it (struct finding's structure_key and structure,
+	 * rules/consolidate.h): "ets:corpus_cache", "ETS table corpus_cache" */
 	char key[320];
 	char label[400];
 	/* where text says who started it ("started by \"test ...\" (file:line, in M)", ...):

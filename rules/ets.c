@@ -98,8 +98,8 @@ static void describe_table(char *buf, size_t len, const struct ets_info *t,
 	         bs, as, rows >= 0 ? "+" : "", rs, !was ? ", created during the run" : "");
 }
 
-/* issue 25: the table as a structure (rules/consolidate.h): its growth in ets, and the refc
- * binaries its new rows hold (measured in the node) in binary. */
+/* the table as a structure (rules/consolidate.h): its growth in ets, and the refc binaries its new
+ * rows hold (measured in the node) in binary. */
 static int table_structure(struct finding *f, const struct snapshot *after,
                            const struct ets_info *t, int64_t grew)
 {

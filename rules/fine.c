@@ -1,4 +1,4 @@
-/* rules/fine.c: the fine level's defaults and the model's fine_level_clear (issue 27). */
+/* rules/fine.c: the fine level's defaults and the model's fine_level_clear. */
 #include "fine.h"
 
 #include <stdlib.h>
@@ -6,10 +6,10 @@
 
 void fine_config_default(struct fine_config *cfg)
 {
-	/* opt-in (issue 27: on by default only without a false alarm on every real suite): the
-	 * library suites stayed below 0 MB, but the Phoenix app's unchanged suite once showed
-	 * +51 MB (its Postgrex sockets' buffers released between the snapshots: mapped -28 MB
-	 * while RSS grew); gate.toml says how to turn it on */
+	/* opt-in (on by default a rule must raise no false alarm on any real suite): the library
+	 * suites stayed below 0 MB, but the Phoenix app's unchanged suite once showed +51 MB (its
+	 * Postgrex sockets' buffers released between the snapshots: mapped -28 MB while RSS grew);
+	 * gate.toml says how to turn it on */
 	cfg->rss_max_unaccounted = RULES_OFF;
 	cfg->peak_max = RULES_OFF;
 	cfg->max_heap = RULES_OFF;

@@ -1,5 +1,5 @@
-/* rules/fine.h: the fine level's configuration (issue 27): [rss], [peak] and [process]
- * max_heap, shared by rules/origins.h, rules/rss.h and rules/peak.h. */
+/* rules/fine.h: the fine level's configuration: [rss], [peak] and [process] max_heap, shared by
+ * rules/origins.h, rules/rss.h and rules/peak.h. */
 #ifndef GATE_RULES_FINE_H
 #define GATE_RULES_FINE_H
 

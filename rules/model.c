@@ -119,7 +119,7 @@ void snapshot_clear(struct snapshot *s)
 	for (size_t i = 0; i < s->nallocs; i++)
 		free(s->allocs[i].type);
 	free(s->allocs);
-	fine_level_clear(&s->fine); /* issue 27 (rules/fine.c) */
+	fine_level_clear(&s->fine); /* the fine level's readings (rules/fine.c) */
 	for (size_t i = 0; i < s->ngrew_procs; i++) {
 		struct proc_growth *g = &s->grew_procs[i];
 		free(g->pid);
@@ -252,7 +252,7 @@ struct verdict_tally model_verdict_tally(const struct findings *findings,
 		t.tests = c.failed + c.invalid;
 		t.unfinished = !tests->finished;
 		t.mix_red = tests->mix_status != 0;
-		/* issue 18: bare mix test would be red for a reason the failed tests do not tell */
+		/* bare mix test would be red for a reason the failed tests do not tell */
 		if (tests->mix_status != 0 && !tests->mix_explained)
 			t.mix_status = tests->mix_status;
 	}

@@ -111,7 +111,7 @@ struct alloc_info {
 };
 
 /* What grew since the before-snapshot, computed in the node by the after-snapshot from the
- * keeper's before set (issue 13). Figures before and after, never deltas, so that every
+ * keeper's before set. Figures before and after, never deltas, so that every
  * figure stays in [0, MODEL_FIGURE_MAX]. */
 
 /* A process among the top growers of memory, mailbox or refc binary bytes. */
@@ -126,8 +126,8 @@ struct proc_growth {
 	int64_t mailbox_before, mailbox; /* messages */
 	int64_t bin_before, bin;         /* refc binary bytes after GC */
 	bool born;
-	/* issue 25: what it holds now when one of them is in the thousands (0: fewer, or an
-	 * older probe): its monitors, the monitors on it, its links */
+	/* what it holds now when one of them is in the thousands (0: fewer, or an older probe): its
+	 * monitors, the monitors on it, its links */
 	int64_t monitors, monitored_by, links;
 };
 
@@ -197,8 +197,8 @@ struct key_group {
 	int64_t count;
 	int64_t bytes; /* heap bytes of the values (persistent_term); 0 for atoms */
 	char *example;
-	/* issue 25: refc binaries the values reference (persistent_term; measured in the node,
-	 * every value up to the probe's bound); 0 for atoms or an older probe */
+	/* refc binaries the values reference (persistent_term; measured in the node, every value up
+	 * to the probe's bound); 0 for atoms or an older probe */
 	int64_t bin_bytes;
 };
 
@@ -220,8 +220,7 @@ struct port_group {
 	int64_t os_pid; /* an example's OS process, 0 when none */
 };
 
-/* ---- issue 27: the fine level (gate_probe_alloc.erl; rules/origins.h, rules/rss.h,
- * rules/peak.h) ---- */
+/* ---- the fine level (gate_probe_alloc.erl; rules/origins.h, rules/rss.h, rules/peak.h) ---- */
 
 /* Size buckets of instrument:allocations() shipped at most (OTP's default is 18). */
 #define FINE_HIST_MAX 32
@@ -299,7 +298,7 @@ struct fine_level {
 	/* the allocated peak's bound: the sum over allocator instances of each one's highest
 	 * carriers size since the node started ("max ever", which erlang:memory() does not reset),
 	 * read at the after-mark before gate's GC pass, and the same sum at the before-mark; the
-	 * run raised it when the first passes the second (issue 27) */
+	 * run raised it when the first passes the second */
 	bool have_allocated_max;
 	int64_t allocated_max, allocated_max_before;
 	/* what the fine level cost in the node (microseconds, 0 from an older probe): this
@@ -322,8 +321,8 @@ struct fine_level {
 /* Frees what f owns and zeroes it; a zeroed f is a no-op. */
 void fine_level_clear(struct fine_level *f);
 
-/* issue 25: ETS tables created during the run and still alive, grouped by name and owner
- * (groups of two or more; the owner and module are an example's). */
+/* ETS tables created during the run and still alive, grouped by name and owner (groups of two or
+ * more; the owner and module are an example's). */
 struct ets_group {
 	char *name;
 	char *owner_pid;
@@ -402,23 +401,21 @@ struct snapshot {
 	int64_t ports_opened;     /* ports opened during the run and still open */
 	struct port_group *ports; /* those, by name and owner, most first */
 	size_t nports;
-	/* issue 27: RSS, carriers, allocation origins, the run's peak */
+	/* RSS, carriers, allocation origins, the run's peak */
 	struct fine_level fine;
-	/* issue 25: tables created during the run and still alive, by name and owner, most bytes
-	 * first */
+	/* tables created during the run and still alive, by name and owner, most bytes first */
 	struct ets_group *ets_groups;
 	size_t nets_groups;
-	/* issue 31: the settling before the snapshot (gate_probe_snapshot's settle_ports): the
-	 * binaries port drivers kept as input buffers (a lower bound) when it started and when
-	 * it ended, how long it waited, and erlang:memory(binary) around the wait (0 when it
-	 * did not wait) */
+	/* the settling before the snapshot (gate_probe_snapshot's settle_ports): the binaries port
+	 * drivers kept as input buffers (a lower bound) when it started and when it ended, how long
+	 * it waited, and erlang:memory(binary) around the wait (0 when it did not wait) */
 	bool have_settle;
 	int64_t settle_us;
 	int64_t settle_port_buffers, settle_port_buffers_left;
 	int64_t settle_binary_before, settle_binary_after;
-	/* issue 31: the sockets' input buffers set aside instead of waited for (the snapshot's
-	 * binary, system and total are judged without them): their bytes, how many sockets,
-	 * whether the sizes are exact (else a lower bound), and binary as measured */
+	/* the sockets' input buffers set aside instead of waited for (the snapshot's binary, system
+	 * and total are judged without them): their bytes, how many sockets, whether the sizes are
+	 * exact (else a lower bound), and binary as measured */
 	int64_t settle_floor; /* what the wait waited for: at most this much left */
 	bool have_set_aside;
 	bool set_aside_exact;
@@ -438,8 +435,7 @@ enum test_state {
 
 const char *test_state_name(enum test_state state);
 
-/* Growth between two light snapshots (issue 5): per category, and of the process and ETS
- * table counts. */
+/* Growth between two light snapshots: per category, and of the process and ETS table counts. */
 struct mem_delta {
 	int64_t mem[MEM_CAT_COUNT]; /* bytes; 0 for a category the node did not report */
 	int64_t processes;
@@ -461,17 +457,16 @@ struct test_result {
 	bool measured;
 	bool async;
 	struct mem_delta delta;
-	/* issue 18 */
 	char *app; /* the umbrella app (Mix project) whose suite ran it; NULL or "" when unknown */
 	char *reason; /* the failure's reason, as junit_formatter's message=: the assertion's
 	                 message or the exception's banner; NULL when none */
-	/* issue 19: the test's `gate` tag (@tag / @moduletag gate: ..., rules/tags.h): NULL
-	 * untagged, "false" exempt, else "key=value" lines as the test wrote them ("!text":
-	 * not a keyword list); grew: what grew most in a tagged test's window, NULL when none */
+	/* the test's `gate` tag (@tag / @moduletag gate: ..., rules/tags.h): NULL untagged, "false"
+	 * exempt, else "key=value" lines as the test wrote them ("!text": not a keyword list);
+	 * grew: what grew most in a tagged test's window, NULL when none */
 	char *gate_tag;
 	char *gate_grew;
-	/* issue 28: the partition (MIX_TEST_PARTITION) whose run it was in, once `gate merge`
-	 * joined the partitions' results; 0 in a run of its own */
+	/* the partition (MIX_TEST_PARTITION) whose run it was in, once `gate merge` joined the
+	 * partitions' results; 0 in a run of its own */
 	int partition;
 };
 
@@ -533,7 +528,7 @@ struct test_run {
 	int64_t load_us; /* -1 when ExUnit did not report it */
 	int64_t wall_us; /* measured by the probe around Mix.Task.rerun */
 	int64_t seed;
-	/* attribution (issue 5) */
+	/* attribution: which test modules grew the memory (rules/attribution.h) */
 	enum attribution_mode attribution; /* what the formatter measured */
 	/* the figures were taken at the exact edges of modules and tests (gate's hook in
 	 * ExUnit.EventManager); false: as ExUnit's asynchronous events reached the formatter,
@@ -543,7 +538,7 @@ struct test_run {
 	struct module_growth *modules;
 	size_t nmodules;
 	int64_t module_events_dropped;
-	/* issue 18: what `mix test` itself would have said */
+	/* what `mix test` itself would have said */
 	bool mix_reported;     /* the probe reported the fields below */
 	int mix_status;        /* the exit status bare `mix test` would give (0: green) */
 	char *mix_reason;      /* why it is non-zero, in Mix's words; NULL when 0 */
@@ -573,7 +568,7 @@ struct test_counts {
 struct test_counts test_run_count(const struct test_run *run);
 
 /* Whether the tests alone make the gate fail: a failed or invalid test, or bare `mix test`
- * would exit non-zero for a reason of its own (issue 18). Part of the verdict (below). */
+ * would exit non-zero for a reason of its own. Part of the verdict (below). */
 bool test_run_red(const struct test_run *run);
 
 enum verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_SKIP };
@@ -603,8 +598,8 @@ enum finding_show {
 	/* failing, it is a cluster node that failed or left the run, not a memory rule: the
 	 * verdict counts it as a node lost */
 	SHOW_NODE_LOST = 1u << 4,
-	/* issue 25: the findings of its rule shown so are one comparison: one JUnit testcase,
-	 * failing when one of them fails, its failure listing the rows that failed */
+	/* the findings of its rule shown so are one comparison: one JUnit testcase, failing when
+	 * one of them fails, its failure listing the rows that failed */
 	SHOW_ONE_CASE = 1u << 5,
 };
 
@@ -624,7 +619,7 @@ struct finding {
 	 * "code and literals +3.7 MB (modules the suite loaded), free heap +0.1 MB (...)";
 	 * NULL when it judged the raw growth */
 	char *explained;
-	/* issue 19 (rules/tags.h) */
+	/* its severity, and where it points a reviewer (rules/tags.h) */
 	bool warned;        /* it failed, but its severity is warn: a pass that says so */
 	char *culprit;      /* the culprit test module ("Elixir.Foo.BarTest"); NULL when none */
 	char *culprit_test; /* and its test, when one test stands out or a tag judged it */
@@ -633,7 +628,7 @@ struct finding {
 	/* how its figures are shown (findings_show); findings_add sets bytes and no flags */
 	enum finding_unit unit;
 	unsigned show; /* enum finding_show flags */
-	/* issue 25: one cause, one failing finding, across every rule family
+	/* one cause, one failing finding, across every rule family
 	 * (rules/consolidate.h). The contract for a rule (growth, ets, binary, process, atom,
 	 * persistent_term, ports, a structure rule of rules/structure.c, ...): a finding that
 	 * names ONE structure fills, when it fails, structure_key (how two findings tell they

@@ -1,4 +1,4 @@
-/* rules/origins.c: allocation origins named in the findings they explain (issue 27). */
+/* rules/origins.c: allocation origins named in the findings they explain. */
 #include "origins.h"
 
 #include <stdio.h>

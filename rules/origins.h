@@ -1,4 +1,4 @@
-/* rules/origins.h: allocation origins (issue 27): which NIF, driver or the runtime itself
+/* rules/origins.h: allocation origins: which NIF, driver or the runtime itself
  * holds the blocks that appeared during the run, from instrument:allocations()'s histograms
  * before and after, named in the findings of the categories those blocks live in. */
 #ifndef GATE_RULES_ORIGINS_H

@@ -1,4 +1,4 @@
-/* rules/peak.c: the run's peak and the largest heaps (issue 27). */
+/* rules/peak.c: the run's peak and the largest heaps. */
 #include "peak.h"
 
 #include "tags.h"

@@ -1,4 +1,4 @@
-/* rules/peak.h: the run's peak (issue 27): the node's OS high-water mark during the run
+/* rules/peak.h: the run's peak: the node's OS high-water mark during the run
  * (VmHWM, reset at the before-snapshot), the stretch of the suite it happened in (between
  * two ExUnit edges: a test module, or a test with --per-test) and the largest process heaps
  * the node's system monitor reported. */
@@ -20,7 +20,7 @@
 int peak_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,
                const struct fine_config *cfg);
 
-/* issue 27: `@tag gate: [max_peak: "100 MB"]`: appends, per test that ran with that tag, rule
+/* `@tag gate: [max_peak: "100 MB"]`: appends, per test that ran with that tag, rule
  * "peak", subject `Module "test"`: FAIL when its peak rose above its start by more than
  * max_peak (the test's file and line as culprit), PASS when not, SKIP saying why when its
  * window could not be measured (an async test shares it with its neighbours; no /proc).

@@ -68,7 +68,7 @@ static int check_born(struct findings *out, const struct snapshot *after,
 		return -1;
 	if (!fail)
 		return 0;
-	/* issue 25: the processes left alive, one structure (rules/consolidate.h) */
+	/* the processes left alive, one structure (rules/consolidate.h) */
 	char label[400];
 	snprintf(label, sizeof(label), "%s %s left alive%s%s%s", n,
 	         after->born_count == 1 ? "process" : "processes", after->nborn ? " (" : "",

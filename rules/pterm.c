@@ -81,8 +81,8 @@ int pterm_check(struct findings *out, const struct snapshot *before, const struc
 	f->delta = dbytes;
 	if (!fail)
 		return 0;
-	/* issue 25: the entries as a structure (rules/consolidate.h): their values in the
-	 * literal area, i.e. the rest of system; the refc binaries they reference in binary */
+	/* the entries as a structure (rules/consolidate.h): their values in the literal area, i.e.
+	 * the rest of system; the refc binaries they reference in binary */
 	char label[400];
 	snprintf(label, sizeof(label), "persistent_term %s x %s",
 	         after->npterm_new && after->pterm_new[0].key ? after->pterm_new[0].key : "entries",

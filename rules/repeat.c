@@ -158,7 +158,7 @@ int repeat_annotate(struct findings *out, const struct repeat_data *d)
 	return 0;
 }
 
-/* ---- structures that grow in every run (issue 31) ---- */
+/* ---- structures that grow in every run ---- */
 
 /* One figure of one structure after each run: v[k] after run k (v[0]: the before-snapshot);
  * known[k] false where no snapshot said it. */
@@ -225,7 +225,7 @@ static void series_text(char *buf, size_t len, const struct series *s, size_t n,
 
 static const char tail[] = "; memory that grows in every run grows without bound in production";
 
-/* A failing finding for one structure, named as the other rules name it (issue 25's contract,
+/* A failing finding for one structure, named as the other rules name it (the contract of
  * rules/consolidate.h): key, label, and what it grew since run 1 in category cat. */
 static struct finding *fail(struct findings *out, const char *subject, const struct series *s,
                             size_t n, const char *msg)
@@ -327,9 +327,9 @@ static void proc_series(struct series *s, const struct snapshot *const *snaps, s
  * drill-down's thousands, as growth in every run is small. */
 #define REPEAT_REFS 50
 
-/* issue 25 in the repeat path: q is the other end of h's monitors (the same monitors,
- * counted on both sides: h holds about as many as there are on q), so both grew alike in
- * every run and are one structure, h's. */
+/* One cause, one finding, in the repeat path too: q is the other end of h's monitors (the
+ * same monitors, counted on both sides: h holds about as many as there are on q), so both
+ * grew alike in every run and are one structure, h's. */
 static bool other_end_of(const struct proc_growth *q, const struct proc_growth *h)
 {
 	return q != h && h->monitors >= REPEAT_REFS && q->monitored_by >= REPEAT_REFS &&

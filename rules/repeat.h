@@ -83,7 +83,7 @@ int repeat_judged_pair(struct snapshot *before_out, struct snapshot *after_out,
  * or -1 on allocation failure. */
 int repeat_annotate(struct findings *out, const struct repeat_data *d);
 
-/* issue 31: structures that grow in every run. snaps[0] is the before-snapshot, snaps[k] the
+/* structures that grow in every run. snaps[0] is the before-snapshot, snaps[k] the
  * deep snapshot after run k (k = 1..n; from run 2 on taken with the after mark, so that
  * their growth lists say each process's figures since run 1). A table (rows or bytes), a
  * process (refc binaries or memory after GC), a group of processes born and left alive, or

@@ -1,4 +1,4 @@
-/* rules/rss.c: RSS growth the BEAM's allocators do not explain (issue 27). */
+/* rules/rss.c: RSS growth the BEAM's allocators do not explain. */
 #include "rss.h"
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
-/* rules/rss.h: memory outside the BEAM's allocators (issue 27): the node's OS RSS against
- * what its allocators hold in carriers, before and after the run. A NIF's malloc, a driver's
- * or a C library's memory moves no erlang:memory figure; only RSS sees it. */
+/* rules/rss.h: memory outside the BEAM's allocators: the node's OS RSS against what its allocators
+ * hold in carriers, before and after the run. A NIF's malloc, a driver's or a C library's memory
+ * moves no erlang:memory figure; only RSS sees it. */
 #ifndef GATE_RULES_RSS_H
 #define GATE_RULES_RSS_H
 

@@ -18,10 +18,10 @@ void rules_config_default(struct rules_config *cfg)
 	alloc_config_default(&cfg->allocator);
 	ports_config_default(&cfg->ports);
 	pterm_config_default(&cfg->pterm);
-	structure_config_default(&cfg->structure); /* issue 31 */
+	structure_config_default(&cfg->structure);
 	/* its strings stay NULL, which means BASELINE_DEFAULT_* */
 	baseline_config_default(&cfg->baseline);
-	fine_config_default(&cfg->fine); /* issue 27 */
+	fine_config_default(&cfg->fine);
 }
 
 void rules_config_clear(struct rules_config *cfg)
@@ -49,7 +49,7 @@ int rules_check_all(struct findings *out, const struct snapshot *before,
 	    alloc_check(out, before, after, &cfg->allocator) < 0 ||
 	    ports_check(out, before, after, &cfg->ports) < 0 ||
 	    pterm_check(out, before, after, &cfg->pterm) < 0 ||
-	    /* issue 31: after the rules whose structures it must not fail twice */
+	    /* after the rules whose structures it must not fail twice */
 	    structure_check(out, before, after, &cfg->structure) < 0)
 		return -1;
 	/* one leak, one finding: a leaf whose growth a failing structure explains, and total

@@ -22,7 +22,7 @@
 #include "pterm.h"
 #include "structure.h"
 #include "tags.h"
-#include "fine.h" /* issue 27 */
+#include "fine.h" /* [rss], [peak], [process] max_heap */
 
 struct rules_config {
 	struct growth_config growth;     /* [growth], [growth.<category>] */
@@ -36,9 +36,8 @@ struct rules_config {
 	struct attribution_config attribution; /* [attribution]: what gate run measures per test */
 	struct ports_config ports;             /* [ports] */
 	struct pterm_config pterm;             /* [persistent_term] */
-	struct severity_config severity;       /* [severity] (issue 19, rules/tags.h) */
-	struct fine_config fine; /* issue 27: [rss], [peak], [process] max_heap (rules/fine.h) */
-	/* issue 31 */
+	struct severity_config severity;       /* [severity] (rules/tags.h) */
+	struct fine_config fine;           /* [rss], [peak], [process] max_heap (rules/fine.h) */
 	struct structure_config structure; /* [structure]: structures on their own past */
 };
 

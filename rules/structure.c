@@ -11,7 +11,7 @@
 #define RULE "structure"
 
 /* A clean suite's structures move by kilobytes (a server's state, a first-use cache); the
- * leaks issue 31 plants grow one structure by megabytes. gate.toml says why. */
+ * leaks tests/realworld/plant plants grow one structure by megabytes. gate.toml says why. */
 void structure_config_default(struct structure_config *cfg)
 {
 	cfg->process_floor = 1000000;
@@ -124,9 +124,8 @@ static void proc_message(char *buf, size_t len, const struct proc_growth *p, con
 	         lim);
 }
 
-/* issue 25's contract (rules/consolidate.h): the process as a structure, keyed as every rule
- * keys a process, explaining its refc binaries in binary and its own memory in
- * processes_used. */
+/* The contract of rules/consolidate.h: the process as a structure, keyed as every rule keys a
+ * process, explaining its refc binaries in binary and its own memory in processes_used. */
 static int proc_structure(struct finding *f, const struct proc_growth *p)
 {
 	char label[320];

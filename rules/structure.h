@@ -1,5 +1,5 @@
-/* rules/structure.h: the structure rule (issue 31): each structure judged against its own
- * before-figure, whatever its category did in total.
+/* rules/structure.h: the structure rule: each structure judged against its own before-figure,
+ * whatever its category did in total.
  *
  * A category is a sum: a release elsewhere in it (a pool's buffers, a cache emptied) can hide
  * a structure that grew from nothing to megabytes. So every process among the top growers

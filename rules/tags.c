@@ -102,7 +102,7 @@ int tags_parse(const char *tag, struct tag_limits *out, char *err, size_t errlen
 		const char *k = line, *v = eq + 1;
 		int64_t x;
 		if (strcmp(k, "max_growth") == 0 ||
-		    strcmp(k, "max_peak") == 0) { /* max_peak: #27 */
+		    strcmp(k, "max_peak") == 0) { /* both are sizes */
 			if ((x = size_parse(v)) < 0) {
 				snprintf(err, errlen,
 				         "gate: %s: \"%s\" is not a size; write e.g. "
@@ -259,10 +259,10 @@ static int set_culprit(struct finding *f, const struct test_result *t)
 	               : 0;
 }
 
-/* issue 25: the structure that grew most in a failing tagged test's window (the probe's
- * "ETS table NAME (owner ...) ..." or "process PID (...) ..."), as the structure the finding
- * names (rules/consolidate.h), explaining its judged growth: the same cause as the table's or
- * the process's finding, and the growth rows it explains are context. */
+/* the structure that grew most in a failing tagged test's window (the probe's "ETS table NAME
+ * (owner ...) ..." or "process PID (...) ..."), as the structure the finding names
+ * (rules/consolidate.h), explaining its judged growth: the same cause as the table's or the
+ * process's finding, and the growth rows it explains are context. */
 static int tag_structure(struct finding *f, const char *grew, int64_t judged)
 {
 	char key[300], label[300];
@@ -364,8 +364,8 @@ static int check_one(struct findings *out, const struct test_result *t,
 		return -1;
 	struct finding *f = &out->items[out->count - 1];
 	f->floor = limit;
-	/* issue 25: judged on bytes alone, it is judged again net of the structures that explain
-	 * them (rules/consolidate.h); a count over its limit is its own */
+	/* judged on bytes alone, it is judged again net of the structures that explain them
+	 * (rules/consolidate.h); a count over its limit is its own */
 	if (lim->max_growth >= 0 &&
 	    (v != VERDICT_FAIL ||
 	     ((lim->max_processes < 0 || t->delta.processes <= lim->max_processes) &&

@@ -1,5 +1,5 @@
 /* rules/tags.h: limits written where the tests are (ExUnit tags), severity, and where each
- * finding points a reviewer (issue 19).
+ * finding points a reviewer.
  *
  * A test tagged `@tag gate: [max_growth: "1 MB"]` (or its module, `@moduletag gate: [...]`)
  * is measured on its own by the probe (GC'd snapshots at its edges) and judged here against
@@ -62,8 +62,7 @@ struct tag_limits {
 	int64_t max_processes;
 	int64_t max_ets_tables;
 	bool warn;
-	int64_t max_peak; /* issue 27: the test's RSS peak above its start; judged by rules/peak.h
-	                   */
+	int64_t max_peak; /* the test's RSS peak above its start; judged by rules/peak.h */
 };
 
 /* Parses a test_result's gate_tag text. Returns 0, or -1 with err naming the key and a fix. */

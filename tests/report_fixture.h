@@ -81,7 +81,7 @@ static inline void rfx_build(struct rfx *x, bool hostile)
 	                 "no baseline at HEAD:.gate/baseline.json: nothing to compare with") < 0)
 		abort();
 
-	/* issue 5's culprit lists, the same lines under two findings (shown once) */
+	/* the attribution's culprit lists, the same lines under two findings (shown once) */
 	static const char detail[] =
 	        "    test modules that grew ets most (light snapshots at their "
 	        "edges, no GC):\n      1. Demo.CacheTest (sync) +7.1 MB ets, "

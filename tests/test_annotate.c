@@ -71,7 +71,7 @@ static void test_annotate__escaping(void **state)
 	rfx_clear(&x);
 }
 
-/* The attention budget (issue 19): at most ANNOTATE_DEFAULT lines, gate's error first, then
+/* The attention budget: at most ANNOTATE_DEFAULT lines, gate's error first, then
  * failed tests, then failing findings; the last line says how many of each were left out. */
 static void test_annotate__budget_and_error(void **state)
 {

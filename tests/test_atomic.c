@@ -1,5 +1,5 @@
 /* tests/test_atomic.c: ci/atomic.c's files get the modes the umask gives, as every other
- * program's output does (issue 20: they were forced to 0644/0755). */
+ * program's output does (not forced to 0644/0755). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -344,7 +344,7 @@ static void test_owner_evidence(void **state)
 	test_run_clear(&run);
 }
 
-/* Issue 12: culprits only with evidence. A module measured growing more than the whole run
+/* Culprits only with evidence. A module measured growing more than the whole run
  * (garbage between edges without GC: plug's +28.6 MB against +4.2 MB), under the noise floor,
  * or under a quarter of the judged growth is never named; the text says no test stands out
  * and the detail lists no figure larger than the judged growth. */

@@ -464,7 +464,7 @@ static void test_git__author_message_mode(void **state)
 	assert_fsck(fx->repo);
 }
 
-/* ---- crash safety (issue 20) ---- */
+/* ---- crash safety ---- */
 
 /* The steps of baseline_git_commit, in order, and whether a kill there leaves the branch
  * moved (the next run finishes the update) or not (the next run undoes it). */

@@ -1,4 +1,4 @@
-/* tests/test_baseline_git_parts.c: the baseline commit of several files in one (issue 28:
+/* tests/test_baseline_git_parts.c: the baseline commit of several files in one (for
  * `gate merge --commit`, every partition's baseline), against real repositories made by the
  * git CLI (tests/baseline_git_fixture.h): both files in one commit, the same path twice
  * refused, a kill after each step finished or undone for every file, and the merged run's
@@ -36,7 +36,7 @@ static void make_busy_repo(struct fixture *fx)
 
 #define USER_STATUS "M  a.txt\n M b.txt\n?? untracked.txt\n"
 
-/* ---- several files in one commit (issue 28: gate merge's every partition) ---- */
+/* ---- several files in one commit (gate merge's every partition) ---- */
 
 static const char *const two_paths[] = {".gate/baseline.partition-1.json",
                                         ".gate/baseline.partition-2.json"};

@@ -292,7 +292,7 @@ static void test_rule_unknown_keys_and_types(void **state)
 	         "t.toml:2:1: process.max_mailbx: unknown key; did you mean \"max_mailbox\"?"},
 	        {"[process]\nmailbox = 1",
 	         "t.toml:2:1: process.mailbox: unknown key; [process] takes max_born, max_mailbox, "
-	         "max_memory, max_heap"}, /* max_heap: issue 27 */
+	         "max_memory, max_heap"},
 	        {"[atom]\npertest = 1",
 	         "t.toml:2:1: atom.pertest: unknown key; did you mean \"per_test\"?"},
 	        {"[allocator]\nfloor = 1",

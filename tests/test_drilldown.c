@@ -1,4 +1,4 @@
-/* tests/test_drilldown.c: what grew (issue 13): the drill-down that names the structure first
+/* tests/test_drilldown.c: what grew: the drill-down that names the structure first
  * in failing categories, the ports and persistent_term rules, and the decoding of the
  * after-snapshot's diff. */
 #include <setjmp.h>

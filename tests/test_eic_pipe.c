@@ -1,4 +1,4 @@
-/* tests/test_eic_pipe.c: gate/node/eic_pipe.c (issue 26), the pipe transport of gate's channel
+/* tests/test_eic_pipe.c: gate/node/eic_pipe.c, the pipe transport of gate's channel
  * to a node it started, on real pipes: the test writes what a node's bootstrap writes (frames
  * of external terms, cut anywhere) and reads what gate sends. A frame in pieces, a stray frame
  * before the ready one, a late reply to an abandoned call, a raise in the node, a frame over

@@ -1,7 +1,7 @@
 /* tests/test_escape.c: a test name or message with NUL and other control bytes, as a node
  * sends it (encoded with ei, decoded by gate's own term decoder and probe_tests_decode), is
  * shown escaped and never cut in every report: JUnit, the console summary, the Markdown step
- * summary and the HTML report (issue 20: a NUL cut the rest of the text everywhere). */
+ * summary and the HTML report (a NUL must not cut the rest of the text). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

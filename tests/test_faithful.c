@@ -1,4 +1,4 @@
-/* tests/test_faithful.c: gate/probe/faithful.c (issue 18): the partition and its baseline
+/* tests/test_faithful.c: gate/probe/faithful.c: the partition and its baseline
  * file, umbrella apps in module names, the test records' extras, and the JUnit's mix.test case for
  * a red `mix test` the failed tests do not tell. */
 #include <setjmp.h>

@@ -144,7 +144,7 @@ static void test_from_zero(void **state)
 	findings_clear(&f);
 }
 
-/* live_totals (issue 12's model): system is judged on its rest (less code, ets, binary and
+/* live_totals (the honest memory model): system is judged on its rest (less code, ets, binary and
  * atom, which have rows of their own), total net of code loading, free heap space and every
  * failing leaf; each says what it subtracted, and grew - subtracted = judged. */
 static void test_live_totals(void **state)

@@ -116,9 +116,8 @@ static void test_html__content(void **state)
 	assert_int_equal(count(doc, "//section[@id='rules']//tbody/tr[1][contains(@class,'FAIL')]"),
 	                 1);
 	assert_non_null(strstr(t, "Content-Security-Policy"));
-	/* issue 5's culprit lists and top growing modules */
-	/* issue 19: each culprit list once; a later finding says how many of its lists are shown
-	 * above */
+	/* the culprit lists and top growing modules */
+	/* each culprit list once; a later finding says how many of its lists are shown above */
 	assert_int_equal(
 	        count(doc, "//pre[@class='detail' and contains(., '1. Demo.CacheTest (sync)')]"),
 	        1);
@@ -161,7 +160,7 @@ static void test_html__content(void **state)
 	rfx_clear(&x);
 }
 
-/* Issue 13: what grew, in a table at the top, before the category bars; hostile names stay
+/* What grew, in a table at the top, before the category bars; hostile names stay
  * text. */
 static void test_html__what_grew(void **state)
 {

@@ -338,7 +338,7 @@ static void test_junit__counts(void **state)
 	assert_schema_valid(d);
 }
 
-/* Issue 20: a baseline with very many ETS tables gives very many checks; the report lists the
+/* A baseline with very many ETS tables gives very many checks; the report lists the
  * first 1000 failing and 1000 other ones and counts the rest in one testcase each, with
  * figures that still match the testcases. */
 static void test_junit__many_findings_capped(void **state)

@@ -1,4 +1,4 @@
-/* tests/test_merge.c: `gate merge` below the command (issue 28): the run result written by
+/* tests/test_merge.c: `gate merge` below the command: the run result written by
  * gate run --json (ci/run_json.h) read back whole (ci/run_json_read.h), every refusal of
  * results that do not belong together (ci/run_merge.h), the merged run (every test once with
  * its partition, every finding labelled, files made relative, the verdict), the whole suite's

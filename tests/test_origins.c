@@ -1,4 +1,4 @@
-/* tests/test_origins.c: the fine level's rules (issue 27) on hand-built snapshots: allocation
+/* tests/test_origins.c: the fine level's rules on hand-built snapshots: allocation
  * origins named in the finding they explain, RSS beyond what the BEAM mapped, the run's peak
  * and the largest heaps. */
 #include "rules_fixture.h"

@@ -151,7 +151,7 @@ static void test_run_json_written(void **state)
 	json_error_t jerr;
 	json_t *root = json_load_file(path, 0, &jerr);
 	assert_non_null(root);
-	/* issue 28: gate.run/2 adds keys for gate merge; every key of gate.run/1 stays */
+	/* gate.run/2 adds keys for gate merge; every key of gate.run/1 stays */
 	assert_string_equal(json_string_value(json_object_get(root, "format")), "gate.run/2");
 	assert_true(json_is_null(json_object_get(root, "partition")));
 	assert_string_equal(json_string_value(json_object_get(root, "verdict")), "passed");

@@ -115,7 +115,7 @@ static void test_presentation__rules_set_it(void **state)
 	assert_int_equal(f.count, MEM_CAT_COUNT + 1);
 	for (size_t i = 0; i < f.count; i++) {
 		bool table = strcmp(f.items[i].subject, "ets:cache") == 0;
-		/* issue 25: the comparison is one testcase (SHOW_ONE_CASE) */
+		/* the comparison is one testcase (SHOW_ONE_CASE) */
 		assert_int_equal(f.items[i].show,
 		                 SHOW_REGRESSION | SHOW_ONE_CASE | (table ? SHOW_QUIET_PASS : 0));
 	}

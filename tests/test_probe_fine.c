@@ -1,5 +1,5 @@
-/* tests/test_probe_fine.c: decoding the fine level a snapshot carries (issue 27,
- * gate/probe/probe_fine.c): what gate_probe_alloc.erl sends, an older probe's snapshot
+/* tests/test_probe_fine.c: decoding the fine level a snapshot carries
+ * (gate/probe/probe_fine.c): what gate_probe_alloc.erl sends, an older probe's snapshot
  * without it, a node without /proc, and malformed replies refused with a clear error. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* tests/test_probe_names.c: the probe's modules under a slot's names (issue 29): the embedded
+/* tests/test_probe_names.c: the probe's modules under a slot's names: the embedded
  * beams' atom tables rewritten, the other chunks untouched, both atom table layouts (OTP 25's
  * one-byte lengths, OTP 26's compact ones), and input that is no BEAM file refused. */
 #include <setjmp.h>

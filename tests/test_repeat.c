@@ -1,5 +1,6 @@
-/* tests/test_repeat.c: issue 14's pure parts: the judged pair of --repeat, the soak rule on
- * samples, gate watch's rolling-average alert, the duration parser and the samples decoder. */
+/* tests/test_repeat.c: the pure parts of telling a leak from warm-up: the judged pair of
+ * --repeat, the soak rule on samples, gate watch's rolling-average alert, the duration parser
+ * and the samples decoder. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

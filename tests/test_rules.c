@@ -590,7 +590,7 @@ static void test_rules_check_all_clean(void **state)
 	assert_int_equal(count(&f, "ports", ANY), 1);
 	assert_int_equal(count(&f, "persistent_term", ANY), 1);
 	assert_int_equal(count(&f, "modules", VERDICT_PASS), 1);
-	/* issue 31: processes, tables and born groups, each on its own past */
+	/* the structure rule: processes, tables and born groups, each on its own past */
 	assert_int_equal(count(&f, "structure", ANY), 3);
 	assert_int_equal(f.count, MEM_CAT_COUNT - 2 + 14);
 	findings_clear(&f);
@@ -689,7 +689,7 @@ static void test_rules_check_all_leak(void **state)
 	a.mem[MEM_SYSTEM] += 7800000 + 19000000;
 	a.mem[MEM_TOTAL] += 7800000 + 19000000;
 	assert_int_equal(rules_check_all(&f, &b, &a, NULL, &c), 0);
-	/* issue 12: one leak, one finding: the table and the holder fail; the ets and binary
+	/* one leak, one finding: the table and the holder fail; the ets and binary
 	 * rows, and total, repeat their growth and pass as context, saying so */
 	has(expect(&f, "growth", "ets", VERDICT_PASS),
 	    "+7.8 MB of it is in ETS table corpus_cache");

@@ -1,4 +1,4 @@
-/* tests/test_structure.c: issue 31's pure parts: the structure rule (each structure judged on
+/* tests/test_structure.c: the pure parts of the structure rule (each structure judged on
  * its own past), its consolidation with the growth rows (one leak, one finding), the
  * structures that grow in every run of --repeat, and their configuration keys. */
 #include <setjmp.h>
@@ -66,8 +66,8 @@ static struct proc_growth big_before = {.pid = "<0.502.0>",
                                         .memory_before = 20000000,
                                         .memory = 30000000};
 
-/* the issue's case: binary shrank by 30 MB in total (the ports' buffers), a server's refc
- * binaries went from 35 B to 9 MB: the server fails, named, judged on its own */
+/* a Phoenix + Ecto app's case: binary shrank by 30 MB in total (the ports' buffers), a
+ * server's refc binaries went from 35 B to 9 MB: the server fails, named, judged on its own */
 static void test_process_on_its_own_past(void **state)
 {
 	(void)state;
@@ -370,10 +370,11 @@ static void test_repeat_groups_and_keys(void **state)
 	}
 }
 
-/* issue 25 in the repeat path: a process that monitors another a few dozen times more in
- * every run grows, and so does the process at the other end (the same monitors, counted on
- * both sides): one finding, the holder's, saying the monitors and the other end; a supervisor
- * whose memory grows with the processes born and left alive under it is their finding's */
+/* one leak, one finding in the repeat path: a process that monitors another a few dozen
+ * times more in every run grows, and so does the process at the other end (the same
+ * monitors, counted on both sides): one finding, the holder's, saying the monitors and the
+ * other end; a supervisor whose memory grows with the processes born and left alive under it
+ * is their finding's */
 static void test_repeat_monitors_and_supervisor_once(void **state)
 {
 	(void)state;

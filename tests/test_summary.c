@@ -146,7 +146,7 @@ static void test_summary__table(void **state)
 	/* the limits under the table: the common one once, the others by category */
 	assert_non_null(strstr(t, "\nlimit: judged growth above +10 % of before and above 1.0 MB"));
 	assert_non_null(strstr(t, "(code: +50 %,"));
-	/* issue 12: raw figures and what was subtracted, adding up on their face: system grew
+	/* raw figures and what was subtracted, adding up on their face: system grew
 	 * +50 kB, less code +50 kB, ets +50 kB, binary +140 MB, atom +50 kB */
 	const char *sys = line_starting(t, "system ");
 	assert_non_null(strstr(sys, " +50.0 kB "));
@@ -383,7 +383,7 @@ static void test_summary__no_pct_limit(void **state)
 }
 
 /* The test modules are ranked only when a memory finding failed (or warned): on a clean run
- * their raw light-snapshot figures would read as blame without evidence (issue 12). */
+ * their raw light-snapshot figures would read as blame without evidence. */
 static void test_summary__top_growing_only_when_flagged(void **state)
 {
 	struct fixture *fx = *state;
@@ -401,7 +401,7 @@ static void test_summary__top_growing_only_when_flagged(void **state)
 	assert_non_null(strstr(print(fx, NULL), "Top growing test modules"));
 }
 
-/* issue 31: the sockets' input buffers each snapshot set aside, said with the measured and
+/* the sockets' input buffers each snapshot set aside, said with the measured and
  * the judged binary; "at least" when the sizes are a lower bound; nothing when none was */
 static void test_summary__set_aside(void **state)
 {

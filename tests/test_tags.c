@@ -1,5 +1,5 @@
 /* tests/test_tags.c: ExUnit gate tags (parsing, judging, exemptions), severity and the
- * culprit's file and line (rules/tags.c, issue 19). */
+ * culprit's file and line (rules/tags.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -163,7 +163,7 @@ static void test_tags__bad_tag_names_test(void **state)
 	assert_string_equal(err,
 	                    "/p/test/x_test.exs:7: A \"test t\": gate: unknown key max_grwth; "
 	                    "the keys are max_growth, max_processes, max_ets_tables, severity, "
-	                    "max_peak"); /* max_peak: issue 27 */
+	                    "max_peak");
 	/* a test that did not run is not judged, nor its tag read */
 	run.tests[0].state = TEST_EXCLUDED;
 	assert_int_equal(tags_check(&out, &run, NULL, err, sizeof(err)), 0);

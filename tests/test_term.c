@@ -359,7 +359,7 @@ static void test_snapshot_decode(void **state)
 	ei_x_free(&x);
 }
 
-/* issue 31: what the settling before the snapshot saw (optional fields); settle_us negative:
+/* what the settling before the snapshot saw (optional fields); settle_us negative:
  * refused, naming the field */
 static void test_snapshot_decode_settle(void **state)
 {
@@ -413,7 +413,7 @@ static void test_snapshot_decode_settle(void **state)
 	ei_x_free(&x);
 }
 
-/* issue 31: the sockets' input buffers the snapshot set aside (optional fields): the bytes,
+/* the sockets' input buffers the snapshot set aside (optional fields): the bytes,
  * the sockets, whether exact, binary as measured; a negative count is refused, naming it */
 static void test_snapshot_decode_set_aside(void **state)
 {
@@ -462,7 +462,7 @@ static void test_snapshot_decode_set_aside(void **state)
 }
 
 /* a procs row as gate_probe ships it: {Pid, Name, Init, Cur, M, H, TH, Q, R1, S1, R0, S0,
- * Born}; before_gc NULL: the atom undefined for R0 and S0 (bin_leak off, issue 15); bad_mem:
+ * Born}; before_gc NULL: the atom undefined for R0 and S0 (bin_leak off); bad_mem:
  * undefined in the memory figure, which is always measured */
 static void encode_proc_row(ei_x_buff *x, const char *pid, bool before_gc, bool bad_mem)
 {
@@ -653,7 +653,7 @@ static void encode_event(ei_x_buff *x, const char *kind, const char *mod, bool a
 	ei_x_encode_long(x, 10);
 }
 
-/* Issue 5: module events become module_growth (sync alone, async overlapping: split), and an
+/* Module events become module_growth (sync alone, async overlapping: split), and an
  * 8th element of a test record is its measured delta. */
 static void test_tests_decode_attribution(void **state)
 {

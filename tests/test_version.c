@@ -1,4 +1,4 @@
-/* tests/test_version.c: what `gate --version` says (issue 30): "gate VERSION" alone on the
+/* tests/test_version.c: what `gate --version` says: "gate VERSION" alone on the
  * first line (mix gate and the CI templates read it), then how this binary was built, the
  * libraries it runs with and the OTP release of its ei and of its probe's erlc. The unit
  * tests link the objects of a build from source; the release binary's wording is checked on

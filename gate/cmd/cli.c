@@ -171,12 +171,12 @@ static int run_opts_check(const struct run_opts *o, int argc, char **argv)
 		                        "");
 	if (o->cookie_file && !o->attach)
 		return gate_usage_error("run ", "%s goes with --attach NODE", "--cookie-file");
-	if (o->distributed && o->attach) /* issue 26 */
+	if (o->distributed && o->attach)
 		return gate_usage_error("run ",
 		                        "%s: an attached node is distributed already; it goes "
 		                        "with a node gate starts",
 		                        "--distributed");
-	if (o->instrument && o->attach) /* issue 27 */
+	if (o->instrument && o->attach)
 		return gate_usage_error("run ",
 		                        "%s tags allocations at the node's boot (+Muatags true): "
 		                        "a running node cannot be changed; boot it with +Muatags "
@@ -245,8 +245,8 @@ static int cmd_run(int argc, char **argv)
 	        {"sample", required_argument, NULL, 's'},
 	        {"warn-only", no_argument, NULL, 'W'},
 	        {"comment-flag", required_argument, NULL, 'K'},
-	        {"distributed", required_argument, NULL, 'D'}, /* issue 26 */
-	        {"instrument", no_argument, NULL, 'I'},        /* issue 27 */
+	        {"distributed", required_argument, NULL, 'D'}, /* a node distributed as NAME */
+	        {"instrument", no_argument, NULL, 'I'},        /* +Muatags true from the boot */
 	        {NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
@@ -397,7 +397,7 @@ int cli_main(int argc, char **argv)
 		return hook_cmd_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "watch") == 0)
 		return watch_cmd_main(argc - 1, argv + 1);
-	if (strcmp(cmd, "merge") == 0) /* issue 28 */
+	if (strcmp(cmd, "merge") == 0) /* a partitioned suite's results as one */
 		return merge_cmd_main(argc - 1, argv + 1);
 	return gate_usage_error("",
 	                        "unknown command %s (commands: run, snapshot, baseline, config, "

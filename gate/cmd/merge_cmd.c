@@ -1,4 +1,4 @@
-/* gate/cmd/merge_cmd.c: `gate merge RESULT.json...` (issue 28). A suite split over CI jobs
+/* gate/cmd/merge_cmd.c: `gate merge RESULT.json...`: a suite split over CI jobs
  * (`mix test --partitions N`, MIX_TEST_PARTITION=k, one `gate run --json` per job) gets one
  * verdict, one JUnit report with every test once, one summary, one review comment and, on the
  * main branch, one commit holding every partition's baseline file: the merge job is the only

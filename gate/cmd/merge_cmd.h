@@ -1,4 +1,4 @@
-/* gate/cmd/merge_cmd.h: `gate merge RESULT.json...` (issue 28): the results of a suite's
+/* gate/cmd/merge_cmd.h: `gate merge RESULT.json...`: the results of a suite's
  * partitions, run in separate CI jobs, joined into one verdict, one set of reports and, on
  * the main branch, one baseline commit. */
 #ifndef GATE_MERGE_CMD_H

@@ -117,7 +117,7 @@ static int take(const struct snapshot_args *a, const struct config *cfg, const c
 	        .rpc_timeout_ms = cfg->rpc_timeout_ms,
 	        .stop_timeout_ms = cfg->stop_timeout_ms,
 	        .quiet = a->quiet,
-	        .fresh_names = true, /* issue 29: every call through probe_entry() */
+	        .fresh_names = true, /* every call goes through probe_entry() */
 	};
 	struct session ses;
 	struct snapshot snap = {0};

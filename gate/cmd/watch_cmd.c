@@ -628,7 +628,7 @@ int watch_cmd_main(int argc, char **argv)
 	        .rpc_timeout_ms = (int)(o.timeout_ms > 30000 ? o.timeout_ms : 30000),
 	        .stop_timeout_ms = 10000,
 	        .quiet = o.quiet,
-	        .fresh_names = true, /* issue 29: every call through probe_entry() */
+	        .fresh_names = true, /* every call goes through probe_entry() */
 	};
 	struct session ses;
 	long alerts = 0;

@@ -24,7 +24,7 @@
 static const char *const root_keys[] = {
         "node", "output",    "growth",    "ets",         "binary", "process",
         "atom", "allocator", "baseline",  "attribution", "ports",  "persistent_term",
-        "run",  "severity",  "attention", "structure", /* issue 31 */
+        "run",  "severity",  "attention", "structure", /* the tables "did you mean" suggests */
         NULL};
 static const char *const node_keys[] = {"mix_env",
                                         "erl_flags",
@@ -32,7 +32,7 @@ static const char *const node_keys[] = {"mix_env",
                                         "rpc_timeout",
                                         "test_timeout",
                                         "stop_timeout",
-                                        "settle_timeout", /* issue 31 */
+                                        "settle_timeout", /* "off" or a duration */
                                         NULL};
 static const char *const output_keys[] = {"junit", NULL};
 static const char *const growth_own_keys[] = {"max", "floor", "live_totals", NULL};
@@ -47,9 +47,9 @@ int config_default(struct config *cfg)
 	cfg->rpc_timeout_ms = 60 * UNITS_MS_PER_S;
 	cfg->test_timeout_ms = 30 * UNITS_MS_PER_MIN;
 	cfg->stop_timeout_ms = 10 * UNITS_MS_PER_S;
-	cfg->settle_timeout_ms = 3 * UNITS_MS_PER_S; /* issue 31: gate.toml says why */
+	cfg->settle_timeout_ms = 3 * UNITS_MS_PER_S; /* gate.toml says why */
 	rules_config_default(&cfg->rules);
-	cfg->annotations = 8; /* issue 19: well under GitHub's 10 per step */
+	cfg->annotations = 8; /* well under GitHub's 10 per step */
 	cfg->repeat = 1;      /* [run] repeat: the suite once */
 	cfg->mix_env = strdup("test");
 	cfg->erl_flags = strdup("");
@@ -76,7 +76,7 @@ void config_clear(struct config *cfg)
 
 /* ---- tables ---- */
 
-/* issue 31: [node] settle_timeout = "off" */
+/* [node] settle_timeout = "off": no settling before a snapshot */
 static bool settle_off(const struct toml_value *v)
 {
 	const char *s = toml_type(v) == TOML_STRING ? toml_string(v, NULL) : NULL;
@@ -106,7 +106,7 @@ static int load_node(struct loader *ld, const struct toml_value *t, struct confi
 			rc = config_get_duration(ld, v, path, &cfg->test_timeout_ms);
 		else if (strcmp(key, "stop_timeout") == 0)
 			rc = config_get_duration(ld, v, path, &cfg->stop_timeout_ms);
-		else if (strcmp(key, "settle_timeout") == 0) /* issue 31: "off" is no wait */
+		else if (strcmp(key, "settle_timeout") == 0) /* "off" is no wait */
 			rc = settle_off(v)
 			             ? (cfg->settle_timeout_ms = 0)
 			             : config_get_duration(ld, v, path, &cfg->settle_timeout_ms);

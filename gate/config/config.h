@@ -15,14 +15,14 @@ struct config {
 	int rpc_timeout_ms;  /* one probe call other than the suite; default 60 s */
 	int test_timeout_ms; /* the whole mix test run; default 30 min */
 	int stop_timeout_ms; /* graceful stop before SIGKILL; default 10 s */
-	/* issue 31: the longest wait for the ports' input buffers before a snapshot; 3 s, 0 off */
+	/* the longest wait for the ports' input buffers before a snapshot; 3 s, 0 off */
 	int settle_timeout_ms;
 	/* [output] */
 	char *junit; /* path relative to the project; default "_build/gate/junit.xml" */
 	/* [growth], [growth.<category>], [ets], [[ets.table]], [binary], [process], [atom],
 	 * [allocator], [baseline] */
 	struct rules_config rules;
-	int annotations; /* [attention] annotations: GitHub annotations at most (issue 19); 8 */
+	int annotations; /* [attention] annotations: GitHub annotations at most; 8 */
 	/* [run] */
 	int repeat; /* runs of the suite in one node (gate run --repeat); default 1 */
 	/* where the values came from, for messages; "defaults" when no file was read */

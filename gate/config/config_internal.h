@@ -80,7 +80,7 @@ enum key_kind {
 	KEY_PATH,      /* char *, relative, inside the repository */
 	KEY_REF,       /* char *, a git ref or shorthand */
 	KEY_NOTES_REF, /* char *, a full git ref */
-	KEY_SEVERITY,  /* bool warn: "error" (false) or "warn" (true) (issue 19) */
+	KEY_SEVERITY,  /* bool warn: "error" (false) or "warn" (true) */
 };
 
 struct key_spec {

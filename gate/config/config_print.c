@@ -194,7 +194,7 @@ void config_print(const struct config *cfg, FILE *out)
 	print_duration(out, "rpc_timeout", cfg->rpc_timeout_ms);
 	print_duration(out, "test_timeout", cfg->test_timeout_ms);
 	print_duration(out, "stop_timeout", cfg->stop_timeout_ms);
-	if (cfg->settle_timeout_ms == 0) /* issue 31 */
+	if (cfg->settle_timeout_ms == 0) /* 0: no settling, "off" in gate.toml */
 		fputs("settle_timeout = \"off\"\n", out);
 	else
 		print_duration(out, "settle_timeout", cfg->settle_timeout_ms);

@@ -37,7 +37,7 @@ static const struct key_spec process_keys[] = {
         {"max_born", KEY_COUNT_OFF, IN_CFG(process.max_born), 0, COUNT_MAX, "100", NULL},
         {"max_mailbox", KEY_COUNT_OFF, IN_CFG(process.max_mailbox), 0, COUNT_MAX, "10000", NULL},
         {"max_memory", KEY_SIZE_OFF, IN_CFG(process.max_memory), 0, 0, "\"100 MB\"", NULL},
-        /* issue 27 */
+        /* the fine level: the largest heap any process reaches (rules/fine.h) */
         {"max_heap", KEY_SIZE_OFF, IN_CFG(fine.max_heap), 0, 0, "\"200 MB\"", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
@@ -86,13 +86,13 @@ static const struct key_spec pterm_keys[] = {
         {"max_bytes", KEY_SIZE_OFF, IN_CFG(pterm.max_bytes), 0, 0, "\"1 MB\"", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
-/* [run] (issue 14): how gate run runs the suite; --repeat overrides repeat */
+/* [run]: how gate run runs the suite; --repeat overrides repeat */
 static const struct key_spec run_keys[] = {
         {"repeat", KEY_INT, offsetof(struct config, repeat), 1, REPEAT_MAX, "3", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
-/* issue 31: [structure]: each structure judged against its own before-figure */
+/* [structure]: each structure judged against its own before-figure */
 static const struct key_spec structure_keys[] = {
         {"process_floor", KEY_SIZE_OFF, IN_CFG(structure.process_floor), 0, 0, "\"1 MB\"", NULL},
         {"table_floor", KEY_SIZE_OFF, IN_CFG(structure.table_floor), 0, 0, "\"4 MB\"", NULL},
@@ -105,7 +105,7 @@ static const struct key_spec structure_keys[] = {
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
-/* issue 19: [severity] RULE = "error" | "warn"; [attention] the reviewer's budget */
+/* [severity] RULE = "error" | "warn"; [attention] the reviewer's budget */
 #define IN_SEV(r) offsetof(struct config, rules.severity.warn[r])
 static const struct key_spec severity_keys[] = {
         {"growth", KEY_SEVERITY, IN_SEV(SEVERITY_GROWTH), 0, 0, "\"warn\"", NULL},
@@ -122,7 +122,7 @@ static const struct key_spec severity_keys[] = {
         {"modules", KEY_SEVERITY, IN_SEV(SEVERITY_MODULES), 0, 0, "\"warn\"", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
 };
-/* issue 27: the fine level (rules/fine.h) */
+/* the fine level (rules/fine.h) */
 static const struct key_spec rss_keys[] = {
         {"max_unaccounted", KEY_SIZE_OFF, IN_CFG(fine.rss_max_unaccounted), 0, 0, "\"off\"", NULL},
         {NULL, 0, 0, 0, 0, NULL, NULL},
@@ -150,9 +150,9 @@ const struct section config_sections[] = {
         {"run", run_keys, NULL},
         {"severity", severity_keys, NULL},
         {"attention", attention_keys, NULL},
-        {"rss", rss_keys, NULL},             /* issue 27 */
-        {"peak", peak_keys, NULL},           /* issue 27 */
-        {"structure", structure_keys, NULL}, /* issue 31 */
+        {"rss", rss_keys, NULL},             /* the fine level: RSS */
+        {"peak", peak_keys, NULL},           /* the fine level: the peak */
+        {"structure", structure_keys, NULL}, /* each structure against its own past */
         {NULL, NULL, NULL},
 };
 

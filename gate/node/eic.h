@@ -2,7 +2,7 @@
  * replies decoded with gate/node/term.h. Everything above gate/node (the probe, the run
  * modes, the commands) calls through this interface and never learns the transport.
  *
- * Two transports (issue 26):
+ * Two transports:
  * - distribution (eic_dist.c): gate is a hidden C node connected to a running node (attach
  *   and cluster mode). Ticks from the node are answered inside ei_rpc_from, so long calls (a
  *   whole test suite) keep the connection alive.

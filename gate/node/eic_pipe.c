@@ -1,5 +1,5 @@
 /* gate/node/eic_pipe.c: the pipe transport of gate/node/eic.h: the channel to the node gate
- * started, without distribution (issue 26). Each message is an external term framed by a
+ * started, without distribution. Each message is an external term framed by a
  * 4-byte big-endian length, as the node's `open_port({fd, 3, 4}, [{packet, 4}, binary])`
  * reads and writes them. gate sends {call, Id, Mod, Fun, Args}; the node's bootstrap (see
  * gate/node/node.c) applies it in a process of its own and answers {gate_reply, Id, Result},

@@ -187,7 +187,7 @@ __attribute__((noreturn)) static void node_child(const struct node_opts *opts, i
 	/* No ERL_EPMD_ADDRESS: gate's node starts no epmd (-start_epmd false when distributed),
 	 * and an epmd the suite starts (a :peer booted with -name) listens where it would under
 	 * bare `mix test`; kept on loopback, nodes named after the host's own address (a
-	 * container's hostname) could not find each other (issue 26). */
+	 * container's hostname) could not find each other. */
 	execvp(elixir, argv);
 	int e = errno;
 	(void)!write(ready, &e, sizeof(e));

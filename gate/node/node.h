@@ -2,13 +2,13 @@
  *
  * The node runs `elixir -S mix run --no-halt` in the project with MIX_ENV set (taken out of
  * its OS environment once booted when gate's had none, as bare `mix test`), in a process
- * group of its own, and is not distributed (issue 26): `nonode@nohost`, no cookie, no epmd,
+ * group of its own, and is not distributed: `nonode@nohost`, no cookie, no epmd,
  * nothing listening, as under bare `mix test`; the suite may start distribution itself.
  * gate talks to it over a pipe pair (gate/node/eic.h): the node reads gate's requests on
  * its file descriptor 3 and writes its replies on 4, served by a small bootstrap given on
  * its command line (`mix run -e`). Fd 3 is also its lifeline: gate keeps the write end, and
  * the node halts when it reads end-of-file there, so even a gate killed with SIGKILL leaves
- * no node behind. The node's stdin is /dev/null, as under `mix test < /dev/null` (issue 18).
+ * no node behind. The node's stdin is /dev/null, as under `mix test < /dev/null`.
  *
  * With a name (`gate run --distributed NAME`, for a workload that reaches the node by
  * distribution) the node also starts distribution as NAME@127.0.0.1 on a free loopback port

@@ -6,11 +6,11 @@
 %% (gate_probe_run:run_tests/2). gate_probe_run starts it itself and feeds it ExUnit's events through
 %% its hook in ExUnit.EventManager, so the formatters the project configured (ExUnit's CLI
 %% formatter, a JUnit formatter...) run as they would under bare mix test; only when the hook
-%% cannot be installed does mix test start it with --formatter (issue 18).
+%% cannot be installed does mix test start it with --formatter.
 %% In an umbrella every app's ExUnit run is one suite_started..suite_finished; each test is
 %% tagged with the app (Mix's current project when the suite started).
 %%
-%% Attribution (issue 5), mode from application env gate_probe/attribution (set by run_tests):
+%% Attribution, mode from application env gate_probe/attribution (set by run_tests):
 %%   module (default): a light snapshot (erlang:memory, process and ETS counts, no GC) at every
 %%     module start and finish, shipped as events in order; gate splits the growth of each
 %%     interval between the modules running in it (async modules overlap).
@@ -425,7 +425,7 @@ test_delta(#{module := Mod, name := Name} = Test, #{mode := test, sync := Sync} 
     end;
 test_delta(_, S) -> {none, S}.
 
-%% ---- Tags (issue 19, gate_probe_events's "Tags" section) ----
+%% ---- Tags (gate_probe_events's "Tags" section) ----
 %% The test's `gate` tag for gate's rules/tags.c: false, [{Key, Value}] as text, or
 %% {invalid, Text}; and for a tagged test measured at its edges, its delta (when --per-test
 %% did not measure it already) and what grew in its window.

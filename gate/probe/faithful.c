@@ -1,4 +1,4 @@
-/* gate/probe/faithful.c: gate run as faithful to bare `mix test` as can be (issue 18). */
+/* gate/probe/faithful.c: gate run as faithful to bare `mix test` as can be. */
 #include "gate/probe/faithful.h"
 
 #include <ctype.h>

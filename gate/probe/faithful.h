@@ -1,4 +1,4 @@
-/* gate/probe/faithful.h: what makes `gate run` behave as bare `mix test` would (issue 18).
+/* gate/probe/faithful.h: what makes `gate run` behave as bare `mix test` would.
  *
  * - the suite's verdict is `mix test`'s own exit status, reported by the probe with the
  *   reason in Mix's words (faithful_run_decode);
@@ -6,7 +6,7 @@
  *   applications, run before the before-snapshot (faithful_prep), in a node booted with
  *   `mix run --no-start` so that a --no-start suite finds them not started;
  * - the node is not distributed (gate/node/node.h), so a test_helper that starts
- *   distribution under a name of its own gets it as under bare `mix test` (issue 26);
+ *   distribution under a name of its own gets it as under bare `mix test`;
  * - --partitions with MIX_TEST_PARTITION: the partition (faithful_partition).
  */
 #ifndef GATE_FAITHFUL_H
@@ -41,7 +41,7 @@ int faithful_prep(struct eic *c, char *const *args, size_t nargs, bool start, in
 /* The partition of a `--partitions N` run (N > 1): MIX_TEST_PARTITION; 0 otherwise. */
 int faithful_partition(char *const *args, size_t nargs);
 
-/* issue 28: N of that run's `--partitions N` when it is a partition (faithful_partition > 0);
+/* N of that run's `--partitions N` when it is a partition (faithful_partition > 0);
  * 0 otherwise. */
 int faithful_partitions(char *const *args, size_t nargs);
 

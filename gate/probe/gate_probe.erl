@@ -23,13 +23,13 @@
 -gate_load(always).
 
 -export([hello/0, prepare/0, snapshot/1, run_tests/1, run_tests/2, run_prep/2, cleanup/0]).
-%% the probe's removal: gate's last call (issue 29, see "Removal")
+%% the probe's removal: gate's last call (see "Removal")
 -export([unload/1]).
 %% cluster mode: gate talks to one node, which reaches the others (see "Cluster mode")
 -export([cluster_nodes/0, cluster_load/3, cluster_snapshot/3, cluster_unload/3, watch/1]).
-%% sampling during a run (gate run --sample, issue 14; see the section near the end)
+%% sampling during a run (gate run --sample; see the section near the end)
 -export([sample_start/2, sample_stop/0]).
-%% gate run --repeat: the node made ready for the next run of the suite (issue 14)
+%% gate run --repeat: the node made ready for the next run of the suite
 -export([repeat_mark/0, repeat_reset/0]).
 %% for the other modules of the probe
 -export([gl_adopt/0, truncate/1]).
@@ -41,7 +41,7 @@
 
 %% ---- Entry points whose work lives in another module of the probe ----
 prepare() -> gate_probe_run:prepare().
-%% issue 27: deep snapshots carry the fine level (gate_probe_alloc: RSS, carriers, origins, peak)
+%% deep snapshots carry the fine level (gate_probe_alloc: RSS, carriers, origins, peak)
 snapshot(Opts) ->
     case erlang:module_loaded(gate_probe_alloc) of
         true -> %% a local fun, not `fun gate_probe_snapshot:snapshot/1`: an
@@ -97,7 +97,7 @@ cleanup() ->
     [application:unset_env(gate_probe, K) || K <- [spawn_owners, spawn_tests, attribution, attribution_sync,
                                                    repeat_required]],
     if_loaded(gate_probe_snapshot, keeper_stop),
-    if_loaded(gate_probe_alloc, cleanup), %% issue 27: the peak tracker, its system monitor
+    if_loaded(gate_probe_alloc, cleanup), %% the peak tracker, its system monitor
     case whereis(gate_probe_collector) of
         Runner when is_pid(Runner), Runner =/= self() -> stop_suite(Runner);
         _ -> ok
@@ -171,7 +171,7 @@ cluster_snapshot(Nodes, Opts, Timeout) ->
 cluster_unload(Nodes, Mods, Timeout) ->
     Others = [N || N <- node_atoms(Nodes), N =/= node()],
     %% one call per node: its helpers stopped, the modules deleted, the purge (a scan of
-    %% every process per module) left to a process of that node (issues 15, 29)
+    %% every process per module) left to a process of that node (see "Removal")
     _ = erpc:multicall(Others, ?MODULE, unload, [Mods], Timeout),
     ok.
 
@@ -341,7 +341,7 @@ slot(M) ->
         _ -> ""
     end.
 
-%% ---- Removal (issue 29) ----
+%% ---- Removal ----
 %% A deleted module's old code leaves the node only by a purge, and a purge always scans every
 %% process: code:purge/1 asks code_server, which asks the runtime's purger (erts_code_purger),
 %% which sends a check to every process; the runtime refuses the purge's steps to any other
@@ -487,7 +487,7 @@ purge_self() ->
     end,
     code:purge(?MODULE).
 
-%% ---- Sampling during a run (gate run --sample, issue 14) ----
+%% ---- Sampling during a run (gate run --sample) ----
 %% A sampler process takes a light snapshot (erlang:memory and the process, ETS table, atom
 %% and port counts; no GC, no walk over processes: ~0.4 ms) every IntervalMs, at fixed times
 %% T0 + k x IntervalMs so that a slow sample does not shift the next. At most Cap samples are

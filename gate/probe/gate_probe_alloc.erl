@@ -1,4 +1,4 @@
-%% gate/probe/gate_probe_alloc.erl: the fine level (issue 27): the node's OS memory (RSS and
+%% gate/probe/gate_probe_alloc.erl: the fine level: the node's OS memory (RSS and
 %% its high-water mark), what the BEAM's allocators hold in carriers, allocations by origin,
 %% and the run's peak: which test module (or test) it happened in, and which processes'
 %% heaps grew large.

@@ -1,8 +1,8 @@
 %% gate/probe/gate_probe_events.erl: ExUnit's events, taken where they happen.
 %%
-%% The hook put into ExUnit.EventManager for the run (issue 5): a light snapshot at every
+%% The hook put into ExUnit.EventManager for the run: a light snapshot at every
 %% module edge, one at each test's finish in per-test mode, the timestamps of async tests, and
-%% the tests tagged with gate limits measured on their own (issue 19); all handed to
+%% the tests tagged with gate limits measured on their own; all handed to
 %% Elixir.Gate.Formatter ahead of the event they belong to. Loaded only where tests run. Part
 %% of the probe: see gate_probe.erl.
 -module(gate_probe_events).
@@ -158,10 +158,10 @@ ex_unit_event(Msg) ->
         {ok, off} -> ok;
         _ -> ex_unit_edge(Msg)
     end,
-    tag_edge(Msg), %% issue 19: see "Tags" below
-    %% issue 27: the peak's windows (gate_probe_alloc, loaded in every session)
+    tag_edge(Msg), %% see "Tags" below
+    %% the peak's windows (gate_probe_alloc, loaded in every session)
     catch gate_probe_alloc:ex_unit_event(Msg),
-    %% gate's formatter is not among ExUnit's (issue 18): the hook hands it every event (the
+    %% gate's formatter is not among ExUnit's: the hook hands it every event (the
     %% hook is installed only when run_tests started the formatter itself) but a test's
     %% start, which only a formatter without the hook reads figures at
     case Msg of
@@ -379,7 +379,7 @@ edge_proc(P, Acc) ->
         _ -> Acc
     end.
 
-%% ---- Tags: limits where tests are written (issue 19) ----
+%% ---- Tags: limits where tests are written ----
 %% A test tagged `gate: [max_growth: "1 MB", ...]` (@tag, or @moduletag for a module's tests)
 %% is measured on its own: a GC'd snapshot at its start and finish (as --per-test takes for
 %% every test), taken here in the module's process, which reports both edges; and what grew

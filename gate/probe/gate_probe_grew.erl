@@ -1,4 +1,4 @@
-%% gate/probe/gate_probe_grew.erl: what grew since the before-snapshot (issue 13), and which
+%% gate/probe/gate_probe_grew.erl: what grew since the before-snapshot, and which
 %% test module the leftovers belong to (owners).
 %%
 %% Called by gate_probe_snapshot's deep after-snapshot with the keeper's before set; every
@@ -14,7 +14,7 @@
 %% shipped per kind.
 -define(MAX_NEW_LOOKED, 100000).
 -define(MAX_GROUPS, 20).
-%% ETS rows whose refc binaries are measured one by one (issue 25): a table with more rows
+%% ETS rows whose refc binaries are measured one by one: a table with more rows
 %% is measured on that many and scaled to all of them, the bound being stated here.
 -define(ETS_BIN_ROWS, 20000).
 %% Terms visited per row or persistent_term value at most (a deep value is cut there).
@@ -23,7 +23,7 @@
 -import(gate_probe_snapshot, [top_add/4, top_list/1, initial_call/1, ets_id/1, pid_text/1,
                               id_text/1, name_text/1, mfa_text/1]).
 
-%% ---- What grew since the before-snapshot (issue 13) ----
+%% ---- What grew since the before-snapshot ----
 %% Computed here from the keeper's before set, bounded: the top N processes by growth of
 %% memory, mailbox and refc binary bytes (from the one scan pass), the top N ETS tables by
 %% growth in bytes and in rows (created during the run or before), the persistent_term keys
@@ -44,13 +44,13 @@ what_grew(Before, N, GMem, GMq, GBin) ->
       ports => Ports,
       atoms_new => atoms_new(Before),
       code_new => code_new(Before),
-      %% issue 25
+      %% leaks spread thin: many small tables, many monitors or links
       ets_groups_new => ets_groups_new(Before, Owners),
       grew_refs => grew_refs(Procs),
       %% inside the processes that grew: their state's parts, dictionary, mailbox, starter
       inside => gate_probe_state:inside(Procs, Before, [], Owners)}.
 
-%% ---- issue 25 ----
+%% ---- Leaks spread thin: tables grouped by name and owner, monitors and links ----
 
 %% Monitors, links: a process that holds this many is named with its counts.
 -define(MANY_REFS, 50).
@@ -280,7 +280,7 @@ proc_label(P) ->
 
 %% persistent_term entries created during the run, grouped by the shape of their key:
 %% [{Shape, Count, Bytes, ExampleKey, BinBytes}], largest count first; BinBytes: the refc
-%% binaries the values reference (issue 25), measured on the first ?MAX_NEW_LOOKED values.
+%% binaries the values reference, measured on the first ?MAX_NEW_LOOKED values.
 pterm_new(Before, Per) ->
     case maps:get(pterm_keys, Before, none) of
         Keys when is_map(Keys) ->

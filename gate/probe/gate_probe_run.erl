@@ -2,7 +2,7 @@
 %%
 %% ExUnit's one-time costs paid before the before-snapshot (prepare/0), the `test` alias's
 %% preparation (run_prep/2), the run itself with mix test's exit status and Mix's own words
-%% for it (issue 18), and the reset between two runs of --repeat (issue 14). Loaded only
+%% for it, and the reset between two runs of --repeat. Loaded only
 %% where tests run. Part of the probe: see gate_probe.erl.
 -module(gate_probe_run).
 -gate_load(tests).
@@ -31,7 +31,7 @@ prepare() ->
     ok.
 
 %% Runs the project's suite with mix test in this node and returns what our ExUnit formatter
-%% recorded, and what `mix test` would have exited with (issue 18). mix test signals most of
+%% recorded, and what `mix test` would have exited with. mix test signals most of
 %% its failures through System.at_exit hooks that exit({shutdown, N}) (failed tests: the
 %% exit status, 2 by default; a coverage threshold: 3; --only matching nothing: 1), some by
 %% exit({shutdown, 1}) straight from the task (--warnings-as-errors, a test file that does not
@@ -201,7 +201,7 @@ run_test_task(Args) ->
             'Elixir.Mix.Task':rerun(<<"test">>, Args)
     end.
 
-%% Before the before-snapshot (issue 18): what `mix test` does ahead of the suite and gate
+%% Before the before-snapshot: what `mix test` does ahead of the suite and gate
 %% can tell apart. The steps of a `test` alias before its "test" step (e.g. "ecto.create
 %% --quiet", "ecto.migrate"), as Mix runs them (no arguments: Mix gives those to the last
 %% step only); then, in a node gate started (Opts start => true, the node booted with
@@ -219,7 +219,7 @@ run_prep(Args0, Opts) when is_list(Args0), is_map(Opts) ->
                    end,
         TestArgs = StepArgs ++ Args,
         %% System.argv() as `mix test ARGS` leaves it (Mix's CLI does not touch it), where
-        %% the node's `mix run -e` boot left it empty: a test_helper may read it (issue 26)
+        %% the node's `mix run -e` boot left it empty: a test_helper may read it
         maps:get(start, Opts, false) andalso 'Elixir.System':argv([<<"test">> | Args]),
         case maps:get(start, Opts, false) andalso not lists:member(<<"--no-start">>, TestArgs) of
             true ->
@@ -636,7 +636,7 @@ source_of(M) ->
         _ -> none
     end.
 
-%% ---- Repeated runs (gate run --repeat, issue 14) ----
+%% ---- Repeated runs (gate run --repeat) ----
 %% Before runs 2..N the node gets back the working directory mix test had in run 1, the
 %% project's: a test that cd'd into a directory it then removed leaves the node without one,
 %% and the next mix test could not even start. (Mix's invoked tasks are left as they are:

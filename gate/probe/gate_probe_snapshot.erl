@@ -13,7 +13,7 @@
 -export([top_add/4, top_list/1, initial_call/1, ets_id/1, pid_text/1, id_text/1,
          name_text/1, mfa_text/1]).
 
-%% persistent_term keys remembered at most for what grew (issue 13)
+%% persistent_term keys remembered at most for what grew
 -define(MAX_PTERM_KEYS, 200000).
 
 %% One snapshot. Opts (all optional):
@@ -29,7 +29,7 @@
 %%            before-GC figures (gate decodes -1: not measured)
 %% Everything is collected in one pass over the processes; only the top N of each ranking
 %% and the born groups leave the node, so a node with 1M processes ships a few kB.
-%%   settle_ms => integer(): issue 31, wait at most this long for the input buffers ports keep
+%%   settle_ms => integer(): wait at most this long for the input buffers ports keep
 %%            until their next read (see "Settling" below); 0: no wait (default)
 %%   keep_peak => boolean(): a deep after-snapshot between --repeat's runs leaves the peak
 %%            tracker (gate_probe_alloc) running to the last one (default false)
@@ -157,7 +157,7 @@ snapshot1(Opts, Settled, Eligible) ->
           taken_at_ms => os:system_time(millisecond),
           otp_release => list_to_binary(erlang:system_info(otp_release))}).
 
-%% ---- Settling (issue 31): the input buffers ports keep until their next read ----
+%% ---- Settling: the input buffers ports keep until their next read ----
 %% Measured in a Phoenix + Ecto node: starting the application left +39.4 MB in
 %% erlang:memory(binary) that no process held after a full GC. instrument:allocations() tags
 %% them {tcp_inet, drv_binary}: the inet driver's input buffer of each of the Repo's 10
@@ -428,7 +428,7 @@ memory_less_keeper(Keeper) ->
 %% deep scan: M, or {M, Q, B} when it has a mailbox or binaries; [] for a process the scan
 %% did not see), per ETS table {Rows, Bytes}, persistent_term:info() and its keys, the open
 %% ports, the loaded modules and the atom count.
-%% SetAside: the sockets' input buffers the before-snapshot set aside (issue 31), the most an
+%% SetAside: the sockets' input buffers the before-snapshot set aside, the most an
 %% after-snapshot may set aside. StateSkip: for a deep snapshot, gate's processes not to ask
 %% (the servers' states are summarised, gate_probe_state:before/1); false: none summarised.
 keeper_start(Figs, SetAside, StateSkip) ->
@@ -466,7 +466,7 @@ keeper_start(Figs, SetAside, StateSkip) ->
 keeper(Set) ->
     receive
         {get, From, Ref} -> From ! {Ref, Set}, keeper(Set);
-        %% one part only (issue 31: the ports), without copying the processes' figures
+        %% one part only (settling's ports and cap), without copying the processes' figures
         {get, Key, From, Ref} -> From ! {Ref, maps:get(Key, Set, none)}, keeper(Set);
         stop -> ok
     end.
@@ -498,7 +498,7 @@ ets_fig(T, W) ->
 
 %% How the pass treats each process: leak: its refc binaries, a GC, then memory, mailbox and
 %% binaries again in one call (recon's bin_leak: what the GC freed); true: the GC and the one
-%% call (two signals per process, as the floor: issue 15); false: the one call.
+%% call (two signals per process, as a bare GC pass); false: the one call.
 scan_gc(true, true) -> leak;
 scan_gc(GC, _) -> GC.
 
@@ -599,7 +599,7 @@ scan_proc(P, GC, BeforePids, Collect, Pre,
                       _ -> maps:get(P, BeforePids, born)
                   end,
             IsBorn = Was =:= born,
-            %% growth since the before-snapshot (issue 13): from 0 for the born
+            %% growth since the before-snapshot: from 0 for the born
             {GMem1, GMq1, GBin1} =
                 case was_fig(Was) of
                     {WasM, WasQ, WasB} ->
@@ -710,7 +710,7 @@ raw_initial_call(P) ->
 ets_rows(Before, Cap) ->
     W = erlang:system_info(wordsize),
     BeforeEts = case Before of none -> none; _ -> maps:get(ets, Before) end,
-    %% one ets:info/1 per table, and each owner's name asked once (issue 15)
+    %% one ets:info/1 per table, and each owner's name asked once, however many tables it owns
     {Rows, _} = lists:foldl(fun(T, {Acc, Names}) ->
                                     case ets_row1(T, W, BeforeEts, Names) of
                                         {skip, Names1} -> {Acc, Names1};
@@ -845,7 +845,7 @@ gc_light() -> gc_pass().
 %% their heaps asynchronously. Measured here: binary read 400 kB right after the sweep and
 %% 20 kB 50 ms later, with no further GC. So: pause and read again until total stays within
 %% 0.5 %, at most 10 times.
-%% settle/2's bound as a rate, read four times as often (issue 15): at most 0.125 % of total
+%% settle/2's bound as a rate, read four times as often: at most 0.125 % of total
 %% per 5 ms pause (0.5 % per 20 ms), at most 40 pauses. It stops at the first 5 ms step where
 %% the drift is that slow, rather than at the next multiple of 20 ms: 5-10 ms after a GC of a
 %% node that runs a suite, instead of 20-40 (twice per gate run).

@@ -8,7 +8,7 @@
 
 #include "ci/errtext.h"
 #include "gate/probe/probe_blob.h"
-#include "gate/probe/probe_fine.h" /* issue 27 */
+#include "gate/probe/probe_fine.h" /* deep snapshots' fine level */
 #include "gate/probe/probe_inside.h"
 #include "gate/probe/probe_names.h"
 
@@ -470,7 +470,7 @@ static int decode_allocs(const struct term *t, struct snapshot *out, char *err, 
 	return 0;
 }
 
-/* What grew (issue 13): rows of a fixed arity with texts then figures. texts[k] NULL-able
+/* What grew: rows of a fixed arity with texts then figures. texts[k] NULL-able
  * when opt[k]; figures in [0, MODEL_FIGURE_MAX]. */
 static int row_fields(const struct term *r, size_t arity, char **texts[], const bool *opt,
                       size_t ntexts, int64_t *nums[], size_t nnums)
@@ -535,7 +535,7 @@ static int decode_grew_ets(const struct term *t, struct snapshot *out, char *err
 	return 0;
 }
 
-/* {Shape, Count, Bytes, Example}, or with BinBytes after it (issue 25: persistent_term) */
+/* {Shape, Count, Bytes, Example}, or with BinBytes after it (persistent_term's groups) */
 static int decode_key_groups(const struct term *t, const char *what, struct key_group **out,
                              size_t *nout, char *err, size_t errlen)
 {
@@ -607,7 +607,7 @@ static int decode_ports(const struct term *t, struct snapshot *out, char *err, s
 	return 0;
 }
 
-/* issue 25: {Name, OwnerPid, OwnerName, OwnerCall, Module, Count, Bytes}; absent: none */
+/* {Name, OwnerPid, OwnerName, OwnerCall, Module, Count, Bytes}; absent: none */
 static int decode_ets_groups(const struct term *t, struct snapshot *out, char *err, size_t errlen)
 {
 	size_t n;
@@ -631,7 +631,7 @@ static int decode_ets_groups(const struct term *t, struct snapshot *out, char *e
 	return 0;
 }
 
-/* issue 25: {Pid, Monitors, MonitoredBy, Links} of grown processes; absent: none */
+/* {Pid, Monitors, MonitoredBy, Links} of grown processes; absent: none */
 static int decode_grew_refs(const struct term *t, struct snapshot *out, char *err, size_t errlen)
 {
 	size_t n;
@@ -784,7 +784,7 @@ static int decode_figures(const struct term *reply, struct snapshot *out, char *
 	return decode_settle(reply, out, err, errlen);
 }
 
-/* issue 31: what the settling before the snapshot saw (optional: no settling, an older
+/* What the settling before the snapshot saw (optional: no settling, an older
  * probe, a node without instrument) */
 static int decode_settle(const struct term *reply, struct snapshot *out, char *err, size_t errlen)
 {
@@ -833,7 +833,7 @@ int probe_snapshot_decode(const struct term *reply, struct snapshot *out, char *
 	    decode_owners(term_map_get(reply, "owners"), out, err, errlen) < 0 ||
 	    decode_allocs(term_map_get(reply, "allocs"), out, err, errlen) < 0 ||
 	    decode_growth(reply, out, err, errlen) < 0 ||
-	    /* issue 27 */
+	    /* the fine level, when the probe sent one */
 	    probe_fine_decode(term_map_get(reply, "fine"), &out->fine, err, errlen) < 0) {
 		snapshot_clear(out);
 		return -1;
@@ -845,9 +845,9 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 {
 	static const char *const marks[] = {"none", "before", "after"};
 	ei_x_encode_map_header(x, (opts->top > 0 ? 4 : 3) + (opts->no_bin_leak ? 1 : 0) +
-	                                  /* issue 27 */
+	                                  /* heap_watch: deep snapshots only */
 	                                  (opts->heap_watch > 0 && opts->deep ? 1 : 0) +
-	                                  (opts->settle_ms > 0 ? 1 : 0) + /* issue 31 */
+	                                  (opts->settle_ms > 0 ? 1 : 0) + /* settle_ms */
 	                                  (opts->keep_peak && opts->deep ? 1 : 0));
 	ei_x_encode_atom(x, "gc");
 	ei_x_encode_atom(x, opts->gc ? "true" : "false");
@@ -863,12 +863,12 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 		ei_x_encode_atom(x, "bin_leak");
 		ei_x_encode_atom(x, "false");
 	}
-	/* issue 27: the heap size the probe's system monitor reports from */
+	/* the heap size the probe's system monitor reports from */
 	if (opts->heap_watch > 0 && opts->deep) {
 		ei_x_encode_atom(x, "heap_watch");
 		ei_x_encode_longlong(x, opts->heap_watch);
 	}
-	if (opts->settle_ms > 0) { /* issue 31 */
+	if (opts->settle_ms > 0) { /* 0: no settling, the probe's default */
 		ei_x_encode_atom(x, "settle_ms");
 		ei_x_encode_long(x, opts->settle_ms);
 	}

@@ -37,14 +37,14 @@ void probe_modules_encode(ei_x_buff *x, bool for_tests);
 
 /* Loads the embedded modules with code:load_binary/3 (nothing is written to the node): those
  * snapshots need, and with for_tests those of the test run and the ExUnit formatter too.
- * fresh (issue 29): under the names of the first free slot (see probe_names.h), so that a
+ * fresh: under the names of the first free slot (see probe_names.h), so that a
  * previous gate's purge still running in the node is not waited for; only for sessions
  * whose calls all go through probe_entry() (gate snapshot, gate watch). */
 int probe_load(struct eic *c, bool for_tests, bool fresh, int timeout_ms, char *err, size_t errlen);
 /* The name of the probe's entry module as this process loaded it: "gate_probe", or a
  * slot's "gate_probe__N" after a fresh probe_load. */
 const char *probe_entry(void);
-/* How the embedded modules leave the node at the end (issues 15, 29):
+/* How the embedded modules leave the node at the end:
  *   PROBE_UNLOAD_HANDOFF  one call, gate_probe:unload/1: the helpers stopped, the modules
  *                         deleted (code:is_loaded/1 says false on return), their purges (a
  *                         scan of every process each) done afterwards by one process of the
@@ -68,10 +68,10 @@ struct probe_snapshot_opts {
 	enum probe_mark mark; /* BEFORE remembers what exists; AFTER reports what was born */
 	bool no_bin_leak;     /* skip each process's refc binaries before its GC (recon's
 	                       * bin_leak: 1.5x the pass); the before-GC figures are then -1 */
-	/* issue 27 (gate_probe_alloc.erl), deep snapshots only: the heap size the node's
+	/* the fine level (gate_probe_alloc.erl), deep snapshots only: the heap size the node's
 	 * system monitor reports from (0: the probe's default) */
 	int64_t heap_watch;
-	/* issue 31: wait at most this long (ms) for the input buffers ports keep until their
+	/* wait at most this long (ms) for the input buffers ports keep until their
 	 * next read to be released before the snapshot (gate_probe_snapshot's settle_ports);
 	 * 0: no wait */
 	int settle_ms;

@@ -1,4 +1,4 @@
-/* gate/probe/probe_fine.c: the fine level of a snapshot, decoded with bounds (issue 27). */
+/* gate/probe/probe_fine.c: the fine level of a snapshot, decoded with bounds. */
 #include "gate/probe/probe_fine.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* gate/probe/probe_fine.h: decodes the fine level of a snapshot (issue 27: the `fine` map
+/* gate/probe/probe_fine.h: decodes the fine level of a snapshot (the `fine` map
  * gate_probe_alloc.erl adds to deep snapshots) into struct fine_level. */
 #ifndef GATE_PROBE_FINE_H
 #define GATE_PROBE_FINE_H

@@ -1,4 +1,4 @@
-/* gate/probe/probe_names.h: the names the probe's modules are loaded under in a node (issue 29).
+/* gate/probe/probe_names.h: the names the probe's modules are loaded under in a node.
  *
  * Removing a module from a node takes a purge, and a purge scans every process of the node
  * (about 250 ms at 100 000 processes). A module whose old code is not purged yet cannot be

@@ -1,5 +1,5 @@
 /* gate/probe/probe_tags.h: decodes a test record's `gate` tag and what grew in a tagged test's
- * window (the probe's "Tags" section, issue 19) into the model (rules/tags.h judges them). */
+ * window (the probe's "Tags" section) into the model (rules/tags.h judges them). */
 #ifndef GATE_PROBE_TAGS_H
 #define GATE_PROBE_TAGS_H
 

@@ -223,7 +223,7 @@ int session_open(struct session *s, char *err, size_t errlen)
 		return -1;
 	}
 	s->probe_loaded = true;
-	/* issue 29: another slot's names when a previous gate's copy is still being purged */
+	/* another slot's names when a previous gate's copy is still being purged */
 	session_progress(s, "probe loaded as %s%s", probe_entry(),
 	                 strcmp(probe_entry(), "gate_probe") != 0
 	                         ? " (gate_probe is still attached or being purged in the node)"
@@ -231,7 +231,7 @@ int session_open(struct session *s, char *err, size_t errlen)
 	if (probe_hello(&s->conn, s->o.rpc_timeout_ms, &s->info, err, errlen) != EIC_OK ||
 	    (s->o.attach && watch(s, err, errlen) < 0))
 		return -1;
-	/* issue 26: a node gate booted not distributed may have been named by node.erl_flags
+	/* a node gate booted not distributed may have been named by node.erl_flags
 	 * (-sname x, as a CI's `elixir --sname x -S mix test`): say and report its real name */
 	if (s->node.pid > 0 && !s->node.distributed && s->info.node[0] &&
 	    strcmp(s->info.node, s->name) != 0) {
@@ -297,7 +297,8 @@ static void halt_node(struct session *s, int wait_ms)
 	ei_x_encode_atom(&args, "true");
 	ei_x_encode_empty_list(&args);
 	ei_x_encode_empty_list(&args);
-	eic_rpc(&s->conn, "erlang", "halt", &args, wait_ms, &root, &reply, ignored, sizeof(ignored));
+	eic_rpc(&s->conn, "erlang", "halt", &args, wait_ms, &root, &reply, ignored,
+	        sizeof(ignored));
 	term_free(root);
 	ei_x_free(&args);
 }

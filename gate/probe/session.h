@@ -27,13 +27,13 @@ struct session_opts {
 	bool quiet;
 	bool need_mix;           /* tests will run: fail unless the node has a Mix project
 	                            loaded, and load the ExUnit formatter too */
-	bool mix_test;           /* start mode, mix test will run (issue 18): boot with
+	bool mix_test;           /* start mode, mix test will run: boot with
 	                            --no-start (the applications are started as mix test
 	                            would, or not with --no-start) */
-	const char *distributed; /* start mode, --distributed NAME (issue 26): the node also
+	const char *distributed; /* start mode, --distributed NAME: the node also
 	                            starts distribution as NAME@127.0.0.1; NULL: not
 	                            distributed, as under bare mix test */
-	/* issue 29: load the probe under a free slot's names (probe_load's fresh): set by
+	/* load the probe under a free slot's names (probe_load's fresh): set by
 	 * commands whose calls into the probe all go through probe_entry() */
 	bool fresh_names;
 };

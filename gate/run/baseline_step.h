@@ -31,7 +31,7 @@ struct baseline_step {
 	                                 (other than the baseline file) */
 	bool allow_outside;           /* write the file even through a symlink that leads out of
 	                                 the project (ci/outpath.h) */
-	int partition; /* issue 28: set before baseline_step_read: a partition's trend reads its
+	int partition; /* set before baseline_step_read: a partition's trend reads its
 	                  own figures from `gate merge`'s notes; 0: not partitioned */
 };
 

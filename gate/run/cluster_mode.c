@@ -1,12 +1,12 @@
-/* gate/run/cluster_mode.c: the scope of `gate run --attach NODE --cluster` (issue 7;
- * gate/run/pipeline.h): the attached node and every node of its cluster, each snapshot and
+/* gate/run/cluster_mode.c: the scope of `gate run --attach NODE --cluster`
+ * (gate/run/pipeline.h): the attached node and every node of its cluster, each snapshot and
  * judged on its own; a node that fails or leaves is reported and fails the gate. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gate/run/pipeline.h"
 #include "rules/grow.h"
-#include "rules/origins.h" /* issue 27 */
+#include "rules/origins.h"
 #include "rules/peak.h"
 #include "rules/rss.h"
 
@@ -64,7 +64,7 @@ static int cluster_snap(struct run *r, const struct probe_snapshot_opts *so, con
 	return 0;
 }
 
-/* issue 27: the fine level of one node, judged as one node's is: origins, RSS outside the
+/* The fine level of one node, judged as one node's is: origins, RSS outside the
  * BEAM, the run's peak and heaps (each node's own tracker); the tests' max_peak tags only on
  * the attached node (first), where the suite ran. Its findings go to the node's own suite. */
 static int cluster_judge_fine(struct run *r, struct cluster_node *nd, bool attached)

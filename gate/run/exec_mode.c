@@ -1,7 +1,7 @@
-/* gate/run/exec_mode.c: the workload of `gate run --exec CMD` (issue 7; gate/run/pipeline.h):
+/* gate/run/exec_mode.c: the workload of `gate run --exec CMD` (gate/run/pipeline.h):
  * the command instead of mix test, with what it needs to reach the node in its environment
  * (GATE_NODE, GATE_NODES, GATE_NODE_PORT, GATE_COOKIE_FILE) when the node is reachable: an
- * attached one, or one gate started with --distributed NAME (issue 26; without it the node
+ * attached one, or one gate started with --distributed NAME (without it the node
  * is not distributed). Its exit status is the one "test" of the run. */
 #include <limits.h>
 #include <stdio.h>

@@ -76,10 +76,10 @@ struct run {
 	bool judged; /* the rules ran: the reports carry the results (also with a late error) */
 	struct cluster cl;            /* --cluster: every node, with its snapshots and findings */
 	struct exec_env env;          /* --exec: what the command gets to reach the node */
-	struct repeat_step rep;       /* --repeat N (issue 14): runs 1..N, the judged pair */
-	struct sample_series samples; /* --sample (issue 14): light snapshots during the run */
+	struct repeat_step rep;       /* --repeat N: runs 1..N, the judged pair */
+	struct sample_series samples; /* --sample: light snapshots during the run */
 	char err[4096];
-	/* issue 28: what `gate merge` checks the partitions' results against each other with */
+	/* what `gate merge` checks the partitions' results against each other with */
 	char config_digest[17];    /* run_json_digest of the effective gate.toml */
 	int partition, partitions; /* k of N of a `--partitions N` run; 0: not partitioned */
 };

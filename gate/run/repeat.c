@@ -59,7 +59,7 @@ int repeat_step_loop(struct repeat_step *st, struct session *ses, int rpc_timeou
 	}
 	for (size_t k = 1; k < st->n; k++) {
 		/* after the warm-up: deep, and the born processes and tables are counted from here;
-		 * after the later runs deep too, with their growth since run 1 (issue 31: the
+		 * after the later runs deep too, with their growth since run 1 (for the
 		 * structures that grow in every run) */
 		struct probe_snapshot_opts so = {.gc = true,
 		                                 .deep = true,

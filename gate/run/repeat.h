@@ -22,13 +22,13 @@ struct repeat_step {
 	size_t nearlier;
 	struct snapshot judged_before, judged_after; /* what the rules judge (borrowed parts) */
 	bool judged;
-	/* issue 31: deep snapshots after runs 2..n-1 (after mark: growth since run 1), for the
+	/* deep snapshots after runs 2..n-1 (after mark: growth since run 1), for the
 	 * structures that grow in every run (repeat_structures_check) */
 	struct snapshot *mids;
 	size_t nmids;
 };
 
-/* issue 31: the structures that grew in every run (rules/repeat.h) appended to out, from the
+/* The structures that grew in every run (rules/repeat.h) appended to out, from the
  * before-snapshot, the one after run 1, st's and last (after run n). 0, or -1 on allocation
  * failure. */
 int repeat_step_structures(struct findings *out, const struct repeat_step *st,

@@ -147,7 +147,7 @@ bool report_out_comment_due(const struct report_data *d)
 }
 
 /* --comment-flag FILE gets "true\n" or "false\n"; under GitHub Actions $GITHUB_OUTPUT also
- * gets "comment=true|false" for the workflow's `if:` (issue 19). */
+ * gets "comment=true|false" for the workflow's `if:`. */
 static int comment_flag_write(const struct report_out *o, const struct report_data *d, char *err,
                               size_t errlen)
 {

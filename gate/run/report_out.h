@@ -24,10 +24,10 @@ struct report_out {
 	struct baseline_repo *repo;
 	const char *notes_ref;
 	const char *history_from;
-	/* issue 19 */
+	/* a reviewer's attention: annotations and the review comment */
 	int annotations;          /* the annotation budget ([attention] annotations); 0: default */
 	const char *comment_flag; /* --comment-flag FILE: whether a review comment is due; NULL */
-	int partition; /* issue 28: a partition's run charts its own figures of merged notes */
+	int partition;            /* a partition's run charts its own figures of merged notes */
 };
 
 /* A review comment is due when the gate failed or a figure regressed against the baseline

@@ -38,7 +38,7 @@
 
 /* ---- 1. configure ---- */
 
-/* issue 27: appends flags to the node's erl flags (owned, space-separated). Returns 0, or -1
+/* Appends flags to the node's erl flags (owned, space-separated). Returns 0, or -1
  * on allocation failure (*flags unchanged). */
 static int erl_flags_add(char **flags, const char *more)
 {
@@ -52,7 +52,7 @@ static int erl_flags_add(char **flags, const char *more)
 	return 0;
 }
 
-/* issue 28: the digest of the configuration as gate.toml made it (before the command line and
+/* The digest of the configuration as gate.toml made it (before the command line and
  * the partition's baseline path), which every partition of one suite shares. */
 static int config_digest(struct run *r, char *err, size_t errlen)
 {
@@ -89,7 +89,7 @@ static int load_config(struct run *r, char *err, size_t errlen)
 		r->cfg.test_timeout_ms = o->test_timeout_ms;
 	if (o->require_baseline)
 		r->cfg.rules.baseline.require = true;
-	/* issue 27: --instrument tags every allocator's blocks from the node's boot */
+	/* --instrument tags every allocator's blocks from the node's boot */
 	if (o->instrument && erl_flags_add(&r->cfg.erl_flags, "+Muatags true") < 0) {
 		errtext_set(err, errlen, NULL, "out of memory adding --instrument's flag");
 		return -1;
@@ -147,7 +147,7 @@ static int configure(struct run *r)
 static int read_baseline(struct run *r)
 {
 	char line[2048];
-	r->bl.partition = r->partition; /* issue 28 */
+	r->bl.partition = r->partition; /* a partition's trend reads its own figures */
 	if (baseline_step_read(&r->bl, r->project, &r->cfg.rules.baseline, r->opts->baseline_ref,
 	                       r->err, sizeof(r->err)) < 0)
 		return -1;
@@ -176,7 +176,7 @@ static int open_node(struct run *r)
 	        .boot_timeout_ms = r->cfg.boot_timeout_ms,
 	        .rpc_timeout_ms = r->cfg.rpc_timeout_ms,
 	        .stop_timeout_ms = r->cfg.stop_timeout_ms,
-	        /* issue 29: an attached node may still hold a previous gate's copy waiting for
+	        /* an attached node may still hold a previous gate's copy waiting for
 	         * its purge; a cluster's other nodes are loaded under the compiled names */
 	        .fresh_names = o->attach && !o->cluster,
 	};
@@ -193,12 +193,12 @@ static int open_node(struct run *r)
 static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
                          enum probe_mark mark)
 {
-	/* issue 31: both snapshots settle the same way (the ports' input buffers released) */
+	/* both snapshots settle the same way (the ports' input buffers released) */
 	struct probe_snapshot_opts so = {
 	        .gc = true,
 	        .deep = true,
 	        .mark = mark,
-	        /* issue 27: the heaps the node's system monitor reports (rules/fine.h) */
+	        /* the heaps the node's system monitor reports (rules/fine.h) */
 	        .heap_watch = fine_heap_watch(&r->cfg.rules.fine),
 	        .settle_ms = r->cfg.settle_timeout_ms,
 	};
@@ -211,7 +211,7 @@ static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
 	return rc;
 }
 
-/* ---- 5. the workload, with --sample and --repeat (issue 14) ---- */
+/* ---- 5. the workload, with --sample and --repeat ---- */
 
 /* --sample: the sampler's figures, fetched once the workload is done */
 static int fetch_samples(struct run *r)
@@ -264,7 +264,7 @@ int run_findings_finish(struct run *r, struct findings *f, const struct snapshot
                         const struct snapshot *after, bool tests_here)
 {
 	const struct severity_config *sev = &r->cfg.rules.severity;
-	/* issue 25: one cause, one failing finding, across every family (the baseline's and the
+	/* one cause, one failing finding, across every family (the baseline's and the
 	 * trend's rows included), before the culprits are named; again once the tags ran */
 	if (consolidate_findings(f, 0) < 0) {
 		errtext_set(r->err, sizeof(r->err), NULL,
@@ -276,7 +276,7 @@ int run_findings_finish(struct run *r, struct findings *f, const struct snapshot
 		errtext_set(r->err, sizeof(r->err), NULL, "out of memory naming the culprits");
 		return -1;
 	}
-	/* issue 19: the tests' own limits (a tag that does not parse is exit 2, naming the
+	/* the tests' own limits (a tag that does not parse is exit 2, naming the
 	 * test), severity (warnings never fail), and each finding's culprit file and line */
 	int trc = tests_here ? tags_check(f, &r->tests, sev, r->err, sizeof(r->err)) : 0;
 	if (trc == -2)
@@ -438,8 +438,8 @@ static int print_summary(struct run *r)
 		summary_print_cluster(stdout, sn, r->cl.n, &r->tests, &so);
 		free(sn);
 	} else {
-		summary_print_fine(stdout, &r->before, &r->after);      /* issue 27 */
-		summary_print_set_aside(stdout, &r->before, &r->after); /* issue 31 */
+		summary_print_fine(stdout, &r->before, &r->after);
+		summary_print_set_aside(stdout, &r->before, &r->after);
 		summary_print(stdout, &r->findings, &r->tests, &so);
 	}
 	fflush(stdout);

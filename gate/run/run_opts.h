@@ -18,7 +18,7 @@ struct run_opts {
 	int test_timeout_ms; /* > 0 overrides node.test_timeout */
 	const char *elixir;  /* elixir executable; NULL: from PATH */
 	bool quiet;          /* no progress lines */
-	/* baselines (issue 4) */
+	/* baselines */
 	const char *baseline_ref; /* --baseline-ref; NULL: [baseline] ref, falling back to HEAD;
 	                             "worktree": the working-tree file */
 	bool require_baseline;    /* --require-baseline: a missing baseline fails */
@@ -27,30 +27,30 @@ struct run_opts {
 	bool commit;              /* --commit: ... and commit it (libgit2) with a git note */
 	const char *message;      /* --message: the commit message */
 	bool force;               /* --force: update even from a failing run */
-	/* attach mode, external workloads, clusters (issue 7) */
+	/* attach mode, external workloads, clusters */
 	const char *attach; /* --attach NODE: a running node instead of one gate starts */
 	const char
 	        *cookie_file; /* --cookie-file: its cookie (else $GATE_COOKIE, ~/.erlang.cookie) */
 	const char *exec;     /* --exec CMD: run this command instead of mix test */
 	bool cluster;         /* --cluster: the attached node and all its nodes() */
-	/* CI integrations (issue 6) */
+	/* CI integrations */
 	const char *summary_path; /* --summary: Markdown step summary; NULL: $GITHUB_STEP_SUMMARY */
 	const char *html_path;    /* --html: the self-contained HTML report */
-	/* attribution (issue 5) */
+	/* attribution */
 	bool per_test; /* --per-test: GC'd snapshots around every test */
-	/* issue 27: --instrument: the node boots with +Muatags true (every allocator tags its
+	/* --instrument: the node boots with +Muatags true (every allocator tags its
 	 * blocks with their origin); not with --attach */
 	bool instrument;
-	/* issue 19 */
+	/* warnings and the review comment */
 	bool warn_only;           /* --warn-only: every memory finding a warning, never failing */
 	const char *comment_flag; /* --comment-flag FILE: "true"/"false", post a review comment */
 	bool no_attribution;      /* --no-attribution (hidden, for the bench): no module events */
 	bool allow_outside;       /* --allow-outside: write outputs through symlinks that lead out
 	                             of the project (ci/outpath.h) */
-	/* warm-up or leak (issue 14) */
+	/* warm-up or leak */
 	int repeat;        /* --repeat N: the suite N times in one node; 0: [run] repeat */
 	int64_t sample_ms; /* --sample INTERVAL: light snapshots during the run; 0: none */
-	/* issue 26 */
+	/* distribution for a workload */
 	const char *distributed; /* --distributed NAME: start mode, the node distributed as
 	                            NAME@127.0.0.1 (for a workload); NULL: not distributed */
 };

@@ -4,13 +4,13 @@
 
 #include "gate/node/clock.h"
 #include "gate/run/pipeline.h"
-#include "rules/origins.h" /* issue 27 */
+#include "rules/origins.h"
 #include "rules/peak.h"
 #include "rules/repeat.h"
 #include "rules/rss.h"
 #include "rules/trend_samples.h"
 
-/* issue 31: the sockets' input buffers the snapshot set aside, and what it waited for,
+/* The sockets' input buffers the snapshot set aside, and what it waited for,
  * when it had to wait (port drivers' binaries that no socket explains) */
 static void settle_say(struct run *r, const char *which, const struct snapshot *s)
 {
@@ -72,7 +72,7 @@ static int single_judge(struct run *r)
 	const struct snapshot *jb = r->rep.judged ? &r->rep.judged_before : &r->before;
 	const struct snapshot *ja = r->rep.judged ? &r->rep.judged_after : &r->after;
 	if (rules_check_all(&r->findings, jb, ja, &r->tests, &r->cfg.rules) < 0 ||
-	    /* issue 31: the structures that grew in every run; they name their structure, so
+	    /* the structures that grew in every run; they name their structure, so
 	     * run_findings_finish's consolidation (rules/consolidate.h) gives one leak one
 	     * finding with them too (growth_consolidate is not run twice: a row that adopted
 	     * a structure would then be judged net of itself) */
@@ -82,7 +82,7 @@ static int single_judge(struct run *r)
 	    repeat_annotate(&r->findings, &r->rep.data) < 0 ||
 	    trend_samples_check(&r->findings, &r->samples, &r->cfg.rules.growth) < 0 ||
 	    baseline_step_check(&r->findings, &r->bl, &r->after, &r->cfg.rules.baseline) < 0 ||
-	    /* issue 27: origins named in the findings they explain, RSS, the run's peak */
+	    /* origins named in the findings they explain, RSS, the run's peak */
 	    origins_check(&r->findings, jb, ja, &r->cfg.rules.fine) < 0 ||
 	    /* RSS over the judged window, as every other rule: under --repeat, runs 2..N (a
 	     * suite's first run maps what later runs reuse: warm-up, not a leak) */
@@ -91,7 +91,7 @@ static int single_judge(struct run *r)
 		errtext_set(r->err, sizeof(r->err), NULL, "out of memory applying the rules");
 		return -1;
 	}
-	/* issue 27: the tests' max_peak tags (a tag that does not parse: tags_check, run by
+	/* the tests' max_peak tags (a tag that does not parse: tags_check, run by
 	 * run_findings_finish, says so with the test's file and line) */
 	char terr[512];
 	if (peak_tags_check(&r->findings, &r->after, &r->tests, terr, sizeof(terr)) == -1) {

@@ -1,4 +1,4 @@
-# integrations/mix/mix.exs: the Mix package `gate` (issue 30): `mix gate` runs gate on the
+# integrations/mix/mix.exs: the Mix package `gate`: `mix gate` runs gate on the
 # project, `mix gate.install` fetches and verifies the release binary. Only OTP's and
 # Elixir's own modules (:httpc, :ssl, :public_key, :crypto): no Hex dependency.
 defmodule Gate.MixProject do

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/bench/fine.sh: `make bench`: what issue 27's fine level costs, as ratios within one run.
+# tests/bench/fine.sh: `make bench`: what the fine level costs, as ratios within one run.
 #
 # For each project (default: gen_stage and nimble_parsec from $GATE_REALWORLD when there, see
 # tests/realworld/lib.sh, and the fine_nif fixture without a leak), copied to a

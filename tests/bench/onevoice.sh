@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/bench/onevoice.sh: issue 25's table, measured: for each kind of single leak of
+# tests/bench/onevoice.sh: one leak, one voice, measured: for each kind of single leak of
 # tests/fixtures/onevoice, the failing memory testcases and ::error annotations, in the
 # merge-request configuration (a baseline committed from a clean run in a temp git
 # repository, then --baseline-ref and GITHUB_ACTIONS=true) and without a baseline.

@@ -3,7 +3,7 @@
 # machine is shared and noisy, so no absolute times are asserted anywhere).
 #   overhead: wall time of `gate run` vs a bare `MIX_ENV=test mix test` on the clean fixture,
 #   runs interleaved, medians compared. Target <= 1.10x.
-#   attribution (issue 5): default gate run (module-level attribution) vs gate run
+#   attribution: default gate run (module-level attribution) vs gate run
 #   --no-attribution (target <= 1.05x), and gate run --per-test vs --no-attribution, on the
 #   clean fixture and on a generated suite of 2 000 small tests (20 modules, half async).
 # usage: tests/bench/run.sh [ROUNDS]   (default 7)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/bench/snapshot.sh: the cost of `gate snapshot --attach` on big nodes, taken as users take
-# it (issue 29): an Elixir node, several snapshots back to back with no gap, each timed from
+# it: an Elixir node, several snapshots back to back with no gap, each timed from
 # outside as a whole process. Everything is given as ratios within one run (this machine is
 # shared: every figure is min-median-max over the rounds, each ratio taken within a round).
 # An Elixir node (`elixir --name`, its code compiled in bench_node.erl) with N idle processes

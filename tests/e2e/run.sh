@@ -131,7 +131,7 @@ case_clean_passes() {
 	no_leftovers "$d"
 }
 
-# One leak, one finding (issue 12): the holder fails; the binary row's growth is the
+# One leak, one finding: the holder fails; the binary row's growth is the
 # holder's, so it passes as context, saying so.
 case_leak_binary_fails() {
 	local d; d=$(fixture leak_binary)
@@ -145,7 +145,7 @@ case_leak_binary_fails() {
 	no_leftovers "$d"
 }
 
-# Issue 3's planted problems: each fails with the culprit named in the JUnit message.
+# The planted problems: each fails with the culprit named in the JUnit message.
 case_ets_table_cap_names_table() {
 	local d; d=$(fixture leak_ets)
 	printf '[[ets.table]]\nname = "corpus_*"\nmax_bytes = "2 MB"\n' >"$d/gate.toml"
@@ -439,7 +439,7 @@ case_bad_config_is_error() {
 
 # The value after -setcookie on the node's command line is a throw-away: the node replaces
 # it with the real cookie from its lifeline pipe, so a connection using it must be refused.
-# (issue 26: only a node started with --distributed NAME has a cookie and a listener)
+# (only a node started with --distributed NAME has a cookie and a listener)
 case_cookie_not_on_command_line() {
 	local d; d=$(fixture blocking)
 	OUT="$WORK/out.$RANDOM"
@@ -495,7 +495,7 @@ case_cookie_not_on_command_line() {
 	wait "$cpid" 2>/dev/null
 }
 
-# ---- baselines in git (issue 4): real repositories made here, the fixture committed ----
+# ---- baselines in git: real repositories made here, the fixture committed ----
 
 # git_fixture NAME: a private copy of fixture NAME in a new repository (branch main, a local
 # identity), everything committed; prints its path
@@ -589,7 +589,7 @@ case_baseline_compare_names_category() {
 	expect_rc 0
 	expect_in "$ERR" "baseline: HEAD:.gate/baseline.json at commit ${base:0:12}"
 	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
-		--testcase "gate.memory.baseline=baseline" # issue 25: the comparison is one testcase
+		--testcase "gate.memory.baseline=baseline" # the comparison is one testcase
 	rm -rf "$d/lib" "$d/test" "$d/mix.exs"
 	cp -r "$FIX/leak_ets/lib" "$FIX/leak_ets/test" "$FIX/leak_ets/mix.exs" "$d/"
 	git_in "$d" add -A >/dev/null
@@ -598,7 +598,7 @@ case_baseline_compare_names_category() {
 	expect_rc 1
 	expect_in "$ERR" "baseline: $base:.gate/baseline.json at commit"
 	junit_valid "$d/_build/gate/junit.xml"
-	# issue 25: one leak, one voice: the table fails, the baseline's rows are context
+	# one leak, one voice: the table fails, the baseline's rows are context
 	junit_check "$d/_build/gate/junit.xml" --errors 0 --failures 1 \
 		--failure-contains "ets=ETS table corpus_cache (owner LeakEts.Corpus)"
 	expect_in "$d/_build/gate/junit.xml" "ets: explained by ETS table corpus_cache"

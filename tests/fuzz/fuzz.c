@@ -256,7 +256,7 @@ static void make_snapshot(struct snapshot *s, struct fuzz_in *in)
 		a->blocks_size = fuzz_figure(in);
 		a->fragmentation = (double)fuzz_figure(in) / (double)MODEL_FIGURE_MAX;
 	}
-	/* what grew (issue 13): read last, so that older seeds keep their meaning */
+	/* what grew: read last, so that older seeds keep their meaning */
 	s->have_pterm = fuzz_u8(in) & 1;
 	s->pterm_count = fuzz_figure(in);
 	s->pterm_memory = fuzz_figure(in);

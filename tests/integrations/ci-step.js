@@ -31,7 +31,7 @@ if (doc.runs?.steps) {
     script = env.map(([k, v]) => `export ${k}=${q(v)}\n`).join('') + s.run
   }
 } else if (doc.jobs && step.includes('/')) {
-  // issue 28: a workflow's job step, JOB/STEP; its env with ${{ }} is the test's to give
+  // a workflow's job step, JOB/STEP; its env with ${{ }} is the test's to give
   const [job, name] = [step.slice(0, step.indexOf('/')), step.slice(step.indexOf('/') + 1)]
   const s = doc.jobs[job]?.steps?.find((s) => s.name === name)
   if (s?.run) {

@@ -140,7 +140,7 @@ function shellOk (file, where, script, shell = 'bash') {
   if (!baseScript.some((l) => l.includes('refs/notes/gate') && l.includes('push'))) fail(f, 'gate:baseline does not push the notes')
 }
 
-// issue 19: review comments, the artifact's contents and name, expose_as
+// review comments, the artifact's contents and name, expose_as
 {
   const f = 'integrations/github/action.yml'
   const a = load(f)
@@ -175,7 +175,7 @@ function shellOk (file, where, script, shell = 'bash') {
   if (g.variables?.GATE_MR_NOTE === undefined) fail(fg, 'GATE_MR_NOTE is not a documented variable')
 }
 
-// issue 28: partitioned suites: the GitHub matrix with a merge job, GitLab's parallel: N
+// partitioned suites: the GitHub matrix with a merge job, GitLab's parallel: N
 {
   const f = 'integrations/github/example-workflow-partitioned.yml'
   const w = load(f)
@@ -250,7 +250,7 @@ function shellOk (file, where, script, shell = 'bash') {
   }
 }
 
-// issue 30: at a release ref the release binary is downloaded and its checksum verified
+// at a release ref the release binary is downloaded and its checksum verified
 // instead of -dev packages and a compiler; the source build is the fallback
 {
   const f = 'integrations/github/action.yml'

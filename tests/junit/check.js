@@ -154,7 +154,7 @@ for (const { classname, name } of opts.present) {
 
 for (const { name, prop, min } of opts.props) {
   const named = cases.filter(({ tc }) => String(tc.name) === name)
-  // issue 25: a testcase has no <properties> (the schema has none there): gate writes a
+  // a testcase has no <properties> (the schema has none there): gate writes a
   // measured test's figures as "NAME = VALUE" lines of its <system-out>
   const line = new RegExp(`^${prop.replace(/[.]/g, '\\.')} = (-?[0-9]+)$`, 'm')
   const values = named.flatMap(({ tc }) => (tc['system-out'] ?? [])

@@ -7,8 +7,8 @@
 // in its source:
 // - mikepenz/action-junit-report (src/testParser.ts, resolveFileAndLine): xml-js
 //   xml2json(compact); file = testcase@file || failure@file || testsuite@file, else the last
-//   dot-segment of the classname (which gave file=growth for gate.memory.growth before issue
-//   19); line = testcase@line || failure@line || testsuite@line, else a " path:N" match in
+//   dot-segment of the classname (file=growth for gate.memory.growth without a file
+//   attribute); line = testcase@line || failure@line || testsuite@line, else a " path:N" match in
 //   the failure text, else 1.
 // - dorny/test-reporter, java-junit parser (src/parsers/java-junit/java-junit-parser.ts):
 //   xml2js parseStringPromise; path and line only from a failure-text line matching
@@ -58,7 +58,7 @@ function mikepenz () {
     for (const tc of arr(ts.testcase)) {
       const a = tc._attributes
       const failure = arr(tc.failure)[0]
-      // a warning is a skipped case whose message starts "warning:" (issue 19)
+      // a warning is a skipped case whose message starts "warning:"
       const skipped = arr(tc.skipped).some(x => (x._attributes?.message ?? '').startsWith('warning:'))
       if (!a.classname.startsWith('gate.memory') || (!failure && !skipped)) continue
       const file = a.file || failure?._attributes?.file || ts._attributes?.file || a.classname.split('.').slice(-1)[0]

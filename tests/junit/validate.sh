@@ -8,8 +8,8 @@
 # (../shared/junit/junit-10.xsd). Without it this exits 2 saying where it looked.
 #
 # The schema predates the testcase file/line attributes that GitLab and GitHub read, so they
-# are removed from a temp copy first; nothing else is (issue 25: gate writes no <properties>
-# inside a testcase, which the schema has no room for). Exit 0: valid; 1: invalid; 2: usage or missing tools.
+# are removed from a temp copy first; nothing else is (gate writes no <properties> inside a
+# testcase, which the schema has no room for). Exit 0: valid; 1: invalid; 2: usage or missing tools.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,4 +1,4 @@
-# tests/e2e/cases/attach.sh: gate run --attach, --exec and --cluster (issue 7) on real nodes:
+# tests/e2e/cases/attach.sh: gate run --attach, --exec and --cluster on real nodes:
 # plain Erlang nodes and Mix nodes on loopback with random names, behind a private epmd on a
 # random port, with a random cookie in a private HOME. Sourced by tests/e2e/run.sh.
 
@@ -97,7 +97,8 @@ cl_no_probe() {
 		[ "$out" = "undefined" ] || fail "gate_probe_keeper still alive on $n: $out"
 		out=$(cl_call "$n" application get_all_env "[gate_probe]")
 		[ "$out" = "[]" ] || fail "gate's settings left on $n: $out"
-		# issue 5's hook in ExUnit.EventManager is undone: the loaded module is the file's
+		# the attribution hook in ExUnit.EventManager is undone: the loaded module is the
+		# file's
 		out=$(echo "case code:is_loaded('Elixir.ExUnit.EventManager') of false -> original;
 			{file, F} -> {ok, {_, M}} = beam_lib:md5(F),
 			case 'Elixir.ExUnit.EventManager':module_info(md5) of M -> original; _ -> hooked end end." |
@@ -385,7 +386,7 @@ case_attach_dev_node_and_sigint() {
 	cl_stop "$MIX_DIR" "$dev_dir"
 }
 
-# --exec in start mode with --distributed (issue 26): the command reaches the node gate
+# --exec in start mode with --distributed: the command reaches the node gate
 # started (GATE_NODE, GATE_NODE_PORT, GATE_COOKIE_FILE), its status is the testcase, a missing command is exit 2,
 # and SIGTERM stops it with the node.
 case_exec_start_mode() {

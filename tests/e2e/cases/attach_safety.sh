@@ -1,4 +1,4 @@
-# tests/e2e/cases/attach_safety.sh: issue 20's attach cases: a suite that writes bytes that
+# tests/e2e/cases/attach_safety.sh: attach cases: a suite that writes bytes that
 # are not UTF-8 runs attached as it runs under bare mix test (gate's own group leader passes
 # them through), and a gate killed right after loading the probe leaves no code behind (the
 # watchdog starts in the call that loads the module). Sourced by tests/e2e/run.sh (helpers

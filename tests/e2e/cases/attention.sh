@@ -1,5 +1,5 @@
 # tests/e2e/cases/attention.sh: limits where tests are written and reports that respect a
-# reviewer's attention (issue 19): ExUnit `gate` tags (pass, fail, exempt, async, refused),
+# reviewer's attention: ExUnit `gate` tags (pass, fail, exempt, async, refused),
 # --warn-only and [severity], the annotation budget and its order, the review-comment flag,
 # the JUnit case count of the demo with one leak, and where CI reporters place memory
 # findings. Sourced by tests/e2e/run.sh, whose helpers it uses.
@@ -158,10 +158,10 @@ case_attention_comment_flag() {
 	no_leftovers "$c"
 }
 
-# The demo with one leak and a baseline (the issue's reproduction): the JUnit keeps one case
-# per rule and subject that failed or was judged against a limit, and no passing per-table
-# baseline rows (61 testcases before issue 19, 35 after on this machine: printed); every
-# failing memory case is placed at a test file by both reporters' lookups.
+# The demo with one leak and a baseline: the JUnit keeps one case per rule and subject that
+# failed or was judged against a limit, and no passing per-table baseline rows (35 testcases
+# on this machine: the count is printed); every failing memory case is placed at a test file
+# by both reporters' lookups.
 case_attention_demo_junit_cases() {
 	local d j n; d=$(mktemp -d "$WORK/demo.XXXXXX")
 	cp -r "$ROOT/examples/demo/." "$d/"

@@ -1,6 +1,6 @@
-# tests/e2e/cases/attribution.sh: leak attribution (issue 5), sourced by tests/e2e/run.sh.
+# tests/e2e/cases/attribution.sh: leak attribution, sourced by tests/e2e/run.sh.
 
-# Issue 5: one module plants a binary, ETS and process leak among clean modules; the failing
+# One module plants a binary, ETS and process leak among clean modules; the failing
 # rules' JUnit messages and the console name it first.
 attribution_checks() { # DIR MODULE HOLDER
 	local d=$1 m=$2 h=$3

@@ -1,4 +1,4 @@
-# tests/e2e/cases/faithful.sh: gate run is faithful to bare `mix test` (issue 18): never
+# tests/e2e/cases/faithful.sh: gate run is faithful to bare `mix test`: never
 # green when `mix test` is red, the reason in the console and the JUnit, the project's own
 # formatters, alias, --no-start, partitions and node name kept, stdin at end-of-file.
 # Each case also runs bare `mix test` on its own copy of the fixture (stdin /dev/null, as CI

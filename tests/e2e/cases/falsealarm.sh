@@ -1,7 +1,7 @@
-# tests/e2e/cases/falsealarm.sh: issue 12, sourced by tests/e2e/run.sh: no false alarm on a
-# clean suite, an honest memory model that adds up on its face, and one leak, one finding:
-# a single planted leak fails one memory testcase (issue 25: the refc binaries a table's rows
-# or persistent_term's values hold are the structure's too), the most specific first, and the
+# tests/e2e/cases/falsealarm.sh, sourced by tests/e2e/run.sh: no false alarm on a clean
+# suite, an honest memory model that adds up on its face, and one leak, one finding: a single
+# planted leak fails one memory testcase (the refc binaries a table's rows or
+# persistent_term's values hold are the structure's too), the most specific first, and the
 # JUnit message of the first failure is that finding's line.
 
 # first_failure FILE: the message attribute of the first <failure> in the JUnit report (the
@@ -38,7 +38,7 @@ case_one_leak_binary_holder() {
 
 case_one_leak_ets_rows() {
 	local d; d=$(fixture leak_ets)
-	# the rows hold 100-byte strings: refc binaries, measured and the table's (issue 25)
+	# the rows hold 100-byte strings: refc binaries, measured and the table's
 	one_leak "$d" 1 "ets grew"
 	expect_in "$OUT" "likely culprit: LeakEts.CorpusTest"
 }
@@ -63,7 +63,7 @@ case_one_leak_atoms() {
 	local d; d=$(fixture plant)
 	one_leak "$d" 1 "atom count grew" -- --only atoms
 	# the atom table's entries beyond memory(atom) are the atom rule's: system says so (the
-	# JUnit has the row's message whole; issue 25: the atoms are named as the structure)
+	# JUnit has the row's message whole; the atoms are named as the structure)
 	expect_in "$d/_build/gate/junit.xml" "new atoms plant_user_# +"
 }
 

@@ -1,4 +1,4 @@
-# tests/e2e/cases/finelevel.sh: issue 27, sourced by tests/e2e/run.sh: the fine level on the
+# tests/e2e/cases/finelevel.sh, sourced by tests/e2e/run.sh: the fine level on the
 # fine_nif fixture (a NIF built by the fixture's own Mix compiler): a NIF's enif_alloc blocks
 # named by the NIF's module, a NIF's plain malloc seen as RSS outside the BEAM's allocators,
 # a test's transient 200 MB list as the run's peak in that test, a GenServer holding a

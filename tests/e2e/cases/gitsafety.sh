@@ -1,4 +1,4 @@
-# tests/e2e/cases/gitsafety.sh: issue 20's git cases through the command line (the kill at
+# tests/e2e/cases/gitsafety.sh: git safety cases through the command line (the kill at
 # every step and the concurrent git add are cmocka tests: tests/test_baseline_git.c). gate
 # says what git would have done (hooks, signing), says a dirty tree is dirty, and a run
 # finishes a baseline commit that a killed gate left half done. Sourced by tests/e2e/run.sh.

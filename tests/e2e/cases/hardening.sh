@@ -1,4 +1,4 @@
-# tests/e2e/cases/hardening.sh: issue 8's fault and security cases, sourced by
+# tests/e2e/cases/hardening.sh: fault and security cases, sourced by
 # tests/e2e/run.sh (its helpers: fixture, run_gate, expect_rc, expect_in, no_leftovers, ...).
 # Cases already in run.sh are not repeated here: sigint_while_tests_run,
 # sigterm_while_booting, sigkill_of_gate_leaves_no_node, node_dies_is_error,
@@ -325,7 +325,7 @@ case_readonly_baseline_dir() {
 case_cookie_never_leaks_loopback_only() {
 	local d beam cookie p hits="" sock
 	d=$(fixture cookie_spy)
-	# issue 26: only a node started with --distributed has a cookie and a listener
+	# only a node started with --distributed has a cookie and a listener
 	hard_gate_bg run -C "$d" --distributed "e2e_spy_$RANDOM" --json "$d/_build/gate/run.json"
 	wait_text "gate-fixture: cookie handed over" "$OUT"
 	cookie=$(cat "$d/spy/cookie" 2>/dev/null)

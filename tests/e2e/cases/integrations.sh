@@ -1,4 +1,4 @@
-# tests/e2e/cases/integrations.sh: CI and developer integrations (issue 6): git hooks on
+# tests/e2e/cases/integrations.sh: CI and developer integrations: git hooks on
 # real pushes and commits, the step summary, annotations and HTML report of real runs (the
 # page rendered in headless Chromium), the YAML files parsed, the console's colour and
 # progress lines. Sourced by tests/e2e/run.sh, whose helpers it uses.
@@ -433,7 +433,7 @@ case_ci_push_rights_checked_before_the_suite() {
 	no_leftovers "$d"
 }
 
-# (i) a leaking suite's reports carry issue 5's attribution: the likely culprit in each
+# (i) a leaking suite's reports carry the leak attribution: the likely culprit in each
 # failing rule, its lists under it, the top growing test modules
 case_ci_reports_name_the_culprit() {
 	local d; d=$(fixture leak_ets)

@@ -1,4 +1,4 @@
-# tests/e2e/cases/merge.sh: `gate merge` (issue 28) on real partitioned runs: `gate run` of
+# tests/e2e/cases/merge.sh: `gate merge` on real partitioned runs: `gate run` of
 # each partition of a fixture (real mix test --partitions 2, MIX_TEST_PARTITION=k, a real
 # node each), merged into one verdict and one JUnit report (xmllint against the xsd, and
 # junit2json), one baseline commit in a real git repository, and every refusal.

@@ -1,5 +1,5 @@
-# tests/e2e/cases/nodist.sh: the node gate starts is the node `mix test` would have started
-# (issue 26), sourced by tests/e2e/run.sh: not distributed (nonode@nohost, no cookie, no
+# tests/e2e/cases/nodist.sh, sourced by tests/e2e/run.sh: the node gate starts is the node
+# `mix test` would have started: not distributed (nonode@nohost, no cookie, no
 # listening socket, no epmd), the suite free to start and stop distribution itself, gate's
 # channel (a pipe pair) working through it, and --distributed NAME for a workload that
 # reaches the node by distribution. Uses attach.sh's private epmd (cl_start 0, cl_stop).

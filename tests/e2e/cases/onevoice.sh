@@ -1,4 +1,4 @@
-# tests/e2e/cases/onevoice.sh: issue 25, sourced by tests/e2e/run.sh: one leak, one voice in
+# tests/e2e/cases/onevoice.sh, sourced by tests/e2e/run.sh: one leak, one voice in
 # the merge-request configuration too. A baseline is committed from a clean run in a real git
 # repository, then each kind of single leak (tests/fixtures/onevoice, one tagged test each)
 # runs with --baseline-ref and GITHUB_ACTIONS=true: exactly one failing memory testcase and

@@ -1,4 +1,4 @@
-# tests/e2e/cases/orphans.sh: issue 20's "no orphans, ever": every OS process the suite or
+# tests/e2e/cases/orphans.sh: "no orphans, ever": every OS process the suite or
 # the --exec workload starts is gone when gate exits, after a normal end, SIGINT, SIGTERM and
 # SIGKILL of gate, including the ones in sessions of their own (:os.cmd with "&", setsid,
 # nohup, a Port.open program: the runtime's port helper gives each its own session, so
@@ -98,7 +98,7 @@ case_orphans_sigint() { orphans_signal INT 130; }
 case_orphans_sigterm() { orphans_signal TERM 143; }
 case_orphans_sigkill() { orphans_signal KILL 137; }
 
-# --exec (with --distributed, so that there is a cookie file, issue 26): the workload's
+# --exec (with --distributed, so that there is a cookie file): the workload's
 # foreground child, its setsid'd and nohup'd children, and gate's cookie file are gone after SIGKILL of gate; and after a normal end of a workload that left
 # background processes.
 case_orphans_exec_sigkill() {

@@ -1,4 +1,4 @@
-# tests/e2e/cases/pipeline.sh: the run pipeline's late steps on real runs (issue 17): a
+# tests/e2e/cases/pipeline.sh: the run pipeline's late steps on real runs: a
 # failure after the reports' figures are known (the --json file, a refused baseline commit)
 # is said once, in one set of reports: one step summary appended, one annotation, one JUnit
 # file with the error case. Sourced by tests/e2e/run.sh, whose helpers it uses.

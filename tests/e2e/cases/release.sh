@@ -1,4 +1,4 @@
-# tests/e2e/cases/release.sh: installing gate the way teams install CI tools (issue 30): the
+# tests/e2e/cases/release.sh: installing gate the way teams install CI tools: the
 # release binary (make release: static but for the C library, its checksum, --version), the
 # Mix package integrations/mix as a path dependency of a copy of the demo (mix gate's exit
 # codes and signals, mix gate.install against a real HTTP server on a random loopback port:
@@ -149,7 +149,7 @@ case_mix_gate_exit_codes() {
 	in_mix "$d" gate --version
 	expect_rc 0
 	expect_in "$OUT" "gate $GATE_VERSION_H"
-	# every command passes through, gate merge (issue 28) too: its refusal is gate's own
+	# every command passes through, gate merge too: its refusal is gate's own
 	in_mix "$d" gate merge "$d/no-result.json"
 	expect_rc 2
 	expect_in "$ERR" "$d/no-result.json"
@@ -401,7 +401,7 @@ case_ci_release_install_steps() {
 	OUT="$t/gl3.log" ERR="$t/gl3.log" expect_rc 2
 	expect_in "$t/gl3.log" "gate: GATE_REF 0123abc is not a release tag (vX.Y.Z): building gate from source"
 	expect_in "$t/gl3.log" "gate: error: cannot build gate 0123abc from $t/no-such-repo"
-	# the partitioned workflow's merge job (issue 28): the same release install, not a build
+	# the partitioned workflow's merge job: the same release install, not a build
 	local wf=integrations/github/example-workflow-partitioned.yml
 	ci_step "$wf" "memory-merge/Install gate" "$t" GATE_REF="v$GATE_VERSION_H" \
 		GATE_RELEASE_URL="$SERVE_URL/ok/v\$version" RUNNER_TEMP="$t/wm1" GITHUB_ENV="$t/wenv1" \

@@ -1,4 +1,4 @@
-# tests/e2e/cases/repeat.sh: leak or warm-up? (issue 14): gate run --repeat, --sample and
+# tests/e2e/cases/repeat.sh: telling a leak from warm-up: gate run --repeat, --sample and
 # gate watch on real nodes. Sourced by tests/e2e/run.sh (uses attach.sh's cluster helpers).
 
 # js FILE EXPR: evaluates EXPR with `d` the JSON in FILE; fails the case unless it is true
@@ -179,7 +179,7 @@ case_watch_signals_leave_nothing() {
 	cl_no_probe "$a"
 	ERL_EPMD_PORT=$CL_PORT gate_bg '"sample":2' watch --attach "$a" \
 		--cookie-file "$CL_HOME/.erlang.cookie" --interval 200ms
-	# the probe loads under a free slot's names (gate_probe, gate_probe__1, ...: issue 29)
+	# the probe loads under a free slot's names (gate_probe, gate_probe__1, ...)
 	cl_call "$a" erlang loaded "[]" | grep -q 'gate_probe' || fail "the probe was not loaded while watching"
 	gate_signal KILL
 	cl_wait_no_probe "$a"

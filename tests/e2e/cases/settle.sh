@@ -105,11 +105,12 @@ case_repeat_consistent_structures_fail() {
 	no_leftovers "$w"
 }
 
-# Issue 25 in --repeat: a watcher that monitors a target 300 more times every run grows, and
-# so does the target (the same monitors, both sides): one finding, the watcher's, saying the
-# monitors and the other end; 30 tasks a run left alive under a Task.Supervisor: one finding,
-# the born processes' (the supervisor's memory grew in steps here, not every run: that it
-# defers to them is test_structure.c's; it gave a second finding on the Phoenix app).
+# One leak, one voice in --repeat: a watcher that monitors a target 300 more times every run
+# grows, and so does the target (the same monitors, both sides): one finding, the watcher's,
+# saying the monitors and the other end; 30 tasks a run left alive under a Task.Supervisor:
+# one finding, the born processes' (the supervisor's memory grew in steps here, not every
+# run: that it defers to them is test_structure.c's; it gave a second finding on the Phoenix
+# app).
 case_repeat_one_voice_monitors_and_tasks() {
 	local d; d=$(fixture consistent)
 	run_gate run -C "$d" --repeat 3 -- --only monitors

@@ -1,4 +1,4 @@
-# tests/e2e/cases/snapfast.sh: issue 29's cases: `gate snapshot --attach` taken as users take
+# tests/e2e/cases/snapfast.sh: `gate snapshot --attach` taken as users take
 # it, back to back against an Elixir node. The probe leaves in one call and the node purges it
 # later, once no gate is attached; a snapshot taken while a previous copy is still there loads
 # under another slot's names; once the purges are done NOTHING of gate's is left in the node:

@@ -1,4 +1,4 @@
-# tests/e2e/cases/speed.sh: issue 15's attach cases. gate snapshot --attach no longer waits for
+# tests/e2e/cases/speed.sh: attach cases. gate snapshot --attach does not wait for
 # the purge of its modules (code:purge checks every process of the node): it deletes them and
 # hands the final purge to a process of the node. These cases prove that the node still ends
 # with nothing of gate's: no module loaded, no old code, no helper process, no setting, after

@@ -1,4 +1,4 @@
-# tests/e2e/cases/toolchain.sh: the toolchain a team brings (issue 16): bad input stays clear.
+# tests/e2e/cases/toolchain.sh: the toolchain a team brings: bad input stays clear.
 # An elixir that is not there, a project that needs a newer Elixir than the node has, deps
 # not fetched: exit 2 with Mix's own words as the reason, in the console and the JUnit, and
 # gate's hint. With make compat (tests/compat/run.sh) the same cases run on OTP 27 / Elixir

@@ -1,4 +1,4 @@
-# tests/e2e/cases/whatgrew.sh: what grew, named first (issue 13), sourced by tests/e2e/run.sh.
+# tests/e2e/cases/whatgrew.sh: what grew, named first, sourced by tests/e2e/run.sh.
 # Every planted kind fails with gate's defaults, and the FIRST JUnit failure (what a CI reader
 # sees first, whichever rule it is) names the structure: the table, the process, the port
 # owner, the persistent_term keys, the atoms.
@@ -59,7 +59,7 @@ case_whatgrew_clean_part_passes() {
 	no_leftovers "$d"
 }
 
-# The kinds planted for earlier issues name their structure first too
+# The kinds planted in the older fixtures (leak_binary, plant) name their structure first too
 case_whatgrew_binary_holder_first() { whatgrew_first leak_binary "" "LeakBinary.Holder (<0."; }
 case_whatgrew_procs_first() { whatgrew_first plant procs "Plant.Worker:init/1 x 500"; }
 case_whatgrew_mailbox_first() { whatgrew_first plant mailbox "Plant.Sink (<0." "20 000 messages"; }
