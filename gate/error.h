@@ -1,10 +1,10 @@
 /* gate/error.h: how gate reports an error, the one way. Functions below the commands fill a
- * caller's buffer with errtext_set (ci/errtext.h: "NAME: what: why; the fix") and return -1;
+ * caller's buffer with errtext_set (base/errtext.h: "NAME: what: why; the fix") and return -1;
  * the command that gives up prints it once with gate_error and exits GATE_EXIT_ERROR. */
 #ifndef GATE_ERROR_H
 #define GATE_ERROR_H
 
-#include "ci/errtext.h"
+#include "base/errtext.h"
 #include "gate/exit.h"
 
 /* Prints "gate: error: " + the formatted text + "\n" to stderr; returns GATE_EXIT_ERROR. */

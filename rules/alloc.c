@@ -1,5 +1,5 @@
 /* rules/alloc.c: the allocator rule: fragmented carriers that waste a lot of memory. */
-#include "alloc.h"
+#include "rules/alloc.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /* rules/atom.c: the atom rule: atom count growth against the suite's size, and table usage. */
-#include "atom.h"
+#include "rules/atom.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "consolidate.h"
-#include "growth.h"
+#include "rules/consolidate.h"
+#include "rules/growth.h"
 
 #define RULE "atom"
 

@@ -3,8 +3,8 @@
 #ifndef GATE_RULES_ATOM_H
 #define GATE_RULES_ATOM_H
 
-#include "culprits.h"
-#include "model.h"
+#include "rules/culprits.h"
+#include "rules/model.h"
 
 struct atom_config {
 	int64_t max_growth; /* atoms, on top of per_test x tests; default 10 000; RULES_OFF: off */

@@ -1,15 +1,15 @@
 /* rules/attribution.c: growth per test module and test, and the culprit text of failures. */
-#include "attribution.h"
+#include "rules/attribution.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "blame.h"
-#include "culprits.h"
-#include "grow.h"
-#include "tags.h"
+#include "rules/blame.h"
+#include "rules/culprits.h"
+#include "base/grow.h"
+#include "rules/tags.h"
 
 static struct module_growth *module_add(struct test_run *run, size_t *cap,
                                         const struct module_event *e)
@@ -294,7 +294,7 @@ static const char *key_name(int key)
 	return key >= 0 && key < MEM_CAT_COUNT ? mem_cat_name((enum mem_cat)key) : "?";
 }
 
-/* One line of a finding's detail, cut at 1023 bytes, into t (rules/grow.h: oom is sticky). */
+/* One line of a finding's detail, cut at 1023 bytes, into t (base/grow.h: oom is sticky). */
 __attribute__((format(printf, 2, 3))) static void text_add(struct textbuf *t, const char *fmt, ...)
 {
 	char line[1024];

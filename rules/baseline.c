@@ -1,12 +1,12 @@
 /* rules/baseline.c: the baseline model, and the rules that judge a run against the committed
  * baseline ("baseline") and against the rolling history in git notes ("trend"). */
-#include "baseline.h"
+#include "rules/baseline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "consolidate.h"
+#include "rules/consolidate.h"
 
 void baseline_config_default(struct baseline_config *cfg)
 {

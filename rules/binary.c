@@ -1,9 +1,9 @@
 /* rules/binary.c: the binary rule: refc binaries held per process after GC. */
-#include "binary.h"
+#include "rules/binary.h"
 
 #include <stdio.h>
 
-#include "consolidate.h"
+#include "rules/consolidate.h"
 
 #define RULE "binary"
 #define FAMILY "process"

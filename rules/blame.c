@@ -1,12 +1,12 @@
 /* rules/blame.c: which test module grew one structure, from the structure's own growth at the
  * modules' edges (see blame.h). */
-#include "blame.h"
+#include "rules/blame.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "culprits.h"
-#include "tags.h"
+#include "rules/culprits.h"
+#include "rules/tags.h"
 
 /* Whether the edges read structures of key's kind: processes and tables are not read past
  * the probe's caps, which each module's reading then says ("procs_unread", "ets_unread"). */

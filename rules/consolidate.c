@@ -1,5 +1,5 @@
 /* rules/consolidate.c: one cause, one failing finding, across every rule family. */
-#include "consolidate.h"
+#include "rules/consolidate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /* rules/culprits.c: naming, ranking and capping the culprits the rules report. */
-#include "culprits.h"
+#include "rules/culprits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "consolidate.h"
-#include "grow.h"
+#include "rules/consolidate.h"
+#include "base/grow.h"
 
 const char *rules_display(const char *name)
 {

@@ -1,12 +1,12 @@
 /* rules/drilldown.c: what grew, named first in every failing category. */
-#include "drilldown.h"
+#include "rules/drilldown.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "culprits.h"
-#include "inside.h"
+#include "rules/culprits.h"
+#include "rules/inside.h"
 
 #define BIT(c) (1u << (c))
 /* the categories each kind's bytes count in */

@@ -1,14 +1,14 @@
 /* rules/ets.c: the ETS rule: total cap, per-table caps by name glob, tables left alive. */
-#include "ets.h"
+#include "rules/ets.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "consolidate.h"
-#include "drilldown.h"
-#include "grow.h"
+#include "rules/consolidate.h"
+#include "rules/drilldown.h"
+#include "base/grow.h"
 
 #define RULE "ets"
 

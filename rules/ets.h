@@ -3,8 +3,8 @@
 #ifndef GATE_RULES_ETS_H
 #define GATE_RULES_ETS_H
 
-#include "culprits.h"
-#include "model.h"
+#include "rules/culprits.h"
+#include "rules/model.h"
 
 /* One [[ets.table]] entry: limits for every table whose name matches the glob. */
 struct ets_table_limit {
@@ -21,7 +21,7 @@ struct ets_config {
 	int64_t left_alive_floor; /* bytes; default 1 MB */
 	struct ets_table_limit *tables; /* owned, ntables entries, in file order */
 	size_t ntables;
-	size_t tables_cap; /* allocated entries (rules/grow.h) */
+	size_t tables_cap; /* allocated entries (base/grow.h) */
 };
 
 /* Fills cfg with the documented defaults (see gate.toml): no table entries. */

@@ -1,5 +1,5 @@
 /* rules/fine.c: the fine level's defaults and the model's fine_level_clear. */
-#include "fine.h"
+#include "rules/fine.h"
 
 #include <stdlib.h>
 #include <string.h>

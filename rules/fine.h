@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "culprits.h"
-#include "model.h"
+#include "rules/culprits.h"
+#include "rules/model.h"
 
 struct fine_config {
 	/* [rss] max_unaccounted: RSS growth the allocators' carriers do not explain (memory

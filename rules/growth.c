@@ -1,10 +1,10 @@
 /* rules/growth.c: the growth rule: each erlang:memory category, after vs before the suite,
  * judged on the memory model of growth.h. */
-#include "growth.h"
+#include "rules/growth.h"
 
-#include "consolidate.h"
-#include "culprits.h"
-#include "drilldown.h"
+#include "rules/consolidate.h"
+#include "rules/culprits.h"
+#include "rules/drilldown.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /* rules/inside.c: what grew inside a process, and who started it, in words. */
-#include "inside.h"
+#include "rules/inside.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "culprits.h"
+#include "rules/culprits.h"
 
 /* at most this many parts of the state (and dictionary) named, and mailbox shapes */
 #define INSIDE_NAMED 2

@@ -1,7 +1,7 @@
 /* rules/model.c: names, lists and formatting for the shared data model. */
-#include "model.h"
+#include "rules/model.h"
 
-#include "grow.h"
+#include "base/grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,13 +1,13 @@
 /* rules/modules.c: the modules rule: modules created during the run and never purged. */
-#include "modules.h"
+#include "rules/modules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "consolidate.h"
-#include "culprits.h"
-#include "drilldown.h"
-#include "growth.h"
+#include "rules/consolidate.h"
+#include "rules/culprits.h"
+#include "rules/drilldown.h"
+#include "rules/growth.h"
 
 #define RULE "modules"
 

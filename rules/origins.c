@@ -1,5 +1,5 @@
 /* rules/origins.c: allocation origins named in the findings they explain. */
-#include "origins.h"
+#include "rules/origins.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef GATE_RULES_ORIGINS_H
 #define GATE_RULES_ORIGINS_H
 
-#include "fine.h"
+#include "rules/fine.h"
 
 /* An origin's growth over the run: blocks added, and their bytes within a factor of 2 (a
  * histogram counts blocks per doubling size bucket; the last bucket is open: high is then

@@ -1,7 +1,7 @@
 /* rules/peak.c: the run's peak and the largest heaps. */
-#include "peak.h"
+#include "rules/peak.h"
 
-#include "tags.h"
+#include "rules/tags.h"
 
 #include <stdio.h>
 #include <stdlib.h>

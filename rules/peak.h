@@ -5,7 +5,7 @@
 #ifndef GATE_RULES_PEAK_H
 #define GATE_RULES_PEAK_H
 
-#include "fine.h"
+#include "rules/fine.h"
 
 /* Appends, when the after-snapshot carries the tracker's report (else nothing):
  *   rule "peak", subject "run": before the RSS at the before-snapshot, after the peak;

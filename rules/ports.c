@@ -1,10 +1,10 @@
 /* rules/ports.c: the ports rule: ports opened during the run and still open. */
-#include "ports.h"
+#include "rules/ports.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "consolidate.h"
+#include "rules/consolidate.h"
 
 #define RULE "ports"
 #define SUBJECT "open"

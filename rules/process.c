@@ -1,9 +1,9 @@
 /* rules/process.c: the process rule: born and left alive, mailboxes, memory per process. */
-#include "process.h"
+#include "rules/process.h"
 
 #include <stdio.h>
 
-#include "consolidate.h"
+#include "rules/consolidate.h"
 
 #define RULE "process"
 

@@ -3,8 +3,8 @@
 #ifndef GATE_RULES_PROCESS_H
 #define GATE_RULES_PROCESS_H
 
-#include "culprits.h"
-#include "model.h"
+#include "rules/culprits.h"
+#include "rules/model.h"
 
 /* How many born groups a "born" failure names. */
 #define PROCESS_BORN_GROUPS_SHOWN 5

@@ -1,10 +1,10 @@
 /* rules/pterm.c: the persistent_term rule: entries and bytes put during the run. */
-#include "pterm.h"
+#include "rules/pterm.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "consolidate.h"
+#include "rules/consolidate.h"
 
 #define RULE "persistent_term"
 #define SUBJECT "growth"

@@ -1,13 +1,13 @@
 /* rules/repeat.c: the continuing growth over repeated runs (see repeat.h for the method). */
-#include "repeat.h"
+#include "rules/repeat.h"
 
-#include "consolidate.h"
+#include "rules/consolidate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "base/grow.h"
 
 void repeat_point_from(struct repeat_point *out, const struct snapshot *s)
 {

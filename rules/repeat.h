@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
-#include "structure.h"
+#include "rules/model.h"
+#include "rules/structure.h"
 
 /* Most runs gate accepts for --repeat. */
 #define REPEAT_MAX 100

@@ -1,5 +1,5 @@
 /* rules/rss.c: RSS growth the BEAM's allocators do not explain. */
-#include "rss.h"
+#include "rules/rss.h"
 
 #include <stdio.h>
 #include <stdlib.h>

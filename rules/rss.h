@@ -4,7 +4,7 @@
 #ifndef GATE_RULES_RSS_H
 #define GATE_RULES_RSS_H
 
-#include "fine.h"
+#include "rules/fine.h"
 
 /* (rss after - rss before) - (allocated after - allocated before): the RSS growth the
  * allocators' carriers do not explain. */

@@ -1,7 +1,7 @@
 /* rules/rules.c: every rule's defaults in one struct, and applying them all in order. */
-#include "rules.h"
+#include "rules/rules.h"
 
-#include "consolidate.h"
+#include "rules/consolidate.h"
 
 #include <stdlib.h>
 #include <string.h>

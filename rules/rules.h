@@ -7,22 +7,22 @@
 #ifndef GATE_RULES_RULES_H
 #define GATE_RULES_RULES_H
 
-#include "alloc.h"
-#include "atom.h"
-#include "modules.h"
-#include "attribution.h"
-#include "baseline.h"
-#include "binary.h"
-#include "drilldown.h"
-#include "ets.h"
-#include "growth.h"
-#include "model.h"
-#include "ports.h"
-#include "process.h"
-#include "pterm.h"
-#include "structure.h"
-#include "tags.h"
-#include "fine.h" /* [rss], [peak], [process] max_heap */
+#include "rules/alloc.h"
+#include "rules/atom.h"
+#include "rules/modules.h"
+#include "rules/attribution.h"
+#include "rules/baseline.h"
+#include "rules/binary.h"
+#include "rules/drilldown.h"
+#include "rules/ets.h"
+#include "rules/growth.h"
+#include "rules/model.h"
+#include "rules/ports.h"
+#include "rules/process.h"
+#include "rules/pterm.h"
+#include "rules/structure.h"
+#include "rules/tags.h"
+#include "rules/fine.h" /* [rss], [peak], [process] max_heap */
 
 struct rules_config {
 	struct growth_config growth;     /* [growth], [growth.<category>] */

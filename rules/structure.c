@@ -1,9 +1,9 @@
 /* rules/structure.c: the structure rule: each process, table and born group judged against
  * its own before-figure (see structure.h). */
-#include "structure.h"
+#include "rules/structure.h"
 
-#include "consolidate.h"
-#include "drilldown.h"
+#include "rules/consolidate.h"
+#include "rules/drilldown.h"
 
 #include <stdio.h>
 #include <string.h>

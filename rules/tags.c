@@ -1,5 +1,5 @@
 /* rules/tags.c: limits written in the tests (ExUnit tags), severity, and finding locations. */
-#include "tags.h"
+#include "rules/tags.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "consolidate.h"
-#include "culprits.h"
+#include "rules/consolidate.h"
+#include "rules/culprits.h"
 
 static const char *const severity_names[SEVERITY_RULE_COUNT] = {
         "growth",          "ets",      "binary", "process", "atom",    "allocator", "ports",

@@ -1,5 +1,5 @@
 /* rules/trend_samples.c: the trend rule on samples taken during a run (see the header). */
-#include "trend_samples.h"
+#include "rules/trend_samples.h"
 
 #include <stdio.h>
 #include <stdlib.h>

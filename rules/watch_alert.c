@@ -1,5 +1,5 @@
 /* rules/watch_alert.c: a category above its rolling average (see the header). */
-#include "watch_alert.h"
+#include "rules/watch_alert.h"
 
 #include <string.h>
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "tests/helpers.h"
-#include "ci/baseline_git.h"
+#include "ci/git/baseline_git.h"
 
 #define TS_2026_12_02_NOON 1796212800
 

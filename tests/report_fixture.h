@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/report.h"
+#include "ci/report/report.h"
 
 /* A test name that tries every trick on every writer: HTML and XML markup, a CDATA end,
  * table pipes, a newline that starts a GitHub workflow command, CR, '%' escapes, ANSI

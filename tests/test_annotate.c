@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "ci/annotate.h"
-#include "report_fixture.h"
+#include "ci/report/annotate.h"
+#include "tests/report_fixture.h"
 
 static char *annotate(const struct report_data *d, const char *workspace, size_t *len)
 {

@@ -1,4 +1,4 @@
-/* tests/test_atomic.c: ci/atomic.c's files get the modes the umask gives, as every other
+/* tests/test_atomic.c: base/atomic.c's files get the modes the umask gives, as every other
  * program's output does (not forced to 0644/0755). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ci/atomic.h"
+#include "base/atomic.h"
 
 static mode_t mode_of(const char *path)
 {

@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "ci/baseline.h"
+#include "ci/store/baseline_file.h"
 
 #define TS_2026_12_02_NOON 1796212800 /* 2026-12-02T12:00:00Z */
 

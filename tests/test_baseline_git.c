@@ -48,7 +48,7 @@ static void assert_refused(struct fixture *fx, struct baseline_repo *r,
 static const char *race_cmd;
 
 /* Interposes libgit2's git_signature_now (the executable's definition wins over the shared
- * library's for calls from ci/baseline_git.c, where bgit_signature makes it). */
+ * library's for calls from ci/git/baseline_git.c, where bgit_signature makes it). */
 int git_signature_now(git_signature **out, const char *name, const char *email)
 {
 	typedef int (*sig_now_fn)(git_signature **, const char *, const char *);

@@ -2,7 +2,7 @@
  * (rules/blame.c) and how attribution uses them (rules/attribution.c): one module with most
  * of it is named, growth over many modules is "spread" with no culprit, a module whose
  * category grew with garbage is never named for a structure it did not grow. */
-#include "rules_fixture.h"
+#include "tests/rules_fixture.h"
 
 #include "rules/attribution.h"
 #include "rules/blame.h"

@@ -15,8 +15,8 @@
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
 
-#include "ci/junit.h"
-#include "ci/summary.h"
+#include "ci/report/junit.h"
+#include "ci/report/summary.h"
 
 static double xp_num(xmlDocPtr doc, const char *expr)
 {

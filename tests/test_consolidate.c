@@ -1,7 +1,7 @@
 /* tests/test_consolidate.c: one cause, one failing finding across rule families
  * (rules/consolidate.c): the structure rules, growth, the baseline's and trend's rows and the
  * tags' limits, on hand-built snapshots. */
-#include "rules_fixture.h"
+#include "tests/rules_fixture.h"
 
 #include "rules/consolidate.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/snapshot_json.h"
+#include "ci/store/snapshot_json.h"
 #include "gate/probe/probe.h"
 #include "gate/node/term.h"
 #include "rules/rules.h"

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/html.h"
-#include "ci/junit.h"
-#include "ci/markdown.h"
-#include "ci/summary.h"
-#include "ci/utf8.h"
+#include "ci/report/html.h"
+#include "ci/report/junit.h"
+#include "ci/report/markdown.h"
+#include "ci/report/summary.h"
+#include "base/utf8.h"
 #include "gate/probe/probe.h"
 #include "gate/node/term.h"
 

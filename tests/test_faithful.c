@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "ci/junit.h"
+#include "ci/report/junit.h"
 #include "gate/probe/faithful.h"
 
 static void make_project(char *dir, size_t len)

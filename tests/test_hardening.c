@@ -13,10 +13,10 @@
 #include <ei.h>
 #include <libxml/parser.h>
 
-#include "ci/junit.h"
-#include "ci/outpath.h"
-#include "ci/snapshot_json.h"
-#include "ci/summary.h"
+#include "ci/report/junit.h"
+#include "base/outpath.h"
+#include "ci/store/snapshot_json.h"
+#include "ci/report/summary.h"
 #include "gate/probe/probe.h"
 #include "gate/node/term.h"
 #include "tests/helpers.h"

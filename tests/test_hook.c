@@ -15,8 +15,8 @@
 #include <cmocka.h>
 #include <git2.h>
 
-#include "ci/hook.h"
-#include "helpers.h"
+#include "ci/git/hook.h"
+#include "tests/helpers.h"
 
 struct fx {
 	char dir[256];

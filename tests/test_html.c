@@ -13,8 +13,8 @@
 #include <libxml/xpath.h>
 #include <libxml/xpathInternals.h>
 
-#include "ci/html.h"
-#include "report_fixture.h"
+#include "ci/report/html.h"
+#include "tests/report_fixture.h"
 
 static char *render(const struct report_data *d, size_t *len)
 {

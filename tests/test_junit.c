@@ -29,7 +29,7 @@
 #include <libxml/xmlschemas.h>
 #include <libxml/xpath.h>
 
-#include "ci/junit.h"
+#include "ci/report/junit.h"
 
 #define TS_2026_12_02_NOON 1796212800 /* 2026-12-02T12:00:00Z */
 

@@ -10,20 +10,20 @@
 
 #include <cmocka.h>
 
-#include "ci/markdown.h"
-#include "report_fixture.h"
+#include "ci/report/markdown.h"
+#include "tests/report_fixture.h"
 
 static void test_markdown__golden(void **state)
 {
 	(void)state;
 	struct rfx x;
-	struct report_buf b = {0};
+	struct textbuf b = {0};
 	rfx_build(&x, true);
 	assert_int_equal(markdown_summary_format(&b, &x.d), 0);
-	const char *why = rfx_golden("tests/golden/summary.md", b.data, b.len);
+	const char *why = rfx_golden("tests/golden/summary.md", b.s, b.len);
 	if (why)
-		fail_msg("%s\n--- got:\n%s", why, b.data);
-	report_buf_free(&b);
+		fail_msg("%s\n--- got:\n%s", why, b.s);
+	textbuf_free(&b);
 	rfx_clear(&x);
 }
 
@@ -55,10 +55,10 @@ static void test_markdown__hostile(void **state)
 {
 	(void)state;
 	struct rfx x;
-	struct report_buf b = {0};
+	struct textbuf b = {0};
 	rfx_build(&x, true);
 	assert_int_equal(markdown_summary_format(&b, &x.d), 0);
-	const char *t = b.data;
+	const char *t = b.s;
 	assert_null(strstr(t, "<script"));
 	assert_null(strstr(t, "<b>"));
 	assert_null(strstr(t, "\n::"));
@@ -82,7 +82,7 @@ static void test_markdown__hostile(void **state)
 			fail_msg("invalid UTF-8 in the summary at byte %zu",
 			         (size_t)(p - 1 - (const unsigned char *)t));
 	assert_tables_intact(t);
-	report_buf_free(&b);
+	textbuf_free(&b);
 	rfx_clear(&x);
 }
 
@@ -92,7 +92,7 @@ static void test_markdown__cap(void **state)
 {
 	(void)state;
 	struct rfx x;
-	struct report_buf b = {0};
+	struct textbuf b = {0};
 	char name[600];
 	rfx_build(&x, false);
 	memset(name, 'n', sizeof(name) - 1);
@@ -105,13 +105,13 @@ static void test_markdown__cap(void **state)
 		        findings_add(&x.findings, "ets", name, VERDICT_FAIL, 0, 1, 0, -1, name), 0);
 	assert_int_equal(markdown_summary_format(&b, &x.d), 0);
 	assert_true(b.len <= MARKDOWN_SUMMARY_MAX);
-	assert_non_null(strstr(b.data, "more failed tests"));
-	assert_non_null(strstr(b.data, "- and 4953 more"));
+	assert_non_null(strstr(b.s, "more failed tests"));
+	assert_non_null(strstr(b.s, "- and 4953 more"));
 	print_message(
 	        "summary of a run with 20 001 failed tests and 5 004 failed findings: %zu bytes\n",
 	        b.len);
-	assert_tables_intact(b.data);
-	report_buf_free(&b);
+	assert_tables_intact(b.s);
+	textbuf_free(&b);
 
 	/* a tighter budget: a cut summary ends with the note, and the writer stopped at a row */
 	for (int i = 0; i < 200; i++)
@@ -124,7 +124,7 @@ static void test_markdown__cap(void **state)
 	x.d.error = big; /* an error text longer than the cap */
 	assert_int_equal(markdown_summary_format(&b, &x.d), 0);
 	assert_true(b.len <= MARKDOWN_SUMMARY_MAX);
-	report_buf_free(&b);
+	textbuf_free(&b);
 	free(big);
 	rfx_clear(&x);
 }
@@ -136,7 +136,7 @@ static void test_markdown__extreme_figures(void **state)
 	(void)state;
 	struct findings f = {0};
 	struct report_data d = {.project = "p"};
-	struct report_buf b = {0};
+	struct textbuf b = {0};
 	assert_int_equal(
 	        findings_add(&f, "growth", "total", VERDICT_FAIL, INT64_MIN, 0, 0, 10, "m"), 0);
 	assert_int_equal(
@@ -145,9 +145,9 @@ static void test_markdown__extreme_figures(void **state)
 	findings_show(&f, 0, UNIT_BYTES, SHOW_CATEGORY | SHOW_FIGURES); /* as growth.c does */
 	d.findings = &f;
 	assert_int_equal(markdown_summary_format(&b, &d), 0);
-	assert_non_null(strstr(b.data, "| total |"));
-	assert_null(strstr(b.data, "\\*")); /* not taken for a judged-on-live-memory delta */
-	free(b.data);
+	assert_non_null(strstr(b.s, "| total |"));
+	assert_null(strstr(b.s, "\\*")); /* not taken for a judged-on-live-memory delta */
+	free(b.s);
 	findings_clear(&f);
 }
 
@@ -155,15 +155,15 @@ static void test_markdown__passed_and_error(void **state)
 {
 	(void)state;
 	struct report_data d = {.project = "p"};
-	struct report_buf b = {0};
+	struct textbuf b = {0};
 	assert_int_equal(markdown_summary_format(&b, &d), 0);
-	assert_non_null(strstr(b.data, "gate: PASSED"));
-	report_buf_free(&b);
+	assert_non_null(strstr(b.s, "gate: PASSED"));
+	textbuf_free(&b);
 	d.error = "node gate_1@127.0.0.1 exited with status 1 while booting the node";
 	assert_int_equal(markdown_summary_format(&b, &d), 0);
-	assert_non_null(strstr(b.data, "gate: ERROR (gate could not run)"));
-	assert_non_null(strstr(b.data, "exited with status 1"));
-	report_buf_free(&b);
+	assert_non_null(strstr(b.s, "gate: ERROR (gate could not run)"));
+	assert_non_null(strstr(b.s, "exited with status 1"));
+	textbuf_free(&b);
 }
 
 int main(void)

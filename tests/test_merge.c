@@ -1,7 +1,7 @@
 /* tests/test_merge.c: `gate merge` below the command: the run result written by
- * gate run --json (ci/run_json.h) read back whole (ci/run_json_read.h), every refusal of
- * results that do not belong together (ci/run_merge.h), the merged run (every test once with
- * its partition, every finding labelled, files made relative, the verdict), the whole suite's
+ * gate run --json (ci/store/run_json.h) read back whole (ci/store/run_json_read.h), every refusal
+ * of results that do not belong together (ci/store/run_merge.h), the merged run (every test once
+ * with its partition, every finding labelled, files made relative, the verdict), the whole suite's
  * summary and the merged JUnit report's partition properties. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ci/junit.h"
-#include "ci/markdown.h"
-#include "ci/report.h"
-#include "ci/run_json.h"
-#include "ci/run_json_read.h"
-#include "ci/run_merge.h"
+#include "ci/report/junit.h"
+#include "ci/report/markdown.h"
+#include "ci/report/report.h"
+#include "ci/store/run_json.h"
+#include "ci/store/run_json_read.h"
+#include "ci/store/run_merge.h"
 #include "rules/baseline.h"
 
 static char dir[64];
@@ -540,15 +540,15 @@ static void test_merge_build(void **state)
 	                               {m.labels[1], &r[1].before, &r[1].after}};
 	struct report_data d = {
 	        .findings = &m.findings, .tests = &m.tests, .parts = parts, .nparts = 2};
-	struct report_buf md = {0};
+	struct textbuf md = {0};
 	assert_int_equal(markdown_summary_format(&md, &d), 0);
-	if (!strstr(md.data, "| category | partition 1/2 | partition 2/2 | whole |") ||
-	    !strstr(md.data, "| total | +1.0 kB | +2.0 kB | +3.0 kB |"))
-		fail_msg("the summary lacks the partitions' growth: %s", md.data);
+	if (!strstr(md.s, "| category | partition 1/2 | partition 2/2 | whole |") ||
+	    !strstr(md.s, "| total | +1.0 kB | +2.0 kB | +3.0 kB |"))
+		fail_msg("the summary lacks the partitions' growth: %s", md.s);
 	/* every finding says its partition, in the Markdown escaping of ":" */
-	if (!strstr(md.data, "| partition 2/2\\: binary |"))
-		fail_msg("the growth finding lacks its partition: %s", md.data);
-	report_buf_free(&md);
+	if (!strstr(md.s, "| partition 2/2\\: binary |"))
+		fail_msg("the growth finding lacks its partition: %s", md.s);
+	textbuf_free(&md);
 	run_merged_clear(&m);
 	run_result_clear(&r[0]);
 	run_result_clear(&r[1]);

@@ -1,6 +1,6 @@
 /* tests/test_modules.c: the code row judged by where modules came from, and the modules rule
  * (modules created during the run), on hand-built snapshots. */
-#include "rules_fixture.h"
+#include "tests/rules_fixture.h"
 
 /* A before/after pair whose code grew by code_grew bytes and literals by lits_grew, with the
  * after-snapshot's module origins (test, disk, created) as the probe reports them. */

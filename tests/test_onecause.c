@@ -2,7 +2,7 @@
  * rules/ports.c, rules/growth.c, rules/drilldown.c, then rules/consolidate.c): a planner's
  * tables of several names under one owner, sockets with their drivers' memory, one process
  * whose heap and binaries both grew; and every leaking atom shape in the headline. */
-#include "rules_fixture.h"
+#include "tests/rules_fixture.h"
 
 #include "rules/consolidate.h"
 

@@ -1,7 +1,7 @@
 /* tests/test_origins.c: the fine level's rules on hand-built snapshots: allocation
  * origins named in the finding they explain, RSS beyond what the BEAM mapped, the run's peak
  * and the largest heaps. */
-#include "rules_fixture.h"
+#include "tests/rules_fixture.h"
 
 #include "rules/origins.h"
 #include "rules/peak.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ci/run_json.h"
+#include "ci/store/run_json.h"
 #include "gate/node/term.h"
 #include "gate/run/cluster.h"
 

@@ -13,11 +13,11 @@
 
 #include <cmocka.h>
 
-#include "ci/html.h"
-#include "ci/junit.h"
-#include "ci/markdown.h"
-#include "ci/report.h"
-#include "ci/summary.h"
+#include "ci/report/html.h"
+#include "ci/report/junit.h"
+#include "ci/report/markdown.h"
+#include "ci/report/report.h"
+#include "ci/report/summary.h"
 #include "gate/run/cluster.h"
 #include "gate/run/report_out.h"
 #include "rules/baseline.h"
@@ -39,9 +39,9 @@ static char *summary_text(const struct findings *f)
 static char *markdown_text(const struct findings *f)
 {
 	struct report_data d = {.project = "p", .findings = f};
-	struct report_buf b = {0};
+	struct textbuf b = {0};
 	assert_int_equal(markdown_summary_format(&b, &d), 0);
-	return b.data;
+	return b.s;
 }
 
 static char *html_text(const struct findings *f)

@@ -1,4 +1,4 @@
-/* tests/test_readfile.c: bounded file reading (ci/readfile.h): regular files, caps, what is
+/* tests/test_readfile.c: bounded file reading (base/readfile.h): regular files, caps, what is
  * not a file, and streams (a pipe, /dev/null) for the callers that take them. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ci/readfile.h"
+#include "base/readfile.h"
 
 static char dir[64];
 

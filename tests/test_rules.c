@@ -1,6 +1,6 @@
 /* tests/test_rules.c: the ets and binary rules, and rules_check_all, on hand-built snapshots
  * (tests/test_rules_process.c: the process, atom and allocator rules). */
-#include "rules_fixture.h"
+#include "tests/rules_fixture.h"
 
 /* ---- shared helpers ---- */
 

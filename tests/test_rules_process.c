@@ -1,6 +1,6 @@
 /* tests/test_rules_process.c: the process, atom and allocator rules on hand-built snapshots
  * (split from tests/test_rules.c). */
-#include "rules_fixture.h"
+#include "tests/rules_fixture.h"
 
 /* ---- process ---- */
 

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "ci/summary.h"
+#include "ci/report/summary.h"
 #include "rules/growth.h"
 
 struct fixture {

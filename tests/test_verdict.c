@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "ci/report.h"
-#include "ci/summary.h"
+#include "ci/report/report.h"
+#include "ci/report/summary.h"
 #include "rules/model.h"
 
 /* The inputs of one run, each on or off. */

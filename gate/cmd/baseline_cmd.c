@@ -12,8 +12,8 @@
 
 #include <jansson.h>
 
-#include "ci/baseline.h"
-#include "ci/outpath.h"
+#include "ci/store/baseline_file.h"
+#include "base/outpath.h"
 #include "gate/config/discover.h"
 #include "gate/error.h"
 #include "gate/config/config.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ci/hook.h"
+#include "ci/git/hook.h"
 #include "gate/config/discover.h"
 #include "gate/error.h"
 #include "gate/exit.h"

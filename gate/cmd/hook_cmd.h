@@ -1,5 +1,5 @@
 /* gate/cmd/hook_cmd.h: `gate hook install|uninstall`: gate as a git pre-push or pre-commit hook
- * (ci/hook.h does the work). */
+ * (ci/git/hook.h does the work). */
 #ifndef GATE_HOOK_CMD_H
 #define GATE_HOOK_CMD_H
 

@@ -4,9 +4,9 @@
  * main branch, one commit holding every partition's baseline file: the merge job is the only
  * baseline writer, so N jobs never race to push.
  *
- * Steps: read every result (ci/run_json_read.h), refuse what does not belong together
- * (ci/run_merge.h), build the merged run, judge it (the model's verdict), then write the JUnit
- * report, the console summary, --json, the baseline (and its commit), and the step summary,
+ * Steps: read every result (ci/store/run_json_read.h), refuse what does not belong together
+ * (ci/store/run_merge.h), build the merged run, judge it (the model's verdict), then write the
+ * JUnit report, the console summary, --json, the baseline (and its commit), and the step summary,
  * HTML report, annotations and comment flag (gate/run/report_out.h), as gate run does.
  */
 #include "gate/cmd/merge_cmd.h"
@@ -18,14 +18,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ci/baseline.h"
-#include "ci/baseline_git.h"
-#include "ci/junit.h"
-#include "ci/outpath.h"
-#include "ci/run_json.h"
-#include "ci/run_json_read.h"
-#include "ci/run_merge.h"
-#include "ci/summary.h"
+#include "ci/store/baseline_file.h"
+#include "ci/git/baseline_git.h"
+#include "ci/report/junit.h"
+#include "base/outpath.h"
+#include "ci/store/run_json.h"
+#include "ci/store/run_json_read.h"
+#include "ci/store/run_merge.h"
+#include "ci/report/summary.h"
 #include "gate/config/config.h"
 #include "gate/config/discover.h"
 #include "gate/error.h"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ci/snapshot_json.h"
-#include "ci/snapshot_text.h"
+#include "ci/store/snapshot_json.h"
+#include "ci/report/snapshot_text.h"
 #include "gate/error.h"
 #include "gate/config/config.h"
 #include "gate/config/discover.h"

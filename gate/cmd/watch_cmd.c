@@ -27,7 +27,7 @@
 
 #include <jansson.h>
 
-#include "ci/atomic.h"
+#include "base/atomic.h"
 #include "gate/error.h"
 #include "gate/node/clock.h"
 #include "gate/exit.h"

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ci/errtext.h"
-#include "ci/readfile.h"
+#include "base/errtext.h"
+#include "base/readfile.h"
 #include "gate/config/config_internal.h"
 #include "gate/config/toml.h"
 #include "gate/config/units.h"

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ci/errtext.h"
+#include "base/errtext.h"
 
 int discover_project(const char *dir, enum discover_need need, const char *alt, char out[PATH_MAX],
                      char *err, size_t errlen)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/utf8.h"
+#include "base/utf8.h"
 #include "gate/config/toml.h"
 #include "gate/config/toml_internal.h"
 

@@ -3,7 +3,7 @@
 #include "gate/node/eic.h"
 
 #include "gate/node/eic_backend.h"
-#include "ci/errtext.h"
+#include "base/errtext.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include "gate/node/clock.h"
 #include "gate/node/eic_backend.h"
 #include "gate/node/epmd.h"
-#include "ci/errtext.h"
+#include "base/errtext.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>

@@ -8,7 +8,7 @@
 
 #include "gate/node/clock.h"
 #include "gate/node/eic_backend.h"
-#include "ci/errtext.h"
+#include "base/errtext.h"
 
 #include <errno.h>
 #include <poll.h>

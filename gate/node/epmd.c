@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ci/errtext.h"
+#include "base/errtext.h"
 #include "gate/node/clock.h"
 
 #define EPMD_PORT_PLEASE2_REQ 122

@@ -14,7 +14,7 @@
 
 #include <ei.h>
 
-#include "ci/errtext.h"
+#include "base/errtext.h"
 #include "gate/node/clock.h"
 #include "gate/node/reaper.h"
 #include "gate/node/signals.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/errtext.h"
+#include "base/errtext.h"
 
 const struct term_limits term_limits_default = {
         .max_depth = 32,

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ci/errtext.h"
-#include "ci/readfile.h"
+#include "base/errtext.h"
+#include "base/readfile.h"
 #include "gate/probe/probe.h"
 
 #define DEFAULT_TEST_CAP 200000

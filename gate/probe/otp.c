@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/errtext.h"
+#include "base/errtext.h"
 #include "gate/probe/probe_blob.h"
 
 /* "25" -> 25; "R16B03" -> 16 (releases before OTP 17 were named so); anything else 0 */

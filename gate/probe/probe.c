@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/errtext.h"
+#include "base/errtext.h"
 #include "gate/probe/probe_blob.h"
 #include "gate/probe/probe_fine.h" /* deep snapshots' fine level */
 #include "gate/probe/probe_inside.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/errtext.h"
+#include "base/errtext.h"
 
 /* Most rows of each list gate keeps: the probe sends tens; a node that sends more is cut. */
 #define FINE_ROWS_MAX 4096

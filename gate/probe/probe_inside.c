@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/errtext.h"
+#include "base/errtext.h"
 
 /* NULL for the empty binary, which the probe sends for "none", and for an absent key; -1
  * when t is no text. */

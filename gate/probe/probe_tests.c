@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/errtext.h"
-#include "ci/utf8.h"
+#include "base/errtext.h"
+#include "base/utf8.h"
 #include "gate/probe/faithful.h"
 #include "gate/probe/probe_tags.h"
 #include "rules/attribution.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/errtext.h"
+#include "base/errtext.h"
 #include "gate/probe/probe.h"
 
 /* the tuple's fields after t, in this order (gate_probe's SAMPLE_KEYS, then the counts) */

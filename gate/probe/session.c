@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ci/errtext.h"
-#include "ci/readfile.h"
+#include "base/errtext.h"
+#include "base/readfile.h"
 #include "gate/node/clock.h"
 #include "gate/node/node_tail.h"
 #include "gate/probe/otp.h"

@@ -1,5 +1,5 @@
 /* gate/run/baseline_step.c: the baseline step of `gate run` (see baseline_step.h). */
-#include "ci/errtext.h"
+#include "base/errtext.h"
 #include "gate/run/baseline_step.h"
 
 #include <errno.h>
@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ci/baseline.h"
-#include "ci/outpath.h"
+#include "ci/store/baseline_file.h"
+#include "base/outpath.h"
 #include "gate/version.h"
 
 static bool in_git_tree(const char *dir)

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ci/baseline_git.h"
+#include "ci/git/baseline_git.h"
 #include "rules/baseline.h"
 #include "rules/model.h"
 
@@ -30,7 +30,7 @@ struct baseline_step {
 	bool dirty;                   /* the working tree had local changes when the run began
 	                                 (other than the baseline file) */
 	bool allow_outside;           /* write the file even through a symlink that leads out of
-	                                 the project (ci/outpath.h) */
+	                                 the project (base/outpath.h) */
 	int partition; /* set before baseline_step_read: a partition's trend reads its
 	                  own figures from `gate merge`'s notes; 0: not partitioned */
 };

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/errtext.h"
+#include "base/errtext.h"
 #include "gate/probe/probe_blob.h"
 
 /* The reply's list of {NodeBin, Result}, checked. */

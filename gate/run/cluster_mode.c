@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "gate/run/pipeline.h"
-#include "rules/grow.h"
+#include "base/grow.h"
 #include "rules/origins.h"
 #include "rules/peak.h"
 #include "rules/rss.h"

@@ -1,6 +1,6 @@
 /* gate/run/exec.c: runs the external workload of `gate run --exec` in a process group of its own.
  */
-#include "ci/errtext.h"
+#include "base/errtext.h"
 #include "gate/run/exec.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
  *   - a workload says what runs between the two snapshots: mix test inside the node
  *     (suite_mode.c), or an outside command (exec_mode.c, --exec).
  * Attach mode is the session's (gate/probe/session.h): the same steps, a node gate did not
- * start. --repeat wraps the workload: its `again` hook runs it 2..N times (gate/run/repeat.h).
+ * start. --repeat wraps the workload: its `again` hook runs it 2..N times (gate/run/repeat_step.h).
  */
 #ifndef GATE_RUN_PIPELINE_H
 #define GATE_RUN_PIPELINE_H
@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "ci/baseline.h"
-#include "ci/errtext.h"
+#include "ci/store/baseline_file.h"
+#include "base/errtext.h"
 #include "gate/config/config.h"
 #include "gate/probe/probe.h"
 #include "gate/probe/sample.h"
@@ -24,7 +24,7 @@
 #include "gate/run/baseline_step.h"
 #include "gate/run/cluster.h"
 #include "gate/run/exec.h"
-#include "gate/run/repeat.h"
+#include "gate/run/repeat_step.h"
 #include "gate/run/run_opts.h"
 #include "rules/model.h"
 

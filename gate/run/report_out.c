@@ -1,5 +1,5 @@
 /* gate/run/report_out.c: the step summary, the HTML report and the annotations of a run. */
-#include "ci/errtext.h"
+#include "base/errtext.h"
 #include "gate/run/report_out.h"
 
 #include <errno.h>
@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ci/annotate.h"
-#include "ci/atomic.h"
-#include "ci/html.h"
-#include "ci/readfile.h"
-#include "ci/markdown.h"
+#include "ci/report/annotate.h"
+#include "base/atomic.h"
+#include "ci/report/html.h"
+#include "base/readfile.h"
+#include "ci/report/markdown.h"
 
 /* An existing step summary file larger than this is not read back to append to it. */
 #define SUMMARY_APPEND_MAX (8 * 1024 * 1024)
@@ -75,7 +75,7 @@ static int read_existing(char **out, size_t *len, const char *path, char *err, s
 static int write_summary(const char *path, bool append, const struct report_data *d, char *err,
                          size_t errlen)
 {
-	struct report_buf md = {0};
+	struct textbuf md = {0};
 	char *old = NULL;
 	size_t oldlen = 0;
 	int rc = -1;
@@ -100,15 +100,15 @@ static int write_summary(const char *path, bool append, const struct report_data
 		if (!nl)
 			both[n++] = '\n';
 		both[n++] = '\n';
-		memcpy(both + n, md.data, md.len);
+		memcpy(both + n, md.s, md.len);
 		rc = atomic_file_replace(path, both, n + md.len, err, errlen);
 		free(both);
 	} else {
-		rc = atomic_file_replace(path, md.data ? md.data : "", md.len, err, errlen);
+		rc = atomic_file_replace(path, md.s ? md.s : "", md.len, err, errlen);
 	}
 out:
 	free(old);
-	report_buf_free(&md);
+	textbuf_free(&md);
 	return rc;
 }
 

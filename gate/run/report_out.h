@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ci/baseline_git.h"
-#include "ci/report.h"
+#include "ci/git/baseline_git.h"
+#include "ci/report/report.h"
 
 /* Noted runs the HTML trend chart shows at most. */
 #define REPORT_OUT_HISTORY_MAX 100

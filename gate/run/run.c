@@ -19,11 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ci/iterations.h"
-#include "ci/junit.h"
-#include "ci/outpath.h"
-#include "ci/run_json.h"
-#include "ci/summary.h"
+#include "ci/report/iterations.h"
+#include "ci/report/junit.h"
+#include "base/outpath.h"
+#include "ci/store/run_json.h"
+#include "ci/report/summary.h"
 #include "gate/config/discover.h"
 #include "gate/error.h"
 #include "gate/exit.h"

@@ -46,7 +46,7 @@ struct run_opts {
 	const char *comment_flag; /* --comment-flag FILE: "true"/"false", post a review comment */
 	bool no_attribution;      /* --no-attribution (hidden, for the bench): no module events */
 	bool allow_outside;       /* --allow-outside: write outputs through symlinks that lead out
-	                             of the project (ci/outpath.h) */
+	                             of the project (base/outpath.h) */
 	/* warm-up or leak */
 	int repeat;        /* --repeat N: the suite N times in one node; 0: [run] repeat */
 	int64_t sample_ms; /* --sample INTERVAL: light snapshots during the run; 0: none */

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz.c: the input reader and model builder the fuzz targets share (fuzz.h). */
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 #include <stdarg.h>
 #include <stdio.h>

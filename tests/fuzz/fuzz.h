@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ci/junit.h"
+#include "ci/report/junit.h"
 #include "rules/model.h"
 
 /* The fuzzer's input, consumed from the front. Past the end every read gives 0 / "". */

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_annotate.c: GitHub annotations (ci/annotate.c) fed hostile strings.
+/* tests/fuzz/fuzz_annotate.c: GitHub annotations (ci/report/annotate.c) fed hostile strings.
  * Oracle: every line is one workflow command of ours (`::error ` or `::notice`), no CR, and
  * after the command's `::` separator the message holds no '%' that is not one of the
  * toolkit's escapes (%25, %0D, %0A) - so a name cannot end the command or start another. */
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/annotate.h"
-#include "fuzz_report.h"
+#include "ci/report/annotate.h"
+#include "tests/fuzz/fuzz_report.h"
 
 static int escaped_ok(const char *p, size_t n, int props)
 {

@@ -1,10 +1,10 @@
-/* tests/fuzz/fuzz_baseline.c: the baseline JSON loader (ci/baseline.c) on files and notes.
- * Oracle: a baseline that parses formats to text that parses again and formats the same. */
+/* tests/fuzz/fuzz_baseline.c: the baseline JSON loader (ci/store/baseline_file.c) on files and
+ * notes. Oracle: a baseline that parses formats to text that parses again and formats the same. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/baseline.h"
-#include "fuzz.h"
+#include "ci/store/baseline_file.h"
+#include "tests/fuzz/fuzz.h"
 
 static void round_trip(const struct baseline *b, int summary)
 {

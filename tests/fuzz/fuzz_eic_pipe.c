@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 #include "gate/node/eic.h"
 
 /* What a plain reading of the stream says about the frame at *at: 1 a term (its text in

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_html.c: the HTML report (ci/html.c) fed hostile strings. Oracle: the page
+/* tests/fuzz/fuzz_html.c: the HTML report (ci/report/html.c) fed hostile strings. Oracle: the page
  * is well-formed XML that libxml2 reads back (so no name broke out of its element or
  * attribute), valid UTF-8, and holds no <script> and no </style> but gate's own. */
 #include <stdio.h>
@@ -7,8 +7,8 @@
 
 #include <libxml/parser.h>
 
-#include "ci/html.h"
-#include "fuzz_report.h"
+#include "ci/report/html.h"
+#include "tests/fuzz/fuzz_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

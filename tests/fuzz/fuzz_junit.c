@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_junit.c: the JUnit writer (ci/junit.c) fed hostile strings. Oracle: the
+/* tests/fuzz/fuzz_junit.c: the JUnit writer (ci/report/junit.c) fed hostile strings. Oracle: the
  * report is written and is well-formed XML that libxml2 reads back, every time. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 
 #include <libxml/parser.h>
 
-#include "fuzz.h"
+#include "tests/fuzz/fuzz.h"
 
 static char path[64];
 

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_markdown.c: the Markdown step summary (ci/markdown.c) fed hostile strings.
+/* tests/fuzz/fuzz_markdown.c: the Markdown step summary (ci/report/markdown.c) fed hostile strings.
  * Oracle: valid UTF-8, under MARKDOWN_SUMMARY_MAX, no raw HTML from the suite (no '<' but in
  * gate's own tags), no control character but newline, and every table row that starts with
  * '|' ends with '|' on the same line (a name cannot break the table). */
@@ -6,19 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/markdown.h"
-#include "fuzz_report.h"
+#include "ci/report/markdown.h"
+#include "tests/fuzz/fuzz_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_model m;
-	struct report_buf b = {0};
+	struct textbuf b = {0};
 	size_t at = 0;
 	fuzz_model_make(&m, data, size);
 	struct report_data d = fuzz_report_data(&m, data, size);
 	if (markdown_summary_format(&b, &d) < 0)
 		fuzz_fail("markdown_summary_format: out of memory");
-	const char *s = b.data ? b.data : "";
+	const char *s = b.s ? b.s : "";
 	size_t n = b.len;
 	if (n > MARKDOWN_SUMMARY_MAX)
 		fuzz_fail("the summary is %zu bytes, over the cap", n);
@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_fail("a table row does not end with '|': %.*s", (int)l, line);
 		line += l + 1;
 	}
-	free(b.data);
+	free(b.s);
 	fuzz_model_clear(&m);
 	return 0;
 }

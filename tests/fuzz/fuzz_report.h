@@ -1,5 +1,5 @@
-/* tests/fuzz/fuzz_report.h: the report_data the CI writers (ci/markdown.c, ci/html.c,
- * ci/annotate.c) are given, built from a fuzz model, and the oracles they share. */
+/* tests/fuzz/fuzz_report.h: the report_data the CI writers (ci/report/markdown.c, ci/report/html.c,
+ * ci/report/annotate.c) are given, built from a fuzz model, and the oracles they share. */
 #ifndef GATE_FUZZ_REPORT_H
 #define GATE_FUZZ_REPORT_H
 
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/report.h"
-#include "fuzz.h"
+#include "ci/report/report.h"
+#include "tests/fuzz/fuzz.h"
 
 /* The run as the writers see it: both snapshots (the model's one, twice), every finding and
  * test, the meta strings as project, node, root and JUnit path, an error when the input says so. */

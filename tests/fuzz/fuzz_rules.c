@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/summary.h"
-#include "fuzz.h"
+#include "ci/report/summary.h"
+#include "tests/fuzz/fuzz.h"
 #include "gate/config/config.h"
 #include "rules/rules.h"
 

@@ -1,17 +1,17 @@
-/* tests/fuzz/fuzz_run_json.c: the run result reader (ci/run_json_read.c), what `gate merge` reads
- * from files other CI jobs uploaded, then the merge on top (ci/run_merge.c) with the result as
- * the only partition present. Oracle: a refusal names the file and leaves the result zeroed; an
- * accepted result holds what the merge relies on (the format, the gate, the digest, a partition
- * k of n, every test's module and name, every finding's verdict).
- * fuzz-max-len: 131072 (the seeds are real results of 75 kB; a smaller cap cuts them) */
+/* tests/fuzz/fuzz_run_json.c: the run result reader (ci/store/run_json_read.c), what `gate merge`
+ * reads from files other CI jobs uploaded, then the merge on top (ci/store/run_merge.c) with the
+ * result as the only partition present. Oracle: a refusal names the file and leaves the result
+ * zeroed; an accepted result holds what the merge relies on (the format, the gate, the digest, a
+ * partition k of n, every test's module and name, every finding's verdict). fuzz-max-len: 131072
+ * (the seeds are real results of 75 kB; a smaller cap cuts them) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/run_json.h"
-#include "ci/run_json_read.h"
-#include "ci/run_merge.h"
-#include "fuzz.h"
+#include "ci/store/run_json.h"
+#include "ci/store/run_json_read.h"
+#include "ci/store/run_merge.h"
+#include "tests/fuzz/fuzz.h"
 
 #define NAME "fuzz.json"
 

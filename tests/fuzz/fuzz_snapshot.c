@@ -1,13 +1,13 @@
-/* tests/fuzz/fuzz_snapshot.c: the snapshot writers (ci/snapshot_json.c, ci/snapshot_text.c)
- * fed hostile strings and figures. Oracle: the JSON is made whatever the names hold (a
- * name that is not UTF-8 must not lose the whole snapshot) and reads back as JSON. */
+/* tests/fuzz/fuzz_snapshot.c: the snapshot writers (ci/store/snapshot_json.c,
+ * ci/report/snapshot_text.c) fed hostile strings and figures. Oracle: the JSON is made whatever the
+ * names hold (a name that is not UTF-8 must not lose the whole snapshot) and reads back as JSON. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/snapshot_json.h"
-#include "ci/snapshot_text.h"
-#include "fuzz.h"
+#include "ci/store/snapshot_json.h"
+#include "ci/report/snapshot_text.h"
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

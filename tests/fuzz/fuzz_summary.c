@@ -1,12 +1,12 @@
-/* tests/fuzz/fuzz_summary.c: the console summary (ci/summary.c) fed hostile strings.
+/* tests/fuzz/fuzz_summary.c: the console summary (ci/report/summary.c) fed hostile strings.
  * Oracle: without colour the output holds no escape, no C0/C1 control but newline, and is
  * valid UTF-8, so nothing in a test name can act on the terminal of the person reading. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/summary.h"
-#include "fuzz.h"
+#include "ci/report/summary.h"
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

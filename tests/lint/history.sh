@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/lint/history.sh: the code and the product's text say why, not which work item: no
-# tracked file but CHANGELOG.md (where the history lives) cites a work item by number ("issue
-# 27", "issues 19 and 25"). The repository has no tracker to follow such a number to, and a
-# reader needs the reason in the present tense.
+# tracked file but CHANGELOG.md (where the history lives) cites a work item by number (the
+# word issue followed by its number). The repository has no tracker to follow such a number
+# to, and a reader needs the reason in the present tense.
 # usage: sh tests/lint/history.sh [FILE...]   (default: git ls-files); exit 1 names each line
 set -u
 

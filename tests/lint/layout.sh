@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/lint/layout.sh: the house layout, checked (make lint, run by .ci/run):
-#   - includes run one way: gate/ -> ci/ -> rules/, and inside gate/ from the commands down:
-#     cmd -> run -> probe -> node -> config, with gate/*.h (exit, error, version) under all;
+#   - includes run one way, down the rooms: gate/ (from the commands down: cmd -> run ->
+#     probe -> node -> config, with gate/*.h (exit, error, version) under all) -> ci/git ->
+#     ci/store -> ci/report -> judge -> rules -> base; every include names its folder from
+#     the repository's root ("rules/model.h", never "model.h");
 #   - no include circle between modules (X.c and X.h are one module);
 #   - no source file (C, Erlang, shell, JavaScript, YAML, the Makefile) over 1000 lines;
 #   - no C function over 150 lines.
@@ -14,24 +16,34 @@ say() { echo "layout: $*" >&2; fail=1; }
 # the rank of a file's layer: a file may include only its own rank or lower
 rank() {
 	case "$1" in
-	rules/*) echo 0 ;;
-	ci/*) echo 1 ;;
+	base/*) echo 0 ;;
+	rules/*) echo 1 ;;
+	judge/*) echo 2 ;;
+	ci/report/*) echo 3 ;;
+	ci/store/*) echo 4 ;;
+	ci/git/*) echo 5 ;;
 	gate/*/*)
 		case "$1" in
-		gate/config/*) echo 2 ;;
-		gate/node/*) echo 3 ;;
-		gate/probe/*) echo 4 ;;
-		gate/run/*) echo 5 ;;
-		gate/cmd/*) echo 6 ;;
-		*) echo 9 ;;
+		gate/config/*) echo 7 ;;
+		gate/node/*) echo 8 ;;
+		gate/probe/*) echo 9 ;;
+		gate/run/*) echo 10 ;;
+		gate/cmd/*) echo 11 ;;
+		*) echo 99 ;;
 		esac ;;
-	gate/main.c) echo 7 ;;
-	gate/*) echo 1 ;; # exit.h, error.h, version.h: beside ci/, under every room of gate/
-	*) echo 9 ;;
+	gate/main.c) echo 12 ;;
+	gate/*) echo 6 ;; # exit.h, error.h, version.h: above ci/, under every room of gate/
+	*) echo 99 ;;
 	esac
 }
 
-SRC=$(find rules ci gate -name '*.[ch]' | sort)
+SRC=$(find base rules judge ci gate -name '*.[ch]' 2>/dev/null | sort)
+for f in $SRC; do
+	grep -n '^#include "[^/"]*"' "$f" | while IFS= read -r hit; do
+		echo "layout: $f:${hit%%:*}: ${hit#*:}: name the header's folder from the repository's root" >&2
+	done
+	grep '^#include "[^/"]*"' "$f" && fail=1
+done
 EDGES=$(mktemp)
 trap 'rm -f "$EDGES"' EXIT
 for f in $SRC; do
@@ -47,7 +59,7 @@ done >"$EDGES"
 
 while read -r from to; do
 	rf=$(rank "$from"); rt=$(rank "$to")
-	if [ "$rt" -gt "$rf" ]; then say "$from includes $to: an upward include (gate/cmd -> gate/run -> gate/probe -> gate/node -> gate/config -> ci -> rules)"; fi
+	if [ "$rt" -gt "$rf" ]; then say "$from includes $to: an upward include (gate/cmd -> gate/run -> gate/probe -> gate/node -> gate/config -> ci/git -> ci/store -> ci/report -> judge -> rules -> base)"; fi
 done <"$EDGES"
 
 # module-level circles: X.c/X.h as module X; depth-first search for a back edge

@@ -359,7 +359,7 @@ case_cookie_never_leaks_loopback_only() {
 	no_leftovers "$d"
 }
 
-# Outputs inside the project do not follow a symlink out of it (ci/outpath.h): refused with
+# Outputs inside the project do not follow a symlink out of it (base/outpath.h): refused with
 # exit 2 before the suite runs, nothing written at the link's target; --allow-outside and an
 # absolute path given on the command line are obeyed.
 case_symlink_outside_refused() {

@@ -1,0 +1,239 @@
+/* ci/store/run_json.c: the run result as JSON (see run_json.h). */
+#include "ci/store/run_json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/atomic.h"
+#include "base/errtext.h"
+#include "ci/store/fine_json.h" /* the run's "peak" and "rss" */
+#include "ci/report/iterations.h"
+#include "ci/store/json_text.h"
+#include "ci/store/snapshot_json.h"
+
+/* every test, as `gate merge` needs it to write the merged JUnit report */
+static json_t *cases_json(const struct test_run *run)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < run->count; i++) {
+		const struct test_result *t = &run->tests[i];
+		json_t *o = json_pack("{s:s?, s:s?, s:s?, s:i, s:I, s:s, s:s?, s:s?, s:s?}",
+		                      "module", t->module, "name", t->name, "file", t->file, "line",
+		                      t->line, "time_us", (json_int_t)t->time_us, "state",
+		                      test_state_name(t->state), "message", t->message, "reason",
+		                      t->reason, "app", t->app && *t->app ? t->app : NULL);
+		if (!o || json_array_append_new(a, o) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* each test module's attributed growth (the JUnit's suite properties, the summary's top
+ * growing), so that `gate merge` reports it as the partition's run did */
+static json_t *delta_json(const struct mem_delta *d)
+{
+	json_t *o = json_object();
+	for (int c = 0; o && c < MEM_CAT_COUNT; c++)
+		if (json_object_set_new(o, mem_cat_name((enum mem_cat)c),
+		                        json_integer((json_int_t)d->mem[c])) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	if (o &&
+	    (json_object_set_new(o, "processes", json_integer((json_int_t)d->processes)) < 0 ||
+	     json_object_set_new(o, "ets_tables", json_integer((json_int_t)d->ets_tables)) < 0)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static json_t *modules_json(const struct test_run *run)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < run->nmodules; i++) {
+		const struct module_growth *m = &run->modules[i];
+		json_t *o = json_pack("{s:s?, s:b, s:b, s:I, s:I, s:o}", "module", m->module,
+		                      "async", m->async, "finished", m->finished, "overlapped",
+		                      (json_int_t)m->overlapped, "time_us", (json_int_t)m->time_us,
+		                      "delta", delta_json(&m->delta));
+		if (!o || json_array_append_new(a, o) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static json_t *tests_json(const struct test_run *run)
+{
+	struct test_counts tc = test_run_count(run);
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)tc.total, "passed",
+	                      (json_int_t)tc.passed, "failed", (json_int_t)tc.failed, "skipped",
+	                      (json_int_t)tc.skipped, "invalid", (json_int_t)tc.invalid);
+	if (!o)
+		return NULL;
+	/* what the verdict is made of besides the counts (model_verdict_tally) */
+	int bad = json_object_set_new(o, "cases", cases_json(run));
+	bad |= json_object_set_new(o, "finished", json_boolean(run->finished));
+	bad |= json_object_set_new(o, "suite_ran", json_boolean(run->suite_ran));
+	bad |= json_object_set_new(o, "mix_reported", json_boolean(run->mix_reported));
+	bad |= json_object_set_new(o, "mix_status", json_integer(run->mix_status));
+	bad |= json_object_set_new(o, "mix_reason",
+	                           run->mix_reason ? json_string(run->mix_reason) : json_null());
+	bad |= json_object_set_new(o, "mix_explained", json_boolean(run->mix_explained));
+	bad |= json_object_set_new(o, "seed", json_integer((json_int_t)run->seed));
+	bad |= json_object_set_new(o, "modules", modules_json(run));
+	bad |= json_object_set_new(o, "attribution",
+	                           json_string(run->attribution == ATTRIBUTION_TEST     ? "test"
+	                                       : run->attribution == ATTRIBUTION_MODULE ? "module"
+	                                                                                : "off"));
+	bad |= json_object_set_new(o, "attribution_sync", json_boolean(run->attribution_sync));
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* the rest of a finding, so that `gate merge` reports it as the run did */
+static int finding_more_json(json_t *o, const struct finding *f)
+{
+	int bad =
+	        json_object_set_new(o, "detail", f->detail ? json_string(f->detail) : json_null());
+	bad |= json_object_set_new(o, "explained",
+	                           f->explained ? json_string(f->explained) : json_null());
+	bad |= json_object_set_new(o, "warned", json_boolean(f->warned));
+	bad |= json_object_set_new(o, "culprit",
+	                           f->culprit ? json_string(f->culprit) : json_null());
+	bad |= json_object_set_new(o, "culprit_test",
+	                           f->culprit_test ? json_string(f->culprit_test) : json_null());
+	bad |= json_object_set_new(o, "file", f->file ? json_string(f->file) : json_null());
+	bad |= json_object_set_new(o, "line", json_integer(f->line));
+	bad |= json_object_set_new(o, "unit",
+	                           json_string(f->unit == UNIT_COUNT ? "count" : "bytes"));
+	bad |= json_object_set_new(o, "show", json_integer((json_int_t)f->show));
+	/* the structure a finding names, and what explains one that is context */
+	if (f->structure_key) {
+		bad |= json_object_set_new(o, "structure_key", json_string(f->structure_key));
+		bad |= json_object_set_new(
+		        o, "structure",
+		        json_string(f->structure ? f->structure : f->structure_key));
+	}
+	if (f->explained_by)
+		bad |= json_object_set_new(o, "explained_by", json_string(f->explained_by));
+	return bad ? -1 : 0;
+}
+
+static json_t *findings_json(const struct findings *fs)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < fs->count; i++) {
+		const struct finding *f = &fs->items[i];
+		json_t *o = json_pack("{s:s?, s:s?, s:s, s:I, s:I, s:I, s:I, s:f, s:s?}", "rule",
+		                      f->rule, "subject", f->subject, "verdict",
+		                      verdict_name(f->verdict), "before", (json_int_t)f->before,
+		                      "after", (json_int_t)f->after, "delta", (json_int_t)f->delta,
+		                      "floor", (json_int_t)f->floor, "max_pct", f->max_pct,
+		                      "message", f->message);
+		if (o && finding_more_json(o, f) < 0) {
+			json_decref(o);
+			o = NULL;
+		}
+		/* json_array_append_new takes o even when it fails */
+		if (!o || json_array_append_new(a, o) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+void run_json_digest(char out[17], const char *text, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)text[i];
+		h *= 1099511628211ULL;
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* The document; NULL when out of memory. */
+static json_t *run_json_build(const struct run_json *d, char *err, size_t errlen)
+{
+	json_t *root = json_object();
+	json_t *base = d->baseline ? baseline_json(d->baseline, err, errlen) : json_null();
+	if (!root || !base) {
+		json_decref(root);
+		json_decref(base);
+		return NULL;
+	}
+	/* json_object_set_new takes the value even when it fails; a NULL value fails it */
+	int bad = json_object_set_new(root, "baseline", base);
+	bad |= json_object_set_new(root, "format", json_string(RUN_JSON_FORMAT));
+	bad |= json_object_set_new(root, "gate", json_string(d->gate_version));
+	bad |= json_object_set_new(root, "project", json_string(d->project));
+	bad |= json_object_set_new(root, "commit",
+	                           d->commit ? json_string(d->commit) : json_null());
+	bad |= json_object_set_new(root, "verdict", json_string(d->passed ? "passed" : "failed"));
+	bad |= json_object_set_new(root, "started", json_integer((json_int_t)d->started));
+	bad |= json_object_set_new(root, "tests", tests_json(d->tests));
+	bad |= json_object_set_new(root, "findings", findings_json(d->findings));
+	bad |= json_object_set_new(root, "before", snapshot_json(d->before));
+	bad |= json_object_set_new(root, "after", snapshot_json(d->after));
+	/* the run's peak and RSS against the allocators */
+	bad |= json_object_set_new(root, "peak", d->after ? fine_json_peak(d->after) : json_null());
+	bad |= json_object_set_new(root, "rss", fine_json_rss(d->before, d->after));
+	/* for `gate merge`: which partition, the configuration, where the test files are */
+	bad |= json_object_set_new(
+	        root, "partition",
+	        d->partition > 0 ? json_pack("{s:i, s:i}", "k", d->partition, "n", d->partitions)
+	                         : json_null());
+	bad |= json_object_set_new(root, "config_digest",
+	                           d->config_digest ? json_string(d->config_digest) : json_null());
+	bad |= json_object_set_new(root, "repo_root",
+	                           d->repo_root ? json_string(d->repo_root) : json_null());
+	if (d->merged) {
+		json_t *m = json_array();
+		for (size_t i = 0; m && i < d->nmerged; i++)
+			if (json_array_append_new(m, json_integer(d->merged[i])) < 0) {
+				json_decref(m);
+				m = NULL;
+			}
+		bad |= json_object_set_new(root, "merged", m);
+	}
+	if (d->iterations)
+		bad |= json_object_set_new(root, "iterations", iterations_json(d->iterations));
+	if (d->samples)
+		bad |= json_object_set_new(root, "samples", samples_json(d->samples));
+	if (bad) {
+		errtext_set(err, errlen, NULL, "out of memory");
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+int run_json_write(const char *path, const struct run_json *d, char *err, size_t errlen)
+{
+	char why[1024] = "out of memory";
+	json_t *root = run_json_build(d, why, sizeof(why));
+	size_t len = 0;
+	char *text = root ? json_text(root, JSON_SORT_KEYS | JSON_INDENT(2), &len) : NULL;
+	json_decref(root);
+	if (!text) {
+		errtext_set(err, errlen, "--json", "%s: %s", path, why);
+		return -1;
+	}
+	int rc = atomic_file_replace(path, text, len, why, sizeof(why));
+	free(text);
+	if (rc < 0)
+		errtext_set(err, errlen, "--json", "%s", why);
+	return rc;
+}
