@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "rules/blame.h"
 #include "rules/culprits.h"
-#include "base/grow.h"
 #include "rules/tags.h"
 
 static struct module_growth *module_add(struct test_run *run, size_t *cap,

@@ -58,7 +58,8 @@ int consolidate_context(struct finding *f, const char *by);
  * failure (out is then as consistent as before: every finding is whole). */
 int consolidate_findings(struct findings *out, size_t start);
 
-/* Only the ordering above (rules_check_all, before the baseline rules ran). */
+/* Only the ordering above (the judge's "one leak, one finding" step, before the baseline
+ * rules ran: judge/judge.c). */
 int consolidate_order(struct findings *out, size_t start);
 
 #endif

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rules/consolidate.h"
 #include "base/grow.h"
+#include "rules/consolidate.h"
 
 const char *rules_display(const char *name)
 {

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "rules/consolidate.h"
 #include "rules/drilldown.h"
-#include "base/grow.h"
 
 #define RULE "ets"
 

@@ -9,20 +9,20 @@
 
 #include "rules/alloc.h"
 #include "rules/atom.h"
-#include "rules/modules.h"
 #include "rules/attribution.h"
 #include "rules/baseline.h"
 #include "rules/binary.h"
 #include "rules/drilldown.h"
 #include "rules/ets.h"
+#include "rules/fine.h" /* [rss], [peak], [process] max_heap */
 #include "rules/growth.h"
 #include "rules/model.h"
+#include "rules/modules.h"
 #include "rules/ports.h"
 #include "rules/process.h"
 #include "rules/pterm.h"
 #include "rules/structure.h"
 #include "rules/tags.h"
-#include "rules/fine.h" /* [rss], [peak], [process] max_heap */
 
 struct rules_config {
 	struct growth_config growth;     /* [growth], [growth.<category>] */
@@ -48,15 +48,5 @@ void rules_config_default(struct rules_config *cfg);
 
 /* Frees what cfg owns and zeroes it; NULL and a zeroed cfg are no-ops. */
 void rules_config_clear(struct rules_config *cfg);
-
-/* Appends the findings of growth, ets, binary, process, atom, allocator, ports and
- * persistent_term (then judged again by growth_consolidate and ordered failing first, the
- * most specific first: rules.c) to out (the baseline rules need the stored baseline and run
- * elsewhere), then names what grew first in every failing category (drilldown_annotate). run may be
- * NULL (no tests: the atom rule's per-test allowance is 0). Returns 0, or -1 on allocation failure
- * (out keeps what was added). */
-int rules_check_all(struct findings *out, const struct snapshot *before,
-                    const struct snapshot *after, const struct test_run *run,
-                    const struct rules_config *cfg);
 
 #endif

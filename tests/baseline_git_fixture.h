@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tests/helpers.h"
 #include "ci/git/baseline_git.h"
+#include "tests/helpers.h"
 
 #define TS_2026_12_02_NOON 1796212800
 

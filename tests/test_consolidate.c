@@ -1,6 +1,7 @@
 /* tests/test_consolidate.c: one cause, one failing finding across rule families
  * (rules/consolidate.c): the structure rules, growth, the baseline's and trend's rows and the
  * tags' limits, on hand-built snapshots. */
+#include "tests/judge_fixture.h"
 #include "tests/rules_fixture.h"
 
 #include "rules/consolidate.h"
@@ -68,7 +69,7 @@ static void judge_mr(struct findings *f, const struct snapshot *b, const struct 
 	for (int i = 0; i < 3; i++)
 		base_of(&hist[i], b);
 	bc.trend_window = 3;
-	assert_int_equal(rules_check_all(f, b, a, NULL, c), 0);
+	assert_int_equal(judge_rules(f, b, a, NULL, c), 0);
 	assert_int_equal(baseline_check(f, a, &base, &bc, "HEAD:.gate/baseline.json"), 0);
 	assert_int_equal(trend_check(f, a, hist, 3, &bc), 0);
 	assert_int_equal(consolidate_findings(f, 0), 0);
@@ -259,7 +260,7 @@ static void test_baseline_row_most_explained(void **state)
 		s->mem[MEM_TOTAL] += 3000000;
 	}
 	fill_table(&a, "sessions", 6000000, 0, false);
-	assert_int_equal(rules_check_all(&f, &b, &a, NULL, &c), 0);
+	assert_int_equal(judge_rules(&f, &b, &a, NULL, &c), 0);
 	assert_int_equal(baseline_check(&f, &a, &base, &bc, "HEAD:x"), 0);
 	assert_int_equal(consolidate_findings(&f, 0), 0);
 	assert_int_equal(failing(&f), 1);
@@ -283,7 +284,7 @@ static void test_baseline_row_most_explained(void **state)
 		s->mem[MEM_TOTAL] += 9000000 + (k ? 3000000 : 0);
 	}
 	fill_table(&a, "sessions", 2000000, 0, false);
-	assert_int_equal(rules_check_all(&f, &b, &a, NULL, &c), 0);
+	assert_int_equal(judge_rules(&f, &b, &a, NULL, &c), 0);
 	assert_int_equal(baseline_check(&f, &a, &base, &bc, "HEAD:x"), 0);
 	assert_int_equal(consolidate_findings(&f, 0), 0);
 	expect(&f, "baseline", "ets", VERDICT_FAIL);

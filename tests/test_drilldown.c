@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "ci/store/snapshot_json.h"
-#include "gate/probe/probe.h"
 #include "gate/node/term.h"
+#include "gate/probe/probe.h"
 #include "rules/rules.h"
 
 /* ---- building snapshots (owned by the snapshot: snapshot_clear frees them) ---- */

@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "ci/report/html.h"
 #include "ci/report/junit.h"
 #include "ci/report/markdown.h"
 #include "ci/report/summary.h"
-#include "base/utf8.h"
-#include "gate/probe/probe.h"
 #include "gate/node/term.h"
+#include "gate/probe/probe.h"
 
 static const char name[] = "test a\0b\x01"
                            "c\x7f"

@@ -13,12 +13,12 @@
 #include <ei.h>
 #include <libxml/parser.h>
 
-#include "ci/report/junit.h"
 #include "base/outpath.h"
-#include "ci/store/snapshot_json.h"
+#include "ci/report/junit.h"
 #include "ci/report/summary.h"
-#include "gate/probe/probe.h"
+#include "ci/store/snapshot_json.h"
 #include "gate/node/term.h"
+#include "gate/probe/probe.h"
 #include "tests/helpers.h"
 
 /* ---- the term decoder (fuzz_term) ---- */

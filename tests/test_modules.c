@@ -1,5 +1,6 @@
 /* tests/test_modules.c: the code row judged by where modules came from, and the modules rule
  * (modules created during the run), on hand-built snapshots. */
+#include "tests/judge_fixture.h"
 #include "tests/rules_fixture.h"
 
 /* A before/after pair whose code grew by code_grew bytes and literals by lits_grew, with the
@@ -80,7 +81,7 @@ static void test_big_suite_passes(void **state)
 	rules_config_default(&c);
 	pair(&b, &a, 10000000, 9700000, (struct code_class){1510, 8000000},
 	     (struct code_class){48, 2000000}, (struct code_class){0, 0});
-	assert_int_equal(rules_check_all(&f, &b, &a, NULL, &c), 0);
+	assert_int_equal(judge_rules(&f, &b, &a, NULL, &c), 0);
 	assert_int_equal(findings_failed(&f), 0);
 	const struct finding *code = expect(&f, "growth", "code", VERDICT_PASS);
 	has(code, "the suite's own modules +19.7 MB (1 510 test modules of this suite, 48 modules "
@@ -108,7 +109,7 @@ static void test_created_leak_is_one_finding(void **state)
 	a.mem[MEM_BINARY] += 2700000; /* the templates' text, literal refc binaries */
 	a.mem[MEM_SYSTEM] += 2700000;
 	a.mem[MEM_TOTAL] += 2700000;
-	assert_int_equal(rules_check_all(&f, &b, &a, NULL, &c), 0);
+	assert_int_equal(judge_rules(&f, &b, &a, NULL, &c), 0);
 	assert_int_equal(findings_failed(&f), 1);
 	const struct finding *m = expect(&f, "modules", "created", VERDICT_FAIL);
 	has(m, "CodeLeak.Tpl.* x 1 500 created during the run and still loaded");

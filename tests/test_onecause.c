@@ -2,6 +2,7 @@
  * rules/ports.c, rules/growth.c, rules/drilldown.c, then rules/consolidate.c): a planner's
  * tables of several names under one owner, sockets with their drivers' memory, one process
  * whose heap and binaries both grew; and every leaking atom shape in the headline. */
+#include "tests/judge_fixture.h"
 #include "tests/rules_fixture.h"
 
 #include "rules/consolidate.h"
@@ -22,7 +23,7 @@ static void judge(struct findings *f, const struct snapshot *b, const struct sna
 {
 	struct rules_config c;
 	rules_config_default(&c);
-	assert_int_equal(rules_check_all(f, b, a, NULL, &c), 0);
+	assert_int_equal(judge_rules(f, b, a, NULL, &c), 0);
 	assert_int_equal(consolidate_findings(f, 0), 0);
 	rules_config_clear(&c);
 }

@@ -1,5 +1,6 @@
-/* tests/test_rules.c: the ets and binary rules, and rules_check_all, on hand-built snapshots
+/* tests/test_rules.c: the ets and binary rules, and the judge's rule steps, on hand-built snapshots
  * (tests/test_rules_process.c: the process, atom and allocator rules). */
+#include "tests/judge_fixture.h"
 #include "tests/rules_fixture.h"
 
 /* ---- shared helpers ---- */
@@ -543,7 +544,7 @@ static void test_rules_config_default(void **state)
 
 /* The defaults on a clean run: with deep data everything passes; a light snapshot skips the
  * deep checks and fails nothing. */
-static void test_rules_check_all_clean(void **state)
+static void test_judge_rules_clean(void **state)
 {
 	(void)state;
 	struct rules_config c;
@@ -573,7 +574,7 @@ static void test_rules_check_all_clean(void **state)
 	a.code_test = (struct code_class){12, 600000};
 	a.code_disk = (struct code_class){40, 1400000};
 	a.code_created = (struct code_class){1, 4000};
-	assert_int_equal(rules_check_all(&f, &b, &a, &run, &c), 0);
+	assert_int_equal(judge_rules(&f, &b, &a, &run, &c), 0);
 	assert_int_equal(findings_failed(&f), 0);
 	for (size_t i = 0; i < f.count; i++)
 		if (f.items[i].verdict != VERDICT_PASS)
@@ -600,7 +601,7 @@ static void test_rules_check_all_clean(void **state)
 	/* light snapshots: the deep families skip, atoms are still judged */
 	snap(&b);
 	snap(&a);
-	assert_int_equal(rules_check_all(&f, &b, &a, NULL, &c), 0);
+	assert_int_equal(judge_rules(&f, &b, &a, NULL, &c), 0);
 	assert_int_equal(findings_failed(&f), 0);
 	assert_int_equal(count(&f, "ets", VERDICT_SKIP), 1);
 	assert_int_equal(count(&f, "binary", VERDICT_SKIP), 1);
@@ -619,7 +620,7 @@ static void test_rules_check_all_clean(void **state)
  * over atom_used's 1 MB floor) within the atom rule's per-test allowance. The atom rows pass
  * as context, and total, which those atoms grew too, counts them as explained, never as
  * "the failing rows". */
-static void test_rules_check_all_atoms_of_a_big_suite(void **state)
+static void test_judge_rules_atoms_of_a_big_suite(void **state)
 {
 	(void)state;
 	struct rules_config c;
@@ -640,7 +641,7 @@ static void test_rules_check_all_atoms_of_a_big_suite(void **state)
 	b.mem[MEM_SYSTEM] = 10000000;
 	a.mem[MEM_SYSTEM] = 10000000 + 1230000 + 1900000;
 	a.atom_count = b.atom_count + 20100;
-	assert_int_equal(rules_check_all(&f, &b, &a, &run, &c), 0);
+	assert_int_equal(judge_rules(&f, &b, &a, &run, &c), 0);
 	for (size_t i = 0; i < f.count; i++)
 		if (f.items[i].verdict == VERDICT_FAIL)
 			fail_msg("%s/%s: %s", f.items[i].rule, f.items[i].subject,
@@ -657,7 +658,7 @@ static void test_rules_check_all_atoms_of_a_big_suite(void **state)
 	 * entries subtracted once */
 	a.mem[MEM_TOTAL] += 2500000;
 	a.mem[MEM_SYSTEM] += 2500000;
-	assert_int_equal(rules_check_all(&f, &b, &a, &run, &c), 0);
+	assert_int_equal(judge_rules(&f, &b, &a, &run, &c), 0);
 	has(expect(&f, "growth", "system", VERDICT_FAIL), "the atom table's entries +1.9 MB");
 	findings_clear(&f);
 	test_run_clear(&run);
@@ -665,7 +666,7 @@ static void test_rules_check_all_atoms_of_a_big_suite(void **state)
 }
 
 /* A leaky run fails the families it should, naming the culprits. */
-static void test_rules_check_all_leak(void **state)
+static void test_judge_rules_leak(void **state)
 {
 	(void)state;
 	struct rules_config c;
@@ -688,7 +689,7 @@ static void test_rules_check_all_leak(void **state)
 	a.mem[MEM_BINARY] += 19000000;
 	a.mem[MEM_SYSTEM] += 7800000 + 19000000;
 	a.mem[MEM_TOTAL] += 7800000 + 19000000;
-	assert_int_equal(rules_check_all(&f, &b, &a, NULL, &c), 0);
+	assert_int_equal(judge_rules(&f, &b, &a, NULL, &c), 0);
 	/* one leak, one finding: the table and the holder fail; the ets and binary
 	 * rows, and total, repeat their growth and pass as context, saying so */
 	has(expect(&f, "growth", "ets", VERDICT_PASS),
@@ -732,9 +733,9 @@ int main(void)
 	        cmocka_unit_test(test_binary_boundaries),
 	        cmocka_unit_test(test_binary_skip_and_cap),
 	        cmocka_unit_test(test_rules_config_default),
-	        cmocka_unit_test(test_rules_check_all_clean),
-	        cmocka_unit_test(test_rules_check_all_atoms_of_a_big_suite),
-	        cmocka_unit_test(test_rules_check_all_leak),
+	        cmocka_unit_test(test_judge_rules_clean),
+	        cmocka_unit_test(test_judge_rules_atoms_of_a_big_suite),
+	        cmocka_unit_test(test_judge_rules_leak),
 	};
 	return cmocka_run_group_tests_name("rules", tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gate/config/config.h"
+#include "tests/judge_fixture.h"
 #include "rules/consolidate.h"
 #include "rules/repeat.h"
 #include "rules/rules.h"
@@ -185,7 +186,7 @@ static void test_one_leak_one_finding(void **state)
 	a.nprocs = 1;
 	b.procs = &pinfo;
 	b.nprocs = 1;
-	assert_int_equal(rules_check_all(&out, &b, &a, NULL, &cfg), 0);
+	assert_int_equal(judge_rules(&out, &b, &a, NULL, &cfg), 0);
 	assert_int_equal(findings_failed(&out), 1);
 	const struct finding *bin = find(&out, "growth", "binary");
 	assert_non_null(bin);
@@ -197,7 +198,7 @@ static void test_one_leak_one_finding(void **state)
 	figures(&b, 39500000);
 	b.procs = &pinfo;
 	b.nprocs = 1;
-	assert_int_equal(rules_check_all(&out, &b, &a, NULL, &cfg), 0);
+	assert_int_equal(judge_rules(&out, &b, &a, NULL, &cfg), 0);
 	assert_int_equal(findings_failed(&out), 1);
 	const struct finding *f = find(&out, "structure", "process App.BodyKeeper");
 	assert_non_null(f);

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gate/node/term.h"
 #include "gate/probe/faithful.h"
 #include "gate/probe/probe.h"
-#include "gate/node/term.h"
 #include "rules/attribution.h"
 
 static struct term *decode_ok(const ei_x_buff *x)

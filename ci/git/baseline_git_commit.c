@@ -1,10 +1,10 @@
 /* ci/git/baseline_git_commit.c: the one-file baseline commit on top of HEAD: the refusals that
  * keep the user's git state alone, the new objects, then (under the journal of
  * baseline_git_journal.c) the branch, the working-tree file and the index, in that order. */
+#include "base/atomic.h"
 #include "ci/git/baseline_git.h"
 #include "ci/git/baseline_git_internal.h"
 #include "ci/git/baseline_git_journal.h"
-#include "base/atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>

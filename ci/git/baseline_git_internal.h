@@ -10,8 +10,8 @@
 
 #include <git2.h>
 
-#include "ci/store/baseline_file.h"
 #include "base/errtext.h"
+#include "ci/store/baseline_file.h"
 
 struct baseline_repo {
 	git_repository *repo;

@@ -1,9 +1,9 @@
 /* ci/git/baseline_git_journal.c: the crash safety of the baseline commit: a journal under .git,
  * git's own index.lock, the index and working-tree updates that follow the branch, and the
  * recovery of a commit that a killed gate left half done. */
-#include "ci/git/baseline_git_journal.h"
 #include "ci/git/baseline_git.h"
 #include "ci/git/baseline_git_internal.h"
+#include "ci/git/baseline_git_journal.h"
 
 #include <errno.h>
 #include <fcntl.h>

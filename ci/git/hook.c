@@ -14,8 +14,8 @@
 
 #include "base/atomic.h"
 #include "base/errtext.h"
-#include "base/readfile.h"
 #include "base/grow.h"
+#include "base/readfile.h"
 
 /* Bytes of an existing hook read to look for the marker. */
 #define HOOK_HEAD_MAX 4096

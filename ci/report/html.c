@@ -1,7 +1,7 @@
 /* ci/report/html.c: the self-contained HTML report. */
-#include "ci/report/html.h"
 #include "ci/report/chart.h"
 #include "ci/report/fine_text.h" /* the fine level's lines (html_fine) */
+#include "ci/report/html.h"
 
 #include "rules/drilldown.h"
 

@@ -1,14 +1,14 @@
 /* ci/report/junit.c: writes the JUnit XML report with libxml2's xmlTextWriter, atomically. */
-#include "ci/report/junit.h"
 #include "base/errtext.h"
+#include "ci/report/junit.h"
 #include "ci/report/junit_cases.h"
 #include "ci/report/xml_safe.h"
 
-#include "ci/report/ansi.h"
-#include "base/utf8.h"
 #include "base/atomic.h"
-#include "rules/attribution.h"
 #include "base/grow.h"
+#include "base/utf8.h"
+#include "ci/report/ansi.h"
+#include "rules/attribution.h"
 
 #include <errno.h>
 #include <fcntl.h>

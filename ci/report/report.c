@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+#include "base/utf8.h"
 #include "ci/report/ansi.h"
 #include "rules/attribution.h"
-#include "base/grow.h"
 #include "rules/culprits.h"
-#include "base/utf8.h"
 
 /* The tally of d: the model's, or "could not run" when gate stopped early. */
 static struct verdict_tally report_tally(const struct report_data *d)

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ci/report/ansi.h"
 #include "base/grow.h"
 #include "base/utf8.h"
+#include "ci/report/ansi.h"
 
 char *xml_safe(const char *in, size_t max, enum safe_mode mode)
 {

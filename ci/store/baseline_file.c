@@ -1,10 +1,10 @@
 /* ci/store/baseline_file.c: the baseline file and the history summary as JSON (jansson), written
  * deterministically and atomically, read strictly. */
-#include "ci/store/baseline_file.h"
 #include "base/atomic.h"
 #include "base/errtext.h"
-#include "ci/store/json_text.h"
 #include "base/readfile.h"
+#include "ci/store/baseline_file.h"
+#include "ci/store/json_text.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -9,8 +9,8 @@
 
 #include "base/atomic.h"
 #include "base/errtext.h"
-#include "ci/store/fine_json.h" /* the run's "peak" and "rss" */
 #include "ci/report/iterations.h"
+#include "ci/store/fine_json.h" /* the run's "peak" and "rss" */
 #include "ci/store/json_text.h"
 #include "ci/store/snapshot_json.h"
 

@@ -8,9 +8,9 @@
 
 #include <jansson.h>
 
-#include "ci/store/baseline_file.h"
 #include "base/errtext.h"
 #include "base/readfile.h"
+#include "ci/store/baseline_file.h"
 #include "ci/store/run_json.h"
 
 /* What the parse of one document shares: the file's name for messages, the object being read

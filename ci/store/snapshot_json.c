@@ -4,8 +4,8 @@
 
 #include "base/atomic.h"
 #include "base/errtext.h"
-#include "ci/store/json_text.h"
 #include "ci/store/fine_json.h" /* a snapshot's "fine" */
+#include "ci/store/json_text.h"
 
 #include <errno.h>
 #include <fcntl.h>

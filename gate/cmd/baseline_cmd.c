@@ -12,11 +12,11 @@
 
 #include <jansson.h>
 
-#include "ci/store/baseline_file.h"
 #include "base/outpath.h"
+#include "ci/store/baseline_file.h"
+#include "gate/config/config.h"
 #include "gate/config/discover.h"
 #include "gate/error.h"
-#include "gate/config/config.h"
 #include "gate/exit.h"
 #include "gate/run/baseline_step.h"
 #include "gate/run/run.h"

@@ -18,14 +18,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ci/store/baseline_file.h"
+#include "base/outpath.h"
 #include "ci/git/baseline_git.h"
 #include "ci/report/junit.h"
-#include "base/outpath.h"
+#include "ci/report/summary.h"
+#include "ci/store/baseline_file.h"
 #include "ci/store/run_json.h"
 #include "ci/store/run_json_read.h"
 #include "ci/store/run_merge.h"
-#include "ci/report/summary.h"
 #include "gate/config/config.h"
 #include "gate/config/discover.h"
 #include "gate/error.h"
@@ -34,7 +34,7 @@
 #include "gate/run/baseline_step.h"
 #include "gate/run/report_out.h"
 #include "gate/version.h"
-#include "rules/tags.h"
+#include "judge/judge.h"
 
 static const char merge_help[] =
         "usage: gate merge [options] RESULT.json...\n"
@@ -260,13 +260,13 @@ static int read_results(struct merge *g)
 		errtext_set(g->err, sizeof(g->err), NULL, "out of memory merging the results");
 		return -1;
 	}
-	/* --warn-only here as in gate run: every memory finding a warning */
-	for (size_t i = 0; o->warn_only && i <= g->n; i++)
-		if (severity_apply(i < g->n ? &g->m.per[i] : &g->m.findings, &g->cfg.rules.severity,
-		                   true) < 0) {
-			errtext_set(g->err, sizeof(g->err), NULL, "out of memory");
+	/* the judge on findings each partition's run made: --warn-only here as in gate run
+	 * (every memory finding a warning) */
+	struct judge_input in = {.cfg = &g->cfg.rules, .merged = true, .warn_only = o->warn_only};
+	for (size_t i = 0; i <= g->n; i++)
+		if (judge_run(&in, i < g->n ? &g->m.per[i] : &g->m.findings, g->err,
+		              sizeof(g->err)) < 0)
 			return -1;
-		}
 	return 0;
 }
 

@@ -8,14 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ci/store/snapshot_json.h"
 #include "ci/report/snapshot_text.h"
-#include "gate/error.h"
+#include "ci/store/snapshot_json.h"
 #include "gate/config/config.h"
 #include "gate/config/discover.h"
+#include "gate/error.h"
 #include "gate/exit.h"
-#include "gate/probe/session.h"
 #include "gate/node/signals.h"
+#include "gate/probe/session.h"
 
 static const char help[] =
         "usage: gate snapshot [-C DIR | --attach NODE [--cookie-file FILE]] [options]\n"

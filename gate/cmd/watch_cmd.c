@@ -28,14 +28,14 @@
 #include <jansson.h>
 
 #include "base/atomic.h"
-#include "gate/error.h"
-#include "gate/node/clock.h"
-#include "gate/exit.h"
 #include "gate/config/interval.h"
 #include "gate/config/units.h"
-#include "rules/watch_alert.h"
-#include "gate/probe/session.h"
+#include "gate/error.h"
+#include "gate/exit.h"
+#include "gate/node/clock.h"
 #include "gate/node/signals.h"
+#include "gate/probe/session.h"
+#include "rules/watch_alert.h"
 
 static const char help[] =
         "usage: gate watch --attach NODE [--cookie-file F] [options]\n"

@@ -2,8 +2,8 @@
  * (eic_dist.c, eic_pipe.c), and the reply handling both share. */
 #include "gate/node/eic.h"
 
-#include "gate/node/eic_backend.h"
 #include "base/errtext.h"
+#include "gate/node/eic_backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>

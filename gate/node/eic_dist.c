@@ -2,10 +2,10 @@
  * connected to a running node (attach and cluster mode): connect, RPC with timeouts, idle. */
 #include "gate/node/eic.h"
 
+#include "base/errtext.h"
 #include "gate/node/clock.h"
 #include "gate/node/eic_backend.h"
 #include "gate/node/epmd.h"
-#include "base/errtext.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>

@@ -6,9 +6,9 @@
  * Result being {badrpc, {'EXIT', Reason}} when the call raised, as rpc's are. */
 #include "gate/node/eic.h"
 
+#include "base/errtext.h"
 #include "gate/node/clock.h"
 #include "gate/node/eic_backend.h"
-#include "base/errtext.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -11,8 +11,8 @@
 #include <stddef.h>
 
 #include "gate/node/eic.h"
-#include "rules/model.h"
 #include "gate/node/term.h"
+#include "rules/model.h"
 
 struct probe_info {
 	char otp_release[16];

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "gate/node/eic.h"
-#include "rules/trend_samples.h"
 #include "gate/node/term.h"
+#include "rules/trend_samples.h"
 
 /* Starts the sampler in the node: a light snapshot every interval_ms, at most SAMPLE_CAP
  * kept. Returns 0, or -1 with err. */

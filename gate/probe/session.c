@@ -12,8 +12,8 @@
 #include "base/readfile.h"
 #include "gate/node/clock.h"
 #include "gate/node/node_tail.h"
-#include "gate/probe/otp.h"
 #include "gate/node/signals.h"
+#include "gate/probe/otp.h"
 
 void session_init(struct session *s, const struct session_opts *o)
 {

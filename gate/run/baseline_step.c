@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ci/store/baseline_file.h"
 #include "base/outpath.h"
+#include "ci/store/baseline_file.h"
 #include "gate/version.h"
 
 static bool in_git_tree(const char *dir)
@@ -152,19 +152,19 @@ void baseline_step_describe(const struct baseline_step *st, char *buf, size_t le
 		snprintf(buf, len, "baseline: %s (working tree)%s", st->src.where, hist);
 }
 
-int baseline_step_check(struct findings *out, const struct baseline_step *st,
-                        const struct snapshot *after, const struct baseline_config *cfg)
+const struct judge_baseline *baseline_step_judged(const struct baseline_step *st,
+                                                  const struct baseline_config *cfg,
+                                                  struct judge_baseline *out)
 {
-	/* outside git there is nothing to compare with, ever: no testcase for it */
 	if (st->no_repo && !cfg->require)
-		return 0;
-	if (baseline_check(out, after, st->have_base ? &st->base : NULL, cfg,
-	                   st->have_base ? st->src.where : st->missing_where) < 0)
-		return -1;
-	if (st->hist.count > 0 && cfg->trend_window > 0 &&
-	    trend_check(out, after, st->hist.items, st->hist.count, cfg) < 0)
-		return -1;
-	return 0;
+		return NULL;
+	*out = (struct judge_baseline){
+	        .base = st->have_base ? &st->base : NULL,
+	        .where = st->have_base ? st->src.where : st->missing_where,
+	        .history = st->hist.items,
+	        .nhistory = st->hist.count,
+	};
+	return out;
 }
 
 int baseline_step_make(struct baseline *out, const struct baseline_step *st,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "ci/git/baseline_git.h"
+#include "judge/judge.h"
 #include "rules/baseline.h"
 #include "rules/model.h"
 
@@ -48,11 +49,12 @@ int baseline_step_read(struct baseline_step *st, const char *project,
 /* A one-line description of what baseline_step_read found, for the progress line. */
 void baseline_step_describe(const struct baseline_step *st, char *buf, size_t len);
 
-/* Appends the "baseline" findings and, when the notes ref has history, the "trend" ones.
- * A project in no git repository gets none (the progress line says why), unless
- * cfg->require, which fails it. Returns 0, or -1 on allocation failure. */
-int baseline_step_check(struct findings *out, const struct baseline_step *st,
-                        const struct snapshot *after, const struct baseline_config *cfg);
+/* What the judge compares the run with (judge/judge.h): st's baseline and history into *out.
+ * Returns out, or NULL when there is nothing to compare with, ever (outside git, and no
+ * baseline is required: no testcase for it). */
+const struct judge_baseline *baseline_step_judged(const struct baseline_step *st,
+                                                  const struct baseline_config *cfg,
+                                                  struct judge_baseline *out);
 
 /* Builds the baseline of this run into out (zeroed): the after-snapshot, measured at st's
  * HEAD. Returns 0, or -1 on allocation failure. */

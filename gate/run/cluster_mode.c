@@ -4,11 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gate/run/pipeline.h"
+#include "base/errtext.h"
 #include "base/grow.h"
-#include "rules/origins.h"
-#include "rules/peak.h"
-#include "rules/rss.h"
+#include "gate/run/pipeline.h"
+#include "judge/judge.h"
 
 char *run_cluster_names(const struct run *r)
 {
@@ -64,25 +63,10 @@ static int cluster_snap(struct run *r, const struct probe_snapshot_opts *so, con
 	return 0;
 }
 
-/* The fine level of one node, judged as one node's is: origins, RSS outside the
- * BEAM, the run's peak and heaps (each node's own tracker); the tests' max_peak tags only on
- * the attached node (first), where the suite ran. Its findings go to the node's own suite. */
-static int cluster_judge_fine(struct run *r, struct cluster_node *nd, bool attached)
-{
-	const struct fine_config *fc = &r->cfg.rules.fine;
-	char terr[512];
-	if (origins_check(&nd->findings, &nd->before, &nd->after, fc) < 0 ||
-	    rss_check(&nd->findings, &nd->before, &nd->after, fc) < 0 ||
-	    peak_check(&nd->findings, &nd->before, &nd->after, fc) < 0 ||
-	    (attached &&
-	     peak_tags_check(&nd->findings, &nd->after, &r->tests, terr, sizeof(terr)) == -1))
-		return -1;
-	return 0;
-}
-
-/* The same rules on every node that stayed, finished as one node's are (culprits, severity,
- * --warn-only); the tests ran in the attached node (the first), so only its findings are
- * matched against them. A cluster has no baseline (one node's). */
+/* The judge (judge/judge.h) on every node that stayed, as on one node: the rules, the fine
+ * level (each node's own tracker), the culprits, severity and --warn-only. The tests ran in
+ * the attached node (the first): only its findings are matched against them, and only there
+ * do the tests' max_peak tags apply. A cluster has no baseline (one node's). */
 static int cluster_judge(struct run *r)
 {
 	for (size_t i = 0; i < r->cl.n; i++) {
@@ -94,15 +78,21 @@ static int cluster_judge(struct run *r)
 			         nd->name, nd->have_before ? "after" : "before");
 			continue;
 		}
-		if (rules_check_all(&nd->findings, &nd->before, &nd->after, &r->tests,
-		                    &r->cfg.rules) < 0 ||
-		    cluster_judge_fine(r, nd, i == 0) < 0) {
-			errtext_set(r->err, sizeof(r->err), NULL,
-			            "out of memory applying the rules to node %s", nd->name);
+		struct judge_input in = {
+		        .before = &nd->before,
+		        .after = &nd->after,
+		        .run_before = &nd->before,
+		        .run_after = &nd->after,
+		        .cfg = &r->cfg.rules,
+		        .tests = &r->tests,
+		        .tests_here = i == 0,
+		        .warn_only = r->opts->warn_only,
+		};
+		char err[sizeof(r->err) - 64];
+		if (judge_run(&in, &nd->findings, err, sizeof(err)) < 0) {
+			errtext_set(r->err, sizeof(r->err), NULL, "%s (node %s)", err, nd->name);
 			return -1;
 		}
-		if (run_findings_finish(r, &nd->findings, &nd->before, &nd->after, i == 0) < 0)
-			return -1;
 	}
 	return 0;
 }

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "ci/store/baseline_file.h"
 #include "base/errtext.h"
+#include "ci/store/baseline_file.h"
 #include "gate/config/config.h"
 #include "gate/probe/probe.h"
 #include "gate/probe/sample.h"
@@ -37,8 +37,8 @@ struct run_scope {
 	/* one GC'd snapshot ("before" or "after") into out, or into every node's */
 	int (*snapshot)(struct run *r, const struct probe_snapshot_opts *so, const char *which,
 	                struct snapshot *out, char *err, size_t errlen);
-	/* the rules on the judged snapshots, each findings list finished by run_findings_finish;
-	 * -1 with r->err set (out of memory, a test's gate tag that does not parse) */
+	/* the judge (judge/judge.h) on the scope's snapshots; -1 with r->err set (out of memory,
+	 * a test's gate tag that does not parse) */
 	int (*judge)(struct run *r);
 	/* adds the scope's own figures to the verdict (the cluster: every node's failing rules,
 	 * the nodes lost mid-run); NULL: none */
@@ -85,13 +85,6 @@ struct run {
 };
 
 #define run_progress(r, ...) session_progress(&(r)->ses, __VA_ARGS__)
-
-/* Finishes the findings a scope's rules made on one node (gate/run/run.c): names the culprits
- * (by the tests only when tests_here, the tests having been measured on that node), adds the
- * tests' @tag gate limits (tests_here), applies [severity] and --warn-only, and gives each
- * culprit its test file and line. Returns 0, or -1 with r->err set. */
-int run_findings_finish(struct run *r, struct findings *f, const struct snapshot *before,
-                        const struct snapshot *after, bool tests_here);
 
 /* The cluster's node names, blank-separated, malloc'd (NULL when out of memory). */
 char *run_cluster_names(const struct run *r);

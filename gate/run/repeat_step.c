@@ -148,20 +148,18 @@ int repeat_step_finish(struct repeat_step *st, const struct snapshot *last, stru
 	return 0;
 }
 
-int repeat_step_structures(struct findings *out, const struct repeat_step *st,
-                           const struct snapshot *before, const struct snapshot *last,
-                           const struct structure_config *cfg)
+size_t repeat_step_runs(const struct repeat_step *st, const struct snapshot *before,
+                        const struct snapshot *last, const struct snapshot **runs)
 {
-	const struct snapshot *snaps[REPEAT_MAX + 1];
 	size_t n = st->nmids + 2;
 	if (!st->judged || n != st->n || n > REPEAT_MAX)
 		return 0;
-	snaps[0] = before;
-	snaps[1] = &st->warm;
+	runs[0] = before;
+	runs[1] = &st->warm;
 	for (size_t k = 0; k < st->nmids; k++)
-		snaps[k + 2] = &st->mids[k];
-	snaps[n] = last;
-	return repeat_structures_check(out, snaps, n, cfg);
+		runs[k + 2] = &st->mids[k];
+	runs[n] = last;
+	return n;
 }
 
 void repeat_step_clear(struct repeat_step *st)

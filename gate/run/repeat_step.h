@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rules/repeat.h"
 #include "gate/probe/session.h"
+#include "rules/repeat.h"
 
 struct repeat_step {
 	size_t n;                 /* runs asked for (>= 2) */
@@ -28,12 +28,11 @@ struct repeat_step {
 	size_t nmids;
 };
 
-/* The structures that grew in every run (rules/repeat.h) appended to out, from the
- * before-snapshot, the one after run 1, st's and last (after run n). 0, or -1 on allocation
- * failure. */
-int repeat_step_structures(struct findings *out, const struct repeat_step *st,
-                           const struct snapshot *before, const struct snapshot *last,
-                           const struct structure_config *cfg);
+/* The deep snapshots the judge looks for structures that grew in every run in (judge/judge.h):
+ * runs[0] the before-snapshot, runs[1] st's after run 1, then st's after runs 2..n-1, runs[n]
+ * last (after run n); runs holds REPEAT_MAX + 1. Returns n, or 0 when st was not judged. */
+size_t repeat_step_runs(const struct repeat_step *st, const struct snapshot *before,
+                        const struct snapshot *last, const struct snapshot **runs);
 
 /* Runs the suite again: fills *tests (cleared first) or returns -1 with err. */
 typedef int (*repeat_suite_fn)(void *arg, char *err, size_t errlen);

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ci/report/annotate.h"
 #include "base/atomic.h"
-#include "ci/report/html.h"
 #include "base/readfile.h"
+#include "ci/report/annotate.h"
+#include "ci/report/html.h"
 #include "ci/report/markdown.h"
 
 /* An existing step summary file larger than this is not read back to append to it. */

@@ -19,11 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/outpath.h"
 #include "ci/report/iterations.h"
 #include "ci/report/junit.h"
-#include "base/outpath.h"
-#include "ci/store/run_json.h"
 #include "ci/report/summary.h"
+#include "ci/store/run_json.h"
 #include "gate/config/discover.h"
 #include "gate/error.h"
 #include "gate/exit.h"
@@ -259,36 +259,6 @@ static int observe(struct run *r)
 }
 
 /* ---- 7. judge ---- */
-
-int run_findings_finish(struct run *r, struct findings *f, const struct snapshot *before,
-                        const struct snapshot *after, bool tests_here)
-{
-	const struct severity_config *sev = &r->cfg.rules.severity;
-	/* one cause, one failing finding, across every family (the baseline's and the
-	 * trend's rows included), before the culprits are named; again once the tags ran */
-	if (consolidate_findings(f, 0) < 0) {
-		errtext_set(r->err, sizeof(r->err), NULL,
-		            "out of memory consolidating the findings");
-		return -1;
-	}
-	/* the culprits go into the failing findings' messages, so before any report */
-	if (attribution_annotate(f, before, after, tests_here ? &r->tests : NULL) < 0) {
-		errtext_set(r->err, sizeof(r->err), NULL, "out of memory naming the culprits");
-		return -1;
-	}
-	/* the tests' own limits (a tag that does not parse is exit 2, naming the
-	 * test), severity (warnings never fail), and each finding's culprit file and line */
-	int trc = tests_here ? tags_check(f, &r->tests, sev, r->err, sizeof(r->err)) : 0;
-	if (trc == -2)
-		return -1;
-	if (trc < 0 || consolidate_findings(f, 0) < 0 ||
-	    severity_apply(f, sev, r->opts->warn_only) < 0 || tags_locate(f, &r->tests) < 0) {
-		errtext_set(r->err, sizeof(r->err), NULL,
-		            "out of memory applying the tests' gate tags");
-		return -1;
-	}
-	return 0;
-}
 
 static int judge(struct run *r)
 {

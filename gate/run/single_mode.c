@@ -4,11 +4,7 @@
 
 #include "gate/node/clock.h"
 #include "gate/run/pipeline.h"
-#include "rules/origins.h"
-#include "rules/peak.h"
-#include "rules/repeat.h"
-#include "rules/rss.h"
-#include "rules/trend_samples.h"
+#include "judge/judge.h"
 
 /* The sockets' input buffers the snapshot set aside, and what it waited for,
  * when it had to wait (port drivers' binaries that no socket explains) */
@@ -65,40 +61,30 @@ static int single_snapshot(struct run *r, const struct probe_snapshot_opts *so, 
 	return 0;
 }
 
-/* --repeat judges the growth that continued after the warm-up (rules/repeat.h); --sample
- * adds the trend of the samples; the baseline compares the after-snapshot. */
+/* The judge (judge/judge.h) on one node: under --repeat the growth that continued after the
+ * warm-up, with the structures that grew in every run; --sample's trend; the baseline. */
 static int single_judge(struct run *r)
 {
-	const struct snapshot *jb = r->rep.judged ? &r->rep.judged_before : &r->before;
-	const struct snapshot *ja = r->rep.judged ? &r->rep.judged_after : &r->after;
-	if (rules_check_all(&r->findings, jb, ja, &r->tests, &r->cfg.rules) < 0 ||
-	    /* the structures that grew in every run; they name their structure, so
-	     * run_findings_finish's consolidation (rules/consolidate.h) gives one leak one
-	     * finding with them too (growth_consolidate is not run twice: a row that adopted
-	     * a structure would then be judged net of itself) */
-	    (r->rep.judged && (repeat_step_structures(&r->findings, &r->rep, &r->before, &r->after,
-	                                              &r->cfg.rules.structure) < 0 ||
-	                       drilldown_annotate(&r->findings, jb, ja) < 0)) ||
-	    repeat_annotate(&r->findings, &r->rep.data) < 0 ||
-	    trend_samples_check(&r->findings, &r->samples, &r->cfg.rules.growth) < 0 ||
-	    baseline_step_check(&r->findings, &r->bl, &r->after, &r->cfg.rules.baseline) < 0 ||
-	    /* origins named in the findings they explain, RSS, the run's peak */
-	    origins_check(&r->findings, jb, ja, &r->cfg.rules.fine) < 0 ||
-	    /* RSS over the judged window, as every other rule: under --repeat, runs 2..N (a
-	     * suite's first run maps what later runs reuse: warm-up, not a leak) */
-	    rss_check(&r->findings, jb, ja, &r->cfg.rules.fine) < 0 ||
-	    peak_check(&r->findings, &r->before, &r->after, &r->cfg.rules.fine) < 0) {
-		errtext_set(r->err, sizeof(r->err), NULL, "out of memory applying the rules");
-		return -1;
+	const struct snapshot *runs[REPEAT_MAX + 1];
+	struct judge_baseline bl;
+	struct judge_input in = {
+	        .before = r->rep.judged ? &r->rep.judged_before : &r->before,
+	        .after = r->rep.judged ? &r->rep.judged_after : &r->after,
+	        .run_before = &r->before,
+	        .run_after = &r->after,
+	        .cfg = &r->cfg.rules,
+	        .tests = &r->tests,
+	        .tests_here = true,
+	        .repeat = &r->rep.data,
+	        .samples = &r->samples,
+	        .baseline = baseline_step_judged(&r->bl, &r->cfg.rules.baseline, &bl),
+	        .warn_only = r->opts->warn_only,
+	};
+	if (r->rep.judged) {
+		in.runs = runs;
+		in.nruns = repeat_step_runs(&r->rep, &r->before, &r->after, runs);
 	}
-	/* the tests' max_peak tags (a tag that does not parse: tags_check, run by
-	 * run_findings_finish, says so with the test's file and line) */
-	char terr[512];
-	if (peak_tags_check(&r->findings, &r->after, &r->tests, terr, sizeof(terr)) == -1) {
-		errtext_set(r->err, sizeof(r->err), NULL, "out of memory applying the rules");
-		return -1;
-	}
-	return run_findings_finish(r, &r->findings, jb, ja, true);
+	return judge_run(&in, &r->findings, r->err, sizeof(r->err));
 }
 
 const struct run_scope single_scope = {

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tests/fuzz/fuzz.h"
 #include "gate/node/eic.h"
+#include "tests/fuzz/fuzz.h"
 
 /* What a plain reading of the stream says about the frame at *at: 1 a term (its text in
  * want), 0 the stream ends before the frame is whole, -1 a refusal (over the cap, undecodable). */

@@ -7,9 +7,10 @@
 #include <string.h>
 
 #include "ci/report/summary.h"
-#include "tests/fuzz/fuzz.h"
 #include "gate/config/config.h"
+#include "judge/judge.h"
 #include "rules/rules.h"
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,7 +26,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_model_make(&before, data, half);
 	fuzz_model_make(&after, data + half, size - half);
 	struct findings f = {0};
-	if (rules_check_all(&f, &before.snap, &after.snap, &after.run, &cfg.rules) == 0) {
+	char err[512];
+	struct judge_input in = {.before = &before.snap,
+	                         .after = &after.snap,
+	                         .run_before = &before.snap,
+	                         .run_after = &after.snap,
+	                         .cfg = &cfg.rules,
+	                         .tests = &after.run,
+	                         .tests_here = true};
+	if (judge_run(&in, &f, err, sizeof(err)) == 0) {
 		for (size_t i = 0; i < f.count; i++)
 			if (!f.items[i].rule)
 				fuzz_fail("a finding without a rule");

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci/store/snapshot_json.h"
 #include "ci/report/snapshot_text.h"
+#include "ci/store/snapshot_json.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/fuzz/fuzz.h"
-#include "gate/probe/probe.h"
 #include "gate/node/term.h"
+#include "gate/probe/probe.h"
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

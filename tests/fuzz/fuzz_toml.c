@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/fuzz/fuzz.h"
 #include "gate/config/config.h"
 #include "gate/config/toml.h"
+#include "tests/fuzz/fuzz.h"
 
 static char *print_config(const struct config *cfg, size_t *len)
 {
