@@ -85,7 +85,7 @@ CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -D_D
 	-g $(OPT) $(SAN) -I. -I$(BUILD) $(EI_CFLAGS) $(PKG_CFLAGS) $(EXTRA_DEFS) $(CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) $(EI_LIBS) -lei -pthread $(SAN) $(LDLIBS)
 
-SRC := $(wildcard base/*.c rules/*.c judge/*.c ci/*/*.c gate/*.c gate/*/*.c)
+SRC := $(wildcard base/*.c model/*.c rules/*.c judge/*.c ci/*/*.c gate/*.c gate/*/*.c)
 LIB_SRC := $(filter-out gate/main.c,$(SRC))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRC)) $(BUILD)/obj/probe_blob.o
 PROBE_ERL := $(wildcard gate/probe/*.erl)
@@ -280,7 +280,7 @@ install: $(BUILD)/gate
 	install -m 0755 $(BUILD)/gate $(DESTDIR)$(PREFIX)/bin/gate
 
 # The house style (.clang-format): make format rewrites, make format-check fails on a difference
-FORMAT_SRC = $(SRC) release/gss_none.c $(wildcard base/*.h rules/*.h judge/*.h ci/*/*.h gate/*.h gate/*/*.h tests/*.h tests/fuzz/*.[ch]) \
+FORMAT_SRC = $(SRC) release/gss_none.c $(wildcard base/*.h model/*.h rules/*.h judge/*.h ci/*/*.h gate/*.h gate/*/*.h tests/*.h tests/fuzz/*.[ch]) \
 	$(TEST_SRC) tests/e2e/ei_ping.c
 
 format:

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "rules/baseline.h"
-#include "rules/model.h"
+#include "model/model.h"
 #include "rules/repeat.h"
 #include "rules/rules.h"
 #include "rules/trend_samples.h"

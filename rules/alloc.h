@@ -3,7 +3,7 @@
 #define GATE_RULES_ALLOC_H
 
 #include "rules/culprits.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 struct alloc_config {
 	double max_fragmentation_pct; /* of carriers not in blocks; default 75; < 0: off */

@@ -4,7 +4,7 @@
 #define GATE_RULES_ATOM_H
 
 #include "rules/culprits.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 struct atom_config {
 	int64_t max_growth; /* atoms, on top of per_test x tests; default 10 000; RULES_OFF: off */

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rules/model.h"
+#include "model/model.h"
 
 /* [attribution] in gate.toml. */
 struct attribution_config {

@@ -4,7 +4,7 @@
 #define GATE_RULES_BINARY_H
 
 #include "rules/culprits.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 struct binary_config {
 	int64_t max_refs_per_process;  /* proc_info.bin_refs; default 50 000; RULES_OFF: off */

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rules/model.h"
+#include "model/model.h"
 
 enum blame_kind {
 	BLAME_NO_EVIDENCE, /* the structure was not read at the edges: other evidence decides */

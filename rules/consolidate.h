@@ -3,7 +3,7 @@
  * A leak shows in many rules at once: the ETS table's own finding, the growth of ets and of
  * binary (the refc binaries its rows hold), total and system, the baseline's rows for each of
  * them and for the table, the trend, a tag's limit. They are one cause. The mechanism is the
- * one struct finding's consolidation fields describe (rules/model.h):
+ * one struct finding's consolidation fields describe (model/finding.h):
  *   - a finding that names a structure declares it (structure_key, structure) and the bytes
  *     it explains per erlang:memory category (explains, parents included);
  *   - of the failing findings naming the same structure, the most specific stays failing and
@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rules/model.h"
+#include "model/model.h"
 
 /* Sets f's structure (key and label copied; label NULL: key) and adds bytes to explains in
  * category cat and every category that contains it (ets -> system -> total, processes_used ->

@@ -4,7 +4,7 @@
 #define GATE_RULES_ETS_H
 
 #include "rules/culprits.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 /* One [[ets.table]] entry: limits for every table whose name matches the glob. */
 struct ets_table_limit {

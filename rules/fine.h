@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "rules/culprits.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 struct fine_config {
 	/* [rss] max_unaccounted: RSS growth the allocators' carriers do not explain (memory

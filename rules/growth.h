@@ -17,7 +17,7 @@
 #ifndef GATE_RULES_GROWTH_H
 #define GATE_RULES_GROWTH_H
 
-#include "rules/model.h"
+#include "model/model.h"
 
 struct growth_limit {
 	bool enabled;

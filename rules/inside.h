@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rules/model.h"
+#include "model/model.h"
 
 /* The look inside the process pid in after, or NULL (not looked at, or no pid). */
 const struct proc_inside *inside_find(const struct snapshot *after, const char *pid);

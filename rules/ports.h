@@ -4,7 +4,7 @@
 #define GATE_RULES_PORTS_H
 
 #include "rules/culprits.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 struct ports_config {
 	/* ports opened during the run and still open after it; default 50; RULES_OFF: off.

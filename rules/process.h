@@ -4,7 +4,7 @@
 #define GATE_RULES_PROCESS_H
 
 #include "rules/culprits.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 /* How many born groups a "born" failure names. */
 #define PROCESS_BORN_GROUPS_SHOWN 5

@@ -4,7 +4,7 @@
 #define GATE_RULES_PTERM_H
 
 #include "rules/culprits.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 struct pterm_config {
 	int64_t max_entries; /* growth of persistent_term:info() count; default 1 000; RULES_OFF */

@@ -16,7 +16,7 @@
 #include "rules/ets.h"
 #include "rules/fine.h" /* [rss], [peak], [process] max_heap */
 #include "rules/growth.h"
-#include "rules/model.h"
+#include "model/model.h"
 #include "rules/modules.h"
 #include "rules/ports.h"
 #include "rules/process.h"

@@ -16,7 +16,7 @@
 #define GATE_RULES_STRUCTURE_H
 
 #include "rules/culprits.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 struct structure_config {
 	int64_t process_floor; /* bytes a process (heap + refc binaries) may grow; 4 MB */

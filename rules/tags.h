@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rules/model.h"
+#include "model/model.h"
 
 /* The rules a severity can be set for, in gate.toml's [severity] table. */
 enum severity_rule {

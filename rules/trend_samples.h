@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "rules/growth.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 #define TREND_MIN_SPAN_MS 60000
 #define TREND_MIN_SAMPLES 20

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "rules/attribution.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 #define EV(edge_, mod, async_, at, total, procs)                                                   \
 	{                                                                                          \

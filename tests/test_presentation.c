@@ -1,4 +1,4 @@
-/* tests/test_presentation.c: a finding says how its figures are shown (rules/model.h's
+/* tests/test_presentation.c: a finding says how its figures are shown (model/finding.h's
  * finding_unit and finding_show), set by the rule that makes it; the writers (console, Markdown,
  * HTML, JUnit, review-comment flag) follow it and know no rule by name, so a new rule needs no
  * writer edit. */

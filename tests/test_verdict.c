@@ -1,4 +1,4 @@
-/* tests/test_verdict.c: the gate's one verdict (rules/model.h's model_verdict): every
+/* tests/test_verdict.c: the gate's one verdict (model/verdict.h's model_verdict): every
  * combination of its inputs, its "why" text, and the console summary and the CI reports saying
  * the same as the model. */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 
 #include "ci/report/report.h"
 #include "ci/report/summary.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 /* The inputs of one run, each on or off. */
 enum {

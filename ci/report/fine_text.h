@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "rules/model.h"
+#include "model/model.h"
 
 /* How many lines fine_text_lines writes at most. */
 #define FINE_TEXT_LINES 5

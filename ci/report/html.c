@@ -130,7 +130,7 @@ static void html_header(FILE *out, const struct report_data *d, enum gate_verdic
 	}
 }
 
-/* The finding of the memory table's category name (rules/model.h's SHOW_CATEGORY), or NULL. */
+/* The finding of the memory table's category name (model/finding.h's SHOW_CATEGORY), or NULL. */
 static const struct finding *growth_of(const struct findings *fs, const char *name)
 {
 	for (size_t i = 0; fs && i < fs->count; i++) {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rules/model.h"
+#include "model/model.h"
 #include "rules/repeat.h"
 
 /* Cap on the text of one <failure>/<error>/<skipped> body; longer text is cut and says so. */

@@ -82,7 +82,7 @@ static const char *verdict_cell(enum verdict v)
 	return "?";
 }
 
-/* A row of the memory table, as its rule says (rules/model.h). */
+/* A row of the memory table, as its rule says (model/finding.h). */
 static bool is_category(const struct finding *f)
 {
 	return f->show & SHOW_CATEGORY;

@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "rules/baseline.h"
-#include "rules/model.h"
+#include "model/model.h"
 #include "rules/repeat.h"
 #include "rules/trend_samples.h"
 
@@ -50,7 +50,7 @@ struct report_data {
 	size_t nparts;
 };
 
-/* The run's verdict (rules/model.h's model_verdict): ERROR when d->error, FAILED when a
+/* The run's verdict (model/verdict.h's model_verdict): ERROR when d->error, FAILED when a
  * memory rule or a test failed or the suite did not finish, else PASSED. */
 enum gate_verdict report_verdict(const struct report_data *d);
 

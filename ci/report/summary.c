@@ -444,7 +444,7 @@ static void print_memory(FILE *out, const struct findings *findings,
 		fprintf(out, "  no memory rules were applied\n");
 		return;
 	}
-	/* the table is for the rows of the memory table (rules/model.h's SHOW_CATEGORY); the
+	/* the table is for the rows of the memory table (model/finding.h's SHOW_CATEGORY); the
 	 * other rules get one line each, and their failures are spelled out below */
 	struct finding *rows = calloc(findings->count, sizeof(*rows));
 	struct findings growth = {rows, 0, findings->count};
@@ -621,7 +621,7 @@ static void print_tests(FILE *out, const struct test_run *run, const struct summ
 }
 
 /* The tests, the JUnit path and the verdict, after the memory sections. */
-/* The tests, the JUnit path and the verdict line (rules/model.h's model_verdict of t). */
+/* The tests, the JUnit path and the verdict line (model/verdict.h's model_verdict of t). */
 static void print_tail(FILE *out, const struct verdict_tally *t, const struct test_run *run,
                        const struct summary_opts *opts)
 {

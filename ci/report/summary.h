@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "rules/model.h"
+#include "model/model.h"
 
 /* How many failed tests the summary names before it says "and N more". */
 #define SUMMARY_FAILED_MAX 10

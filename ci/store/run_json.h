@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "ci/store/baseline_file.h"
-#include "rules/model.h"
+#include "model/model.h"
 #include "rules/repeat.h"
 #include "rules/trend_samples.h"
 

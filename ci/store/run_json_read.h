@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "rules/baseline.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 /* A run result holds snapshots too: a wider cap than a baseline (as `baseline update --from`). */
 #define RUN_RESULT_MAX (64 * 1024 * 1024)

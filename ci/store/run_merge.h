@@ -1,5 +1,5 @@
 /* ci/store/run_merge.h: `gate merge`: the partitions' run results (ci/store/run_json_read.h)
- * checked against each other and joined into one run the writers know (rules/model.h, the
+ * checked against each other and joined into one run the writers know (model/model.h, the
  * cluster's shape of ci/report/junit.h and ci/report/summary.h): every test once, with its
  * partition; every finding once, labelled with its partition; one verdict.
  *
@@ -15,7 +15,7 @@
 
 #include "ci/store/run_json_read.h"
 #include "rules/baseline.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 /* The most partitions gate merges (and --allow-missing names). */
 #define RUN_MERGE_MAX 256

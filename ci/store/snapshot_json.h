@@ -32,7 +32,7 @@
 
 #include <jansson.h>
 
-#include "rules/model.h"
+#include "model/model.h"
 
 /* A new reference owned by the caller (json_decref), or NULL when out of memory. */
 json_t *snapshot_json(const struct snapshot *s);

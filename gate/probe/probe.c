@@ -302,7 +302,7 @@ static int req_text(const struct term *t, char **out)
 	return *out ? 0 : -1;
 }
 
-/* A figure: an integer in [0, MODEL_FIGURE_MAX] (rules/model.h). */
+/* A figure: an integer in [0, MODEL_FIGURE_MAX] (model/snapshot.h). */
 static int req_int(const struct term *t, int64_t *out)
 {
 	int64_t v;

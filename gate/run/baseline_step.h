@@ -12,7 +12,7 @@
 #include "ci/git/baseline_git.h"
 #include "judge/judge.h"
 #include "rules/baseline.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 struct baseline_step {
 	struct baseline_repo *repo;  /* NULL: the project is in no git repository */

@@ -416,7 +416,7 @@ static int print_summary(struct run *r)
 	return 0;
 }
 
-/* The verdict is the model's (rules/model.h), as the summary and every report say it. */
+/* The verdict is the model's (model/verdict.h), as the summary and every report say it. */
 static int exit_code(const struct run *r)
 {
 	struct verdict_tally vt = model_verdict_tally(&r->findings, &r->tests);

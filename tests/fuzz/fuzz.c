@@ -73,7 +73,7 @@ int64_t fuzz_i64(struct fuzz_in *in)
 	}
 }
 
-/* A figure of a snapshot: what the decoders let through (rules/model.h), limits included. */
+/* A figure of a snapshot: what the decoders let through (model/snapshot.h), limits included. */
 static int64_t fuzz_figure(struct fuzz_in *in)
 {
 	int64_t v = fuzz_i64(in);

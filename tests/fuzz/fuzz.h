@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "ci/report/junit.h"
-#include "rules/model.h"
+#include "model/model.h"
 
 /* The fuzzer's input, consumed from the front. Past the end every read gives 0 / "". */
 struct fuzz_in {

@@ -1,0 +1,167 @@
+/* model/finding.c: findings: adding, copying, showing, freeing */
+#include "model/finding.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/grow.h"
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_PASS: return "pass";
+	case VERDICT_FAIL: return "FAIL";
+	case VERDICT_SKIP: return "skip";
+	}
+	return "unknown";
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int findings_add(struct findings *list, const char *rule, const char *subject, enum verdict verdict,
+                 int64_t before, int64_t after, int64_t floor, double max_pct, const char *message)
+{
+	if (GROW(list->items, list->cap, list->count + 1, 16) < 0)
+		return -1;
+	struct finding *f = &list->items[list->count];
+	f->rule = dup_or_null(rule);
+	f->subject = dup_or_null(subject);
+	f->message = dup_or_null(message);
+	f->detail = NULL;
+	f->explained = NULL;
+	f->warned = false;
+	f->culprit = f->culprit_test = f->file = NULL;
+	f->line = 0;
+	f->unit = UNIT_BYTES;
+	f->show = 0;
+	f->structure_key = f->structure = f->explained_by = NULL;
+	memset(f->explains, 0, sizeof(f->explains));
+	f->judges = 0;
+	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
+		free(f->rule);
+		free(f->subject);
+		free(f->message);
+		return -1;
+	}
+	f->verdict = verdict;
+	f->before = before;
+	f->after = after;
+	f->delta = finding_raw_delta(f);
+	f->floor = floor;
+	f->max_pct = max_pct;
+	list->count++;
+	return 0;
+}
+
+/* Frees f's strings, not f. */
+static void finding_free(struct finding *f)
+{
+	free(f->rule);
+	free(f->subject);
+	free(f->message);
+	free(f->detail);
+	free(f->explained);
+	free(f->culprit);
+	free(f->culprit_test);
+	free(f->file);
+	free(f->structure_key);
+	free(f->structure);
+	free(f->explained_by);
+}
+
+int findings_add_copy(struct findings *list, const struct finding *f, const char *subject)
+{
+	if (GROW(list->items, list->cap, list->count + 1, 16) < 0)
+		return -1;
+	struct finding *c = &list->items[list->count];
+	*c = *f;
+	c->rule = dup_or_null(f->rule);
+	c->subject = dup_or_null(subject ? subject : f->subject);
+	c->message = dup_or_null(f->message);
+	c->detail = dup_or_null(f->detail);
+	c->explained = dup_or_null(f->explained);
+	c->culprit = dup_or_null(f->culprit);
+	c->culprit_test = dup_or_null(f->culprit_test);
+	c->file = dup_or_null(f->file);
+	c->structure_key = dup_or_null(f->structure_key);
+	c->structure = dup_or_null(f->structure);
+	c->explained_by = dup_or_null(f->explained_by);
+	if ((f->structure_key && !c->structure_key) || (f->structure && !c->structure) ||
+	    (f->explained_by && !c->explained_by)) {
+		finding_free(c);
+		return -1;
+	}
+	if ((f->rule && !c->rule) || ((subject || f->subject) && !c->subject) ||
+	    (f->message && !c->message) || (f->detail && !c->detail) ||
+	    (f->explained && !c->explained) || (f->culprit && !c->culprit) ||
+	    (f->culprit_test && !c->culprit_test) || (f->file && !c->file)) {
+		finding_free(c);
+		return -1;
+	}
+	list->count++;
+	return 0;
+}
+
+int64_t finding_raw_delta(const struct finding *f)
+{
+	int64_t d;
+	/* figures come from the node or a file: saturate rather than overflow */
+	if (__builtin_sub_overflow(f->after, f->before, &d))
+		d = f->after < f->before ? INT64_MIN : INT64_MAX;
+	return d;
+}
+
+bool finding_adjusted(const struct finding *f)
+{
+	return f->delta != finding_raw_delta(f);
+}
+
+void findings_show(struct findings *list, size_t first, enum finding_unit unit, unsigned show)
+{
+	for (size_t i = first; i < list->count; i++) {
+		list->items[i].unit = unit;
+		list->items[i].show |= show;
+	}
+}
+
+const char *finding_rule_name(const struct finding *f)
+{
+	return f->rule ? f->rule : "rule";
+}
+
+bool finding_same_rule(const struct finding *a, const struct finding *b)
+{
+	return a->rule && b->rule && strcmp(a->rule, b->rule) == 0;
+}
+
+void finding_figure_format(char *buf, size_t len, const struct finding *f, int64_t v)
+{
+	if (f->unit == UNIT_COUNT)
+		model_count_format(buf, len, v);
+	else
+		model_bytes_format(buf, len, v);
+}
+
+void findings_clear(struct findings *list)
+{
+	if (!list)
+		return;
+	for (size_t i = 0; i < list->count; i++)
+		finding_free(&list->items[i]);
+	free(list->items);
+	memset(list, 0, sizeof(*list));
+}
+
+size_t findings_failed(const struct findings *list)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < list->count; i++)
+		if (list->items[i].verdict == VERDICT_FAIL)
+			n++;
+	return n;
+}
