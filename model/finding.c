@@ -40,6 +40,10 @@ int findings_add(struct findings *list, const char *rule, const char *subject, e
 	f->unit = UNIT_BYTES;
 	f->show = 0;
 	f->structure_key = f->structure = f->explained_by = NULL;
+	f->what = NULL;
+	f->parts = NULL;
+	f->nparts = 0;
+	f->inside_named = false;
 	memset(f->explains, 0, sizeof(f->explains));
 	f->judges = 0;
 	if ((rule && !f->rule) || (subject && !f->subject) || (message && !f->message)) {
@@ -72,6 +76,12 @@ static void finding_free(struct finding *f)
 	free(f->structure_key);
 	free(f->structure);
 	free(f->explained_by);
+	free(f->what);
+	for (size_t i = 0; i < f->nparts; i++) {
+		free(f->parts[i].sep);
+		free(f->parts[i].text);
+	}
+	free(f->parts);
 }
 
 int findings_add_copy(struct findings *list, const struct finding *f, const char *subject)
@@ -91,8 +101,20 @@ int findings_add_copy(struct findings *list, const struct finding *f, const char
 	c->structure_key = dup_or_null(f->structure_key);
 	c->structure = dup_or_null(f->structure);
 	c->explained_by = dup_or_null(f->explained_by);
+	c->what = dup_or_null(f->what);
+	c->parts = f->nparts ? calloc(f->nparts, sizeof(*c->parts)) : NULL;
+	c->nparts = c->parts ? f->nparts : 0;
+	bool parts_ok = !f->nparts || c->parts;
+	for (size_t i = 0; i < c->nparts; i++) {
+		c->parts[i] = (struct finding_part){.kind = f->parts[i].kind,
+		                                    .before = f->parts[i].before,
+		                                    .sep = dup_or_null(f->parts[i].sep),
+		                                    .text = dup_or_null(f->parts[i].text)};
+		parts_ok = parts_ok && (!f->parts[i].sep || c->parts[i].sep) &&
+		           (!f->parts[i].text || c->parts[i].text);
+	}
 	if ((f->structure_key && !c->structure_key) || (f->structure && !c->structure) ||
-	    (f->explained_by && !c->explained_by)) {
+	    (f->explained_by && !c->explained_by) || (f->what && !c->what) || !parts_ok) {
 		finding_free(c);
 		return -1;
 	}
@@ -164,4 +186,86 @@ size_t findings_failed(const struct findings *list)
 		if (list->items[i].verdict == VERDICT_FAIL)
 			n++;
 	return n;
+}
+
+/* The sentence: the parts put before, the last added first (each carries its separator), the
+ * rule's words, then the parts put after in the order they came, each with its separator when
+ * anything precedes it. */
+static char *finding_sentence(const char *what, const struct finding_part *parts, size_t n)
+{
+	struct textbuf b = {0};
+	for (size_t i = n; i-- > 0;)
+		if (parts[i].before)
+			textbuf_puts(&b, parts[i].text);
+	if (what)
+		textbuf_puts(&b, what);
+	for (size_t i = 0; i < n; i++) {
+		if (parts[i].before)
+			continue;
+		if (b.len && parts[i].sep)
+			textbuf_puts(&b, parts[i].sep);
+		textbuf_puts(&b, parts[i].text);
+	}
+	return textbuf_take(&b);
+}
+
+int finding_part_add(struct finding *f, enum finding_part_kind kind, bool before, const char *sep,
+                     const char *text)
+{
+	char *what = f->what ? f->what : dup_or_null(f->message);
+	char *s = dup_or_null(sep), *t = dup_or_null(text);
+	struct finding_part *p = realloc(f->parts, (f->nparts + 1) * sizeof(*p));
+	if (p)
+		f->parts = p;
+	if ((f->message && !what) || (sep && !s) || !t || !p) {
+		if (what != f->what)
+			free(what);
+		free(s);
+		free(t);
+		return -1;
+	}
+	p[f->nparts] = (struct finding_part){.kind = kind, .before = before, .sep = s, .text = t};
+	char *m = finding_sentence(what, p, f->nparts + 1);
+	if (!m) {
+		if (what != f->what)
+			free(what);
+		free(s);
+		free(t);
+		return -1;
+	}
+	f->nparts++;
+	f->what = what;
+	free(f->message);
+	f->message = m;
+	return 0;
+}
+
+int finding_what_set(struct finding *f, const char *what)
+{
+	char *w = dup_or_null(what);
+	if (what && !w)
+		return -1;
+	if (!f->nparts) {
+		free(f->message);
+		f->message = w;
+		return 0;
+	}
+	char *m = finding_sentence(w, f->parts, f->nparts);
+	if (!m) {
+		free(w);
+		return -1;
+	}
+	free(f->what);
+	free(f->message);
+	f->what = w;
+	f->message = m;
+	return 0;
+}
+
+bool finding_has_part(const struct finding *f, enum finding_part_kind kind, const char *text)
+{
+	for (size_t i = 0; i < f->nparts; i++)
+		if (f->parts[i].kind == kind && (!text || strcmp(f->parts[i].text, text) == 0))
+			return true;
+	return false;
 }

@@ -44,9 +44,33 @@ enum finding_show {
 	/* the findings of its rule shown so are one comparison: one JUnit testcase, failing when
 	 * one of them fails, its failure listing the rows that failed */
 	SHOW_ONE_CASE = 1u << 5,
+	/* it stands for the culprits past the ones named ("and 12 more ..."): no culprit of its
+	 * own */
+	SHOW_MORE = 1u << 6,
+	/* the code row, judged with the literal area of the loaded modules: the summary says what
+	 * it subtracted even when nothing was */
+	SHOW_WITH_LITERALS = 1u << 7,
 };
 
 /* One rule applied to one subject (e.g. rule "growth", subject "binary"). */
+/* What a step after the rule adds to a finding's sentence (finding_part_add). */
+enum finding_part_kind {
+	PART_GREW,    /* before the rule's words: what grew, named by the drill-down */
+	PART_ORIGINS, /* before: the allocation origins that explain it */
+	PART_WARNING, /* before: "warning: ", its severity made it one */
+	PART_INSIDE,  /* after: what grew inside the process it names */
+	PART_RUNS,    /* after: --repeat's growth run after run */
+	PART_CULPRIT, /* after: the likely culprit (the tests' readings, the RSS edges) */
+	PART_CONTEXT, /* after: what explains it, now that it passes as context */
+};
+
+struct finding_part {
+	enum finding_part_kind kind;
+	bool before; /* put ahead of the rule's words, its text carrying its separator */
+	char *sep;   /* after: put between when anything precedes it */
+	char *text;
+};
+
 struct finding {
 	char *rule;    /* "growth" */
 	char *subject; /* "binary" */
@@ -56,8 +80,10 @@ struct finding {
 	int64_t delta;  /* the growth the rule judged: after - before unless the rule says */
 	int64_t floor;  /* growth below this many bytes never fails */
 	double max_pct; /* allowed growth in percent; < 0 when the rule has none */
-	char *message;  /* one line: what was measured against what */
-	char *detail;   /* more lines for people, e.g. the likely culprits; may be NULL */
+	/* one line, what a reader reads: the rule's own words (what) with the parts the judge's
+	 * later steps added around them, made by finding_sentence alone (finding_part_add) */
+	char *message;
+	char *detail; /* more lines for people, e.g. the likely culprits; may be NULL */
 	/* what the rule subtracted from after - before to get delta, and why, for people:
 	 * "code and literals +3.7 MB (modules the suite loaded), free heap +0.1 MB (...)";
 	 * NULL when it judged the raw growth */
@@ -92,6 +118,13 @@ struct finding {
 	/* set by consolidation on a finding it turned into context: what explains it,
 	 * "ETS table sessions (+6.7 MB)"; every writer shows it with the message */
 	char *explained_by;
+	/* the rule's own words, kept once a part is added (NULL: message is them) */
+	char *what;
+	/* what the judge's steps after the rule added, in the order they added it */
+	struct finding_part *parts;
+	size_t nparts;
+	/* the drill-down's lead already says what grew inside the process the finding names */
+	bool inside_named;
 };
 
 struct findings {
@@ -120,6 +153,18 @@ bool finding_same_rule(const struct finding *a, const struct finding *b);
 /* One figure of f (its before, after, delta or floor) in f's unit: "13.7 MB", "20 000". */
 void finding_figure_format(char *buf, size_t len, const struct finding *f, int64_t v);
 void findings_clear(struct findings *list);
+
+/* Adds a part to f's sentence and makes f->message anew (finding_sentence): the one way a step
+ * after the rule adds to what a finding says; nothing edits or searches the text itself.
+ * before: ahead of everything said so far (text carries its separator: "what grew; ",
+ * "warning: "); else at the end, sep first when anything precedes it. Returns 0, or -1 when
+ * out of memory (f unchanged). */
+int finding_part_add(struct finding *f, enum finding_part_kind kind, bool before, const char *sep,
+                     const char *text);
+/* Replaces the rule's own words (a judgement made again), keeping the parts. 0 or -1. */
+int finding_what_set(struct finding *f, const char *what);
+/* Whether f has a part of kind (with that text, when text is not NULL). */
+bool finding_has_part(const struct finding *f, enum finding_part_kind kind, const char *text);
 size_t findings_failed(const struct findings *list);
 
 #endif

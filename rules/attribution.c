@@ -728,8 +728,7 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 		struct textbuf t = {0};
 		char lead[1024];
 
-		if (f->verdict != VERDICT_FAIL ||
-		    (f->message && strncmp(f->message, "and ", 4) == 0))
+		if (f->verdict != VERDICT_FAIL || (f->show & SHOW_MORE))
 			continue;
 		int key = attribution_key(f);
 		struct blame b;
@@ -763,7 +762,8 @@ int attribution_annotate(struct findings *findings, const struct snapshot *befor
 		}
 		const char *cmod = NULL, *ctest = NULL;
 		if (first_culprit(lead, sizeof(lead), run, after, f, key, &b, &cmod, &ctest)) {
-			if (text_append(&f->message, lead) < 0)
+			const char *l = strncmp(lead, "; ", 2) == 0 ? lead + 2 : lead;
+			if (finding_part_add(f, PART_CULPRIT, false, "; ", l) < 0)
 				return -1;
 			/* who, for the writers' file and line (rules/tags.c) */
 			free(f->culprit);

@@ -78,18 +78,21 @@ bool consolidate_first_of(const struct findings *out, size_t start, size_t i)
 
 int consolidate_context(struct finding *f, const char *by)
 {
-	size_t ml = f->message ? strlen(f->message) : 0;
-	char *e = strdup(by), *m = malloc(ml + strlen(by) + 40);
-	if (!e || !m) {
+	size_t n = strlen(by) + 24;
+	char *e = strdup(by), *t = malloc(n);
+	if (!e || !t) {
 		free(e);
-		free(m);
+		free(t);
 		return -1;
 	}
-	snprintf(m, ml + strlen(by) + 40, "%s%scontext: explained by %s", ml ? f->message : "",
-	         ml ? "; " : "", by);
-	free(f->message);
+	snprintf(t, n, "context: explained by %s", by);
+	int rc = finding_part_add(f, PART_CONTEXT, false, "; ", t);
+	free(t);
+	if (rc < 0) {
+		free(e);
+		return -1;
+	}
 	free(f->explained_by);
-	f->message = m;
 	f->explained_by = e;
 	f->verdict = VERDICT_PASS;
 	return 0;

@@ -121,5 +121,8 @@ int culprits_add_more(struct findings *out, const char *rule, const char *subjec
 	rules_count_format(n, sizeof(n), (int64_t)(list->count - RULES_MAX_CULPRITS));
 	snprintf(msg, sizeof(msg), "and %s more %s; the %d worst are named above", n, what,
 	         RULES_MAX_CULPRITS);
-	return findings_add(out, rule, subject, VERDICT_FAIL, 0, 0, 0, -1, msg);
+	if (findings_add(out, rule, subject, VERDICT_FAIL, 0, 0, 0, -1, msg) < 0)
+		return -1;
+	out->items[out->count - 1].show |= SHOW_MORE;
+	return 0;
 }

@@ -225,6 +225,7 @@ static void inside_add(struct drill_item *it, int o, const struct proc_inside *i
 	}
 	snprintf(it->text + o, len - (size_t)o, "%s%s%s%s", *started ? ", " : "", started,
 	         *what ? ": " : "", what);
+	it->inside = *what != '\0';
 	if (it->started_at + it->started_len > strlen(it->text))
 		it->started_at = it->started_len = 0;
 }
@@ -437,10 +438,9 @@ static bool finding_target(const struct finding *f, int *cat, int *kind)
 		*cat = c;
 		return true;
 	}
+	/* (the process rule's born finding names its groups and who started them itself) */
 	if (strcmp(rule, "ets") == 0 && strcmp(subject, "total") == 0)
 		*kind = DRILL_ETS;
-	else if (strcmp(rule, "process") == 0 && strcmp(subject, "born") == 0)
-		*kind = DRILL_BORN;
 	else if (strcmp(rule, "atom") == 0)
 		*kind = DRILL_ATOMS;
 	return *kind >= 0;
@@ -448,12 +448,13 @@ static bool finding_target(const struct finding *f, int *cat, int *kind)
 
 /* The lead for f: the structures it names, "A, B", or "" when none. */
 static void finding_lead(char *buf, size_t len, const struct finding *f,
-                         const struct drill_item *items, size_t n)
+                         const struct drill_item *items, size_t n, bool *own_inside)
 {
 	int cat, kind;
 	size_t o = 0, named = 0;
 
 	buf[0] = '\0';
+	*own_inside = false;
 	if (!finding_target(f, &cat, &kind))
 		return;
 	int64_t judged = f->delta > 0 ? f->delta : finding_raw_delta(f);
@@ -484,6 +485,8 @@ static void finding_lead(char *buf, size_t len, const struct finding *f,
 			o += (size_t)snprintf(buf + o, len - o, "%s%s", named ? ", " : "",
 			                      it->text);
 		said[named++] = it;
+		if (it->inside && f->structure_key && strcmp(it->key, f->structure_key) == 0)
+			*own_inside = true;
 		if (kind >= 0)
 			break;
 	}
@@ -493,12 +496,14 @@ static void finding_lead(char *buf, size_t len, const struct finding *f,
 
 /* A failing finding that names one process (structure "proc:PID": the mailbox and memory
  * limits of the process rule, the structure rule) ends with what grew inside it, when the
- * probe looked; once (a second call adds nothing). Returns 0, or -1 on allocation failure. */
+ * probe looked and the lead did not say it; once (a second call adds nothing). Returns 0, or
+ * -1 on allocation failure. */
 static int inside_annotate(struct finding *f, const struct snapshot *after)
 {
 	char what[1024];
 	const char *key = f->structure_key;
-	if (!key || strncmp(key, "proc:", 5) != 0 || !f->message)
+	if (!key || strncmp(key, "proc:", 5) != 0 || !f->message || f->inside_named ||
+	    finding_has_part(f, PART_INSIDE, NULL))
 		return 0;
 	const struct proc_inside *in = inside_find(after, key + 5);
 	const struct proc_growth *g = NULL;
@@ -506,18 +511,9 @@ static int inside_annotate(struct finding *f, const struct snapshot *after)
 		if (after->grew_procs[i].pid && strcmp(after->grew_procs[i].pid, in->pid) == 0)
 			g = &after->grew_procs[i];
 	inside_describe(what, sizeof(what), in, g ? g->memory - g->memory_before : 0);
-	if (!*what || strstr(f->message, what))
+	if (!*what)
 		return 0;
-	size_t ml = strlen(f->message), wl = strlen(what);
-	char *m = malloc(ml + 10 + wl + 1);
-	if (!m)
-		return -1;
-	memcpy(m, f->message, ml);
-	memcpy(m + ml, "; inside: ", 10);
-	memcpy(m + ml + 10, what, wl + 1);
-	free(f->message);
-	f->message = m;
-	return 0;
+	return finding_part_add(f, PART_INSIDE, false, "; inside: ", what);
 }
 
 int drilldown_annotate(struct findings *findings, const struct snapshot *before,
@@ -536,22 +532,18 @@ int drilldown_annotate(struct findings *findings, const struct snapshot *before,
 		struct finding *f = &findings->items[i];
 		if (f->verdict != VERDICT_FAIL || !f->message)
 			continue;
-		finding_lead(lead, sizeof(lead), f, items, n);
-		size_t ll = strlen(lead), ml = strlen(f->message);
+		bool own_inside;
+		finding_lead(lead, sizeof(lead) - 3, f, items, n, &own_inside);
+		size_t ll = strlen(lead);
 		/* nothing to name, or named already (a second call names nothing twice) */
-		if (!ll || (ml > ll + 1 && strncmp(f->message, lead, ll) == 0 &&
-		            strncmp(f->message + ll, "; ", 2) == 0))
+		if (!ll || finding_has_part(f, PART_GREW, NULL))
 			continue;
-		char *m = malloc(ll + 2 + ml + 1);
-		if (!m) {
+		memcpy(lead + ll, "; ", 3);
+		if (finding_part_add(f, PART_GREW, true, NULL, lead) < 0) {
 			free(items);
 			return -1;
 		}
-		memcpy(m, lead, ll);
-		memcpy(m + ll, "; ", 2);
-		memcpy(m + ll + 2, f->message, ml + 1);
-		free(f->message);
-		f->message = m;
+		f->inside_named = own_inside;
 	}
 	/* after the leads, which may say it already */
 	for (size_t i = 0; i < findings->count; i++) {

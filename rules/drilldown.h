@@ -41,6 +41,7 @@ struct drill_item {
 	 * offset and length, 0 long when it says nothing of it; a finding that names two items
 	 * started alike says it once */
 	size_t started_at, started_len;
+	bool inside; /* text says what grew inside the process (key "proc:PID") */
 };
 
 /* The refc binary bytes the new rows of e hold: all of a table created during the run, the

@@ -93,6 +93,7 @@ struct judged {
 	char msg[1024];
 	char by[512];         /* passing as context: what explains it (finding.explained_by); "" */
 	bool atoms_context;   /* an atom row the atom rule's pass explains */
+	bool literals;        /* the code row, judged with the literal area (SHOW_WITH_LITERALS) */
 	int64_t atom_entries; /* system: the new atoms' table entries, subtracted as explained */
 };
 
@@ -188,6 +189,7 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 
 	j->known = have_both(b, a, c);
 	j->explained[0] = '\0';
+	j->literals = false;
 	if (!j->known)
 		return;
 	j->before = b->mem[c] + (lit ? lb : 0);
@@ -277,6 +279,7 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 	model_bytes_format(ds, sizeof(ds), j->delta);
 	if (lit) {
 		char cs[32], ls[32];
+		j->literals = true;
 		model_bytes_format(cs, sizeof(cs), raw_of(b, a, MEM_CODE));
 		model_bytes_format(ls, sizeof(ls), la - lb);
 		if (spec > 0 && !j->fail) {
@@ -437,22 +440,19 @@ static void judge_all(struct judged j[MEM_CAT_COUNT], const struct snapshot *b,
 
 static int set_judged(struct finding *f, const struct judged *j, const struct growth_limit *lim)
 {
-	char *msg = strdup(j->msg);
 	char *ex = j->explained[0] ? strdup(j->explained) : NULL;
 	char *by = j->by[0] ? strdup(j->by) : NULL;
-	if (!msg || (j->explained[0] && !ex) || (j->by[0] && !by)) {
-		free(msg);
+	if ((j->explained[0] && !ex) || (j->by[0] && !by) || finding_what_set(f, j->msg) < 0) {
 		free(ex);
 		free(by);
 		return -1;
 	}
-	free(f->message);
 	free(f->explained);
 	free(f->explained_by);
-	f->message = msg;
 	f->explained = ex;
 	f->explained_by = by;
 	f->verdict = j->fail ? VERDICT_FAIL : VERDICT_PASS;
+	f->show = j->literals ? f->show | SHOW_WITH_LITERALS : f->show & ~SHOW_WITH_LITERALS;
 	f->before = j->before;
 	f->after = j->after;
 	f->delta = j->delta;

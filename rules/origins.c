@@ -135,13 +135,10 @@ int origins_check(struct findings *out, const struct snapshot *before, const str
 		struct finding *f = &out->items[i];
 		if (!origins_apply(f))
 			continue;
-		size_t len = strlen(said) + 2 + (f->message ? strlen(f->message) : 0) + 1;
-		char *m = malloc(len);
-		if (!m)
+		char lead[sizeof(said) + 2];
+		snprintf(lead, sizeof(lead), "%s; ", said);
+		if (finding_part_add(f, PART_ORIGINS, true, NULL, lead) < 0)
 			return -1;
-		snprintf(m, len, "%s; %s", said, f->message ? f->message : "");
-		free(f->message);
-		f->message = m;
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "rules/consolidate.h"
+#include "rules/inside.h"
 
 #define RULE "process"
 
@@ -49,14 +50,20 @@ static int check_born(struct findings *out, const struct snapshot *after,
 		for (size_t k = 0;
 		     k < groups.count && k < PROCESS_BORN_GROUPS_SHOWN && o < sizeof(msg); k++) {
 			const struct proc_group *g = &after->born[groups.items[k].index];
-			char c[32], m[32];
+			char c[32], m[32], started[600];
 			rules_count_format(c, sizeof(c), g->count);
 			model_bytes_format(m, sizeof(m), g->memory);
-			o += (size_t)snprintf(msg + o, sizeof(msg) - o, "%s%s x %s (%s%s%s)",
+			/* who started them (the test, its file and line), without their code, which
+			 * the group's key says already */
+			struct starter who = g->started;
+			who.code = NULL;
+			inside_starter_text(started, sizeof(started), &who);
+			o += (size_t)snprintf(msg + o, sizeof(msg) - o, "%s%s x %s (%s%s%s%s%s)",
 			                      k ? ", " : "; largest groups: ",
 			                      g->key ? rules_display(g->key) : "?", c, m,
 			                      g->example_pid ? ", e.g. " : "",
-			                      g->example_pid ? g->example_pid : "");
+			                      g->example_pid ? g->example_pid : "",
+			                      *started ? "; " : "", started);
 		}
 		if (groups.count > PROCESS_BORN_GROUPS_SHOWN && o < sizeof(msg))
 			snprintf(msg + o, sizeof(msg) - o, " and %zu more groups",

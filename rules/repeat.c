@@ -149,10 +149,10 @@ int repeat_annotate(struct findings *out, const struct repeat_data *d)
 		model_bytes_format(m, sizeof(m), cont);
 		char add[768];
 		snprintf(add, sizeof(add),
-		         "; --repeat %zu: runs 2..%zu grew %s (warm-up excluded), judged: the "
+		         "--repeat %zu: runs 2..%zu grew %s (warm-up excluded), judged: the "
 		         "smallest, %s%s per run, x %zu",
 		         d->n, d->n, runs, cont >= 0 ? "+" : "", m, d->n - 1);
-		if (text_append(&f->message, add) < 0)
+		if (finding_part_add(f, PART_RUNS, false, "; ", add) < 0)
 			return -1;
 	}
 	return 0;

@@ -25,18 +25,6 @@ int64_t rss_unaccounted(const struct snapshot *before, const struct snapshot *af
 	return (a->rss - b->rss) - (beam_held(a, m) - beam_held(b, m));
 }
 
-/* Appends tail to *msg. Returns 0, or -1 on allocation failure. */
-static int text_append(char **msg, const char *tail)
-{
-	size_t a = *msg ? strlen(*msg) : 0, b = strlen(tail);
-	char *m = realloc(*msg, a + b + 1);
-	if (!m)
-		return -1;
-	memcpy(m + a, tail, b + 1);
-	*msg = m;
-	return 0;
-}
-
 /* The test (or test module) whose RSS grew most between its edges, when it holds at least
  * half of the unaccounted growth: named in the message and as the finding's culprit. */
 static int rss_culprit(struct finding *f, const struct fine_level *a, int64_t un)
@@ -49,9 +37,9 @@ static int rss_culprit(struct finding *f, const struct fine_level *a, int64_t un
 	char lead[768], g[32];
 	if (!top) {
 		snprintf(lead, sizeof(lead),
-		         "; no test module's RSS grew by half of it between its "
+		         "no test module's RSS grew by half of it between its "
 		         "edges");
-		return text_append(&f->message, lead);
+		return finding_part_add(f, PART_CULPRIT, false, "; ", lead);
 	}
 	const char *tab = strchr(top->what, '\t');
 	char mod[256];
@@ -60,10 +48,10 @@ static int rss_culprit(struct finding *f, const struct fine_level *a, int64_t un
 	model_bytes_format(g, sizeof(g), top->bytes);
 	if (tab)
 		snprintf(lead, sizeof(lead),
-		         "; likely culprit: %s test \"%s\" (RSS +%s while it ran)",
+		         "likely culprit: %s test \"%s\" (RSS +%s while it ran)",
 		         rules_display(mod), tab + 1, g);
 	else
-		snprintf(lead, sizeof(lead), "; likely culprit: %s (RSS +%s while it ran)",
+		snprintf(lead, sizeof(lead), "likely culprit: %s (RSS +%s while it ran)",
 		         rules_display(mod), g);
 	free(f->culprit);
 	free(f->culprit_test);
@@ -71,7 +59,7 @@ static int rss_culprit(struct finding *f, const struct fine_level *a, int64_t un
 	f->culprit_test = tab ? strdup(tab + 1) : NULL;
 	if (!f->culprit || (tab && !f->culprit_test))
 		return -1;
-	return text_append(&f->message, lead);
+	return finding_part_add(f, PART_CULPRIT, false, "; ", lead);
 }
 
 int rss_check(struct findings *out, const struct snapshot *before, const struct snapshot *after,

@@ -439,16 +439,8 @@ int severity_apply(struct findings *out, const struct severity_config *cfg, bool
 				f->warned = false;
 			continue;
 		}
-		static const char pre[] = "warning: ";
-		size_t ml = f->message ? strlen(f->message) : 0;
-		char *m = malloc(sizeof(pre) + ml);
-		if (!m)
+		if (finding_part_add(f, PART_WARNING, true, NULL, "warning: ") < 0)
 			return -1;
-		memcpy(m, pre, sizeof(pre));
-		if (ml)
-			memcpy(m + sizeof(pre) - 1, f->message, ml + 1);
-		free(f->message);
-		f->message = m;
 		f->verdict = VERDICT_SKIP;
 		f->warned = true;
 		n++;

@@ -55,6 +55,21 @@ static void test_process_born(void **state)
 	assert_int_equal(findings_failed(&f), 1);
 	findings_clear(&f);
 
+	/* a group whose starter is known: the test, its file and line, in the group's figures
+	 * (once: not its code, which the group's key says) */
+	struct proc_group *g = &a.born[a.nborn - 6]; /* Foo.Leak:init/1 */
+	g->started.test = strdup("test leaks");
+	g->started.file = strdup("test/leak_test.exs");
+	g->started.line = 12;
+	g->started.module = strdup("Elixir.Foo.LeakTest");
+	g->started.code = strdup("Elixir.Foo.Leak:init/1");
+	assert_int_equal(process_check(&f, &b, &a, &c), 0);
+	has(expect(&f, "process", "born", VERDICT_FAIL),
+	    "largest groups: Foo.Leak:init/1 x 70 (7.0 MB, e.g. <0.301.0>; started by ");
+	has(expect(&f, "process", "born", VERDICT_FAIL),
+	    "\"test leaks\" (test/leak_test.exs:12, in Foo.LeakTest)), Foo.Worker:init/1 x 60");
+	findings_clear(&f);
+
 	a.born_count = 1;
 	assert_int_equal(process_check(&f, &b, &a, &c), 0);
 	has(expect(&f, "process", "born", VERDICT_PASS), "1 process born during the run is still");

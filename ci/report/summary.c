@@ -245,8 +245,7 @@ static void print_subtracted(FILE *out, const struct findings *findings)
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
 		char name[NAME_MAX_COLS * 4 + 16], why[1024];
-		bool lits = f->subject && strcmp(f->subject, "code") == 0 && f->message &&
-		            strncmp(f->message, "code and literals", 17) == 0;
+		bool lits = (f->show & SHOW_WITH_LITERALS) != 0;
 		if (f->verdict == VERDICT_SKIP || (!lits && !(finding_adjusted(f) && f->explained)))
 			continue;
 		if (!head)
