@@ -5,7 +5,9 @@
  * node of a cluster and a merged run are judged by it alike; each gives what it has, and a
  * step whose input is absent does not run.
  *
- * A new rule is one file in rules/ (its X_check and configuration) and one line in the table.
+ * A new rule is one file in rules/ (its X_check) and one line in the table, with its configuration
+ * where every rule's is (rules/rules.h's rules_config and its default, its keys in
+ * gate/config/config_schema.c).
  */
 #ifndef GATE_JUDGE_JUDGE_H
 #define GATE_JUDGE_JUDGE_H
