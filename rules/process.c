@@ -2,6 +2,7 @@
 #include "rules/process.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "rules/consolidate.h"
 #include "rules/inside.h"
@@ -47,6 +48,7 @@ static int check_born(struct findings *out, const struct snapshot *after,
 				return -1;
 			}
 		culprits_sort(&groups);
+		char said[600] = "";
 		for (size_t k = 0;
 		     k < groups.count && k < PROCESS_BORN_GROUPS_SHOWN && o < sizeof(msg); k++) {
 			const struct proc_group *g = &after->born[groups.items[k].index];
@@ -58,6 +60,19 @@ static int check_born(struct findings *out, const struct snapshot *after,
 			struct starter who = g->started;
 			who.code = NULL;
 			inside_starter_text(started, sizeof(started), &who);
+			/* two groups the same test started: the test said once (what started them,
+			 * ", via ...", stays each group's) */
+			const char *via = strstr(started, ", via ");
+			size_t tl = via ? (size_t)(via - started) : strlen(started);
+			if (tl && strncmp(started, "started by \"", 12) == 0 &&
+			    strlen(said) == tl && strncmp(started, said, tl) == 0) {
+				char rest[600];
+				snprintf(rest, sizeof(rest), "%s", started + tl);
+				snprintf(started, sizeof(started), "started by the same test%s",
+				         rest);
+			} else {
+				snprintf(said, sizeof(said), "%.*s", (int)tl, started);
+			}
 			o += (size_t)snprintf(msg + o, sizeof(msg) - o, "%s%s x %s (%s%s%s%s%s)",
 			                      k ? ", " : "; largest groups: ",
 			                      g->key ? rules_display(g->key) : "?", c, m,

@@ -63,7 +63,17 @@ static void test_process_born(void **state)
 	g->started.line = 12;
 	g->started.module = strdup("Elixir.Foo.LeakTest");
 	g->started.code = strdup("Elixir.Foo.Leak:init/1");
+	/* and a second group the same test started, through a supervisor: the test said once */
+	struct proc_group *w = &a.born[0]; /* Foo.Worker:init/1 */
+	w->started.test = strdup("test leaks");
+	w->started.file = strdup("test/leak_test.exs");
+	w->started.line = 12;
+	w->started.module = strdup("Elixir.Foo.LeakTest");
+	w->started.by = strdup("Foo.Sup");
 	assert_int_equal(process_check(&f, &b, &a, &c), 0);
+	has(expect(&f, "process", "born", VERDICT_FAIL),
+	    "Foo.Worker:init/1 x 60 (800.0 kB, e.g. <0.300.0>; started by the same test, via "
+	    "Foo.Sup)");
 	has(expect(&f, "process", "born", VERDICT_FAIL),
 	    "largest groups: Foo.Leak:init/1 x 70 (7.0 MB, e.g. <0.301.0>; started by ");
 	has(expect(&f, "process", "born", VERDICT_FAIL),
