@@ -6,20 +6,46 @@
 
 #include "rules/tags.h"
 
-/* a table that grew past its cap, in two deep snapshots */
-static void leak(struct snapshot *b, struct snapshot *a, struct rules_config *c)
+/* A judging's fixture: a table that grew past its cap, in two deep snapshots. */
+struct jfx {
+	struct rules_config c;
+	struct snapshot b, a;
+	struct findings f;
+	char err[256];
+};
+
+static void leak(struct jfx *x)
 {
-	rules_config_default(c);
-	struct ets_table_limit *t = ets_config_table_add(&c->ets, "corpus_*");
+	memset(x, 0, sizeof(*x));
+	rules_config_default(&x->c);
+	struct ets_table_limit *t = ets_config_table_add(&x->c.ets, "corpus_*");
 	assert_non_null(t);
 	t->max_bytes = 2000000;
-	deep(b);
-	deep(a);
-	add_ets(a, "corpus_cache", NULL, "<0.200.0>", "Elixir.LeakEts.Corpus", 7800000, 60000,
+	deep(&x->b);
+	deep(&x->a);
+	add_ets(&x->a, "corpus_cache", NULL, "<0.200.0>", "Elixir.LeakEts.Corpus", 7800000, 60000,
 	        true);
-	a->mem[MEM_ETS] += 7800000;
-	a->mem[MEM_SYSTEM] += 7800000;
-	a->mem[MEM_TOTAL] += 7800000;
+	x->a.mem[MEM_ETS] += 7800000;
+	x->a.mem[MEM_SYSTEM] += 7800000;
+	x->a.mem[MEM_TOTAL] += 7800000;
+}
+
+/* one node's run on x's snapshots */
+static struct judge_input node_input(const struct jfx *x)
+{
+	return (struct judge_input){.before = &x->b,
+	                            .after = &x->a,
+	                            .run_before = &x->b,
+	                            .run_after = &x->a,
+	                            .cfg = &x->c};
+}
+
+static void jfx_clear(struct jfx *x)
+{
+	findings_clear(&x->f);
+	snapshot_clear(&x->b);
+	snapshot_clear(&x->a);
+	rules_config_clear(&x->c);
 }
 
 /* the first finding of rule, or NULL */
@@ -62,81 +88,59 @@ static void test_judge__order(void **state)
 static void test_judge__baseline_only_when_given(void **state)
 {
 	(void)state;
-	struct rules_config c;
-	struct snapshot b, a;
-	leak(&b, &a, &c);
-	char err[256];
-	struct findings none = {0}, some = {0};
-	struct judge_input in = {
-	        .before = &b, .after = &a, .run_before = &b, .run_after = &a, .cfg = &c};
-	assert_int_equal(judge_run(&in, &none, err, sizeof(err)), 0);
-	assert_int_equal(count(&none, "baseline", -1), 0);
+	struct jfx x;
+	leak(&x);
+	struct findings some = {0};
+	struct judge_input in = node_input(&x);
+	assert_int_equal(judge_run(&in, &x.f, x.err, sizeof(x.err)), 0);
+	assert_int_equal(count(&x.f, "baseline", -1), 0);
 	struct judge_baseline bl = {.where = "HEAD:.gate/baseline.json"};
 	in.baseline = &bl;
-	assert_int_equal(judge_run(&in, &some, err, sizeof(err)), 0);
+	assert_int_equal(judge_run(&in, &some, x.err, sizeof(x.err)), 0);
 	const struct finding *f = first_of(&some, "baseline");
 	assert_non_null(f);
 	assert_non_null(strstr(f->message, "HEAD:.gate/baseline.json"));
 	/* the same leak fails once either way */
-	assert_int_equal(findings_failed(&none), findings_failed(&some));
-	assert_int_equal(findings_failed(&none), 1);
-	findings_clear(&none);
+	assert_int_equal(findings_failed(&x.f), findings_failed(&some));
+	assert_int_equal(findings_failed(&x.f), 1);
 	findings_clear(&some);
-	snapshot_clear(&b);
-	snapshot_clear(&a);
-	rules_config_clear(&c);
+	jfx_clear(&x);
 }
 
 /* a merged run's findings were made by its partitions: only --warn-only applies again */
 static void test_judge__merged_only_severity(void **state)
 {
 	(void)state;
-	struct rules_config c;
-	struct snapshot b, a;
-	leak(&b, &a, &c);
-	char err[256];
-	struct findings f = {0};
-	assert_int_equal(judge_rules(&f, &b, &a, NULL, &c), 0);
-	size_t n = f.count, failed = findings_failed(&f);
+	struct jfx x;
+	leak(&x);
+	assert_int_equal(judge_rules(&x.f, &x.b, &x.a, NULL, &x.c), 0);
+	size_t n = x.f.count, failed = findings_failed(&x.f);
 	assert_true(failed >= 1);
-	struct judge_input in = {.cfg = &c, .merged = true};
-	assert_int_equal(judge_run(&in, &f, err, sizeof(err)), 0);
-	assert_int_equal(f.count, n); /* no rule ran again */
-	assert_int_equal(findings_failed(&f), failed);
+	struct judge_input in = {.cfg = &x.c, .merged = true};
+	assert_int_equal(judge_run(&in, &x.f, x.err, sizeof(x.err)), 0);
+	assert_int_equal(x.f.count, n); /* no rule ran again */
+	assert_int_equal(findings_failed(&x.f), failed);
 	in.warn_only = true;
-	assert_int_equal(judge_run(&in, &f, err, sizeof(err)), 0);
-	assert_int_equal(f.count, n);
-	assert_int_equal(findings_failed(&f), 0); /* a warning now */
-	findings_clear(&f);
-	snapshot_clear(&b);
-	snapshot_clear(&a);
-	rules_config_clear(&c);
+	assert_int_equal(judge_run(&in, &x.f, x.err, sizeof(x.err)), 0);
+	assert_int_equal(x.f.count, n);
+	assert_int_equal(findings_failed(&x.f), 0); /* a warning now */
+	jfx_clear(&x);
 }
 
 /* --warn-only on a node's run: the judge's severity step makes the failure a warning */
 static void test_judge__warn_only(void **state)
 {
 	(void)state;
-	struct rules_config c;
-	struct snapshot b, a;
-	leak(&b, &a, &c);
-	char err[256];
-	struct findings f = {0};
-	struct judge_input in = {.before = &b,
-	                         .after = &a,
-	                         .run_before = &b,
-	                         .run_after = &a,
-	                         .cfg = &c,
-	                         .warn_only = true};
-	assert_int_equal(judge_run(&in, &f, err, sizeof(err)), 0);
-	assert_int_equal(findings_failed(&f), 0);
-	const struct finding *t = first_of(&f, "ets");
+	struct jfx x;
+	leak(&x);
+	struct judge_input in = node_input(&x);
+	in.warn_only = true;
+	assert_int_equal(judge_run(&in, &x.f, x.err, sizeof(x.err)), 0);
+	assert_int_equal(findings_failed(&x.f), 0);
+	const struct finding *t = first_of(&x.f, "ets");
 	assert_non_null(t);
 	assert_true(t->warned);
-	findings_clear(&f);
-	snapshot_clear(&b);
-	snapshot_clear(&a);
-	rules_config_clear(&c);
+	jfx_clear(&x);
 }
 
 int main(void)

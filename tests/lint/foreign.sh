@@ -13,26 +13,19 @@ set -u
 notice='([Cc]opyright[[:space:]]+(\([Cc]\)|©|[0-9]{4})|[Ll]icensed[[:space:]]under[[:space:]]the|SPDX-License-[I]dentifier|Permission[[:space:]]is[[:space:]]hereby[[:space:]]granted|GNU[[:space:]](Lesser[[:space:]])?General[[:space:]]Public[[:space:]]License|All[[:space:]]rights[[:space:]]reserved)'
 ours='the gate authors'
 
-if [ $# -gt 0 ]; then
-	files=$(printf '%s\n' "$@")
-elif cd "$(dirname "$0")/../.." && git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	files=$(git ls-files)
-else
-	echo "foreign: error: not a git checkout and no files given: run it from the repository" >&2
-	exit 2
-fi
+. "$(dirname "$0")/text_files.sh"
+[ $# -gt 0 ] || cd "$(dirname "$0")/../.." || exit 2
+files=$(text_files foreign '' "$@") || exit 2
 
 bad=0
 checked=0
 for f in $files; do
-	[ -f "$f" ] || continue
 	checked=$((checked + 1))
-	grep -Iq . "$f" 2>/dev/null || continue # binary or empty
 	hit=$(grep -nE "$notice" "$f" | grep -vF "$ours" | head -n 1)
 	if [ -n "$hit" ]; then
 		echo "foreign: $f:${hit%%:*}: carries another project's copyright or licence (${hit#*:}): keep upstream code and third-party files outside the repository (README, Real projects)" >&2
 		bad=1
 	fi
 done
-[ "$bad" -eq 0 ] && echo "foreign: ok ($checked tracked files, none carries another project's notice)"
+[ "$bad" -eq 0 ] && echo "foreign: ok ($checked text files, none carries another project's notice)"
 exit "$bad"
