@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/errtext.h"
+#include "model/finding.h"
 #include "rules/alloc.h"
 #include "rules/atom.h"
 #include "rules/attribution.h"

@@ -15,8 +15,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/baseline.h"
-#include "model/model.h"
 #include "rules/repeat.h"
 #include "rules/rules.h"
 #include "rules/trend_samples.h"

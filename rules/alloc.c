@@ -1,4 +1,5 @@
 /* rules/alloc.c: the allocator rule: fragmented carriers that waste a lot of memory. */
+#include "model/finding.h"
 #include "rules/alloc.h"
 
 #include <stdio.h>

@@ -2,8 +2,8 @@
 #ifndef GATE_RULES_ALLOC_H
 #define GATE_RULES_ALLOC_H
 
+#include "model/finding.h"
 #include "rules/culprits.h"
-#include "model/model.h"
 
 struct alloc_config {
 	double max_fragmentation_pct; /* of carriers not in blocks; default 75; < 0: off */

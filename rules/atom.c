@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/consolidate.h"
 #include "rules/growth.h"
 

@@ -3,8 +3,9 @@
 #ifndef GATE_RULES_ATOM_H
 #define GATE_RULES_ATOM_H
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/culprits.h"
-#include "model/model.h"
 
 struct atom_config {
 	int64_t max_growth; /* atoms, on top of per_test x tests; default 10 000; RULES_OFF: off */

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/blame.h"
 #include "rules/culprits.h"
 #include "rules/tags.h"

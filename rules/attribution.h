@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/model.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 /* [attribution] in gate.toml. */
 struct attribution_config {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/finding.h"
 #include "rules/consolidate.h"
 
 void baseline_config_default(struct baseline_config *cfg)

@@ -7,7 +7,7 @@
 #ifndef GATE_RULES_BASELINE_H
 #define GATE_RULES_BASELINE_H
 
-#include "model/model.h"
+#include "model/finding.h"
 
 /* The defaults of the string fields of struct baseline_config; NULL in a field means these. */
 #define BASELINE_DEFAULT_PATH ".gate/baseline.json"

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "model/finding.h"
 #include "rules/consolidate.h"
 
 #define RULE "binary"

@@ -3,8 +3,8 @@
 #ifndef GATE_RULES_BINARY_H
 #define GATE_RULES_BINARY_H
 
+#include "model/finding.h"
 #include "rules/culprits.h"
-#include "model/model.h"
 
 struct binary_config {
 	int64_t max_refs_per_process;  /* proc_info.bin_refs; default 50 000; RULES_OFF: off */

@@ -17,7 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 enum blame_kind {
 	BLAME_NO_EVIDENCE, /* the structure was not read at the edges: other evidence decides */

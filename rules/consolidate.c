@@ -1,4 +1,5 @@
 /* rules/consolidate.c: one cause, one failing finding, across every rule family. */
+#include "model/finding.h"
 #include "rules/consolidate.h"
 
 #include <stdio.h>

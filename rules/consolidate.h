@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
+#include "model/finding.h"
 
 /* Sets f's structure (key and label copied; label NULL: key) and adds bytes to explains in
  * category cat and every category that contains it (ets -> system -> total, processes_used ->

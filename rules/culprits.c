@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "model/finding.h"
 #include "rules/consolidate.h"
 
 const char *rules_display(const char *name)

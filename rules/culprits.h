@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
+#include "model/finding.h"
 
 /* A limit that is not applied ("off" in gate.toml): int64_t limits hold RULES_OFF, percent
  * limits any negative value. */

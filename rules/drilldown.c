@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/finding.h"
 #include "rules/culprits.h"
 #include "rules/inside.h"
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
+#include "model/finding.h"
 
 enum drill_kind {
 	DRILL_ETS,     /* an ETS table grew in bytes or rows */

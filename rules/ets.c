@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "model/finding.h"
 #include "rules/consolidate.h"
 #include "rules/drilldown.h"
 

@@ -3,8 +3,8 @@
 #ifndef GATE_RULES_ETS_H
 #define GATE_RULES_ETS_H
 
+#include "model/finding.h"
 #include "rules/culprits.h"
-#include "model/model.h"
 
 /* One [[ets.table]] entry: limits for every table whose name matches the glob. */
 struct ets_table_limit {

@@ -1,4 +1,5 @@
 /* rules/fine.c: the fine level's defaults and the model's fine_level_clear. */
+#include "model/snapshot.h"
 #include "rules/fine.h"
 
 #include <stdlib.h>

@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
+#include "model/snapshot.h"
 #include "rules/culprits.h"
-#include "model/model.h"
 
 struct fine_config {
 	/* [rss] max_unaccounted: RSS growth the allocators' carriers do not explain (memory

@@ -2,6 +2,7 @@
  * judged on the memory model of growth.h. */
 #include "rules/growth.h"
 
+#include "model/finding.h"
 #include "rules/consolidate.h"
 #include "rules/culprits.h"
 #include "rules/drilldown.h"

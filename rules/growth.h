@@ -17,7 +17,7 @@
 #ifndef GATE_RULES_GROWTH_H
 #define GATE_RULES_GROWTH_H
 
-#include "model/model.h"
+#include "model/finding.h"
 
 struct growth_limit {
 	bool enabled;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/figures.h"
+#include "model/snapshot.h"
 #include "rules/culprits.h"
 
 /* at most this many parts of the state (and dictionary) named, and mailbox shapes */

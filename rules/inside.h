@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
+#include "model/snapshot.h"
 
 /* The look inside the process pid in after, or NULL (not looked at, or no pid). */
 const struct proc_inside *inside_find(const struct snapshot *after, const char *pid);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "model/finding.h"
 #include "rules/consolidate.h"
 #include "rules/culprits.h"
 #include "rules/drilldown.h"

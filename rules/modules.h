@@ -7,7 +7,7 @@
 #ifndef GATE_RULES_MODULES_H
 #define GATE_RULES_MODULES_H
 
-#include "model/model.h"
+#include "model/finding.h"
 
 struct modules_config {
 	int64_t max_created; /* modules created and still loaded; default 200; RULES_OFF: off */

@@ -1,4 +1,5 @@
 /* rules/origins.c: allocation origins named in the findings they explain. */
+#include "model/finding.h"
 #include "rules/origins.h"
 
 #include <stdio.h>

@@ -4,6 +4,7 @@
 #ifndef GATE_RULES_ORIGINS_H
 #define GATE_RULES_ORIGINS_H
 
+#include "model/finding.h"
 #include "rules/fine.h"
 
 /* An origin's growth over the run: blocks added, and their bytes within a factor of 2 (a

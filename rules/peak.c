@@ -1,6 +1,8 @@
 /* rules/peak.c: the run's peak and the largest heaps. */
 #include "rules/peak.h"
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/tags.h"
 
 #include <stdio.h>

@@ -5,6 +5,8 @@
 #ifndef GATE_RULES_PEAK_H
 #define GATE_RULES_PEAK_H
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/fine.h"
 
 /* Appends, when the after-snapshot carries the tracker's report (else nothing):

@@ -3,8 +3,8 @@
 #ifndef GATE_RULES_PORTS_H
 #define GATE_RULES_PORTS_H
 
+#include "model/finding.h"
 #include "rules/culprits.h"
-#include "model/model.h"
 
 struct ports_config {
 	/* ports opened during the run and still open after it; default 50; RULES_OFF: off.

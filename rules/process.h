@@ -3,8 +3,8 @@
 #ifndef GATE_RULES_PROCESS_H
 #define GATE_RULES_PROCESS_H
 
+#include "model/finding.h"
 #include "rules/culprits.h"
-#include "model/model.h"
 
 /* How many born groups a "born" failure names. */
 #define PROCESS_BORN_GROUPS_SHOWN 5

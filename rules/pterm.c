@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/finding.h"
 #include "rules/consolidate.h"
 
 #define RULE "persistent_term"

@@ -3,8 +3,8 @@
 #ifndef GATE_RULES_PTERM_H
 #define GATE_RULES_PTERM_H
 
+#include "model/finding.h"
 #include "rules/culprits.h"
-#include "model/model.h"
 
 struct pterm_config {
 	int64_t max_entries; /* growth of persistent_term:info() count; default 1 000; RULES_OFF */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "model/finding.h"
 
 void repeat_point_from(struct repeat_point *out, const struct snapshot *s)
 {

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
+#include "model/finding.h"
 #include "rules/structure.h"
 
 /* Most runs gate accepts for --repeat. */

@@ -1,4 +1,5 @@
 /* rules/rss.c: RSS growth the BEAM's allocators do not explain. */
+#include "model/finding.h"
 #include "rules/rss.h"
 
 #include <stdio.h>

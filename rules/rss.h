@@ -4,6 +4,7 @@
 #ifndef GATE_RULES_RSS_H
 #define GATE_RULES_RSS_H
 
+#include "model/finding.h"
 #include "rules/fine.h"
 
 /* (rss after - rss before) - (allocated after - allocated before): the RSS growth the

@@ -7,6 +7,7 @@
 #ifndef GATE_RULES_RULES_H
 #define GATE_RULES_RULES_H
 
+#include "model/snapshot.h"
 #include "rules/alloc.h"
 #include "rules/atom.h"
 #include "rules/attribution.h"
@@ -16,7 +17,6 @@
 #include "rules/ets.h"
 #include "rules/fine.h" /* [rss], [peak], [process] max_heap */
 #include "rules/growth.h"
-#include "model/model.h"
 #include "rules/modules.h"
 #include "rules/ports.h"
 #include "rules/process.h"

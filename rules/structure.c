@@ -2,6 +2,7 @@
  * its own before-figure (see structure.h). */
 #include "rules/structure.h"
 
+#include "model/finding.h"
 #include "rules/consolidate.h"
 #include "rules/drilldown.h"
 

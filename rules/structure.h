@@ -15,8 +15,8 @@
 #ifndef GATE_RULES_STRUCTURE_H
 #define GATE_RULES_STRUCTURE_H
 
+#include "model/finding.h"
 #include "rules/culprits.h"
-#include "model/model.h"
 
 struct structure_config {
 	int64_t process_floor; /* bytes a process (heap + refc binaries) may grow; 4 MB */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/consolidate.h"
 #include "rules/culprits.h"
 

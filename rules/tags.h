@@ -29,7 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 /* The rules a severity can be set for, in gate.toml's [severity] table. */
 enum severity_rule {

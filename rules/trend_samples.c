@@ -1,4 +1,5 @@
 /* rules/trend_samples.c: the trend rule on samples taken during a run (see the header). */
+#include "model/finding.h"
 #include "rules/trend_samples.h"
 
 #include <stdio.h>

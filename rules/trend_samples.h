@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/finding.h"
 #include "rules/growth.h"
-#include "model/model.h"
 
 #define TREND_MIN_SPAN_MS 60000
 #define TREND_MIN_SAMPLES 20

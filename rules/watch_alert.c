@@ -1,4 +1,5 @@
 /* rules/watch_alert.c: a category above its rolling average (see the header). */
+#include "model/snapshot.h"
 #include "rules/watch_alert.h"
 
 #include <string.h>

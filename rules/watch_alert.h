@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
+#include "model/snapshot.h"
 
 #define WATCH_WINDOW_MAX 1000
 #define WATCH_MIN_HISTORY 3

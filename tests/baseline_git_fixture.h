@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ci/git/baseline_git.h"
+#include "model/snapshot.h"
 #include "tests/helpers.h"
 
 #define TS_2026_12_02_NOON 1796212800

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gate/config/config.h"
+#include "model/snapshot.h"
 
 static inline void load_ok(struct config *cfg, const char *text)
 {

@@ -5,6 +5,8 @@
 #define GATE_TESTS_JUDGE_FIXTURE_H
 
 #include "judge/judge.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 /* 0, or -1 on allocation failure (out keeps what was added). run may be NULL (no tests: the
  * atom rule's per-test allowance is 0). */

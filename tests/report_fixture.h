@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "ci/report/report.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 /* A test name that tries every trick on every writer: HTML and XML markup, a CDATA end,
  * table pipes, a newline that starts a GitHub workflow command, CR, '%' escapes, ANSI

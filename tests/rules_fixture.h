@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/rules.h"
 
 /* ---- building snapshots (owned by the snapshot: snapshot_clear frees them) ---- */

@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "ci/report/annotate.h"
+#include "model/finding.h"
+#include "model/tests.h"
 #include "tests/report_fixture.h"
 
 static char *annotate(const struct report_data *d, const char *workspace, size_t *len)

@@ -9,8 +9,9 @@
 
 #include <cmocka.h>
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/attribution.h"
-#include "model/model.h"
 
 #define EV(edge_, mod, async_, at, total, procs)                                                   \
 	{                                                                                          \

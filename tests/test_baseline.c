@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "ci/store/baseline_file.h"
+#include "model/snapshot.h"
 
 #define TS_2026_12_02_NOON 1796212800 /* 2026-12-02T12:00:00Z */
 

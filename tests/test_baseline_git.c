@@ -5,6 +5,7 @@
  * staging kept, hooks, signing and filters named). Reading, notes and the history are in
  * tests/test_baseline_git_read.c. `git fsck` must be clean at the end of every test that
  * touched a repository. */
+#include "model/snapshot.h"
 #include "tests/baseline_git_fixture.h"
 
 #include <dlfcn.h>

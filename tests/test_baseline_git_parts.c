@@ -3,6 +3,7 @@
  * git CLI (tests/baseline_git_fixture.h): both files in one commit, the same path twice
  * refused, a kill after each step finished or undone for every file, and the merged run's
  * note with each partition's summary read back per partition. `git fsck` must be clean. */
+#include "model/snapshot.h"
 #include "tests/baseline_git_fixture.h"
 
 #include <sys/wait.h>

@@ -2,6 +2,7 @@
  * by the git CLI (tests/baseline_git_fixture.h): at refs without a checkout (also in a
  * shallow clone, with the fallback to HEAD), notes and the history they make, bad
  * repositories and paths. The commit itself is tested in tests/test_baseline_git.c. */
+#include "model/snapshot.h"
 #include "tests/baseline_git_fixture.h"
 
 #include <errno.h>

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/finding.h"
 #include "rules/baseline.h"
 
 /* ---- helpers ---- */

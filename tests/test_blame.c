@@ -4,6 +4,8 @@
  * category grew with garbage is never named for a structure it did not grow. */
 #include "tests/rules_fixture.h"
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/attribution.h"
 #include "rules/blame.h"
 

@@ -17,6 +17,8 @@
 
 #include "ci/report/junit.h"
 #include "ci/report/summary.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 static double xp_num(xmlDocPtr doc, const char *expr)
 {

@@ -17,6 +17,7 @@
 
 #include "gate/config/config.h"
 #include "gate/config/toml.h"
+#include "model/snapshot.h"
 #include "tests/config_helpers.h"
 
 /* ---- defaults ---- */

@@ -15,6 +15,7 @@
 #include "ci/store/snapshot_json.h"
 #include "gate/node/term.h"
 #include "gate/probe/probe.h"
+#include "model/finding.h"
 #include "rules/rules.h"
 
 /* ---- building snapshots (owned by the snapshot: snapshot_clear frees them) ---- */

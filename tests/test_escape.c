@@ -22,6 +22,8 @@
 #include "ci/report/summary.h"
 #include "gate/node/term.h"
 #include "gate/probe/probe.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 static const char name[] = "test a\0b\x01"
                            "c\x7f"

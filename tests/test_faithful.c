@@ -15,6 +15,7 @@
 
 #include "ci/report/junit.h"
 #include "gate/probe/faithful.h"
+#include "model/tests.h"
 
 static void make_project(char *dir, size_t len)
 {

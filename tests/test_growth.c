@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "model/finding.h"
 #include "rules/growth.h"
 
 static void snap(struct snapshot *s, int64_t base)

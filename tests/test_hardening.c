@@ -19,6 +19,7 @@
 #include "ci/store/snapshot_json.h"
 #include "gate/node/term.h"
 #include "gate/probe/probe.h"
+#include "model/finding.h"
 #include "tests/helpers.h"
 
 /* ---- the term decoder (fuzz_term) ---- */

@@ -14,6 +14,7 @@
 #include <libxml/xpathInternals.h>
 
 #include "ci/report/html.h"
+#include "model/finding.h"
 #include "tests/report_fixture.h"
 
 static char *render(const struct report_data *d, size_t *len)

@@ -14,6 +14,7 @@
 
 #include "gate/node/term.h"
 #include "gate/probe/probe_inside.h"
+#include "model/finding.h"
 #include "rules/drilldown.h"
 #include "rules/inside.h"
 

@@ -4,6 +4,7 @@
 #include "tests/judge_fixture.h"
 #include "tests/rules_fixture.h"
 
+#include "model/finding.h"
 #include "rules/tags.h"
 
 /* A judging's fixture: a table that grew past its cap, in two deep snapshots. */

@@ -30,6 +30,8 @@
 #include <libxml/xpath.h>
 
 #include "ci/report/junit.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 #define TS_2026_12_02_NOON 1796212800 /* 2026-12-02T12:00:00Z */
 

@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "ci/report/markdown.h"
+#include "model/finding.h"
+#include "model/tests.h"
 #include "tests/report_fixture.h"
 
 static void test_markdown__golden(void **state)

@@ -20,6 +20,7 @@
 #include "ci/store/run_json.h"
 #include "ci/store/run_json_read.h"
 #include "ci/store/run_merge.h"
+#include "model/verdict.h"
 #include "rules/baseline.h"
 
 static char dir[64];

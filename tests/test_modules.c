@@ -1,5 +1,6 @@
 /* tests/test_modules.c: the code row judged by where modules came from, and the modules rule
  * (modules created during the run), on hand-built snapshots. */
+#include "model/finding.h"
 #include "tests/judge_fixture.h"
 #include "tests/rules_fixture.h"
 

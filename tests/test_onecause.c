@@ -5,6 +5,7 @@
 #include "tests/judge_fixture.h"
 #include "tests/rules_fixture.h"
 
+#include "model/finding.h"
 #include "rules/consolidate.h"
 
 static size_t failing(const struct findings *f)

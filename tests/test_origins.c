@@ -3,6 +3,8 @@
  * and the largest heaps. */
 #include "tests/rules_fixture.h"
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/origins.h"
 #include "rules/peak.h"
 #include "rules/rss.h"

@@ -16,6 +16,8 @@
 #include "ci/store/run_json.h"
 #include "gate/node/term.h"
 #include "gate/run/cluster.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 /* A list of n node names "nI@host" as the probe sends them (binaries); dup repeats the first. */
 static struct term *node_list(size_t n, bool dup)

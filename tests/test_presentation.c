@@ -20,6 +20,8 @@
 #include "ci/report/summary.h"
 #include "gate/run/cluster.h"
 #include "gate/run/report_out.h"
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/baseline.h"
 #include "rules/growth.h"
 #include "rules/ports.h"

@@ -12,6 +12,7 @@
 
 #include "gate/node/term.h"
 #include "gate/probe/probe_fine.h"
+#include "model/snapshot.h"
 
 static struct term *decode_ok(ei_x_buff *x)
 {

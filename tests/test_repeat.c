@@ -15,6 +15,7 @@
 #include "gate/config/config.h"
 #include "gate/config/interval.h"
 #include "gate/probe/sample.h"
+#include "model/finding.h"
 #include "rules/repeat.h"
 #include "rules/rules.h"
 #include "rules/trend_samples.h"

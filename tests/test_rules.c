@@ -1,5 +1,7 @@
 /* tests/test_rules.c: the ets and binary rules, and the judge's rule steps, on hand-built snapshots
  * (tests/test_rules_process.c: the process, atom and allocator rules). */
+#include "model/finding.h"
+#include "model/tests.h"
 #include "tests/judge_fixture.h"
 #include "tests/rules_fixture.h"
 

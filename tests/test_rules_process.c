@@ -1,5 +1,7 @@
 /* tests/test_rules_process.c: the process, atom and allocator rules on hand-built snapshots
  * (split from tests/test_rules.c). */
+#include "model/finding.h"
+#include "model/tests.h"
 #include "tests/rules_fixture.h"
 
 /* ---- process ---- */

@@ -11,11 +11,12 @@
 #include <string.h>
 
 #include "gate/config/config.h"
-#include "tests/judge_fixture.h"
+#include "model/finding.h"
 #include "rules/consolidate.h"
 #include "rules/repeat.h"
 #include "rules/rules.h"
 #include "rules/structure.h"
+#include "tests/judge_fixture.h"
 
 static const struct finding *find(const struct findings *f, const char *rule, const char *subject)
 {

@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "ci/report/summary.h"
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/growth.h"
 
 struct fixture {

@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/tags.h"
 
 static void test_tags__parse(void **state)

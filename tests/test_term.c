@@ -12,6 +12,7 @@
 #include "gate/node/term.h"
 #include "gate/probe/faithful.h"
 #include "gate/probe/probe.h"
+#include "model/tests.h"
 #include "rules/attribution.h"
 
 static struct term *decode_ok(const ei_x_buff *x)

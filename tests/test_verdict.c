@@ -13,7 +13,7 @@
 
 #include "ci/report/report.h"
 #include "ci/report/summary.h"
-#include "model/model.h"
+#include "model/verdict.h"
 
 /* The inputs of one run, each on or off. */
 enum {

@@ -2,6 +2,8 @@
  * budget.
  */
 #include "ci/report/annotate.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 #include <string.h>
 

@@ -1,6 +1,8 @@
 /* ci/report/chart.c: --repeat's runs and --sample's time series in the HTML report (see chart.h).
  */
 #include "ci/report/chart.h"
+#include "model/figures.h"
+#include "model/snapshot.h"
 
 #include <stdint.h>
 

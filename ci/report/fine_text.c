@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/figures.h"
+#include "model/snapshot.h"
 #include "rules/origins.h"
 #include "rules/peak.h"
 

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "model/model.h"
+#include "model/snapshot.h"
 
 /* How many lines fine_text_lines writes at most. */
 #define FINE_TEXT_LINES 5

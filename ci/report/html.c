@@ -3,6 +3,7 @@
 #include "ci/report/fine_text.h" /* the fine level's lines (html_fine) */
 #include "ci/report/html.h"
 
+#include "model/verdict.h"
 #include "rules/drilldown.h"
 
 #include <stdlib.h>

@@ -1,5 +1,7 @@
 /* ci/report/iterations.c: --repeat's runs and --sample's series, as text and JSON. */
 #include "ci/report/iterations.h"
+#include "model/figures.h"
+#include "model/snapshot.h"
 
 #include <string.h>
 

@@ -8,6 +8,8 @@
 #include "base/grow.h"
 #include "base/utf8.h"
 #include "ci/report/ansi.h"
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/attribution.h"
 
 #include <errno.h>

@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/model.h"
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/repeat.h"
 
 /* Cap on the text of one <failure>/<error>/<skipped> body; longer text is cut and says so. */

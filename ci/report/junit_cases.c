@@ -1,5 +1,6 @@
 /* ci/report/junit_cases.c: a comparison's rows as one JUnit testcase (SHOW_ONE_CASE). */
 #include "ci/report/junit_cases.h"
+#include "model/finding.h"
 
 #include <stdio.h>
 

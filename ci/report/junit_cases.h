@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "base/grow.h"
-#include "model/model.h"
+#include "model/finding.h"
 
 /* Whether a and b are rows of one comparison: both SHOW_ONE_CASE, of the same rule. */
 bool junit_case_same(const struct finding *a, const struct finding *b);

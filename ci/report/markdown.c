@@ -2,6 +2,7 @@
 #include "ci/report/markdown.h"
 
 #include "ci/report/fine_text.h" /* the fine level's lines (md_fine) */
+#include "model/verdict.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,6 +10,7 @@
 #include "base/grow.h"
 #include "base/utf8.h"
 #include "ci/report/ansi.h"
+#include "model/verdict.h"
 #include "rules/attribution.h"
 #include "rules/culprits.h"
 

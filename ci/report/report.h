@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model/verdict.h"
 #include "rules/baseline.h"
-#include "model/model.h"
 #include "rules/repeat.h"
 #include "rules/trend_samples.h"
 

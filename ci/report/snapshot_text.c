@@ -1,5 +1,7 @@
 /* ci/report/snapshot_text.c: one snapshot as readable tables. */
 #include "ci/report/snapshot_text.h"
+#include "model/figures.h"
+#include "model/snapshot.h"
 
 #include <stdlib.h>
 #include <string.h>

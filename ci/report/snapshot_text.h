@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "model/model.h"
+#include "model/snapshot.h"
 
 /* Categories, system figures, the top processes by memory (rows at most), the largest ETS
  * tables and the allocators. */

@@ -4,6 +4,7 @@
 #include "ci/report/ansi.h"
 #include "ci/report/fine_text.h" /* the fine level's lines (summary_print_fine) */
 #include "ci/report/report.h"
+#include "model/verdict.h"
 #include "rules/attribution.h"
 #include "rules/culprits.h"
 

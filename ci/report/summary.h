@@ -5,7 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "model/model.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 /* How many failed tests the summary names before it says "and N more". */
 #define SUMMARY_FAILED_MAX 10

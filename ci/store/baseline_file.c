@@ -5,6 +5,7 @@
 #include "base/readfile.h"
 #include "ci/store/baseline_file.h"
 #include "ci/store/json_text.h"
+#include "model/snapshot.h"
 
 #include <errno.h>
 #include <stdarg.h>

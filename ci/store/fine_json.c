@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ci/report/fine_text.h"
+#include "model/snapshot.h"
 #include "rules/origins.h"
 #include "rules/peak.h"
 #include "rules/rss.h"

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "model/model.h"
+#include "model/snapshot.h"
 
 /* {"rss", "hwm", "allocated", "mapped", "cached_segments", "origins": [...]} or null when the
  * snapshot has no fine level. NULL on allocation failure. */

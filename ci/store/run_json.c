@@ -13,6 +13,8 @@
 #include "ci/store/fine_json.h" /* the run's "peak" and "rss" */
 #include "ci/store/json_text.h"
 #include "ci/store/snapshot_json.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 /* every test, as `gate merge` needs it to write the merged JUnit report */
 static json_t *cases_json(const struct test_run *run)

@@ -20,7 +20,8 @@
 #include <stdint.h>
 
 #include "ci/store/baseline_file.h"
-#include "model/model.h"
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/repeat.h"
 #include "rules/trend_samples.h"
 

@@ -12,6 +12,8 @@
 #include "base/readfile.h"
 #include "ci/store/baseline_file.h"
 #include "ci/store/run_json.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 /* What the parse of one document shares: the file's name for messages, the object being read
  * ("tests.cases[3]": where a key is, in messages) and the error. */

@@ -15,8 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/baseline.h"
-#include "model/model.h"
 
 /* A run result holds snapshots too: a wider cap than a baseline (as `baseline update --from`). */
 #define RUN_RESULT_MAX (64 * 1024 * 1024)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/errtext.h"
+#include "model/verdict.h"
 
 static bool same_str(const char *a, const char *b)
 {

@@ -1,7 +1,7 @@
 /* ci/store/run_merge.h: `gate merge`: the partitions' run results (ci/store/run_json_read.h)
- * checked against each other and joined into one run the writers know (model/model.h, the
- * cluster's shape of ci/report/junit.h and ci/report/summary.h): every test once, with its
- * partition; every finding once, labelled with its partition; one verdict.
+ * checked against each other and joined into one run the writers know (model/finding.h,
+ * model/tests.h, the cluster's shape of ci/report/junit.h and ci/report/summary.h): every test
+ * once, with its partition; every finding once, labelled with its partition; one verdict.
  *
  * Ownership: struct run_merged owns what it holds (run_merged_clear); it keeps no pointer to
  * the results it was built from.
@@ -14,8 +14,9 @@
 #include <stdio.h>
 
 #include "ci/store/run_json_read.h"
+#include "model/finding.h"
+#include "model/tests.h"
 #include "rules/baseline.h"
-#include "model/model.h"
 
 /* The most partitions gate merges (and --allow-missing names). */
 #define RUN_MERGE_MAX 256

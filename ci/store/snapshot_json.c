@@ -6,6 +6,7 @@
 #include "base/errtext.h"
 #include "ci/store/fine_json.h" /* a snapshot's "fine" */
 #include "ci/store/json_text.h"
+#include "model/snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -32,7 +32,7 @@
 
 #include <jansson.h>
 
-#include "model/model.h"
+#include "model/snapshot.h"
 
 /* A new reference owned by the caller (json_decref), or NULL when out of memory. */
 json_t *snapshot_json(const struct snapshot *s);

@@ -20,6 +20,8 @@
 #include "gate/exit.h"
 #include "gate/run/baseline_step.h"
 #include "gate/run/run.h"
+#include "model/figures.h"
+#include "model/snapshot.h"
 
 /* A saved run result (`gate run --json`) holds snapshots too: a wider cap than a baseline. */
 #define RUN_JSON_MAX (64 * 1024 * 1024)

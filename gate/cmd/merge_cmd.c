@@ -35,6 +35,7 @@
 #include "gate/run/report_out.h"
 #include "gate/version.h"
 #include "judge/judge.h"
+#include "model/verdict.h"
 
 static const char merge_help[] =
         "usage: gate merge [options] RESULT.json...\n"

@@ -16,6 +16,7 @@
 #include "gate/exit.h"
 #include "gate/node/signals.h"
 #include "gate/probe/session.h"
+#include "model/snapshot.h"
 
 static const char help[] =
         "usage: gate snapshot [-C DIR | --attach NODE [--cookie-file FILE]] [options]\n"

@@ -35,6 +35,8 @@
 #include "gate/node/clock.h"
 #include "gate/node/signals.h"
 #include "gate/probe/session.h"
+#include "model/figures.h"
+#include "model/snapshot.h"
 #include "rules/watch_alert.h"
 
 static const char help[] =

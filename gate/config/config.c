@@ -20,6 +20,7 @@
 #include "gate/config/config_internal.h"
 #include "gate/config/toml.h"
 #include "gate/config/units.h"
+#include "model/snapshot.h"
 
 static const char *const root_keys[] = {
         "node", "output",    "growth",    "ets",         "binary", "process",

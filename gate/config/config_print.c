@@ -10,6 +10,7 @@
 #include "gate/config/config.h"
 #include "gate/config/config_internal.h"
 #include "gate/config/units.h"
+#include "model/snapshot.h"
 
 static void print_string(FILE *out, const char *key, const char *s)
 {

@@ -14,6 +14,7 @@
 #include "base/errtext.h"
 #include "base/readfile.h"
 #include "gate/probe/probe.h"
+#include "model/tests.h"
 
 #define DEFAULT_TEST_CAP 200000
 

@@ -18,7 +18,7 @@
 
 #include "gate/node/eic.h"
 #include "gate/node/term.h"
-#include "model/model.h"
+#include "model/tests.h"
 
 /* The most tests gate records per run (the formatter's cap): 200 000. A suite with more is
  * refused (exit 2, cap and count named). GATE_TEST_CAP overrides it: a hidden setting for

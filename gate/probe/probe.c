@@ -11,6 +11,7 @@
 #include "gate/probe/probe_fine.h" /* deep snapshots' fine level */
 #include "gate/probe/probe_inside.h"
 #include "gate/probe/probe_names.h"
+#include "model/snapshot.h"
 
 /* Calls gate_probe:fun with the already encoded argument list in args (or none). */
 static int call(struct eic *c, const char *mod, const char *fun, ei_x_buff *args, int timeout_ms,

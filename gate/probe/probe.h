@@ -12,7 +12,7 @@
 
 #include "gate/node/eic.h"
 #include "gate/node/term.h"
-#include "model/model.h"
+#include "model/tests.h"
 
 struct probe_info {
 	char otp_release[16];

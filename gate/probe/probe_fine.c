@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/errtext.h"
+#include "model/snapshot.h"
 
 /* Most rows of each list gate keeps: the probe sends tens; a node that sends more is cut. */
 #define FINE_ROWS_MAX 4096

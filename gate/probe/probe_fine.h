@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "gate/node/term.h"
-#include "model/model.h"
+#include "model/snapshot.h"
 
 /* fine: the reply's `fine` value, or NULL (a light snapshot, an older probe: out stays
  * zeroed). Every figure is bounded as the snapshot's are (MODEL_FIGURE_MAX). Returns 0, or

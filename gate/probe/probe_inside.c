@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/errtext.h"
+#include "model/snapshot.h"
 
 /* NULL for the empty binary, which the probe sends for "none", and for an absent key; -1
  * when t is no text. */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "gate/node/term.h"
-#include "model/model.h"
+#include "model/snapshot.h"
 
 /* inside: the reply's `inside` value, or NULL (an older probe, a light snapshot: nothing).
  * Returns 0, or -1 with err naming the entry (what was decoded stays in out, freed by

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/figures.h"
+#include "model/tests.h"
 #include "rules/culprits.h"
 
 /* Tag entries and their text are capped: they come from the suite. */

@@ -4,7 +4,7 @@
 #define GATE_PROBE_TAGS_H
 
 #include "gate/node/term.h"
-#include "model/model.h"
+#include "model/tests.h"
 
 /* extra: the test record's map. Sets r->gate_tag and r->gate_grew (NULL when absent).
  * Returns 0, or -1 when malformed or out of memory. */

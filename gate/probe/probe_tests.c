@@ -10,6 +10,7 @@
 #include "base/utf8.h"
 #include "gate/probe/faithful.h"
 #include "gate/probe/probe_tags.h"
+#include "model/tests.h"
 #include "rules/attribution.h"
 
 /* A test's text as the node sent it, NUL and control bytes escaped (never cut at a NUL). */

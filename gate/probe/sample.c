@@ -7,6 +7,7 @@
 
 #include "base/errtext.h"
 #include "gate/probe/probe.h"
+#include "model/snapshot.h"
 
 /* the tuple's fields after t, in this order (gate_probe's SAMPLE_KEYS, then the counts) */
 static const enum mem_cat sample_cats[] = {MEM_TOTAL,  MEM_PROCESSES, MEM_PROCESSES_USED,

@@ -12,6 +12,7 @@
 #include "base/outpath.h"
 #include "ci/store/baseline_file.h"
 #include "gate/version.h"
+#include "model/snapshot.h"
 
 static bool in_git_tree(const char *dir)
 {

@@ -11,8 +11,8 @@
 
 #include "ci/git/baseline_git.h"
 #include "judge/judge.h"
+#include "model/snapshot.h"
 #include "rules/baseline.h"
-#include "model/model.h"
 
 struct baseline_step {
 	struct baseline_repo *repo;  /* NULL: the project is in no git repository */

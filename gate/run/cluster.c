@@ -7,6 +7,7 @@
 
 #include "base/errtext.h"
 #include "gate/probe/probe_blob.h"
+#include "model/finding.h"
 
 /* The reply's list of {NodeBin, Result}, checked. */
 static int node_results(const struct term *reply, const char *what, char *err, size_t errlen)

@@ -16,7 +16,7 @@
 
 #include "gate/node/eic.h"
 #include "gate/probe/probe.h"
-#include "model/model.h"
+#include "model/finding.h"
 
 /* The most nodes a cluster run observes: the list comes from the attached node, and each node
  * costs two snapshots in gate's memory. A larger cluster is refused (exit 2) before any

@@ -8,6 +8,7 @@
 #include "base/grow.h"
 #include "gate/run/pipeline.h"
 #include "judge/judge.h"
+#include "model/verdict.h"
 
 char *run_cluster_names(const struct run *r)
 {

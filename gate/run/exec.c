@@ -17,6 +17,7 @@
 #include "gate/node/clock.h"
 #include "gate/node/reaper.h"
 #include "gate/node/signals.h"
+#include "model/tests.h"
 
 #define MAX_WORDS 4096
 

@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include "gate/node/eic.h"
-#include "model/model.h"
+#include "model/tests.h"
 
 /* Splits cmd into *out_argv (NULL-terminated, owned by the caller: exec_argv_free). Returns
  * the number of words, or -1 with err (an unterminated quote, a trailing backslash, no word

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "gate/run/pipeline.h"
+#include "model/tests.h"
 
 /* What the command gets to reach the node. Returns 0, or -1 with err. */
 static int exec_environment(struct run *r, char *err, size_t errlen)

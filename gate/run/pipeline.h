@@ -26,7 +26,7 @@
 #include "gate/run/exec.h"
 #include "gate/run/repeat_step.h"
 #include "gate/run/run_opts.h"
-#include "model/model.h"
+#include "model/verdict.h"
 
 struct run;
 

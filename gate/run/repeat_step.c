@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "gate/node/clock.h"
+#include "model/figures.h"
+#include "model/tests.h"
 
 static size_t failed_of(const struct test_run *t)
 {

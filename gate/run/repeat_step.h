@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "gate/probe/session.h"
+#include "model/tests.h"
 #include "rules/repeat.h"
 
 struct repeat_step {

@@ -14,6 +14,7 @@
 #include "ci/report/annotate.h"
 #include "ci/report/html.h"
 #include "ci/report/markdown.h"
+#include "model/verdict.h"
 
 /* An existing step summary file larger than this is not read back to append to it. */
 #define SUMMARY_APPEND_MAX (8 * 1024 * 1024)

@@ -32,6 +32,7 @@
 #include "gate/run/pipeline.h"
 #include "gate/run/report_out.h"
 #include "gate/version.h"
+#include "model/verdict.h"
 #include "rules/attribution.h"
 #include "rules/consolidate.h"
 #include "rules/tags.h"

@@ -5,6 +5,8 @@
 #include "gate/node/clock.h"
 #include "gate/run/pipeline.h"
 #include "judge/judge.h"
+#include "model/figures.h"
+#include "model/snapshot.h"
 
 /* The sockets' input buffers the snapshot set aside, and what it waited for,
  * when it had to wait (port drivers' binaries that no socket explains) */

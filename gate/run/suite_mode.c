@@ -6,6 +6,7 @@
 #include "gate/node/clock.h"
 #include "gate/probe/faithful.h"
 #include "gate/run/pipeline.h"
+#include "model/tests.h"
 #include "rules/attribution.h"
 
 /* Pays ExUnit's one-time costs before the before-snapshot. */

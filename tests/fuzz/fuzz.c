@@ -1,4 +1,6 @@
 /* tests/fuzz/fuzz.c: the input reader and model builder the fuzz targets share (fuzz.h). */
+#include "model/finding.h"
+#include "model/tests.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <stdarg.h>

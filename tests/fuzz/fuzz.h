@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #include "ci/report/junit.h"
-#include "model/model.h"
+#include "model/finding.h"
+#include "model/tests.h"
 
 /* The fuzzer's input, consumed from the front. Past the end every read gives 0 / "". */
 struct fuzz_in {

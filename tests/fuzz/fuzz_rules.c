@@ -9,6 +9,7 @@
 #include "ci/report/summary.h"
 #include "gate/config/config.h"
 #include "judge/judge.h"
+#include "model/finding.h"
 #include "rules/rules.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -11,6 +11,7 @@
 #include "ci/store/run_json.h"
 #include "ci/store/run_json_read.h"
 #include "ci/store/run_merge.h"
+#include "model/finding.h"
 #include "tests/fuzz/fuzz.h"
 
 #define NAME "fuzz.json"

@@ -6,6 +6,7 @@
 
 #include "gate/node/term.h"
 #include "gate/probe/probe.h"
+#include "model/tests.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
