@@ -325,3 +325,9 @@ void inside_starter_text(char *buf, size_t len, const struct starter *s)
 	if (o >= len && len > 4)
 		strcpy(buf + len - 4, "...");
 }
+
+bool inside_starter_same_test(const struct starter *a, const struct starter *b)
+{
+	return a->test && same_text(a->test, b->test) && same_text(a->file, b->file) &&
+	       a->line == b->line && same_text(a->module, b->module);
+}

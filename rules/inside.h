@@ -44,4 +44,7 @@ void inside_describe(char *buf, size_t len, const struct proc_inside *in, int64_
  * A.Test.-test spawns/1-fun-0-/0, via A.Sup"; empty when nothing is known. */
 void inside_starter_text(char *buf, size_t len, const struct starter *s);
 
+/* Whether a and b name the same test (its name, file, line and module; a names one). */
+bool inside_starter_same_test(const struct starter *a, const struct starter *b);
+
 #endif

@@ -49,7 +49,7 @@ static int check_born(struct findings *out, const struct snapshot *after,
 				return -1;
 			}
 		culprits_sort(&groups);
-		char said[600] = "";
+		const struct starter *said = NULL; /* the last starter whose test was named */
 		for (size_t k = 0;
 		     k < groups.count && k < PROCESS_BORN_GROUPS_SHOWN && o < sizeof(msg); k++) {
 			const struct proc_group *g = &after->born[groups.items[k].index];
@@ -57,22 +57,18 @@ static int check_born(struct findings *out, const struct snapshot *after,
 			rules_count_format(c, sizeof(c), g->count);
 			model_bytes_format(m, sizeof(m), g->memory);
 			/* who started them (the test, its file and line), without their code, which
-			 * the group's key says already */
-			struct starter who = g->started;
-			who.code = NULL;
-			inside_starter_text(started, sizeof(started), &who);
-			/* two groups the same test started: the test said once (what started them,
-			 * ", via ...", stays each group's) */
-			const char *via = strstr(started, ", via ");
-			size_t tl = via ? (size_t)(via - started) : strlen(started);
-			if (tl && strncmp(started, "started by \"", 12) == 0 &&
-			    strlen(said) == tl && strncmp(started, said, tl) == 0) {
-				char rest[600];
-				snprintf(rest, sizeof(rest), "%s", started + tl);
-				snprintf(started, sizeof(started), "started by the same test%s",
-				         rest);
+			 * the group's key says already; two groups the same test started: the test
+			 * said once (what started them, "via ...", stays each group's) */
+			if (said && inside_starter_same_test(said, &g->started)) {
+				snprintf(started, sizeof(started), "started by the same test%s%s",
+				         g->started.by ? ", via " : "",
+				         g->started.by ? g->started.by : "");
 			} else {
-				snprintf(said, sizeof(said), "%.*s", (int)tl, started);
+				struct starter who = g->started;
+				who.code = NULL;
+				inside_starter_text(started, sizeof(started), &who);
+				if (g->started.test)
+					said = &g->started;
 			}
 			o += (size_t)snprintf(msg + o, sizeof(msg) - o, "%s%s x %s (%s%s%s%s%s)",
 			                      k ? ", " : "; largest groups: ",
