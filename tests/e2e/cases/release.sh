@@ -242,9 +242,12 @@ case_mix_gate_install_refusals() {
 	srv=$(mktemp -d "$WORK/srv.XXXXXX")
 	mkdir -p "$srv/v$GATE_VERSION_H" "$srv/v9.9.9"
 	cp "$RELEASE_BIN" "$RELEASE_BIN.sha256" "$srv/v$GATE_VERSION_H/"
-	# one byte changed in the middle: the size is the same, the checksum is not
-	local size; size=$(stat -c %s "$RELEASE_BIN")
-	printf 'X' | dd of="$srv/v$GATE_VERSION_H/$RELEASE_NAME" bs=1 seek=$((size / 2)) conv=notrunc status=none
+	# one byte changed in the middle (whatever it was: a fixed byte may already be there in
+	# some build): the size is the same, the checksum is not
+	local size byte; size=$(stat -c %s "$RELEASE_BIN")
+	byte=$(dd if="$RELEASE_BIN" bs=1 skip=$((size / 2)) count=1 status=none | od -An -tu1 | tr -d ' ')
+	printf "\\$(printf '%03o' $(((byte + 1) % 256)))" |
+		dd of="$srv/v$GATE_VERSION_H/$RELEASE_NAME" bs=1 seek=$((size / 2)) conv=notrunc status=none
 	cmp -s "$RELEASE_BIN" "$srv/v$GATE_VERSION_H/$RELEASE_NAME" && fail "the corruption changed nothing"
 	# 9.9.9: the real binary (gate $GATE_VERSION_H) under another version's name, checksum right
 	local other="gate-9.9.9-linux-$(uname -m)"
