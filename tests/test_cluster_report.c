@@ -46,15 +46,15 @@ static void test_cluster_report__junit(void **state)
 	struct findings fa = {0}, fb = {0};
 	two_findings(&fa, false);
 	two_findings(&fb, true);
-	struct junit_node nodes[] = {
+	struct report_node nodes[] = {
 	        {"a@127.0.0.1", &fa, NULL, 0, 0},
 	        {"b@127.0.0.1", &fb, NULL, 0, 0},
 	        {"c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)", 0, 0},
 	};
-	struct junit_meta meta = {.project = "p", .nodes = nodes, .nnodes = 3};
+	struct report_data meta = {.project = "p", .nodes = nodes, .nnodes = 3};
 	char path[128], err[512] = "";
 	snprintf(path, sizeof(path), "/tmp/gate-test-cluster.%d.xml", (int)getpid());
-	if (junit_write(path, NULL, NULL, &meta, err, sizeof(err)) < 0)
+	if (junit_write(path, &meta, err, sizeof(err)) < 0)
 		fail_msg("junit_write: %s", err);
 	xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET);
 	unlink(path);
@@ -99,15 +99,16 @@ static void test_cluster_report__summary(void **state)
 	struct test_run run = {.finished = true};
 	two_findings(&fa, false);
 	two_findings(&fb, true);
-	struct summary_node nodes[] = {
-	        {"a@127.0.0.1", &fa, NULL},
-	        {"b@127.0.0.1", &fb, NULL},
-	        {"c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)"},
+	struct report_node nodes[] = {
+	        {"a@127.0.0.1", &fa, NULL, 0, 0},
+	        {"b@127.0.0.1", &fb, NULL, 0, 0},
+	        {"c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)", 0, 0},
 	};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
-	summary_print_cluster(out, nodes, 3, &run, NULL);
+	summary_print(out, &(struct report_data){.tests = &run, .nodes = nodes, .nnodes = 3},
+	              false);
 	fclose(out);
 	assert_non_null(strstr(text, "Memory growth (erlang:memory on a@127.0.0.1)"));
 	assert_non_null(strstr(text, "Memory growth (erlang:memory on b@127.0.0.1)"));
@@ -121,7 +122,8 @@ static void test_cluster_report__summary(void **state)
 	nodes[1].findings = &fa;
 	text = NULL;
 	out = open_memstream(&text, &len);
-	summary_print_cluster(out, nodes, 2, &run, NULL);
+	summary_print(out, &(struct report_data){.tests = &run, .nodes = nodes, .nnodes = 2},
+	              false);
 	fclose(out);
 	assert_non_null(strstr(text, "gate: PASSED"));
 	free(text);
@@ -149,11 +151,13 @@ static void test_cluster_report__warnings_and_merge(void **state)
 	w->line = 7;
 	w->unit = UNIT_COUNT;
 	w->show = SHOW_FIGURES;
-	struct summary_node nodes[] = {{"a@127.0.0.1", &fa, NULL}, {"b@127.0.0.1", &fb, NULL}};
+	struct report_node nodes[] = {{"a@127.0.0.1", &fa, NULL, 0, 0},
+	                              {"b@127.0.0.1", &fb, NULL, 0, 0}};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
-	summary_print_cluster(out, nodes, 2, &run, NULL);
+	summary_print(out, &(struct report_data){.tests = &run, .nodes = nodes, .nnodes = 2},
+	              false);
 	fclose(out);
 	const char *b = strstr(text, "erlang:memory on b@127.0.0.1");
 	assert_non_null(b);

@@ -98,7 +98,9 @@ static void test_escape__every_report(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/junit.xml", dir);
 	struct findings none = {0};
-	assert_int_equal(junit_write(path, &none, &run, NULL, err, sizeof(err)), 0);
+	assert_int_equal(junit_write(path, &(struct report_data){.findings = &none, .tests = &run},
+	                             err, sizeof(err)),
+	                 0);
 	char *junit = slurp_file(path);
 	assert_shows("JUnit", junit);
 	free(junit);
@@ -106,7 +108,7 @@ static void test_escape__every_report(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	summary_print(f, &none, &run, NULL);
+	summary_print(f, &(struct report_data){.findings = &none, .tests = &run}, false);
 	fclose(f);
 	assert_shows("the summary", buf);
 	free(buf);

@@ -126,8 +126,8 @@ static void test_faithful__junit_mix_case(void **state)
 	run.mix_status = 3;
 	run.mix_reason =
 	        strdup("Coverage test failed, threshold not met: Coverage: 50.00%\n\nmore");
-	struct junit_meta meta = {.hostname = "h", .file_root = "/repo"};
-	assert_int_equal(junit_write(path, NULL, &run, &meta, err, sizeof(err)), 0);
+	struct report_data meta = {.tests = &run, .hostname = "h", .file_root = "/repo"};
+	assert_int_equal(junit_write(path, &meta, err, sizeof(err)), 0);
 	char *x = slurp(path);
 	assert_non_null(
 	        strstr(x, "<testsuite name=\"mix.test\" tests=\"1\" failures=\"0\" errors=\"1\""));
@@ -143,7 +143,7 @@ static void test_faithful__junit_mix_case(void **state)
 	run.tests[0].state = TEST_FAILED;
 	run.tests[0].reason = strdup("Assertion with == failed");
 	run.tests[0].message = strdup("  1) test x (CoverTest)\n     stacktrace: ...");
-	assert_int_equal(junit_write(path, NULL, &run, &meta, err, sizeof(err)), 0);
+	assert_int_equal(junit_write(path, &meta, err, sizeof(err)), 0);
 	x = slurp(path);
 	assert_null(strstr(x, "mix.test"));
 	assert_non_null(strstr(

@@ -16,7 +16,6 @@
 #include <cmocka.h>
 
 #include "ci/report/html.h"
-#include "ci/report/iterations.h"
 #include "ci/report/junit.h"
 #include "ci/report/summary.h"
 #include "model/finding.h"
@@ -61,11 +60,32 @@ static char *slurp(const char *path, size_t *len)
 	return s;
 }
 
+/* The view of the fixture's run: one node with --repeat's runs, or a cluster of three of
+ * which one left the run (nodes[3] the caller's). */
+static struct report_data view_of(struct rfx *x, struct findings *other, struct repeat_data *rep,
+                                  bool cluster, struct report_node *nodes)
+{
+	nodes[0] = (struct report_node){.name = "app_a@127.0.0.1", .findings = &x->findings};
+	nodes[1] = (struct report_node){.name = "app_b@127.0.0.1", .findings = other};
+	nodes[2] = (struct report_node){.name = "app_c@127.0.0.1",
+	                                .error = "the node went down during the run"};
+	struct report_data d = x->d;
+	if (cluster) {
+		d.before = d.after = NULL;
+		d.nodes = nodes;
+		d.nnodes = 3;
+	} else {
+		d.repeat = rep;
+	}
+	return d;
+}
+
 static void summary_golden(const char *path, bool color, bool cluster)
 {
 	struct rfx x;
 	struct findings other = {0};
 	struct repeat_data rep;
+	struct report_node nodes[3];
 	rfx_build(&x, true);
 	second_node(&other);
 	three_runs(&rep, &x);
@@ -73,20 +93,8 @@ static void summary_golden(const char *path, bool color, bool cluster)
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 	assert_non_null(out);
-	struct summary_opts so = {.color = color, .junit_path = x.d.junit_path, .node = x.d.node};
-	if (cluster) {
-		struct summary_node nodes[3] = {
-		        {"app_a@127.0.0.1", &x.findings, NULL},
-		        {"app_b@127.0.0.1", &other, NULL},
-		        {"app_c@127.0.0.1", NULL, "the node went down during the run"},
-		};
-		summary_print_cluster(out, nodes, 3, &x.run, &so);
-	} else {
-		iterations_print(out, &rep, color);
-		summary_print_fine(out, &x.before, &x.after);
-		summary_print_set_aside(out, &x.before, &x.after);
-		summary_print(out, &x.findings, &x.run, &so);
-	}
+	struct report_data d = view_of(&x, &other, &rep, cluster, nodes);
+	summary_print(out, &d, color);
 	assert_int_equal(fclose(out), 0);
 	golden(path, text, len);
 	free(text);
@@ -116,31 +124,22 @@ static void junit_golden(const char *path, bool cluster, int partition, const ch
 	assert_non_null(mkdtemp(tmp));
 	char file[sizeof(tmp) + 16];
 	snprintf(file, sizeof(file), "%s/junit.xml", tmp);
-	struct junit_node nodes[3] = {
-	        {.name = partition ? "partition 1/2" : "app_a@127.0.0.1",
-	         .findings = &x.findings,
-	         .partition = partition,
-	         .seed = 11},
-	        {.name = partition ? "partition 2/2" : "app_b@127.0.0.1",
-	         .findings = &other,
-	         .partition = partition ? partition + 1 : 0,
-	         .seed = 22},
-	        {.name = "app_c@127.0.0.1", .error = "the node went down during the run"},
-	};
-	struct junit_meta meta = {
-	        .hostname = "ci-runner",
-	        .timestamp = x.d.started,
-	        .project = x.d.project,
-	        .node = partition ? NULL : x.d.node,
-	        .memory_time_s = 0.25,
-	        .error = error,
-	        .repeat = cluster ? NULL : &rep,
-	        .nodes = cluster ? nodes : NULL,
-	        .nnodes = cluster ? (partition ? 2 : 3) : 0,
-	        .file_root = "/ws/proj",
-	};
+	struct report_node nodes[3];
+	struct report_data d = view_of(&x, &other, &rep, cluster, nodes);
+	if (partition) { /* a merged run: two partitions, each with its seed */
+		nodes[0] = (struct report_node){"partition 1/2", &x.findings, NULL, partition, 11};
+		nodes[1] = (struct report_node){"partition 2/2", &other, NULL, partition + 1, 22};
+		d.nnodes = 2;
+		d.node = "2 of 2 partitions, merged";
+	} else if (cluster) {
+		nodes[0].seed = 11, nodes[1].seed = 22;
+	}
+	d.hostname = "ci-runner";
+	d.memory_time_s = 0.25;
+	d.error = error;
+	d.file_root = "/ws/proj";
 	char err[512];
-	if (junit_write(file, cluster ? NULL : &x.findings, &x.run, &meta, err, sizeof(err)) < 0)
+	if (junit_write(file, &d, err, sizeof(err)) < 0)
 		fail_msg("junit_write: %s", err);
 	size_t len;
 	char *text = slurp(file, &len);

@@ -118,7 +118,7 @@ static void test_hardening__summary_subject_without_message(void **state)
 	                 0);
 	FILE *out = open_memstream(&text, &len);
 	assert_non_null(out);
-	summary_print(out, &f, NULL, NULL);
+	summary_print(out, &(struct report_data){.findings = &f}, false);
 	fclose(out);
 	assert_non_null(strstr(text, "ets t"));
 	assert_null(strchr(text, 0x1b));
@@ -140,7 +140,8 @@ static void test_hardening__junit_rule_body_is_safe(void **state)
 	assert_int_equal(findings_add(&f, "ets", "tab", VERDICT_FAIL, 1, 2, 0, -1,
 	                              "ETS table \x1b[2J\x01t\xff grew ]]> </script>"),
 	                 0);
-	assert_int_equal(junit_write(path, &f, NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(junit_write(path, &(struct report_data){.findings = &f}, err, sizeof(err)),
+	                 0);
 	xmlDocPtr doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR);
 	if (!doc)
 		fail_msg("%s is not well-formed XML", path);

@@ -42,7 +42,7 @@ struct fixture {
 	char path[256];
 	struct findings findings;
 	struct test_run run;
-	struct junit_meta meta;
+	struct report_data meta; /* the run's view but its findings and tests */
 	xmlDocPtr doc;
 };
 
@@ -57,9 +57,9 @@ static int setup(void **state)
 		return -1;
 	}
 	snprintf(fx->path, sizeof(fx->path), "%s/report.xml", fx->dir);
-	fx->meta = (struct junit_meta){
+	fx->meta = (struct report_data){
 	        .hostname = "ci-runner-1",
-	        .timestamp = TS_2026_12_02_NOON,
+	        .started = TS_2026_12_02_NOON,
 	        .project = "demo",
 	        .node = "gate_1234@localhost",
 	        .memory_time_s = 0.25,
@@ -144,10 +144,21 @@ static void fill_typical(struct fixture *fx)
 	         TEST_INVALID, "** (RuntimeError) setup_all blew up");
 }
 
-static void write_ok(struct fixture *fx, const struct junit_meta *meta)
+/* The view of the fixture's run: meta with its findings and tests (either may be NULL). */
+static struct report_data view(const struct report_data *meta, const struct findings *findings,
+                               const struct test_run *run)
+{
+	struct report_data d = meta ? *meta : (struct report_data){0};
+	d.findings = findings;
+	d.tests = run;
+	return d;
+}
+
+static void write_ok(struct fixture *fx, const struct report_data *meta)
 {
 	char err[512] = "";
-	int rc = junit_write(fx->path, &fx->findings, &fx->run, meta, err, sizeof(err));
+	struct report_data d = view(meta, &fx->findings, &fx->run);
+	int rc = junit_write(fx->path, &d, err, sizeof(err));
 	if (rc != 0)
 		fail_msg("junit_write failed: %s", err);
 	if (fx->doc)
@@ -521,7 +532,7 @@ static void test_junit__null_inputs(void **state)
 {
 	struct fixture *fx = *state;
 	char err[256] = "";
-	assert_int_equal(junit_write(fx->path, NULL, NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(junit_write(fx->path, NULL, err, sizeof(err)), 0);
 	xmlDocPtr d = xmlReadFile(fx->path, NULL, XML_PARSE_NONET);
 	assert_non_null(d);
 	assert_string_equal(xp(d, "string(/testsuites/@name)"), "gate");
@@ -628,7 +639,7 @@ struct child_args {
 	const char *path;
 	const struct findings *findings;
 	const struct test_run *run;
-	const struct junit_meta *meta;
+	const struct report_data *meta;
 	bool drop_root;
 	rlim_t fsize; /* 0: no limit */
 };
@@ -651,7 +662,8 @@ static int junit_write_in_child(const struct child_args *a, char *err, size_t er
 			if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
 				_exit(4);
 		}
-		int rc = junit_write(a->path, a->findings, a->run, a->meta, e, sizeof(e));
+		struct report_data d = view(a->meta, a->findings, a->run);
+		int rc = junit_write(a->path, &d, e, sizeof(e));
 		if (write(pfd[1], e, strlen(e)) < 0)
 			_exit(5);
 		_exit(rc == 0 ? 0 : 1);
@@ -725,7 +737,10 @@ static void test_junit__target_is_directory(void **state)
 	snprintf(inner, sizeof(inner), "%s/keep", fx->path);
 	write_file(inner, "x");
 	assert_int_equal(
-	        junit_write(fx->path, &fx->findings, &fx->run, &fx->meta, err, sizeof(err)), -1);
+	        junit_write(fx->path,
+	                    (struct report_data[]){view(&fx->meta, &fx->findings, &fx->run)}, err,
+	                    sizeof(err)),
+	        -1);
 	assert_non_null(strstr(err, "cannot rename"));
 	assert_int_equal(dir_entries(fx->dir), 1);
 	assert_string_equal(slurp(inner), "x");
@@ -738,7 +753,9 @@ static void test_junit__parent_is_file(void **state)
 	snprintf(file, sizeof(file), "%s/plain", fx->dir);
 	write_file(file, "x");
 	snprintf(path, sizeof(path), "%s/sub/report.xml", file);
-	assert_int_equal(junit_write(path, NULL, NULL, &fx->meta, err, sizeof(err)), -1);
+	assert_int_equal(junit_write(path, (struct report_data[]){view(&fx->meta, NULL, NULL)}, err,
+	                             sizeof(err)),
+	                 -1);
 	assert_non_null(strstr(err, path));
 	assert_non_null(strstr(err, "cannot create the directory"));
 	assert_non_null(strstr(err, strerror(ENOTDIR)));
@@ -750,15 +767,19 @@ static void test_junit__creates_dirs_and_replaces(void **state)
 	struct fixture *fx = *state;
 	char err[512], path[256];
 	snprintf(path, sizeof(path), "%s/a/b/c/junit.xml", fx->dir);
-	assert_int_equal(junit_write(path, NULL, NULL, &fx->meta, err, sizeof(err)), 0);
+	assert_int_equal(junit_write(path, (struct report_data[]){view(&fx->meta, NULL, NULL)}, err,
+	                             sizeof(err)),
+	                 0);
 	xmlDocPtr d = xmlReadFile(path, NULL, XML_PARSE_NONET);
 	assert_non_null(d);
 	xmlFreeDoc(d);
 
 	/* a second write replaces the first, leaving nothing beside it */
 	fill_typical(fx);
-	assert_int_equal(junit_write(path, &fx->findings, &fx->run, &fx->meta, err, sizeof(err)),
-	                 0);
+	assert_int_equal(
+	        junit_write(path, (struct report_data[]){view(&fx->meta, &fx->findings, &fx->run)},
+	                    err, sizeof(err)),
+	        0);
 	char parent[256];
 	snprintf(parent, sizeof(parent), "%s/a/b/c", fx->dir);
 	assert_int_equal(dir_entries(parent), 1);
@@ -771,7 +792,7 @@ static void test_junit__creates_dirs_and_replaces(void **state)
 	char cwd[512];
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(fx->dir), 0);
-	int rc = junit_write("bare.xml", NULL, NULL, NULL, err, sizeof(err));
+	int rc = junit_write("bare.xml", NULL, err, sizeof(err));
 	assert_int_equal(chdir(cwd), 0);
 	assert_int_equal(rc, 0);
 	snprintf(path, sizeof(path), "%s/bare.xml", fx->dir);
@@ -782,11 +803,11 @@ static void test_junit__bad_paths(void **state)
 {
 	struct fixture *fx = *state;
 	char err[512], path[256];
-	assert_int_equal(junit_write("", NULL, NULL, NULL, err, sizeof(err)), -1);
+	assert_int_equal(junit_write("", NULL, err, sizeof(err)), -1);
 	assert_true(strlen(err) > 0);
-	assert_int_equal(junit_write(NULL, NULL, NULL, NULL, NULL, 0), -1);
+	assert_int_equal(junit_write(NULL, NULL, NULL, 0), -1);
 	snprintf(path, sizeof(path), "%s/dir/", fx->dir);
-	assert_int_equal(junit_write(path, NULL, NULL, NULL, err, sizeof(err)), -1);
+	assert_int_equal(junit_write(path, NULL, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "names a directory"));
 	assert_int_equal(dir_entries(fx->dir), 0);
 }

@@ -512,14 +512,15 @@ static void test_merge_build(void **state)
 
 	/* the merged JUnit report: each partition's memory suite and each test's suite say the
 	 * partition, at suite level only */
-	struct junit_node nodes[2] = {
+	struct report_node nodes[2] = {
 	        {.name = m.labels[0], .findings = &m.per[0], .partition = 1, .seed = 1001},
 	        {.name = m.labels[1], .findings = &m.per[1], .partition = 2, .seed = 1002},
 	};
-	struct junit_meta meta = {.project = "app", .nodes = nodes, .nnodes = 2};
+	struct report_data meta = {
+	        .project = "app", .tests = &m.tests, .nodes = nodes, .nnodes = 2};
 	char path[128], err[1024];
 	snprintf(path, sizeof(path), "%s/merged.xml", dir);
-	if (junit_write(path, NULL, &m.tests, &meta, err, sizeof(err)) < 0)
+	if (junit_write(path, &meta, err, sizeof(err)) < 0)
 		fail_msg("junit_write: %s", err);
 	char *xml = NULL;
 	size_t len = 0;

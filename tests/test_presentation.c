@@ -33,7 +33,7 @@ static char *summary_text(const struct findings *f)
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 	assert_non_null(out);
-	summary_print(out, f, &run, NULL);
+	summary_print(out, &(struct report_data){.findings = f, .tests = &run}, false);
 	fclose(out);
 	return text;
 }
@@ -65,7 +65,8 @@ static char *junit_text(const struct findings *f)
 	assert_true(fd >= 0);
 	close(fd);
 	char err[512];
-	assert_int_equal(junit_write(path, f, NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(junit_write(path, &(struct report_data){.findings = f}, err, sizeof(err)),
+	                 0);
 	FILE *in = fopen(path, "r");
 	assert_non_null(in);
 	char *text = calloc(1, 1 << 20);

@@ -104,7 +104,10 @@ static void summary_tail(char *line, size_t len, const struct built *b, bool no_
 	size_t n = 0;
 	FILE *f = open_memstream(&text, &n);
 	assert_non_null(f);
-	summary_print(f, &b->findings, no_tests ? NULL : &b->run, NULL);
+	summary_print(
+	        f,
+	        &(struct report_data){.findings = &b->findings, .tests = no_tests ? NULL : &b->run},
+	        false);
 	fclose(f);
 	assert_true(n > 0 && text[n - 1] == '\n');
 	text[n - 1] = '\0';
@@ -209,18 +212,21 @@ static void test_verdict__cluster(void **state)
 	struct built ok, bad;
 	build(&ok, 0);
 	build(&bad, 1u << IN_RULE_FAIL);
-	struct summary_node nodes[2] = {{"a@h", &ok.findings, NULL}, {"b@h", &ok.findings, NULL}};
+	struct report_node nodes[2] = {{"a@h", &ok.findings, NULL, 0, 0},
+	                               {"b@h", &ok.findings, NULL, 0, 0}};
 	char *text = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&text, &n);
-	summary_print_cluster(f, nodes, 2, &ok.run, NULL);
+	summary_print(f, &(struct report_data){.tests = &ok.run, .nodes = nodes, .nnodes = 2},
+	              false);
 	fclose(f);
 	assert_non_null(strstr(text, "gate: PASSED\n"));
 	free(text);
 
 	nodes[1].error = "connection lost";
 	f = open_memstream(&text, &n);
-	summary_print_cluster(f, nodes, 2, &ok.run, NULL);
+	summary_print(f, &(struct report_data){.tests = &ok.run, .nodes = nodes, .nnodes = 2},
+	              false);
 	fclose(f);
 	assert_non_null(strstr(text, "gate: FAILED (1 node lost)\n"));
 	free(text);
@@ -238,9 +244,10 @@ static void test_verdict__cluster(void **state)
 	built_clear(&ok);
 	build(&ok, 0);
 
-	nodes[1] = (struct summary_node){"b@h", &bad.findings, NULL};
+	nodes[1] = (struct report_node){"b@h", &bad.findings, NULL, 0, 0};
 	f = open_memstream(&text, &n);
-	summary_print_cluster(f, nodes, 2, &ok.run, NULL);
+	summary_print(f, &(struct report_data){.tests = &ok.run, .nodes = nodes, .nnodes = 2},
+	              false);
 	fclose(f);
 	assert_non_null(strstr(text, "gate: FAILED (1 memory rule)\n"));
 	free(text);

@@ -184,7 +184,7 @@ static void repeat_properties(struct jw *j, const struct repeat_data *d)
 }
 
 /* The error testcase of a cluster node that failed or left the run. */
-static void write_node_error(struct jw *j, const struct junit_node *nd, const char *label)
+static void write_node_error(struct jw *j, const struct report_node *nd, const char *label)
 {
 	char classname[JUNIT_ATTR_MAX];
 	snprintf(classname, sizeof(classname), "gate.node%s", label);
@@ -214,12 +214,12 @@ static bool finding_shown(const struct finding *f)
 
 /* file= and line= of a memory finding: its culprit test's (rules/tags.c), so that CI
  * reporters place it at the test that grew the memory rather than inventing a file. */
-static void finding_location(struct jw *j, const struct finding *f, const struct junit_meta *meta)
+static void finding_location(struct jw *j, const struct finding *f, const struct report_data *view)
 {
 	if (!f->file || !*f->file)
 		return;
-	jw_attr_safe(j, "file", relative_file(f->file, meta ? meta->file_root : NULL),
-	             JUNIT_ATTR_MAX * 4, SAFE_ALL);
+	jw_attr_safe(j, "file", relative_file(f->file, view->file_root), JUNIT_ATTR_MAX * 4,
+	             SAFE_ALL);
 	if (f->line > 0)
 		jw_attrf(j, "line", "%d", f->line);
 }
@@ -229,12 +229,12 @@ static void finding_location(struct jw *j, const struct finding *f, const struct
  * its directories): "at test.Demo.SessionsTest(sessions_test.exs:12)". Empty when the
  * finding has no file in a directory. */
 static void finding_trace(char *buf, size_t len, const struct finding *f,
-                          const struct junit_meta *meta)
+                          const struct report_data *view)
 {
 	buf[0] = '\0';
 	if (!f->file || !*f->file || f->line <= 0 || !f->culprit)
 		return;
-	const char *rel = relative_file(f->file, meta ? meta->file_root : NULL);
+	const char *rel = relative_file(f->file, view->file_root);
 	const char *slash = strrchr(rel, '/');
 	if (!slash || slash == rel || rel[0] == '/')
 		return;
@@ -310,18 +310,18 @@ static void write_more_case(struct jw *j, const char *label, size_t n, bool fail
 
 /* The gate.memory suite's properties: --repeat's figures, the node, the project, the seed. */
 static void memory_suite_properties(struct jw *j, const struct test_run *run,
-                                    const struct junit_meta *meta, const struct junit_node *nd,
+                                    const struct report_data *view, const struct report_node *nd,
                                     const char *node)
 {
-	if (!node && !(meta && meta->project) && !run && !(meta && meta->repeat && !nd))
+	if (!node && !view->project && !run && !(view->repeat && !nd))
 		return;
 	jw_start(j, "properties");
-	if (meta && meta->repeat && !nd)
-		repeat_properties(j, meta->repeat);
+	if (view->repeat && !nd)
+		repeat_properties(j, view->repeat);
 	if (node)
 		property(j, "node", node);
-	if (meta && meta->project)
-		property(j, "project", meta->project);
+	if (view->project)
+		property(j, "project", view->project);
 	if (run) {
 		char seed[32];
 		/* a merged report's partition ran with a seed of its own */
@@ -385,7 +385,7 @@ static void failure_body(struct textbuf *b, const struct finding *f)
 /* The <failure> of a failing finding: its message, its type ("gate.growth"), its text and
  * a stack-trace line for the reporters that place failures from one. */
 static void write_finding_failure(struct jw *j, const struct finding *f,
-                                  const struct junit_meta *meta, const char *type)
+                                  const struct report_data *view, const char *type)
 {
 	struct textbuf body = {0};
 	failure_body(&body, f);
@@ -401,7 +401,7 @@ static void write_finding_failure(struct jw *j, const struct finding *f,
 	jw_text_safe(j, body.s); /* a message may name a table or process of the node */
 	textbuf_free(&body);
 	char trace[1400];
-	finding_trace(trace, sizeof(trace), f, meta);
+	finding_trace(trace, sizeof(trace), f, view);
 	if (trace[0])
 		jw_text_safe(j, trace);
 	jw_end(j);
@@ -409,8 +409,8 @@ static void write_finding_failure(struct jw *j, const struct finding *f,
 
 /* One memory testcase, "gate.memory.RULE[label]" named after its subject: a failure, a
  * skip (a warning is one, with its culprits), or a pass with its message. */
-static void write_finding_case(struct jw *j, const struct finding *f, const struct junit_meta *meta,
-                               const char *label)
+static void write_finding_case(struct jw *j, const struct finding *f,
+                               const struct report_data *view, const char *label)
 {
 	const char *rule = finding_rule_name(f);
 	struct textbuf classname = {0}, type = {0};
@@ -424,9 +424,9 @@ static void write_finding_case(struct jw *j, const struct finding *f, const stru
 	jw_attr_safe(j, "classname", classname.s, JUNIT_ATTR_MAX, SAFE_ALL);
 	jw_attr_safe(j, "name", f->subject ? f->subject : "(none)", JUNIT_ATTR_MAX, SAFE_ALL);
 	jw_attr(j, "time", "0");
-	finding_location(j, f, meta);
+	finding_location(j, f, view);
 	if (f->verdict == VERDICT_FAIL) {
-		write_finding_failure(j, f, meta, type.s);
+		write_finding_failure(j, f, view, type.s);
 	} else if (f->verdict == VERDICT_SKIP) {
 		jw_start(j, "skipped");
 		jw_attr_safe(j, "message", f->message ? f->message : "skipped", JUNIT_ATTR_MAX,
@@ -452,7 +452,7 @@ out:
  * failure is its first failing row's, and lists every row that failed; passing, it says how
  * many rows it compared and, for the rows that passed as context, what explains them. */
 static void write_one_case(struct jw *j, const struct findings *f, size_t i,
-                           const struct junit_meta *meta, const char *label)
+                           const struct report_data *view, const char *label)
 {
 	const struct finding *g = &f->items[i], *first_fail = NULL;
 	const char *rule = finding_rule_name(g);
@@ -470,7 +470,7 @@ static void write_one_case(struct jw *j, const struct findings *f, size_t i,
 	jw_attr_safe(j, "name", rule, JUNIT_ATTR_MAX, SAFE_ALL);
 	jw_attr(j, "time", "0");
 	if (first_fail)
-		finding_location(j, first_fail, meta);
+		finding_location(j, first_fail, view);
 	if (v == VERDICT_FAIL) {
 		jw_start(j, "failure");
 		jw_attr_safe(j, "message", first_fail->message ? first_fail->message : rule,
@@ -499,12 +499,12 @@ out:
 /* The gate.memory suite; for one node of a cluster (nd) named and labelled after it. */
 static void write_memory_suite(struct jw *j, const struct suite_common *c,
                                const struct findings *findings, const struct test_run *run,
-                               const struct junit_meta *meta, const struct junit_node *nd)
+                               const struct report_data *view, const struct report_node *nd)
 {
 	size_t n = findings ? findings->count : 0, shown_fail = 0, shown_other = 0;
 	struct memory_counts mc = memory_counts(findings);
 	char label[300] = "", suite[320];
-	const char *node = meta ? meta->node : NULL;
+	const char *node = view->node;
 	if (nd) {
 		snprintf(label, sizeof(label), "[%s]", nd->name ? nd->name : "?");
 		node = nd->name;
@@ -512,8 +512,8 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 	snprintf(suite, sizeof(suite), "gate.memory%s", label);
 	bool lost = nd && nd->error;
 	suite_start(j, c, suite, mc.tests + lost, mc.failures, lost, mc.skipped,
-	            meta && !nd ? meta->memory_time_s : 0);
-	memory_suite_properties(j, run, meta, nd, node);
+	            !nd ? view->memory_time_s : 0);
+	memory_suite_properties(j, run, view, nd, node);
 
 	for (size_t i = 0; i < n && !j->oom; i++) {
 		const struct finding *f = &findings->items[i];
@@ -527,9 +527,9 @@ static void write_memory_suite(struct jw *j, const struct suite_common *c,
 		            : shown_other++ >= JUNIT_MEMORY_CASES_MAX)
 			continue; /* counted in a "more" testcase below */
 		if (one)
-			write_one_case(j, findings, i, meta, label);
+			write_one_case(j, findings, i, view, label);
 		else
-			write_finding_case(j, f, meta, label);
+			write_finding_case(j, f, view, label);
 	}
 	if (j->oom)
 		return;
@@ -778,19 +778,20 @@ static void write_test_suites(struct jw *j, const struct suite_common *c,
 	}
 }
 
-static void write_report(struct jw *j, const struct findings *findings, const struct test_run *run,
-                         const struct junit_meta *meta, const struct suite_common *c,
+static void write_report(struct jw *j, const struct report_data *view, const struct suite_common *c,
                          const struct ordered *o, size_t n)
 {
+	const struct findings *findings = view->findings;
+	const struct test_run *run = view->tests;
 	size_t tests = 0, failures = 0, errors = 0;
-	double time_s = meta ? meta->memory_time_s : 0;
+	double time_s = view->memory_time_s;
 
-	if (meta && meta->nnodes) {
-		for (size_t i = 0; i < meta->nnodes; i++) {
-			struct memory_counts mc = memory_counts(meta->nodes[i].findings);
-			tests += mc.tests + (meta->nodes[i].error != NULL);
+	if (view->nnodes) {
+		for (size_t i = 0; i < view->nnodes; i++) {
+			struct memory_counts mc = memory_counts(view->nodes[i].findings);
+			tests += mc.tests + (view->nodes[i].error != NULL);
 			failures += mc.failures;
-			errors += meta->nodes[i].error != NULL;
+			errors += view->nodes[i].error != NULL;
 		}
 	} else if (findings) {
 		struct memory_counts mc = memory_counts(findings);
@@ -806,14 +807,10 @@ static void write_report(struct jw *j, const struct findings *findings, const st
 			if (run->tests[i].time_us > 0)
 				time_s += (double)run->tests[i].time_us / 1e6;
 	}
-	if (meta && meta->error) {
-		tests++;
-		errors++;
-	}
-	if (run && run->mix_status != 0 && !run->mix_explained) { /* the mix.test suite */
-		tests++;
-		errors++;
-	}
+	/* the gate.run suite's error case and the mix.test suite */
+	size_t cases = (view->error != NULL) + (run && run->mix_status != 0 && !run->mix_explained);
+	tests += cases;
+	errors += cases;
 
 	if (xmlTextWriterSetIndent(j->w, 1) < 0 ||
 	    xmlTextWriterSetIndentString(j->w, BAD_CAST "  ") < 0 ||
@@ -822,9 +819,9 @@ static void write_report(struct jw *j, const struct findings *findings, const st
 		return;
 	}
 	jw_start(j, "testsuites");
-	if (meta && meta->project) {
+	if (view->project) {
 		struct textbuf name = {0};
-		textbuf_printf(&name, "gate: %s", meta->project);
+		textbuf_printf(&name, "gate: %s", view->project);
 		if (name.oom) {
 			j->oom = j->failed = true;
 			return;
@@ -840,15 +837,15 @@ static void write_report(struct jw *j, const struct findings *findings, const st
 	jw_attrf(j, "errors", "%zu", errors);
 	jw_time(j, time_s);
 
-	if (meta && meta->error)
-		write_error_suite(j, c, meta->error);
-	if (meta && meta->nnodes)
-		for (size_t i = 0; i < meta->nnodes; i++)
-			write_memory_suite(j, c, meta->nodes[i].findings, run, meta,
-			                   &meta->nodes[i]);
+	if (view->error)
+		write_error_suite(j, c, view->error);
+	if (view->nnodes)
+		for (size_t i = 0; i < view->nnodes; i++)
+			write_memory_suite(j, c, view->nodes[i].findings, run, view,
+			                   &view->nodes[i]);
 	else
-		write_memory_suite(j, c, findings, run, meta, NULL);
-	write_test_suites(j, c, run, o, n, meta ? meta->file_root : NULL);
+		write_memory_suite(j, c, findings, run, view, NULL);
+	write_test_suites(j, c, run, o, n, view->file_root);
 	if (run && run->mix_status != 0 && !run->mix_explained)
 		write_mix_suite(j, c, run);
 	jw_end(j);
@@ -904,9 +901,11 @@ static void xml_errcap_handler(void *ctx, xmlErrorPtr e)
 		cap->text[--n] = '\0';
 }
 
-int junit_write(const char *path, const struct findings *findings, const struct test_run *run,
-                const struct junit_meta *meta, char *err, size_t errlen)
+int junit_write(const char *path, const struct report_data *d, char *err, size_t errlen)
 {
+	const struct report_data none = {0};
+	const struct report_data *view = d ? d : &none;
+	const struct test_run *run = view->tests;
 	int rc = -1;
 	struct atomic_file file = {.fd = -1};
 	struct ordered *o = NULL;
@@ -942,15 +941,15 @@ int junit_write(const char *path, const struct findings *findings, const struct 
 	}
 	if (n)
 		qsort(o, n, sizeof(*o), ordered_cmp);
-	if (meta && meta->hostname) {
-		common.hostname = meta->hostname;
+	if (view->hostname) {
+		common.hostname = view->hostname;
 	} else {
 		if (gethostname(host, sizeof(host)) < 0)
 			strcpy(host, "localhost");
 		host[sizeof(host) - 1] = '\0';
 		common.hostname = host;
 	}
-	time_t ts = meta && meta->timestamp ? (time_t)meta->timestamp : time(NULL);
+	time_t ts = view->started ? (time_t)view->started : time(NULL);
 	struct tm tm;
 	if (!gmtime_r(&ts, &tm) ||
 	    strftime(common.timestamp, sizeof(common.timestamp), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
@@ -973,7 +972,7 @@ int junit_write(const char *path, const struct findings *findings, const struct 
 		errtext_set(err, errlen, path, "libxml2 could not make a text writer");
 		goto out;
 	}
-	write_report(&j, findings, run, meta, &common, o, n);
+	write_report(&j, view, &common, o, n);
 	xmlFreeTextWriter(j.w); /* also closes out, flushing what is left */
 	j.w = NULL;
 	if (j.failed || sink.err) {

@@ -1,10 +1,11 @@
-/* ci/report/report.h: one run as the CI writers read it (the Markdown step summary, the HTML
- * report, GitHub annotations), and the helpers they share: the verdict, safe text from the suite,
- * a capped text buffer.
+/* ci/report/report.h: one view of a run, which every writer reads (the console summary, the
+ * JUnit file, the Markdown step summary, the HTML report, GitHub annotations), and the helpers
+ * they share: the verdict, safe text from the suite, the "top growing" ranking.
  *
  * Ownership: struct report_data only borrows; the writers keep no pointer to it. Every
- * writer is a function of the model and its output stream or buffer alone (no files, no
- * environment, no clock), so that a fuzz target can call it.
+ * writer is a function of the view and its output stream alone (no environment, no clock:
+ * the JUnit writer alone reads the host name and the time when the view leaves them out),
+ * so that a fuzz target can call it.
  */
 #ifndef GATE_CI_REPORT_REPORT_H
 #define GATE_CI_REPORT_REPORT_H
@@ -25,6 +26,18 @@ struct report_part {
 	const struct snapshot *before, *after;
 };
 
+/* One node of a cluster run (gate run --cluster), or one partition of a merged run (gate
+ * merge): its own memory verdict. */
+struct report_node {
+	const char *name;                /* the node, e.g. app_b@127.0.0.1; "partition 1/2" */
+	const struct findings *findings; /* its rules; may be NULL */
+	const char *error;               /* non-NULL when the node failed or left the run */
+	int partition; /* gate merge: the partition k whose results these are; 0: a cluster node */
+	int64_t seed;  /* and that partition's ExUnit seed (the run's is not used then) */
+};
+
+/* A run as the writers see it. A run gate could not finish (error) carries no findings or
+ * snapshots (it was not judged), and the tests only when the suite had started. */
 struct report_data {
 	const char *project;                   /* the project's name for titles; may be NULL */
 	const char *node;                      /* the node's name; may be NULL */
@@ -48,6 +61,17 @@ struct report_data {
 	 * NULL: none */
 	const struct report_part *parts;
 	size_t nparts;
+	/* a cluster run's nodes, or a merged run's partitions: the console summary and the JUnit
+	 * file give each its own memory section (they do not read findings then; the Markdown,
+	 * HTML and annotations read findings, every node's, labelled); NULL: one node */
+	const struct report_node *nodes;
+	size_t nnodes;
+	/* the JUnit file's own: <testsuite hostname> (NULL: this machine's name), the time
+	 * of the gate.memory suite (the snapshots' GCs), the directory testcases' file= are
+	 * relative to (the git repository's root, as CI readers link them; NULL: as recorded) */
+	const char *hostname;
+	double memory_time_s;
+	const char *file_root;
 };
 
 /* The run's verdict (model/verdict.h's model_verdict): ERROR when d->error, FAILED when a

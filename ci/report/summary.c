@@ -2,7 +2,8 @@
 #include "ci/report/summary.h"
 
 #include "ci/report/ansi.h"
-#include "ci/report/fine_text.h" /* the fine level's lines (summary_print_fine) */
+#include "ci/report/fine_text.h" /* the fine level's lines (print_fine) */
+#include "ci/report/iterations.h"
 #include "ci/report/report.h"
 #include "model/verdict.h"
 #include "rules/attribution.h"
@@ -20,6 +21,13 @@
 #define C_YELLOW "\033[33m"
 #define C_BOLD "\033[1m"
 #define C_RESET "\033[0m"
+
+/* How the sections below print: colours, the JUnit path, the node named in a heading. */
+struct summary_opts {
+	bool color;
+	const char *junit_path; /* "JUnit: PATH"; NULL: no such line */
+	const char *node;       /* in the growth table's heading; may be NULL */
+};
 
 /* Copies in into out (size len) so that a terminal shows it as text: ANSI escapes are
  * dropped, control characters (C0, DEL, C1, newlines too) and invalid UTF-8 become '?'.
@@ -681,7 +689,7 @@ static bool memory_flagged(const struct findings *findings)
 }
 
 /* RSS against the allocators, the peak, heaps and origins (ci/report/fine_text.h). */
-void summary_print_fine(FILE *out, const struct snapshot *before, const struct snapshot *after)
+static void print_fine(FILE *out, const struct snapshot *before, const struct snapshot *after)
 {
 	char lines[FINE_TEXT_LINES][512];
 	size_t n = fine_text_lines(lines, FINE_TEXT_LINES, before, after);
@@ -713,7 +721,9 @@ static void set_aside_line(FILE *out, const char *which, const struct snapshot *
 	        s->set_aside_sockets == 1 ? "socket's buffer" : "sockets' buffers", judged);
 }
 
-void summary_print_set_aside(FILE *out, const struct snapshot *before, const struct snapshot *after)
+/* The sockets' input buffers each snapshot set aside (binary, system and total are judged
+ * without them); nothing when none was. */
+static void print_set_aside(FILE *out, const struct snapshot *before, const struct snapshot *after)
 {
 	if (!(before->have_set_aside && before->set_aside_bytes > 0) &&
 	    !(after->have_set_aside && after->set_aside_bytes > 0))
@@ -725,8 +735,8 @@ void summary_print_set_aside(FILE *out, const struct snapshot *before, const str
 	fputc('\n', out);
 }
 
-void summary_print(FILE *out, const struct findings *findings, const struct test_run *run,
-                   const struct summary_opts *opts)
+static void print_one_node(FILE *out, const struct findings *findings, const struct test_run *run,
+                           const struct summary_opts *opts)
 {
 	print_memory(out, findings, opts);
 	print_warnings(out, findings, opts && opts->color);
@@ -737,8 +747,8 @@ void summary_print(FILE *out, const struct findings *findings, const struct test
 	print_tail(out, &t, run, opts);
 }
 
-void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n,
-                           const struct test_run *run, const struct summary_opts *opts)
+static void print_nodes(FILE *out, const struct report_node *nodes, size_t n,
+                        const struct test_run *run, const struct summary_opts *opts)
 {
 	struct summary_opts o = opts ? *opts : (struct summary_opts){0};
 	size_t rules_failed = 0, lost = 0;
@@ -770,4 +780,20 @@ void summary_print_cluster(FILE *out, const struct summary_node *nodes, size_t n
 	t.rules = rules_failed;
 	t.nodes_lost = lost;
 	print_tail(out, &t, run, opts);
+}
+
+void summary_print(FILE *out, const struct report_data *d, bool color)
+{
+	struct summary_opts o = {.color = color, .junit_path = d->junit_path, .node = d->node};
+	if (d->repeat)
+		iterations_print(out, d->repeat, color);
+	if (d->nnodes) {
+		print_nodes(out, d->nodes, d->nnodes, d->tests, &o);
+		return;
+	}
+	if (d->before && d->after) {
+		print_fine(out, d->before, d->after);
+		print_set_aside(out, d->before, d->after);
+	}
+	print_one_node(out, d->findings, d->tests, &o);
 }

@@ -280,46 +280,9 @@ static const char *project_name(const struct merge *g)
 	return slash ? slash + 1 : p;
 }
 
-static int write_junit(struct merge *g, const char *error)
-{
-	char host[256] = "localhost";
-	gethostname(host, sizeof(host) - 1);
-	struct junit_node *nodes = calloc(g->n ? g->n : 1, sizeof(*nodes));
-	if (!nodes) {
-		gate_error("cannot write the JUnit report: out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < g->n; i++)
-		nodes[i] = (struct junit_node){.name = g->m.labels[i],
-		                               .findings = &g->m.per[i],
-		                               .partition = g->m.present[i],
-		                               .seed = g->r[i].tests.seed};
-	struct junit_meta meta = {
-	        .hostname = host,
-	        .timestamp = g->m.started,
-	        .project = project_name(g),
-	        .error = error,
-	        .nodes = nodes,
-	        .nnodes = g->n,
-	};
-	char jerr[1024];
-	int rc = junit_write(g->junit, NULL, &g->m.tests, &meta, jerr, sizeof(jerr));
-	free(nodes);
-	if (rc < 0)
-		gate_error("cannot write the JUnit report: %s", jerr);
-	return rc;
-}
-
-static int print_summary(struct merge *g)
+static void print_summary(struct merge *g, const struct report_data *d)
 {
 	bool color = report_out_color(STDOUT_FILENO);
-	struct summary_node *sn = calloc(g->n ? g->n : 1, sizeof(*sn));
-	if (!sn) {
-		gate_error("cannot print the summary: out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < g->n; i++)
-		sn[i] = (struct summary_node){g->m.labels[i], &g->m.per[i], NULL};
 	run_merge_growth_print(stdout, g->r, g->n, color);
 	for (int k = 1; k <= g->m.partitions; k++) {
 		bool here = false;
@@ -330,12 +293,84 @@ static int print_summary(struct merge *g)
 			       "and memory are not in this verdict\n",
 			       k, g->m.partitions);
 	}
-	struct summary_opts so = {.color = color, .junit_path = g->junit};
 	fflush(stderr);
-	summary_print_cluster(stdout, sn, g->n, &g->m.tests, &so);
+	summary_print(stdout, d, color);
 	fflush(stdout);
-	free(sn);
-	return 0;
+}
+
+/* The merged run as every writer reads it (ci/report/report.h): each partition a node of
+ * its own (the console summary's and the JUnit file's sections, with its seed), every
+ * partition's findings in one list (the step summary, HTML report and annotations), and
+ * what grew in each partition's node. nodes and parts: g->n each, the caller's. */
+static void merge_view(struct merge *g, const char *error, struct report_data *d,
+                       struct report_node *nodes, struct report_part *parts, char *node,
+                       size_t nodelen)
+{
+	snprintf(node, nodelen, "%zu of %d partitions, merged", g->n, g->m.partitions);
+	for (size_t i = 0; i < g->n; i++) {
+		nodes[i] = (struct report_node){.name = g->m.labels[i],
+		                                .findings = &g->m.per[i],
+		                                .partition = g->m.present[i],
+		                                .seed = g->r[i].tests.seed};
+		parts[i] = (struct report_part){g->m.labels[i], &g->r[i].before, &g->r[i].after};
+	}
+	*d = (struct report_data){
+	        .project = project_name(g),
+	        .node = node,
+	        .gate_version = GATE_VERSION,
+	        .started = g->m.started,
+	        .findings = &g->m.findings,
+	        .tests = &g->m.tests,
+	        .junit_path = g->junit,
+	        .error = error,
+	        .parts = parts,
+	        .nparts = g->n,
+	        .nodes = nodes,
+	        .nnodes = g->n,
+	};
+}
+
+/* Writes the reports that read the view: the JUnit file (junit true), the console summary
+ * (summary true; on stdout, after what grew in each partition), or the step summary, HTML
+ * report and annotations (ci true). */
+static int write_view(struct merge *g, struct baseline_repo *repo, const char *error, bool junit,
+                      bool summary, bool ci)
+{
+	struct report_node *nodes = calloc(g->n ? g->n : 1, sizeof(*nodes));
+	struct report_part *parts = calloc(g->n ? g->n : 1, sizeof(*parts));
+	char node[64], err[1024];
+	int rc = -1;
+	if (!nodes || !parts) {
+		gate_error("cannot write the reports: out of memory");
+		goto out;
+	}
+	struct report_data d;
+	merge_view(g, error, &d, nodes, parts, node, sizeof(node));
+	rc = 0;
+	if (junit && junit_write(g->junit, &d, err, sizeof(err)) < 0) {
+		gate_error("cannot write the JUnit report: %s", err);
+		rc = -1;
+	}
+	if (summary)
+		print_summary(g, &d);
+	if (ci) {
+		struct report_out o = {
+		        .summary_path = g->o->summary,
+		        .html_path = g->o->html,
+		        .repo = repo,
+		        .notes_ref = g->cfg.rules.baseline.notes_ref,
+		        .annotations = g->cfg.annotations,
+		        .comment_flag = g->o->comment_flag,
+		};
+		if (report_out_write(&o, &d, err, sizeof(err)) < 0) {
+			gate_error("cannot write a report: %s", err);
+			rc = -1;
+		}
+	}
+out:
+	free(nodes);
+	free(parts);
+	return rc;
 }
 
 static int write_json(struct merge *g, bool passed)
@@ -355,47 +390,6 @@ static int write_json(struct merge *g, bool passed)
 	struct snapshot none = {0};
 	j.before = j.after = &none;
 	return run_json_write(g->o->json, &j, g->err, sizeof(g->err));
-}
-
-static int write_ci_outputs(struct merge *g, struct baseline_repo *repo, const char *error)
-{
-	char node[64];
-	snprintf(node, sizeof(node), "%zu of %d partitions, merged", g->n, g->m.partitions);
-	struct report_part *parts = calloc(g->n ? g->n : 1, sizeof(*parts));
-	if (!parts) {
-		gate_error("cannot write a report: out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < g->n; i++)
-		parts[i] = (struct report_part){g->m.labels[i], &g->r[i].before, &g->r[i].after};
-	struct report_data d = {
-	        .project = project_name(g),
-	        .node = node,
-	        .gate_version = GATE_VERSION,
-	        .started = g->m.started,
-	        .findings = &g->m.findings,
-	        .tests = &g->m.tests,
-	        .junit_path = g->junit,
-	        .error = error,
-	        .parts = parts,
-	        .nparts = g->n,
-	};
-	struct report_out o = {
-	        .summary_path = g->o->summary,
-	        .html_path = g->o->html,
-	        .repo = repo,
-	        .notes_ref = g->cfg.rules.baseline.notes_ref,
-	        .annotations = g->cfg.annotations,
-	        .comment_flag = g->o->comment_flag,
-	};
-	char err[1024];
-	int rc = report_out_write(&o, &d, err, sizeof(err));
-	free(parts);
-	if (rc < 0) {
-		gate_error("cannot write a report: %s", err);
-		return -1;
-	}
-	return 0;
 }
 
 /* ---- 4. the baselines: every partition's file, in one commit ---- */
@@ -578,8 +572,8 @@ static int conclude(struct merge *g)
 	struct verdict_tally vt = model_verdict_tally(&g->m.findings, &g->m.tests);
 	bool passed = model_verdict(&vt) == GATE_PASSED;
 	int code = passed ? GATE_EXIT_PASS : GATE_EXIT_FAIL;
-	bool junit = write_junit(g, NULL) == 0;
-	if (print_summary(g) < 0 || !junit)
+	bool junit = write_view(g, NULL, NULL, true, true, false) == 0;
+	if (!junit)
 		code = GATE_EXIT_ERROR;
 	const char *late = NULL;
 	bool want_repo = g->o->update_baseline || g->o->html;
@@ -594,9 +588,9 @@ static int conclude(struct merge *g)
 	if (late) {
 		gate_error("%s", late);
 		code = GATE_EXIT_ERROR;
-		(void)write_junit(g, late);
+		(void)write_view(g, NULL, late, true, false, false);
 	}
-	if (write_ci_outputs(g, st.repo, late) < 0)
+	if (write_view(g, st.repo, late, false, false, true) < 0)
 		code = GATE_EXIT_ERROR;
 	baseline_step_clear(&st);
 	return code;

@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "base/outpath.h"
-#include "ci/report/iterations.h"
 #include "ci/report/junit.h"
 #include "ci/report/summary.h"
 #include "ci/store/run_json.h"
@@ -279,42 +278,89 @@ static int judge(struct run *r)
 
 /* ---- 8. conclude ---- */
 
-/* The step summary, the HTML report and the annotations (gate/run/report_out.c), once per run.
- * error: why gate could not run or could not finish (exit 2); once the run was judged, its
- * results are in them too. */
-static int write_ci_outputs(struct run *r, const char *error)
+/* What a view of the run borrows that is made for it: the baseline's description, the
+ * repository's root, a cluster's nodes and every node's findings in one list. */
+struct view_store {
+	char where[2048];
+	char repo_root[PATH_MAX];
+	struct report_node *nodes;
+	struct findings merged;
+};
+
+static void view_store_clear(struct view_store *st)
 {
-	char where[2048] = "";
+	free(st->nodes);
+	findings_clear(&st->merged);
+}
+
+/* The suite got far enough to say something of itself (a test, mix test's verdict). */
+static bool suite_started(const struct run *r)
+{
+	return r->judged || r->tests.count || r->tests.suite_ran || r->tests.mix_reported;
+}
+
+/* The run as every writer reads it (ci/report/report.h). error: why gate could not run or
+ * could not finish (exit 2); once the run was judged, its results are in the view too, else
+ * only the tests that ran. A cluster's view has its nodes (the console summary and the JUnit
+ * file give each its section) and every node's findings, labelled, in one list (the step
+ * summary, the HTML report and the annotations). Returns 0, or -1 when out of memory (said;
+ * st is then the caller's to clear). */
+static int run_view(struct run *r, const char *error, struct report_data *d, struct view_store *st)
+{
 	const char *slash = strrchr(r->project, '/');
-	bool results = r->judged;
+	bool cluster = r->opts->cluster && r->judged;
+	memset(st, 0, sizeof(*st));
 	if (r->bl.repo || r->bl.have_base)
-		baseline_step_describe(&r->bl, where, sizeof(where));
-	/* a cluster: every node's findings, labelled, in the one list these reports know */
-	struct findings merged = {0};
-	bool cluster = r->opts->cluster && results;
-	if (cluster && cluster_findings_merge(&r->cl, &merged) < 0) {
-		findings_clear(&merged);
-		gate_error("cannot write a report: out of memory");
-		return -1;
+		baseline_step_describe(&r->bl, st->where, sizeof(st->where));
+	if (faithful_repo_root(r->project, st->repo_root, sizeof(st->repo_root)) < 0)
+		snprintf(st->repo_root, sizeof(st->repo_root), "%s", r->project);
+	if (cluster) {
+		st->nodes = calloc(r->cl.n ? r->cl.n : 1, sizeof(*st->nodes));
+		if (!st->nodes || cluster_findings_merge(&r->cl, &st->merged) < 0) {
+			gate_error("cannot write the reports: out of memory");
+			return -1;
+		}
+		for (size_t i = 0; i < r->cl.n; i++) {
+			const struct cluster_node *nd = &r->cl.nodes[i];
+			st->nodes[i] = (struct report_node){nd->name, &nd->findings,
+			                                    nd->error[0] ? nd->error : NULL, 0, 0};
+		}
 	}
-	struct report_data d = {
+	*d = (struct report_data){
 	        .project = slash ? slash + 1 : r->project,
 	        .node = r->ses.name[0] ? r->ses.name : NULL,
 	        .gate_version = GATE_VERSION,
 	        .started = (int64_t)r->started,
-	        .before = !results || cluster ? NULL : &r->before,
-	        .after = !results || cluster ? NULL : &r->after,
-	        .findings = !results  ? NULL
-	                    : cluster ? &merged
-	                              : &r->findings,
-	        .tests = results ? &r->tests : NULL,
-	        .baseline_where = strncmp(where, "baseline: ", 10) == 0 ? where + 10 : NULL,
+	        .before = !r->judged || cluster ? NULL : &r->before,
+	        .after = !r->judged || cluster ? NULL : &r->after,
+	        .findings = !r->judged ? NULL
+	                    : cluster  ? &st->merged
+	                               : &r->findings,
+	        .tests = suite_started(r) ? &r->tests : NULL,
+	        .baseline_where = strncmp(st->where, "baseline: ", 10) == 0 ? st->where + 10 : NULL,
 	        .junit_path = r->junit[0] ? r->junit : NULL,
 	        .root = r->project,
 	        .error = error,
-	        .repeat = results && r->rep.judged ? &r->rep.data : NULL,
-	        .samples = results && r->samples.n ? &r->samples : NULL,
+	        .repeat = r->judged && r->rep.judged ? &r->rep.data : NULL,
+	        .samples = r->judged && r->samples.n ? &r->samples : NULL,
+	        .nodes = cluster ? st->nodes : NULL,
+	        .nnodes = cluster ? r->cl.n : 0,
+	        .memory_time_s = (double)(r->before.gc_us + r->after.gc_us) / 1e6,
+	        .file_root = st->repo_root,
 	};
+	return 0;
+}
+
+/* The step summary, the HTML report and the annotations (gate/run/report_out.c), once per run.
+ * error: as for run_view. */
+static int write_ci_outputs(struct run *r, const char *error)
+{
+	struct report_data d;
+	struct view_store st;
+	if (run_view(r, error, &d, &st) < 0) {
+		view_store_clear(&st);
+		return -1;
+	}
 	struct report_out o = {
 	        .summary_path = r->opts->summary_path,
 	        .html_path = r->opts->html_path,
@@ -327,7 +373,7 @@ static int write_ci_outputs(struct run *r, const char *error)
 	};
 	char err[1024];
 	int rc = report_out_write(&o, &d, err, sizeof(err));
-	findings_clear(&merged);
+	view_store_clear(&st);
 	if (rc < 0) {
 		gate_error("cannot write a report: %s", err);
 		return -1;
@@ -336,84 +382,37 @@ static int write_ci_outputs(struct run *r, const char *error)
 }
 
 /* The JUnit report, replaced whole (written again only to add a late error case). error: as
- * for write_ci_outputs. Returns -1 when it could not be written (r->junit is then cleared). */
+ * for run_view. Returns -1 when it could not be written (r->junit is then cleared). */
 static int write_junit(struct run *r, const char *error)
 {
-	char host[256] = "localhost";
-	gethostname(host, sizeof(host) - 1);
-	const char *slash = strrchr(r->project, '/');
-	struct junit_meta meta = {
-	        .hostname = host,
-	        .timestamp = (int64_t)r->started,
-	        .project = slash ? slash + 1 : r->project,
-	        .node = r->ses.name[0] ? r->ses.name : NULL,
-	        .memory_time_s = (double)(r->before.gc_us + r->after.gc_us) / 1e6,
-	        .error = error,
-	        .repeat = r->judged && r->rep.judged ? &r->rep.data : NULL,
-	};
-	char repo_root[PATH_MAX];
-	if (faithful_repo_root(r->project, repo_root, sizeof(repo_root)) == 0)
-		meta.file_root = repo_root;
-	else
-		meta.file_root = r->project;
-	/* on the heap: the node list is the attached node's (capped, CLUSTER_NODES_MAX) */
-	struct junit_node *jn = calloc(r->cl.n ? r->cl.n : 1, sizeof(*jn));
-	if (!jn) {
-		gate_error("cannot write the JUnit report: out of memory");
-		r->junit[0] = '\0';
-		return -1;
-	}
-	for (size_t i = 0; r->opts->cluster && i < r->cl.n; i++) {
-		const struct cluster_node *nd = &r->cl.nodes[i];
-		jn[i] = (struct junit_node){.name = nd->name,
-		                            .findings = &nd->findings,
-		                            .error = nd->error[0] ? nd->error : NULL};
-	}
-	if (r->opts->cluster && r->judged) {
-		meta.nodes = jn;
-		meta.nnodes = r->cl.n;
-	}
+	struct report_data d;
+	struct view_store st;
 	char jerr[1024];
-	int rc = junit_write(r->junit, &r->findings, &r->tests, &meta, jerr, sizeof(jerr));
-	free(jn);
-	if (rc < 0) {
-		gate_error("cannot write the JUnit report: %s", jerr);
-		r->junit[0] = '\0';
-		return -1;
+	int rc = run_view(r, error, &d, &st);
+	if (rc == 0) {
+		rc = junit_write(r->junit, &d, jerr, sizeof(jerr));
+		if (rc < 0)
+			gate_error("cannot write the JUnit report: %s", jerr);
 	}
-	return 0;
+	view_store_clear(&st);
+	if (rc < 0)
+		r->junit[0] = '\0';
+	return rc;
 }
 
 /* The summary on stdout: the runs of --repeat, the categories, the failures, the verdict. */
 static int print_summary(struct run *r)
 {
-	struct summary_opts so = {
-	        .color = report_out_color(STDOUT_FILENO),
-	        .junit_path = r->junit[0] ? r->junit : NULL,
-	        .node = r->ses.name,
-	};
-	fflush(stderr);
-	if (r->rep.judged)
-		iterations_print(stdout, &r->rep.data, so.color);
-	if (r->opts->cluster) {
-		struct summary_node *sn = calloc(r->cl.n ? r->cl.n : 1, sizeof(*sn));
-		if (!sn) {
-			gate_error("cannot print the summary: out of memory");
-			return -1;
-		}
-		for (size_t i = 0; i < r->cl.n; i++) {
-			const struct cluster_node *nd = &r->cl.nodes[i];
-			sn[i] = (struct summary_node){nd->name, &nd->findings,
-			                              nd->error[0] ? nd->error : NULL};
-		}
-		summary_print_cluster(stdout, sn, r->cl.n, &r->tests, &so);
-		free(sn);
-	} else {
-		summary_print_fine(stdout, &r->before, &r->after);
-		summary_print_set_aside(stdout, &r->before, &r->after);
-		summary_print(stdout, &r->findings, &r->tests, &so);
+	struct report_data d;
+	struct view_store st;
+	if (run_view(r, NULL, &d, &st) < 0) {
+		view_store_clear(&st);
+		return -1;
 	}
+	fflush(stderr);
+	summary_print(stdout, &d, report_out_color(STDOUT_FILENO));
 	fflush(stdout);
+	view_store_clear(&st);
 	return 0;
 }
 

@@ -8,7 +8,9 @@
 # copy of the fixture of their own (mix test --seed 0), with --json, --summary and --html;
 # the failing findings of the two --json files are compared with their figures masked (sizes,
 # counts, pids, percentages: real runs measure slightly different bytes each time), and each
-# case prints SAME or DIFF with the findings only one build gave. Outputs stay in the work
+# case prints SAME or DIFF with the findings only one build gave; the writers' whole outputs
+# (the console, the JUnit file, the step summary, the HTML report) are compared the same way,
+# their lines sorted (a ranking may reorder when figures differ). Outputs stay in the work
 # directory it prints (removed when every case is the same). Exit 0 when all are the same.
 # A figure's own variation between runs can still change a sentence (which evidence names a
 # culprit): run a DIFF case again with each build to tell.
@@ -59,6 +61,7 @@ for c in "${cases[@]}"; do
 		"$bin" run -q -C "$d" "${ga[@]}" --json "$o/run.json" --summary "$o/summary.md" \
 			--html "$o/report.html" -- --seed 0 "${ma[@]}" >"$o/stdout" 2>"$o/stderr"
 		echo $? >"$o/rc"
+		cp "$d/_build/gate/junit.xml" "$o/junit.xml" 2>/dev/null
 	done
 	python3 - "$work/out/old/$id" "$work/out/new/$id" "$id" <<'EOF' || bad=1
 import json, re, sys
@@ -74,12 +77,34 @@ def failing(d):
         return None
     return [(f.get('rule'), f.get('subject'), mask(f.get('message') or ''))
             for f in j.get('findings') or [] if f.get('verdict') == 'FAIL']
+def lines(d, name):
+    try:
+        return sorted(mask(l) for l in open(d + '/' + name, errors='replace').read().splitlines())
+    except OSError:
+        return []
+def writers(a, b):
+    """the writers' whole outputs, figures masked, as sorted lines (a ranking may reorder)"""
+    out = []
+    for name in ('stdout', 'junit.xml', 'summary.md', 'report.html'):
+        x, y = lines(a, name), lines(b, name)
+        if x != y:
+            only_x = [l for l in x if l not in y][:3]
+            only_y = [l for l in y if l not in x][:3]
+            out.append((name, only_x, only_y))
+    return out
 o, n = failing(sys.argv[1]), failing(sys.argv[2])
 rc = [open(d + '/rc').read().strip() for d in sys.argv[1:3]]
-if o == n and rc[0] == rc[1]:
-    print('SAME %s: exit %s, %d failing' % (sys.argv[3], rc[1], len(n or [])))
+w = writers(sys.argv[1], sys.argv[2])
+if o == n and rc[0] == rc[1] and not w:
+    print('SAME %s: exit %s, %d failing, every writer\'s output the same' % (sys.argv[3], rc[1], len(n or [])))
     sys.exit(0)
 print('DIFF %s: exit %s -> %s' % (sys.argv[3], rc[0], rc[1]))
+for name, x, y in w:
+    print('   %s differs' % name)
+    for l in x:
+        print('      old: %s' % l[:200])
+    for l in y:
+        print('      new: %s' % l[:200])
 for x in o or []:
     if x not in (n or []):
         print('   old: %s %s: %s' % x)

@@ -344,7 +344,7 @@ void fuzz_model_make(struct fuzz_model *m, const uint8_t *data, size_t size)
 	m->meta.project = m->strs[1] = fuzz_str(&in, 1);
 	m->meta.node = m->strs[2] = fuzz_str(&in, 1);
 	m->meta.error = m->strs[3] = fuzz_str(&in, 1);
-	m->meta.timestamp = fuzz_i64(&in);
+	m->meta.started = fuzz_i64(&in);
 	m->meta.memory_time_s = (double)fuzz_i64(&in) / 1e6;
 	make_snapshot(&m->snap, &in);
 }

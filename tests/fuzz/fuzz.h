@@ -35,7 +35,7 @@ char *fuzz_str(struct fuzz_in *in, int nullable);
 struct fuzz_model {
 	struct findings findings;
 	struct test_run run;
-	struct junit_meta meta; /* its strings are owned here */
+	struct report_data meta; /* the JUnit file's fields; its strings are owned here */
 	struct snapshot snap;
 	char *strs[8]; /* the meta strings, freed by fuzz_model_clear */
 };

@@ -30,7 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fuzz_model m;
 	char err[1024];
 	fuzz_model_make(&m, data, size);
-	if (junit_write(path, &m.findings, &m.run, &m.meta, err, sizeof(err)) < 0)
+	struct report_data d = m.meta;
+	d.findings = &m.findings;
+	d.tests = &m.run;
+	if (junit_write(path, &d, err, sizeof(err)) < 0)
 		fuzz_fail("junit_write: %s", err);
 	xmlDocPtr doc = xmlReadFile(path, NULL,
 	                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |

@@ -44,7 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FILE *out = open_memstream(&buf, &len);
 		if (!out)
 			fuzz_fail("open_memstream");
-		summary_print(out, &f, &after.run, NULL);
+		summary_print(out, &(struct report_data){.findings = &f, .tests = &after.run},
+		              false);
 		fclose(out);
 		free(buf);
 	}
