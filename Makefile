@@ -288,10 +288,11 @@ format:
 
 # make lint: the house style, the house layout (tests/lint/layout.sh), and no tracked file that
 # carries another project's copyright or licence (tests/lint/foreign.sh), as .ci/run checks them
-lint: format-check
+lint: format-check $(BUILD)/gate
 	@sh tests/lint/layout.sh
 	@sh tests/lint/foreign.sh
 	@sh tests/lint/history.sh
+	@GATE_BUILD=$(BUILD) sh tests/lint/generated_docs.sh
 
 format-check:
 	@clang-format --dry-run -Werror $(FORMAT_SRC) || { echo "make format-check: the files above differ from .clang-format's house style: run make format" >&2; exit 1; }

@@ -113,6 +113,8 @@ static int resolved(char *out, size_t len, const char *abs)
 
 int outpath_check(const char *project, const char *path, const char *what, char *err, size_t errlen)
 {
+	if (strcmp(path, "-") == 0) /* stdout (--json -) */
+		return 0;
 	char lex[PATH_MAX * 2], real[PATH_MAX * 3];
 	if (lexical(lex, sizeof(lex), path) < 0) {
 		errtext_set(err, errlen, NULL, "%s %s: cannot make the path absolute: %s", what,

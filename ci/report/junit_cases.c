@@ -1,6 +1,8 @@
-/* ci/report/junit_cases.c: a comparison's rows as one JUnit testcase (SHOW_ONE_CASE). */
+/* ci/report/junit_cases.c: a comparison's rows as one JUnit testcase (SHOW_ONE_CASE), and
+ * a failing finding's text. */
 #include "ci/report/junit_cases.h"
 #include "model/finding.h"
+#include "rules/explain.h"
 
 #include <stdio.h>
 
@@ -71,4 +73,49 @@ void junit_case_body(struct textbuf *body, const struct findings *f, size_t i,
 		textbuf_printf(body, "%s%zu rows compared: %zu failed, %zu skipped, %zu passed\n",
 		               failing || context ? "\n" : "", rows, failing, skipped,
 		               rows - failing - skipped);
+}
+
+/* A failing finding's text: its figures when its rule says they tell it (SHOW_FIGURES, in
+ * its unit), else its message; then the likely culprits (rules/attribution.c), and the
+ * command that explains the rule. */
+void junit_failure_body(struct textbuf *b, const struct finding *f)
+{
+	if (!(f->show & SHOW_FIGURES)) {
+		textbuf_printf(b, "%s\n", f->message ? f->message : "");
+	} else {
+		char bf[32], af[32], df[32], fl[32], pct[48] = "";
+		int64_t delta = f->delta; /* as the rule judged it */
+		const char *unit = f->unit == UNIT_BYTES ? " bytes" : "";
+		finding_figure_format(bf, sizeof(bf), f, f->before);
+		finding_figure_format(af, sizeof(af), f, f->after);
+		finding_figure_format(df, sizeof(df), f, delta);
+		finding_figure_format(fl, sizeof(fl), f, f->floor);
+		if (f->before > 0)
+			snprintf(pct, sizeof(pct), ", %+.1f %%",
+			         100.0 * (double)delta / (double)f->before);
+		textbuf_printf(b,
+		               "before: %s (%lld%s)\n"
+		               "after:  %s (%lld%s)\n"
+		               "delta:  %s%s (%+lld%s%s)\n",
+		               bf, (long long)f->before, unit, af, (long long)f->after, unit,
+		               delta > 0 ? "+" : "", df, (long long)delta, unit, pct);
+		if (finding_adjusted(f)) {
+			/* what grew, and what the rule took out of it (rules/growth.h) */
+			char r[32];
+			int64_t raw = finding_raw_delta(f);
+			finding_figure_format(r, sizeof(r), f, raw);
+			textbuf_printf(b, "        judged: it grew %s%s, less %s\n",
+			               raw > 0 ? "+" : "", r,
+			               f->explained ? f->explained : "what other rows judge");
+		}
+		if (f->max_pct >= 0)
+			textbuf_printf(b, "limit:  +%g %% above a floor of %s\n", f->max_pct, fl);
+		else
+			textbuf_printf(b, "limit:  a floor of %s\n", fl);
+	}
+	if (f->detail)
+		textbuf_printf(b, "\n%s", f->detail);
+	const struct rule_explain *e = rule_explain_for(f->rule, f->subject);
+	if (e)
+		textbuf_printf(b, "\n%s%s: its usual causes and fixes\n", EXPLAIN_HINT, e->rule);
 }

@@ -1,6 +1,6 @@
 /* ci/report/junit_cases.h: a comparison's rows (the baseline's, the trend's: findings shown
  * SHOW_ONE_CASE) as one JUnit testcase: which finding stands for it, its verdict, and its
- * text. Nothing here does I/O. */
+ * text; and the text of any failing finding. Nothing here does I/O. */
 #ifndef GATE_CI_REPORT_JUNIT_CASES_H
 #define GATE_CI_REPORT_JUNIT_CASES_H
 
@@ -26,5 +26,10 @@ enum verdict junit_case_verdict(const struct findings *f, size_t i);
  * is its first failing row (NULL when none). body's oom flag says whether it all fit. */
 void junit_case_body(struct textbuf *body, const struct findings *f, size_t i,
                      const struct finding **first_fail);
+
+/* Appends a failing finding's text to b: its figures when its rule says they tell it
+ * (SHOW_FIGURES, in its unit), else its message; then the likely culprits
+ * (rules/attribution.c), and the command that explains the rule (rules/explain.h). */
+void junit_failure_body(struct textbuf *b, const struct finding *f);
 
 #endif

@@ -8,6 +8,7 @@
 #include "model/verdict.h"
 #include "rules/attribution.h"
 #include "rules/culprits.h"
+#include "rules/explain.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -516,6 +517,10 @@ static void print_memory(FILE *out, const struct findings *findings,
 				fprintf(out, "    %s\n", line);
 			}
 		}
+		const struct rule_explain *e = rule_explain_for(f->rule, f->subject);
+		if (e)
+			fprintf(out, "    %s%s: its usual causes and fixes\n", EXPLAIN_HINT,
+			        e->rule);
 	}
 	for (size_t k = 0; k < nshown; k++)
 		free(shown[k]);

@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "base/atomic.h"
+#include "base/json_stdout.h"
 #include "base/errtext.h"
 #include "ci/report/iterations.h"
 #include "ci/store/fine_json.h" /* the run's "peak" and "rss" */
@@ -233,7 +234,8 @@ int run_json_write(const char *path, const struct run_json *d, char *err, size_t
 		errtext_set(err, errlen, "--json", "%s: %s", path, why);
 		return -1;
 	}
-	int rc = atomic_file_replace(path, text, len, why, sizeof(why));
+	int rc = strcmp(path, "-") == 0 ? json_stdout_write(text, len, why, sizeof(why))
+	                                : atomic_file_replace(path, text, len, why, sizeof(why));
 	free(text);
 	if (rc < 0)
 		errtext_set(err, errlen, "--json", "%s", why);

@@ -3,6 +3,7 @@
 #include "ci/store/snapshot_json.h"
 
 #include "base/atomic.h"
+#include "base/json_stdout.h"
 #include "base/errtext.h"
 #include "ci/store/fine_json.h" /* a snapshot's "fine" */
 #include "ci/store/json_text.h"
@@ -433,14 +434,10 @@ int snapshot_json_write(const char *path, const struct snapshot *s, char *err, s
 		return -1;
 	}
 	int rc = 0;
-	if (strcmp(path, "-") == 0) {
-		if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-			errtext_set(err, errlen, "stdout", "write failed: %s", strerror(errno));
-			rc = -1;
-		}
-	} else {
+	if (strcmp(path, "-") == 0)
+		rc = json_stdout_write(text, len, err, errlen);
+	else
 		rc = atomic_file_replace(path, text, len, err, errlen);
-	}
 	free(text);
 	return rc;
 }

@@ -13,8 +13,10 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "base/json_stdout.h"
 #include "gate/cmd/baseline_cmd.h"
 #include "gate/cmd/config_cmd.h"
+#include "gate/cmd/explain_cmd.h"
 #include "gate/cmd/hook_cmd.h"
 #include "gate/cmd/merge_cmd.h"
 #include "gate/cmd/run_cmd.h"
@@ -35,12 +37,15 @@ static const char main_help[] =
         "                 whole cluster (--cluster)\n"
         "  snapshot       one snapshot of a project's node or a running node (tables or JSON)\n"
         "  baseline       update the memory baseline in git, or list its history (notes)\n"
-        "  config check   validate a gate.toml and print the effective configuration\n"
+        "  config         init: write a short commented gate.toml; check: validate one and\n"
+        "                 print the effective configuration; reference: every key (Markdown)\n"
         "  hook           install or uninstall gate as a git pre-push or pre-commit hook\n"
         "  watch          sample a running node at an interval (JSON Lines or Prometheus text)\n"
         "                 and alert when a category rises above its rolling average\n"
         "  merge          join the --json results of a suite's partitions (CI jobs) into one\n"
         "                 verdict, one set of reports and one baseline commit\n"
+        "  explain RULE   what a rule measures, its usual causes and fixes (every failing\n"
+        "                 finding names its rule)\n"
         "\n"
         "options:\n"
         "  -h, --help     this help; `gate <command> --help` for a command's\n"
@@ -78,6 +83,12 @@ int cli_main(int argc, char **argv)
 		version_print(stdout);
 		return GATE_EXIT_PASS;
 	}
+	/* --json -: stdout carries the JSON document alone, everything else goes to stderr */
+	char err[256];
+	if (json_stdout_wanted(argc - 1, argv + 1) && json_stdout_reserve(err, sizeof(err)) < 0) {
+		gate_error("%s", err);
+		return GATE_EXIT_ERROR;
+	}
 	if (strcmp(cmd, "run") == 0)
 		return run_cmd_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "snapshot") == 0)
@@ -92,8 +103,10 @@ int cli_main(int argc, char **argv)
 		return watch_cmd_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "merge") == 0) /* a partitioned suite's results as one */
 		return merge_cmd_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "explain") == 0)
+		return explain_cmd_main(argc - 1, argv + 1);
 	return gate_usage_error("",
 	                        "unknown command %s (commands: run, snapshot, baseline, config, "
-	                        "hook, watch, merge)",
+	                        "hook, watch, merge, explain)",
 	                        cmd);
 }
