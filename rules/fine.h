@@ -10,7 +10,8 @@
 
 struct fine_config {
 	/* [rss] max_unaccounted: RSS growth the allocators' carriers do not explain (memory
-	 * outside the BEAM's allocators); default 32 MB; RULES_OFF: reported, not judged */
+	 * outside the BEAM's allocators); default RULES_OFF: reported, not judged
+	 */
 	int64_t rss_max_unaccounted;
 	/* [peak] max: the node's peak RSS during the run (VmHWM); default RULES_OFF: reported */
 	int64_t peak_max;

@@ -19,7 +19,7 @@
 #include "rules/culprits.h"
 
 struct structure_config {
-	int64_t process_floor; /* bytes a process (heap + refc binaries) may grow; 4 MB */
+	int64_t process_floor; /* bytes a process (heap + refc binaries) may grow; 1 MB */
 	int64_t table_floor;   /* bytes an ETS table may grow; 4 MB */
 	int64_t group_floor;   /* bytes a group of processes born and alive may use; 4 MB */
 	                       /* each RULES_OFF: that family is not judged */

@@ -1,6 +1,7 @@
 /* tests/config_helpers.h: what the gate.toml tests share (test_config.c, test_config_errors.c,
- * test_config_rules.c): loading text that must pass or fail with one exact message, and
- * comparing whole configurations. Header-only: each test is one program. */
+ * test_config_rules.c, test_config_reference.c, test_config_template.c): loading text that
+ * must pass or fail with one exact message, comparing whole configurations, and whether the
+ * reference documents every key of a file. Header-only: each test is one program. */
 #ifndef GATE_TESTS_CONFIG_HELPERS_H
 #define GATE_TESTS_CONFIG_HELPERS_H
 
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "gate/config/config.h"
+#include "gate/config/toml.h"
 #include "model/snapshot.h"
 
 static inline void load_ok(struct config *cfg, const char *text)
@@ -154,5 +156,56 @@ static inline void run_cases(const struct err_case *c, size_t n)
 }
 
 #define RUN(cases) run_cases(cases, sizeof(cases) / sizeof(cases[0]))
+
+/* Whether the reference documents key in table (config_key_doc_at): "growth.CATEGORY" for
+ * every [growth.<category>], "ets.table" for an [[ets.table]] entry. */
+static inline bool key_documented(const char *table, const char *key)
+{
+	struct config_key_doc d;
+
+	for (size_t i = 0; config_key_doc_at(i, &d); i++)
+		if (strcmp(d.table, table) == 0 && strcmp(d.key, key) == 0)
+			return true;
+	return false;
+}
+
+static inline void assert_table_documented(const struct toml_value *t, const char *table)
+{
+	for (size_t i = 0; i < toml_table_len(t); i++)
+		if (!key_documented(table, toml_table_key(t, i)))
+			fail_msg("%s.%s is not in the reference", table, toml_table_key(t, i));
+}
+
+/* Every key of the TOML text is one the reference documents (and it parses). */
+static inline void assert_keys_documented(const char *text)
+{
+	struct toml_value *root = NULL;
+	char err[256];
+
+	if (toml_parse(&root, text, strlen(text), err, sizeof(err)) != 0)
+		fail_msg("does not parse: %s\n--- input:\n%s", err, text);
+	for (size_t i = 0; i < toml_table_len(root); i++) {
+		const char *table = toml_table_key(root, i);
+		const struct toml_value *t = toml_table_value(root, i);
+
+		if (toml_type(t) != TOML_TABLE)
+			fail_msg("%s is a key outside any table", table);
+		for (size_t k = 0; k < toml_table_len(t); k++) {
+			const char *key = toml_table_key(t, k);
+			const struct toml_value *v = toml_table_value(t, k);
+			if (strcmp(table, "growth") == 0 && mem_cat_from_name(key) >= 0) {
+				assert_int_equal(toml_type(v), TOML_TABLE);
+				assert_table_documented(v, "growth.CATEGORY");
+			} else if (strcmp(table, "ets") == 0 && strcmp(key, "table") == 0) {
+				assert_int_equal(toml_type(v), TOML_ARRAY);
+				for (size_t e = 0; e < toml_array_len(v); e++)
+					assert_table_documented(toml_array_at(v, e), "ets.table");
+			} else if (!key_documented(table, key)) {
+				fail_msg("%s.%s is not in the reference", table, key);
+			}
+		}
+	}
+	toml_free(root);
+}
 
 #endif

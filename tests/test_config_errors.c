@@ -177,8 +177,13 @@ static void test_unknown_keys(void **state)
 	        {"outptu.junit = 'x'", "t.toml:1:1: outptu: unknown key; did you mean \"output\"?"},
 	        {"colour = 1",
 	         "t.toml:1:1: colour: unknown key; the configuration has only the tables [node], "
-	         "[output], [growth], [ets], [binary], [process], [atom], [allocator], "
-	         "[baseline], [attribution], [ports], [persistent_term] and [run]"},
+	         "[output], [growth], [ets], [binary], [process], [atom], [modules], [allocator], "
+	         "[baseline], [attribution], [ports], [persistent_term], [run], [severity], "
+	         "[attention], [rss], [peak] and [structure]"},
+	        /* every table is suggested, those added after the first ones too */
+	        {"[modules_]\n", "t.toml:1:2: modules_: unknown key; did you mean \"modules\"?"},
+	        {"[structures]\n",
+	         "t.toml:1:2: structures: unknown key; did you mean \"structure\"?"},
 	        {"[ports]\nmax_open = 10",
 	         "t.toml:2:1: ports.max_open: unknown key; did you mean \"max_opened\"?"},
 	        {"[growth]\nmaxx = 1",

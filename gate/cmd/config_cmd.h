@@ -1,4 +1,5 @@
-/* gate/cmd/config_cmd.h: `gate config check`: a gate.toml checked and printed. */
+/* gate/cmd/config_cmd.h: `gate config check`, `init` and `reference`: a gate.toml checked and
+ * printed, a short one written, the reference of every key. */
 #ifndef GATE_CONFIG_CMD_H
 #define GATE_CONFIG_CMD_H
 

@@ -1,6 +1,6 @@
 /* gate/config/config.c: gate.toml read over the defaults and checked key by key: the defaults,
- * the file, the tables with code of their own ([node], [output], [growth], [[ets.table]]) and
- * the root; the other tables follow config_schema.c's list (see config_internal.h).
+ * the file, the tables with code of their own ([growth], [[ets.table]]) and the root; the other
+ * tables follow config_schema.c's lists (see config_internal.h).
  *
  * config_default treats cfg as raw memory. config_load and config_load_text need cfg to hold
  * a config (from config_default, an earlier load, or all zero) and replace it, freeing what
@@ -21,23 +21,6 @@
 #include "gate/config/toml.h"
 #include "gate/config/units.h"
 #include "model/snapshot.h"
-
-static const char *const root_keys[] = {
-        "node", "output",    "growth",    "ets",         "binary", "process",
-        "atom", "allocator", "baseline",  "attribution", "ports",  "persistent_term",
-        "run",  "severity",  "attention", "structure", /* the tables "did you mean" suggests */
-        NULL};
-static const char *const node_keys[] = {"mix_env",
-                                        "erl_flags",
-                                        "boot_timeout",
-                                        "rpc_timeout",
-                                        "test_timeout",
-                                        "stop_timeout",
-                                        "settle_timeout", /* "off" or a duration */
-                                        NULL};
-static const char *const output_keys[] = {"junit", NULL};
-static const char *const growth_own_keys[] = {"max", "floor", "live_totals", NULL};
-static const char *const category_keys[] = {"enabled", "max", "floor", NULL};
 
 /* ---- defaults and clearing ---- */
 
@@ -77,83 +60,20 @@ void config_clear(struct config *cfg)
 
 /* ---- tables ---- */
 
-/* [node] settle_timeout = "off": no settling before a snapshot */
-static bool settle_off(const struct toml_value *v)
-{
-	const char *s = toml_type(v) == TOML_STRING ? toml_string(v, NULL) : NULL;
-	return s && strcmp(s, "off") == 0;
-}
-
-static int load_node(struct loader *ld, const struct toml_value *t, struct config *cfg)
-{
-	for (size_t i = 0; i < toml_table_len(t); i++) {
-		const char *key = toml_table_key(t, i);
-		const struct toml_value *v = toml_table_value(t, i);
-		char path[256];
-		int rc;
-
-		config_key_path(path, sizeof(path), "node", key);
-		if (strcmp(key, "mix_env") == 0)
-			rc = config_get_string(ld, v, path, true, "e.g. mix_env = \"test\"",
-			                       &cfg->mix_env);
-		else if (strcmp(key, "erl_flags") == 0)
-			rc = config_get_string(ld, v, path, false, "e.g. erl_flags = \"+S 4\"",
-			                       &cfg->erl_flags);
-		else if (strcmp(key, "boot_timeout") == 0)
-			rc = config_get_duration(ld, v, path, &cfg->boot_timeout_ms);
-		else if (strcmp(key, "rpc_timeout") == 0)
-			rc = config_get_duration(ld, v, path, &cfg->rpc_timeout_ms);
-		else if (strcmp(key, "test_timeout") == 0)
-			rc = config_get_duration(ld, v, path, &cfg->test_timeout_ms);
-		else if (strcmp(key, "stop_timeout") == 0)
-			rc = config_get_duration(ld, v, path, &cfg->stop_timeout_ms);
-		else if (strcmp(key, "settle_timeout") == 0) /* "off" is no wait */
-			rc = settle_off(v)
-			             ? (cfg->settle_timeout_ms = 0)
-			             : config_get_duration(ld, v, path, &cfg->settle_timeout_ms);
-		else
-			rc = config_unknown_key(ld, toml_table_key_pos(t, i), path, key, node_keys,
-			                        "[node]");
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int load_output(struct loader *ld, const struct toml_value *t, struct config *cfg)
-{
-	for (size_t i = 0; i < toml_table_len(t); i++) {
-		const char *key = toml_table_key(t, i);
-		const struct toml_value *v = toml_table_value(t, i);
-		char path[256];
-		int rc;
-
-		config_key_path(path, sizeof(path), "output", key);
-		if (strcmp(key, "junit") == 0)
-			rc = config_get_string(ld, v, path, true,
-			                       "e.g. junit = \"_build/gate/junit.xml\"",
-			                       &cfg->junit);
-		else
-			rc = config_unknown_key(ld, toml_table_key_pos(t, i), path, key,
-			                        output_keys, "[output]");
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
-}
-
 /* A table under [growth] is taken for a misspelt category, anything else for a key. */
 static int unknown_growth_key(struct loader *ld, struct toml_pos pos, const char *path,
                               const char *key, bool is_table)
 {
-	const char *names[3 + MEM_CAT_COUNT + 1];
-	const char *const *cats = names + 3;
+	const char *names[8 + MEM_CAT_COUNT + 1];
+	const char *const *cats;
 	char list[256];
 	const char *s;
 	size_t n = 0;
 
-	for (size_t i = 0; growth_own_keys[i]; i++)
-		names[n++] = growth_own_keys[i];
+	config_spec_names(config_growth_section.keys, NULL, names, 8);
+	while (names[n])
+		n++;
+	cats = names + n;
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
 		names[n++] = mem_cat_name((enum mem_cat)c);
 	names[n] = NULL;
@@ -189,10 +109,12 @@ static int load_category(struct loader *ld, const struct toml_value *t, const ch
 			rc = config_get_size(ld, v, path, &lim->floor_bytes);
 			set->floor = true;
 		} else {
+			const char *names[8];
 			char table[320];
+			config_spec_names(config_category_section.keys, NULL, names, 8);
 			snprintf(table, sizeof(table), "[%s]", prefix);
-			rc = config_unknown_key(ld, toml_table_key_pos(t, i), path, key,
-			                        category_keys, table);
+			rc = config_unknown_key(ld, toml_table_key_pos(t, i), path, key, names,
+			                        table);
 		}
 		if (rc < 0)
 			return -1;
@@ -360,47 +282,71 @@ static int load_section(struct loader *ld, const struct toml_value *t, const str
 	return 0;
 }
 
+/* The tables config_schema.c lists, [node] and [output] first; NULL for another name. */
 static const struct section *section_find(const char *name)
 {
+	if (strcmp(name, config_node_section.name) == 0)
+		return &config_node_section;
+	if (strcmp(name, config_output_section.name) == 0)
+		return &config_output_section;
 	for (const struct section *s = config_sections; s->name; s++)
 		if (strcmp(s->name, name) == 0)
 			return s;
 	return NULL;
 }
 
+/* Every table of the root, for "did you mean" (names, NULL-terminated) and the list that
+ * follows an unknown key ("[node], [output], ... and [structure]"). */
+#define ROOT_TABLES_MAX 32
+static void root_tables(const char **names, char *list, size_t n)
+{
+	size_t k = 0, len = 0;
+
+	names[k++] = config_node_section.name;
+	names[k++] = config_output_section.name;
+	names[k++] = config_growth_section.name;
+	for (const struct section *s = config_sections; s->name && k + 1 < ROOT_TABLES_MAX; s++)
+		names[k++] = s->name;
+	names[k] = NULL;
+	list[0] = '\0';
+	for (size_t i = 0; i < k && len < n; i++)
+		len += (size_t)snprintf(list + len, n - len, "%s[%s]",
+		                        i == 0       ? ""
+		                        : i + 1 == k ? " and "
+		                                     : ", ",
+		                        names[i]);
+}
+
 static int load_root(struct loader *ld, const struct toml_value *root, struct config *cfg)
 {
+	const char *tables[ROOT_TABLES_MAX + 1];
+	char list[512];
+
+	root_tables(tables, list, sizeof(list));
 	for (size_t i = 0; i < toml_table_len(root); i++) {
 		const char *key = toml_table_key(root, i);
 		const struct toml_value *v = toml_table_value(root, i);
 		const struct section *sec;
+		const char *s;
 		char path[256], fix[320];
 		int rc;
 
 		config_key_path(path, sizeof(path), "", key);
 		snprintf(fix, sizeof(fix), "write [%s] with its keys below it", path);
-		if (strcmp(key, "node") == 0)
-			rc = config_get_table(ld, v, path, fix) < 0 ? -1 : load_node(ld, v, cfg);
-		else if (strcmp(key, "output") == 0)
-			rc = config_get_table(ld, v, path, fix) < 0 ? -1 : load_output(ld, v, cfg);
-		else if (strcmp(key, "growth") == 0)
+		if (strcmp(key, "growth") == 0)
 			rc = config_get_table(ld, v, path, fix) < 0
 			             ? -1
 			             : load_growth(ld, v, &cfg->rules.growth);
 		else if ((sec = section_find(key)))
 			rc = config_get_table(ld, v, path, fix) < 0 ? -1
 			                                            : load_section(ld, v, sec, cfg);
-		else if (config_suggest(key, root_keys))
+		else if ((s = config_suggest(key, tables)))
 			rc = config_fail(ld, toml_table_key_pos(root, i), path,
-			                 "unknown key; did you mean \"%s\"?",
-			                 config_suggest(key, root_keys));
+			                 "unknown key; did you mean \"%s\"?", s);
 		else
-			rc = config_fail(
-			        ld, toml_table_key_pos(root, i), path,
-			        "unknown key; the configuration has only the tables [node], "
-			        "[output], [growth], [ets], [binary], [process], [atom], "
-			        "[allocator], [baseline], [attribution], [ports], "
-			        "[persistent_term] and [run]");
+			rc = config_fail(ld, toml_table_key_pos(root, i), path,
+			                 "unknown key; the configuration has only the tables %s",
+			                 list);
 		if (rc < 0)
 			return -1;
 	}

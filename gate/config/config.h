@@ -2,6 +2,8 @@
 #ifndef GATE_CONFIG_H
 #define GATE_CONFIG_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "rules/repeat.h"
@@ -44,5 +46,34 @@ int config_load_text(struct config *cfg, const char *text, size_t len, const cha
 void config_print(const struct config *cfg, FILE *out);
 
 void config_clear(struct config *cfg);
+
+/* ---- the reference (config_reference.c) and the starting file (config_template.c) ---- */
+
+/* One key of gate.toml as the reference documents it; the strings are static. */
+struct config_key_doc {
+	const char *table;   /* "node", "growth", "growth.CATEGORY", "ets.table" ([[ets.table]]) */
+	const char *key;     /* "mix_env" */
+	const char *example; /* a value as written in gate.toml: "\"test\"" */
+	const char *doc;     /* what the key does; NULL or "" when the schema lacks it (a bug) */
+};
+
+/* The i-th key of gate.toml (0, 1, ...), table by table in the reference's order, into *out;
+ * false past the last. */
+bool config_key_doc_at(size_t i, struct config_key_doc *out);
+
+/* Prints the reference of every table and key of gate.toml as Markdown: each key's type,
+ * default (from config_default), example and what it does; docs/configuration.md is this
+ * output. Returns 0, or -1 when out of memory (the output is then incomplete). */
+int config_reference(FILE *out);
+
+/* The short commented gate.toml that `gate config init` writes: the limits teams change
+ * most, every value at its default (it loads to config_default's configuration). */
+extern const char config_template[];
+
+/* Writes config_template to path, never over anything: a file, a directory or a symlink
+ * there is refused. Atomic: the text appears whole under path or not at all, through a
+ * temp file beside it (missing parent directories are created). Returns 0, or -1 with err
+ * naming path, what failed and what to do. */
+int config_template_write(const char *path, char *err, size_t errlen);
 
 #endif

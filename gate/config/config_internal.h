@@ -1,12 +1,15 @@
 /* gate/config/config_internal.h: what the files of gate/config/ share to read gate.toml and
  * print it back, and nothing outside gate/config/ includes: where a message goes, the typed
- * value readers, and the schema of the rule tables.
+ * value readers, and the schema of every table.
  *
- *   config.c         defaults, the file read, [node], [output], [growth], [[ets.table]], the root
- *   config_schema.c  the tables below [growth] key by key (one list: loading, messages, printing)
- *   config_value.c   values converted and checked by kind (durations and sizes through units.h)
- *   config_msg.c     "name:line:col: key: what; fix", key paths, did-you-mean suggestions
- *   config_print.c   config_print
+ *   config.c           defaults, the file read, [growth], [[ets.table]], the root
+ *   config_schema.c    every table key by key, with what each key does (one list: loading,
+ *                      messages, printing, the reference)
+ *   config_value.c     values converted and checked by kind (durations and sizes through units.h)
+ *   config_msg.c       "name:line:col: key: what; fix", key paths, did-you-mean suggestions
+ *   config_print.c     config_print, and one value as TOML for the reference
+ *   config_reference.c `gate config reference`: the schema as Markdown
+ *   config_template.c  `gate config init`: the short gate.toml and its careful write
  *
  * Every config_get_* and config_load_key returns 0, or -1 with the message written through
  * the loader (config_fail), the destination untouched.
@@ -17,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gate/config/toml.h"
 
@@ -63,25 +67,33 @@ int config_get_size(struct loader *ld, const struct toml_value *v, const char *p
 int config_get_percent(struct loader *ld, const struct toml_value *v, const char *path,
                        double *dst);
 
-/* ---- the schema of the rule tables (config_schema.c) ---- */
+/* ---- the schema of the tables (config_schema.c) ---- */
 
 enum key_kind {
-	KEY_SIZE,      /* int64_t bytes */
-	KEY_SIZE_OFF,  /* int64_t bytes, or RULES_OFF */
-	KEY_COUNT,     /* int64_t from min to max */
-	KEY_COUNT_OFF, /* the same, or RULES_OFF */
-	KEY_INT,       /* int from min to max */
-	KEY_PCT,       /* double percent, 0 or more */
-	KEY_PCT_OFF,   /* the same, or -1 */
-	KEY_SHARE_OFF, /* double percent of a whole, 0 to 100, or -1 */
-	KEY_NUMBER,    /* double, 0 or more */
-	KEY_BOOL,      /* bool */
-	KEY_GLOB,      /* char *, not empty */
-	KEY_PATH,      /* char *, relative, inside the repository */
-	KEY_REF,       /* char *, a git ref or shorthand */
-	KEY_NOTES_REF, /* char *, a full git ref */
-	KEY_SEVERITY,  /* bool warn: "error" (false) or "warn" (true) */
+	KEY_SIZE,         /* int64_t bytes */
+	KEY_SIZE_OFF,     /* int64_t bytes, or RULES_OFF */
+	KEY_COUNT,        /* int64_t from min to max */
+	KEY_COUNT_OFF,    /* the same, or RULES_OFF */
+	KEY_INT,          /* int from min to max */
+	KEY_PCT,          /* double percent, 0 or more */
+	KEY_PCT_OFF,      /* the same, or -1 */
+	KEY_SHARE_OFF,    /* double percent of a whole, 0 to 100, or -1 */
+	KEY_NUMBER,       /* double, 0 or more */
+	KEY_BOOL,         /* bool */
+	KEY_GLOB,         /* char *, not empty */
+	KEY_PATH,         /* char *, relative, inside the repository */
+	KEY_REF,          /* char *, a git ref or shorthand */
+	KEY_NOTES_REF,    /* char *, a full git ref */
+	KEY_SEVERITY,     /* bool warn: "error" (false) or "warn" (true) */
+	KEY_STRING,       /* char *, not empty */
+	KEY_FLAGS,        /* char *, may be empty */
+	KEY_DURATION,     /* int milliseconds, above 0 and at most 24 h (units.h) */
+	KEY_DURATION_OFF, /* the same, or 0 written "off" */
 };
+
+/* The off of a key that has no field of its own: [growth] max and floor stand in for every
+ * category's (config.c reads them). */
+#define KEY_NO_FIELD ((size_t)-1)
 
 struct key_spec {
 	const char *key;
@@ -90,18 +102,31 @@ struct key_spec {
 	int64_t min, max;    /* KEY_COUNT, KEY_COUNT_OFF, KEY_INT */
 	const char *example; /* a value as written in gate.toml, for messages */
 	const char *null_is; /* strings: what a NULL field means (printed for it) */
+	const char *doc;     /* what the key does, one line (gate config reference) */
 };
 
 struct section {
 	const char *name;
 	const struct key_spec *keys;
 	const char *extra; /* a key the section's own code reads (ets: the [[ets.table]] array) */
+	const char *doc;   /* what the table is for, one line (gate config reference) */
 };
 
+/* [node] and [output], loaded and printed key by key like the sections below. */
+extern const struct section config_node_section;
+extern const struct section config_output_section;
 /* The tables below [growth] in print order, ending with {NULL}; [ets]'s extra is [[ets.table]]. */
 extern const struct section config_sections[];
-/* The keys of one [[ets.table]] entry, "name" first. */
+/* The keys of one [[ets.table]] entry, "name" first, and the entry's section (for its doc). */
 extern const struct key_spec config_ets_table_keys[];
+extern const struct section config_ets_table_section;
+/* [growth] (max, floor, live_totals) and one [growth.<category>] (enabled, max, floor, their
+ * offsets in struct growth_limit): config.c reads them with code of its own; here for the
+ * names in messages and for the reference. */
+extern const struct section config_growth_section;
+extern const struct section config_category_section;
+/* What each erlang:memory category judges, by enum mem_cat, for the reference. */
+extern const char *const config_category_docs[];
 
 /* The spec of key in keys, or NULL. */
 const struct key_spec *config_spec_find(const struct key_spec *keys, const char *key);
@@ -111,5 +136,10 @@ void config_spec_names(const struct key_spec *keys, const char *extra, const cha
 /* Reads v into the field spec describes, in the struct at base (config_value.c). */
 int config_load_key(struct loader *ld, const struct key_spec *spec, const struct toml_value *v,
                     const char *path, void *base);
+
+/* The value of the field spec describes, in the struct at base, as gate.toml writes it
+ * ("64 MB", "off", 10000, true): what config_print prints after "key = " (config_print.c).
+ * A string field that is NULL without a null_is prints as "". */
+void config_print_value(FILE *out, const struct key_spec *spec, const void *base);
 
 #endif

@@ -1,5 +1,5 @@
 /* gate/config/config_print.c: the effective configuration printed back as TOML that
- * config_load reads the same (config.h). */
+ * config_load reads the same (config.h), and one value as TOML for the reference. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,9 +12,9 @@
 #include "gate/config/units.h"
 #include "model/snapshot.h"
 
-static void print_string(FILE *out, const char *key, const char *s)
+static void print_string(FILE *out, const char *s)
 {
-	fprintf(out, "%s = \"", key);
+	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
 		switch (*p) {
 		case '"': fputs("\\\"", out); break;
@@ -29,23 +29,23 @@ static void print_string(FILE *out, const char *key, const char *s)
 				fputc(*p, out);
 		}
 	}
-	fputs("\"\n", out);
+	fputc('"', out);
 }
 
 /* The largest unit that keeps the figure whole, but seconds below 10 minutes: "120 s". */
-static void print_duration(FILE *out, const char *key, int ms)
+static void print_duration(FILE *out, int ms)
 {
 	if (ms > 0 && ms % UNITS_MS_PER_H == 0)
-		fprintf(out, "%s = \"%d h\"\n", key, ms / UNITS_MS_PER_H);
+		fprintf(out, "\"%d h\"", ms / UNITS_MS_PER_H);
 	else if (ms >= 10 * UNITS_MS_PER_MIN && ms % UNITS_MS_PER_MIN == 0)
-		fprintf(out, "%s = \"%d min\"\n", key, ms / UNITS_MS_PER_MIN);
+		fprintf(out, "\"%d min\"", ms / UNITS_MS_PER_MIN);
 	else if (ms > 0 && ms % UNITS_MS_PER_S == 0)
-		fprintf(out, "%s = \"%d s\"\n", key, ms / UNITS_MS_PER_S);
+		fprintf(out, "\"%d s\"", ms / UNITS_MS_PER_S);
 	else
-		fprintf(out, "%s = \"%d ms\"\n", key, ms);
+		fprintf(out, "\"%d ms\"", ms);
 }
 
-static void print_size(FILE *out, const char *key, int64_t bytes)
+static void print_size(FILE *out, int64_t bytes)
 {
 	static const struct {
 		const char *name;
@@ -60,16 +60,16 @@ static void print_size(FILE *out, const char *key, int64_t bytes)
 
 	for (size_t i = 0; bytes > 0 && units[i].name; i++) {
 		if (bytes % units[i].factor == 0) {
-			fprintf(out, "%s = \"%lld %s\"\n", key,
-			        (long long)(bytes / units[i].factor), units[i].name);
+			fprintf(out, "\"%lld %s\"", (long long)(bytes / units[i].factor),
+			        units[i].name);
 			return;
 		}
 	}
-	fprintf(out, "%s = \"%lld B\"\n", key, (long long)bytes);
+	fprintf(out, "\"%lld B\"", (long long)bytes);
 }
 
 /* The shortest figure that reads back as the same double. */
-static void print_percent(FILE *out, const char *key, double pct)
+static void print_percent(FILE *out, double pct)
 {
 	char buf[64];
 
@@ -90,13 +90,13 @@ static void print_percent(FILE *out, const char *key, double pct)
 		}
 	}
 	if (strchr(buf, 'e') || !isfinite(pct))
-		fprintf(out, "%s = %s\n", key, buf); /* a TOML float: "1e+30 %" is not read */
+		fputs(buf, out); /* a TOML float: "1e+30 %" is not read */
 	else
-		fprintf(out, "%s = \"%s %%\"\n", key, buf);
+		fprintf(out, "\"%s %%\"", buf);
 }
 
 /* A plain number, shortest form that reads back the same, always as a TOML float. */
-static void print_number(FILE *out, const char *key, double x)
+static void print_number(FILE *out, double x)
 {
 	char buf[64];
 
@@ -105,72 +105,91 @@ static void print_number(FILE *out, const char *key, double x)
 		if (strtod(buf, NULL) == x)
 			break;
 	}
-	fprintf(out, "%s = %s%s\n", key, buf, strpbrk(buf, ".en") ? "" : ".0");
+	fprintf(out, "%s%s", buf, strpbrk(buf, ".en") ? "" : ".0");
 }
 
-static void print_key(FILE *out, const struct key_spec *spec, const void *base)
+void config_print_value(FILE *out, const struct key_spec *spec, const void *base)
 {
 	const void *field = (const char *)base + spec->off;
+	const char *str;
 	int64_t n;
 	double pct;
 
 	switch (spec->kind) {
-	case KEY_SIZE: print_size(out, spec->key, *(const int64_t *)field); break;
+	case KEY_SIZE: print_size(out, *(const int64_t *)field); break;
 	case KEY_SIZE_OFF:
 		n = *(const int64_t *)field;
 		if (n == RULES_OFF)
-			fprintf(out, "%s = \"off\"\n", spec->key);
+			fputs("\"off\"", out);
 		else
-			print_size(out, spec->key, n);
+			print_size(out, n);
 		break;
 	case KEY_COUNT:
 	case KEY_COUNT_OFF:
 		n = *(const int64_t *)field;
 		if (n == RULES_OFF)
-			fprintf(out, "%s = \"off\"\n", spec->key);
+			fputs("\"off\"", out);
 		else
-			fprintf(out, "%s = %lld\n", spec->key, (long long)n);
+			fprintf(out, "%lld", (long long)n);
 		break;
-	case KEY_INT: fprintf(out, "%s = %d\n", spec->key, *(const int *)field); break;
+	case KEY_INT: fprintf(out, "%d", *(const int *)field); break;
 	case KEY_PCT:
 	case KEY_PCT_OFF:
 	case KEY_SHARE_OFF:
 		pct = *(const double *)field;
 		if (pct < 0)
-			fprintf(out, "%s = \"off\"\n", spec->key);
+			fputs("\"off\"", out);
 		else
-			print_percent(out, spec->key, pct);
+			print_percent(out, pct);
 		break;
-	case KEY_NUMBER: print_number(out, spec->key, *(const double *)field); break;
-	case KEY_BOOL:
-		fprintf(out, "%s = %s\n", spec->key, *(const bool *)field ? "true" : "false");
-		break;
-	case KEY_SEVERITY:
-		fprintf(out, "%s = \"%s\"\n", spec->key, *(const bool *)field ? "warn" : "error");
-		break;
+	case KEY_NUMBER: print_number(out, *(const double *)field); break;
+	case KEY_BOOL: fputs(*(const bool *)field ? "true" : "false", out); break;
+	case KEY_SEVERITY: fputs(*(const bool *)field ? "\"warn\"" : "\"error\"", out); break;
 	case KEY_GLOB:
 	case KEY_PATH:
 	case KEY_REF:
 	case KEY_NOTES_REF:
-		print_string(out, spec->key,
-		             *(char *const *)field ? *(char *const *)field : spec->null_is);
+	case KEY_STRING:
+	case KEY_FLAGS:
+		str = *(char *const *)field;
+		print_string(out, str ? str : spec->null_is);
+		break;
+	case KEY_DURATION: print_duration(out, *(const int *)field); break;
+	case KEY_DURATION_OFF: /* 0: no settling, "off" in gate.toml */
+		if (*(const int *)field == 0)
+			fputs("\"off\"", out);
+		else
+			print_duration(out, *(const int *)field);
 		break;
 	}
+}
+
+static void print_key(FILE *out, const struct key_spec *spec, const void *base)
+{
+	fprintf(out, "%s = ", spec->key);
+	config_print_value(out, spec, base);
+	fputc('\n', out);
+}
+
+/* "[name]" and every key of sec, from the struct at base. */
+static void print_section(FILE *out, const struct section *sec, const void *base)
+{
+	fprintf(out, "\n[%s]\n", sec->name);
+	for (const struct key_spec *k = sec->keys; k->key; k++)
+		print_key(out, k, base);
 }
 
 static void print_sections(const struct config *cfg, FILE *out)
 {
 	for (const struct section *sec = config_sections; sec->name; sec++) {
-		fprintf(out, "\n[%s]\n", sec->name);
-		for (const struct key_spec *k = sec->keys; k->key; k++)
-			print_key(out, k, cfg);
+		print_section(out, sec, cfg);
 		if (!sec->extra)
 			continue;
 		/* [[ets.table]]: the limits an entry sets; one it does not is not applied */
 		for (size_t i = 0; i < cfg->rules.ets.ntables; i++) {
 			const struct ets_table_limit *t = &cfg->rules.ets.tables[i];
 			fputs("\n[[ets.table]]\n", out);
-			print_string(out, "name", t->name);
+			print_key(out, &config_ets_table_keys[0], t);
 			for (const struct key_spec *k = config_ets_table_keys + 1; k->key; k++) {
 				const void *f = (const char *)t + k->off;
 				if (k->kind == KEY_PCT_OFF ? *(const double *)f >= 0
@@ -188,25 +207,20 @@ void config_print(const struct config *cfg, FILE *out)
 	fputs("# gate configuration in effect, from ", out);
 	for (const char *s = cfg->source ? cfg->source : "defaults"; *s; s++)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
-	fputs("\n\n[node]\n", out);
-	print_string(out, "mix_env", cfg->mix_env);
-	print_string(out, "erl_flags", cfg->erl_flags);
-	print_duration(out, "boot_timeout", cfg->boot_timeout_ms);
-	print_duration(out, "rpc_timeout", cfg->rpc_timeout_ms);
-	print_duration(out, "test_timeout", cfg->test_timeout_ms);
-	print_duration(out, "stop_timeout", cfg->stop_timeout_ms);
-	if (cfg->settle_timeout_ms == 0) /* 0: no settling, "off" in gate.toml */
-		fputs("settle_timeout = \"off\"\n", out);
-	else
-		print_duration(out, "settle_timeout", cfg->settle_timeout_ms);
-	fputs("\n[output]\n", out);
-	print_string(out, "junit", cfg->junit);
-	fprintf(out, "\n[growth]\nlive_totals = %s\n", g->live_totals ? "true" : "false");
+	fputc('\n', out);
+	print_section(out, &config_node_section, cfg);
+	print_section(out, &config_output_section, cfg);
+	/* [growth]'s max and floor live in the categories: only live_totals has a field */
+	fputs("\n[growth]\n", out);
+	for (const struct key_spec *k = config_growth_section.keys; k->key; k++)
+		if (k->off != KEY_NO_FIELD)
+			print_key(out, k, cfg);
 	for (int c = 0; c < MEM_CAT_COUNT; c++) {
-		fprintf(out, "\n[growth.%s]\nenabled = %s\n", mem_cat_name((enum mem_cat)c),
-		        g->cat[c].enabled ? "true" : "false");
-		print_percent(out, "max", g->cat[c].max_pct);
-		print_size(out, "floor", g->cat[c].floor_bytes);
+		char name[64];
+		snprintf(name, sizeof(name), "growth.%s", mem_cat_name((enum mem_cat)c));
+		struct section cat = config_category_section;
+		cat.name = name;
+		print_section(out, &cat, &g->cat[c]);
 	}
 	print_sections(cfg, out);
 }

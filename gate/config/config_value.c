@@ -182,8 +182,9 @@ static int get_count(struct loader *ld, const struct toml_value *v, const char *
 	return 0;
 }
 
+/* A number of 0 or more; within [min, max] when the key declares a range (max > min). */
 static int get_number(struct loader *ld, const struct toml_value *v, const char *path,
-                      const char *example, double *dst)
+                      const char *example, int64_t min, int64_t max, double *dst)
 {
 	char fix[160];
 	double x;
@@ -196,6 +197,10 @@ static int get_number(struct loader *ld, const struct toml_value *v, const char 
 		return config_fail(ld, toml_pos(v), path,
 		                   "%g is out of range; use a finite number of 0 or more, e.g. %s",
 		                   x, example);
+	if (max > min && (x < (double)min || x > (double)max))
+		return config_fail(ld, toml_pos(v), path,
+		                   "%g is out of range; use %lld to %lld, e.g. %s", x,
+		                   (long long)min, (long long)max, example);
 	*dst = x == 0 ? 0.0 : x; /* -0.0 would print as "-0.0" */
 	return 0;
 }
@@ -333,7 +338,7 @@ int config_load_key(struct loader *ld, const struct key_spec *spec, const struct
 		if (spec->kind == KEY_PCT_OFF)
 			return config_get_percent(ld, v, path, field) < 0 ? off_hint(ld) : 0;
 		return get_share(ld, v, path, spec->example, field) < 0 ? off_hint(ld) : 0;
-	case KEY_NUMBER: return get_number(ld, v, path, spec->example, field);
+	case KEY_NUMBER: return get_number(ld, v, path, spec->example, spec->min, spec->max, field);
 	case KEY_BOOL: return config_get_bool(ld, v, path, field);
 	case KEY_SEVERITY: {
 		const char *sv = toml_string(v, NULL);
@@ -350,6 +355,15 @@ int config_load_key(struct loader *ld, const struct key_spec *spec, const struct
 	case KEY_PATH: return get_checked_string(ld, v, path, STR_PATH, example, field);
 	case KEY_REF: return get_checked_string(ld, v, path, STR_REF, example, field);
 	case KEY_NOTES_REF: return get_checked_string(ld, v, path, STR_NOTES_REF, example, field);
+	case KEY_STRING: return config_get_string(ld, v, path, true, example, field);
+	case KEY_FLAGS: return config_get_string(ld, v, path, false, example, field);
+	case KEY_DURATION: return config_get_duration(ld, v, path, field);
+	case KEY_DURATION_OFF:
+		if (is_off(v)) { /* no wait at all */
+			*(int *)field = 0;
+			return 0;
+		}
+		return config_get_duration(ld, v, path, field);
 	}
 	return -1;
 }
