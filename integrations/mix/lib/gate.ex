@@ -2,28 +2,70 @@
 # the one `mix gate.install` put under _build/gate-VERSION), its version check, and running
 # it with its exit code, terminal and signals passed through.
 defmodule Gate do
+  # the gate release this package installs by default: the package's own version (VERSION,
+  # which mix.exs reads; a new VERSION recompiles this module), and gate's repository
+  @external_resource Path.expand("../VERSION", __DIR__)
+  @version Mix.Project.config()[:version]
+  @requirement "~> #{Version.parse!(@version).major}.#{Version.parse!(@version).minor}"
+  @source_url Mix.Project.config()[:source_url]
+
   @moduledoc """
-  Runs [gate](https://github.com/YOUR-ORG/gate), the memory quality gate for Elixir test
-  suites, from Mix, the way `esbuild` and `tailwind` are run.
+  Runs [gate](#{@source_url}), the memory quality gate for Elixir and Erlang test suites,
+  from Mix, the way `esbuild` and `tailwind` are run: `mix gate.install` downloads the gate
+  release binary for this machine and verifies its SHA-256, and `mix gate` runs it on the
+  project and exits with gate's exit code. See `Mix.Tasks.Gate` for what a run does, its
+  options, exit codes and a Phoenix + Ecto setup, and `Mix.Tasks.Gate.Install` for the
+  download.
 
-      # mix.exs
-      {:gate, "~> 0.1", only: [:dev, :test], runtime: false}
+  ## Installation
 
-      # config/config.exs (all optional)
-      config :gate,
-        version: "0.1.0",                # the gate release to install and run
-        base_url: "https://github.com/YOUR-ORG/gate/releases/download/v$version",
-        path: "/usr/local/bin/gate"      # a gate already on disk: no download
+  ```elixir
+  # mix.exs
+  def deps do
+    [
+      {:gate, "#{@requirement}", only: [:dev, :test], runtime: false}
+    ]
+  end
+  ```
 
-  `mix gate.install` downloads `gate-VERSION-TARGET` and its `.sha256` from `base_url`
-  (`$version` replaced), verifies the checksum and installs it as `_build/gate-VERSION/gate`;
-  `mix gate [gate run options] [-- mix test arguments]` runs it on the project and exits with
-  gate's exit code (0 passed, 1 a memory rule or a test failed, 2 gate could not run).
+  `only: [:dev, :test], runtime: false`: the package is a build tool, never part of the
+  application or its releases. It uses only OTP's and Elixir's own modules (`:httpc`,
+  `:ssl`, `:public_key`, `:crypto`) and brings no other dependency.
+
+  ## Configuration
+
+  Every key is optional (`config/config.exs`):
+
+  ```elixir
+  config :gate,
+    # the gate release to install and run (default: this package's version, #{@version});
+    # a binary that reports another version is refused
+    version: "#{@version}",
+    # where gate-VERSION-linux-ARCH and its .sha256 are downloaded from; $version is replaced
+    base_url: "#{@source_url}/releases/download/v$version",
+    # a gate already on disk (built from source, or installed by the CI image): used as it
+    # is, nothing is downloaded; it must be the executable itself
+    path: "/usr/local/bin/gate"
+  ```
+
+  Release binaries exist for Linux with glibc (2.36 or later) on x86_64 and aarch64
+  (`target/1`). On any other system (macOS, Alpine's musl), build gate from source (`make`
+  in gate's repository) and set `path:`.
+
+  What gate checks (its limits, rules and baselines) is configured in the project's own
+  `gate.toml`, not here: see `Mix.Tasks.Gate`.
+
+  ## Functions
+
+  The functions below are what the two tasks use: which binary runs (`bin_path/0`), its
+  version check (`binary_version/1`) and running it (`run/2`).
   """
 
-  # the gate release this package installs by default (gate/version.h)
-  @version "0.1.0"
-  @default_base_url "https://github.com/YOUR-ORG/gate/releases/download/v$version"
+  @default_base_url "#{@source_url}/releases/download/v$version"
+
+  @doc false
+  # the dependency requirement the docs show, {:gate, "~> MAJOR.MINOR", ...}
+  def requirement, do: @requirement
 
   @doc "The gate release this package installs when `config :gate, version:` is not set."
   def default_version, do: @version
@@ -121,7 +163,7 @@ defmodule Gate do
     end
   end
 
-  @doc "`{:ok, version}` from the first line of `BIN --version` (\"gate 0.1.0\"), or an error."
+  @doc "`{:ok, version}` from the first line of `BIN --version` (`gate X.Y.Z`), or an error."
   def binary_version(path) do
     case System.cmd(path, ["--version"], stderr_to_stdout: true) do
       {out, 0} ->

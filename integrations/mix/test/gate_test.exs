@@ -1,7 +1,8 @@
 # integrations/mix/test/gate_test.exs: the package's own tests: targets, checksum files, and
 # mix gate.install's downloads served by a real HTTP server (OTP's httpd) on a random
 # loopback port: installed, refused on a checksum or version mismatch (nothing left), a
-# missing release and an unreachable server named by URL; config :gate, path: and version:.
+# missing release and an unreachable server named by URL; config :gate, path: and version:;
+# the version, read from VERSION.
 defmodule GateTest do
   use ExUnit.Case, async: false
 
@@ -203,13 +204,19 @@ defmodule GateTest do
     assert args.(["run", "-q"]) == ["run", "-q"]
   end
 
-  test "the package's version is gate's (gate/version.h)" do
-    header = Path.expand("../../../gate/version.h", __DIR__)
+  test "the package's version is gate's: VERSION, the one place it is written" do
+    version = File.read!(Path.expand("../VERSION", __DIR__)) |> String.trim()
+    assert version =~ ~r/\A\d+\.\d+\.\d+\z/
+    assert Mix.Project.config()[:version] == version
+    assert Gate.default_version() == version
 
-    if File.exists?(header) do
-      [_, v] = Regex.run(~r/#define GATE_VERSION "([^"]+)"/, File.read!(header))
-      assert Gate.default_version() == v
-      assert Mix.Project.config()[:version] == v
-    end
+    assert Gate.requirement() ==
+             "~> " <> (version |> String.split(".") |> Enum.take(2) |> Enum.join("."))
+
+    # in gate's repository, the root's VERSION (read by the C build) is this file
+    root = Path.expand("../../../VERSION", __DIR__)
+
+    if File.exists?(root),
+      do: assert(File.read!(root) == File.read!(Path.expand("../VERSION", __DIR__)))
   end
 end

@@ -8,7 +8,7 @@
 # for a release ref, built from source otherwise). No network: everything is served here.
 # Sourced by tests/e2e/run.sh, whose helpers it uses.
 
-GATE_VERSION_H=$(sed -n 's/^#define GATE_VERSION "\(.*\)"$/\1/p' "$ROOT/gate/version.h")
+GATE_VERSION_H=$(cat "$ROOT/VERSION") # gate's version, written once (VERSION)
 RELEASE_NAME="gate-$GATE_VERSION_H-linux-$(uname -m)"
 RELEASE_BIN="$ROOT/build/release/$RELEASE_NAME"
 
@@ -51,7 +51,7 @@ closed_port() {
 }
 
 # mix_project FIXTURE CONFIG: a copy of FIXTURE (demo: examples/demo) with the package as a
-# path dependency (only dev and test, runtime: false, as the README says) and CONFIG as its
+# path dependency (only dev and test, runtime: false, as docs/install.md says) and CONFIG as its
 # config/config.exs body; prints its path
 mix_project() {
 	local d
