@@ -70,10 +70,22 @@ endif
 # OTP 25's loader refuses (checked by make compat, which compiles it with OTP 27's erlc).
 # Older erlcs ignore the options they do not know.
 PROBE_ERLC_FLAGS ?= +no_bs_match +no_update_record +no_min_max_bifs -disable-feature maybe_expr
+# gate's version, written once: VERSION (a link to integrations/mix/VERSION, which the Mix
+# package carries). gate/version.h takes it from $(BUILD)/gen/gate_version.h, written here as
+# make reads this file (so before any compile) and only when it changes (so that a new
+# version rebuilds only the files that print it).
+GATE_VERSION := $(shell cat VERSION 2>/dev/null)
+ifeq ($(shell printf '%s\n' '$(GATE_VERSION)' | grep -Ex '[0-9]+\.[0-9]+\.[0-9]+'),)
+$(error gate: error: VERSION holds $(if $(GATE_VERSION),'$(GATE_VERSION)',nothing), not a version X.Y.Z: write gate's version in integrations/mix/VERSION, which VERSION links to)
+endif
+GATE_VERSION_H := $(BUILD)/gen/gate_version.h
+$(shell mkdir -p $(dir $(GATE_VERSION_H)) && t=$(GATE_VERSION_H).$$$$ && \
+	printf '/* %s: written by the Makefile from VERSION */\n\043define GATE_VERSION "%s"\n' \
+	'$(GATE_VERSION_H)' '$(GATE_VERSION)' >$$t && \
+	{ cmp -s $$t $(GATE_VERSION_H) && rm -f $$t || mv -f $$t $(GATE_VERSION_H); })
 # gate --version: how the binary was built, its target and its ei's Erlang/OTP (the
 # installation's releases/*/OTP_VERSION beside lib/erl_interface-X)
 BUILD_KIND ?= source
-GATE_VERSION := $(shell sed -n 's/^\#define GATE_VERSION "\(.*\)"$$/\1/p' gate/version.h)
 TARGET := linux-$(shell uname -m)
 EI_OTP := $(shell cat $(EI_DIR)/../../releases/*/OTP_VERSION 2>/dev/null | head -n 1)
 VERSION_DEFS = -DGATE_BUILD_KIND='"$(BUILD_KIND)"' -DGATE_BUILD_TARGET='"$(TARGET)"' \
@@ -286,13 +298,17 @@ FORMAT_SRC = $(SRC) release/gss_none.c $(wildcard base/*.h model/*.h rules/*.h j
 format:
 	clang-format -i $(FORMAT_SRC)
 
-# make lint: the house style, the house layout (tests/lint/layout.sh), and no tracked file that
-# carries another project's copyright or licence (tests/lint/foreign.sh), as .ci/run checks them
+# make lint: the house style, the house layout (tests/lint/layout.sh), no tracked file that
+# carries another project's copyright or licence (tests/lint/foreign.sh), no work-item number
+# (history.sh), the generated pages current (generated_docs.sh), the README's shape and the
+# quoted files (docs.sh), one version (version.sh), as .ci/run checks them
 lint: format-check $(BUILD)/gate
 	@sh tests/lint/layout.sh
 	@sh tests/lint/foreign.sh
 	@sh tests/lint/history.sh
 	@GATE_BUILD=$(BUILD) sh tests/lint/generated_docs.sh
+	@sh tests/lint/docs.sh
+	@sh tests/lint/version.sh
 
 format-check:
 	@clang-format --dry-run -Werror $(FORMAT_SRC) || { echo "make format-check: the files above differ from .clang-format's house style: run make format" >&2; exit 1; }

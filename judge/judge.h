@@ -61,7 +61,7 @@ struct judge_input {
  * memory ..." naming the step, or a tag that does not parse, naming the test). */
 int judge_run(const struct judge_input *in, struct findings *out, char *err, size_t errlen);
 
-/* The names of the steps in order, NULL-terminated (for the README's code map and tests). */
+/* The names of the steps in order, NULL-terminated (for CONTRIBUTING.md's code map and tests). */
 const char *const *judge_step_names(void);
 
 #endif

@@ -1,5 +1,5 @@
 /* model/verdict.h: the gate's verdict: one decision, used by the exit code, the console
- * summary and every report (README "Exit codes") */
+ * summary and every report (docs/how-it-works.md, "Exit codes") */
 #ifndef GATE_MODEL_VERDICT_H
 #define GATE_MODEL_VERDICT_H
 

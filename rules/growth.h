@@ -1,6 +1,6 @@
 /* rules/growth.h: the growth rule: erlang:memory categories before vs after the suite.
  *
- * The memory model (gate.toml and the README say why, with the figures measured):
+ * The memory model (gate.toml and docs/how-it-works.md say why, with the figures measured):
  *   leaves  processes_used, ets, binary, atom_used, code (with its literals: the constants of
  *           loaded modules live in the literal area, allocator literal_alloc, which
  *           erlang:memory(code) leaves out; persistent_term's values live there too and are

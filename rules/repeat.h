@@ -1,10 +1,10 @@
 /* rules/repeat.h: `gate run --repeat N`: the suite run N times in one node, a GC'd snapshot
  * after each run, and what the rules judge: the growth that continues after the warm-up.
  *
- * Method (documented in README and gate.toml): run 1 is the warm-up (caches fill, code and
- * first-use tables load). For every category the growth of each later run k (2..N) is
- * g_k = S_k - S_(k-1), where S_k is the GC'd snapshot after run k. The continuing growth
- * is the SMALLEST of g_2..g_N: memory that grew in every run after the warm-up grew at
+ * Method (documented in docs/reading-findings.md and gate.toml): run 1 is the warm-up (caches
+ * fill, code and first-use tables load). For every category the growth of each later run k
+ * (2..N) is g_k = S_k - S_(k-1), where S_k is the GC'd snapshot after run k. The continuing
+ * growth is the SMALLEST of g_2..g_N: memory that grew in every run after the warm-up grew at
  * least that much each time, while a plateau (a cache that is full after run 1), or a
  * one-off jump in a single run, gives a smallest growth of about zero. The rules then judge
  * a synthetic pair: before = S_1 (after the warm-up), after = S_1 + (N-1) x that smallest

@@ -85,7 +85,7 @@ static void built_clear(struct built *b)
 	test_run_clear(&b->run);
 }
 
-/* What README's "Exit codes" says the inputs make. */
+/* What docs/how-it-works.md's "Exit codes" says the inputs make. */
 static enum gate_verdict expected(unsigned in)
 {
 	if (in & (1u << IN_ERROR))

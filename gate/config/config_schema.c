@@ -197,7 +197,8 @@ static const struct key_spec allocator_keys[] = {
 };
 static const struct key_spec baseline_keys[] = {
         {"path", KEY_PATH, IN_CFG(baseline.path), 0, 0, "\".gate/baseline.json\"",
-         BASELINE_DEFAULT_PATH, "The baseline file, relative to the repository's root."},
+         BASELINE_DEFAULT_PATH,
+         "The baseline file, relative to the project's directory (gate run -C DIR)."},
         {"ref", KEY_REF, IN_CFG(baseline.ref), 0, 0, "\"origin/main\"", BASELINE_DEFAULT_REF,
          "Where the baseline is read from: a ref or a shorthand, HEAD when it does not exist; "
          "\"worktree\" reads the file in the working tree. --baseline-ref overrides it."},

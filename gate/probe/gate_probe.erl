@@ -365,7 +365,7 @@ slot(M) ->
 %% (erlang:purge_module/1): on OTP 25 that purger drops a module's on_load completion that
 %% code_server sends it during a purge it did not ask for, and code_server then waits for
 %% ever (seen: every code:load_binary of the node hung).
-%% (each can be set with erlc -D, as the comparison of the policies in README did:
+%% (each can be set with erlc -D, as the comparison of the policies in docs/benchmarks.md did:
 %% -DPURGE_DEFER_MS=0 -DPURGE_GRACE_MS=0 purges at once after every gate, and
 %% -DPURGE_NOW_PROCS=100000000 inside gate's call whatever the node's size)
 -ifndef(PURGE_NOW_PROCS).

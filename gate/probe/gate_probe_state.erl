@@ -9,7 +9,7 @@
 %% under proc_lib) is asked; any other is said not inspected, with why, without a message
 %% sent to it. gate's own processes are never asked.
 %%
-%% Cost, bounded per snapshot (the README states it):
+%% Cost, bounded per snapshot (docs/reading-findings.md states it):
 %%   before  every server that waits in its loop, registered ones first, at most
 %%           ?BEFORE_MAX of them, all asked at once, ?BEFORE_BUDGET_MS in all; kept by the
 %%           keeper

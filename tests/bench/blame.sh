@@ -64,4 +64,4 @@ for p in $(rw_projects "$rw_apps"); do
 	n=$((n + 1))
 	one_app "$rw_apps/$p" || exit 1
 done
-[ "$n" -gt 0 ] || echo "blame: no Phoenix application in $rw_apps (GATE_REALWORLD_APPS; README: Real projects): nothing to run"
+[ "$n" -gt 0 ] || echo "blame: no Phoenix application in $rw_apps (GATE_REALWORLD_APPS; CONTRIBUTING.md: Real projects): nothing to run"

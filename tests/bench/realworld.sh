@@ -66,8 +66,8 @@ if [ $# -gt 0 ]; then
 else
 	libs=$(rw_projects "$src" | tr '\n' ' ')
 	apps_run=$(rw_projects "$apps" | tr '\n' ' ')
-	[ -n "$libs" ] || echo "realworld: skipped library suites: no Mix project in $src (GATE_REALWORLD; README: Real projects)"
-	[ -n "$apps_run" ] || echo "realworld: skipped applications: no Mix project in $apps (GATE_REALWORLD_APPS; README: Real projects)"
+	[ -n "$libs" ] || echo "realworld: skipped library suites: no Mix project in $src (GATE_REALWORLD; CONTRIBUTING.md: Real projects)"
+	[ -n "$apps_run" ] || echo "realworld: skipped applications: no Mix project in $apps (GATE_REALWORLD_APPS; CONTRIBUTING.md: Real projects)"
 	if [ -z "$libs$apps_run" ]; then
 		echo "realworld: ok: skipped, no real project on this machine"
 		exit 0

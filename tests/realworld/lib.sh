@@ -4,7 +4,7 @@
 # cases that use real projects; it defines functions and two variables, and runs nothing.
 #
 # Real projects are never part of the repository. They are brought onto the machine by the
-# contributor (README, "Real projects") and found here:
+# contributor (CONTRIBUTING.md, "Real projects") and found here:
 #   $GATE_REALWORLD       library suites, one Mix project per folder (default ~/.cache/gate/realworld)
 #   $GATE_REALWORLD_APPS  applications, one Mix project per folder, its dependencies compiled
 #                         offline from inside it (default ~/.cache/gate/apps)

@@ -203,7 +203,8 @@ case_console_color_and_progress() {
 
 # (g) the CI files' own shell, run here as the runners would run it: the action's "Run gate"
 # step (bash -eo pipefail, GitHub's variables) and its "Verdict" step, and GitLab's
-# gate:merge-request script, on a failing project with an origin/main to compare with
+# gate:merge-request script, on a failing project with an origin/main to compare with; then
+# both jobs of the Phoenix + Ecto workflow, step by step (phoenix_workflow_steps_run)
 case_ci_template_steps_run() {
 	integ_npm
 	local d t; d=$(git_fixture failing)
@@ -266,6 +267,238 @@ case_ci_template_steps_run() {
 	expect_in "$d/gate-reports/summary.md" "gate: FAILED (1 test)"
 	[ -s "$d/gate-reports/report.html" ] || fail "GitLab's job wrote no HTML report"
 	no_leftovers "$d"
+	phoenix_workflow_steps_run
+}
+
+# The Phoenix + Ecto workflow (integrations/github/example-workflow-phoenix.yml), its two
+# jobs' steps in order as a runner runs them, through a remote as a team's repository: the
+# main branch's job commits the first baseline on gate/baseline, a pull request passes
+# against it and its comment is deleted, a pull request whose code leaks fails and is
+# commented.
+# - With a Phoenix application on PostgreSQL in $GATE_REALWORLD_APPS (tests/realworld/lib.sh)
+#   and a PostgreSQL server installed, the jobs run on a copy of the application, its
+#   config/test.exs unchanged, with a private server on localhost:5432 standing for the
+#   service container (pg_start: trust authentication, superuser postgres, so the service's
+#   user is the application's and its password goes unchecked); the leak is gate_plant's
+#   GenServer that keeps every response body of the application's own requests.
+# - Without them the harness cannot start the service: the jobs run on fixture alias_prep (a
+#   test alias whose preparation step stands for ecto.create and ecto.migrate), without a
+#   database and without the leaking pull request, and the case says so.
+# The runner's own actions are played here: actions/checkout is the workspace (the project's
+# repository, origin the remote), erlef/setup-beam this machine's erl and elixir (not the
+# workflow's versions), actions/cache the deps and _build already in the workspace; gate's
+# action runs its own steps (ci-step.js) with the gate built here in place of the release
+# binary or the source build, and no upload; the sticky comment is recorded (post or delete)
+# when its if: holds.
+phoenix_workflow_steps_run() {
+	local wf=integrations/github/example-workflow-phoenix.yml t r app="" p flags=""
+	node "$INTEG/workflow-job.js" --check "$ROOT" "$wf" >"$WORK/phx-check.out" 2>&1 ||
+		{ fail "$(cat "$WORK/phx-check.out")"; return; }
+	. "$ROOT/tests/realworld/lib.sh"
+	for p in $(rw_projects "$rw_apps"); do
+		if rw_is_phoenix "$rw_apps/$p" && rw_needs_postgres "$rw_apps/$p"; then
+			app="$rw_apps/$p"
+			break
+		fi
+	done
+	[ -z "$app" ] || pg_bin >/dev/null || app=""
+	t=$(mktemp -d "$WORK/phx.XXXXXX")
+	WF_WRAP="" WF_EXTRA_ENV=()
+	if [ -n "$app" ]; then
+		cp -a "$app" "$t/app"
+		rm -rf "$t/app/.gate" "$t/app/_build/gate"
+		if ! pg_start "$t/pg.env" 2>"$t/pg.err"; then
+			fail "PostgreSQL did not start: $(tail -n 3 "$t/pg.err")"
+			pg_stop "$t/pg.env"
+			return
+		fi
+		WF_WRAP=$(pg_wrap "$t/pg.env")
+		WF_EXTRA_ENV=("PGPORT=$(sed -n 's/^PGPORT=//p' "$t/pg.env")")
+		! grep -q '^PGHOST=' "$t/pg.env" || WF_EXTRA_ENV+=("PGHOST=$(sed -n 's/^PGHOST=//p' "$t/pg.env")")
+		mkdir "$t/plant"
+		flags=$(plant_flags "$ROOT" "$t/plant") || fail "gate_plant.erl does not compile"
+	else
+		echo "    note: no Phoenix application on PostgreSQL in $rw_apps, or no PostgreSQL server: the Phoenix workflow's jobs ran on fixture alias_prep without a database (see CONTRIBUTING.md, Real projects)"
+		cp -a "$FIX/alias_prep" "$t/app"
+	fi
+	(cd "$t/app" && git init -q -b main && git add -A && git -c user.name="Gate E2E" \
+		-c user.email=e2e@gate.invalid commit -q -m "the project") >/dev/null 2>&1 ||
+		{ fail "cannot make a repository of the project"; pg_stop "$t/pg.env"; return; }
+	r=$(bare_remote "$t/app")
+	git -C "$t/app" push -q origin main 2>/dev/null || fail "cannot push main to the remote"
+	# the main branch's job: the first baseline, committed on gate/baseline and pushed with
+	# its note
+	WF_DB_CONFIG=""
+	[ -z "$app" ] || WF_DB_CONFIG="$t/app/config/test.exs"
+	wf_job memory-baseline "$t/app" "$t/main"
+	expect_in "$WF_GATE_OUT" "exit-code=0"
+	git -C "$r" rev-parse -q --verify refs/heads/gate/baseline >/dev/null || fail "the main job pushed no gate/baseline"
+	git -C "$r" rev-parse -q --verify refs/notes/gate >/dev/null || fail "the main job pushed no refs/notes/gate"
+	[ "$(git -C "$r" rev-parse main)" = "$(git -C "$t/app" rev-parse main)" ] || fail "the main job moved main"
+	# a pull request, unchanged: compared with that baseline, it passes; the comment goes
+	git -C "$t/app" checkout -q main
+	wf_job memory-pr "$t/app" "$t/pr"
+	expect_in "$WF_GATE_OUT" "exit-code=0"
+	expect_in "$WF_GATE_OUT" "comment=false"
+	expect_in "$t/pr/Run gate.out" "baseline: origin/gate/baseline:.gate/baseline.json at commit"
+	expect_in "$t/pr/comments" "delete"
+	expect_not_in "$t/pr/comments" "post"
+	if [ -n "$app" ] && [ -n "$flags" ]; then
+		# a pull request whose code keeps every response body: one finding, the comment posted
+		WF_EXTRA_ENV+=(GATE_PLANT=bodies "ERL_AFLAGS=$flags")
+		wf_job memory-pr "$t/app" "$t/leak"
+		expect_in "$WF_GATE_OUT" "exit-code=1"
+		expect_in "$WF_GATE_OUT" "comment=true"
+		expect_in "$t/leak/comments" "post $t/leak/gate-reports/summary.md"
+		expect_not_in "$t/leak/comments" "delete"
+		expect_in "$t/leak/gate-reports/summary.md" "GatePlant.BodyKeeper"
+		expect_in "$t/leak/Run gate.out" "::error "
+		junit_check "$t/leak/gate-reports/junit.xml" --failures 1 --errors 0
+	fi
+	pg_stop "$t/pg.env"
+	no_leftovers "$t/app"
+}
+
+# wf_job JOB DIR T: the job JOB of the Phoenix workflow, its steps run in DIR by the wf_*
+# functions below (tests/integrations/workflow-job.js prints the calls), under $WF_WRAP with
+# $WF_EXTRA_ENV; T gets each step's output, the gate step's outputs ($WF_GATE_OUT), the
+# comments recorded (T/comments) and the reports (T/gate-reports). With $WF_DB_CONFIG (a
+# config/test.exs), the job's PostgreSQL service must be what that file connects to.
+wf_job() {
+	WF_JOB=$1 WF_DIR=$2 WF_T=$3 WF_FAILED=0 WF_ENV=() WF_SERVICES=() WF_GATE_OUT="$3/none"
+	mkdir -p "$WF_T"
+	: >"$WF_T/comments"
+	node "$INTEG/workflow-job.js" "$ROOT" integrations/github/example-workflow-phoenix.yml "$WF_JOB" >"$WF_T/job.sh" ||
+		{ fail "workflow-job.js: no job $WF_JOB"; return; }
+	# shellcheck disable=SC1091 # the job's calls, printed above
+	. "$WF_T/job.sh"
+	# the service's user and password are the ones the application's config/test.exs
+	# connects with, on localhost
+	[ -n "${WF_DB_CONFIG:-}" ] || return 0
+	local svc=" ${WF_SERVICES[*]} " user pass
+	user=$(printf '%s' "$svc" | sed -n 's/.* POSTGRES_USER=\([^ ]*\) .*/\1/p')
+	pass=$(printf '%s' "$svc" | sed -n 's/.* POSTGRES_PASSWORD=\([^ ]*\) .*/\1/p')
+	grep -q "username: \"$user\"" "$WF_DB_CONFIG" && grep -q "password: \"$pass\"" "$WF_DB_CONFIG" &&
+		grep -q 'hostname: "localhost"' "$WF_DB_CONFIG" ||
+		fail "$WF_JOB: the workflow's service ($user/$pass on localhost:5432) is not what $WF_DB_CONFIG connects to"
+}
+
+wf_env() { WF_ENV+=("$1=$2"); }
+wf_service() { WF_SERVICES+=("$@"); }
+
+# wf_if EXPR: whether a step with that if: runs now (the expressions the workflows use:
+# always(), steps.ID.outputs.KEY == 'VALUE', joined by &&); none: only while no step failed
+wf_if() {
+	local e=$1 part ref want
+	case "$e" in *'always()'*) ;; *) [ "$WF_FAILED" = 0 ] || return 1 ;; esac
+	[ -n "$e" ] || return 0
+	while IFS= read -r part; do
+		part=$(printf '%s' "$part" | sed 's/^ *//; s/ *$//')
+		case "$part" in
+		'always()') ;;
+		steps.*.outputs.*" == '"*"'")
+			ref=${part%% ==*}
+			want=${part#*== \'}
+			want=${want%\'}
+			[ "$(wf_output "$(printf '%s' "$ref" | cut -d. -f2)" "${ref##*.}")" = "$want" ] || return 1
+			;;
+		*)
+			fail "$WF_JOB: the harness cannot evaluate if: $e"
+			return 1
+			;;
+		esac
+	done <<<"${e// && /$'\n'}"
+}
+
+# wf_output ID KEY: the output KEY of step ID (its GITHUB_OUTPUT file), the last one written
+wf_output() { sed -n "s/^$2=//p" "$WF_T/out.$1" 2>/dev/null | tail -n 1; }
+
+# wf_run INDEX NAME ID IF SCRIPT: a run step, as GitHub runs it (bash -eo pipefail)
+wf_run() {
+	local label=${2:-step$1}
+	wf_if "$4" || return 0
+	printf '%s\n' "$5" >"$WF_T/step$1.sh"
+	# shellcheck disable=SC2086 # WF_WRAP: the database's network namespace, a command prefix
+	if ! (cd "$WF_DIR" && env "${WF_ENV[@]}" "${WF_EXTRA_ENV[@]}" GITHUB_OUTPUT="$WF_T/out.${3:-$1}" \
+		timeout -k 5 600 $WF_WRAP bash --noprofile --norc -eo pipefail "$WF_T/step$1.sh") >"$WF_T/$label.out" 2>&1; then
+		WF_FAILED=1
+		fail "$WF_JOB: step $1 ($label) failed: $(tail -n 3 "$WF_T/$label.out")"
+	fi
+}
+
+# wf_uses INDEX NAME ID IF ACTION INPUT=VALUE...: a uses step, played as the case's header says
+wf_uses() {
+	local id=${3:-$1} uses=$5 kv ref
+	wf_if "$4" || return 0
+	shift 5
+	case "$uses" in
+	actions/checkout@* | actions/cache@*) ;;
+	erlef/setup-beam@*)
+		command -v erl >/dev/null && command -v elixir >/dev/null || fail "$WF_JOB: no erl or elixir on PATH"
+		;;
+	*/integrations/github@*) wf_gate_action "$id" "$@" ;;
+	marocchino/sticky-pull-request-comment@*)
+		for kv in "$@"; do
+			case "$kv" in
+			delete=true) echo "delete" >>"$WF_T/comments" ;;
+			path=*)
+				ref=$(printf '%s' "${kv#path=}" | sed -n 's/^\${{ steps\.\([A-Za-z0-9_-]*\)\.outputs\.\([A-Za-z0-9_-]*\) }}$/\1 \2/p')
+				[ -n "$ref" ] || { fail "$WF_JOB: the comment's path is not a step's output: $kv"; continue; }
+				# shellcheck disable=SC2086 # ID KEY
+				kv=$(wf_output $ref)
+				[ -s "$kv" ] || fail "$WF_JOB: the comment's file $kv is missing or empty"
+				echo "post $kv" >>"$WF_T/comments"
+				;;
+			esac
+		done
+		;;
+	*) fail "$WF_JOB: the harness does not know the action $uses" ;;
+	esac
+}
+
+# wf_gate_action ID INPUT_X=VALUE...: gate's action, its steps as GitHub runs them (its
+# install and build steps replaced by the gate built here, its upload left out)
+wf_gate_action() {
+	local id=$1 kv upd=false branch="" merged=false rc
+	shift
+	for kv in "$@"; do
+		case "$kv" in
+		INPUT_UPDATE_BASELINE=*) upd=${kv#*=} ;;
+		INPUT_BASELINE_BRANCH=*) branch=${kv#*=} ;;
+		INPUT_MERGED=*) merged=${kv#*=} ;;
+		esac
+	done
+	WF_GATE_OUT="$WF_T/out.$id"
+	wf_action_step "Check the toolchain" || return
+	wf_action_step "Fetch the baselines and the notes" MAIN=main BRANCH="$branch" || return
+	if [ "$upd" = true ]; then
+		wf_action_step "Prepare the baseline branch" BRANCH="$branch" RUNNER_TEMP="$WF_T" || return
+	fi
+	wf_action_step "Run gate" "$@" GATE_EXE="$GATE" RUNNER_TEMP="$WF_T" GITHUB_OUTPUT="$WF_GATE_OUT" \
+		GITHUB_STEP_SUMMARY="$WF_T/step-summary.md" GITHUB_ACTIONS=true GITHUB_WORKSPACE="$WF_DIR" || return
+	rc=$(sed -n 's/^exit-code=//p' "$WF_GATE_OUT")
+	if [ "$upd" = true ] && [ "$rc" = 0 ]; then
+		wf_action_step "Push the baseline and the notes" BRANCH="$branch" || return
+	fi
+	# the Verdict step fails the job with gate's exit code: later steps need always()
+	wf_action_step "Verdict" RC="$rc" INPUT_MERGED="$merged" || WF_FAILED=1
+}
+
+# wf_action_step STEP ENV...: one step of gate's action in $WF_DIR; a non-zero exit fails the
+# case, but the Verdict step's 1 (gate's "failed"), which is returned, for the job's status
+wf_action_step() {
+	local step=$1 rc
+	shift
+	node "$INTEG/ci-step.js" "$ROOT/integrations/github/action.yml" "$step" >"$WF_T/$step.sh" ||
+		{ fail "the action has no step $step"; return 1; }
+	# shellcheck disable=SC2086 # WF_WRAP: a command prefix
+	(cd "$WF_DIR" && env "${WF_ENV[@]}" "${WF_EXTRA_ENV[@]}" "$@" \
+		timeout -k 5 600 $WF_WRAP bash --noprofile --norc -eo pipefail "$WF_T/$step.sh") >"$WF_T/$step.out" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] && return 0
+	[ "$step" = Verdict ] && [ "$rc" = 1 ] && return 1
+	fail "$WF_JOB: the action's step $step exited $rc: $(tail -n 3 "$WF_T/$step.out")"
+	return 1
 }
 
 # ci_step FILE STEP DIR ENV...: runs that step of the action in DIR as GitHub would

@@ -145,7 +145,7 @@ case_app_planted_leaks() {
 		rw_is_phoenix "$rw_apps/$p" && apps="$apps $p"
 	done
 	if [ -z "$apps" ]; then
-		echo "    skipped: no Phoenix application in $rw_apps (GATE_REALWORLD_APPS; README: Real projects)"
+		echo "    skipped: no Phoenix application in $rw_apps (GATE_REALWORLD_APPS; CONTRIBUTING.md: Real projects)"
 		return
 	fi
 	for p in $apps; do

@@ -1,0 +1,102 @@
+# tests/e2e/cases/docs.sh: the commands the README and docs/ show users are real: each
+# `gate ...` or `mix gate ...` line of a ```sh block names a command that exists and options
+# its --help lists, and each one that needs nothing but a Mix project runs against a copy of
+# the demo (a git repository, the Mix package as its dependency) without "could not run"
+# (exit 2). Commands that name a running node, a workload, other jobs' results or a hook
+# (--attach, --cluster, --exec, watch, merge, hook) are checked for their options only.
+# Sourced by tests/e2e/run.sh (helpers there; mix_project and in_mix in release.sh).
+
+# The commands, one per line as "FILE:LINE<TAB>BLOCK<TAB>COMMAND" (BLOCK: the line of the
+# block's fence; the commands of one block run in order, in one copy of the demo): backslash
+# continuations joined, a leading "$ " and trailing "# comments" dropped.
+docs_commands() {
+	python3 - "$@" <<'EOF'
+import re, sys
+for path in sys.argv[1:]:
+    fence, cmd, start, block = False, '', 0, 0
+    for n, line in enumerate(open(path, encoding='utf-8'), 1):
+        s = line.rstrip('\n')
+        if s.lstrip().startswith('```'):
+            fence = not fence and s.strip() in ('```sh', '```bash', '```shell')
+            block = n
+            continue
+        if not fence:
+            continue
+        if not cmd:
+            start = n
+        cmd += s.strip()
+        if cmd.endswith('\\'):
+            cmd = cmd[:-1] + ' '
+            continue
+        c, cmd = cmd, ''
+        c = re.sub(r'^\$ ', '', c)
+        c = re.sub(r'\s+#\s.*$', '', c).strip()
+        if re.match(r'^(MIX_ENV=\S+ )?(gate|mix gate)( |$)', c):
+            print('%s:%d\t%s:%d\t%s' % (path, start, path, block, c))
+EOF
+}
+
+case_docs_commands() {
+	local files=("$ROOT/README.md") f
+	for f in "$ROOT"/docs/*.md; do [ -e "$f" ] && files+=("$f"); done
+	local list="$WORK/docs-commands.txt"
+	docs_commands "${files[@]}" >"$list" || fail "cannot read the commands of the docs"
+	[ -s "$list" ] || fail "no gate command found in the docs' sh blocks"
+	local where block cmd sub words w ran=0 checked=0 d="" help last=""
+	while IFS=$'\t' read -r -u 3 where block cmd; do
+		cmd=$(sed -E 's/ (\||&&|;) .*$//' <<<"$cmd") # what a pipe or && adds is the shell's
+		eval "words=($cmd)" 2>/dev/null || { fail "$where: cannot split \`$cmd\`"; continue; }
+		local i=0 mix=0
+		[ "${words[0]%%=*}" = MIX_ENV ] && i=1
+		[ "${words[$i]}" = mix ] && { mix=1; i=$((i + 1)); }
+		i=$((i + 1)) # past "gate"
+		sub=${words[$i]:-run}
+		case "$sub" in
+		--version | -V | --help | -h) sub="" ;; # the main help lists them
+		-*) sub=run ;;                         # mix gate's options are gate run's
+		*) i=$((i + 1)) ;;
+		esac
+		# baseline, config and hook: the help of their own subcommand
+		case "$sub" in baseline | config | hook) sub="$sub ${words[$i]}" && i=$((i + 1)) ;; esac
+		help=$("$GATE" $sub --help 2>&1) ||
+			{ fail "$where: gate $sub is not a command (\`$cmd\`)"; continue; }
+		for w in "${words[@]:$i}"; do
+			[ "$w" = -- ] && break
+			case "$w" in
+			--*) grep -q -- "${w%%=*}" <<<"$help" ||
+				fail "$where: gate $sub --help does not list ${w%%=*} (\`$cmd\`)" ;;
+			esac
+		done
+		checked=$((checked + 1))
+		case " $cmd " in
+		*" --attach "* | *" --cluster "* | *" --exec "* | *" watch "* | *" merge "* | *" hook "*) continue ;;
+		esac
+		case "$cmd" in *@* | *NODE* | *'<'*) continue ;; esac
+		if [ "$block" != "$last" ]; then # a new block: a new copy of the demo
+			[ -n "$d" ] && no_leftovers "$d"
+			d=$(mix_project demo "config :gate, path: \"$GATE\"")
+			git_in "$d" init -q && git_in "$d" add -A >/dev/null &&
+				git_in "$d" -c user.email=e2e@example.com -c user.name=e2e commit -qm demo \
+					>/dev/null &&
+				git_in "$d" update-ref refs/remotes/origin/main HEAD >/dev/null # a CI checkout
+			last=$block
+		fi
+		# a project starting with gate has no gate.toml yet
+		case "$cmd" in *"config init"*) rm -f "$d/gate.toml" ;; esac
+		# -C DIR names the user's project: here the demo's copy
+		cmd=$(sed -E 's/(^| )-C [^ ]+/\1-C ./g' <<<"$cmd")
+		if [ $mix = 1 ]; then
+			read -ra words <<<"$cmd"
+			[ "${words[0]%%=*}" = MIX_ENV ] && words=("${words[@]:1}")
+			(cd "$d" && MIX_ENV=test timeout -k 5 300 "${words[@]}") >"$WORK/doc.out" 2>"$WORK/doc.err"
+		else
+			(cd "$d" && eval "timeout -k 5 300 \"\$GATE\" ${cmd#*gate }") >"$WORK/doc.out" 2>"$WORK/doc.err"
+		fi
+		RC=$?
+		ran=$((ran + 1))
+		[ $RC -le 1 ] ||
+			fail "$where: \`$cmd\` exited $RC on the demo: $(head -c 400 "$WORK/doc.err")"
+	done 3<"$list"
+	[ -n "$d" ] && no_leftovers "$d"
+	echo "    $checked commands checked, $ran of them run against the demo"
+}
