@@ -3,6 +3,7 @@
 
 #include "ci/report/fine_text.h" /* the fine level's lines (md_fine) */
 #include "model/verdict.h"
+#include "rules/explain.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -177,8 +178,9 @@ static bool line_seen(const char *const *seen, const size_t *seen_len, size_t ns
 	return false;
 }
 
-/* Every failing finding's message, then its detail lines (the likely culprits) as sub-items;
- * a detail line already shown under an earlier finding is not repeated. */
+/* Every failing finding's message and the command that explains its rule, then its detail lines
+ * (the likely culprits) as sub-items; a detail line already shown under an earlier finding is not
+ * repeated. */
 static void md_culprits(struct textbuf *b, const struct findings *fs)
 {
 	size_t failed = findings_failed(fs), shown = 0, nseen = 0;
@@ -200,6 +202,9 @@ static void md_culprits(struct textbuf *b, const struct findings *fs)
 			md_text(b, f->message, 600);
 		else
 			textbuf_printf(b, "failed");
+		const struct rule_explain *e = rule_explain_for(f->rule, f->subject);
+		if (e) /* the command that explains the rule: its usual causes and fixes */
+			textbuf_printf(b, " (`%s%s`)", EXPLAIN_HINT, e->rule);
 		textbuf_add(b, "\n", 1);
 		size_t lines = 0;
 		for (const char *p = f->detail; p && *p && lines < MARKDOWN_DETAIL_MAX;) {
