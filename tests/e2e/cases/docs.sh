@@ -2,8 +2,10 @@
 # `gate ...` or `mix gate ...` line of a ```sh block names a command that exists and options
 # its --help lists, and each one that needs nothing but a Mix project runs against a copy of
 # the demo (a git repository, the Mix package as its dependency) without "could not run"
-# (exit 2). Commands that name a running node, a workload, other jobs' results or a hook
-# (--attach, --cluster, --exec, watch, merge, hook) are checked for their options only.
+# (exit 2), the commands of one block in order in one copy (the partitions' results, then
+# their merge; a merge shown alone is checked for its options). A workload it names (--exec ./load.sh) is a script of the copy's own; commands
+# that need a running node (--attach, --cluster, watch) or a program this machine lacks are
+# checked for their options only.
 # Sourced by tests/e2e/run.sh (helpers there; mix_project and in_mix in release.sh).
 
 # The commands, one per line as "FILE:LINE<TAB>BLOCK<TAB>COMMAND" (BLOCK: the line of the
@@ -31,7 +33,7 @@ for path in sys.argv[1:]:
         c, cmd = cmd, ''
         c = re.sub(r'^\$ ', '', c)
         c = re.sub(r'\s+#\s.*$', '', c).strip()
-        if re.match(r'^(MIX_ENV=\S+ )?(gate|mix gate)( |$)', c):
+        if re.match(r'^([A-Z_]+=\S+ )*(gate|mix gate)( |$)', c):
             print('%s:%d\t%s:%d\t%s' % (path, start, path, block, c))
 EOF
 }
@@ -46,8 +48,8 @@ case_docs_commands() {
 	while IFS=$'\t' read -r -u 3 where block cmd; do
 		cmd=$(sed -E 's/ (\||&&|;) .*$//' <<<"$cmd") # what a pipe or && adds is the shell's
 		eval "words=($cmd)" 2>/dev/null || { fail "$where: cannot split \`$cmd\`"; continue; }
-		local i=0 mix=0
-		[ "${words[0]%%=*}" = MIX_ENV ] && i=1
+		local i=0 mix=0 envs=()
+		while [[ "${words[$i]}" =~ ^[A-Z_]+= ]]; do envs+=("${words[$i]}") && i=$((i + 1)); done
 		[ "${words[$i]}" = mix ] && { mix=1; i=$((i + 1)); }
 		i=$((i + 1)) # past "gate"
 		sub=${words[$i]:-run}
@@ -68,10 +70,18 @@ case_docs_commands() {
 			esac
 		done
 		checked=$((checked + 1))
-		case " $cmd " in
-		*" --attach "* | *" --cluster "* | *" --exec "* | *" watch "* | *" merge "* | *" hook "*) continue ;;
-		esac
+		# a running node (--attach NAME, watch) is the user's: its options only
+		case " $cmd " in *" --attach "* | *" --cluster "* | *" watch "*) continue ;; esac
 		case "$cmd" in *@* | *NODE* | *'<'*) continue ;; esac
+		# a workload the docs name (--exec ./load.sh): a script of the copy's own that exits 0;
+		# a program this machine lacks (k6): its options only
+		local exe="" k
+		for ((k = i; k < ${#words[@]}; k++)); do
+			[ "${words[$k]}" = --exec ] && { read -r exe _ <<<"${words[$((k + 1))]}"; break; }
+		done
+		if [ -n "$exe" ] && [ "${exe#./}" = "$exe" ] && ! command -v "$exe" >/dev/null; then
+			continue
+		fi
 		if [ "$block" != "$last" ]; then # a new block: a new copy of the demo
 			[ -n "$d" ] && no_leftovers "$d"
 			d=$(mix_project demo "config :gate, path: \"$GATE\"")
@@ -81,16 +91,30 @@ case_docs_commands() {
 				git_in "$d" update-ref refs/remotes/origin/main HEAD >/dev/null # a CI checkout
 			last=$block
 		fi
+		# a merge of other jobs' results runs where its block made them
+		if [ "$sub" = merge ]; then
+			local missing=0
+			for w in "${words[@]:$i}"; do
+				case "$w" in *.json) [ -e "$d/$w" ] || missing=1 ;; esac
+			done
+			[ $missing = 1 ] && continue
+		fi
 		# a project starting with gate has no gate.toml yet
 		case "$cmd" in *"config init"*) rm -f "$d/gate.toml" ;; esac
+		if [ -n "$exe" ] && [ ! -e "$d/$exe" ]; then
+			printf '#!/bin/sh\nsleep 1\n' >"$d/$exe" && chmod +x "$d/$exe"
+		fi
 		# -C DIR names the user's project: here the demo's copy
 		cmd=$(sed -E 's/(^| )-C [^ ]+/\1-C ./g' <<<"$cmd")
+		# the command as written, its environment first, gate this build (mix gate: the
+		# package, configured with this build's path), in the test env by default
+		local rest=${cmd#*gate}
 		if [ $mix = 1 ]; then
-			read -ra words <<<"$cmd"
-			[ "${words[0]%%=*}" = MIX_ENV ] && words=("${words[@]:1}")
-			(cd "$d" && MIX_ENV=test timeout -k 5 300 "${words[@]}") >"$WORK/doc.out" 2>"$WORK/doc.err"
+			(cd "$d" && eval "export MIX_ENV=test ${envs[*]}; timeout -k 5 300 mix gate $rest") \
+				>"$WORK/doc.out" 2>"$WORK/doc.err" </dev/null
 		else
-			(cd "$d" && eval "timeout -k 5 300 \"\$GATE\" ${cmd#*gate }") >"$WORK/doc.out" 2>"$WORK/doc.err"
+			(cd "$d" && eval "${envs[*]} timeout -k 5 300 \"\$GATE\" $rest") \
+				>"$WORK/doc.out" 2>"$WORK/doc.err" </dev/null
 		fi
 		RC=$?
 		ran=$((ran + 1))
