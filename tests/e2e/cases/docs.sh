@@ -44,7 +44,7 @@ case_docs_commands() {
 	local list="$WORK/docs-commands.txt"
 	docs_commands "${files[@]}" >"$list" || fail "cannot read the commands of the docs"
 	[ -s "$list" ] || fail "no gate command found in the docs' sh blocks"
-	local where block cmd sub words w ran=0 checked=0 d="" help last=""
+	local where block cmd sub words w ran=0 checked=0 d="" tpl="" help last=""
 	while IFS=$'\t' read -r -u 3 where block cmd; do
 		cmd=$(sed -E 's/ (\||&&|;) .*$//' <<<"$cmd") # what a pipe or && adds is the shell's
 		eval "words=($cmd)" 2>/dev/null || { fail "$where: cannot split \`$cmd\`"; continue; }
@@ -82,13 +82,19 @@ case_docs_commands() {
 		if [ -n "$exe" ] && [ "${exe#./}" = "$exe" ] && ! command -v "$exe" >/dev/null; then
 			continue
 		fi
+		if [ -z "$tpl" ]; then # the demo as a user has it: compiled, in git, once
+			tpl=$(mix_project demo "config :gate, path: \"$GATE\"")
+			(cd "$tpl" && MIX_ENV=test mix compile >/dev/null 2>&1) ||
+				fail "the demo with the Mix package does not compile"
+			printf '_build/\ndeps/\n' >"$tpl/.gitignore"
+			git_in "$tpl" init -q && git_in "$tpl" add -A >/dev/null &&
+				git_in "$tpl" -c user.email=e2e@example.com -c user.name=e2e commit -qm demo \
+					>/dev/null &&
+				git_in "$tpl" update-ref refs/remotes/origin/main HEAD >/dev/null # a CI checkout
+		fi
 		if [ "$block" != "$last" ]; then # a new block: a new copy of the demo
 			[ -n "$d" ] && no_leftovers "$d"
-			d=$(mix_project demo "config :gate, path: \"$GATE\"")
-			git_in "$d" init -q && git_in "$d" add -A >/dev/null &&
-				git_in "$d" -c user.email=e2e@example.com -c user.name=e2e commit -qm demo \
-					>/dev/null &&
-				git_in "$d" update-ref refs/remotes/origin/main HEAD >/dev/null # a CI checkout
+			d=$(mktemp -d "$WORK/docs.XXXXXX") && cp -a "$tpl/." "$d/"
 			last=$block
 		fi
 		# a merge of other jobs' results runs where its block made them
@@ -122,5 +128,6 @@ case_docs_commands() {
 			fail "$where: \`$cmd\` exited $RC on the demo: $(head -c 400 "$WORK/doc.err")"
 	done 3<"$list"
 	[ -n "$d" ] && no_leftovers "$d"
+	[ -n "$tpl" ] && no_leftovers "$tpl"
 	echo "    $checked commands checked, $ran of them run against the demo"
 }
