@@ -38,13 +38,44 @@ for path in sys.argv[1:]:
 EOF
 }
 
+# docs_node_start DIR: the project in DIR as a running node in the test env, under a private
+# epmd and HOME (cl_start, attach.sh), as the docs' --attach commands expect one; its name in
+# node. docs_node_stop stops it and the epmd.
+docs_node_start() {
+	local i
+	cl_start 0
+	node="e2e_docs_$RANDOM$RANDOM@127.0.0.1"
+	(cd "$1" && export HOME="$CL_HOME" ERL_EPMD_PORT=$CL_PORT MIX_ENV=test && exec \
+		${GATE_E2E_ELIXIR:-elixir} --name "$node" --erl "-start_epmd false \
+		-kernel inet_dist_use_interface {127,0,0,1}" -S mix run --no-halt \
+		-e 'spawn(fn -> Process.sleep(300_000); System.halt() end)
+		File.write!("docs_node.ready", "")') >"$WORK/docs_node.out" 2>&1 </dev/null &
+	node_pid=$!
+	for i in $(seq 1 600); do
+		[ -e "$1/docs_node.ready" ] && return
+		sleep 0.1
+	done
+	fail "the demo's node never came up: $(tail -n 5 "$WORK/docs_node.out")"
+	docs_node_stop
+	node=""
+}
+docs_node_stop() {
+	[ -n "$node_pid" ] || return 0
+	kill "$node_pid" 2>/dev/null
+	wait "$node_pid" 2>/dev/null
+	node="" node_pid=""
+	cl_stop
+	CL_HOME=""
+}
+
 case_docs_commands() {
+	local node_pid="" CL_HOME=""
 	local files=("$ROOT/README.md") f
 	for f in "$ROOT"/docs/*.md; do [ -e "$f" ] && files+=("$f"); done
 	local list="$WORK/docs-commands.txt"
 	docs_commands "${files[@]}" >"$list" || fail "cannot read the commands of the docs"
 	[ -s "$list" ] || fail "no gate command found in the docs' sh blocks"
-	local where block cmd sub words w ran=0 checked=0 d="" tpl="" help last=""
+	local where block cmd sub words w ran=0 checked=0 d="" tpl="" help last="" node=""
 	while IFS=$'\t' read -r -u 3 where block cmd; do
 		cmd=$(sed -E 's/ (\||&&|;) .*$//' <<<"$cmd") # what a pipe or && adds is the shell's
 		eval "words=($cmd)" 2>/dev/null || { fail "$where: cannot split \`$cmd\`"; continue; }
@@ -70,9 +101,11 @@ case_docs_commands() {
 			esac
 		done
 		checked=$((checked + 1))
-		# a running node (--attach NAME, watch) is the user's: its options only
-		case " $cmd " in *" --attach "* | *" --cluster "* | *" watch "*) continue ;; esac
-		case "$cmd" in *@* | *NODE* | *'<'*) continue ;; esac
+		# a node to attach to is the demo's, running in the test env (the node the docs name
+		# stands for it); a cluster or a day of watching: their options only
+		local attach=0
+		case " $cmd " in *" --cluster "* | *" watch "*) continue ;; *" --attach "*) attach=1 ;; esac
+		[ $attach = 0 ] && case "$cmd" in *@* | *NODE* | *'<'*) continue ;; esac
 		# a workload the docs name (--exec ./load.sh): a script of the copy's own that exits 0;
 		# a program this machine lacks (k6): its options only
 		local exe="" k
@@ -93,6 +126,7 @@ case_docs_commands() {
 				git_in "$tpl" update-ref refs/remotes/origin/main HEAD >/dev/null # a CI checkout
 		fi
 		if [ "$block" != "$last" ]; then # a new block: a new copy of the demo
+			docs_node_stop
 			[ -n "$d" ] && no_leftovers "$d"
 			d=$(mktemp -d "$WORK/docs.XXXXXX") && cp -a "$tpl/." "$d/"
 			last=$block
@@ -112,14 +146,20 @@ case_docs_commands() {
 		fi
 		# -C DIR names the user's project: here the demo's copy
 		cmd=$(sed -E 's/(^| )-C [^ ]+/\1-C ./g' <<<"$cmd")
+		if [ $attach = 1 ]; then
+			[ -z "$node" ] && docs_node_start "$d"
+			[ -z "$node" ] && continue
+			cmd=$(sed -E "s/[a-z_]+@[0-9.]+/$node/" <<<"$cmd")
+			envs+=("HOME=$CL_HOME" "ERL_EPMD_PORT=$CL_PORT") # ~/.erlang.cookie: the node's
+		fi
 		# the command as written, its environment first, gate this build (mix gate: the
 		# package, configured with this build's path), in the test env by default
 		local rest=${cmd#*gate}
 		if [ $mix = 1 ]; then
-			(cd "$d" && eval "export MIX_ENV=test ${envs[*]}; timeout -k 5 300 mix gate $rest") \
+			(cd "$d" && export MIX_ENV=test && eval "export ${envs[*]} _=; timeout -k 5 300 mix gate $rest") \
 				>"$WORK/doc.out" 2>"$WORK/doc.err" </dev/null
 		else
-			(cd "$d" && eval "${envs[*]} timeout -k 5 300 \"\$GATE\" $rest") \
+			(cd "$d" && eval "export ${envs[*]} _=; timeout -k 5 300 \"\$GATE\" $rest") \
 				>"$WORK/doc.out" 2>"$WORK/doc.err" </dev/null
 		fi
 		RC=$?
@@ -127,6 +167,7 @@ case_docs_commands() {
 		[ $RC -le 1 ] ||
 			fail "$where: \`$cmd\` exited $RC on the demo: $(head -c 400 "$WORK/doc.err")"
 	done 3<"$list"
+	docs_node_stop
 	[ -n "$d" ] && no_leftovers "$d"
 	[ -n "$tpl" ] && no_leftovers "$tpl"
 	echo "    $checked commands checked, $ran of them run against the demo"
