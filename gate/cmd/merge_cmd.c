@@ -302,10 +302,10 @@ static void print_summary(struct merge *g, const struct report_data *d)
 /* The merged run as every writer reads it (ci/report/report.h): each partition a node of
  * its own (the console summary's and the JUnit file's sections, with its seed), every
  * partition's findings in one list (the step summary, HTML report and annotations), and
- * what grew in each partition's node. nodes and parts: g->n each, the caller's. */
-static void merge_view(struct merge *g, const char *error, struct report_data *d,
-                       struct report_node *nodes, struct report_part *parts, char *node,
-                       size_t nodelen)
+ * what grew in each partition's node; a late error is set on it by the caller. nodes and
+ * parts: g->n each, the caller's. */
+static void merge_view(struct merge *g, struct report_data *d, struct report_node *nodes,
+                       struct report_part *parts, char *node, size_t nodelen)
 {
 	snprintf(node, nodelen, "%zu of %d partitions, merged", g->n, g->m.partitions);
 	for (size_t i = 0; i < g->n; i++) {
@@ -323,7 +323,6 @@ static void merge_view(struct merge *g, const char *error, struct report_data *d
 	        .findings = &g->m.findings,
 	        .tests = &g->m.tests,
 	        .junit_path = g->junit,
-	        .error = error,
 	        .parts = parts,
 	        .nparts = g->n,
 	        .nodes = nodes,
@@ -331,47 +330,33 @@ static void merge_view(struct merge *g, const char *error, struct report_data *d
 	};
 }
 
-/* Writes the reports that read the view: the JUnit file (junit true), the console summary
- * (summary true; on stdout, after what grew in each partition), or the step summary, HTML
- * report and annotations (ci true). */
-static int write_view(struct merge *g, struct baseline_repo *repo, const char *error, bool junit,
-                      bool summary, bool ci)
+/* The JUnit file of the view d; -1 when it could not be written (said). */
+static int write_junit(struct merge *g, const struct report_data *d)
 {
-	struct report_node *nodes = calloc(g->n ? g->n : 1, sizeof(*nodes));
-	struct report_part *parts = calloc(g->n ? g->n : 1, sizeof(*parts));
-	char node[64], err[1024];
-	int rc = -1;
-	if (!nodes || !parts) {
-		gate_error("cannot write the reports: out of memory");
-		goto out;
-	}
-	struct report_data d;
-	merge_view(g, error, &d, nodes, parts, node, sizeof(node));
-	rc = 0;
-	if (junit && junit_write(g->junit, &d, err, sizeof(err)) < 0) {
-		gate_error("cannot write the JUnit report: %s", err);
-		rc = -1;
-	}
-	if (summary)
-		print_summary(g, &d);
-	if (ci) {
-		struct report_out o = {
-		        .summary_path = g->o->summary,
-		        .html_path = g->o->html,
-		        .repo = repo,
-		        .notes_ref = g->cfg.rules.baseline.notes_ref,
-		        .annotations = g->cfg.annotations,
-		        .comment_flag = g->o->comment_flag,
-		};
-		if (report_out_write(&o, &d, err, sizeof(err)) < 0) {
-			gate_error("cannot write a report: %s", err);
-			rc = -1;
-		}
-	}
-out:
-	free(nodes);
-	free(parts);
-	return rc;
+	char err[1024];
+	if (junit_write(g->junit, d, err, sizeof(err)) == 0)
+		return 0;
+	gate_error("cannot write the JUnit report: %s", err);
+	return -1;
+}
+
+/* The step summary, the HTML report and the annotations of the view d (which lends them
+ * the baseline's noted history while they are written). */
+static int write_ci_outputs(struct merge *g, struct baseline_repo *repo, struct report_data *d)
+{
+	struct report_out o = {
+	        .summary_path = g->o->summary,
+	        .html_path = g->o->html,
+	        .repo = repo,
+	        .notes_ref = g->cfg.rules.baseline.notes_ref,
+	        .annotations = g->cfg.annotations,
+	        .comment_flag = g->o->comment_flag,
+	};
+	char err[1024];
+	if (report_out_write(&o, d, err, sizeof(err)) == 0)
+		return 0;
+	gate_error("cannot write a report: %s", err);
+	return -1;
 }
 
 static int write_json(struct merge *g, bool passed)
@@ -573,7 +558,19 @@ static int conclude(struct merge *g)
 	struct verdict_tally vt = model_verdict_tally(&g->m.findings, &g->m.tests);
 	bool passed = model_verdict(&vt) == GATE_PASSED;
 	int code = passed ? GATE_EXIT_PASS : GATE_EXIT_FAIL;
-	bool junit = write_view(g, NULL, NULL, true, true, false) == 0;
+	struct report_node *nodes = calloc(g->n ? g->n : 1, sizeof(*nodes));
+	struct report_part *parts = calloc(g->n ? g->n : 1, sizeof(*parts));
+	char node[64];
+	if (!nodes || !parts) {
+		free(nodes);
+		free(parts);
+		gate_error("cannot write the reports: out of memory");
+		return GATE_EXIT_ERROR;
+	}
+	struct report_data d;
+	merge_view(g, &d, nodes, parts, node, sizeof(node));
+	bool junit = write_junit(g, &d) == 0;
+	print_summary(g, &d);
 	if (!junit)
 		code = GATE_EXIT_ERROR;
 	const char *late = NULL;
@@ -589,11 +586,14 @@ static int conclude(struct merge *g)
 	if (late) {
 		gate_error("%s", late);
 		code = GATE_EXIT_ERROR;
-		(void)write_view(g, NULL, late, true, false, false);
+		d.error = late;
+		(void)write_junit(g, &d);
 	}
-	if (write_view(g, st.repo, late, false, false, true) < 0)
+	if (write_ci_outputs(g, st.repo, &d) < 0)
 		code = GATE_EXIT_ERROR;
 	baseline_step_clear(&st);
+	free(nodes);
+	free(parts);
 	return code;
 }
 

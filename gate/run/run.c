@@ -299,12 +299,12 @@ static bool suite_started(const struct run *r)
 	return r->judged || r->tests.count || r->tests.suite_ran || r->tests.mix_reported;
 }
 
-/* The run as every writer reads it (ci/report/report.h). error: why gate could not run or
- * could not finish (exit 2); once the run was judged, its results are in the view too, else
- * only the tests that ran. A cluster's view has its nodes (the console summary and the JUnit
- * file give each its section) and every node's findings, labelled, in one list (the step
- * summary, the HTML report and the annotations). Returns 0, or -1 when out of memory (said;
- * st is then the caller's to clear). */
+/* The run as every writer reads it (ci/report/report.h), built once when the run concludes.
+ * error: why gate could not run or could not finish (exit 2); once the run was judged, its
+ * results are in the view too, else only the tests that ran. A cluster's view has its nodes (the
+ * console summary and the JUnit file give each its section) and every node's findings, labelled, in
+ * one list (the step summary, the HTML report and the annotations). Returns 0, or -1 when out of
+ * memory (said; st is then the caller's to clear). */
 static int run_view(struct run *r, const char *error, struct report_data *d, struct view_store *st)
 {
 	const char *slash = strrchr(r->project, '/');
@@ -351,16 +351,10 @@ static int run_view(struct run *r, const char *error, struct report_data *d, str
 	return 0;
 }
 
-/* The step summary, the HTML report and the annotations (gate/run/report_out.c), once per run.
- * error: as for run_view. */
-static int write_ci_outputs(struct run *r, const char *error)
+/* The step summary, the HTML report and the annotations (gate/run/report_out.c) of the view
+ * d, once per run. */
+static int write_ci_outputs(struct run *r, struct report_data *d)
 {
-	struct report_data d;
-	struct view_store st;
-	if (run_view(r, error, &d, &st) < 0) {
-		view_store_clear(&st);
-		return -1;
-	}
 	struct report_out o = {
 	        .summary_path = r->opts->summary_path,
 	        .html_path = r->opts->html_path,
@@ -372,48 +366,25 @@ static int write_ci_outputs(struct run *r, const char *error)
 	        .partition = r->partition,
 	};
 	char err[1024];
-	int rc = report_out_write(&o, &d, err, sizeof(err));
-	view_store_clear(&st);
-	if (rc < 0) {
+	if (report_out_write(&o, d, err, sizeof(err)) < 0) {
 		gate_error("cannot write a report: %s", err);
 		return -1;
 	}
 	return 0;
 }
 
-/* The JUnit report, replaced whole (written again only to add a late error case). error: as
- * for run_view. Returns -1 when it could not be written (r->junit is then cleared). */
-static int write_junit(struct run *r, const char *error)
+/* The JUnit report of the view d, replaced whole (written again only to add a late error
+ * case). Returns -1 when it could not be written: r->junit is then cleared, and the view no
+ * longer names it. */
+static int write_junit(struct run *r, struct report_data *d)
 {
-	struct report_data d;
-	struct view_store st;
 	char jerr[1024];
-	int rc = run_view(r, error, &d, &st);
-	if (rc == 0) {
-		rc = junit_write(r->junit, &d, jerr, sizeof(jerr));
-		if (rc < 0)
-			gate_error("cannot write the JUnit report: %s", jerr);
-	}
-	view_store_clear(&st);
-	if (rc < 0)
-		r->junit[0] = '\0';
-	return rc;
-}
-
-/* The summary on stdout: the runs of --repeat, the categories, the failures, the verdict. */
-static int print_summary(struct run *r)
-{
-	struct report_data d;
-	struct view_store st;
-	if (run_view(r, NULL, &d, &st) < 0) {
-		view_store_clear(&st);
-		return -1;
-	}
-	fflush(stderr);
-	summary_print(stdout, &d, report_out_color(STDOUT_FILENO));
-	fflush(stdout);
-	view_store_clear(&st);
-	return 0;
+	if (junit_write(r->junit, d, jerr, sizeof(jerr)) == 0)
+		return 0;
+	gate_error("cannot write the JUnit report: %s", jerr);
+	r->junit[0] = '\0';
+	d->junit_path = NULL;
+	return -1;
 }
 
 /* The verdict is the model's (model/verdict.h), as the summary and every report say it. */
@@ -498,20 +469,30 @@ static int conclude(struct run *r)
 	say_mix_result(r);
 	r->judged = true;
 	int code = exit_code(r);
-	bool junit = write_junit(r, NULL) == 0;
+	struct report_data d;
+	struct view_store st;
+	if (run_view(r, NULL, &d, &st) < 0) {
+		view_store_clear(&st);
+		session_end(&r->ses);
+		return GATE_EXIT_ERROR;
+	}
+	bool junit = write_junit(r, &d) == 0;
 	/* the node's last output (halt flushes it) before the summary, never inside it */
 	session_end(&r->ses);
-	if (print_summary(r) < 0 || !junit)
+	fflush(stderr);
+	summary_print(stdout, &d, report_out_color(STDOUT_FILENO));
+	fflush(stdout);
+	if (!junit)
 		code = GATE_EXIT_ERROR;
-	const char *late = NULL;
 	if (junit && late_outputs(r, code) < 0) {
 		gate_error("%s", r->err);
-		late = r->err;
+		d.error = r->err;
 		code = GATE_EXIT_ERROR;
-		(void)write_junit(r, late);
+		(void)write_junit(r, &d);
 	}
-	if (write_ci_outputs(r, late) < 0)
+	if (write_ci_outputs(r, &d) < 0)
 		code = GATE_EXIT_ERROR;
+	view_store_clear(&st);
 	return code;
 }
 
@@ -522,8 +503,13 @@ static int could_not_run(struct run *r)
 	session_explain(&r->ses, r->err, sizeof(r->err));
 	gate_error("%s", r->err);
 	session_end(&r->ses);
-	(void)write_junit(r, r->err);
-	(void)write_ci_outputs(r, r->err);
+	struct report_data d;
+	struct view_store st;
+	if (run_view(r, r->err, &d, &st) == 0) {
+		(void)write_junit(r, &d);
+		(void)write_ci_outputs(r, &d);
+	}
+	view_store_clear(&st);
 	return signals_caught ? GATE_EXIT_SIGNAL(signals_caught) : GATE_EXIT_ERROR;
 }
 
