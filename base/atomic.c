@@ -182,22 +182,32 @@ int atomic_file_finish(struct atomic_file *t, char *err, size_t errlen)
 	return 0;
 }
 
+int write_all(int fd, const char *data, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
 int atomic_file_write(struct atomic_file *t, const char *path, const char *data, size_t len,
                       bool executable, char *err, size_t errlen)
 {
 	if (atomic_file_open(t, path, executable, err, errlen) < 0)
 		return -1;
-	for (size_t done = 0; done < len;) {
-		ssize_t n = write(t->fd, data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			errtext_set(err, errlen, path, "cannot write the temp file %s: %s", t->tmp,
-			            strerror(errno));
-			atomic_file_abort(t);
-			return -1;
-		}
-		done += (size_t)n;
+	if (write_all(t->fd, data, len) < 0) {
+		errtext_set(err, errlen, path, "cannot write the temp file %s: %s", t->tmp,
+		            strerror(errno));
+		atomic_file_abort(t);
+		return -1;
 	}
 	return atomic_file_finish(t, err, errlen);
 }

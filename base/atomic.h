@@ -32,6 +32,10 @@ int atomic_file_open_at(struct atomic_file *t, const char *path, const char *tmp
 /* fsyncs and closes t->fd; on failure the temp file is removed and t cleared. */
 int atomic_file_finish(struct atomic_file *t, char *err, size_t errlen);
 
+/* Writes all len bytes of data to fd, again after EINTR and short writes. Returns 0, or -1
+ * with errno set (EIO when a write wrote nothing). */
+int write_all(int fd, const char *data, size_t len);
+
 /* Creates the missing parent directories of path and writes data to a fsynced temp file
  * beside it, with the modes of atomic_file_open. t must be zeroed. On failure
  * nothing is left behind and t is cleared. */

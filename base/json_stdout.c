@@ -1,6 +1,7 @@
 /* base/json_stdout.c: `--json -` keeps stdout for the JSON document alone (json_stdout.h). */
 #include "base/json_stdout.h"
 
+#include "base/atomic.h"
 #include "base/errtext.h"
 
 #include <errno.h>
@@ -48,18 +49,9 @@ int json_stdout_reserve(char *err, size_t errlen)
 int json_stdout_write(const char *text, size_t len, char *err, size_t errlen)
 {
 	fflush(stdout);
-	int fd = json_fd >= 0 ? json_fd : STDOUT_FILENO;
-	size_t done = 0;
-	while (done < len) {
-		ssize_t k = write(fd, text + done, len - done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			errtext_set(err, errlen, "stdout", "write failed: %s",
-			            k < 0 ? strerror(errno) : "nothing written");
-			return -1;
-		}
-		done += (size_t)k;
+	if (write_all(json_fd >= 0 ? json_fd : STDOUT_FILENO, text, len) < 0) {
+		errtext_set(err, errlen, "stdout", "write failed: %s", strerror(errno));
+		return -1;
 	}
 	return 0;
 }
