@@ -49,6 +49,7 @@ struct eic {
 	int wfd;             /* pipe: the write end (requests; the node's lifeline) */
 	unsigned long seq;   /* pipe: the id of the last call; a late reply to an abandoned call
 	                        carries an older one and is dropped */
+	bool ready;          /* pipe: the node's bootstrap said it booted ({gate_ready}) */
 	unsigned char *rbuf; /* pipe: bytes read but not yet a whole frame */
 	size_t rlen, rcap;
 	char node[256];   /* the peer, e.g. gate_ab12@127.0.0.1 */
@@ -65,8 +66,16 @@ void eic_init(struct eic *c);
 
 /* Takes the pipe pair of a node gate started: rfd carries its replies, wfd gate's requests
  * (both owned from now on: eic_close closes them, and closing wfd is the node's end). name is
- * for messages. Then waits up to timeout_ms for the node's bootstrap to say it serves
- * ({gate_ready}). Returns EIC_OK, EIC_TIMEOUT, EIC_CANCELLED (poll) or EIC_ERROR with err. */
+ * for messages. Calls may be made at once: the node's bootstrap serves them while the
+ * project boots (see gate/node/node.c). */
+void eic_take_pipe(struct eic *c, int rfd, int wfd, const char *name);
+
+/* Waits up to timeout_ms for the bootstrap to say the project booted ({gate_ready}); at once
+ * when it said so during an earlier call. Returns EIC_OK, EIC_TIMEOUT, EIC_CANCELLED (poll)
+ * or EIC_ERROR with err. */
+int eic_pipe_booted(struct eic *c, int timeout_ms, char *err, size_t errlen);
+
+/* eic_take_pipe, then eic_pipe_booted. */
 int eic_open_pipe(struct eic *c, int rfd, int wfd, const char *name, int timeout_ms, char *err,
                   size_t errlen);
 

@@ -139,6 +139,12 @@ static int frame_recv(struct eic *c, int wait_ms, const char *what, struct term 
 	}
 }
 
+static int is_ready(struct eic *c, const struct term *t)
+{
+	(void)c;
+	return t->type == TERM_TUPLE && term_is_atom(term_tuple_at(t, 0), "gate_ready");
+}
+
 /* Waits until deadline for a frame that accept() takes (returns EIC_OK: *out kept) or
  * drops (EIC_PIPE_MORE: freed); the poll callback runs between slices. */
 static int pipe_wait(struct eic *c, long long deadline, const char *what,
@@ -159,18 +165,15 @@ static int pipe_wait(struct eic *c, long long deadline, const char *what,
 			continue;
 		if (rc != EIC_OK)
 			return rc;
+		if (is_ready(c, t))
+			c->ready =
+			        true; /* the project booted: said once, whichever wait reads it */
 		if (accept && accept(c, t)) {
 			*out = t;
 			return EIC_OK;
 		}
 		term_free(t); /* not for this wait: a late reply to an abandoned call */
 	}
-}
-
-static int is_ready(struct eic *c, const struct term *t)
-{
-	(void)c;
-	return t->type == TERM_TUPLE && term_is_atom(term_tuple_at(t, 0), "gate_ready");
 }
 
 static int is_reply(struct eic *c, const struct term *t)
@@ -181,18 +184,31 @@ static int is_reply(struct eic *c, const struct term *t)
 	       (unsigned long long)id->u.i == (unsigned long long)c->seq;
 }
 
-int eic_open_pipe(struct eic *c, int rfd, int wfd, const char *name, int timeout_ms, char *err,
-                  size_t errlen)
+void eic_take_pipe(struct eic *c, int rfd, int wfd, const char *name)
 {
 	c->transport = EIC_PIPE;
 	c->fd = rfd;
 	c->wfd = wfd;
 	c->rlen = 0;
+	c->ready = false;
 	snprintf(c->node, sizeof(c->node), "%s", name);
+}
+
+int eic_pipe_booted(struct eic *c, int timeout_ms, char *err, size_t errlen)
+{
+	if (c->ready)
+		return EIC_OK;
 	struct term *t;
 	int rc = pipe_wait(c, clock_ms() + timeout_ms, "the start", is_ready, &t, err, errlen);
 	term_free(t);
 	return rc;
+}
+
+int eic_open_pipe(struct eic *c, int rfd, int wfd, const char *name, int timeout_ms, char *err,
+                  size_t errlen)
+{
+	eic_take_pipe(c, rfd, wfd, name);
+	return eic_pipe_booted(c, timeout_ms, err, errlen);
 }
 
 int eic_pipe_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,

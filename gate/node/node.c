@@ -19,35 +19,40 @@
 #include "gate/node/reaper.h"
 #include "gate/node/signals.h"
 
-/* The bootstrap, evaluated by `mix run -e` once the project is compiled (and, without
- * --no-start, its applications started). A process opens gate's pipe pair as a port (fd 3:
- * gate's requests and the lifeline; fd 4: replies; never stdin, which is /dev/null as under
- * `mix test < /dev/null`), reads the first frame ({gate_boot, Name | none, Cookie, Unset}:
- * when gate was asked for a distributed node, distribution starts under that name and
- * cookie, so nothing secret is on this command line; the OS environment variables in Unset
- * are deleted, see node_handoff), says {gate_ready}, then serves each
- * {call, Id, M, F, A} in a process of its own, answering {gate_reply, Id, Result} as rpc
- * would (a raise is {badrpc, {'EXIT', Reason}}). End-of-file on fd 3 (gate is gone, even
- * killed) halts the node. The called code runs with the node's own group leader, as under
- * rpc from a C node: its output goes to the node's stdout. */
-static const char boot_code[] =
-        "spawn(fn -> l = :erlang.open_port({:fd, 3, 4}, [:binary, {:packet, 4}, :eof]); "
+/* The bootstrap, in two parts. The first, evaluated by `elixir -e` before Mix starts, is a
+ * process that opens gate's pipe pair as a port (fd 3: gate's requests and the lifeline;
+ * fd 4: replies; never stdin, which is /dev/null as under `mix test < /dev/null`), reads the
+ * first frame ({gate_boot, Name | none, Cookie, Unset}: when gate was asked for a distributed
+ * node, distribution starts under that name and cookie, so nothing secret is on this command
+ * line), then serves each {call, Id, M, F, A} in a process of its own, answering
+ * {gate_reply, Id, Result} as rpc would (a raise is {badrpc, {'EXIT', Reason}}). It serves
+ * while Mix compiles and starts the project, so that gate loads its probe meanwhile, on the
+ * other scheduler. The second part, evaluated by `mix run -e` once the project is compiled
+ * (and, without --no-start, its applications started), tells it so; it then deletes the OS
+ * environment variables in Unset (see node_handoff: Mix has read its env by then) and says
+ * {gate_ready}. End-of-file on fd 3 (gate is gone, even killed) halts the node. The called
+ * code runs with the node's own group leader, as under rpc from a C node: its output goes to
+ * the node's stdout. */
+static const char boot_serve[] =
+        "spawn(fn -> :erlang.register(:gate_node_boot, self()); "
+        "l = :erlang.open_port({:fd, 3, 4}, [:binary, {:packet, 4}, :eof]); "
         "o = fn t -> :erlang.port_command(l, :erlang.term_to_binary(t)) end; "
-        "receive do {^l, {:data, b}} -> case :erlang.binary_to_term(b) do "
-        "{:gate_boot, n, c, u} -> Enum.each(u, &System.delete_env/1); "
+        "u = receive do {^l, {:data, b}} -> case :erlang.binary_to_term(b) do "
+        "{:gate_boot, n, c, u} -> "
         "if n != :none do case :net_kernel.start([n, :longnames]) do "
         "{:ok, _} -> :erlang.set_cookie(c); "
         "e -> IO.puts(:stderr, \"cannot start distribution as #{n}: #{inspect(e)}\"); "
-        "System.halt(1) end end end; "
+        "System.halt(1) end end; u end; "
         "{^l, :eof} -> System.halt(3) end; "
-        "o.({:gate_ready}); "
         "w = fn w -> receive do {^l, {:data, b}} -> {:call, i, m, f, a} = "
         ":erlang.binary_to_term(b); "
         "spawn(fn -> o.({:gate_reply, i, try do apply(m, f, a) catch :throw, t -> t; "
         ":exit, e -> {:badrpc, {:EXIT, e}}; "
         ":error, e -> {:badrpc, {:EXIT, {e, __STACKTRACE__}}} end}) end); w.(w); "
+        ":gate_booted -> Enum.each(u, &System.delete_env/1); o.({:gate_ready}); w.(w); "
         "{^l, :eof} -> System.halt(3); _ -> w.(w) end end; "
         "w.(w) end)";
+static const char boot_ready[] = "send(:gate_node_boot, :gate_booted)";
 
 /* In the child, before exec: gate's request pipe as fd 3, the reply pipe as fd 4 (neither
  * close-on-exec), stdin from /dev/null; *ready is moved above them first. Returns 0 or -1. */
@@ -260,19 +265,21 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		return -1;
 
 	const char *elixir = opts->elixir ? opts->elixir : "elixir";
-	char *argv[12];
+	char *argv[14];
 	int k = 0;
 	argv[k++] = (char *)elixir;
 	if (erl[0]) {
 		argv[k++] = "--erl";
 		argv[k++] = erl;
 	}
+	argv[k++] = "-e";
+	argv[k++] = (char *)boot_serve;
 	argv[k++] = "-S";
 	argv[k++] = "mix";
 	argv[k++] = "run";
 	argv[k++] = "--no-halt";
 	argv[k++] = "-e";
-	argv[k++] = (char *)boot_code;
+	argv[k++] = (char *)boot_ready;
 	if (opts->no_start)
 		argv[k++] = "--no-start";
 	argv[k] = NULL;

@@ -22,7 +22,7 @@
 -module(gate_probe).
 -gate_load(always).
 
--export([hello/0, prepare/0, snapshot/1, run_tests/1, run_tests/2, run_prep/2, cleanup/0]).
+-export([hello/0, preload/0, prepare/0, snapshot/1, run_tests/1, run_tests/2, run_prep/2, cleanup/0]).
 %% the probe's removal: gate's last call (see "Removal")
 -export([unload/1]).
 %% cluster mode: gate talks to one node, which reaches the others (see "Cluster mode")
@@ -40,6 +40,7 @@
 -define(MAX_MESSAGE, 16384).
 
 %% ---- Entry points whose work lives in another module of the probe ----
+preload() -> gate_probe_run:preload().
 prepare() -> gate_probe_run:prepare().
 %% deep snapshots carry the fine level (gate_probe_alloc: RSS, carriers, origins, peak)
 snapshot(Opts) ->

@@ -36,10 +36,9 @@ what_grew(Before, N, GMem, GMq, GBin) ->
     Procs = [Row || {Pid, G} <- maps:to_list(Grew), Row <- [grew_row(Pid, G, Owners)],
                     Row =/= skip],
     {PortsN, Ports} = ports_new(Before, Owners),
-    Per = bin_overhead(),
     #{grew_procs => Procs,
-      grew_ets => ets_growers(Before, N, Owners, Per),
-      pterm_new => pterm_new(Before, Per),
+      grew_ets => ets_growers(Before, N, Owners),
+      pterm_new => pterm_new(Before),
       ports_opened => PortsN,
       ports => Ports,
       atoms_new => atoms_new(Before),
@@ -164,7 +163,7 @@ parent_named(P, K) ->
 %% {Name, Id, OwnerPid, OwnerName, OwnerCall, TestModule, Rows0, Rows, Bytes0, Bytes, Created,
 %%  BinBytes}: BinBytes estimates the refc binaries its rows hold (off the table's own memory,
 %%  under erlang:memory(binary)), measured on up to ?ETS_BIN_ROWS rows
-ets_growers(Before, N, Owners, Per) ->
+ets_growers(Before, N, Owners) ->
     W = erlang:system_info(wordsize),
     BeforeEts = maps:get(ets, Before),
     Empty = {N, 0, []},
@@ -183,21 +182,32 @@ ets_growers(Before, N, Owners, Per) ->
                          end
                  end, {Empty, Empty}, ets:all()),
     Gs = maps:from_list([{T, G} || {_, T, G} <- top_list(TB) ++ top_list(TR)]),
-    [Row || G <- maps:values(Gs), Row <- [ets_grew_row(G, Owners, Per)], Row =/= skip].
+    [Row || G <- maps:values(Gs), Row <- [ets_grew_row(G, Owners)], Row =/= skip].
 
-ets_grew_row({T, Id, S0, S, B0, B, Created}, Owners, Per) ->
+ets_grew_row({T, Id, S0, S, B0, B, Created}, Owners) ->
     case catch {ets:info(T, name), ets:info(T, owner)} of
         {Name, Owner} when is_atom(Name), is_pid(Owner) ->
             {OwnerName, OwnerCall} = proc_label(Owner),
             {name_text(Name), id_text(Id), pid_text(Owner), OwnerName, OwnerCall,
-             module_text(Owner, Owners), S0, S, B0, B, Created, ets_bin_bytes(T, S, Per)};
+             module_text(Owner, Owners), S0, S, B0, B, Created, ets_bin_bytes(T, S)};
         _ -> skip
     end.
 
 %% What erlang:memory(binary) counts for one refc binary beyond its bytes (its header and the
 %% allocator's block): measured here, not assumed, in a fresh process that no GC disturbs, on
 %% 2 000 fresh 100-byte binaries; five times, the median kept, as another process may free or
-%% allocate binaries meanwhile.
+%% allocate binaries meanwhile. Measured when a figure first needs it (bin_per/0), once per
+%% snapshot: most runs have no grown table or new persistent_term with binaries, and the
+%% measure takes 2-4 ms.
+bin_per() ->
+    case get(gate_probe_bin_per) of
+        undefined ->
+            Per = bin_overhead(),
+            put(gate_probe_bin_per, Per),
+            Per;
+        Per -> Per
+    end.
+
 bin_overhead() ->
     Runs = [in_fresh(fun() ->
                              Proto = binary:copy(<<0:800>>),
@@ -226,9 +236,9 @@ in_fresh(Fun, Default) ->
 %% fresh process, whose refc binaries process_info(binary) then lists exactly (the small
 %% ones too, e.g. a 32-byte binary an append built; one binary referenced by two rows once);
 %% 0 for a table this process may not read (private) or an empty one.
-ets_bin_bytes(_T, 0, _Per) -> 0;
-ets_bin_bytes(T, Rows, Per) ->
-    in_fresh(fun() ->
+ets_bin_bytes(_T, 0) -> 0;
+ets_bin_bytes(T, Rows) ->
+    case in_fresh(fun() ->
                      %% a private table (another owner's) raises; caught here, as an
                      %% uncaught error would be logged in the suite's output
                      case try ets:select(T, [{'_', [], ['$_']}], ?ETS_BIN_ROWS)
@@ -238,28 +248,33 @@ ets_bin_bytes(T, Rows, Per) ->
                              erlang:garbage_collect(),
                              {binary, Bins} = erlang:process_info(self(), binary),
                              Unique = maps:from_list([{Id, S} || {Id, S, _} <- Bins]),
-                             Sum = lists:sum([S + Per || S <- maps:values(Unique)]),
-                             Sum * Rows div length(Objs);
-                         _ -> 0
+                             {lists:sum(maps:values(Unique)), map_size(Unique), length(Objs)};
+                         _ -> none
                      end
-             end, 0).
+             end, none) of
+        {Bytes, Count, Objs} -> (Bytes + Count * bin_per()) * Rows div Objs;
+        none -> 0
+    end.
 
 %% The refc binaries one term references (over 64 bytes: smaller ones are copied into the
 %% term), each as erlang:memory(binary) counts it, visiting at most ?TERM_BUDGET terms.
-term_bin_bytes(T, Per) ->
-    {Sum, _} = refc_bytes(T, {0, ?TERM_BUDGET}, Per),
-    Sum.
+term_bin_bytes(T) ->
+    case refc_bytes(T, {0, 0, ?TERM_BUDGET}) of
+        {_, 0, _} -> 0;
+        {Sum, Count, _} -> Sum + Count * bin_per()
+    end.
 
-refc_bytes(_, {Sum, Budget}, _) when Budget =< 0 -> {Sum, 0};
-refc_bytes(B, {Sum, Budget}, Per) when is_binary(B), byte_size(B) > 64 ->
-    {Sum + binary:referenced_byte_size(B) + Per, Budget - 1};
-refc_bytes(T, {Sum, Budget}, Per) when is_tuple(T) ->
-    lists:foldl(fun(E, A) -> refc_bytes(E, A, Per) end, {Sum, Budget - 1}, tuple_to_list(T));
-refc_bytes([H | T], {Sum, Budget}, Per) ->
-    refc_bytes(T, refc_bytes(H, {Sum, Budget - 1}, Per), Per);
-refc_bytes(M, {Sum, Budget}, Per) when is_map(M) ->
-    refc_bytes(maps:values(M), {Sum, Budget - 1}, Per);
-refc_bytes(_, {Sum, Budget}, _) -> {Sum, Budget - 1}.
+%% {Bytes, Count, Budget}: the binaries' bytes and how many
+refc_bytes(_, {Sum, N, Budget}) when Budget =< 0 -> {Sum, N, 0};
+refc_bytes(B, {Sum, N, Budget}) when is_binary(B), byte_size(B) > 64 ->
+    {Sum + binary:referenced_byte_size(B), N + 1, Budget - 1};
+refc_bytes(T, {Sum, N, Budget}) when is_tuple(T) ->
+    lists:foldl(fun refc_bytes/2, {Sum, N, Budget - 1}, tuple_to_list(T));
+refc_bytes([H | T], {Sum, N, Budget}) ->
+    refc_bytes(T, refc_bytes(H, {Sum, N, Budget - 1}));
+refc_bytes(M, {Sum, N, Budget}) when is_map(M) ->
+    refc_bytes(maps:values(M), {Sum, N, Budget - 1});
+refc_bytes(_, {Sum, N, Budget}) -> {Sum, N, Budget - 1}.
 
 %% {RegisteredName, Call}: the call is the initial call, or for a spawned fun (which starts
 %% in erlang:apply/2 and says nothing) where it is now.
@@ -281,7 +296,7 @@ proc_label(P) ->
 %% persistent_term entries created during the run, grouped by the shape of their key:
 %% [{Shape, Count, Bytes, ExampleKey, BinBytes}], largest count first; BinBytes: the refc
 %% binaries the values reference, measured on the first ?MAX_NEW_LOOKED values.
-pterm_new(Before, Per) ->
+pterm_new(Before) ->
     case maps:get(pterm_keys, Before, none) of
         Keys when is_map(Keys) ->
             W = erlang:system_info(wordsize),
@@ -294,7 +309,7 @@ pterm_new(Before, Per) ->
                                         false ->
                                             Bytes = try erts_debug:flat_size(V) * W
                                                     catch _:_ -> 0 end,
-                                            Bin = term_bin_bytes(V, Per),
+                                            Bin = term_bin_bytes(V),
                                             {group_add(key_shape(K), 1, {Bytes, Bin}, K, G),
                                              Seen + 1}
                                     end
@@ -355,9 +370,26 @@ key_shape(K) when is_reference(K) -> <<"reference">>;
 key_shape(K) when is_list(K) -> <<"list">>;
 key_shape(_) -> <<"term">>.
 
-%% A number that counts (user_12, item-7, key42), not one inside a word (i18n, Base64).
-digits_out(B) ->
-    re:replace(B, "(?<![A-Za-z0-9])[0-9]+|[0-9]+$", "#", [global, {return, binary}, unicode]).
+%% A number that counts (user_12, item-7, key42), not one inside a word (i18n, Base64): a
+%% run of digits becomes # when no ASCII letter comes right before it, or when it ends the
+%% name (re's "(?<![A-Za-z0-9])[0-9]+|[0-9]+$", written out: the regex cost 3-4 us a name,
+%% and a suite's run makes a thousand atoms or more).
+digits_out(B) -> digits_out(B, <<>>, false).
+
+digits_out(<<>>, Acc, _AfterLetter) -> Acc;
+digits_out(<<C, _/binary>> = B, Acc, AfterLetter) when C >= $0, C =< $9 ->
+    N = digit_run(B, 0),
+    <<Run:N/binary, Rest/binary>> = B,
+    Out = case AfterLetter andalso Rest =/= <<>> andalso Rest =/= <<"\n">> of
+              true -> Run;
+              false -> <<"#">>
+          end,
+    digits_out(Rest, <<Acc/binary, Out/binary>>, false);
+digits_out(<<C, Rest/binary>>, Acc, _) ->
+    digits_out(Rest, <<Acc/binary, C>>, (C >= $a andalso C =< $z) orelse (C >= $A andalso C =< $Z)).
+
+digit_run(<<C, Rest/binary>>, N) when C >= $0, C =< $9 -> digit_run(Rest, N + 1);
+digit_run(_, N) -> N.
 
 %% Atoms created during the run, by shape: atoms are numbered in the order they are made,
 %% so those from the before count up are new; each is read by its index (the external

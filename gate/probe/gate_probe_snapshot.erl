@@ -121,7 +121,7 @@ snapshot1(Opts, Settled, Eligible) ->
                        {F, S} -> {F, S}
                    end,
     GC andalso erlang:garbage_collect(),
-    GC andalso settle_rate(40, erlang:memory(total)),
+    GC andalso settle_rate(100, erlang:memory(total), erlang:monotonic_time(microsecond)),
     GcUs = case GC of
                true -> erlang:monotonic_time(microsecond) - T0;
                false -> 0
@@ -202,7 +202,7 @@ settle_ports(MaxMs, Floor, Eligible) ->
     end.
 
 settle_loop(Floor, Deadline, Eligible) ->
-    timer:sleep(20),
+    pause(20),
     case unexplained(account(Eligible)) of
         B when is_integer(B), B =< Floor -> B;
         B ->
@@ -845,27 +845,32 @@ gc_light() -> gc_pass().
 %% their heaps asynchronously. Measured here: binary read 400 kB right after the sweep and
 %% 20 kB 50 ms later, with no further GC. So: pause and read again until total stays within
 %% 0.5 %, at most 10 times.
-%% settle/2's bound as a rate, read four times as often: at most 0.125 % of total
-%% per 5 ms pause (0.5 % per 20 ms), at most 40 pauses. It stops at the first 5 ms step where
-%% the drift is that slow, rather than at the next multiple of 20 ms: 5-10 ms after a GC of a
-%% node that runs a suite, instead of 20-40 (twice per gate run).
-settle_rate(0, _Prev) -> ok;
-settle_rate(N, Prev) ->
-    timer:sleep(5),
+%% settle/2's bound as a rate, read ten times as often: total may move at most 0.5 % per
+%% 20 ms (0.025 % per ms, over the time each pause really took), read every 2 ms, at most 100
+%% pauses. It stops at the first step where the drift is that slow, rather than at the next
+%% multiple of 20 ms: 2-6 ms after a GC of a node that runs a suite, instead of 20-40 (twice
+%% per gate run). The pauses are receive timeouts, not timer:sleep/1: loading the timer
+%% module during a before-snapshot's settle moved code by 23 kB, which cost two more pauses.
+settle_rate(0, _Prev, _T0) -> ok;
+settle_rate(N, Prev, T0) ->
+    pause(2),
     Now = erlang:memory(total),
-    case abs(Now - Prev) =< Prev div 800 of
+    T = erlang:monotonic_time(microsecond),
+    case abs(Now - Prev) =< Prev * (T - T0) div 4000000 of
         true -> ok;
-        false -> settle_rate(N - 1, Now)
+        false -> settle_rate(N - 1, Now, T)
     end.
 
 settle(0, _Prev) -> ok;
 settle(N, Prev) ->
-    timer:sleep(20),
+    pause(20),
     Now = erlang:memory(total),
     case abs(Now - Prev) =< Prev div 200 of
         true -> ok;
         false -> settle(N - 1, Now)
     end.
+
+pause(Ms) -> receive after Ms -> ok end.
 
 %% One sweep: asynchronous requests, so that the schedulers collect in parallel; a process
 %% that exits meanwhile answers false, which is fine.

@@ -274,6 +274,15 @@ int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err
 	return rc;
 }
 
+int probe_preload(struct eic *c, int timeout_ms, char *err, size_t errlen)
+{
+	struct term *root;
+	const struct term *r;
+	int rc = call(c, entry, "preload", NULL, timeout_ms, &root, &r, err, errlen);
+	term_free(root);
+	return rc;
+}
+
 int probe_prepare(struct eic *c, int timeout_ms, char *err, size_t errlen)
 {
 	struct term *root;

@@ -57,6 +57,9 @@ enum probe_unload_mode { PROBE_UNLOAD_HANDOFF, PROBE_UNLOAD_HALTING };
 void probe_unload(struct eic *c, bool for_tests, enum probe_unload_mode mode, int timeout_ms);
 
 int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err, size_t errlen);
+/* Starts loading what mix test loads, in a process of the node, and returns at once: asked
+ * while the node gate started still boots (see gate_probe_run:preload/0). */
+int probe_preload(struct eic *c, int timeout_ms, char *err, size_t errlen);
 /* Pays ExUnit's one-time costs before the before-snapshot (see gate_probe:prepare/0). */
 int probe_prepare(struct eic *c, int timeout_ms, char *err, size_t errlen);
 enum probe_mark { PROBE_MARK_NONE, PROBE_MARK_BEFORE, PROBE_MARK_AFTER };

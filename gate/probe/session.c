@@ -140,12 +140,22 @@ static int boot(struct session *s, char *err, size_t errlen)
 	session_progress(s, "booting node %s in %s (MIX_ENV=%s, compiling if needed)", s->name,
 	                 s->o.project_dir, s->o.mix_env ? s->o.mix_env : "test");
 
-	/* the channel is the node's pipe pair (gate/node/eic.h); the node is up when its
-	 * bootstrap says so on it */
-	long long boot_t0 = clock_ms();
+	/* the channel is the node's pipe pair (gate/node/eic.h), served from before Mix starts:
+	 * session_open loads the probe while the project compiles and starts, then waits for
+	 * the bootstrap to say the project is up (booted) */
+	s->boot_t0 = clock_ms();
 	int rfd = s->node.from_fd, wfd = s->node.to_fd;
 	s->node.from_fd = s->node.to_fd = -1; /* the channel's from now on */
-	rc = eic_open_pipe(&s->conn, rfd, wfd, s->name, s->o.boot_timeout_ms, err, errlen);
+	eic_take_pipe(&s->conn, rfd, wfd, s->name);
+	return 0;
+}
+
+/* Waits for the project of the node gate started to be compiled and started. */
+static int booted(struct session *s, char *err, size_t errlen)
+{
+	s->phase = "booting the node";
+	long long left = s->o.boot_timeout_ms - (clock_ms() - s->boot_t0);
+	int rc = eic_pipe_booted(&s->conn, left > 0 ? (int)left : 0, err, errlen);
 	if (rc == EIC_TIMEOUT) {
 		errtext_set(
 		        err, errlen, NULL,
@@ -160,7 +170,7 @@ static int boot(struct session *s, char *err, size_t errlen)
 	if (rc != EIC_OK)
 		return -1;
 	session_progress(s, "node %s is up (booted in %.1f s)", s->name,
-	                 (double)(clock_ms() - boot_t0) / 1000.0);
+	                 (double)(clock_ms() - s->boot_t0) / 1000.0);
 	return 0;
 }
 
@@ -213,7 +223,9 @@ int session_open(struct session *s, char *err, size_t errlen)
 	s->conn.poll_arg = s;
 	if ((s->o.attach ? attach(s, err, errlen) : boot(s, err, errlen)) < 0)
 		return -1;
-	s->phase = "loading the probe";
+	/* a node gate starts serves before Mix starts: the probe loads meanwhile (a node that
+	 * stops then, the project not compiling, says why as a boot that failed) */
+	s->phase = s->o.attach ? "loading the probe" : "booting the node";
 	char otp[16];
 	if (otp_node_check(&s->conn, s->o.rpc_timeout_ms, otp, sizeof(otp), err, errlen) != EIC_OK)
 		return -1;
@@ -228,6 +240,15 @@ int session_open(struct session *s, char *err, size_t errlen)
 	                 strcmp(probe_entry(), "gate_probe") != 0
 	                         ? " (gate_probe is still attached or being purged in the node)"
 	                         : "");
+	if (!s->o.attach) {
+		/* what mix test loads, loaded while the project boots too */
+		if (s->o.need_mix &&
+		    probe_preload(&s->conn, s->o.rpc_timeout_ms, err, errlen) != EIC_OK)
+			return -1;
+		if (booted(s, err, errlen) < 0)
+			return -1;
+		s->phase = "loading the probe";
+	}
 	if (probe_hello(&s->conn, s->o.rpc_timeout_ms, &s->info, err, errlen) != EIC_OK ||
 	    (s->o.attach && watch(s, err, errlen) < 0))
 		return -1;

@@ -46,6 +46,7 @@ struct session {
 	struct probe_info info;
 	char name[256];    /* the node's name, for messages */
 	const char *phase; /* "booting the node", "running the tests", ... */
+	long long boot_t0; /* clock_ms() when the node gate starts was started */
 	long long t0_ms;
 	/* runs in session_end before the probe leaves this node, while the connection is up
 	 * (cluster mode: the probe leaves the other nodes through this one); may be NULL */
