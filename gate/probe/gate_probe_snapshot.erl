@@ -121,7 +121,7 @@ snapshot1(Opts, Settled, Eligible) ->
                        {F, S} -> {F, S}
                    end,
     GC andalso erlang:garbage_collect(),
-    GC andalso settle_rate(100, erlang:memory(total), erlang:monotonic_time(microsecond)),
+    GC andalso settle_quietly(),
     GcUs = case GC of
                true -> erlang:monotonic_time(microsecond) - T0;
                false -> 0
@@ -851,10 +851,25 @@ gc_light() -> gc_pass().
 %% multiple of 20 ms: 2-6 ms after a GC of a node that runs a suite, instead of 20-40 (twice
 %% per gate run). The pauses are receive timeouts, not timer:sleep/1: loading the timer
 %% module during a before-snapshot's settle moved code by 23 kB, which cost two more pauses.
+%% The readings are taken by a fresh process of its own that collects its own garbage before
+%% each: this process's heap (the scan's figures) would move by 100 kB and more between two
+%% readings on its own (the readings themselves), which cost two or three pauses of every
+%% snapshot; the fresh one's stays put, as this one does while it waits.
+settle_quietly() ->
+    {Pid, Ref} = spawn_monitor(fun() ->
+                                       settle_rate(100, quiet_total(),
+                                                   erlang:monotonic_time(microsecond))
+                               end),
+    receive {'DOWN', Ref, process, Pid, _} -> ok end.
+
+quiet_total() ->
+    erlang:garbage_collect(),
+    erlang:memory(total).
+
 settle_rate(0, _Prev, _T0) -> ok;
 settle_rate(N, Prev, T0) ->
     pause(2),
-    Now = erlang:memory(total),
+    Now = quiet_total(),
     T = erlang:monotonic_time(microsecond),
     case abs(Now - Prev) =< Prev * (T - T0) div 4000000 of
         true -> ok;
