@@ -189,12 +189,58 @@ static int load_one(struct eic *c, const struct probe_blob *b, int timeout_ms, c
 	return rc;
 }
 
-int probe_load(struct eic *c, bool for_tests, bool fresh, int timeout_ms, char *err, size_t errlen)
+/* A node gate has just started holds nothing of gate's: every module but gate_probe (its
+ * on_load starts the watchdog, and code:atomic_load/1 takes no on_load) is loaded by one
+ * call of code:atomic_load/1, which prepares them in the calling process of the node (beside
+ * Mix's own loading, which goes through code_server) and commits them at once. */
+static int load_batch(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen)
+{
+	long n = 0;
+	for (const struct probe_blob *b = probe_blobs; b->module; b++)
+		n += probe_blob_wanted(b, for_tests) && strcmp(b->module, "gate_probe") != 0;
+	if (n == 0)
+		return EIC_OK;
+	ei_x_buff args;
+	ei_x_new(&args);
+	ei_x_encode_list_header(&args, 1);
+	ei_x_encode_list_header(&args, n);
+	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
+		char file[128];
+		if (!probe_blob_wanted(b, for_tests) || strcmp(b->module, "gate_probe") == 0)
+			continue;
+		blob_file(b, file, sizeof(file));
+		ei_x_encode_tuple_header(&args, 3);
+		ei_x_encode_atom(&args, b->module);
+		ei_x_encode_string(&args, file);
+		ei_x_encode_binary(&args, b->beam, (long)b->size);
+	}
+	ei_x_encode_empty_list(&args);
+	ei_x_encode_empty_list(&args);
+	struct term *root;
+	const struct term *reply;
+	int rc = call(c, "code", "atomic_load", &args, timeout_ms, &root, &reply, err, errlen);
+	ei_x_free(&args);
+	if (rc == EIC_OK && !term_is_atom(reply, "ok")) {
+		char what[256];
+		term_format(reply, what, sizeof(what));
+		errtext_set(err, errlen, NULL, "node %s refused to load the probe's modules: %s",
+		            c->node, what);
+		rc = EIC_ERROR;
+	}
+	term_free(root);
+	return rc;
+}
+
+int probe_load(struct eic *c, bool for_tests, bool fresh, bool new_node, int timeout_ms, char *err,
+               size_t errlen)
 {
 	slot = fresh ? slot_pick(c, timeout_ms) : 0;
 	probe_name("gate_probe", slot, entry, sizeof(entry));
+	if (new_node && slot == 0 && load_batch(c, for_tests, timeout_ms, err, errlen) != EIC_OK)
+		return EIC_ERROR;
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
-		if (!probe_blob_wanted(b, for_tests))
+		if (!probe_blob_wanted(b, for_tests) ||
+		    (new_node && slot == 0 && strcmp(b->module, "gate_probe") != 0))
 			continue;
 		int rc = load_one(c, b, timeout_ms, err, errlen);
 		if (rc != EIC_OK)

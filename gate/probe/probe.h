@@ -39,8 +39,11 @@ void probe_modules_encode(ei_x_buff *x, bool for_tests);
  * snapshots need, and with for_tests those of the test run and the ExUnit formatter too.
  * fresh: under the names of the first free slot (see probe_names.h), so that a
  * previous gate's purge still running in the node is not waited for; only for sessions
- * whose calls all go through probe_entry() (gate snapshot, gate watch). */
-int probe_load(struct eic *c, bool for_tests, bool fresh, int timeout_ms, char *err, size_t errlen);
+ * whose calls all go through probe_entry() (gate snapshot, gate watch). new_node: a node
+ * gate has just started, which holds nothing of gate's: all but gate_probe in one
+ * code:atomic_load/1. */
+int probe_load(struct eic *c, bool for_tests, bool fresh, bool new_node, int timeout_ms, char *err,
+               size_t errlen);
 /* The name of the probe's entry module as this process loaded it: "gate_probe", or a
  * slot's "gate_probe__N" after a fresh probe_load. */
 const char *probe_entry(void);
