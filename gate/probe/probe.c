@@ -320,22 +320,24 @@ int probe_hello(struct eic *c, int timeout_ms, struct probe_info *out, char *err
 	return rc;
 }
 
-int probe_preload(struct eic *c, int timeout_ms, char *err, size_t errlen)
+/* entry:fun() whose answer says nothing: the call's status only */
+static int call_entry(struct eic *c, const char *fun, int timeout_ms, char *err, size_t errlen)
 {
 	struct term *root;
 	const struct term *r;
-	int rc = call(c, entry, "preload", NULL, timeout_ms, &root, &r, err, errlen);
+	int rc = call(c, entry, fun, NULL, timeout_ms, &root, &r, err, errlen);
 	term_free(root);
 	return rc;
 }
 
+int probe_preload(struct eic *c, int timeout_ms, char *err, size_t errlen)
+{
+	return call_entry(c, "preload", timeout_ms, err, errlen);
+}
+
 int probe_prepare(struct eic *c, int timeout_ms, char *err, size_t errlen)
 {
-	struct term *root;
-	const struct term *r;
-	int rc = call(c, entry, "prepare", NULL, timeout_ms, &root, &r, err, errlen);
-	term_free(root);
-	return rc;
+	return call_entry(c, "prepare", timeout_ms, err, errlen);
 }
 
 /* An optional text: NULL for the empty binary, which the probe sends for "none". */
