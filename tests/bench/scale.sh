@@ -10,7 +10,8 @@
 #   gate      gate run --json FILE                (the default configuration)
 #   pertest   gate run --per-test --json FILE     (sizes up to BENCH_SCALE_PERTEST_MAX, 10 000)
 # and it prints per size the medians of:
-#   wall          bare and gate (s), gate/bare and pertest/bare;
+#   wall          bare and gate (s), gate/bare and pertest/bare; and on a line of its own
+#                 each round's gate/bare against that round's bare run, and their median;
 #   cpu           gate/bare of the CPU time (user + system of the run and of every process it
 #                 waited for, the node included: GNU time), steadier than the wall clock here;
 #   gate RSS      gate's own peak RSS (VmHWM of gate's process, written at its exit by
@@ -206,6 +207,16 @@ for n in $sizes; do
 	for k in gate pertest; do
 		[ -s "$work/$n.$k.fail" ] && sort "$work/$n.$k.fail" | uniq -c | sed "s/^/    $k fails: /"
 	done
+	# each round's gate/bare, its bare run beside it (the machine's drift between rounds
+	# cancels out), and their median: see tests/bench/paired.sh for more rounds
+	paste -d ' ' "$work/$n.gate" "$work/$n.bare" | awk '{
+		o = NF / 2
+		r[NR] = $1 / $(o + 1)
+		s = s sprintf(" %.3f", r[NR])
+	} END {
+		for (a = 1; a <= NR; a++) for (b = a + 1; b <= NR; b++) if (r[b] < r[a]) { q = r[a]; r[a] = r[b]; r[b] = q }
+		printf "    paired: gate/bare per round%s, median %.3f\n", s, r[int((NR + 1) / 2)]
+	}'
 	echo "    runs (wall ms, cpu ms, exit, gate kB, junit B, node total/processes_used/ets/binary/code B, node peak kB):" \
 		"bare $(cut -d ' ' -f 1,2,6- "$work/$n.bare" | tr '\n' '|')" \
 		"gate $(cut -d ' ' -f 1- "$work/$n.gate" | tr '\n' '|')"
