@@ -226,12 +226,27 @@ case_snapshot_tables_and_json() {
 	no_leftovers "$d"
 }
 
+# free_port: a TCP port for a listener of a case's own (a private epmd, a node, a git daemon):
+# below the kernel's ephemeral range, so that no connection of anyone's can hold it as its
+# local port (a listener's bind then fails: an epmd on a port from that range failed so), and
+# used by no socket now
+free_port() {
+	local p low
+	low=$(cut -f 1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	case "$low" in '' | *[!0-9]*) low=32768 ;; esac
+	[ "$low" -gt 12000 ] || low=32768
+	while :; do
+		p=$((10000 + RANDOM % (low - 10000)))
+		ss -tan 2>/dev/null | awk '{print $4}' | grep -q ":$p\$" || { echo "$p"; return; }
+	done
+}
+
 # Attach mode of gate snapshot: a node of our own behind a private epmd on a free port and a
 # private HOME with the cookie; afterwards the probe must be gone from the node.
 case_snapshot_attach_leaves_nothing() {
 	local home="$WORK/attach_home" port name epid npid i loaded
 	mkdir -p "$home"
-	port=$((20000 + RANDOM % 30000))
+	port=$(free_port)
 	name="e2e_att_$RANDOM@127.0.0.1"
 	od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$home/.erlang.cookie"
 	chmod 400 "$home/.erlang.cookie"
@@ -476,10 +491,10 @@ case_cookie_not_on_command_line() {
 	no_leftovers "$d"
 
 	# control: ei_ping does say pong when the cookie is right (a node of our own)
-	local cport=$((20000 + RANDOM % 30000)) cnode="e2e_ctl_$RANDOM@127.0.0.1" cpid
+	local cport cnode="e2e_ctl_$RANDOM@127.0.0.1" cpid
 	# a port nothing listens on yet (another user's node on it answered pang), and time for
 	# a node booting on a loaded machine
-	while ss -ltn 2>/dev/null | grep -q ":$cport "; do cport=$((20000 + RANDOM % 30000)); done
+	cport=$(free_port)
 	printf 'e2e_known_cookie\n' >"$WORK/known.cookie"
 	(cd "$WORK" && exec erl -noshell -start_epmd false -erl_epmd_port "$cport" -name "$cnode" \
 		-kernel inet_dist_use_interface '{127,0,0,1}' -setcookie e2e_known_cookie \

@@ -20,7 +20,7 @@ cl_start() {
 	case "$hip" in 127.*) [ "$hip" = 127.0.0.1 ] || addrs="$addrs,$hip" ;; esac
 	# a random port may be taken by someone else's test: then another one
 	for try in 1 2 3 4 5; do
-		CL_PORT=$((20000 + RANDOM % 30000))
+		CL_PORT=$(free_port)
 		(export ERL_EPMD_PORT=$CL_PORT; exec epmd -port "$CL_PORT" -address "$addrs") >/dev/null 2>&1 &
 		CL_EPMD=$!
 		up=0

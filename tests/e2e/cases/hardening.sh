@@ -151,14 +151,6 @@ case_after_suite_raises() {
 # ---- faults: epmd (attach mode looks nodes up there) ----
 
 # a TCP port on 127.0.0.1 that nothing listens on now
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 30000))
-		ss -ltn 2>/dev/null | grep -q ":$p " || { echo "$p"; return; }
-	done
-}
-
 case_attach_without_epmd() {
 	local port cookie
 	port=$(free_port)

@@ -625,7 +625,7 @@ case_ci_push_rights_checked_before_the_suite() {
 	t=$(mktemp -d "$WORK/runner.XXXXXX")
 	git clone -q --bare "$d" "$t/srv/repo.git"
 	for i in 1 2 3 4 5; do
-		port=$((20000 + RANDOM % 30000))
+		port=$(free_port)
 		git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --base-path="$t/srv" --export-all \
 			"$t/srv" >/dev/null 2>&1 &
 		dpid=$!
