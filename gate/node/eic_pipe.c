@@ -6,6 +6,7 @@
  * Result being {badrpc, {'EXIT', Reason}} when the call raised, as rpc's are. */
 #include "gate/node/eic.h"
 
+#include "base/atomic.h"
 #include "base/errtext.h"
 #include "gate/node/clock.h"
 #include "gate/node/eic_backend.h"
@@ -18,29 +19,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Writes all of buf; EINTR (a signal gate notes in a flag) is no failure. 0 or -1 (errno). */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* One frame: the length, then the term (x begins with the version byte). */
 static int frame_send(struct eic *c, const ei_x_buff *x, const char *what, char *err, size_t errlen)
 {
 	uint32_t n = (uint32_t)x->index;
 	unsigned char hdr[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16),
 	                        (unsigned char)(n >> 8), (unsigned char)n};
-	if (write_all(c->wfd, hdr, 4) < 0 || write_all(c->wfd, x->buff, (size_t)x->index) < 0) {
+	if (write_all(c->wfd, (const char *)hdr, 4) < 0 ||
+	    write_all(c->wfd, x->buff, (size_t)x->index) < 0) {
 		errtext_set(err, errlen, NULL,
 		            "sending %s to node %s failed (%s): the node stopped or crashed", what,
 		            c->node, strerror(errno ? errno : EIO));

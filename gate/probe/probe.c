@@ -193,11 +193,16 @@ static int load_one(struct eic *c, const struct probe_blob *b, int timeout_ms, c
  * on_load starts the watchdog, and code:atomic_load/1 takes no on_load) is loaded by one
  * call of code:atomic_load/1, which prepares them in the calling process of the node (beside
  * Mix's own loading, which goes through code_server) and commits them at once. */
+static bool batched(const struct probe_blob *b, bool for_tests)
+{
+	return probe_blob_wanted(b, for_tests) && strcmp(b->module, "gate_probe") != 0;
+}
+
 static int load_batch(struct eic *c, bool for_tests, int timeout_ms, char *err, size_t errlen)
 {
 	long n = 0;
 	for (const struct probe_blob *b = probe_blobs; b->module; b++)
-		n += probe_blob_wanted(b, for_tests) && strcmp(b->module, "gate_probe") != 0;
+		n += batched(b, for_tests);
 	if (n == 0)
 		return EIC_OK;
 	ei_x_buff args;
@@ -206,7 +211,7 @@ static int load_batch(struct eic *c, bool for_tests, int timeout_ms, char *err, 
 	ei_x_encode_list_header(&args, n);
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
 		char file[128];
-		if (!probe_blob_wanted(b, for_tests) || strcmp(b->module, "gate_probe") == 0)
+		if (!batched(b, for_tests))
 			continue;
 		blob_file(b, file, sizeof(file));
 		ei_x_encode_tuple_header(&args, 3);
@@ -236,11 +241,11 @@ int probe_load(struct eic *c, bool for_tests, bool fresh, bool new_node, int tim
 {
 	slot = fresh ? slot_pick(c, timeout_ms) : 0;
 	probe_name("gate_probe", slot, entry, sizeof(entry));
-	if (new_node && slot == 0 && load_batch(c, for_tests, timeout_ms, err, errlen) != EIC_OK)
+	bool batch = new_node && slot == 0;
+	if (batch && load_batch(c, for_tests, timeout_ms, err, errlen) != EIC_OK)
 		return EIC_ERROR;
 	for (const struct probe_blob *b = probe_blobs; b->module; b++) {
-		if (!probe_blob_wanted(b, for_tests) ||
-		    (new_node && slot == 0 && strcmp(b->module, "gate_probe") != 0))
+		if (!probe_blob_wanted(b, for_tests) || (batch && batched(b, for_tests)))
 			continue;
 		int rc = load_one(c, b, timeout_ms, err, errlen);
 		if (rc != EIC_OK)
