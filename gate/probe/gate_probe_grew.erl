@@ -197,9 +197,8 @@ ets_grew_row({T, Id, S0, S, B0, B, Created}, Owners) ->
 %% allocator's block): measured here, not assumed, in a fresh process that no GC disturbs, on
 %% 200 fresh 100-byte binaries; five times, the median kept, as another process may free or
 %% allocate binaries meanwhile (200 gave the figure 2 000 did, 44 bytes on OTP 25, in a third
-%% of the time: 0.5 ms against 1.4-4.8). Measured when a figure first needs it (bin_per/0), once per
-%% snapshot: most runs have no grown table or new persistent_term with binaries, and the
-%% measure takes 2-4 ms.
+%% of the time: 0.5 ms against 1.4-4.8). Measured once per snapshot, when a figure first needs
+%% it (bin_per/0): a run with no grown table or new persistent_term holding binaries skips it.
 bin_per() ->
     case get(gate_probe_bin_per) of
         undefined ->

@@ -32,15 +32,15 @@ preload() ->
 
 mix_test_modules() ->
     ['Elixir.Mix.Tasks.Test', 'Elixir.Mix.Compilers.Test', 'Elixir.ExUnit',
-            'Elixir.ExUnit.Runner', 'Elixir.ExUnit.CLIFormatter', 'Elixir.ExUnit.Formatter',
-            'Elixir.ExUnit.EventManager', 'Elixir.ExUnit.Filters', 'Elixir.ExUnit.Case',
-            'Elixir.ExUnit.Callbacks', 'Elixir.ExUnit.Assertions', 'Elixir.ExUnit.DocTest',
-            'Elixir.ExUnit.Diff', 'Elixir.ExUnit.RunnerStats', 'Elixir.ExUnit.OnExitHandler',
-            'Elixir.Kernel.ParallelCompiler', 'Elixir.IO.ANSI', 'Elixir.Inspect.Algebra',
-            'Elixir.Code.Formatter', 'Elixir.Code.Normalizer', 'Elixir.Module.ParallelChecker',
-            'Elixir.Kernel.ErrorHandler', 'elixir_erl', 'elixir_erl_pass', 'elixir_module',
-            'elixir_expand', 'elixir_clauses', 'elixir_env', 'compile', 'beam_asm', 'v3_core',
-            'sys_core_fold', 'beam_ssa_opt', 'beam_validator', 'erl_lint', timer].
+     'Elixir.ExUnit.Runner', 'Elixir.ExUnit.CLIFormatter', 'Elixir.ExUnit.Formatter',
+     'Elixir.ExUnit.EventManager', 'Elixir.ExUnit.Filters', 'Elixir.ExUnit.Case',
+     'Elixir.ExUnit.Callbacks', 'Elixir.ExUnit.Assertions', 'Elixir.ExUnit.DocTest',
+     'Elixir.ExUnit.Diff', 'Elixir.ExUnit.RunnerStats', 'Elixir.ExUnit.OnExitHandler',
+     'Elixir.Kernel.ParallelCompiler', 'Elixir.IO.ANSI', 'Elixir.Inspect.Algebra',
+     'Elixir.Code.Formatter', 'Elixir.Code.Normalizer', 'Elixir.Module.ParallelChecker',
+     'Elixir.Kernel.ErrorHandler', 'elixir_erl', 'elixir_erl_pass', 'elixir_module',
+     'elixir_expand', 'elixir_clauses', 'elixir_env', 'compile', 'beam_asm', 'v3_core',
+     'sys_core_fold', 'beam_ssa_opt', 'beam_validator', 'erl_lint', timer].
 
 %% Runs the project's suite with mix test in this node and returns what our ExUnit formatter
 %% recorded, and what `mix test` would have exited with. mix test signals most of
