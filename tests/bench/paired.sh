@@ -23,7 +23,7 @@ for g in "$@"; do
 	[ -x "$g" ] || { echo "paired bench: error: $g is not an executable gate" >&2; exit 2; }
 done
 export MIX_ENV=test
-now_ms() { date +%s%3N; }
+. "$(cd "$(dirname "$0")" && pwd)/stats.sh"
 n=$#
 i=0
 while [ "$i" -lt "$rounds" ]; do

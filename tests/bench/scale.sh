@@ -209,14 +209,10 @@ for n in $sizes; do
 	done
 	# each round's gate/bare, its bare run beside it (the machine's drift between rounds
 	# cancels out), and their median: see tests/bench/paired.sh for more rounds
-	paste -d ' ' "$work/$n.gate" "$work/$n.bare" | awk '{
-		o = NF / 2
-		r[NR] = $1 / $(o + 1)
-		s = s sprintf(" %.3f", r[NR])
-	} END {
-		for (a = 1; a <= NR; a++) for (b = a + 1; b <= NR; b++) if (r[b] < r[a]) { q = r[a]; r[a] = r[b]; r[b] = q }
-		printf "    paired: gate/bare per round%s, median %.3f\n", s, r[int((NR + 1) / 2)]
-	}'
+	paste -d ' ' "$work/$n.gate" "$work/$n.bare" | awk '{printf "%.3f\n", $1 / $(NF / 2 + 1)}' \
+		>"$work/$n.paired"
+	printf '    paired: gate/bare per round %s, median %.3f\n' \
+		"$(tr '\n' ' ' <"$work/$n.paired" | sed 's/ $//')" "$(median <"$work/$n.paired")"
 	echo "    runs (wall ms, cpu ms, exit, gate kB, junit B, node total/processes_used/ets/binary/code B, node peak kB):" \
 		"bare $(cut -d ' ' -f 1,2,6- "$work/$n.bare" | tr '\n' '|')" \
 		"gate $(cut -d ' ' -f 1- "$work/$n.gate" | tr '\n' '|')"
