@@ -628,6 +628,145 @@ static void test_tests_decode_errors(void **state)
 	ei_x_free(&x);
 }
 
+/* A packed chunk as the formatter sends it: term_to_binary of a list of records. */
+static void encode_packed(ei_x_buff *x, const char *const *names, size_t n)
+{
+	ei_x_buff p;
+	ei_x_new_with_version(&p);
+	ei_x_encode_list_header(&p, (long)n);
+	for (size_t i = 0; i < n; i++)
+		encode_test(&p, names[i], i % 2 ? "failed" : "passed", i % 2 ? "boom" : "");
+	ei_x_encode_empty_list(&p);
+	ei_x_encode_binary(x, p.buff, p.index);
+	ei_x_free(&p);
+}
+
+/* {ok, #{tests => [one], tests_packed => Chunks}} with Chunks written by more(x). */
+static struct term *packed_reply(ei_x_buff *x, void (*more)(ei_x_buff *x))
+{
+	ei_x_new_with_version(x);
+	ei_x_encode_tuple_header(x, 2);
+	ei_x_encode_atom(x, "ok");
+	ei_x_encode_map_header(x, 2);
+	ei_x_encode_atom(x, "tests");
+	ei_x_encode_list_header(x, 1);
+	encode_test(x, "test first", "passed", "");
+	ei_x_encode_empty_list(x);
+	ei_x_encode_atom(x, "tests_packed");
+	more(x);
+	return decode_ok(x);
+}
+
+static void two_chunks(ei_x_buff *x)
+{
+	static const char *const a[] = {"test p1", "test p2"}, *const b[] = {"test p3"};
+	ei_x_encode_list_header(x, 2);
+	encode_packed(x, a, 2);
+	encode_packed(x, b, 1);
+	ei_x_encode_empty_list(x);
+}
+
+static void chunk_not_binary(ei_x_buff *x)
+{
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_atom(x, "nope");
+	ei_x_encode_empty_list(x);
+}
+
+static void chunk_cut_short(ei_x_buff *x)
+{
+	static const char *const a[] = {"test p1"};
+	ei_x_buff p;
+	ei_x_new(&p);
+	encode_packed(&p, a, 1); /* BINARY_EXT tag, length, then the chunk: keep the chunk */
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_binary(x, p.buff + 5, p.index - 5 - 3);
+	ei_x_encode_empty_list(x);
+	ei_x_free(&p);
+}
+
+static void chunk_trailing_bytes(ei_x_buff *x)
+{
+	ei_x_buff p;
+	ei_x_new_with_version(&p);
+	ei_x_encode_empty_list(&p);
+	ei_x_encode_atom(&p, "extra");
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_binary(x, p.buff, p.index);
+	ei_x_encode_empty_list(x);
+	ei_x_free(&p);
+}
+
+static void chunk_not_list(ei_x_buff *x)
+{
+	ei_x_buff p;
+	ei_x_new_with_version(&p);
+	ei_x_encode_atom(&p, "tests");
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_binary(x, p.buff, p.index);
+	ei_x_encode_empty_list(x);
+	ei_x_free(&p);
+}
+
+static void chunk_bad_record(ei_x_buff *x)
+{
+	ei_x_buff p;
+	ei_x_new_with_version(&p);
+	ei_x_encode_list_header(&p, 2);
+	encode_test(&p, "test ok", "passed", "");
+	encode_test(&p, "test z", "exploded", "");
+	ei_x_encode_empty_list(&p);
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_binary(x, p.buff, p.index);
+	ei_x_encode_empty_list(x);
+	ei_x_free(&p);
+}
+
+/* The records the formatter sends packed follow the unpacked ones, in order; each way a
+ * packed chunk can be wrong is an error that names it, and leaks nothing (valgrind). */
+static void test_tests_decode_packed(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	struct test_run run = {0};
+	char *suite_err = NULL;
+	char err[256];
+	struct term *t = packed_reply(&x, two_chunks);
+	assert_int_equal(probe_tests_decode(t, &run, &suite_err, err, sizeof(err)), 0);
+	assert_int_equal(run.count, 4);
+	assert_string_equal(run.tests[0].name, "test first");
+	assert_string_equal(run.tests[1].name, "test p1");
+	assert_string_equal(run.tests[2].name, "test p2");
+	assert_int_equal(run.tests[2].state, TEST_FAILED);
+	assert_string_equal(run.tests[2].message, "boom");
+	assert_string_equal(run.tests[3].name, "test p3");
+	assert_string_equal(run.tests[3].file, "test/foo_test.exs");
+	test_run_clear(&run);
+	term_free(t);
+	ei_x_free(&x);
+
+	static const struct {
+		void (*more)(ei_x_buff *x);
+		const char *says;
+	} bad[] = {
+	        {chunk_not_binary, "packed records 1 are malformed: not a binary"},
+	        {chunk_cut_short, "packed records 1 are malformed: "},
+	        {chunk_trailing_bytes, "packed records 1 are malformed: bytes after the term"},
+	        {chunk_not_list, "packed records 1 are malformed: not a list"},
+	        {chunk_bad_record, "test record 3 is malformed"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&run, 0, sizeof(run));
+		t = packed_reply(&x, bad[i].more);
+		assert_int_equal(probe_tests_decode(t, &run, &suite_err, err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].says))
+			fail_msg("case %zu: '%s' does not say '%s'", i, err, bad[i].says);
+		test_run_clear(&run);
+		term_free(t);
+		ei_x_free(&x);
+	}
+}
+
 static void encode_mem(ei_x_buff *x, long total, long binary, long ets)
 {
 	ei_x_encode_map_header(x, 4);
@@ -775,6 +914,7 @@ int main(void)
 	        cmocka_unit_test(test_snapshot_decode_before_gc),
 	        cmocka_unit_test(test_tests_decode),
 	        cmocka_unit_test(test_tests_decode_errors),
+	        cmocka_unit_test(test_tests_decode_packed),
 	        cmocka_unit_test(test_tests_decode_attribution),
 	        cmocka_unit_test(test_suite_limits_hold_the_cap),
 	};

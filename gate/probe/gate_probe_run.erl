@@ -139,8 +139,7 @@ run_tests(Args0, Opts) when is_list(Args0), is_map(Opts) ->
     unregister(gate_probe_collector),
     Suites = collect_suites([]),
     Suite = merge_suites(Suites),
-    Failed = length([T || T <- maps:get(tests, Suite), element(6, T) =/= passed,
-                          element(6, T) =/= skipped, element(6, T) =/= excluded]),
+    Failed = maps:get(failed, Suite),
     {Why, Explained} = exit_reason(Status, Failed, <<Raised/binary, HookRaised/binary>>, Words),
     {ok, Suite#{wall_us => Wall, hook_error => HookError,
                 suite_ran => Suites =/= [],
@@ -453,13 +452,15 @@ collect_suites(Acc) ->
     end.
 
 merge_suites([]) ->
-    #{tests => [], attribution => application:get_env(gate_probe, attribution, module),
+    #{tests => [], tests_packed => [], failed => 0,
+      attribution => application:get_env(gate_probe, attribution, module),
       attribution_sync => false, module_events => [], module_events_dropped => 0,
       run_us => -1, load_us => -1, seed => 0, dropped => 0};
 merge_suites([S]) -> S;
 merge_suites([S | Rest]) ->
     lists:foldl(fun(B, A) ->
-                        A#{tests := maps:get(tests, A) ++ maps:get(tests, B),
+                        (merge_tests(A, B))#{
+                           failed := maps:get(failed, A) + maps:get(failed, B),
                            module_events := maps:get(module_events, A) ++
                                maps:get(module_events, B),
                            module_events_dropped := maps:get(module_events_dropped, A) +
@@ -468,6 +469,16 @@ merge_suites([S | Rest]) ->
                            load_us := add_us(maps:get(load_us, A), maps:get(load_us, B)),
                            dropped := maps:get(dropped, A) + maps:get(dropped, B)}
                 end, S, Rest).
+
+%% The records of A then B's: still packed when both are (the formatter unpacks a suite's
+%% only when a setup_all failed in it), else unpacked, in that order.
+merge_tests(#{tests := [], tests_packed := PA} = A, #{tests := [], tests_packed := PB}) ->
+    A#{tests_packed := PA ++ PB};
+merge_tests(A, B) ->
+    A#{tests := unpacked(A) ++ unpacked(B), tests_packed := []}.
+
+unpacked(#{tests := Tests, tests_packed := Packed}) ->
+    Tests ++ lists:append([binary_to_term(C) || C <- Packed]).
 
 add_us(A, B) when A >= 0, B >= 0 -> A + B;
 add_us(A, B) -> max(A, B).

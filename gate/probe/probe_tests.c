@@ -247,6 +247,48 @@ static int decode_test_record(const struct term *t, size_t i, struct test_run *o
 	return 0;
 }
 
+/* The records the formatter sent still packed (tests_packed: binaries, each a list of records
+ * in the external term format, in the order the tests finished), after the `first` records
+ * of the tests list: each decoded on its own, within the suite's limits, and freed before the
+ * next. An old probe sends none (NULL). */
+static int decode_packed_tests(const struct term *packed, size_t first, struct test_run *out,
+                               char *err, size_t errlen)
+{
+	if (!packed)
+		return 0;
+	if (packed->type != TERM_LIST) {
+		errtext_set(err, errlen, NULL, "the suite result's tests_packed is not a list");
+		return -1;
+	}
+	size_t k = first;
+	for (size_t c = 0; c < packed->u.seq.n; c++) {
+		const struct term *bin = &packed->u.seq.items[c];
+		char derr[256];
+		struct term *list = NULL;
+		size_t idx = 0;
+		if (bin->type != TERM_BINARY ||
+		    term_decode(&list, (const unsigned char *)bin->u.bin.data, bin->u.bin.len, &idx,
+		                probe_tests_limits(), derr, sizeof(derr)) < 0 ||
+		    idx != bin->u.bin.len || list->type != TERM_LIST) {
+			errtext_set(err, errlen, NULL,
+			            "the suite result's packed records %zu are malformed: %s", c + 1,
+			            bin->type != TERM_BINARY ? "not a binary"
+			            : !list                  ? derr
+			            : idx != bin->u.bin.len  ? "bytes after the term"
+			                                     : "not a list");
+			term_free(list);
+			return -1;
+		}
+		for (size_t i = 0; i < list->u.seq.n; i++, k++)
+			if (decode_test_record(&list->u.seq.items[i], k, out, err, errlen) < 0) {
+				term_free(list);
+				return -1;
+			}
+		term_free(list);
+	}
+	return 0;
+}
+
 int probe_tests_decode(const struct term *reply, struct test_run *out, char **suite_error,
                        char *err, size_t errlen)
 {
@@ -270,6 +312,9 @@ int probe_tests_decode(const struct term *reply, struct test_run *out, char **su
 	for (size_t i = 0; i < tests->u.seq.n; i++)
 		if (decode_test_record(&tests->u.seq.items[i], i, out, err, errlen) < 0)
 			return -1;
+	if (decode_packed_tests(term_map_get(body, "tests_packed"), tests->u.seq.n, out, err,
+	                        errlen) < 0)
+		return -1;
 	out->finished = true;
 	if (decode_attribution(body, out, err, errlen) < 0)
 		return -1;
