@@ -167,7 +167,7 @@ int atomic_file_open_at(struct atomic_file *t, const char *path, const char *tmp
 
 int atomic_file_finish(struct atomic_file *t, char *err, size_t errlen)
 {
-	if (fsync(t->fd) < 0) {
+	if (!t->report && fsync(t->fd) < 0) {
 		errtext_set(err, errlen, t->path, "cannot fsync %s: %s", t->tmp, strerror(errno));
 		atomic_file_abort(t);
 		return -1;
@@ -228,16 +228,38 @@ int atomic_file_commit(struct atomic_file *t, char *err, size_t errlen)
 	} else {
 		free(t->tmp);
 		t->tmp = NULL; /* it is the target now */
-		fsync_dir(t->dir);
+		if (!t->report)
+			fsync_dir(t->dir);
 	}
 	atomic_file_abort(t);
 	return rc;
 }
 
-int atomic_file_replace(const char *path, const char *data, size_t len, char *err, size_t errlen)
+static int replace(const char *path, const char *data, size_t len, bool report, char *err,
+                   size_t errlen)
 {
 	struct atomic_file t = {0};
-	if (atomic_file_write(&t, path, data, len, false, err, errlen) < 0)
+	if (atomic_file_open(&t, path, false, err, errlen) < 0)
+		return -1;
+	t.report = report;
+	if (write_all(t.fd, data, len) < 0) {
+		errtext_set(err, errlen, path, "cannot write the temp file %s: %s", t.tmp,
+		            strerror(errno));
+		atomic_file_abort(&t);
+		return -1;
+	}
+	if (atomic_file_finish(&t, err, errlen) < 0)
 		return -1;
 	return atomic_file_commit(&t, err, errlen);
+}
+
+int atomic_file_replace(const char *path, const char *data, size_t len, char *err, size_t errlen)
+{
+	return replace(path, data, len, false, err, errlen);
+}
+
+int atomic_file_replace_report(const char *path, const char *data, size_t len, char *err,
+                               size_t errlen)
+{
+	return replace(path, data, len, true, err, errlen);
 }

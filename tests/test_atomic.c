@@ -1,5 +1,5 @@
 /* tests/test_atomic.c: base/atomic.c's files get the modes the umask gives, as every other
- * program's output does (not forced to 0644/0755). */
+ * program's output does (not forced to 0644/0755), and a report is replaced whole. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,10 +51,41 @@ static void test_atomic__modes_follow_umask(void **state)
 	rm_rf(dir);
 }
 
+/* A report is replaced whole, over an older one, through a temp file that does not stay
+ * behind, as a durable file is; and a report that cannot be written leaves nothing. */
+static void test_atomic__report_replaced_whole(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/gate_test_atomic.XXXXXX", path[128], err[512];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/gate/junit.xml", dir);
+	assert_int_equal(atomic_file_replace_report(path, "old\n", 4, err, sizeof(err)), 0);
+	assert_int_equal(atomic_file_replace_report(path, "<new/>\n", 7, err, sizeof(err)), 0);
+	char text[64] = "";
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fread(text, 1, sizeof(text), f), 7);
+	fclose(f);
+	assert_memory_equal(text, "<new/>\n", 7);
+	snprintf(path, sizeof(path), "%s/gate", dir);
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	int entries = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		entries += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	assert_int_equal(entries, 1); /* junit.xml alone: no temp file */
+	snprintf(path, sizeof(path), "%s/gate/junit.xml/under-a-file.xml", dir);
+	assert_int_equal(atomic_file_replace_report(path, "x", 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "under-a-file.xml"));
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_atomic__modes_follow_umask),
+	        cmocka_unit_test(test_atomic__report_replaced_whole),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

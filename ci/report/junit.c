@@ -917,6 +917,7 @@ int junit_write(const char *path, const struct report_data *d, char *err, size_t
 	/* err from ci/atomic names the path already */
 	if (atomic_file_open(&file, path, false, err, errlen) < 0)
 		goto out;
+	file.report = true;
 
 	sink.fd = file.fd;
 	xmlSetStructuredErrorFunc(&cap, xml_errcap_handler);

@@ -437,7 +437,7 @@ int snapshot_json_write(const char *path, const struct snapshot *s, char *err, s
 	if (strcmp(path, "-") == 0)
 		rc = json_stdout_write(text, len, err, errlen);
 	else
-		rc = atomic_file_replace(path, text, len, err, errlen);
+		rc = atomic_file_replace_report(path, text, len, err, errlen);
 	free(text);
 	return rc;
 }

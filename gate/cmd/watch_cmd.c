@@ -258,7 +258,7 @@ static int write_openmetrics(const char *path, const struct snapshot *s, const c
 		errtext_set(err, errlen, NULL, "%s: out of memory", path);
 		return -1;
 	}
-	int rc = atomic_file_replace(path, buf, len, err, errlen);
+	int rc = atomic_file_replace_report(path, buf, len, err, errlen);
 	free(buf);
 	return rc;
 }

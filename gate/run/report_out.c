@@ -102,10 +102,10 @@ static int write_summary(const char *path, bool append, const struct report_data
 			both[n++] = '\n';
 		both[n++] = '\n';
 		memcpy(both + n, md.s, md.len);
-		rc = atomic_file_replace(path, both, n + md.len, err, errlen);
+		rc = atomic_file_replace_report(path, both, n + md.len, err, errlen);
 		free(both);
 	} else {
-		rc = atomic_file_replace(path, md.s ? md.s : "", md.len, err, errlen);
+		rc = atomic_file_replace_report(path, md.s ? md.s : "", md.len, err, errlen);
 	}
 out:
 	free(old);
@@ -130,7 +130,7 @@ static int write_html(const char *path, const struct report_data *d, char *err, 
 		free(text);
 		return -1;
 	}
-	int rc = atomic_file_replace(path, text, len, err, errlen);
+	int rc = atomic_file_replace_report(path, text, len, err, errlen);
 	free(text);
 	return rc;
 }
@@ -154,7 +154,7 @@ static int comment_flag_write(const struct report_out *o, const struct report_da
 {
 	bool due = report_out_comment_due(d);
 	const char *gho = getenv("GITHUB_OUTPUT");
-	if (o->comment_flag && atomic_file_replace(o->comment_flag, due ? "true\n" : "false\n",
+	if (o->comment_flag && atomic_file_replace_report(o->comment_flag, due ? "true\n" : "false\n",
 	                                           due ? 5 : 6, err, errlen) < 0)
 		return -1;
 	if (gho && *gho) {
