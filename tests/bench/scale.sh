@@ -5,15 +5,17 @@
 # For each size (BENCH_SCALE_SIZES, default "1000 10000 100000" tests) a synthetic Mix project
 # is generated in a temp dir: 100 one-line tests a module (`assert 1 + 1 == 2`), every other
 # module `async: true`, no dependency; it is compiled once. Then BENCH_SCALE_ROUNDS rounds
-# (default 3) interleave, the order rotating each round:
+# (default 5) interleave, the order rotating each round:
 #   bare      MIX_ENV=test mix test
 #   gate      gate run --json FILE                (the default configuration)
 #   pertest   gate run --per-test --json FILE     (sizes up to BENCH_SCALE_PERTEST_MAX, 10 000)
 # and it prints per size the medians of:
-#   wall          bare and gate (s), gate/bare and pertest/bare; and on a line of its own
-#                 each round's gate/bare against that round's bare run, and their median;
+#   wall          bare and gate (s); gate/bare and pertest/bare as the median over the rounds
+#                 of each run against the bare run of its own round (the machine's speed
+#                 drifts between rounds here by more than gate costs: a round's own bare run
+#                 cancels that out), each round's figure on a line of its own;
 #   cpu           gate/bare of the CPU time (user + system of the run and of every process it
-#                 waited for, the node included: GNU time), steadier than the wall clock here;
+#                 waited for, the node included: GNU time), per round as the wall's;
 #   gate RSS      gate's own peak RSS (VmHWM of gate's process, written at its exit by
 #                 tests/bench/hwm.c preloaded into gate alone: GNU time's %M would be the
 #                 node's, a child gate waits for) and its bytes per test;
@@ -41,7 +43,7 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 gate=${GATE:-$root/${GATE_BUILD:-build}/gate}
 sizes=${BENCH_SCALE_SIZES:-1000 10000 100000}
-rounds=${BENCH_SCALE_ROUNDS:-3}
+rounds=${BENCH_SCALE_ROUNDS:-5}
 ptmax=${BENCH_SCALE_PERTEST_MAX:-10000}
 for v in $sizes $rounds $ptmax; do
 	case "$v" in
@@ -180,10 +182,18 @@ for n in $sizes; do
 	}' >"$work/$n.node"
 	b=$(col "$work/$n.bare" 1)
 	g=$(col "$work/$n.gate" 1)
-	cb=$(col "$work/$n.bare" 2)
-	cg=$(col "$work/$n.gate" 2)
-	p=0
-	[ -s "$work/$n.pertest" ] 2>/dev/null && p=$(col "$work/$n.pertest" 1)
+	# each round's ratios against its own bare run (wall, cpu), and their medians
+	paste -d ' ' "$work/$n.gate" "$work/$n.bare" |
+		awk '{o = NF / 2; printf "%.3f %.3f\n", $1 / $(o + 1), $2 / ($(o + 2) > 0 ? $(o + 2) : 1)}' \
+			>"$work/$n.paired"
+	gb=$(col "$work/$n.paired" 1)
+	cgb=$(col "$work/$n.paired" 2)
+	pb_=0
+	if [ -s "$work/$n.pertest" ] 2>/dev/null; then
+		paste -d ' ' "$work/$n.pertest" "$work/$n.bare" | awk '{printf "%.3f\n", $1 / $(NF / 2 + 1)}' \
+			>"$work/$n.ppaired"
+		pb_=$(median <"$work/$n.ppaired")
+	fi
 	hwm=$(col "$work/$n.gate" 4)
 	junit=$(col "$work/$n.gate" 5)
 	nt=$(col "$work/$n.node" 1)
@@ -196,23 +206,23 @@ for n in $sizes; do
 	prcs=""
 	[ -s "$work/$n.pertest" ] 2>/dev/null && prcs=" per-test $(awk '{printf "%s%s", sep, $3; sep = ","}' "$work/$n.pertest")"
 	echo "$n $hwm" >>"$work/rss"
-	awk -v n="$n" -v b="$b" -v g="$g" -v cb="$cb" -v cg="$cg" -v p="$p" -v hwm="$hwm" -v j="$junit" \
+	awk -v n="$n" -v b="$b" -v g="$g" -v gb="$gb" -v cgb="$cgb" -v p="$pb_" -v hwm="$hwm" -v j="$junit" \
 		-v nt="$nt" -v np="$np" -v ne="$ne" -v nc="$nc" -v pb="$pb" -v pg="$pg" -v v="exit $rcs$prcs" 'BEGIN {
-		pt = p > 0 ? sprintf("%8.3fx", p / b) : sprintf("%9s", "-")
+		pt = p > 0 ? sprintf("%8.3fx", p) : sprintf("%9s", "-")
 		printf "%7d %8.1f %8.1f %8.3fx %7.3fx %s %6.1f MB %8.0f %9.0f %7.2f %16s %13s  %s\n",
-			n, b / 1000, g / 1000, g / b, cg / cb, pt, hwm / 1000, hwm * 1000 / n, j / n,
+			n, b / 1000, g / 1000, gb, cgb, pt, hwm / 1000, hwm * 1000 / n, j / n,
 			nt / 1e6, sprintf("%.0f (%.0f/%.0f/%.0f)", nt / n, np / n, ne / n, nc / n),
 			sprintf("%.0f -> %.0f", pb / 1024, pg / 1024), v
 	}'
 	for k in gate pertest; do
 		[ -s "$work/$n.$k.fail" ] && sort "$work/$n.$k.fail" | uniq -c | sed "s/^/    $k fails: /"
 	done
-	# each round's gate/bare, its bare run beside it (the machine's drift between rounds
-	# cancels out), and their median: see tests/bench/paired.sh for more rounds
-	paste -d ' ' "$work/$n.gate" "$work/$n.bare" | awk '{printf "%.3f\n", $1 / $(NF / 2 + 1)}' \
-		>"$work/$n.paired"
-	printf '    paired: gate/bare per round %s, median %.3f\n' \
-		"$(tr '\n' ' ' <"$work/$n.paired" | sed 's/ $//')" "$(median <"$work/$n.paired")"
+	# each round's gate/bare against its own bare run: see tests/bench/paired.sh for more rounds
+	printf '    paired: gate/bare per round %s (median %.3f; of the medians %.3f)\n' \
+		"$(cut -d ' ' -f 1 "$work/$n.paired" | tr '\n' ' ' | sed 's/ $//')" "$gb" \
+		"$(awk -v b="$b" -v g="$g" 'BEGIN {printf "%.3f", g / b}')"
+	[ -s "$work/$n.ppaired" ] 2>/dev/null &&
+		printf '    paired: per-test/bare per round %s\n' "$(tr '\n' ' ' <"$work/$n.ppaired" | sed 's/ $//')"
 	echo "    runs (wall ms, cpu ms, exit, gate kB, junit B, node total/processes_used/ets/binary/code B, node peak kB):" \
 		"bare $(cut -d ' ' -f 1,2,6- "$work/$n.bare" | tr '\n' '|')" \
 		"gate $(cut -d ' ' -f 1- "$work/$n.gate" | tr '\n' '|')"
@@ -224,4 +234,4 @@ sort -n "$work/rss" | awk 'NR == 1 {n0 = $1; h0 = $2} {n = $1; h = $2} END {
 		printf "scale bench: gate peak RSS %.1f MB at %d tests, %.1f MB at %d: %.0f bytes per added test\n",
 			h0 / 1000, n0, h / 1000, n, (h - h0) * 1000 / (n - n0)
 }'
-echo "scale bench: $rounds rounds per size, interleaved (order rotating), medians; per-test up to $ptmax tests"
+echo "scale bench: $rounds rounds per size, interleaved (order rotating); ratios are medians of each round's own, per-test up to $ptmax tests"
