@@ -21,7 +21,7 @@ struct atomic_file {
 	size_t created; /* length of dir's prefix that was made for the temp file (0: none) */
 	int fd;         /* the open temp file between atomic_file_open and _finish, else -1
 	                   (a zeroed struct has 0 here and counts as closed) */
-	bool report;    /* set by the caller after opening: no fsync of the file nor its directory */
+	bool report; /* set by the caller after opening: no fsync of the file nor its directory */
 };
 
 /* For streaming writers: creates the missing parents of path and opens a temp file beside

@@ -673,16 +673,23 @@ static void chunk_not_binary(ei_x_buff *x)
 	ei_x_encode_empty_list(x);
 }
 
+/* tests_packed => [Chunk]: the bytes of p (from its offset `from`, less `cut` at the end) as
+ * the one chunk; p is freed. */
+static void one_chunk(ei_x_buff *x, ei_x_buff *p, int from, int cut)
+{
+	ei_x_encode_list_header(x, 1);
+	ei_x_encode_binary(x, p->buff + from, p->index - from - cut);
+	ei_x_encode_empty_list(x);
+	ei_x_free(p);
+}
+
 static void chunk_cut_short(ei_x_buff *x)
 {
 	static const char *const a[] = {"test p1"};
 	ei_x_buff p;
 	ei_x_new(&p);
-	encode_packed(&p, a, 1); /* BINARY_EXT tag, length, then the chunk: keep the chunk */
-	ei_x_encode_list_header(x, 1);
-	ei_x_encode_binary(x, p.buff + 5, p.index - 5 - 3);
-	ei_x_encode_empty_list(x);
-	ei_x_free(&p);
+	encode_packed(&p, a, 1); /* BINARY_EXT's tag and length, then the chunk, 3 bytes short */
+	one_chunk(x, &p, 5, 3);
 }
 
 static void chunk_trailing_bytes(ei_x_buff *x)
@@ -691,10 +698,7 @@ static void chunk_trailing_bytes(ei_x_buff *x)
 	ei_x_new_with_version(&p);
 	ei_x_encode_empty_list(&p);
 	ei_x_encode_atom(&p, "extra");
-	ei_x_encode_list_header(x, 1);
-	ei_x_encode_binary(x, p.buff, p.index);
-	ei_x_encode_empty_list(x);
-	ei_x_free(&p);
+	one_chunk(x, &p, 0, 0);
 }
 
 static void chunk_not_list(ei_x_buff *x)
@@ -702,10 +706,7 @@ static void chunk_not_list(ei_x_buff *x)
 	ei_x_buff p;
 	ei_x_new_with_version(&p);
 	ei_x_encode_atom(&p, "tests");
-	ei_x_encode_list_header(x, 1);
-	ei_x_encode_binary(x, p.buff, p.index);
-	ei_x_encode_empty_list(x);
-	ei_x_free(&p);
+	one_chunk(x, &p, 0, 0);
 }
 
 static void chunk_bad_record(ei_x_buff *x)
@@ -716,10 +717,7 @@ static void chunk_bad_record(ei_x_buff *x)
 	encode_test(&p, "test ok", "passed", "");
 	encode_test(&p, "test z", "exploded", "");
 	ei_x_encode_empty_list(&p);
-	ei_x_encode_list_header(x, 1);
-	ei_x_encode_binary(x, p.buff, p.index);
-	ei_x_encode_empty_list(x);
-	ei_x_free(&p);
+	one_chunk(x, &p, 0, 0);
 }
 
 /* The records the formatter sends packed follow the unpacked ones, in order; each way a

@@ -234,8 +234,9 @@ int run_json_write(const char *path, const struct run_json *d, char *err, size_t
 		errtext_set(err, errlen, "--json", "%s: %s", path, why);
 		return -1;
 	}
-	int rc = strcmp(path, "-") == 0 ? json_stdout_write(text, len, why, sizeof(why))
-	                                : atomic_file_replace_report(path, text, len, why, sizeof(why));
+	int rc = strcmp(path, "-") == 0
+	                 ? json_stdout_write(text, len, why, sizeof(why))
+	                 : atomic_file_replace_report(path, text, len, why, sizeof(why));
 	free(text);
 	if (rc < 0)
 		errtext_set(err, errlen, "--json", "%s", why);

@@ -271,7 +271,8 @@ static int decode_packed_tests(const struct term *packed, size_t first, struct t
 		                probe_tests_limits(), derr, sizeof(derr)) < 0 ||
 		    idx != bin->u.bin.len || list->type != TERM_LIST) {
 			errtext_set(err, errlen, NULL,
-			            "the suite result's packed records %zu are malformed: %s", c + 1,
+			            "the suite result's packed records %zu are malformed: %s",
+			            c + 1,
 			            bin->type != TERM_BINARY ? "not a binary"
 			            : !list                  ? derr
 			            : idx != bin->u.bin.len  ? "bytes after the term"

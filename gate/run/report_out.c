@@ -154,8 +154,9 @@ static int comment_flag_write(const struct report_out *o, const struct report_da
 {
 	bool due = report_out_comment_due(d);
 	const char *gho = getenv("GITHUB_OUTPUT");
-	if (o->comment_flag && atomic_file_replace_report(o->comment_flag, due ? "true\n" : "false\n",
-	                                           due ? 5 : 6, err, errlen) < 0)
+	if (o->comment_flag &&
+	    atomic_file_replace_report(o->comment_flag, due ? "true\n" : "false\n", due ? 5 : 6,
+	                               err, errlen) < 0)
 		return -1;
 	if (gho && *gho) {
 		FILE *f = fopen(gho, "a");
