@@ -198,18 +198,24 @@ int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-int atomic_file_write(struct atomic_file *t, const char *path, const char *data, size_t len,
-                      bool executable, char *err, size_t errlen)
+/* data into t's open temp file, then atomic_file_finish; on failure t is cleared */
+static int fill(struct atomic_file *t, const char *data, size_t len, char *err, size_t errlen)
 {
-	if (atomic_file_open(t, path, executable, err, errlen) < 0)
-		return -1;
 	if (write_all(t->fd, data, len) < 0) {
-		errtext_set(err, errlen, path, "cannot write the temp file %s: %s", t->tmp,
+		errtext_set(err, errlen, t->path, "cannot write the temp file %s: %s", t->tmp,
 		            strerror(errno));
 		atomic_file_abort(t);
 		return -1;
 	}
 	return atomic_file_finish(t, err, errlen);
+}
+
+int atomic_file_write(struct atomic_file *t, const char *path, const char *data, size_t len,
+                      bool executable, char *err, size_t errlen)
+{
+	if (atomic_file_open(t, path, executable, err, errlen) < 0)
+		return -1;
+	return fill(t, data, len, err, errlen);
 }
 
 int atomic_file_commit(struct atomic_file *t, char *err, size_t errlen)
@@ -242,13 +248,7 @@ static int replace(const char *path, const char *data, size_t len, bool report, 
 	if (atomic_file_open(&t, path, false, err, errlen) < 0)
 		return -1;
 	t.report = report;
-	if (write_all(t.fd, data, len) < 0) {
-		errtext_set(err, errlen, path, "cannot write the temp file %s: %s", t.tmp,
-		            strerror(errno));
-		atomic_file_abort(&t);
-		return -1;
-	}
-	if (atomic_file_finish(&t, err, errlen) < 0)
+	if (fill(&t, data, len, err, errlen) < 0)
 		return -1;
 	return atomic_file_commit(&t, err, errlen);
 }

@@ -48,8 +48,7 @@ int write_all(int fd, const char *data, size_t len);
 int atomic_file_write(struct atomic_file *t, const char *path, const char *data, size_t len,
                       bool executable, char *err, size_t errlen);
 /* Renames the temp file over the target and fsyncs the directory (unless t->report); clears t
- * either way
- * (on failure the temp file is removed). */
+ * either way (on failure the temp file is removed). */
 int atomic_file_commit(struct atomic_file *t, char *err, size_t errlen);
 /* Removes the temp file, if any, and the directories made for it; clears t. A zeroed t is
  * a no-op. */

@@ -201,8 +201,8 @@ store_add(Row, Bytes, {Pending, Size, Chunks}) ->
     {[Row | Pending], Size + Bytes, Chunks}.
 
 %% every row, in the order added
-store_rows({Pending, _, Chunks}) ->
-    lists:append([binary_to_term(C) || C <- lists:reverse(Chunks)]) ++ lists:reverse(Pending).
+store_rows(Store) ->
+    lists:reverse(store_fold(fun(Row, Acc) -> [Row | Acc] end, [], Store)).
 
 %% Fun(Row, Acc) over every row, in the order added, one chunk decoded at a time
 store_fold(Fun, Acc0, {Pending, _, Chunks}) ->

@@ -150,7 +150,6 @@ case_after_suite_raises() {
 
 # ---- faults: epmd (attach mode looks nodes up there) ----
 
-# a TCP port on 127.0.0.1 that nothing listens on now
 case_attach_without_epmd() {
 	local port cookie
 	port=$(free_port)
