@@ -44,6 +44,26 @@ case_faithful_umbrella_second_app_fails() {
 }
 
 # --warnings-as-errors with a warning in a test file: every test passes, mix test exits 1.
+# A module whose setup_all raises: its tests are invalid, each an error carrying the module's
+# failure (the one suite whose records the formatter unpacks in the node before they go to
+# gate), and the run fails as bare mix test does.
+case_faithful_setup_all_fails() {
+	local d; d=$(fixture setup_all_fail)
+	run_gate run -C "$d"
+	expect_rc 1
+	bare_mix setup_all_fail
+	at_least_as_strict 2
+	expect_in "$OUT" "3 tests: 1 passed, 0 failed, 0 skipped, 2 invalid (setup_all failed)"
+	expect_in "$OUT" "gate: FAILED (2 tests)"
+	local j="$d/_build/gate/junit.xml"
+	junit_valid "$j"
+	junit_check "$j" --failures 0 --errors 2 \
+		--failure-contains "test reads a row=setup_all failed: ** (RuntimeError) gate-fixture: no database" \
+		--failure-contains "test writes a row=setup_all failed: ** (RuntimeError) gate-fixture: no database" \
+		--testcase "FineTest=test needs nothing"
+	no_leftovers "$d"
+}
+
 case_faithful_warnings_as_errors() {
 	local d; d=$(fixture warn_errors)
 	run_gate run -C "$d" -- --warnings-as-errors
