@@ -340,9 +340,12 @@ calibration(Start) ->
             end
     end.
 
+%% Calibrates ahead, where an inet driver holds binaries (account/1 calibrates on demand
+%% otherwise). instrument:allocations/1 costs 1.5-2 ms: a node with no inet port open, whose
+%% drivers then hold no buffer, is not asked.
 precalibrate() ->
     try
-        case instrument_ready() andalso
+        case inet_port_open() andalso instrument_ready() andalso
             instrument:allocations(#{allocator_types => [binary_alloc]}) of
             {ok, {Start, _, ByOrigin}} ->
                 %% only where an inet driver has binaries: a node without costs one call
@@ -353,6 +356,14 @@ precalibrate() ->
     catch _:_ -> ok
     end,
     true.
+
+inet_port_open() ->
+    lists:any(fun(P) ->
+                      case erlang:port_info(P, name) of
+                          {name, N} -> lists:member(N, ?INET_DRIVERS);
+                          _ -> false
+                      end
+              end, erlang:ports()).
 
 calibrate(Start) ->
     Size = Start bsl 12,
