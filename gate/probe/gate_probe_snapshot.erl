@@ -107,6 +107,13 @@ snapshot1(Opts, Settled, Eligible) ->
     Skip = lists:usort([P || P <- [self(), Keeper, whereis(gate_probe_watchdog)
                                    | maps:get(skip, Opts, [])], is_pid(P),
                              node(P) =:= node()]),
+    %% a deep before-snapshot's servers' states are summarised while the rest is taken (the
+    %% servers answer on their own schedulers, 3-6 ms on a small node, while this process
+    %% scans, collects and waits for the memory to settle)
+    States = case Mark =:= before andalso Deep of
+                 true -> states_start(Skip);
+                 false -> none
+             end,
     Scan0 = case Deep of
                 true -> deep_scan(scan_gc(GC, maps:get(bin_leak, Opts, true)),
                                   maps:get(top, Opts, 20), Skip, Before,
@@ -133,7 +140,7 @@ snapshot1(Opts, Settled, Eligible) ->
                  false -> []
              end,
     Mark =:= before andalso keeper_start(Figs, maps:get(bytes, maps:get(reply, Aside, #{}), 0),
-                                         Deep andalso Skip),
+                                         States),
     PT = case Deep of
              true -> persistent_term_memory();
              false -> #{}
@@ -440,9 +447,9 @@ memory_less_keeper(Keeper) ->
 %% did not see), per ETS table {Rows, Bytes}, persistent_term:info() and its keys, the open
 %% ports, the loaded modules and the atom count.
 %% SetAside: the sockets' input buffers the before-snapshot set aside, the most an
-%% after-snapshot may set aside. StateSkip: for a deep snapshot, gate's processes not to ask
-%% (the servers' states are summarised, gate_probe_state:before/1); false: none summarised.
-keeper_start(Figs, SetAside, StateSkip) ->
+%% after-snapshot may set aside. States: the servers' states being summarised
+%% (states_start/1), none for a snapshot that is not deep.
+keeper_start(Figs, SetAside, States) ->
     keeper_stop(),
     W = erlang:system_info(wordsize),
     PTerm = persistent_term:info(),
@@ -465,14 +472,25 @@ keeper_start(Figs, SetAside, StateSkip) ->
             ports => maps:from_keys(erlang:ports(), []),
             modules => maps:from_keys(erlang:loaded(), []),
             set_aside => SetAside,
-            states => case StateSkip of
-                          false -> #{};
-                          _ -> gate_probe_state:before(StateSkip)
-                      end,
+            states => states_join(States),
             atoms => erlang:system_info(atom_count)},
     Pid = spawn(fun() -> keeper(Set) end),
     register(gate_probe_keeper, Pid),
     ok.
+
+%% gate_probe_state:before(Skip) (gate's processes not asked) in a process of its own; its
+%% time is bounded there.
+states_start(Skip) ->
+    Ref = make_ref(),
+    {Pid, MRef} = spawn_monitor(fun() -> exit({Ref, gate_probe_state:before(Skip)}) end),
+    {Ref, Pid, MRef}.
+
+states_join(none) -> #{};
+states_join({Ref, Pid, MRef}) ->
+    receive
+        {'DOWN', MRef, process, Pid, {Ref, States}} -> States;
+        {'DOWN', MRef, process, Pid, _} -> #{}
+    end.
 
 keeper(Set) ->
     receive
