@@ -12,7 +12,8 @@
 #   make bench-soak    gate watch --reconnect for 100 000 samples against a node that stalls,
 #                      drops gate and restarts: gate's RSS and descriptors, lost samples; valgrind
 #   make bench-scale   gate's cost on generated suites of 1 000 to 100 000 tests
-#                      (BENCH_SCALE_SIZES, BENCH_SCALE_ROUNDS; tests/bench/scale.sh)
+#                      (BENCH_SCALE_SIZES, BENCH_SCALE_ROUNDS, BENCH_SCALE_SMALL_ROUNDS;
+#                      tests/bench/scale.sh)
 #   make realworld     gate on real open-source suites on this machine ($GATE_REALWORLD,
 #                      $GATE_REALWORLD_APPS; skipped, saying so, without them), no leak planted:
 #                      0 false alarms in REALWORLD_ROUNDS rounds (default 5); REALWORLD_COPIES=N

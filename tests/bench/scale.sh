@@ -5,7 +5,9 @@
 # For each size (BENCH_SCALE_SIZES, default "1000 10000 100000" tests) a synthetic Mix project
 # is generated in a temp dir: 100 one-line tests a module (`assert 1 + 1 == 2`), every other
 # module `async: true`, no dependency; it is compiled once. Then BENCH_SCALE_ROUNDS rounds
-# (default 5) interleave, the order rotating each round:
+# (default 5; BENCH_SCALE_SMALL_ROUNDS, default 15, for sizes up to BENCH_SCALE_SMALL_MAX, 2 000
+# tests: a round there takes 5 s and one round's ratio swings by +-8 % on this machine, where
+# gate's fixed cost is 5 %) interleave, the order rotating each round:
 #   bare      MIX_ENV=test mix test
 #   gate      gate run --json FILE                (the default configuration)
 #   pertest   gate run --per-test --json FILE     (sizes up to BENCH_SCALE_PERTEST_MAX, 10 000)
@@ -44,8 +46,10 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 gate=${GATE:-$root/${GATE_BUILD:-build}/gate}
 sizes=${BENCH_SCALE_SIZES:-1000 10000 100000}
 rounds=${BENCH_SCALE_ROUNDS:-5}
+smallrounds=${BENCH_SCALE_SMALL_ROUNDS:-15}
+smallmax=${BENCH_SCALE_SMALL_MAX:-2000}
 ptmax=${BENCH_SCALE_PERTEST_MAX:-10000}
-for v in $sizes $rounds $ptmax; do
+for v in $sizes $rounds $smallrounds $smallmax $ptmax; do
 	case "$v" in
 	'' | *[!0-9]* | 0) echo "scale bench: error: sizes, rounds and the per-test maximum are positive numbers, got '$v'" >&2; exit 2 ;;
 	esac
@@ -162,8 +166,10 @@ for n in $sizes; do
 	kinds="bare gate"
 	[ "$n" -le "$ptmax" ] && kinds="bare gate pertest"
 	for k in $kinds; do : >"$work/$n.$k"; done
+	nrounds=$rounds
+	[ "$n" -le "$smallmax" ] && [ "$smallrounds" -gt "$rounds" ] && nrounds=$smallrounds
 	i=1
-	while [ "$i" -le "$rounds" ]; do
+	while [ "$i" -le "$nrounds" ]; do
 		case "$kinds $((i % 3))" in
 		*pertest\ 1) order="bare gate pertest" ;;
 		*pertest\ 2) order="gate pertest bare" ;;
@@ -234,4 +240,4 @@ sort -n "$work/rss" | awk 'NR == 1 {n0 = $1; h0 = $2} {n = $1; h = $2} END {
 		printf "scale bench: gate peak RSS %.1f MB at %d tests, %.1f MB at %d: %.0f bytes per added test\n",
 			h0 / 1000, n0, h / 1000, n, (h - h0) * 1000 / (n - n0)
 }'
-echo "scale bench: $rounds rounds per size, interleaved (order rotating); ratios are medians of each round's own, per-test up to $ptmax tests"
+echo "scale bench: $rounds rounds per size ($smallrounds up to $smallmax tests), interleaved (order rotating); ratios are medians of each round's own, per-test up to $ptmax tests"
