@@ -306,7 +306,10 @@ phoenix_workflow_steps_run() {
 	WF_WRAP="" WF_EXTRA_ENV=()
 	if [ -n "$app" ]; then
 		cp -a "$app" "$t/app"
-		rm -rf "$t/app/.gate" "$t/app/_build/gate"
+		# a team's repository of its own: the folder may be a checkout of its upstream (its
+		# history and its origin remote are not the team's, and its origin would take the
+		# pushes)
+		rm -rf "$t/app/.git" "$t/app/.gate" "$t/app/_build/gate"
 		if ! pg_start "$t/pg.env" 2>"$t/pg.err"; then
 			fail "PostgreSQL did not start: $(tail -n 3 "$t/pg.err")"
 			pg_stop "$t/pg.env"
