@@ -43,7 +43,6 @@ case_faithful_umbrella_second_app_fails() {
 	no_leftovers "$d"
 }
 
-# --warnings-as-errors with a warning in a test file: every test passes, mix test exits 1.
 # A module whose setup_all raises: its tests are invalid, each an error carrying the module's
 # failure (the one suite whose records the formatter unpacks in the node before they go to
 # gate), and the run fails as bare mix test does.
@@ -64,6 +63,7 @@ case_faithful_setup_all_fails() {
 	no_leftovers "$d"
 }
 
+# --warnings-as-errors with a warning in a test file: every test passes, mix test exits 1.
 case_faithful_warnings_as_errors() {
 	local d; d=$(fixture warn_errors)
 	run_gate run -C "$d" -- --warnings-as-errors
