@@ -352,7 +352,7 @@ calibration(Start) ->
 %% drivers then hold no buffer, is not asked.
 precalibrate() ->
     try
-        case inet_port_open() andalso instrument_ready() andalso
+        case inet_ports(all) =/= [] andalso instrument_ready() andalso
             instrument:allocations(#{allocator_types => [binary_alloc]}) of
             {ok, {Start, _, ByOrigin}} ->
                 %% only where an inet driver has binaries: a node without costs one call
@@ -363,14 +363,6 @@ precalibrate() ->
     catch _:_ -> ok
     end,
     true.
-
-inet_port_open() ->
-    lists:any(fun(P) ->
-                      case erlang:port_info(P, name) of
-                          {name, N} -> lists:member(N, ?INET_DRIVERS);
-                          _ -> false
-                      end
-              end, erlang:ports()).
 
 calibrate(Start) ->
     Size = Start bsl 12,
@@ -397,10 +389,13 @@ system_hist() ->
 
 %% The `buffer` option of each eligible inet socket: [{Driver, Bytes}].
 inet_buffers(Eligible) ->
-    [{list_to_atom(Name), B}
-     || P <- erlang:ports(), Eligible =:= all orelse is_map_key(P, Eligible),
-        {name, Name} <- [erlang:port_info(P, name)], lists:member(Name, ?INET_DRIVERS),
-        {ok, [{buffer, B}]} <- [catch inet:getopts(P, [buffer])]].
+    [{list_to_atom(Name), B} || {P, Name} <- inet_ports(Eligible),
+                                {ok, [{buffer, B}]} <- [catch inet:getopts(P, [buffer])]].
+
+%% [{Port, DriverName}] of the open inet sockets among Eligible (all, or a map of ports).
+inet_ports(Eligible) ->
+    [{P, Name} || P <- erlang:ports(), Eligible =:= all orelse is_map_key(P, Eligible),
+                  {name, Name} <- [erlang:port_info(P, name)], lists:member(Name, ?INET_DRIVERS)].
 
 %% Whether OTP's instrument module can be called. Mix from Elixir 1.15 on prunes the code path
 %% to the project's applications, so instrument (tools before OTP 26, runtime_tools from
