@@ -410,9 +410,9 @@ static void say_mix_result(struct run *r)
 	}
 }
 
-/* --json and --update-baseline (only a passing run becomes the baseline, unless --force).
+/* --json (with the baseline this run would commit in it), written while the node halts.
  * Returns 0, or -1 with r->err. */
-static int late_outputs(struct run *r, int code)
+static int json_output(struct run *r, int code)
 {
 	const struct run_opts *o = r->opts;
 	if (!o->json_path && !o->update_baseline)
@@ -445,6 +445,14 @@ static int late_outputs(struct run *r, int code)
 	};
 	if (o->json_path && run_json_write(o->json_path, &j, r->err, sizeof(r->err)) < 0)
 		return -1;
+	return 0;
+}
+
+/* --update-baseline, once the node is gone and the summary printed (only a passing run
+ * becomes the baseline, unless --force). Returns 0, or -1 with r->err. */
+static int baseline_output(struct run *r, int code)
+{
+	const struct run_opts *o = r->opts;
 	if (!o->update_baseline)
 		return 0;
 	if (code != GATE_EXIT_PASS && !o->force) {
@@ -459,9 +467,9 @@ static int late_outputs(struct run *r, int code)
 }
 
 /* The verdict, then the reports, each once: the JUnit file first (one that cannot be written
- * ends the run with exit 2 before anything that cannot be undone, the baseline commit), the
- * summary, then --json and --update-baseline, then the step summary, the HTML report and the
- * annotations. A late failure (the --json file, a refused commit) is exit 2: it joins the
+ * ends the run with exit 2 before anything that cannot be undone, the baseline commit), then
+ * --json while the node halts, the summary, --update-baseline, then the step summary, the
+ * HTML report and the annotations. A late failure (the --json file, a refused commit) is exit 2: it joins the
  * run's results in those reports (the JUnit file replaced with an error case), never a
  * second set of reports. */
 static int conclude(struct run *r)
@@ -477,6 +485,8 @@ static int conclude(struct run *r)
 		return GATE_EXIT_ERROR;
 	}
 	bool junit = write_junit(r, &d) == 0;
+	/* the --json file while the node halts: it says nothing, so it may */
+	int late = junit ? json_output(r, code) : 0;
 	/* the node's last output (halt flushes it) before the summary, never inside it */
 	session_end(&r->ses);
 	fflush(stderr);
@@ -484,7 +494,7 @@ static int conclude(struct run *r)
 	fflush(stdout);
 	if (!junit)
 		code = GATE_EXIT_ERROR;
-	if (junit && late_outputs(r, code) < 0) {
+	if (junit && (late < 0 || baseline_output(r, code) < 0)) {
 		gate_error("%s", r->err);
 		d.error = r->err;
 		code = GATE_EXIT_ERROR;
