@@ -8,12 +8,11 @@
 #include "model/snapshot.h"
 #include "tests/baseline_git_fixture.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
 
-#include <git2.h>
+#include "ci/git/git2_lib.h"
 
 /* Tries a commit that must be refused with want in the message, and checks that nothing
  * moved: HEAD, the index, the working tree. */
@@ -48,21 +47,29 @@ static void assert_refused(struct fixture *fx, struct baseline_repo *r,
  * so this is how a test moves HEAD in the middle of a commit. */
 static const char *race_cmd;
 
-/* Interposes libgit2's git_signature_now (the executable's definition wins over the shared
- * library's for calls from ci/git/baseline_git.c, where bgit_signature makes it). */
-int git_signature_now(git_signature **out, const char *name, const char *email)
+/* libgit2's git_signature_now, which bgit_signature calls between the checks and the
+ * commit: race_arm() puts race_signature_now in its place in the table gate calls libgit2
+ * through (ci/git/git2_lib.h; the library is open once a repository is), which runs
+ * race_cmd first, once. */
+static __typeof__(git_signature_now) real_signature_now; /* the table's pointer type */
+
+static int race_signature_now(git_signature **out, const char *name, const char *email)
 {
-	typedef int (*sig_now_fn)(git_signature **, const char *, const char *);
-	static sig_now_fn real;
-	if (!real)
-		real = (sig_now_fn)dlsym(RTLD_NEXT, "git_signature_now");
 	if (race_cmd) {
 		const char *c = race_cmd;
 		race_cmd = NULL;
 		if (sh(g_fx->repo, "%s", c) != 0)
 			return -1;
 	}
-	return real(out, name, email);
+	return real_signature_now(out, name, email);
+}
+
+static void race_arm(const char *cmd)
+{
+	if (!real_signature_now)
+		real_signature_now = git2_api.fn_git_signature_now;
+	git2_api.fn_git_signature_now = race_signature_now;
+	race_cmd = cmd;
 }
 
 /* ---- the one-file commit ---- */
@@ -238,8 +245,8 @@ static void test_git__head_moved_during_commit(void **state)
 	char *index = out(fx->repo, "git ls-files -s --debug");
 	/* the branch moves without the index (gate holds index.lock by then, so a `git commit`
 	 * would be refused: a fetch into the branch or update-ref is what can still race) */
-	race_cmd = "git update-ref refs/heads/main "
-	           "$(git commit-tree -p HEAD -m racing 'HEAD^{tree}')";
+	race_arm("git update-ref refs/heads/main "
+	         "$(git commit-tree -p HEAD -m racing 'HEAD^{tree}')");
 	struct baseline_commit_opts o = {.expected_head = head};
 	int rc = baseline_git_commit(c, r, &fx->b, &o, fx->err, sizeof(fx->err));
 	assert_null(race_cmd); /* the race did happen */
@@ -648,7 +655,7 @@ static void test_git__concurrent_add_kept(void **state)
 	/* before the lock: between the checks and the commit (the signature is made there) */
 	make_busy_repo(fx);
 	struct baseline_repo *r = open_repo(fx, fx->repo);
-	race_cmd = "printf 'y\\n' >early.txt && git add early.txt";
+	race_arm("printf 'y\\n' >early.txt && git add early.txt");
 	char c[BASELINE_OID_HEX];
 	commit_ok(fx, r, NULL, c);
 	assert_null(race_cmd);

@@ -14,7 +14,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include <git2.h>
+#include "ci/git/git2_lib.h"
 
 _Static_assert(BGIT_HEX == BASELINE_OID_HEX, "a commit id as text has one size");
 
@@ -96,6 +96,8 @@ int baseline_git_open(struct baseline_repo **out, const char *dir, char *err, si
 	*out = NULL;
 	if (err && errlen)
 		err[0] = '\0';
+	if (git2_lib_load(err, errlen) < 0)
+		return BASELINE_ERROR;
 	if (git_libgit2_init() < 0)
 		return bgit_fail(err, errlen, -1, NULL, "cannot initialise libgit2");
 	struct baseline_repo *r = calloc(1, sizeof(*r));

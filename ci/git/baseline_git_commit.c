@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <git2.h>
+#include "ci/git/git2_lib.h"
 
 /* 2*bytes random hex digits from /dev/urandom; -1 when it cannot be read. */
 static int random_hex(char *buf, size_t bytes)

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include <git2.h>
+#include "ci/git/git2_lib.h"
 
 #include "base/errtext.h"
 #include "ci/store/baseline_file.h"

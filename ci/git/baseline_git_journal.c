@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
+#include "ci/git/git2_lib.h"
 
 /* ---- crash safety: a journal under .git and git's own index.lock ----
  *

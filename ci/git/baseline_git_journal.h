@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <git2.h>
+#include "ci/git/git2_lib.h"
 
 #include "ci/git/baseline_git.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <git2.h>
+#include "ci/git/git2_lib.h"
 #include <jansson.h>
 
 #include "base/grow.h"

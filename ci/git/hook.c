@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <git2.h>
+#include "ci/git/git2_lib.h"
 
 #include "base/atomic.h"
 #include "base/errtext.h"
@@ -41,6 +41,8 @@ int hook_where_find(struct hook_where *out, const char *dir, char *err, size_t e
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
+	if (git2_lib_load(err, errlen) < 0)
+		return -1;
 	if (git_libgit2_init() < 0)
 		return lg2_fail(err, errlen, "cannot initialise libgit2", "reinstall libgit2");
 	int grc = git_repository_open_ext(&repo, dir, 0, NULL);

@@ -24,9 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <libxml/xmlerror.h>
-#include <libxml/xmlIO.h>
-#include <libxml/xmlwriter.h>
+#include "ci/report/xml_lib.h"
 
 /* ---- the writer, with sticky errors ---- */
 
@@ -871,8 +869,9 @@ int junit_write(const char *path, const struct report_data *d, char *err, size_t
 	size_t n = run ? run->count : 0;
 	struct sink sink = {.fd = -1, .err = 0};
 	struct xml_errcap cap = {{0}};
-	xmlStructuredErrorFunc old_handler = xmlStructuredError;
-	void *old_ctx = xmlStructuredErrorContext;
+	xmlStructuredErrorFunc old_handler = NULL;
+	void *old_ctx = NULL;
+	bool xml = false; /* libxml2 loaded, its error handler to be put back */
 	xmlOutputBufferPtr out = NULL;
 	struct jw j = {0};
 	struct suite_common common = {0};
@@ -884,6 +883,12 @@ int junit_write(const char *path, const struct report_data *d, char *err, size_t
 		errtext_set(err, errlen, "(no path)", "no path given for the JUnit report");
 		return -1;
 	}
+
+	if (xml2_lib_load(err, errlen) < 0)
+		return -1;
+	xml = true;
+	old_handler = xmlStructuredError;
+	old_ctx = xmlStructuredErrorContext;
 
 	o = calloc(n ? n : 1, sizeof(*o));
 	j.modules = attribution_modules_sorted(run); /* NULL for none */
@@ -951,9 +956,15 @@ int junit_write(const char *path, const struct report_data *d, char *err, size_t
 		goto out;
 	rc = 0;
 out:
-	xmlSetStructuredErrorFunc(old_ctx, old_handler);
+	if (xml)
+		xmlSetStructuredErrorFunc(old_ctx, old_handler);
 	atomic_file_abort(&file); /* a no-op once committed */
 	free(o);
 	free(j.modules);
 	return rc;
+}
+
+void junit_warm(void)
+{
+	xml2_lib_warm();
 }

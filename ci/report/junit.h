@@ -33,4 +33,9 @@
  * temp file is removed and an existing file at path is left as it was. */
 int junit_write(const char *path, const struct report_data *d, char *err, size_t errlen);
 
+/* Starts opening what junit_write needs (libxml2, ci/report/xml_lib.h) in a thread of its
+ * own, for a process about to wait: the write then does not pay for it. Best effort: a
+ * library that cannot be opened is said by junit_write. */
+void junit_warm(void);
+
 #endif

@@ -5,12 +5,12 @@
 #include "gate/cmd/version_cmd.h"
 #include "gate/version.h"
 
-#include <git2.h>
 #include <jansson.h>
-#include <libxml/parser.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci/git/git2_lib.h"
+#include "ci/report/xml_lib.h"
 #include "gate/probe/otp.h"
 #include "gate/probe/probe_blob.h"
 
@@ -30,12 +30,26 @@
 void version_print(FILE *out)
 {
 	int major = 0, minor = 0, rev = 0;
-	git_libgit2_version(&major, &minor, &rev);
-	/* xmlParserVersion is "20914" for 2.9.14 */
-	int xml = atoi(xmlParserVersion);
-	char libs[160];
-	snprintf(libs, sizeof libs, "libgit2 %d.%d.%d, libxml2 %d.%d.%d, jansson %s", major, minor,
-	         rev, xml / 10000, xml / 100 % 100, xml % 100, jansson_version_str());
+	char git[96], xmlv[96], why[512];
+	/* a library gate opens on first use (ci/git/git2_lib.h) may be missing: say which */
+	if (git2_lib_load(why, sizeof(why)) == 0) {
+		git_libgit2_version(&major, &minor, &rev);
+		snprintf(git, sizeof(git), "libgit2 %d.%d.%d", major, minor, rev);
+	} else {
+		snprintf(git, sizeof(git), "libgit2 missing");
+		fprintf(stderr, "gate: %s\n", why);
+	}
+	if (xml2_lib_load(why, sizeof(why)) == 0) {
+		/* xmlParserVersion is "20914" for 2.9.14 */
+		int xml = atoi(xmlParserVersion);
+		snprintf(xmlv, sizeof(xmlv), "libxml2 %d.%d.%d", xml / 10000, xml / 100 % 100,
+		         xml % 100);
+	} else {
+		snprintf(xmlv, sizeof(xmlv), "libxml2 missing");
+		fprintf(stderr, "gate: %s\n", why);
+	}
+	char libs[256];
+	snprintf(libs, sizeof libs, "%s, %s, jansson %s", git, xmlv, jansson_version_str());
 	fprintf(out, "gate %s\n", GATE_VERSION);
 	if (strcmp(GATE_BUILD_KIND, "release") == 0)
 		fprintf(out,

@@ -250,8 +250,12 @@ static int run_workload(struct run *r)
  * judged and the JUnit file written (conclude waits for it before the summary). */
 static int observe(struct run *r)
 {
-	if (read_baseline(r) < 0 || open_node(r) < 0 ||
-	    take_snapshot(r, &r->before, "before", PROBE_MARK_BEFORE) < 0 || run_workload(r) < 0 ||
+	if (read_baseline(r) < 0 || open_node(r) < 0)
+		return -1;
+	/* the JUnit writer's library opens while the node works (no fork of ours is under way:
+	 * the node runs, the --exec command starts after the before-snapshot) */
+	junit_warm();
+	if (take_snapshot(r, &r->before, "before", PROBE_MARK_BEFORE) < 0 || run_workload(r) < 0 ||
 	    take_snapshot(r, &r->after, "after", PROBE_MARK_AFTER) < 0)
 		return -1;
 	session_release(&r->ses);
@@ -469,8 +473,8 @@ static int baseline_output(struct run *r, int code)
 /* The verdict, then the reports, each once: the JUnit file first (one that cannot be written
  * ends the run with exit 2 before anything that cannot be undone, the baseline commit), then
  * --json while the node halts, the summary, --update-baseline, then the step summary, the
- * HTML report and the annotations. A late failure (the --json file, a refused commit) is exit 2: it joins the
- * run's results in those reports (the JUnit file replaced with an error case), never a
+ * HTML report and the annotations. A late failure (the --json file, a refused commit) is exit 2: it
+ * joins the run's results in those reports (the JUnit file replaced with an error case), never a
  * second set of reports. */
 static int conclude(struct run *r)
 {

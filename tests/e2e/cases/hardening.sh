@@ -402,3 +402,37 @@ case_run_needs_no_epmd() {
 	expect_in "$OUT" "gate: PASSED"
 	no_leftovers "$d"
 }
+
+# gate opens libgit2 and libxml2 on first use (base/lazylib.h), not when it starts: one that
+# cannot be loaded (removed, broken) is an error that names it and its package, exit 2, with
+# the previous report left as it was and no node left. Broken copies first on the library path
+# stand for them here.
+case_missing_shared_library() {
+	local bad="$WORK/badlib" so
+	so=$(pkg-config --modversion libgit2 | cut -d. -f1,2)
+	mkdir -p "$bad"
+	: >"$bad/libxml2.so.2"
+	: >"$bad/libgit2.so.$so"
+	# in a repository, the baseline is read with libgit2 before any node starts
+	local d; d=$(git_fixture clean)
+	LD_LIBRARY_PATH="$bad" run_gate run -C "$d"
+	expect_rc 2
+	expect_in "$ERR" "cannot load libgit2.so.$so: $bad/libgit2.so.$so"
+	expect_in "$ERR" "install libgit2 (Debian: apt-get install libgit2-$so)"
+	no_leftovers "$d"
+	# elsewhere the suite runs, and the JUnit report cannot be written
+	d=$(fixture clean)
+	mkdir -p "$d/_build/gate"
+	printf 'the previous report\n' >"$d/_build/gate/junit.xml"
+	LD_LIBRARY_PATH="$bad" run_gate run -C "$d"
+	expect_rc 2
+	expect_in "$ERR" "gate: error: cannot write the JUnit report: cannot load libxml2.so.2: $bad/libxml2.so.2"
+	expect_in "$ERR" "install libxml2 (Debian: apt-get install libxml2)"
+	[ "$(cat "$d/_build/gate/junit.xml")" = "the previous report" ] || fail "the previous report was changed"
+	[ -z "$(find "$d/_build/gate" -name '.junit.xml*')" ] || fail "a temp file of the report is left"
+	no_leftovers "$d"
+	# gate --version says which one it could not load
+	LD_LIBRARY_PATH="$bad" run_gate --version
+	expect_rc 0
+	expect_in "$OUT" "libgit2 missing, libxml2 missing"
+}

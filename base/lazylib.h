@@ -1,0 +1,49 @@
+/* base/lazylib.h: a shared library opened on first use (dlopen), not when gate starts.
+ *
+ * libgit2 and libxml2 with what they need (OpenSSL, Kerberos, libssh2, mbedTLS, ICU and the
+ * C++ runtime: 23 more libraries) cost every gate process 11 ms to map and relocate before
+ * main, on this machine a third of gate's own share of a 1 000-test run, though most runs
+ * write the JUnit file only at the end and read git only where a repository is. A build that
+ * links them (make release, statically; GATE_DIRECT_LIBS) calls them directly and never
+ * opens anything.
+ *
+ * A struct lazylib names the library by its soname and lists the symbols to resolve with
+ * their slots, in the same order; lazylib_open() loads and resolves them all once (later
+ * calls return the first call's outcome) and is safe to call from several threads: one loads,
+ * the others wait for it. A library that cannot be opened, or lacks a symbol, leaves every
+ * slot NULL and says so in err ("cannot load SONAME: why; install PACKAGE"). */
+#ifndef GATE_BASE_LAZYLIB_H
+#define GATE_BASE_LAZYLIB_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct lazylib {
+	const char *soname;       /* "libgit2.so.1.5" */
+	const char *package;      /* what to install when it is missing, for the error */
+	const char *const *names; /* the symbols, n of them */
+	void **slots;             /* where each one's address goes */
+	size_t n;
+	/* the state, zero-initialised with the rest (PTHREAD_MUTEX_INITIALIZER) */
+	pthread_mutex_t lock;
+	int state; /* 0 not tried, 1 loaded, -1 failed */
+	char why[512];
+};
+
+#define LAZYLIB_INIT(soname_, package_, names_, slots_, n_)                                        \
+	{                                                                                          \
+		.soname = (soname_), .package = (package_), .names = (names_), .slots = (slots_),  \
+		.n = (n_), .lock = PTHREAD_MUTEX_INITIALIZER                                       \
+	}
+
+/* Loads l once. Returns 0, or -1 with err (may be NULL) saying which library, why and what
+ * to install. */
+int lazylib_open(struct lazylib *l, char *err, size_t errlen);
+
+/* Loads the n libraries in a detached thread of their own, so that a later
+ * lazylib_open() finds them loaded: for a process that is about to wait (for a node to boot,
+ * for a suite to run). Best effort: a failure is said by the lazylib_open() that needs it. */
+void lazylib_warm(struct lazylib *const *libs, size_t n);
+
+#endif

@@ -1,0 +1,56 @@
+/* ci/report/xml_lib.c: libxml2 opened on first use (xml_lib.h). */
+#include "ci/report/xml_lib.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#include "base/lazylib.h"
+
+#ifndef GATE_DIRECT_LIBS
+
+struct xml2_api xml2_api;
+
+#define XML2_NAME(f) #f,
+static const char *const xml2_names[] = {XML2_FUNCS(XML2_NAME)};
+#define XML2_COUNT (sizeof(xml2_names) / sizeof(xml2_names[0]))
+static void *xml2_slots[XML2_COUNT];
+_Static_assert(sizeof(struct xml2_api) == sizeof(xml2_slots),
+               "one table slot per function of XML2_FUNCS");
+
+/* libxml2's soname has been libxml2.so.2 since 2.0 */
+static struct lazylib xml2_lazy =
+        LAZYLIB_INIT("libxml2.so.2", "libxml2 (Debian: apt-get install libxml2)", xml2_names,
+                     xml2_slots, XML2_COUNT);
+
+int xml2_lib_load(char *err, size_t errlen)
+{
+	static bool copied; /* once: a test may have put a function of its own in the table */
+	if (lazylib_open(&xml2_lazy, err, errlen) < 0)
+		return -1;
+	/* a function pointer is the size and form of a data pointer here, as dlsym assumes */
+	if (!copied)
+		memcpy(&xml2_api, xml2_slots, sizeof(xml2_api));
+	copied = true;
+	return 0;
+}
+
+void xml2_lib_warm(void)
+{
+	static struct lazylib *const libs[] = {&xml2_lazy};
+	lazylib_warm(libs, 1);
+}
+
+#else
+
+int xml2_lib_load(char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+
+void xml2_lib_warm(void)
+{
+}
+
+#endif
