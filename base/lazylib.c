@@ -2,6 +2,7 @@
 #include "base/lazylib.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,13 @@ void lazylib_warm(struct lazylib *const *libs, size_t n)
 		return;
 	}
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	/* the thread starts with every signal blocked: a SIGINT or SIGTERM for gate goes to the
+	 * thread that waits on the node, whose wait it cuts short */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (pthread_create(&t, &a, warm_main, w) != 0)
 		free(w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
 }

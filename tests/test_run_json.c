@@ -113,11 +113,16 @@ static void test_cases_are_what_jansson_dumps(void **state)
 	    "Assertion with == failed", "", TEST_PASSED);
 	add(&run, "Elixir.C.Test", "test /slash/ \b\f", "/r/test/c_test.exs", "", "x", NULL,
 	    TEST_SKIPPED);
+	/* text shaped like the placeholder the cases take the place of is only text */
+	add(&run, "\x01gate-cases-0123456789abcdef\x01", "\x01gate-cases-0123456789abcdef\x01",
+	    NULL, NULL, NULL, NULL, TEST_PASSED);
 	char *text = written(&run, "three.json");
 	assert_as_jansson_dumps(text);
 	json_t *root;
 	json_t *c = cases_of(text, &root);
-	assert_int_equal(json_array_size(c), 3);
+	assert_int_equal(json_array_size(c), 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(c, 3), "name")),
+	                    "\x01gate-cases-0123456789abcdef\x01");
 	json_t *a = json_array_get(c, 0);
 	assert_string_equal(json_string_value(json_object_get(a, "name")),
 	                    "test \"quoted\" and \\ back\\slash");

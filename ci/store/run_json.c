@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -28,8 +31,27 @@
  * "tests"), and the text below replaces it: what jansson's dump would give (keys sorted, the
  * same indentation, the same escapes), but for text that is not UTF-8, where jansson gives up
  * on the whole document: here each invalid byte becomes U+FFFD. */
-#define CASES_PLACEHOLDER "\x01gate:cases\x01"
-#define CASES_PLACEHOLDER_DUMPED "\"\\u0001gate:cases\\u0001\""
+/* The placeholder carries 64 random bits, so that no text from the node (a table's name, a
+ * finding's words) can pass for it: "\x01gate-cases-HEX\x01", which jansson dumps as
+ * "\u0001gate-cases-HEX\u0001" (with its quotes). */
+struct cases_placeholder {
+	char value[64];  /* the string put in the document */
+	char dumped[64]; /* how jansson's dump writes it */
+};
+
+static void cases_placeholder_make(struct cases_placeholder *p)
+{
+	uint64_t r = 0;
+	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid() << 32 ^
+		    (uint64_t)(uintptr_t)p;
+	}
+	snprintf(p->value, sizeof(p->value), "\x01gate-cases-%016llx\x01", (unsigned long long)r);
+	snprintf(p->dumped, sizeof(p->dumped), "\"\\u0001gate-cases-%016llx\\u0001\"",
+	         (unsigned long long)r);
+}
 
 /* s as a JSON string (null for NULL) */
 static void text_json_string(struct textbuf *b, const char *s)
@@ -133,10 +155,11 @@ static void cases_text(struct textbuf *b, const struct test_run *run, size_t col
 /* text (len bytes, jansson's dump; taken) with the placeholder replaced by the cases.
  * Returns the new text (malloc'd, *len updated), text itself when it holds no placeholder,
  * or NULL when out of memory. */
-static char *cases_splice(char *text, size_t *len, const struct test_run *run)
+static char *cases_splice(char *text, size_t *len, const struct test_run *run,
+                          const struct cases_placeholder *ph)
 {
-	const char *at =
-	        memmem(text, *len, CASES_PLACEHOLDER_DUMPED, sizeof(CASES_PLACEHOLDER_DUMPED) - 1);
+	size_t phlen = strlen(ph->dumped);
+	const char *at = memmem(text, *len, ph->dumped, phlen);
 	if (!at)
 		return text;
 	/* the column of the line that holds the "cases" key */
@@ -149,7 +172,7 @@ static char *cases_splice(char *text, size_t *len, const struct test_run *run)
 	struct textbuf b = {0};
 	textbuf_add(&b, text, (size_t)(at - text));
 	cases_text(&b, run, col);
-	const char *rest = at + sizeof(CASES_PLACEHOLDER_DUMPED) - 1;
+	const char *rest = at + phlen;
 	textbuf_add(&b, rest, *len - (size_t)(rest - text));
 	free(text);
 	if (b.oom) {
@@ -197,7 +220,7 @@ static json_t *modules_json(const struct test_run *run)
 	return a;
 }
 
-static json_t *tests_json(const struct test_run *run)
+static json_t *tests_json(const struct test_run *run, const struct cases_placeholder *ph)
 {
 	struct test_counts tc = test_run_count(run);
 	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I}", "total", (json_int_t)tc.total, "passed",
@@ -207,7 +230,7 @@ static json_t *tests_json(const struct test_run *run)
 		return NULL;
 	/* what the verdict is made of besides the counts (model_verdict_tally) */
 	/* the cases are spliced in as text (cases_splice) */
-	int bad = json_object_set_new(o, "cases", json_string(CASES_PLACEHOLDER));
+	int bad = json_object_set_new(o, "cases", json_string(ph->value));
 	bad |= json_object_set_new(o, "finished", json_boolean(run->finished));
 	bad |= json_object_set_new(o, "suite_ran", json_boolean(run->suite_ran));
 	bad |= json_object_set_new(o, "mix_reported", json_boolean(run->mix_reported));
@@ -293,7 +316,8 @@ void run_json_digest(char out[17], const char *text, size_t len)
 }
 
 /* The document; NULL when out of memory. */
-static json_t *run_json_build(const struct run_json *d, char *err, size_t errlen)
+static json_t *run_json_build(const struct run_json *d, const struct cases_placeholder *ph,
+                              char *err, size_t errlen)
 {
 	json_t *root = json_object();
 	json_t *base = d->baseline ? baseline_json(d->baseline, err, errlen) : json_null();
@@ -311,7 +335,7 @@ static json_t *run_json_build(const struct run_json *d, char *err, size_t errlen
 	                           d->commit ? json_string(d->commit) : json_null());
 	bad |= json_object_set_new(root, "verdict", json_string(d->passed ? "passed" : "failed"));
 	bad |= json_object_set_new(root, "started", json_integer((json_int_t)d->started));
-	bad |= json_object_set_new(root, "tests", tests_json(d->tests));
+	bad |= json_object_set_new(root, "tests", tests_json(d->tests, ph));
 	bad |= json_object_set_new(root, "findings", findings_json(d->findings));
 	bad |= json_object_set_new(root, "before", snapshot_json(d->before));
 	bad |= json_object_set_new(root, "after", snapshot_json(d->after));
@@ -351,12 +375,14 @@ static json_t *run_json_build(const struct run_json *d, char *err, size_t errlen
 int run_json_write(const char *path, const struct run_json *d, char *err, size_t errlen)
 {
 	char why[1024] = "out of memory";
-	json_t *root = run_json_build(d, why, sizeof(why));
+	struct cases_placeholder ph;
+	cases_placeholder_make(&ph);
+	json_t *root = run_json_build(d, &ph, why, sizeof(why));
 	size_t len = 0;
 	char *text = root ? json_text(root, JSON_SORT_KEYS | JSON_INDENT(2), &len) : NULL;
 	json_decref(root);
 	if (text)
-		text = cases_splice(text, &len, d->tests);
+		text = cases_splice(text, &len, d->tests, &ph);
 	if (!text) {
 		errtext_set(err, errlen, "--json", "%s: %s", path, why);
 		return -1;
