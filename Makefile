@@ -98,7 +98,7 @@ EI_LIBS = $(if $(EI_DIR),-L$(EI_DIR)/lib)
 # -Wno-format-truncation: messages are built with snprintf precisely so that they may be cut
 CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wno-format-truncation -pthread -D_DEFAULT_SOURCE -D_GNU_SOURCE \
 	-g $(OPT) $(SAN) -I. -I$(BUILD) $(EI_CFLAGS) $(PKG_CFLAGS) $(DIRECT_DEFS) $(EXTRA_DEFS) $(CFLAGS)
-LDLIBS_ALL = $(PKG_LIBS) $(EI_LIBS) -lei -pthread $(SAN) $(LDLIBS)
+LDLIBS_ALL = $(PKG_LIBS) $(EI_LIBS) -lei -ldl -pthread $(SAN) $(LDLIBS)
 # build/gate itself opens libgit2 and libxml2 on first use (base/lazylib.h): mapping them and
 # the 23 libraries they need cost every gate process 11 ms before main. The tests, fuzzers
 # and tools link them (they call them directly too); the release binary links them statically.

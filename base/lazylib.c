@@ -34,6 +34,7 @@ static int load(struct lazylib *l)
 		l->slots[i] = p;
 	}
 	/* never closed: the slots point into it for the rest of the process */
+	l->handle = h;
 	return 0;
 }
 
@@ -49,6 +50,14 @@ int lazylib_open(struct lazylib *l, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+void *lazylib_symbol(struct lazylib *l, const char *name)
+{
+	pthread_mutex_lock(&l->lock);
+	void *h = l->state == 1 ? l->handle : NULL;
+	pthread_mutex_unlock(&l->lock);
+	return h ? dlsym(h, name) : NULL;
 }
 
 struct warm {

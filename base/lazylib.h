@@ -28,6 +28,7 @@ struct lazylib {
 	/* the state, zero-initialised with the rest (PTHREAD_MUTEX_INITIALIZER) */
 	pthread_mutex_t lock;
 	int state; /* 0 not tried, 1 loaded, -1 failed */
+	void *handle;
 	char why[512];
 };
 
@@ -40,6 +41,10 @@ struct lazylib {
 /* Loads l once. Returns 0, or -1 with err (may be NULL) saying which library, why and what
  * to install. */
 int lazylib_open(struct lazylib *l, char *err, size_t errlen);
+
+/* The address of the symbol name (a variable, say) in l, once lazylib_open() loaded it;
+ * NULL otherwise or when l has no such symbol. */
+void *lazylib_symbol(struct lazylib *l, const char *name);
 
 /* Loads the n libraries in a detached thread of their own, so that a later
  * lazylib_open() finds them loaded: for a process that is about to wait (for a node to boot,

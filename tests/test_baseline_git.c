@@ -8,6 +8,7 @@
 #include "model/snapshot.h"
 #include "tests/baseline_git_fixture.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -48,9 +49,10 @@ static void assert_refused(struct fixture *fx, struct baseline_repo *r,
 static const char *race_cmd;
 
 /* libgit2's git_signature_now, which bgit_signature calls between the checks and the
- * commit: race_arm() puts race_signature_now in its place in the table gate calls libgit2
- * through (ci/git/git2_lib.h; the library is open once a repository is), which runs
- * race_cmd first, once. */
+ * commit, runs race_cmd first, once, when race_arm() gave one. */
+#ifndef GATE_DIRECT_LIBS
+/* gate calls libgit2 through a table (ci/git/git2_lib.h; the library is open once a
+ * repository is): race_arm() puts race_signature_now in git_signature_now's place */
 static __typeof__(git_signature_now) real_signature_now; /* the table's pointer type */
 
 static int race_signature_now(git_signature **out, const char *name, const char *email)
@@ -71,6 +73,29 @@ static void race_arm(const char *cmd)
 	git2_api.fn_git_signature_now = race_signature_now;
 	race_cmd = cmd;
 }
+#else
+/* linked with libgit2 and calling it directly (make release's flags): the executable's
+ * definition wins over the library's for the calls of ci/git/baseline_git.c */
+int git_signature_now(git_signature **out, const char *name, const char *email)
+{
+	typedef int (*sig_now_fn)(git_signature **, const char *, const char *);
+	static sig_now_fn real;
+	if (!real)
+		real = (sig_now_fn)dlsym(RTLD_NEXT, "git_signature_now");
+	if (race_cmd) {
+		const char *c = race_cmd;
+		race_cmd = NULL;
+		if (sh(g_fx->repo, "%s", c) != 0)
+			return -1;
+	}
+	return real(out, name, email);
+}
+
+static void race_arm(const char *cmd)
+{
+	race_cmd = cmd;
+}
+#endif
 
 /* ---- the one-file commit ---- */
 

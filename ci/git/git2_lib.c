@@ -18,10 +18,10 @@ _Static_assert(sizeof(struct git2_api) == sizeof(git2_slots),
                "one table slot per function of GIT2_FUNCS");
 
 /* the soname of the libgit2 whose headers gate is compiled with */
-static struct lazylib git2_lazy =
-        LAZYLIB_INIT("libgit2.so." LIBGIT2_SOVERSION,
-                     "libgit2 (Debian: apt-get install libgit2-" LIBGIT2_SOVERSION ")", git2_names,
-                     git2_slots, GIT2_COUNT);
+static struct lazylib git2_lazy = LAZYLIB_INIT(
+        "libgit2.so." LIBGIT2_SOVERSION,
+        "libgit2 (Debian: apt-get install libgit2-" LIBGIT2_SOVERSION "; Alpine: apk add libgit2)",
+        git2_names, git2_slots, GIT2_COUNT);
 
 int git2_lib_load(char *err, size_t errlen)
 {

@@ -2,8 +2,8 @@
  *
  * Include this instead of <git2.h>. Every libgit2 function gate calls is listed in
  * GIT2_FUNCS and, below the table, named by a macro that calls it through the table: the
- * code reads as plain libgit2. git2_lib_load() opens the library before the first call (the
- * callers of git_libgit2_init: baseline_git_open, hook_where_find, gate --version); a call
+ * code reads as plain libgit2. git2_lib_load() opens the library before the first call
+ * (baseline_git_open and hook_where_find, before git_libgit2_init; gate --version); a call
  * before it is a NULL call. A function missing from the list is a link error of build/gate
  * (it is not linked with libgit2), never a run-time one.
  * With GATE_DIRECT_LIBS (make release: libgit2 linked statically) the names are libgit2's

@@ -847,7 +847,12 @@ struct xml_errcap {
 	char text[256];
 };
 
+/* libxml2 2.12 made the error a const pointer */
+#if LIBXML_VERSION >= 21200
+static void xml_errcap_handler(void *ctx, const xmlError *e)
+#else
 static void xml_errcap_handler(void *ctx, xmlErrorPtr e)
+#endif
 {
 	struct xml_errcap *cap = ctx;
 	if (!e || !e->message || cap->text[0])
@@ -884,8 +889,12 @@ int junit_write(const char *path, const struct report_data *d, char *err, size_t
 		return -1;
 	}
 
-	if (xml2_lib_load(err, errlen) < 0)
+	if (xml2_lib_load(err, errlen) < 0) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", err ? err : "");
+		errtext_set(err, errlen, path, "%s", why);
 		return -1;
+	}
 	xml = true;
 	old_handler = xmlStructuredError;
 	old_ctx = xmlStructuredErrorContext;
@@ -967,4 +976,9 @@ out:
 void junit_warm(void)
 {
 	xml2_lib_warm();
+}
+
+int junit_ready(char *err, size_t errlen)
+{
+	return xml2_lib_load(err, errlen);
 }

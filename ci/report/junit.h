@@ -38,4 +38,10 @@ int junit_write(const char *path, const struct report_data *d, char *err, size_t
  * library that cannot be opened is said by junit_write. */
 void junit_warm(void);
 
+/* Whether junit_write can run: 0 once its library is loaded (waiting for junit_warm's thread
+ * when it is still at it), or -1 with err saying which library is missing and what to
+ * install: for a caller that would rather stop before the work whose report it could not
+ * write. */
+int junit_ready(char *err, size_t errlen);
+
 #endif

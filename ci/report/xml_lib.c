@@ -17,10 +17,16 @@ static void *xml2_slots[XML2_COUNT];
 _Static_assert(sizeof(struct xml2_api) == sizeof(xml2_slots),
                "one table slot per function of XML2_FUNCS");
 
-/* libxml2's soname has been libxml2.so.2 since 2.0 */
-static struct lazylib xml2_lazy =
-        LAZYLIB_INIT("libxml2.so.2", "libxml2 (Debian: apt-get install libxml2)", xml2_names,
-                     xml2_slots, XML2_COUNT);
+/* the soname of the libxml2 whose headers gate is compiled with: libxml2.so.2 from 2.0 to
+ * 2.13, libxml2.so.16 from 2.14 */
+#if LIBXML_VERSION >= 21400
+#define XML2_SONAME "libxml2.so.16"
+#else
+#define XML2_SONAME "libxml2.so.2"
+#endif
+static struct lazylib xml2_lazy = LAZYLIB_INIT(
+        XML2_SONAME, "libxml2 (Debian: apt-get install libxml2; Alpine: apk add libxml2)",
+        xml2_names, xml2_slots, XML2_COUNT);
 
 int xml2_lib_load(char *err, size_t errlen)
 {
@@ -40,6 +46,13 @@ void xml2_lib_warm(void)
 	lazylib_warm(libs, 1);
 }
 
+const char *xml2_lib_version(void)
+{
+	/* a variable in every libxml2 (a macro over an accessor in some headers) */
+	const char *const *v = lazylib_symbol(&xml2_lazy, "xmlParserVersion");
+	return v && *v ? *v : "";
+}
+
 #else
 
 int xml2_lib_load(char *err, size_t errlen)
@@ -51,6 +64,11 @@ int xml2_lib_load(char *err, size_t errlen)
 
 void xml2_lib_warm(void)
 {
+}
+
+const char *xml2_lib_version(void)
+{
+	return xmlParserVersion;
 }
 
 #endif

@@ -42,7 +42,7 @@ struct cases_placeholder {
 static void cases_placeholder_make(struct cases_placeholder *p)
 {
 	uint64_t r = 0;
-	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		r = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid() << 32 ^
@@ -153,15 +153,19 @@ static void cases_text(struct textbuf *b, const struct test_run *run, size_t col
 }
 
 /* text (len bytes, jansson's dump; taken) with the placeholder replaced by the cases.
- * Returns the new text (malloc'd, *len updated), text itself when it holds no placeholder,
- * or NULL when out of memory. */
+ * Returns the new text (malloc'd, *len updated), or NULL with why (out of memory; no
+ * placeholder, which cannot happen: a document without its cases would be no run's). */
 static char *cases_splice(char *text, size_t *len, const struct test_run *run,
-                          const struct cases_placeholder *ph)
+                          const struct cases_placeholder *ph, char *why, size_t whylen)
 {
 	size_t phlen = strlen(ph->dumped);
 	const char *at = memmem(text, *len, ph->dumped, phlen);
-	if (!at)
-		return text;
+	if (!at) {
+		free(text);
+		snprintf(why, whylen,
+		         "internal error: the tests' cases have no place in the document");
+		return NULL;
+	}
 	/* the column of the line that holds the "cases" key */
 	const char *line = at;
 	while (line > text && line[-1] != '\n')
@@ -382,7 +386,7 @@ int run_json_write(const char *path, const struct run_json *d, char *err, size_t
 	char *text = root ? json_text(root, JSON_SORT_KEYS | JSON_INDENT(2), &len) : NULL;
 	json_decref(root);
 	if (text)
-		text = cases_splice(text, &len, d->tests, &ph);
+		text = cases_splice(text, &len, d->tests, &ph, why, sizeof(why));
 	if (!text) {
 		errtext_set(err, errlen, "--json", "%s: %s", path, why);
 		return -1;

@@ -40,8 +40,8 @@ void version_print(FILE *out)
 		fprintf(stderr, "gate: %s\n", why);
 	}
 	if (xml2_lib_load(why, sizeof(why)) == 0) {
-		/* xmlParserVersion is "20914" for 2.9.14 */
-		int xml = atoi(xmlParserVersion);
+		/* "20914" for 2.9.14 */
+		int xml = atoi(xml2_lib_version());
 		snprintf(xmlv, sizeof(xmlv), "libxml2 %d.%d.%d", xml / 10000, xml / 100 % 100,
 		         xml % 100);
 	} else {

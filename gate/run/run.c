@@ -253,10 +253,14 @@ static int observe(struct run *r)
 	if (read_baseline(r) < 0 || open_node(r) < 0)
 		return -1;
 	/* the JUnit writer's library opens while the node works (no fork of ours is under way:
-	 * the node runs, the --exec command starts after the before-snapshot) */
+	 * the node runs, the --exec command starts after the before-snapshot); one that cannot
+	 * be loaded stops the run before the workload, whose results no report could hold */
 	junit_warm();
-	if (take_snapshot(r, &r->before, "before", PROBE_MARK_BEFORE) < 0 || run_workload(r) < 0 ||
-	    take_snapshot(r, &r->after, "after", PROBE_MARK_AFTER) < 0)
+	if (take_snapshot(r, &r->before, "before", PROBE_MARK_BEFORE) < 0)
+		return -1;
+	if (r->junit[0] && junit_ready(r->err, sizeof(r->err)) < 0)
+		return -1;
+	if (run_workload(r) < 0 || take_snapshot(r, &r->after, "after", PROBE_MARK_AFTER) < 0)
 		return -1;
 	session_release(&r->ses);
 	return 0;

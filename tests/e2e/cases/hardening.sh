@@ -404,8 +404,8 @@ case_run_needs_no_epmd() {
 }
 
 # gate opens libgit2 and libxml2 on first use (base/lazylib.h), not when it starts: one that
-# cannot be loaded (removed, broken) is an error that names it and its package, exit 2, with
-# the previous report left as it was and no node left. Broken copies first on the library path
+# cannot be loaded (removed, broken) is an error that names it and its package, exit 2, before
+# the suite runs, with the previous report left as it was and no node left. Broken copies first on the library path
 # stand for them here.
 case_missing_shared_library() {
 	local bad="$WORK/badlib" so
@@ -418,16 +418,18 @@ case_missing_shared_library() {
 	LD_LIBRARY_PATH="$bad" run_gate run -C "$d"
 	expect_rc 2
 	expect_in "$ERR" "cannot load libgit2.so.$so: $bad/libgit2.so.$so"
-	expect_in "$ERR" "install libgit2 (Debian: apt-get install libgit2-$so)"
+	expect_in "$ERR" "install libgit2 (Debian: apt-get install libgit2-$so; Alpine: apk add libgit2)"
 	no_leftovers "$d"
-	# elsewhere the suite runs, and the JUnit report cannot be written
+	# elsewhere the node starts, and the run stops before the suite: no report could hold it
 	d=$(fixture clean)
 	mkdir -p "$d/_build/gate"
 	printf 'the previous report\n' >"$d/_build/gate/junit.xml"
 	LD_LIBRARY_PATH="$bad" run_gate run -C "$d"
 	expect_rc 2
-	expect_in "$ERR" "gate: error: cannot write the JUnit report: cannot load libxml2.so.2: $bad/libxml2.so.2"
-	expect_in "$ERR" "install libxml2 (Debian: apt-get install libxml2)"
+	expect_in "$ERR" "gate: error: cannot load libxml2.so.2: $bad/libxml2.so.2"
+	expect_in "$ERR" "install libxml2 (Debian: apt-get install libxml2; Alpine: apk add libxml2)"
+	expect_in "$ERR" "cannot write the JUnit report: $d/_build/gate/junit.xml: cannot load libxml2.so.2"
+	if grep -q "Finished in" "$OUT"; then fail "the suite ran though its report could not be written"; fi
 	[ "$(cat "$d/_build/gate/junit.xml")" = "the previous report" ] || fail "the previous report was changed"
 	[ -z "$(find "$d/_build/gate" -name '.junit.xml*')" ] || fail "a temp file of the report is left"
 	no_leftovers "$d"
