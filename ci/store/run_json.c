@@ -101,6 +101,15 @@ static void text_indent(struct textbuf *b, size_t n)
 }
 
 /* the "cases" array, its closing bracket at column col (its elements two further in) */
+/* one `"key": "value",` line of a case, at column col */
+static void case_string(struct textbuf *b, size_t col, const char *key, const char *value)
+{
+	text_indent(b, col);
+	textbuf_printf(b, "\"%s\": ", key);
+	text_json_string(b, value);
+	textbuf_add(b, ",\n", 2);
+}
+
 static void cases_text(struct textbuf *b, const struct test_run *run, size_t col)
 {
 	if (!run || run->count == 0) {
@@ -113,36 +122,15 @@ static void cases_text(struct textbuf *b, const struct test_run *run, size_t col
 		text_indent(b, col + 2);
 		textbuf_add(b, "{\n", 2);
 		/* the keys in jansson's sorted order */
-		text_indent(b, col + 4);
-		textbuf_add(b, "\"app\": ", 7);
-		text_json_string(b, t->app && *t->app ? t->app : NULL);
-		textbuf_add(b, ",\n", 2);
-		text_indent(b, col + 4);
-		textbuf_add(b, "\"file\": ", 8);
-		text_json_string(b, t->file);
-		textbuf_add(b, ",\n", 2);
+		case_string(b, col + 4, "app", t->app && *t->app ? t->app : NULL);
+		case_string(b, col + 4, "file", t->file);
 		text_indent(b, col + 4);
 		textbuf_printf(b, "\"line\": %d,\n", t->line);
-		text_indent(b, col + 4);
-		textbuf_add(b, "\"message\": ", 11);
-		text_json_string(b, t->message);
-		textbuf_add(b, ",\n", 2);
-		text_indent(b, col + 4);
-		textbuf_add(b, "\"module\": ", 10);
-		text_json_string(b, t->module);
-		textbuf_add(b, ",\n", 2);
-		text_indent(b, col + 4);
-		textbuf_add(b, "\"name\": ", 8);
-		text_json_string(b, t->name);
-		textbuf_add(b, ",\n", 2);
-		text_indent(b, col + 4);
-		textbuf_add(b, "\"reason\": ", 10);
-		text_json_string(b, t->reason);
-		textbuf_add(b, ",\n", 2);
-		text_indent(b, col + 4);
-		textbuf_add(b, "\"state\": ", 9);
-		text_json_string(b, test_state_name(t->state));
-		textbuf_add(b, ",\n", 2);
+		case_string(b, col + 4, "message", t->message);
+		case_string(b, col + 4, "module", t->module);
+		case_string(b, col + 4, "name", t->name);
+		case_string(b, col + 4, "reason", t->reason);
+		case_string(b, col + 4, "state", test_state_name(t->state));
 		text_indent(b, col + 4);
 		textbuf_printf(b, "\"time_us\": %lld\n", (long long)t->time_us);
 		text_indent(b, col + 2);
