@@ -27,13 +27,15 @@ static int load(struct lazylib *l)
 			         "%s has no %s: it is not the library gate was built against; "
 			         "install %s, or rebuild gate against the one installed",
 			         l->soname, l->names[i], l->package);
-			memset(l->slots, 0, l->n * sizeof(*l->slots));
+			memset(l->table, 0, l->n * sizeof(p));
 			dlclose(h);
 			return -1;
 		}
-		l->slots[i] = p;
+		/* a function pointer is the size and form of a data pointer here, as dlsym assumes
+		 */
+		memcpy((char *)l->table + i * sizeof(p), &p, sizeof(p));
 	}
-	/* never closed: the slots point into it for the rest of the process */
+	/* never closed: the table points into it for the rest of the process */
 	l->handle = h;
 	return 0;
 }

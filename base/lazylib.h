@@ -7,11 +7,12 @@
  * links them (make release, statically; GATE_DIRECT_LIBS) calls them directly and never
  * opens anything.
  *
- * A struct lazylib names the library by its soname and lists the symbols to resolve with
- * their slots, in the same order; lazylib_open() loads and resolves them all once (later
- * calls return the first call's outcome) and is safe to call from several threads: one loads,
- * the others wait for it. A library that cannot be opened, or lacks a symbol, leaves every
- * slot NULL and says so in err ("cannot load SONAME: why; install PACKAGE"). */
+ * A struct lazylib names the library by its soname and lists the symbols to resolve, in the
+ * order of the table of function pointers they fill; lazylib_open() loads and resolves them
+ * all once (later calls return the first call's outcome, and leave the table as it is: a
+ * test may have put a function of its own in it) and is safe to call from several threads:
+ * one loads, the others wait for it. A library that cannot be opened, or lacks a symbol,
+ * leaves the table NULL and says so in err ("cannot load SONAME: why; install PACKAGE"). */
 #ifndef GATE_BASE_LAZYLIB_H
 #define GATE_BASE_LAZYLIB_H
 
@@ -23,7 +24,7 @@ struct lazylib {
 	const char *soname;       /* "libgit2.so.1.5" */
 	const char *package;      /* what to install when it is missing, for the error */
 	const char *const *names; /* the symbols, n of them */
-	void **slots;             /* where each one's address goes */
+	void *table;              /* n function pointers, the i-th set to names[i]'s address */
 	size_t n;
 	/* the state, zero-initialised with the rest (PTHREAD_MUTEX_INITIALIZER) */
 	pthread_mutex_t lock;
@@ -32,9 +33,9 @@ struct lazylib {
 	char why[512];
 };
 
-#define LAZYLIB_INIT(soname_, package_, names_, slots_, n_)                                        \
+#define LAZYLIB_INIT(soname_, package_, names_, table_, n_)                                        \
 	{                                                                                          \
-		.soname = (soname_), .package = (package_), .names = (names_), .slots = (slots_),  \
+		.soname = (soname_), .package = (package_), .names = (names_), .table = (table_),  \
 		.n = (n_), .lock = PTHREAD_MUTEX_INITIALIZER                                       \
 	}
 

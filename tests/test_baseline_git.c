@@ -50,6 +50,15 @@ static const char *race_cmd;
 
 /* libgit2's git_signature_now, which bgit_signature calls between the checks and the
  * commit, runs race_cmd first, once, when race_arm() gave one. */
+static int race_run(void)
+{
+	if (!race_cmd)
+		return 0;
+	const char *c = race_cmd;
+	race_cmd = NULL;
+	return sh(g_fx->repo, "%s", c) != 0 ? -1 : 0;
+}
+
 #ifndef GATE_DIRECT_LIBS
 /* gate calls libgit2 through a table (ci/git/git2_lib.h; the library is open once a
  * repository is): race_arm() puts race_signature_now in git_signature_now's place */
@@ -57,13 +66,7 @@ static __typeof__(git_signature_now) real_signature_now; /* the table's pointer 
 
 static int race_signature_now(git_signature **out, const char *name, const char *email)
 {
-	if (race_cmd) {
-		const char *c = race_cmd;
-		race_cmd = NULL;
-		if (sh(g_fx->repo, "%s", c) != 0)
-			return -1;
-	}
-	return real_signature_now(out, name, email);
+	return race_run() < 0 ? -1 : real_signature_now(out, name, email);
 }
 
 static void race_arm(const char *cmd)
@@ -82,13 +85,7 @@ int git_signature_now(git_signature **out, const char *name, const char *email)
 	static sig_now_fn real;
 	if (!real)
 		real = (sig_now_fn)dlsym(RTLD_NEXT, "git_signature_now");
-	if (race_cmd) {
-		const char *c = race_cmd;
-		race_cmd = NULL;
-		if (sh(g_fx->repo, "%s", c) != 0)
-			return -1;
-	}
-	return real(out, name, email);
+	return race_run() < 0 ? -1 : real(out, name, email);
 }
 
 static void race_arm(const char *cmd)

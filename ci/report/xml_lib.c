@@ -1,9 +1,6 @@
 /* ci/report/xml_lib.c: libxml2 opened on first use (xml_lib.h). */
 #include "ci/report/xml_lib.h"
 
-#include <stdbool.h>
-#include <string.h>
-
 #include "base/lazylib.h"
 
 #ifndef GATE_DIRECT_LIBS
@@ -13,8 +10,7 @@ struct xml2_api xml2_api;
 #define XML2_NAME(f) #f,
 static const char *const xml2_names[] = {XML2_FUNCS(XML2_NAME)};
 #define XML2_COUNT (sizeof(xml2_names) / sizeof(xml2_names[0]))
-static void *xml2_slots[XML2_COUNT];
-_Static_assert(sizeof(struct xml2_api) == sizeof(xml2_slots),
+_Static_assert(sizeof(struct xml2_api) == XML2_COUNT * sizeof(void *),
                "one table slot per function of XML2_FUNCS");
 
 /* the soname of the libxml2 whose headers gate is compiled with: libxml2.so.2 from 2.0 to
@@ -26,18 +22,11 @@ _Static_assert(sizeof(struct xml2_api) == sizeof(xml2_slots),
 #endif
 static struct lazylib xml2_lazy = LAZYLIB_INIT(
         XML2_SONAME, "libxml2 (Debian: apt-get install libxml2; Alpine: apk add libxml2)",
-        xml2_names, xml2_slots, XML2_COUNT);
+        xml2_names, &xml2_api, XML2_COUNT);
 
 int xml2_lib_load(char *err, size_t errlen)
 {
-	static bool copied; /* once: a test may have put a function of its own in the table */
-	if (lazylib_open(&xml2_lazy, err, errlen) < 0)
-		return -1;
-	/* a function pointer is the size and form of a data pointer here, as dlsym assumes */
-	if (!copied)
-		memcpy(&xml2_api, xml2_slots, sizeof(xml2_api));
-	copied = true;
-	return 0;
+	return lazylib_open(&xml2_lazy, err, errlen);
 }
 
 void xml2_lib_warm(void)
