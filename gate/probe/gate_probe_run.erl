@@ -530,7 +530,13 @@ stderr_guard(Tee, Real) ->
     {ok, Toks, _} = erl_scan:string(Src),
     {ok, [Expr]} = erl_parse:parse_exprs(Toks),
     {value, Fun, _} = erl_eval:expr(Expr, []),
-    spawn(erlang, apply, [Fun, [Tee, Real]]),
+    Guard = spawn(erlang, apply, [Fun, [Tee, Real]]),
+    %% not the suite's: stopping an attached suite kills the processes of its group leader,
+    %% the tee among them, and the guard must outlive the tee to put the name back
+    case whereis(user) of
+        U when is_pid(U) -> group_leader(U, Guard);
+        _ -> ok
+    end,
     ok.
 
 capture_watch({Out, _, Err}, Pid) ->
