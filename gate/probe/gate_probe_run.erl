@@ -25,9 +25,14 @@ prepare() ->
 %% (about 20 ms, which bare mix test pays too) runs meanwhile. code:ensure_modules_loaded/1
 %% reads and prepares them in that process and only commits them through code_server, which
 %% Mix's own loading keeps busy; a module that is not there (an older Elixir's) is skipped.
-%% prepare/0 loads what is not loaded yet by then.
+%% prepare/0 loads what is not loaded yet by then. OTP's instrument module, which the
+%% before-snapshot reads the allocations with, is loaded then too (2-7 ms of that snapshot
+%% otherwise).
 preload() ->
-    _ = spawn(fun() -> code:ensure_modules_loaded(mix_test_modules()) end),
+    _ = spawn(fun() ->
+                      _ = code:ensure_modules_loaded(mix_test_modules()),
+                      gate_probe_snapshot:instrument_ready()
+              end),
     ok.
 
 mix_test_modules() ->

@@ -127,6 +127,11 @@ snapshot1(Opts, Settled, Eligible) ->
                        error -> {#{}, Scan0};
                        {F, S} -> {F, S}
                    end,
+    %% each server summarised its state in its own heap: that garbage is collected before
+    %% the memory is read, and the summaries are in, so that nothing moves it while it settles
+    %% (read after the settle, the walks still under way cost it two or three more pauses)
+    StatesDone = states_join(States),
+    GC andalso gc_some(maps:keys(StatesDone)),
     GC andalso erlang:garbage_collect(),
     GC andalso settle_quietly(),
     GcUs = case GC of
@@ -140,7 +145,7 @@ snapshot1(Opts, Settled, Eligible) ->
                  false -> []
              end,
     Mark =:= before andalso keeper_start(Figs, maps:get(bytes, maps:get(reply, Aside, #{}), 0),
-                                         States),
+                                         StatesDone),
     PT = case Deep of
              true -> persistent_term_memory();
              false -> #{}
@@ -442,8 +447,8 @@ memory_less_keeper(Keeper) ->
 %% did not see), per ETS table {Rows, Bytes}, persistent_term:info() and its keys, the open
 %% ports, the loaded modules and the atom count.
 %% SetAside: the sockets' input buffers the before-snapshot set aside, the most an
-%% after-snapshot may set aside. States: the servers' states being summarised
-%% (states_start/1), none for a snapshot that is not deep.
+%% after-snapshot may set aside. States: the servers' summarised states (states_join/1),
+%% #{} for a snapshot that is not deep.
 keeper_start(Figs, SetAside, States) ->
     keeper_stop(),
     W = erlang:system_info(wordsize),
@@ -467,7 +472,7 @@ keeper_start(Figs, SetAside, States) ->
             ports => maps:from_keys(erlang:ports(), []),
             modules => maps:from_keys(erlang:loaded(), []),
             set_aside => SetAside,
-            states => states_join(States),
+            states => States,
             atoms => erlang:system_info(atom_count)},
     Pid = spawn(fun() -> keeper(Set) end),
     register(gate_probe_keeper, Pid),
@@ -915,11 +920,15 @@ pause(Ms) -> receive after Ms -> ok end.
 %% that exits meanwhile answers false, which is fine.
 gc_pass() ->
     Self = self(),
+    gc_some([P || P <- erlang:processes(), P =/= Self]),
+    erlang:garbage_collect(),
+    ok.
+
+gc_some(Pids) ->
     Refs = [begin
                 Ref = make_ref(),
                 erlang:garbage_collect(P, [{async, Ref}]),
                 Ref
-            end || P <- erlang:processes(), P =/= Self],
-    erlang:garbage_collect(),
+            end || P <- Pids],
     [receive {garbage_collect, R, _} -> ok end || R <- Refs],
     ok.
