@@ -144,6 +144,70 @@ static void test_eic_pipe__call_sent_late_reply_dropped(void **state)
 	rig_close(&r);
 }
 
+/* The id of the call frame the node reads next, or -1. */
+static long next_call_id(struct rig *r)
+{
+	unsigned char buf[512], hdr[4];
+	char err[256];
+	if (read(r->node_in, hdr, 4) != 4)
+		return -1;
+	uint32_t n =
+	        (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+	if (n > sizeof(buf) || read(r->node_in, buf, n) != (ssize_t)n)
+		return -1;
+	struct term *call;
+	size_t idx = 0;
+	if (term_decode(&call, buf, n, &idx, NULL, err, sizeof(err)) < 0)
+		return -1;
+	long id = (long)term_tuple_at(call, 1)->u.i;
+	term_free(call);
+	return id;
+}
+
+/* A call in two halves: the node answers while gate works; a call sent and never waited for
+ * (an error in between) does not lend its reply to the next one. */
+static void test_eic_pipe__send_then_wait_and_an_unwaited_call(void **state)
+{
+	(void)state;
+	struct rig r;
+	char err[256];
+	struct term *root;
+	const struct term *rep;
+	rig_open(&r);
+	ei_x_buff args;
+	ei_x_new_with_version(&args);
+	ei_x_encode_empty_list(&args);
+	assert_int_equal(eic_call_send(&r.c, "gate_probe", "snapshot", &args, err, sizeof(err)),
+	                 EIC_OK);
+	long id = next_call_id(&r);
+	assert_int_equal(id, 1);
+	reply(&r, id, "snapped", false); /* answered before gate waits */
+	assert_int_equal(
+	        eic_call_wait(&r.c, "gate_probe", "snapshot", 2000, &root, &rep, err, sizeof(err)),
+	        EIC_OK);
+	assert_true(term_is_atom(rep, "snapped"));
+	term_free(root);
+	/* sent, not waited for: its late reply is dropped, the next call gets its own */
+	assert_int_equal(eic_call_send(&r.c, "gate_probe", "snapshot", &args, err, sizeof(err)),
+	                 EIC_OK);
+	assert_int_equal(next_call_id(&r), 2);
+	reply(&r, 2, "late", false);
+	reply(&r, 3, "cleaned", false);
+	assert_int_equal(
+	        eic_rpc(&r.c, "gate_probe", "cleanup", &args, 2000, &root, &rep, err, sizeof(err)),
+	        EIC_OK);
+	assert_true(term_is_atom(rep, "cleaned"));
+	term_free(root);
+	assert_int_equal(next_call_id(&r), 3);
+	/* a wait with no call pending times out as eic_rpc does, and says so */
+	assert_int_equal(
+	        eic_call_wait(&r.c, "gate_probe", "snapshot", 50, &root, &rep, err, sizeof(err)),
+	        EIC_TIMEOUT);
+	assert_non_null(strstr(err, "did not answer gate_probe:snapshot"));
+	ei_x_free(&args);
+	rig_close(&r);
+}
+
 static void test_eic_pipe__badrpc_timeout_cap_and_eof(void **state)
 {
 	(void)state;
@@ -264,6 +328,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(test_eic_pipe__ready_in_pieces_after_a_stray_frame),
 	        cmocka_unit_test(test_eic_pipe__call_sent_late_reply_dropped),
+	        cmocka_unit_test(test_eic_pipe__send_then_wait_and_an_unwaited_call),
 	        cmocka_unit_test(test_eic_pipe__badrpc_timeout_cap_and_eof),
 	        cmocka_unit_test(test_eic_pipe__take_cut_anywhere_lying_length_empty_frame),
 	};

@@ -60,6 +60,8 @@ struct eic {
 	void *poll_arg;
 	bool fetch_stdout; /* RPCs run with the caller's output sent back ({rex_stdout, Bin})
 	                      and written to gate's stdout: for a node gate did not start */
+	/* a call sent by eic_call_send whose reply nobody waited for yet; "" when none */
+	char pending_mod[64], pending_fun[64];
 };
 
 void eic_init(struct eic *c);
@@ -105,6 +107,15 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive, co
  * On EIC_BADRPC *out_root is the reply too, *out_reply the reason; err holds it as text. */
 int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args, int timeout_ms,
             struct term **out_root, const struct term **out_reply, char *err, size_t errlen);
+
+/* eic_rpc in two halves, for work gate does while the node answers: eic_call_send sends the
+ * call, eic_call_wait waits for its reply (the same statuses and ownership as eic_rpc). One
+ * call at a time: a call sent and not waited for (an error in between) has its reply waited
+ * for and dropped when the next is sent, so that it is never taken for the next one's. */
+int eic_call_send(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args, char *err,
+                  size_t errlen);
+int eic_call_wait(struct eic *c, const char *mod, const char *fun, int timeout_ms,
+                  struct term **out_root, const struct term **out_reply, char *err, size_t errlen);
 
 /* Appends the strings v[0..n) to x as one Erlang list of binaries (mix test's arguments). */
 void eic_encode_binaries(ei_x_buff *x, char *const *v, size_t n);

@@ -24,15 +24,17 @@ int eic_reply_take(struct eic *c, const char *mod, const char *fun, struct term 
 /* The call's arguments without the version byte (ei_rpc_to and a tuple element want them so). */
 void eic_args_bare(const ei_x_buff *args, const char **buf, int *len);
 
-int eic_dist_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
-                 int timeout_ms, struct term **out_root, const struct term **out_reply, char *err,
-                 size_t errlen);
+int eic_dist_send(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args, char *err,
+                  size_t errlen);
+int eic_dist_wait(struct eic *c, const char *mod, const char *fun, int timeout_ms,
+                  struct term **out_root, const struct term **out_reply, char *err, size_t errlen);
 int eic_dist_idle(struct eic *c, int timeout_ms, char *err, size_t errlen);
 void eic_dist_close(struct eic *c);
 
-int eic_pipe_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
-                 int timeout_ms, struct term **out_root, const struct term **out_reply, char *err,
-                 size_t errlen);
+int eic_pipe_send(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args, char *err,
+                  size_t errlen);
+int eic_pipe_wait(struct eic *c, const char *mod, const char *fun, int timeout_ms,
+                  struct term **out_root, const struct term **out_reply, char *err, size_t errlen);
 int eic_pipe_idle(struct eic *c, int timeout_ms, char *err, size_t errlen);
 void eic_pipe_close(struct eic *c);
 

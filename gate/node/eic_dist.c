@@ -147,13 +147,15 @@ static int rpc_take(struct eic *c, const char *mod, const char *fun, const ei_x_
 	return eic_reply_take(c, mod, fun, root, reply, out_root, out_reply, err, errlen);
 }
 
-int eic_dist_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
-                 int timeout_ms, struct term **out_root, const struct term **out_reply, char *err,
-                 size_t errlen)
+int eic_dist_send(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args, char *err,
+                  size_t errlen)
 {
-	if (rpc_send(c, mod, fun, args, err, errlen) != EIC_OK)
-		return EIC_ERROR;
+	return rpc_send(c, mod, fun, args, err, errlen);
+}
 
+int eic_dist_wait(struct eic *c, const char *mod, const char *fun, int timeout_ms,
+                  struct term **out_root, const struct term **out_reply, char *err, size_t errlen)
+{
 	long long deadline = clock_ms() + timeout_ms;
 	ei_x_buff x;
 	if (ei_x_new(&x) < 0) {

@@ -197,9 +197,8 @@ int eic_open_pipe(struct eic *c, int rfd, int wfd, const char *name, int timeout
 	return eic_pipe_booted(c, timeout_ms, err, errlen);
 }
 
-int eic_pipe_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
-                 int timeout_ms, struct term **out_root, const struct term **out_reply, char *err,
-                 size_t errlen)
+int eic_pipe_send(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args, char *err,
+                  size_t errlen)
 {
 	char what[160];
 	snprintf(what, sizeof(what), "%s:%s", mod, fun);
@@ -220,18 +219,26 @@ int eic_pipe_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buf
 		errtext_set(err, errlen, NULL, "out of memory building the call %s", what);
 		goto out;
 	}
-	if (frame_send(c, &x, what, err, errlen) != EIC_OK)
-		goto out;
+	rc = frame_send(c, &x, what, err, errlen);
+out:
+	ei_x_free(&x);
+	return rc;
+}
+
+/* The reply to the last call sent (its id is c->seq); an older call's is dropped. */
+int eic_pipe_wait(struct eic *c, const char *mod, const char *fun, int timeout_ms,
+                  struct term **out_root, const struct term **out_reply, char *err, size_t errlen)
+{
+	char what[160];
+	snprintf(what, sizeof(what), "%s:%s", mod, fun);
 	struct term *root;
-	rc = pipe_wait(c, clock_ms() + timeout_ms, what, is_reply, &root, err, errlen);
+	int rc = pipe_wait(c, clock_ms() + timeout_ms, what, is_reply, &root, err, errlen);
 	if (rc == EIC_TIMEOUT)
 		errtext_set(err, errlen, NULL, "node %s did not answer %s within %d ms", c->node,
 		            what, timeout_ms);
 	if (rc == EIC_OK)
 		rc = eic_reply_take(c, mod, fun, root, term_tuple_at(root, 2), out_root, out_reply,
 		                    err, errlen);
-out:
-	ei_x_free(&x);
 	return rc;
 }
 

@@ -941,18 +941,32 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 	}
 }
 
-int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int timeout_ms,
-                   struct snapshot *out, char *err, size_t errlen)
+int probe_snapshot_send(struct eic *c, const struct probe_snapshot_opts *opts, char *err,
+                        size_t errlen)
 {
 	ei_x_buff args;
 	ei_x_new(&args);
 	ei_x_encode_list_header(&args, 1);
 	probe_snapshot_opts_encode(&args, opts);
 	ei_x_encode_empty_list(&args);
+	int rc = eic_call_send(c, entry, "snapshot", &args, err, errlen);
+	ei_x_free(&args);
+	return rc;
+}
+
+int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int timeout_ms,
+                   struct snapshot *out, char *err, size_t errlen)
+{
+	int rc = probe_snapshot_send(c, opts, err, errlen);
+	return rc == EIC_OK ? probe_snapshot_wait(c, timeout_ms, out, err, errlen) : rc;
+}
+
+int probe_snapshot_wait(struct eic *c, int timeout_ms, struct snapshot *out, char *err,
+                        size_t errlen)
+{
 	struct term *root;
 	const struct term *r;
-	int rc = call(c, entry, "snapshot", &args, timeout_ms, &root, &r, err, errlen);
-	ei_x_free(&args);
+	int rc = eic_call_wait(c, entry, "snapshot", timeout_ms, &root, &r, err, errlen);
 	if (rc == EIC_OK) {
 		char why[256];
 		if (probe_snapshot_decode(r, out, why, sizeof(why)) < 0) {

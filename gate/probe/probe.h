@@ -91,14 +91,22 @@ void probe_snapshot_opts_encode(ei_x_buff *x, const struct probe_snapshot_opts *
 /* Takes one snapshot; *out is owned by the caller (snapshot_clear). */
 int probe_snapshot(struct eic *c, const struct probe_snapshot_opts *opts, int timeout_ms,
                    struct snapshot *out, char *err, size_t errlen);
+/* probe_snapshot in two halves (eic_call_send and eic_call_wait), for gate's own work while
+ * the node takes it: nothing else goes to c in between. */
+int probe_snapshot_send(struct eic *c, const struct probe_snapshot_opts *opts, char *err,
+                        size_t errlen);
+int probe_snapshot_wait(struct eic *c, int timeout_ms, struct snapshot *out, char *err,
+                        size_t errlen);
 /* Runs mix test with args in the node. *suite_error gets mix test's own error text when it
  * raised after running tests (owned by the caller, NULL when none). */
 /* mode: what the formatter measures for attribution (module events, GC'd per-test deltas).
  * fresh_node: gate booted the node (so ExUnit runs because gate started it, and a suite that
  * never calls ExUnit.start() is red, as under bare mix test). */
+/* replied (NULL: none) is called with arg once the node's reply is in, before gate decodes
+ * the tests in it (a call sent then, such as the after-snapshot, runs in the node meanwhile). */
 int probe_run_tests(struct eic *c, char *const *args, size_t nargs, enum attribution_mode mode,
-                    bool fresh_node, int timeout_ms, struct test_run *out, char **suite_error,
-                    char *err, size_t errlen);
+                    bool fresh_node, int timeout_ms, void (*replied)(void *arg), void *arg,
+                    struct test_run *out, char **suite_error, char *err, size_t errlen);
 
 /* The decoder's caps on the suite's reply, which holds every test recorded (up to
  * faithful_test_cap()) and the module events: for the unit tests. */

@@ -352,8 +352,8 @@ const struct term_limits *probe_tests_limits(void)
 }
 
 int probe_run_tests(struct eic *c, char *const *args, size_t nargs, enum attribution_mode mode,
-                    bool fresh_node, int timeout_ms, struct test_run *out, char **suite_error,
-                    char *err, size_t errlen)
+                    bool fresh_node, int timeout_ms, void (*replied)(void *arg), void *arg,
+                    struct test_run *out, char **suite_error, char *err, size_t errlen)
 {
 	static const char *const modes[] = {"off", "module", "test"};
 	ei_x_buff a;
@@ -376,6 +376,8 @@ int probe_run_tests(struct eic *c, char *const *args, size_t nargs, enum attribu
 	int rc = eic_rpc(c, probe_entry(), "run_tests", &a, timeout_ms, &root, &r, err, errlen);
 	c->limits = limits;
 	ei_x_free(&a);
+	if (rc == EIC_OK && replied)
+		replied(arg);
 	if (rc == EIC_OK && probe_tests_decode(r, out, suite_error, err, errlen) < 0)
 		rc = EIC_ERROR;
 	term_free(root);

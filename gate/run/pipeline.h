@@ -34,9 +34,14 @@ struct run_scope {
 	const char *name;
 	/* after the session opened (the cluster: its nodes, the probe pushed); NULL: nothing */
 	int (*open)(struct run *r, char *err, size_t errlen);
-	/* one GC'd snapshot ("before" or "after") into out, or into every node's */
+	/* one GC'd snapshot ("before" or "after") into out, or into every node's; when
+	 * r->after_sent, the after-snapshot's request went already: its reply is waited for */
 	int (*snapshot)(struct run *r, const struct probe_snapshot_opts *so, const char *which,
 	                struct snapshot *out, char *err, size_t errlen);
+	/* sends the after-snapshot's request without waiting for it (run_after_early); NULL: the
+	 * scope cannot */
+	int (*snapshot_send)(struct run *r, const struct probe_snapshot_opts *so, char *err,
+	                     size_t errlen);
 	/* the judge (judge/judge.h) on the scope's snapshots; -1 with r->err set (out of memory,
 	 * a test's gate tag that does not parse) */
 	int (*judge)(struct run *r);
@@ -73,7 +78,8 @@ struct run {
 	struct baseline newbase; /* this run's figures, for --json and --update-baseline */
 	char *suite_error;
 	time_t started;
-	bool judged; /* the rules ran: the reports carry the results (also with a late error) */
+	bool judged;     /* the rules ran: the reports carry the results (also with a late error) */
+	bool after_sent; /* the after-snapshot's request went when the workload's reply came in */
 	struct cluster cl;            /* --cluster: every node, with its snapshots and findings */
 	struct exec_env env;          /* --exec: what the command gets to reach the node */
 	struct repeat_step rep;       /* --repeat N: runs 1..N, the judged pair */
@@ -85,6 +91,11 @@ struct run {
 };
 
 #define run_progress(r, ...) session_progress(&(r)->ses, __VA_ARGS__)
+/* Called (arg: the run) when the workload's reply is in, before gate decodes it: when the
+ * after-snapshot comes next (no --repeat run, no --sample to fetch) and the scope can, its
+ * request goes now, and the node takes it while gate decodes the tests (5 ms at 1 000 tests,
+ * 45 ms at 10 000). */
+void run_after_early(void *arg);
 
 /* The cluster's node names, blank-separated, malloc'd (NULL when out of memory). */
 char *run_cluster_names(const struct run *r);

@@ -190,8 +190,7 @@ static int open_node(struct run *r)
 
 /* ---- 4. and 6. the snapshots ---- */
 
-static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
-                         enum probe_mark mark)
+static struct probe_snapshot_opts snapshot_opts(const struct run *r, enum probe_mark mark)
 {
 	/* both snapshots settle the same way (the ports' input buffers released) */
 	struct probe_snapshot_opts so = {
@@ -202,6 +201,25 @@ static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
 	        .heap_watch = fine_heap_watch(&r->cfg.rules.fine),
 	        .settle_ms = r->cfg.settle_timeout_ms,
 	};
+	return so;
+}
+
+void run_after_early(void *arg)
+{
+	struct run *r = arg;
+	bool repeat = r->rep.n >= 2 && r->work->again;
+	if (!r->scope->snapshot_send || repeat || r->opts->sample_ms || r->after_sent)
+		return;
+	struct probe_snapshot_opts so = snapshot_opts(r, PROBE_MARK_AFTER);
+	char ignored[256];
+	/* not sent: the after-snapshot asks as usual, and says what is wrong then */
+	r->after_sent = r->scope->snapshot_send(r, &so, ignored, sizeof(ignored)) == 0;
+}
+
+static int take_snapshot(struct run *r, struct snapshot *out, const char *which,
+                         enum probe_mark mark)
+{
+	struct probe_snapshot_opts so = snapshot_opts(r, mark);
 	char phase[64];
 	snprintf(phase, sizeof(phase), "collecting garbage for the %s-snapshot", which);
 	r->ses.phase = phase;

@@ -1,6 +1,7 @@
 /* gate/run/single_mode.c: the scope of a run on one node, started by gate or attached to
  * (gate/run/pipeline.h): its snapshots, and every rule on them, the baseline's included. */
 #include <stdio.h>
+#include <string.h>
 
 #include "gate/node/clock.h"
 #include "gate/run/pipeline.h"
@@ -48,11 +49,22 @@ static void settle_say(struct run *r, const char *which, const struct snapshot *
 		             which, left, (double)s->settle_us / 1000.0, b0, b1);
 }
 
+static int single_snapshot_send(struct run *r, const struct probe_snapshot_opts *so, char *err,
+                                size_t errlen)
+{
+	return probe_snapshot_send(&r->ses.conn, so, err, errlen) == EIC_OK ? 0 : -1;
+}
+
 static int single_snapshot(struct run *r, const struct probe_snapshot_opts *so, const char *which,
                            struct snapshot *out, char *err, size_t errlen)
 {
 	long long t = clock_ms();
-	if (probe_snapshot(&r->ses.conn, so, r->cfg.rpc_timeout_ms, out, err, errlen) != EIC_OK)
+	bool sent = r->after_sent && strcmp(which, "after") == 0;
+	if (sent)
+		r->after_sent = false;
+	if ((sent ? probe_snapshot_wait(&r->ses.conn, r->cfg.rpc_timeout_ms, out, err, errlen)
+	          : probe_snapshot(&r->ses.conn, so, r->cfg.rpc_timeout_ms, out, err, errlen)) !=
+	    EIC_OK)
 		return -1;
 	char total[32];
 	model_bytes_format(total, sizeof(total), out->mem[MEM_TOTAL]);
@@ -92,5 +104,6 @@ static int single_judge(struct run *r)
 const struct run_scope single_scope = {
         .name = "one node",
         .snapshot = single_snapshot,
+        .snapshot_send = single_snapshot_send,
         .judge = single_judge,
 };

@@ -84,8 +84,8 @@ static int suite_run(struct run *r, char *err, size_t errlen)
 	                                     ? ATTRIBUTION_TEST
 	                                     : ATTRIBUTION_MODULE;
 	int rc = probe_run_tests(&r->ses.conn, r->opts->test_args, r->opts->ntest_args, mode,
-	                         r->ses.node.pid > 0, r->cfg.test_timeout_ms, &r->tests,
-	                         &r->suite_error, err, errlen);
+	                         r->ses.node.pid > 0, r->cfg.test_timeout_ms, run_after_early, r,
+	                         &r->tests, &r->suite_error, err, errlen);
 	r->ses.conn.fetch_stdout = false;
 	fflush(stdout);
 	if (rc == EIC_TIMEOUT) {
