@@ -136,6 +136,8 @@ static int boot(struct session *s, char *err, size_t errlen)
 	node_tail_started();
 	if (rc < 0)
 		return -1;
+	if (s->o.started)
+		s->o.started();
 	snprintf(s->name, sizeof(s->name), "%s", s->node.name);
 	session_progress(s, "booting node %s in %s (MIX_ENV=%s, compiling if needed)", s->name,
 	                 s->o.project_dir, s->o.mix_env ? s->o.mix_env : "test");

@@ -36,6 +36,10 @@ struct session_opts {
 	/* load the probe under a free slot's names (probe_load's fresh): set by
 	 * commands whose calls into the probe all go through probe_entry() */
 	bool fresh_names;
+	/* start mode: called once the node's process runs (forked, its program exec'd), while it
+	 * boots; NULL: nothing. For gate's own work on a thread of its own: no fork of gate's
+	 * follows until the workload */
+	void (*started)(void);
 };
 
 struct session {
