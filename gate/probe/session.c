@@ -137,7 +137,7 @@ static int boot(struct session *s, char *err, size_t errlen)
 	if (rc < 0)
 		return -1;
 	if (s->o.started)
-		s->o.started();
+		s->o.started(s->o.started_arg);
 	snprintf(s->name, sizeof(s->name), "%s", s->node.name);
 	session_progress(s, "booting node %s in %s (MIX_ENV=%s, compiling if needed)", s->name,
 	                 s->o.project_dir, s->o.mix_env ? s->o.mix_env : "test");

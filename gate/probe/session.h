@@ -39,7 +39,8 @@ struct session_opts {
 	/* start mode: called once the node's process runs (forked, its program exec'd), while it
 	 * boots; NULL: nothing. For gate's own work on a thread of its own: no fork of gate's
 	 * follows until the workload */
-	void (*started)(void);
+	void (*started)(void *arg);
+	void *started_arg;
 };
 
 struct session {

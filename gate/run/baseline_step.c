@@ -32,6 +32,8 @@ static bool in_git_tree(const char *dir)
 	return lstat("/.git", &(struct stat){0}) == 0;
 }
 
+static void dirty_read(struct baseline_step *st);
+
 static const char *cfg_path(const struct baseline_config *cfg)
 {
 	return cfg->path ? cfg->path : BASELINE_DEFAULT_PATH;
@@ -76,8 +78,45 @@ int baseline_step_locate(struct baseline_step *st, const char *project,
 	if (rrc == 1)
 		fprintf(stderr, "gate: note: %s\n", done);
 	/* what the figures are measured on: HEAD, or HEAD with local changes */
-	st->dirty = st->head[0] && baseline_git_worktree_dirty(st->repo, st->relpath) == 1;
+	if (!st->defer_dirty)
+		dirty_read(st);
 	return 0;
+}
+
+static void dirty_read(struct baseline_step *st)
+{
+	st->dirty =
+	        st->repo && st->head[0] && baseline_git_worktree_dirty(st->repo, st->relpath) == 1;
+	st->dirty_read = true;
+}
+
+static void *dirty_main(void *arg)
+{
+	dirty_read(arg);
+	return NULL;
+}
+
+void baseline_step_dirty_start(struct baseline_step *st)
+{
+	if (!st->repo || st->dirty_running || st->dirty_read)
+		return;
+	/* every signal blocked: a SIGINT or SIGTERM for gate goes to the thread that waits on
+	 * the node, whose wait it cuts short */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	st->dirty_running = pthread_create(&st->dirty_thread, NULL, dirty_main, st) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void baseline_step_dirty_join(struct baseline_step *st)
+{
+	if (st->dirty_running) {
+		pthread_join(st->dirty_thread, NULL);
+		st->dirty_running = false;
+	}
+	if (!st->dirty_read && st->repo)
+		dirty_read(st);
 }
 
 int baseline_step_read(struct baseline_step *st, const char *project,
@@ -254,6 +293,8 @@ void baseline_step_clear(struct baseline_step *st)
 {
 	if (!st)
 		return;
+	if (st->dirty_running)
+		pthread_join(st->dirty_thread, NULL);
 	baseline_clear(&st->base);
 	baseline_history_clear(&st->hist);
 	baseline_git_close(st->repo);

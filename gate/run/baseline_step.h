@@ -5,6 +5,8 @@
 #define GATE_RUN_BASELINE_STEP_H
 
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,8 +34,13 @@ struct baseline_step {
 	                                 (other than the baseline file) */
 	bool allow_outside;           /* write the file even through a symlink that leads out of
 	                                 the project (base/outpath.h) */
-	int partition; /* set before baseline_step_read: a partition's trend reads its
-	                  own figures from `gate merge`'s notes; 0: not partitioned */
+	int partition;    /* set before baseline_step_read: a partition's trend reads its
+	                     own figures from `gate merge`'s notes; 0: not partitioned */
+	bool defer_dirty; /* set before baseline_step_read: `dirty` is read later, by
+	                     baseline_step_dirty_start and _join */
+	pthread_t dirty_thread;
+	bool dirty_running; /* dirty_thread runs or has not been joined */
+	bool dirty_read;    /* dirty holds the working tree's state */
 };
 
 /* Reads the baseline for a run of project (a realpath): opens the repository that contains
@@ -45,6 +52,14 @@ struct baseline_step {
 int baseline_step_read(struct baseline_step *st, const char *project,
                        const struct baseline_config *cfg, const char *ref, char *err,
                        size_t errlen);
+
+/* The working tree's local changes (st->dirty), read on a thread of its own while the node
+ * boots, when st->defer_dirty: git status of an application's tree is 15-30 ms that the run
+ * need not wait for (it only goes into the new baseline). Start it once gate has forked what
+ * it forks before the workload (libgit2 on a thread across a fork is not safe); _join waits
+ * for it, or reads it then when it was not started. Both are no-ops in no repository. */
+void baseline_step_dirty_start(struct baseline_step *st);
+void baseline_step_dirty_join(struct baseline_step *st);
 
 /* A one-line description of what baseline_step_read found, for the progress line. */
 void baseline_step_describe(const struct baseline_step *st, char *buf, size_t len);

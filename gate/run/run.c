@@ -148,6 +148,7 @@ static int read_baseline(struct run *r)
 {
 	char line[2048];
 	r->bl.partition = r->partition; /* a partition's trend reads its own figures */
+	r->bl.defer_dirty = true;       /* read while the node boots (node_started) */
 	if (baseline_step_read(&r->bl, r->project, &r->cfg.rules.baseline, r->opts->baseline_ref,
 	                       r->err, sizeof(r->err)) < 0)
 		return -1;
@@ -158,6 +159,17 @@ static int read_baseline(struct run *r)
 }
 
 /* ---- 3. the node ---- */
+
+/* Once the node gate starts runs, while it boots, gate's own slow parts on threads: the
+ * JUnit writer's library opens (measured: opened during the before-snapshot, it took 4 ms
+ * of the node's CPU from it) and the working tree's state is read (git status, 15-30 ms on
+ * an application's tree). */
+static void node_started(void *arg)
+{
+	struct run *r = arg;
+	junit_warm();
+	baseline_step_dirty_start(&r->bl);
+}
 
 static int open_node(struct run *r)
 {
@@ -179,9 +191,8 @@ static int open_node(struct run *r)
 	        /* an attached node may still hold a previous gate's copy waiting for
 	         * its purge; a cluster's other nodes are loaded under the compiled names */
 	        .fresh_names = o->attach && !o->cluster,
-	        /* the JUnit writer's library opens while the node boots (measured: opened
-	         * during the before-snapshot, it took 4 ms of the node's CPU from it) */
-	        .started = junit_warm,
+	        .started = node_started,
+	        .started_arg = r,
 	};
 	session_init(&r->ses, &so);
 	if (session_open(&r->ses, r->err, sizeof(r->err)) < 0 ||
@@ -273,16 +284,17 @@ static int observe(struct run *r)
 {
 	if (read_baseline(r) < 0 || open_node(r) < 0)
 		return -1;
-	/* the JUnit writer's library opens while the node works (no fork of ours is under way:
+	/* gate's slow parts run on threads while the node works (no fork of ours is under way:
 	 * the node runs, the --exec command starts after the before-snapshot): from the node's
-	 * start (session_opts.started), or now for an attached node; one that cannot be loaded
-	 * stops the run before the workload, whose results no report could hold */
+	 * start (node_started), or now for an attached node; a JUnit library that cannot be
+	 * loaded stops the run before the workload, whose results no report could hold */
 	if (r->opts->attach)
-		junit_warm();
+		node_started(r);
 	if (take_snapshot(r, &r->before, "before", PROBE_MARK_BEFORE) < 0)
 		return -1;
 	if (r->junit[0] && junit_ready(r->err, sizeof(r->err)) < 0)
 		return -1;
+	baseline_step_dirty_join(&r->bl); /* before the workload, which may fork (--exec) */
 	if (run_workload(r) < 0 || take_snapshot(r, &r->after, "after", PROBE_MARK_AFTER) < 0)
 		return -1;
 	session_release(&r->ses);
