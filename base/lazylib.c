@@ -1,8 +1,8 @@
 /* base/lazylib.c: shared libraries opened on first use (lazylib.h). */
 #include "base/lazylib.h"
+#include "base/thread.h"
 
 #include <dlfcn.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,20 +82,6 @@ void lazylib_warm(struct lazylib *const *libs, size_t n)
 	if (!w)
 		return;
 	*w = (struct warm){libs, n};
-	pthread_attr_t a;
-	pthread_t t;
-	if (pthread_attr_init(&a) != 0) {
+	if (thread_start(NULL, true, warm_main, w) < 0)
 		free(w);
-		return;
-	}
-	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	/* the thread starts with every signal blocked: a SIGINT or SIGTERM for gate goes to the
-	 * thread that waits on the node, whose wait it cuts short */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (pthread_create(&t, &a, warm_main, w) != 0)
-		free(w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&a);
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/outpath.h"
+#include "base/thread.h"
 #include "ci/store/baseline_file.h"
 #include "gate/version.h"
 #include "model/snapshot.h"
@@ -100,13 +101,7 @@ void baseline_step_dirty_start(struct baseline_step *st)
 {
 	if (!st->repo || st->dirty_running || st->dirty_read)
 		return;
-	/* every signal blocked: a SIGINT or SIGTERM for gate goes to the thread that waits on
-	 * the node, whose wait it cuts short */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	st->dirty_running = pthread_create(&st->dirty_thread, NULL, dirty_main, st) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	st->dirty_running = thread_start(&st->dirty_thread, false, dirty_main, st) == 0;
 }
 
 void baseline_step_dirty_join(struct baseline_step *st)
