@@ -35,7 +35,14 @@
 #                 high-water mark gate reads in the node (the JSON's peak.rss_peak, reset when
 #                 the run starts, so the boot and compile are left out of it);
 #   verdict       gate's exit codes over the rounds and, for a failure, its failing findings'
-#                 first lines (each once).
+#                 first lines (each once);
+#   fastest       gate/bare of each kind's fastest run: at 100 000 tests a run takes two and a
+#                 half minutes, and this machine's speed moves by 10-25 % within one, between
+#                 two runs of a round as much as between rounds; the fastest run of each kind
+#                 is the one the machine disturbed least;
+#   work          the suite's work in the node, which the machine's speed does not move: the
+#                 reductions and the words garbage collected from the test helper (after gate's
+#                 before-snapshot) to the suite's end, gate/bare per round, and bare's per test.
 # The last lines give gate's peak RSS per test between the smallest and largest size (the
 # marginal bytes per test: a linear cost keeps it flat).
 #
@@ -82,17 +89,25 @@ EOF
 	# the node's memory at the suite's end, written the same way with and without gate: the
 	# formatters finish first (gate's casts are asynchronous), then GC of every process and
 	# the allocators' delayed frees
+	# the suite's work in the node: the reductions and the words garbage collected from here
+	# (the test helper, after gate's before-snapshot) to the suite's end, read before the
+	# pause and the GC pass
 	cat >"$d/test/test_helper.exs" <<'EOF'
+{red0, _} = :erlang.statistics(:reductions)
+{_, gcw0, _} = :erlang.statistics(:garbage_collection)
 ExUnit.start()
 
 if path = System.get_env("SCALE_MEM_FILE") do
   ExUnit.after_suite(fn _ ->
+    {red, _} = :erlang.statistics(:reductions)
+    {_, gcw, _} = :erlang.statistics(:garbage_collection)
     Process.sleep(200)
     Enum.each(Process.list(), &:erlang.garbage_collect/1)
     Process.sleep(50)
     m = :erlang.memory()
     keys = [:total, :processes_used, :ets, :binary, :code]
-    File.write!(path, Enum.map_join(keys, " ", &Integer.to_string(m[&1])))
+    figures = Enum.map(keys, &m[&1]) ++ [red - red0, gcw - gcw0]
+    File.write!(path, Enum.map_join(figures, " ", &Integer.to_string/1))
   end)
 end
 EOF
@@ -110,8 +125,8 @@ EOF
 		{ echo "scale bench: error: the generated project does not compile:" >&2; tail -n 20 "$work/compile.out" >&2; exit 2; }
 }
 
-# one KIND N D: one run; appends "wall_ms cpu_ms rc hwm_kB junit_B mem(5) node_peak_kB" to
-# $work/N.KIND
+# one KIND N D: one run; appends "wall_ms cpu_ms rc hwm_kB junit_B mem(5) node_peak_kB
+# reductions gc_words" to $work/N.KIND
 one() {
 	kind=$1 n=$2 d=$3
 	rm -f "$work/cpu" "$work/hwm" "$work/mem" "$work/run.json" "$d/_build/gate/junit.xml"
@@ -134,14 +149,15 @@ one() {
 	cpu=$(tail -n 1 "$work/cpu" 2>/dev/null | awk '{printf "%d", ($1 + $2) * 1000}')
 	hwm=$(awk '{print $1}' "$work/hwm" 2>/dev/null)
 	junit=$(stat -c %s "$d/_build/gate/junit.xml" 2>/dev/null)
-	mem=$(cat "$work/mem" 2>/dev/null)
+	mem=$(cut -d ' ' -f 1-5 "$work/mem" 2>/dev/null)
+	work_=$(cut -d ' ' -f 6-7 "$work/mem" 2>/dev/null)
 	if [ "$kind" = bare ]; then
 		peak=$(tail -n 1 "$work/cpu" 2>/dev/null | awk '{print $3}')
 	else
 		peak=$(sed -n 's/.*"rss_peak": *\([0-9]*\).*/\1/p' "$work/run.json" 2>/dev/null | head -n 1)
 		peak=$((${peak:-0} / 1024))
 	fi
-	echo "$wall ${cpu:-0} $rc ${hwm:-0} ${junit:-0} ${mem:-0 0 0 0 0} ${peak:-0}" >>"$work/$n.$kind"
+	echo "$wall ${cpu:-0} $rc ${hwm:-0} ${junit:-0} ${mem:-0 0 0 0 0} ${peak:-0} ${work_:-0 0}" >>"$work/$n.$kind"
 	if [ "$kind" = bare ]; then
 		grep -q "^$n tests, 0 failures" "$work/out" ||
 			{ echo "scale bench: $n: bare mix test did not pass $n tests:" >&2; tail -n 5 "$work/out" >&2; }
@@ -224,9 +240,24 @@ for n in $sizes; do
 		[ -s "$work/$n.$k.fail" ] && sort "$work/$n.$k.fail" | uniq -c | sed "s/^/    $k fails: /"
 	done
 	# each round's gate/bare against its own bare run: see tests/bench/paired.sh for more rounds
-	printf '    paired: gate/bare per round %s (median %.3f; of the medians %.3f)\n' \
+	bmin=$(awk 'NR == 1 || $1 < m {m = $1} END {print m + 0}' "$work/$n.bare")
+	gmin=$(awk 'NR == 1 || $1 < m {m = $1} END {print m + 0}' "$work/$n.gate")
+	printf '    paired: gate/bare per round %s (median %.3f; of the medians %.3f; of the fastest runs %.3f)\n' \
 		"$(cut -d ' ' -f 1 "$work/$n.paired" | tr '\n' ' ' | sed 's/ $//')" "$gb" \
-		"$(awk -v b="$b" -v g="$g" 'BEGIN {printf "%.3f", g / b}')"
+		"$(awk -v b="$b" -v g="$g" 'BEGIN {printf "%.3f", g / b}')" \
+		"$(awk -v b="$bmin" -v g="$gmin" 'BEGIN {printf "%.3f", (b > 0 ? g / b : 0)}')"
+	# the suite's work in the node, the machine's speed left out: each round's gate/bare of
+	# the reductions and of the words garbage collected (test helper to the suite's end)
+	paste -d ' ' "$work/$n.gate" "$work/$n.bare" | awk '{
+		o = NF / 2
+		if ($(o + 12) > 0 && $(o + 13) > 0)
+			printf "%.4f %.4f\n", $12 / $(o + 12), $13 / $(o + 13)
+	}' >"$work/$n.work"
+	[ -s "$work/$n.work" ] &&
+		printf '    work in the node (test helper to the suite'"'"'s end), gate/bare: reductions %.4f, words garbage collected %.4f (medians of %s rounds; bare %.0f and %.0f a test)\n' \
+			"$(col "$work/$n.work" 1)" "$(col "$work/$n.work" 2)" "$(wc -l <"$work/$n.work")" \
+			"$(awk -v r="$(col "$work/$n.bare" 12)" -v n="$n" 'BEGIN {print r / n}')" \
+			"$(awk -v r="$(col "$work/$n.bare" 13)" -v n="$n" 'BEGIN {print r / n}')"
 	[ -s "$work/$n.ppaired" ] 2>/dev/null &&
 		printf '    paired: per-test/bare per round %s\n' "$(tr '\n' ' ' <"$work/$n.ppaired" | sed 's/ $//')"
 	echo "    runs (wall ms, cpu ms, exit, gate kB, junit B, node total/processes_used/ets/binary/code B, node peak kB):" \
