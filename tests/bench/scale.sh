@@ -240,8 +240,8 @@ for n in $sizes; do
 		[ -s "$work/$n.$k.fail" ] && sort "$work/$n.$k.fail" | uniq -c | sed "s/^/    $k fails: /"
 	done
 	# each round's gate/bare against its own bare run: see tests/bench/paired.sh for more rounds
-	bmin=$(awk 'NR == 1 || $1 < m {m = $1} END {print m + 0}' "$work/$n.bare")
-	gmin=$(awk 'NR == 1 || $1 < m {m = $1} END {print m + 0}' "$work/$n.gate")
+	bmin=$(colmin "$work/$n.bare" 1)
+	gmin=$(colmin "$work/$n.gate" 1)
 	printf '    paired: gate/bare per round %s (median %.3f; of the medians %.3f; of the fastest runs %.3f)\n' \
 		"$(cut -d ' ' -f 1 "$work/$n.paired" | tr '\n' ' ' | sed 's/ $//')" "$gb" \
 		"$(awk -v b="$b" -v g="$g" 'BEGIN {printf "%.3f", g / b}')" \

@@ -9,3 +9,6 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print 0; else if (NR % 2)
 
 # col FILE N: the median of column N
 col() { awk -v n="$2" '{print $n}' "$1" | median; }
+
+# colmin FILE N: the smallest number in column N (0 for none)
+colmin() { awk -v n="$2" 'NR == 1 || $n < m {m = $n} END {print m + 0}' "$1"; }
