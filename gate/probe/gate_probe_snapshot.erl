@@ -874,11 +874,13 @@ gc_light() -> gc_pass().
 %% their heaps asynchronously. Measured here: binary read 400 kB right after the sweep and
 %% 20 kB 50 ms later, with no further GC. So: pause and read again until total stays within
 %% 0.5 %, at most 10 times.
-%% settle/2's bound as a rate, read ten times as often: total may move at most 0.5 % per
-%% 20 ms (0.025 % per ms, over the time each pause really took), read every 2 ms, at most 100
-%% pauses. It stops at the first step where the drift is that slow, rather than at the next
-%% multiple of 20 ms: 2-6 ms after a GC of a node that runs a suite, instead of 20-40 (twice
-%% per gate run). The pauses are receive timeouts, not timer:sleep/1: loading the timer
+%% settle/2's bound as a rate, read twenty times as often: total may move at most 0.5 % per
+%% 20 ms (0.025 % per ms, over the time each pause really took), read every millisecond, at
+%% most 200 pauses. It stops at the first step where the drift is that slow, rather than at
+%% the next multiple of 20 ms. Measured after the GC of a node that runs a 1 000-test suite:
+%% the first reading moves by 150-230 kB (the freed heaps coming back) and the next by 96
+%% bytes, whether the pause is 1 ms or 2; a 2 ms pause takes 2.5-3.1 ms and a 1 ms one
+%% 1.4-2.0 ms, so the settle takes 1.7-4 ms instead of 5-9 (twice per gate run). The pauses are receive timeouts, not timer:sleep/1: loading the timer
 %% module during a before-snapshot's settle moved code by 23 kB, which cost two more pauses.
 %% The readings are taken by a fresh process of its own that collects its own garbage before
 %% each: this process's heap (the scan's figures) would move by 100 kB and more between two
@@ -886,7 +888,7 @@ gc_light() -> gc_pass().
 %% snapshot; the fresh one's stays put, as this one does while it waits.
 settle_quietly() ->
     {Pid, Ref} = spawn_monitor(fun() ->
-                                       settle_rate(100, quiet_total(),
+                                       settle_rate(200, quiet_total(),
                                                    erlang:monotonic_time(microsecond))
                                end),
     receive {'DOWN', Ref, process, Pid, _} -> ok end.
@@ -897,7 +899,7 @@ quiet_total() ->
 
 settle_rate(0, _Prev, _T0) -> ok;
 settle_rate(N, Prev, T0) ->
-    pause(2),
+    pause(1),
     Now = quiet_total(),
     T = erlang:monotonic_time(microsecond),
     case abs(Now - Prev) =< Prev * (T - T0) div 4000000 of
