@@ -880,8 +880,9 @@ gc_light() -> gc_pass().
 %% the next multiple of 20 ms. Measured after the GC of a node that runs a 1 000-test suite:
 %% the first reading moves by 150-230 kB (the freed heaps coming back) and the next by 96
 %% bytes, whether the pause is 1 ms or 2; a 2 ms pause takes 2.5-3.1 ms and a 1 ms one
-%% 1.4-2.0 ms, so the settle takes 1.7-4 ms instead of 5-9 (twice per gate run). The pauses are receive timeouts, not timer:sleep/1: loading the timer
-%% module during a before-snapshot's settle moved code by 23 kB, which cost two more pauses.
+%% 1.4-2.0 ms, so the settle takes 1.7-4 ms instead of 5-9 (twice per gate run). The pauses
+%% are receive timeouts, not timer:sleep/1: loading the timer module during a
+%% before-snapshot's settle moved code by 23 kB, which cost two more pauses.
 %% The readings are taken by a fresh process of its own that collects its own garbage before
 %% each: this process's heap (the scan's figures) would move by 100 kB and more between two
 %% readings on its own (the readings themselves), which cost two or three pauses of every

@@ -260,7 +260,7 @@ for n in $sizes; do
 			"$(awk -v r="$(col "$work/$n.bare" 13)" -v n="$n" 'BEGIN {print r / n}')"
 	[ -s "$work/$n.ppaired" ] 2>/dev/null &&
 		printf '    paired: per-test/bare per round %s\n' "$(tr '\n' ' ' <"$work/$n.ppaired" | sed 's/ $//')"
-	echo "    runs (wall ms, cpu ms, exit, gate kB, junit B, node total/processes_used/ets/binary/code B, node peak kB):" \
+	echo "    runs (wall ms, cpu ms, exit, gate kB, junit B, node total/processes_used/ets/binary/code B, node peak kB, reductions, words garbage collected):" \
 		"bare $(cut -d ' ' -f 1,2,6- "$work/$n.bare" | tr '\n' '|')" \
 		"gate $(cut -d ' ' -f 1- "$work/$n.gate" | tr '\n' '|')"
 	[ -s "$work/$n.pertest" ] 2>/dev/null && echo "    per-test $(cut -d ' ' -f 1- "$work/$n.pertest" | tr '\n' '|')"
