@@ -15,7 +15,9 @@
 #   wall          bare and gate (s); gate/bare and pertest/bare as the median over the rounds
 #                 of each run against the bare run of its own round (the machine's speed
 #                 drifts between rounds here by more than gate costs: a round's own bare run
-#                 cancels that out), each round's figure on a line of its own;
+#                 cancels that out), each round's figure on a line of its own; and gate's
+#                 cost in ms (each gate run less its round's bare run: median, quartiles),
+#                 which the machine's speed moves less than the ratio;
 #   cpu           gate/bare of the CPU time (user + system of the run and of every process it
 #                 waited for, the node included: GNU time), per round as the wall's;
 #   gate RSS      gate's own peak RSS (VmHWM of gate's process, written at its exit by
@@ -246,6 +248,13 @@ for n in $sizes; do
 		"$(cut -d ' ' -f 1 "$work/$n.paired" | tr '\n' ' ' | sed 's/ $//')" "$gb" \
 		"$(awk -v b="$b" -v g="$g" 'BEGIN {printf "%.3f", g / b}')" \
 		"$(awk -v b="$bmin" -v g="$gmin" 'BEGIN {printf "%.3f", (b > 0 ? g / b : 0)}')"
+	# gate's cost in milliseconds, each run less its round's bare run: the fixed part does not
+	# move with this machine's speed as the ratio does
+	paste -d ' ' "$work/$n.gate" "$work/$n.bare" | awk '{print $1 - $(NF / 2 + 1)}' >"$work/$n.diff"
+	awk -v m="$(median <"$work/$n.diff")" -v q1="$(quartile 1 <"$work/$n.diff")" \
+		-v q3="$(quartile 3 <"$work/$n.diff")" 'BEGIN {
+		printf "    paired: gate - bare %+.0f ms (median of the rounds; quartiles %+.0f, %+.0f ms)\n", m, q1, q3
+	}'
 	# the suite's work in the node, the machine's speed left out: each round's gate/bare of
 	# the reductions and of the words garbage collected (test helper to the suite's end)
 	paste -d ' ' "$work/$n.gate" "$work/$n.bare" | awk '{

@@ -12,3 +12,16 @@ col() { awk -v n="$2" '{print $n}' "$1" | median; }
 
 # colmin FILE N: the smallest number in column N (0 for none)
 colmin() { awk -v n="$2" 'NR == 1 || $n < m {m = $n} END {print m + 0}' "$1"; }
+
+# quartile Q: the Q-th quartile (1 or 3) of the numbers on stdin, interpolated between ranks
+# as the median is (0 for none)
+quartile() {
+	sort -n | awk -v q="$1" '{a[NR] = $1} END {
+		if (NR == 0) { print 0; exit }
+		p = q * (NR + 1) / 4
+		if (p < 1) p = 1
+		if (p > NR) p = NR
+		i = int(p)
+		print (i < NR ? a[i] + (p - i) * (a[i + 1] - a[i]) : a[i])
+	}'
+}
