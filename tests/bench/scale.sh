@@ -206,9 +206,10 @@ for n in $sizes; do
 	}' >"$work/$n.node"
 	b=$(col "$work/$n.bare" 1)
 	g=$(col "$work/$n.gate" 1)
-	# each round's ratios against its own bare run (wall, cpu), and their medians
+	# each round's ratios against its own bare run (wall, cpu) and its wall less the bare run's
+	# (ms), and their medians
 	paste -d ' ' "$work/$n.gate" "$work/$n.bare" |
-		awk '{o = NF / 2; printf "%.3f %.3f\n", $1 / $(o + 1), $2 / ($(o + 2) > 0 ? $(o + 2) : 1)}' \
+		awk '{o = NF / 2; printf "%.3f %.3f %d\n", $1 / $(o + 1), $2 / ($(o + 2) > 0 ? $(o + 2) : 1), $1 - $(o + 1)}' \
 			>"$work/$n.paired"
 	gb=$(col "$work/$n.paired" 1)
 	cgb=$(col "$work/$n.paired" 2)
@@ -250,9 +251,8 @@ for n in $sizes; do
 		"$(awk -v b="$bmin" -v g="$gmin" 'BEGIN {printf "%.3f", (b > 0 ? g / b : 0)}')"
 	# gate's cost in milliseconds, each run less its round's bare run: the fixed part does not
 	# move with this machine's speed as the ratio does
-	paste -d ' ' "$work/$n.gate" "$work/$n.bare" | awk '{print $1 - $(NF / 2 + 1)}' >"$work/$n.diff"
-	awk -v m="$(median <"$work/$n.diff")" -v q1="$(quartile 1 <"$work/$n.diff")" \
-		-v q3="$(quartile 3 <"$work/$n.diff")" 'BEGIN {
+	awk -v m="$(col "$work/$n.paired" 3)" -v q1="$(cut -d ' ' -f 3 "$work/$n.paired" | quartile 1)" \
+		-v q3="$(cut -d ' ' -f 3 "$work/$n.paired" | quartile 3)" 'BEGIN {
 		printf "    paired: gate - bare %+.0f ms (median of the rounds; quartiles %+.0f, %+.0f ms)\n", m, q1, q3
 	}'
 	# the suite's work in the node, the machine's speed left out: each round's gate/bare of

@@ -5,7 +5,7 @@
 now_ms() { date +%s%3N; }
 
 # median: the median of the numbers on stdin, one a line (0 for none)
-median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print 0; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+median() { quartile 2; }
 
 # col FILE N: the median of column N
 col() { awk -v n="$2" '{print $n}' "$1" | median; }
@@ -13,8 +13,8 @@ col() { awk -v n="$2" '{print $n}' "$1" | median; }
 # colmin FILE N: the smallest number in column N (0 for none)
 colmin() { awk -v n="$2" 'NR == 1 || $n < m {m = $n} END {print m + 0}' "$1"; }
 
-# quartile Q: the Q-th quartile (1 or 3) of the numbers on stdin, interpolated between ranks
-# as the median is (0 for none)
+# quartile Q: the Q-th quartile (1, 2: the median, or 3) of the numbers on stdin, one a line,
+# interpolated between the two ranks around it (0 for none)
 quartile() {
 	sort -n | awk -v q="$1" '{a[NR] = $1} END {
 		if (NR == 0) { print 0; exit }
@@ -22,6 +22,7 @@ quartile() {
 		if (p < 1) p = 1
 		if (p > NR) p = NR
 		i = int(p)
-		print (i < NR ? a[i] + (p - i) * (a[i + 1] - a[i]) : a[i])
+		f = p - i
+		print (f > 0 ? (1 - f) * a[i] + f * a[i + 1] : a[i])
 	}'
 }
