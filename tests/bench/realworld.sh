@@ -164,7 +164,11 @@ project_rounds() {
 		fi
 		if [ -n "$what" ]; then
 			echo "realworld: $p round $i: bare exit $brc, gate exit $grc: $what"
-			grep -E 'FAIL|error|failure|^  [a-z_]+ grew' "$work/gate.out" | grep -v '^\.' | head -n 12 | sed 's/^/    /'
+			# the failed tests by name (ExUnit's "  1) test ... (Module)"), so that a suite's
+			# own flaky test can be told from one that fails only under gate
+			grep -E 'FAIL|error|failure|^  [a-z_]+ grew|^ +[0-9]+\) ' "$work/gate.out" | grep -v '^\.' | head -n 12 | sed 's/^/    /'
+			[ "${bfail:-0}" -gt 0 ] &&
+				grep -E '^ +[0-9]+\) ' "$work/bare.out" | head -n 6 | sed 's/^/    bare: /'
 		fi
 		i=$((i + 1))
 	done
