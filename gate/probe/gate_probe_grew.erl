@@ -252,6 +252,8 @@ ets_bin_bytes(T, Rows) ->
                          _ -> none
                      end
              end, none) of
+        %% no refc binary among the rows: nothing to measure bin_per/0 for
+        {_, 0, _} -> 0;
         {Bytes, Count, Objs} -> (Bytes + Count * bin_per()) * Rows div Objs;
         none -> 0
     end.
