@@ -113,7 +113,7 @@ PROBE_BEAM := $(patsubst gate/probe/%.erl,$(BUILD)/probe/%.beam,$(PROBE_ERL))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)) $(BUILD)/tests/ei_ping
 
-.PHONY: all test unit e2e demo asan bench bench-scale bench-snapshot clean install deps format fuzz fuzz-short \
+.PHONY: all test unit e2e demo asan bench bench-scale boot-modules bench-snapshot clean install deps format fuzz fuzz-short \
 	fuzz-build valgrind ei-check compat probe-gate realworld format-check lint release \
 	release-compat
 .DEFAULT_GOAL := all
@@ -298,6 +298,11 @@ $(RELEASE_BIN).sha256: $(RELEASE_BIN)
 install: $(BUILD)/gate
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/gate $(DESTDIR)$(PREFIX)/bin/gate
+
+# gate/probe/boot_modules.c from what mix test loads on the installed Elixir and OTP
+boot-modules:
+	sh gate/probe/boot_modules.sh > $(BUILD)/boot_modules.c.tmp
+	mv $(BUILD)/boot_modules.c.tmp gate/probe/boot_modules.c
 
 # The house style (.clang-format): make format rewrites, make format-check fails on a difference
 FORMAT_SRC = $(SRC) release/gss_none.c $(wildcard base/*.h model/*.h rules/*.h judge/*.h ci/*/*.h gate/*.h gate/*/*.h tests/*.h tests/fuzz/*.[ch]) \

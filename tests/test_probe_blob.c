@@ -1,5 +1,6 @@
 /* tests/test_probe_blob.c: the probe's embedded modules: their load order, which a session
- * loads, and the lists cluster mode sends (all derived from the sources' -gate_load). */
+ * loads, and the lists cluster mode sends (all derived from the sources' -gate_load); and
+ * the list of Elixir's and OTP's modules a node gate starts loads from its first moment. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "gate/node/term.h"
+#include "gate/probe/boot_modules.h"
 #include "gate/probe/probe.h"
 #include "gate/probe/probe_blob.h"
 
@@ -94,12 +96,34 @@ static void cluster_lists_are_the_snapshot_modules(void **state)
 	ei_x_free(&y);
 }
 
+/* gate/probe/boot_modules.c: every name once, each one an atom the node can make (at most
+ * 255 characters), none of the probe's own (gate loads those, never from the node's disk),
+ * and none of the project it was generated from (tests/fixtures/clean: Clean.*, its
+ * MixProject): the list holds only what every mix test loads. */
+static void boot_modules_are_elixirs_and_otps(void **state)
+{
+	(void)state;
+	assert_true(probe_boot_nmodules > 100);
+	assert_true(PROBE_BOOT_BATCH > 0);
+	for (size_t i = 0; i < probe_boot_nmodules; i++) {
+		const char *m = probe_boot_modules[i];
+		assert_true(m[0] != '\0' && strlen(m) <= 255);
+		assert_null(find(m));
+		assert_true(strncmp(m, "gate_", 5) != 0);
+		assert_true(strncmp(m, "Elixir.Clean", 12) != 0);
+		assert_null(strstr(m, "MixProject"));
+		for (size_t j = 0; j < i; j++)
+			assert_true(strcmp(m, probe_boot_modules[j]) != 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(gate_probe_loads_first),
 	        cmocka_unit_test(sessions_load_what_they_need),
 	        cmocka_unit_test(cluster_lists_are_the_snapshot_modules),
+	        cmocka_unit_test(boot_modules_are_elixirs_and_otps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,9 +24,11 @@
 /* The bootstrap, in two parts. The first, evaluated by `elixir -e` before Mix starts, is a
  * process that opens gate's pipe pair as a port (fd 3: gate's requests and the lifeline;
  * fd 4: replies; never stdin, which is /dev/null as under `mix test < /dev/null`), reads the
- * first frame ({gate_boot, Name | none, Cookie, Unset}: when gate was asked for a distributed
- * node, distribution starts under that name and cookie, so nothing secret is on this command
- * line), then serves each {call, Id, M, F, A} in a process of its own, answering
+ * first frame ({gate_boot, Name | none, Cookie, Unset, Preload}: when gate was asked for a
+ * distributed node, distribution starts under that name and cookie, so nothing secret is on this
+ * command line; Preload, batches of module names, is loaded meanwhile in a process registered as
+ * gate_boot_preload: see gate/probe/boot_modules.h), then serves each {call, Id, M, F, A}
+ * in a process of its own, answering
  * {gate_reply, Id, Result} as rpc would (a raise is {badrpc, {'EXIT', Reason}}). It serves
  * while Mix compiles and starts the project, so that gate loads its probe meanwhile, on the
  * other scheduler. The second part, evaluated by `mix run -e` once the project is compiled
@@ -40,11 +42,13 @@ static const char boot_serve[] =
         "l = :erlang.open_port({:fd, 3, 4}, [:binary, {:packet, 4}, :eof]); "
         "o = fn t -> :erlang.port_command(l, :erlang.term_to_binary(t)) end; "
         "u = receive do {^l, {:data, b}} -> case :erlang.binary_to_term(b) do "
-        "{:gate_boot, n, c, u} -> "
+        "{:gate_boot, n, c, u, p} -> "
         "if n != :none do case :net_kernel.start([n, :longnames]) do "
         "{:ok, _} -> :erlang.set_cookie(c); "
         "e -> IO.puts(:stderr, \"cannot start distribution as #{n}: #{inspect(e)}\"); "
-        "System.halt(1) end end; u end; "
+        "System.halt(1) end end; "
+        "if p != [] do spawn(fn -> :erlang.register(:gate_boot_preload, self()); "
+        ":lists.foreach(&:code.ensure_modules_loaded/1, p) end) end; u end; "
         "{^l, :eof} -> System.halt(3) end; "
         "w = fn w -> receive do {^l, {:data, b}} -> {:call, i, m, f, a} = "
         ":erlang.binary_to_term(b); "
@@ -222,27 +226,49 @@ static void node_exec_error(const struct node_opts *opts, const char *elixir, in
 		            strerror(-child_errno));
 }
 
-/* The bootstrap's first frame: {gate_boot, Name, Cookie, Unset}, Name and Cookie none when
- * not distributed. Unset is ["MIX_ENV"] when gate's own environment has no MIX_ENV and the
- * node runs in test: Mix knows its env once booted, and bare `mix test` leaves MIX_ENV unset
- * for what the suite runs (a `mix` in another project is then in dev, as without gate).
- * A pipe holds the frame whole before the node reads it. */
-static int node_handoff(struct node *n, bool unset_mix_env, char *err, size_t errlen)
+/* Appends the modules opts->preload as a list of batches of opts->preload_batch names. */
+static int encode_preload(ei_x_buff *x, const struct node_opts *opts)
+{
+	size_t n = opts->preload ? opts->npreload : 0, per = opts->preload_batch;
+	if (per == 0)
+		per = n ? n : 1;
+	for (size_t i = 0; i < n; i += per) {
+		size_t k = n - i < per ? n - i : per;
+		if (ei_x_encode_list_header(x, 1) < 0 || ei_x_encode_list_header(x, (long)k) < 0)
+			return -1;
+		for (size_t j = 0; j < k; j++)
+			if (ei_x_encode_atom(x, opts->preload[i + j]) < 0)
+				return -1;
+		if (ei_x_encode_empty_list(x) < 0)
+			return -1;
+	}
+	return ei_x_encode_empty_list(x);
+}
+
+/* The bootstrap's first frame: {gate_boot, Name, Cookie, Unset, Preload}, Name and Cookie
+ * none when not distributed. Unset is ["MIX_ENV"] when gate's own environment has no MIX_ENV
+ * and the node runs in test: Mix knows its env once booted, and bare `mix test` leaves
+ * MIX_ENV unset for what the suite runs (a `mix` in another project is then in dev, as
+ * without gate). Preload: opts->preload in batches ([] for none). A pipe holds the frame
+ * whole before the node reads it. */
+static int node_handoff(struct node *n, const struct node_opts *opts, bool unset_mix_env, char *err,
+                        size_t errlen)
 {
 	ei_x_buff x;
 	int rc = -1;
 	if (ei_x_new_with_version(&x) < 0)
 		goto out;
-	if (ei_x_encode_tuple_header(&x, 4) < 0 || ei_x_encode_atom(&x, "gate_boot") < 0 ||
+	if (ei_x_encode_tuple_header(&x, 5) < 0 || ei_x_encode_atom(&x, "gate_boot") < 0 ||
 	    ei_x_encode_atom(&x, n->distributed ? n->name : "none") < 0 ||
 	    ei_x_encode_atom(&x, n->distributed ? n->cookie : "none") < 0)
 		goto out;
 	if (unset_mix_env &&
 	    (ei_x_encode_list_header(&x, 1) < 0 || ei_x_encode_binary(&x, "MIX_ENV", 7) < 0))
 		goto out;
-	if (ei_x_encode_empty_list(&x) < 0)
+	if (ei_x_encode_empty_list(&x) < 0 || encode_preload(&x, opts) < 0)
 		goto out;
-	unsigned char hdr[4] = {0, 0, (unsigned char)(x.index >> 8), (unsigned char)x.index};
+	unsigned char hdr[4] = {(unsigned char)(x.index >> 24), (unsigned char)(x.index >> 16),
+	                        (unsigned char)(x.index >> 8), (unsigned char)x.index};
 	if (write(n->to_fd, hdr, 4) == 4 && write(n->to_fd, x.buff, (size_t)x.index) == x.index)
 		rc = 0;
 out:
@@ -322,7 +348,7 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		return -1;
 	}
 	const char *env = opts->mix_env ? opts->mix_env : "test";
-	return node_handoff(n, !getenv("MIX_ENV") && strcmp(env, "test") == 0, err, errlen);
+	return node_handoff(n, opts, !getenv("MIX_ENV") && strcmp(env, "test") == 0, err, errlen);
 fail:
 	for (int i = 0; i < 2; i++) {
 		if (req[i] >= 0)

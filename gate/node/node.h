@@ -32,6 +32,11 @@ struct node_opts {
 	                          NULL: not distributed */
 	bool no_start;         /* boot with `mix run --no-start`: mix test's own app.start (or
 	                          gate_probe:run_prep) starts the applications */
+	/* modules the node loads in the background from its first moment, preload_batch at a
+	 * time, in a process registered as gate_boot_preload (gate/probe/boot_modules.h); a
+	 * name its code path lacks is skipped. NULL: none */
+	const char *const *preload;
+	size_t npreload, preload_batch;
 };
 
 struct node {

@@ -27,9 +27,17 @@ prepare() ->
 %% Mix's own loading keeps busy; a module that is not there (an older Elixir's) is skipped.
 %% prepare/0 loads what is not loaded yet by then. OTP's instrument module, which the
 %% before-snapshot reads the allocations with, is loaded then too (2-7 ms of that snapshot
-%% otherwise).
+%% otherwise). When the bootstrap is still loading what mix test loads (gate_boot_preload,
+%% gate/probe/boot_modules.h: most of these modules among them), this waits for it first:
+%% read and prepared in both processes at once, a module would cost twice.
 preload() ->
     _ = spawn(fun() ->
+                      case whereis(gate_boot_preload) of
+                          P when is_pid(P) ->
+                              Ref = erlang:monitor(process, P),
+                              receive {'DOWN', Ref, process, P, _} -> ok end;
+                          _ -> ok
+                      end,
                       _ = code:ensure_modules_loaded(mix_test_modules()),
                       gate_probe_snapshot:instrument_ready()
               end),

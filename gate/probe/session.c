@@ -13,6 +13,7 @@
 #include "gate/node/clock.h"
 #include "gate/node/node_tail.h"
 #include "gate/node/signals.h"
+#include "gate/probe/boot_modules.h"
 #include "gate/probe/otp.h"
 
 void session_init(struct session *s, const struct session_opts *o)
@@ -130,6 +131,10 @@ static int boot(struct session *s, char *err, size_t errlen)
 	        .stderr_fd = node_tail_start(),
 	        .name = s->o.distributed,
 	        .no_start = s->o.mix_test,
+	        /* what mix test loads, loaded from the node's first moment */
+	        .preload = s->o.mix_test ? probe_boot_modules : NULL,
+	        .npreload = s->o.mix_test ? probe_boot_nmodules : 0,
+	        .preload_batch = PROBE_BOOT_BATCH,
 	};
 	s->phase = "booting the node";
 	int rc = node_start(&s->node, &no, err, errlen);
