@@ -299,9 +299,11 @@ install: $(BUILD)/gate
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BUILD)/gate $(DESTDIR)$(PREFIX)/bin/gate
 
-# gate/probe/boot_modules.c from what mix test loads on the installed Elixir and OTP
+# gate/probe/boot_modules.c from what mix test loads on the installed Elixir and OTP, merged
+# with the names the list in place holds from the Elixirs and OTPs it was made on before
 boot-modules:
-	sh gate/probe/boot_modules.sh > $(BUILD)/boot_modules.c.tmp
+	mkdir -p $(BUILD)
+	sh gate/probe/boot_modules.sh gate/probe/boot_modules.c > $(BUILD)/boot_modules.c.tmp
 	mv $(BUILD)/boot_modules.c.tmp gate/probe/boot_modules.c
 
 # The house style (.clang-format): make format rewrites, make format-check fails on a difference
