@@ -9,7 +9,9 @@
  * in the order mix test needs them, they are there when Mix asks for them. The list
  * (gate/probe/boot_modules.c) holds only modules of Elixir's own applications and OTP's
  * kernel, stdlib and compiler, which every `mix test` loads: never the project's, its
- * dependencies' or the suite's. A name the node's Elixir or OTP lacks is skipped. */
+ * dependencies' or the suite's. A name the node's Elixir or OTP lacks is skipped. The probe
+ * waits for that process before the before-snapshot (gate_probe_run:prepare/0), so that
+ * nothing it loads is counted as the run's. */
 #ifndef GATE_PROBE_BOOT_MODULES_H
 #define GATE_PROBE_BOOT_MODULES_H
 

@@ -16,9 +16,21 @@
 %% not counted as growth: ExUnit's application (its server, event manager, on-exit handler,
 %% capture server and tables) and the modules mix test and our formatter use.
 prepare() ->
+    %% what the bootstrap loads is loaded before the before-snapshot, never after it
+    boot_preload_wait(),
     {ok, _} = application:ensure_all_started(ex_unit),
     _ = code:ensure_modules_loaded(mix_test_modules()),
     ok.
+
+%% Returns once the bootstrap's loading of what mix test loads (gate_boot_preload, see
+%% preload/0) is over; at once when there is none.
+boot_preload_wait() ->
+    case whereis(gate_boot_preload) of
+        P when is_pid(P) ->
+            Ref = erlang:monitor(process, P),
+            receive {'DOWN', Ref, process, P, _} -> ok end;
+        _ -> ok
+    end.
 
 %% Loads the modules of prepare/0 in a process of its own and returns at once: a node gate
 %% started is asked while Mix still compiles and starts the project, so that the loading
@@ -32,12 +44,7 @@ prepare() ->
 %% read and prepared in both processes at once, a module would cost twice.
 preload() ->
     _ = spawn(fun() ->
-                      case whereis(gate_boot_preload) of
-                          P when is_pid(P) ->
-                              Ref = erlang:monitor(process, P),
-                              receive {'DOWN', Ref, process, P, _} -> ok end;
-                          _ -> ok
-                      end,
+                      boot_preload_wait(),
                       _ = code:ensure_modules_loaded(mix_test_modules()),
                       gate_probe_snapshot:instrument_ready()
               end),
