@@ -51,7 +51,7 @@ defmodule Gate.MixProject do
         "gate's README" => "#{@source_url}#readme",
         "Changelog" => "#{@source_url}/blob/main/CHANGELOG.md"
       },
-      files: ~w(lib mix.exs VERSION README.md .formatter.exs)
+      files: ~w(lib mix.exs VERSION README.md LICENSE .formatter.exs)
     ]
   end
 

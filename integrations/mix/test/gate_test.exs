@@ -219,4 +219,16 @@ defmodule GateTest do
     if File.exists?(root),
       do: assert(File.read!(root) == File.read!(Path.expand("../VERSION", __DIR__)))
   end
+
+  test "the package carries its licence: LICENSE, the MIT text naming the gate authors" do
+    package = Mix.Project.config()[:package]
+    assert package[:licenses] == ["MIT"]
+    assert "LICENSE" in package[:files]
+    text = File.read!(Path.expand("../LICENSE", __DIR__))
+    assert text =~ ~r/\AMIT License\n\nCopyright \(c\) \d{4} the gate authors\n/
+
+    # in gate's repository, the root's LICENSE is the same text
+    root = Path.expand("../../../LICENSE", __DIR__)
+    if File.exists?(root), do: assert(File.read!(root) == text)
+  end
 end
