@@ -76,16 +76,20 @@ PROBE_ERLC_FLAGS ?= +no_bs_match +no_update_record +no_min_max_bifs -disable-fea
 # gate's version, written once: VERSION (a link to integrations/mix/VERSION, which the Mix
 # package carries). gate/version.h takes it from $(BUILD)/gen/gate_version.h, written here as
 # make reads this file (so before any compile) and only when it changes (so that a new
-# version rebuilds only the files that print it).
+# version rebuilds only the files that print it); and again by its rule before any object
+# is compiled when a goal before them deleted it (make clean all).
 GATE_VERSION := $(shell cat VERSION 2>/dev/null)
 ifeq ($(shell printf '%s\n' '$(GATE_VERSION)' | grep -Ex '[0-9]+\.[0-9]+\.[0-9]+'),)
 $(error gate: error: VERSION holds $(if $(GATE_VERSION),'$(GATE_VERSION)',nothing), not a version X.Y.Z: write gate's version in integrations/mix/VERSION, which VERSION links to)
 endif
 GATE_VERSION_H := $(BUILD)/gen/gate_version.h
-$(shell mkdir -p $(dir $(GATE_VERSION_H)) && t=$(GATE_VERSION_H).$$$$ && \
+WRITE_VERSION_H = mkdir -p $(dir $(GATE_VERSION_H)) && t=$(GATE_VERSION_H).$$$$ && \
 	printf '/* %s: written by the Makefile from VERSION */\n\043define GATE_VERSION "%s"\n' \
 	'$(GATE_VERSION_H)' '$(GATE_VERSION)' >$$t && \
-	{ cmp -s $$t $(GATE_VERSION_H) && rm -f $$t || mv -f $$t $(GATE_VERSION_H); })
+	{ cmp -s $$t $(GATE_VERSION_H) && rm -f $$t || mv -f $$t $(GATE_VERSION_H); }
+$(shell $(WRITE_VERSION_H))
+$(GATE_VERSION_H):
+	@$(WRITE_VERSION_H)
 # gate --version: how the binary was built, its target and its ei's Erlang/OTP (the
 # installation's releases/*/OTP_VERSION beside lib/erl_interface-X)
 BUILD_KIND ?= source
@@ -128,7 +132,7 @@ $(BUILD)/gate: $(BUILD)/obj/gate/main.o $(LIB_OBJ)
 $(BUILD)/obj/gate/cmd/version_cmd.o: EXTRA_DEFS = $(VERSION_DEFS)
 $(BUILD)/obj/gate/cmd/version_cmd.o: gate/version.h Makefile
 
-$(BUILD)/obj/%.o: %.c | ei-check
+$(BUILD)/obj/%.o: %.c | ei-check $(GATE_VERSION_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
@@ -330,5 +334,10 @@ format-check:
 
 clean:
 	rm -rf build
+# make clean all -jN: clean would run beside the build it deletes; with clean among the goals,
+# the goals run one after the other
+ifneq ($(filter clean,$(MAKECMDGOALS)),)
+.NOTPARALLEL:
+endif
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -50,3 +50,22 @@ case_licence_lint() {
 		fail "the lint refuses the licence in a copy: $(cat "$WORK/lic.out")"
 	rm -rf "$t"
 }
+
+# make clean all, in one command, also with -j: clean deletes the version header that make
+# writes as it reads the Makefile, and the build writes it again before compiling (the
+# objects that include it, in a copy of the tree, so that the checkout's build is not
+# touched), after clean has run.
+case_make_clean_all() {
+	local t; t=$(mktemp -d "$WORK/mkclean.XXXXXX")
+	tree_copy "$t"
+	[ -f "$t/Makefile" ] || { fail "no copy of the tree in $t"; return; }
+	(cd "$t" && make -s build/obj/gate/cmd/version_cmd.o) >"$WORK/mk.out" 2>&1 || fail "make in the copy: $(tail -n 5 "$WORK/mk.out")"
+	[ -f "$t/build/gen/gate_version.h" ] || fail "make wrote no build/gen/gate_version.h"
+	(cd "$t" && make -s -j2 clean build/obj/gate/cmd/version_cmd.o build/obj/gate/cmd/cli.o build/obj/gate/run/run.o) >"$WORK/mk.out" 2>&1 ||
+		fail "make clean then compiling in one command: $(grep -m 3 -i 'error' "$WORK/mk.out")"
+	grep -qF "#define GATE_VERSION \"$(cat "$ROOT/VERSION")\"" "$t/build/gen/gate_version.h" 2>/dev/null ||
+		fail "after make clean ..., build/gen/gate_version.h does not hold the version"
+	(cd "$t" && make -s clean) >"$WORK/mk.out" 2>&1
+	[ ! -e "$t/build" ] || fail "make clean leaves build/: $(ls "$t/build")"
+	rm -rf "$t"
+}
