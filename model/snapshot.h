@@ -202,11 +202,14 @@ struct key_group {
 	int64_t bin_bytes;
 };
 
-/* Modules of one origin loaded during the run and still loaded: how many, and their code bytes
- * (erlang:system_info(loaded)). */
+/* Modules of one origin loaded during the run and still loaded: how many, their code bytes
+ * (erlang:system_info(loaded)), and the refc binaries their literals hold (binaries longer
+ * than 64 bytes: they count in erlang:memory(binary), held by no process, table or term; read
+ * from each module's object code, gate_probe_code.erl). */
 struct code_class {
 	int64_t count;
 	int64_t bytes;
+	int64_t lit_bytes;
 };
 
 /* Ports opened during the run and still open, by name and owner. */
@@ -396,6 +399,10 @@ struct snapshot {
 	 * code:load_binary), those by shape, most first; have_code_new: the probe reported them */
 	bool have_code_new;
 	struct code_class code_disk, code_test, code_created;
+	/* the literals' refc bytes were read (a probe that reads them), and how many of those
+	 * modules' object code could not be (compiled in memory while nothing watched) */
+	bool have_code_lits;
+	int64_t code_lits_unread;
 	struct key_group *code_groups;
 	size_t ncode_groups;
 	int64_t ports_opened;     /* ports opened during the run and still open */

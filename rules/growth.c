@@ -95,6 +95,7 @@ struct judged {
 	char by[512];         /* passing as context: what explains it (finding.explained_by); "" */
 	bool atoms_context;   /* an atom row the atom rule's pass explains */
 	bool literals;        /* the code row, judged with the literal area (SHOW_WITH_LITERALS) */
+	int64_t lits;         /* binary: the refc bytes of loaded modules' literals, set aside */
 	int64_t atom_entries; /* system: the new atoms' table entries, subtracted as explained */
 };
 
@@ -176,6 +177,42 @@ static int64_t code_suite(struct judged *j, const struct snapshot *b, const stru
 	add_part(j->explained, sizeof(j->explained), "the suite's own modules", cs.suite, why);
 	j->delta -= cs.suite;
 	return cs.suite;
+}
+
+/* The binary row: the refc binaries that the literals of the modules loaded during the run
+ * hold (read from their object code: gate_probe_code.erl) are code, not growth: no process,
+ * table or term holds them, and they stay as long as the modules. Those of the suite's own
+ * modules and of modules loaded from disk are context; those of modules created during the
+ * run are judged with them, by the modules rule. Named in j->explained, taken from j->delta,
+ * at most the row's growth; returns those bytes. */
+static int64_t binary_literals(struct judged *j, const struct snapshot *a)
+{
+	if (!a->have_code_lits)
+		return 0;
+	int64_t room = pos(j->raw);
+	int64_t own = a->code_disk.lit_bytes + a->code_test.lit_bytes;
+	int64_t made = a->code_created.lit_bytes;
+	own = own < room ? own : room;
+	made = made < room - own ? made : room - own;
+	char why[200], nt[32], nd[32], nc[32];
+	if (own > 0) {
+		model_count_format(nt, sizeof(nt), a->code_test.count);
+		model_count_format(nd, sizeof(nd), a->code_disk.count);
+		snprintf(why, sizeof(why), "of %s module%s of this suite and %s loaded from disk",
+		         nt, a->code_test.count == 1 ? "" : "s", nd);
+		add_part(j->explained, sizeof(j->explained), "the literals of loaded modules", own,
+		         why);
+	}
+	if (made > 0) {
+		model_count_format(nc, sizeof(nc), a->code_created.count);
+		snprintf(why, sizeof(why), "of %s module%s created during the run: the modules "
+		         "rule judges them", nc, a->code_created.count == 1 ? "" : "s");
+		add_part(j->explained, sizeof(j->explained), "the literals of created modules", made,
+		         why);
+	}
+	j->delta -= own + made;
+	j->lits = own + made;
+	return own + made;
 }
 
 /* The leaves: every category but total (system judged on its rest). */
@@ -266,6 +303,8 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 	}
 
 	int64_t suite = c == MEM_CODE && cfg->live_totals ? code_suite(j, b, a) : 0;
+	if (c == MEM_BINARY && cfg->live_totals)
+		suite = binary_literals(j, a);
 	int64_t spec = sp ? sp->bytes[c] : 0;
 	if (spec > pos(j->raw - suite))
 		spec = pos(j->raw - suite);
@@ -295,6 +334,17 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 		         cs, la - lb >= 0 ? "+" : "", ls, *j->explained ? "; less " : "",
 		         j->explained, j->delta >= 0 ? "+" : "", ds, pct, lt,
 		         *j->by ? "; context: explained by " : "", j->by);
+	} else if (suite > 0) {
+		/* binary, less its literals' refc bytes (and a failing structure's) */
+		if (spec > 0 && !j->fail) {
+			char ss[32];
+			model_bytes_format(ss, sizeof(ss), spec);
+			snprintf(j->by, sizeof(j->by), "%s (+%s)", sp->what[c], ss);
+		}
+		snprintf(j->msg, sizeof(j->msg),
+		         "%s grew %s -> %s (%s%s); less %s: judged %s%s (%+.1f %%), %s%s%s", name, bs,
+		         as, j->raw >= 0 ? "+" : "", rs, j->explained, j->delta >= 0 ? "+" : "", ds,
+		         pct, lt, *j->by ? "; context: explained by " : "", j->by);
 	} else if (spec > 0) {
 		char ss[32];
 		model_bytes_format(ss, sizeof(ss), spec);
@@ -348,6 +398,12 @@ static void judge_total(struct judged *j, const struct snapshot *b, const struct
 		         "modules the suite loaded");
 		j->delta -= code->raw;
 	}
+	const struct judged *bin = &leaf[MEM_BINARY];
+	if (bin->known && bin->lits > 0) {
+		add_part(j->explained, sizeof(j->explained), "their literals' binaries", bin->lits,
+		         "set aside by the binary row");
+		j->delta -= bin->lits;
+	}
 	if (have_both(b, a, MEM_PROCESSES) && have_both(b, a, MEM_PROCESSES_USED)) {
 		int64_t free_heap = raw_of(b, a, MEM_PROCESSES) - raw_of(b, a, MEM_PROCESSES_USED);
 		if (free_heap > 0) {
@@ -366,7 +422,7 @@ static void judge_total(struct judged *j, const struct snapshot *b, const struct
 		if (leaves[k] == MEM_SYSTEM)
 			v = (l->fail ? pos(l->delta) : 0) + l->spec;
 		else
-			v = l->fail ? pos(l->raw) : l->spec;
+			v = l->fail ? pos(l->raw - l->lits) : l->spec;
 		if (l->atoms_context && l->raw > 0) {
 			add_part(j->explained, sizeof(j->explained),
 			         mem_cat_name((enum mem_cat)leaves[k]), l->raw,

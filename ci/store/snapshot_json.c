@@ -98,8 +98,9 @@ static json_t *groups_json(const struct key_group *g, size_t n, int *bad)
 	return a;
 }
 
-/* The modules loaded during the run, by origin: {"disk": {"count", "bytes"}, "test": ...,
- * "created": ..., "created_groups": [...]} */
+/* The modules loaded during the run, by origin: {"disk": {"count", "bytes"[,
+ * "literal_bytes"]}, "test": ..., "created": ..., ["literals_unread": N,] "created_groups":
+ * [...]}; literal_bytes: the refc binaries their literals hold, where the probe read them */
 static json_t *modules_json(const struct snapshot *s, int *bad)
 {
 	const char *names[] = {"disk", "test", "created"};
@@ -111,8 +112,12 @@ static json_t *modules_json(const struct snapshot *s, int *bad)
 		json_t *c = json_object();
 		put(c, "count", json_integer(cls[i]->count), bad);
 		put(c, "bytes", json_integer(cls[i]->bytes), bad);
+		if (s->have_code_lits)
+			put(c, "literal_bytes", json_integer(cls[i]->lit_bytes), bad);
 		put(o, names[i], c, bad);
 	}
+	if (s->have_code_lits)
+		put(o, "literals_unread", json_integer(s->code_lits_unread), bad);
 	put(o, "created_groups", groups_json(s->code_groups, s->ncode_groups, bad), bad);
 	return o;
 }

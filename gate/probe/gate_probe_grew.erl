@@ -415,58 +415,44 @@ atoms_fold(I, To, Step, G) ->
     true = is_atom(A),
     atoms_fold(I + Step, To, Step, group_add(digits_out(name_text(A)), Step, 0, A, G)).
 
-%% Modules loaded during the run and still loaded, by where they came from:
-%%   disk     from an object file (the project's, its dependencies', OTP's: code:which names
-%%            a .beam), or recompiled for coverage (cover_compiled)
-%%   test     compiled in memory from a .exs file: ExUnit requires the suite's test files and
-%%            test_helper.exs, so these are the suite's own test modules and helpers
-%%   created  every other module compiled in memory: Module.create, Code.compile_string,
-%%            code:load_binary of generated code
-%% #{disk => {N, Bytes}, test => {N, Bytes}, created => {N, Bytes}, groups => [{Shape, N,
-%% Bytes, Example}]}: Bytes their code (erlang:system_info(loaded)), the created ones grouped by
-%% shape (CodeLeak.Tpl.T1 .. T1500 are CodeLeak.Tpl.*), most first; none without the before set.
-%% A module with no current code (deleted, its old code not yet purged) is not counted.
+%% Modules loaded during the run and still loaded, by where they came from
+%% (gate_probe_code:origin/2): disk (an object file), test (compiled from the suite's own
+%% files: a script, or a source under the test paths) and created (every other module
+%% compiled in memory: Module.create, Code.compile_string, code:load_binary of generated
+%% code).
+%% #{disk => {N, Bytes, Lits}, test => {N, Bytes, Lits}, created => {N, Bytes, Lits},
+%% literals_unread => N, groups => [{Shape, N, Bytes, Example}]}: Bytes their code
+%% (erlang:system_info(loaded)), Lits the refc binaries their literals hold
+%% (gate_probe_code:literals/1; unread: modules whose object code could not be read), the
+%% created ones grouped by shape (CodeLeak.Tpl.T1 .. T1500 are CodeLeak.Tpl.*), most first;
+%% none without the before set. A module with no current code (deleted, its old code not yet
+%% purged) is not counted.
 code_new(Before) ->
     case maps:get(modules, Before, none) of
         Mods when is_map(Mods) ->
             New = [M || M <- erlang:loaded(), not maps:is_key(M, Mods)],
             Sizes = code_sizes(New),
+            Dirs = gate_probe_code:suite_dirs(),
+            Loaded = [{M, B, gate_probe_code:origin(M, Dirs)}
+                      || M <- New, B <- [maps:get(loaded_name(M), Sizes, 0)], B > 0],
+            {Lits, Unread} = gate_probe_code:literals([M || {M, _, _} <- Loaded]),
+            Empty = {0, 0, 0},
             {D, T, C, G} = lists:foldl(
-                             fun(M, {D0, T0, C0, G0}) ->
-                                     B = maps:get(loaded_name(M), Sizes, 0),
-                                     case B > 0 andalso code_origin(M) of
-                                         false -> {D0, T0, C0, G0};
-                                         disk -> {count_add(D0, B), T0, C0, G0};
-                                         test -> {D0, count_add(T0, B), C0, G0};
-                                         created -> {D0, T0, count_add(C0, B),
+                             fun({M, B, O}, {D0, T0, C0, G0}) ->
+                                     L = maps:get(M, Lits, 0),
+                                     case O of
+                                         disk -> {count_add(D0, B, L), T0, C0, G0};
+                                         suite -> {D0, count_add(T0, B, L), C0, G0};
+                                         created -> {D0, T0, count_add(C0, B, L),
                                                      group_add(module_shape(M), 1, B, M, G0)}
                                      end
-                             end, {{0, 0}, {0, 0}, {0, 0}, #{}}, New),
-            #{disk => D, test => T, created => C, groups => groups_top(G)};
+                             end, {Empty, Empty, Empty, #{}}, Loaded),
+            #{disk => D, test => T, created => C, literals_unread => Unread,
+              groups => groups_top(G)};
         _ -> none
     end.
 
-count_add({N, B0}, B) -> {N + 1, B0 + B}.
-
-code_origin(M) ->
-    case code:which(M) of
-        F when is_list(F) ->
-            case filename:extension(F) of
-                ".beam" -> disk;
-                _ -> in_memory_origin(M)
-            end;
-        cover_compiled -> disk;
-        preloaded -> disk;
-        _ -> in_memory_origin(M)
-    end.
-
-in_memory_origin(M) ->
-    Src = try proplists:get_value(source, erlang:get_module_info(M, compile))
-          catch _:_ -> undefined end,
-    case is_list(Src) andalso filename:extension(Src) =:= ".exs" of
-        true -> test;
-        false -> created
-    end.
+count_add({N, B0, L0}, B, L) -> {N + 1, B0 + B, L0 + L}.
 
 %% A module's shape: its namespace (CodeLeak.Tpl.T12 is CodeLeak.Tpl.*), or, for a name with
 %% no namespace, its digit runs as # (tpl_12 is tpl_#).

@@ -104,8 +104,9 @@ snapshot1(Opts, Settled, Eligible) ->
              end,
     Keeper = whereis(gate_probe_keeper),
     %% skip: gate's own helpers on this node (cluster mode), not to be measured
-    Skip = lists:usort([P || P <- [self(), Keeper, whereis(gate_probe_watchdog)
-                                   | maps:get(skip, Opts, [])], is_pid(P),
+    Skip = lists:usort([P || P <- [self(), Keeper, whereis(gate_probe_watchdog),
+                                   gate_probe_code:watcher() | maps:get(skip, Opts, [])],
+                             is_pid(P),
                              node(P) =:= node()]),
     %% a deep before-snapshot's servers' states are summarised while the rest is taken (the
     %% servers answer on their own schedulers, 3-6 ms on a small node, while this process
@@ -430,14 +431,13 @@ persistent_term_memory() ->
     catch _:_ -> #{}
     end.
 
-%% erlang:memory() without the keeper process's own heap (it holds the before set), so that
-%% gate does not measure itself.
+%% erlang:memory() without the heaps of the keeper process (it holds the before set) and the
+%% loads process (gate_probe_code: the literals of the modules loaded since), so that gate
+%% does not measure itself.
 memory_less_keeper(Keeper) ->
     M = maps:from_list(erlang:memory()),
-    K = case is_pid(Keeper) andalso erlang:process_info(Keeper, memory) of
-            {memory, B} -> B;
-            _ -> 0
-        end,
+    K = lists:sum([B || P <- [Keeper, gate_probe_code:watcher()], is_pid(P),
+                        {memory, B} <- [erlang:process_info(P, memory)]]),
     Less = fun(Key, Map) -> maps:update_with(Key, fun(V) -> max(0, V - K) end, Map) end,
     {lists:foldl(Less, M, [total, processes, processes_used]), K}.
 
@@ -476,7 +476,8 @@ keeper_start(Figs, SetAside, States) ->
             atoms => erlang:system_info(atom_count)},
     Pid = spawn(fun() -> keeper(Set) end),
     register(gate_probe_keeper, Pid),
-    ok.
+    %% the literals of the modules compiled in memory from now on
+    gate_probe_code:watch_start().
 
 %% gate_probe_state:before(Skip) (gate's processes not asked) in a process of its own; its
 %% time is bounded there.
@@ -510,6 +511,7 @@ keeper_get() ->
     end.
 
 keeper_stop() ->
+    gate_probe_code:watch_stop(),
     case whereis(gate_probe_keeper) of
         undefined -> ok;
         Pid ->

@@ -622,25 +622,38 @@ static int decode_key_groups(const struct term *t, const char *what, struct key_
 	return 0;
 }
 
-/* #{disk => {N, Bytes}, test => {N, Bytes}, created => {N, Bytes}, groups => [...]}: the
- * modules loaded during the run by origin; absent or none: not reported (an older probe) */
+/* #{disk => {N, Bytes, Lits}, test => ..., created => ..., literals_unread => N, groups =>
+ * [...]}: the modules loaded during the run by origin, Lits the refc bytes of their literals
+ * ({N, Bytes} from a probe that does not read them); absent or none: not reported */
 static int decode_code_new(const struct term *t, struct snapshot *out, char *err, size_t errlen)
 {
 	static const char *const keys[] = {"disk", "test", "created"};
 	struct code_class *cls[] = {&out->code_disk, &out->code_test, &out->code_created};
 	if (!t || t->type != TERM_MAP)
 		return 0;
+	const struct term *unread = term_map_get(t, "literals_unread");
 	for (size_t i = 0; i < 3; i++) {
 		const struct term *c = term_map_get(t, keys[i]);
-		if (!c || c->type != TERM_TUPLE || c->u.seq.n != 2 ||
+		size_t n = c && c->type == TERM_TUPLE ? c->u.seq.n : 0;
+		if ((n != 2 && n != 3) || (n == 3) != (unread != NULL) ||
 		    req_int(term_tuple_at(c, 0), &cls[i]->count) ||
-		    req_int(term_tuple_at(c, 1), &cls[i]->bytes)) {
+		    req_int(term_tuple_at(c, 1), &cls[i]->bytes) ||
+		    (n == 3 && req_int(term_tuple_at(c, 2), &cls[i]->lit_bytes))) {
 			errtext_set(err, errlen, NULL,
-			            "snapshot: code_new's %s is not {Count, Bytes} from 0 to %lld",
+			            "snapshot: code_new's %s is not {Count, Bytes} or {Count, Bytes, "
+			            "LiteralBytes} from 0 to %lld (with literals_unread when it has "
+			            "literals)",
 			            keys[i], (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 	}
+	if (unread && req_int(unread, &out->code_lits_unread)) {
+		errtext_set(err, errlen, NULL,
+		            "snapshot: code_new's literals_unread is not a count from 0 to %lld",
+		            (long long)MODEL_FIGURE_MAX);
+		return -1;
+	}
+	out->have_code_lits = unread != NULL;
 	if (decode_key_groups(term_map_get(t, "groups"), "code_new groups", &out->code_groups,
 	                      &out->ncode_groups, err, errlen) < 0)
 		return -1;

@@ -1,0 +1,231 @@
+%% gate/probe/gate_probe_code.erl: the modules loaded during the run, judged by where they
+%% come from, and the refc binaries their literals hold.
+%%
+%% A module's binary literals longer than 64 bytes are refc binaries: they count in
+%% erlang:memory(binary) for as long as the module is loaded, and no process, table or term
+%% holds them (beam-notes: a module with a 1 MB literal, loaded, is binary +1.0 MB after a GC
+%% of every process). A suite whose tests define modules with large literals (schemas, DSLs,
+%% fixtures compiled inside test bodies) grows binary by megabytes without a leak. So each
+%% module loaded during the run is measured: its literals' refc bytes, read from its object
+%% code, and its origin. Part of the probe: see gate_probe.erl.
+%%
+%% Object code: a module loaded from a file is read from that file at the after-snapshot. A
+%% module compiled in memory (Elixir's defmodule, Module.create, Code.compile_string, and
+%% Erlang's compile:forms, all of which load with code:load_binary/3) leaves no object code
+%% behind: a meta trace on code:load_binary/3 hands each one's binary to the loads process
+%% while the run lasts, which measures it and keeps only the figure. Meta tracing ignores the
+%% processes' trace flags, so it neither sees nor disturbs a suite's own tracing; a suite that
+%% clears every trace pattern (dbg:ctp/0) ends it, and the modules it loads after that are
+%% counted as not read.
+-module(gate_probe_code).
+-gate_load(always).
+
+-export([watch_start/0, watch_stop/0, watcher/0, literals/1, origin/2, suite_dirs/0,
+         literal_bytes/1]).
+
+%% Terms visited per literal at most (a huge literal term is cut there: its binaries beyond
+%% are not counted).
+-define(TERM_BUDGET, 100000).
+%% Object files read per after-snapshot at most (the modules loaded from disk during the
+%% run); beyond, their literals are not read (said as modules not read).
+-define(MAX_FILES, 5000).
+
+%% ---- The loads process ----
+
+%% Starts watching code:load_binary/3 (a new loads process, registered; an earlier one is
+%% stopped). A meta tracer someone else set on that function is left alone: nothing is
+%% watched then.
+watch_start() ->
+    watch_stop(),
+    case erlang:trace_info({code, load_binary, 3}, meta) of
+        {meta, false} ->
+            Pid = spawn(fun() -> loads(#{}) end),
+            register(gate_probe_loads, Pid),
+            try erlang:trace_pattern({code, load_binary, 3}, true, [{meta, Pid}]) of
+                _ -> ok
+            catch _:_ -> watch_stop()
+            end;
+        _ -> ok
+    end.
+
+watch_stop() ->
+    case whereis(gate_probe_loads) of
+        undefined -> ok;
+        Pid ->
+            case erlang:trace_info({code, load_binary, 3}, meta) of
+                {meta, Pid} -> erlang:trace_pattern({code, load_binary, 3}, false, [meta]);
+                _ -> ok
+            end,
+            Ref = monitor(process, Pid),
+            Pid ! stop,
+            receive {'DOWN', Ref, _, _, _} -> ok after 5000 -> exit(Pid, kill) end
+    end.
+
+%% The loads process, for the snapshot to leave out of its figures (gate's own); undefined.
+watcher() -> whereis(gate_probe_loads).
+
+%% Loads: #{Module => LiteralBytes} of the last binary loaded under each name. Meta trace
+%% messages carry a timestamp.
+loads(Loads) ->
+    receive
+        {trace_ts, _, call, {code, load_binary, [M, _, Bin]}, _} when is_atom(M),
+                                                                      is_binary(Bin) ->
+            L = literal_bytes(Bin),
+            %% the message held the object code: not kept past its measure
+            erlang:garbage_collect(),
+            loads(Loads#{M => L});
+        {get, From, Ref} ->
+            From ! {Ref, Loads, traced()},
+            loads(Loads);
+        stop -> ok;
+        _ -> loads(Loads)
+    end.
+
+%% Whether the meta trace is still this process's (a suite may have cleared it).
+traced() ->
+    erlang:trace_info({code, load_binary, 3}, meta) =:= {meta, self()}.
+
+loads_get() ->
+    case whereis(gate_probe_loads) of
+        undefined -> {#{}, false};
+        Pid ->
+            Ref = monitor(process, Pid),
+            Pid ! {get, self(), Ref},
+            receive
+                {Ref, Loads, Traced} -> demonitor(Ref, [flush]), {Loads, Traced};
+                {'DOWN', Ref, _, _, _} -> {#{}, false}
+            after 10000 -> demonitor(Ref, [flush]), {#{}, false}
+            end
+    end.
+
+%% ---- The literals of the modules loaded during the run ----
+
+%% Mods: modules loaded during the run. {#{Module => LiteralBytes}, NotRead}: the refc bytes
+%% of each one's literals whose object code was read, and how many could not be (compiled in
+%% memory while nothing watched, an object file gone or unreadable, beyond the bound).
+literals(Mods) ->
+    {Loads, _} = loads_get(),
+    lists:foldl(fun(M, {Acc, NotRead}) ->
+                        case maps:find(M, Loads) of
+                            {ok, L} -> {Acc#{M => L}, NotRead};
+                            error ->
+                                case file_literals(M, map_size(Acc)) of
+                                    L when is_integer(L) -> {Acc#{M => L}, NotRead};
+                                    none -> {Acc, NotRead + 1}
+                                end
+                        end
+                end, {#{}, 0}, Mods).
+
+file_literals(_, Read) when Read >= ?MAX_FILES -> none;
+file_literals(M, _) ->
+    case code:which(M) of
+        F when is_list(F) ->
+            case filename:extension(F) =:= ".beam" andalso file:read_file(F) of
+                {ok, Bin} -> literal_bytes(Bin);
+                _ -> none
+            end;
+        _ -> none
+    end.
+
+%% The refc binary bytes (binaries longer than 64 bytes) of a module's literals, from its
+%% object code: the literal chunk (LitT, zlib-compressed behind its size, or stored when that
+%% size is 0; LitU, stored) holds each literal in the external term format.
+literal_bytes(<<"FOR1", _:32, "BEAM", Chunks/binary>>) ->
+    try chunks(Chunks) catch _:_ -> 0 end;
+literal_bytes(_) -> 0.
+
+chunks(<<"LitT", Sz:32, Data:Sz/binary, _/binary>>) ->
+    case Data of
+        <<0:32, Body/binary>> -> terms(Body);
+        %% a table of fewer than 65 bytes holds no refc binary
+        <<U:32, _/binary>> when U < 65 -> 0;
+        <<_:32, Z/binary>> -> terms(zlib:uncompress(Z))
+    end;
+chunks(<<"LitU", Sz:32, Data:Sz/binary, _/binary>>) -> terms(Data);
+chunks(<<_:4/binary, Sz:32, Rest/binary>>) ->
+    Pad = (4 - Sz rem 4) rem 4,
+    case Rest of
+        <<_:Sz/binary, _:Pad/binary, More/binary>> -> chunks(More);
+        _ -> 0
+    end;
+chunks(_) -> 0.
+
+terms(<<N:32, Rest/binary>>) -> terms(N, Rest, 0);
+terms(_) -> 0.
+
+terms(0, _, Acc) -> Acc;
+%% an encoded term of 66 bytes or fewer cannot hold a binary of 65
+terms(N, <<Sz:32, _:Sz/binary, Rest/binary>>, Acc) when Sz < 67 -> terms(N - 1, Rest, Acc);
+terms(N, <<Sz:32, Ext:Sz/binary, Rest/binary>>, Acc) ->
+    {B, _} = refc(binary_to_term(Ext), {0, ?TERM_BUDGET}),
+    terms(N - 1, Rest, Acc + B);
+terms(_, _, Acc) -> Acc.
+
+refc(_, {_, 0} = Acc) -> Acc;
+refc(B, {S, K}) when is_binary(B), byte_size(B) > 64 -> {S + byte_size(B), K - 1};
+refc(T, {S, K}) when is_tuple(T) -> refc_list(tuple_to_list(T), {S, K - 1});
+refc(L, {S, K}) when is_list(L) -> refc_list(L, {S, K - 1});
+refc(M, {S, K}) when is_map(M) -> refc_list(maps:values(M), {S, K - 1});
+refc(_, {S, K}) -> {S, K - 1}.
+
+refc_list([H | T], Acc) -> refc_list(T, refc(H, Acc));
+refc_list(_, Acc) -> Acc.
+
+%% ---- Where a module comes from ----
+
+%% disk: from an object file (the project's, its dependencies', Elixir's, OTP's; a file
+%% recompiled for coverage); suite: compiled in memory from the suite's own files (its source
+%% is a script, .exs, or lies under the project's test paths: test modules, test_helper.exs,
+%% support files required by it, and modules defined inside test bodies, whose source is
+%% their test file); created: every other module compiled in memory (the application's
+%% Module.create or code:load_binary of generated code, a source outside the test paths, or
+%% none). Dirs: suite_dirs().
+origin(M, Dirs) ->
+    case code:which(M) of
+        F when is_list(F) ->
+            case filename:extension(F) of
+                ".beam" -> disk;
+                _ -> memory_origin(M, Dirs)
+            end;
+        cover_compiled -> disk;
+        preloaded -> disk;
+        _ -> memory_origin(M, Dirs)
+    end.
+
+memory_origin(M, Dirs) ->
+    Src = try proplists:get_value(source, erlang:get_module_info(M, compile))
+          catch _:_ -> undefined end,
+    case is_list(Src) of
+        true ->
+            case filename:extension(Src) =:= ".exs" orelse under_any(Src, Dirs) of
+                true -> suite;
+                false -> created
+            end;
+        false -> created
+    end.
+
+under_any(Src, Dirs) ->
+    S = filename:split(Src),
+    lists:any(fun(D) -> lists:prefix(D, S) end, Dirs).
+
+%% The project's test paths as split absolute paths: its test_paths (["test"] by default),
+%% and in an umbrella each application's test folder under apps_path. [] outside Mix.
+suite_dirs() ->
+    try
+        Config = 'Elixir.Mix.Project':config(),
+        Root = filename:dirname(unicode:characters_to_list('Elixir.Mix.Project':project_file())),
+        Paths = [unicode:characters_to_list(P)
+                 || P <- proplists:get_value(test_paths, Config, [<<"test">>])],
+        Own = [filename:absname(P, Root) || P <- Paths],
+        Apps = case proplists:get_value(apps_path, Config) of
+                   undefined -> [];
+                   nil -> [];
+                   A -> [filename:join(D, "test")
+                         || D <- filelib:wildcard(filename:join(
+                                                    filename:absname(
+                                                      unicode:characters_to_list(A), Root),
+                                                    "*"))]
+               end,
+        [filename:split(D) || D <- Own ++ Apps]
+    catch _:_ -> []
+    end.
