@@ -82,6 +82,9 @@ struct spec {
 	 * holding their text are context, and so is their share of total */
 	bool atoms_ok;
 	int64_t atoms;
+	/* the refc binary bytes the structures the drill-down finds hold more than before (a
+	 * process, a table, a persistent_term key) */
+	int64_t held_bin;
 };
 
 /* One category as judged: the figures shown, the raw growth and the part explained. */
@@ -172,8 +175,9 @@ static int64_t code_suite(struct judged *j, const struct snapshot *b, const stru
 		return 0;
 	model_count_format(nt, sizeof(nt), a->code_test.count);
 	model_count_format(nd, sizeof(nd), a->code_disk.count);
-	snprintf(why, sizeof(why), "%s test module%s of this suite, %s module%s loaded from disk",
-	         nt, a->code_test.count == 1 ? "" : "s", nd, a->code_disk.count == 1 ? "" : "s");
+	snprintf(why, sizeof(why),
+	         "%s module%s compiled from this suite's files, %s module%s loaded from disk", nt,
+	         a->code_test.count == 1 ? "" : "s", nd, a->code_disk.count == 1 ? "" : "s");
 	add_part(j->explained, sizeof(j->explained), "the suite's own modules", cs.suite, why);
 	j->delta -= cs.suite;
 	return cs.suite;
@@ -213,6 +217,29 @@ static int64_t binary_literals(struct judged *j, const struct snapshot *a)
 	j->delta -= own + made;
 	j->lits = own + made;
 	return own + made;
+}
+
+/* The binary row's judged growth that no structure the drill-down finds holds, said as such
+ * (at 64 kB and more): a port's or a NIF's buffers, or literals gate could not read. */
+static void binary_unheld_say(struct judged *j, const struct snapshot *a, const struct spec *sp,
+                              int64_t spec)
+{
+	int64_t unheld = pos(j->delta - pos(sp->held_bin - spec));
+	if (unheld < 65536)
+		return;
+	char us[32], nr[32], more[160] = "";
+	model_bytes_format(us, sizeof(us), unheld);
+	if (a->have_code_lits && a->code_lits_unread > 0) {
+		model_count_format(nr, sizeof(nr), a->code_lits_unread);
+		snprintf(more, sizeof(more), ", or the literals of %s module%s loaded during the run "
+		         "whose object code gate could not read", nr,
+		         a->code_lits_unread == 1 ? "" : "s");
+	}
+	size_t o = strlen(j->msg);
+	snprintf(j->msg + o, sizeof(j->msg) - o,
+	         "; +%s of the judged growth is held by no process, table or term gate sees (a "
+	         "port's or a NIF's buffers%s)",
+	         us, more);
 }
 
 /* The leaves: every category but total (system judged on its rest). */
@@ -360,6 +387,8 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 		snprintf(j->msg, sizeof(j->msg), "%s grew %s -> %s (%s%s, %+.1f %%), %s", name, bs,
 		         as, j->raw >= 0 ? "+" : "", rs, pct, lt);
 	}
+	if (c == MEM_BINARY && sp)
+		binary_unheld_say(j, a, sp, spec);
 }
 
 /* total: context, judged net of code loading, free heap space and every failing leaf. */
@@ -708,6 +737,8 @@ int growth_consolidate(struct findings *out, size_t start, const struct snapshot
 		}
 	}
 	n = drilldown_list(items, DRILL_MAX, before, after);
+	for (size_t i = 0; i < n; i++)
+		sp->held_bin += pos(items[i].by_cat[MEM_BINARY]);
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
 		adopted[c] = -1;
 	/* each adoption may explain another leaf: judge again until none is adopted */

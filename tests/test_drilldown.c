@@ -448,10 +448,30 @@ static void bin(ei_x_buff *x, const char *s)
 	ei_x_encode_binary(x, s, (long)strlen(s));
 }
 
+/* code_new: the modules loaded during the run by origin, with their literals' refc bytes */
+static void encode_code_new(ei_x_buff *x)
+{
+	static const char *const keys[] = {"disk", "test", "created"};
+	ei_x_encode_atom(x, "code_new");
+	ei_x_encode_map_header(x, 5);
+	for (int i = 0; i < 3; i++) {
+		ei_x_encode_atom(x, keys[i]);
+		ei_x_encode_tuple_header(x, 3);
+		ei_x_encode_long(x, 10 * (i + 1));
+		ei_x_encode_long(x, 100000 * (i + 1));
+		ei_x_encode_long(x, 1000000 * (i + 1));
+	}
+	ei_x_encode_atom(x, "literals_unread");
+	ei_x_encode_long(x, 7);
+	ei_x_encode_atom(x, "groups");
+	ei_x_encode_empty_list(x);
+}
+
 static void encode_reply(ei_x_buff *x, bool bad)
 {
 	ei_x_new_with_version(x);
-	ei_x_encode_map_header(x, 15);
+	ei_x_encode_map_header(x, 16);
+	encode_code_new(x);
 	ei_x_encode_atom(x, "memory");
 	ei_x_encode_map_header(x, 1);
 	ei_x_encode_atom(x, "total");
@@ -555,6 +575,11 @@ static void test_decode_growth(void **state)
 	assert_int_equal(s.nports, 1);
 	assert_null(s.ports[0].owner_name);
 	assert_int_equal(s.ports[0].os_pid, 4242);
+	assert_true(s.have_code_new && s.have_code_lits);
+	assert_int_equal(s.code_disk.lit_bytes, 1000000);
+	assert_int_equal(s.code_test.count, 20);
+	assert_int_equal(s.code_created.lit_bytes, 3000000);
+	assert_int_equal(s.code_lits_unread, 7);
 	snapshot_clear(&s);
 	term_free(t);
 	ei_x_free(&x);

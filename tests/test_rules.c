@@ -573,9 +573,9 @@ static void test_judge_rules_clean(void **state)
 	a.ports_opened = 1;
 	/* the suite's test modules and what it loaded from disk; a mock created at run time */
 	a.have_code_new = true;
-	a.code_test = (struct code_class){12, 600000};
-	a.code_disk = (struct code_class){40, 1400000};
-	a.code_created = (struct code_class){1, 4000};
+	a.code_test = (struct code_class){12, 600000, 0};
+	a.code_disk = (struct code_class){40, 1400000, 0};
+	a.code_created = (struct code_class){1, 4000, 0};
 	assert_int_equal(judge_rules(&f, &b, &a, &run, &c), 0);
 	assert_int_equal(findings_failed(&f), 0);
 	for (size_t i = 0; i < f.count; i++)

@@ -435,8 +435,19 @@ async(_) -> false.
 %% A light snapshot; with GC, a sweep of every process first (no settling pause: per test).
 light(GC) ->
     GC andalso gate_probe_snapshot:gc_light(),
-    {erlang:monotonic_time(microsecond), maps:from_list(erlang:memory()),
+    {erlang:monotonic_time(microsecond), less_literals(maps:from_list(erlang:memory())),
      erlang:system_info(process_count), erlang:system_info(ets_count)}.
+
+%% erlang:memory() less the refc bytes of the literals of the modules compiled in memory since
+%% the before-snapshot (gate_probe_code:loaded_literals/0), in binary and the rows around it:
+%% the binary row sets them aside as code, so no test module's window is charged with them.
+less_literals(M) ->
+    case gate_probe_code:loaded_literals() of
+        0 -> M;
+        L -> maps:map(fun(K, V) when K =:= binary; K =:= system; K =:= total -> V - L;
+                         (_, V) -> V
+                      end, M)
+    end.
 
 %% none, or {Async, MemoryDeltaMap, ProcessDelta, EtsDelta} from the light snapshots at the
 %% test's start and finish.

@@ -21,7 +21,7 @@
 -gate_load(always).
 
 -export([watch_start/0, watch_stop/0, watcher/0, literals/1, origin/2, suite_dirs/0,
-         literal_bytes/1]).
+         literal_bytes/1, loaded_literals/0]).
 
 %% Terms visited per literal at most (a huge literal term is cut there: its binaries beyond
 %% are not counted).
@@ -39,8 +39,10 @@ watch_start() ->
     watch_stop(),
     case erlang:trace_info({code, load_binary, 3}, meta) of
         {meta, false} ->
-            Pid = spawn(fun() -> loads(#{}) end),
+            Counter = counters:new(1, [write_concurrency]),
+            Pid = spawn(fun() -> loads(#{}, Counter) end),
             register(gate_probe_loads, Pid),
+            application:set_env(gate_probe, loaded_literals, Counter),
             try erlang:trace_pattern({code, load_binary, 3}, true, [{meta, Pid}]) of
                 _ -> ok
             catch _:_ -> watch_stop()
@@ -49,6 +51,7 @@ watch_start() ->
     end.
 
 watch_stop() ->
+    application:unset_env(gate_probe, loaded_literals),
     case whereis(gate_probe_loads) of
         undefined -> ok;
         Pid ->
@@ -64,21 +67,33 @@ watch_stop() ->
 %% The loads process, for the snapshot to leave out of its figures (gate's own); undefined.
 watcher() -> whereis(gate_probe_loads).
 
-%% Loads: #{Module => LiteralBytes} of the last binary loaded under each name. Meta trace
-%% messages carry a timestamp.
-loads(Loads) ->
+%% The refc bytes of the literals of the modules compiled in memory since the watch started,
+%% as measured so far (a module is measured just after its load, by the loads process): the
+%% light readings at the test modules' edges take them from binary, so that attribution names
+%% the module that grew a structure, not the one that defined a module (0 when nothing
+%% watches).
+loaded_literals() ->
+    case application:get_env(gate_probe, loaded_literals) of
+        {ok, Counter} -> counters:get(Counter, 1);
+        undefined -> 0
+    end.
+
+%% Loads: #{Module => LiteralBytes} of the last binary loaded under each name; Counter: the
+%% sum of every load's. Meta trace messages carry a timestamp.
+loads(Loads, Counter) ->
     receive
         {trace_ts, _, call, {code, load_binary, [M, _, Bin]}, _} when is_atom(M),
                                                                       is_binary(Bin) ->
             L = literal_bytes(Bin),
+            counters:add(Counter, 1, L),
             %% the message held the object code: not kept past its measure
             erlang:garbage_collect(),
-            loads(Loads#{M => L});
+            loads(Loads#{M => L}, Counter);
         {get, From, Ref} ->
             From ! {Ref, Loads, traced()},
-            loads(Loads);
+            loads(Loads, Counter);
         stop -> ok;
-        _ -> loads(Loads)
+        _ -> loads(Loads, Counter)
     end.
 
 %% Whether the meta trace is still this process's (a suite may have cleared it).

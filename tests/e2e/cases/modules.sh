@@ -29,3 +29,44 @@ case_modules_reused_or_purged_pass() {
 	expect_rc 0
 	no_leftovers "$d"
 }
+
+# A suite whose tests define modules with large binary literals inside their bodies (schemas
+# compiled when the test runs), and a library module with a large literal loaded on first use:
+# binary grows +3 MB that no process, table or term holds. Those are the literals of the
+# suite's own modules, read from their object code and set aside by the binary row: the run
+# passes, and no test module is named for them.
+case_modules_literals_set_aside() {
+	local d; d=$(fixture literals)
+	run_gate run -C "$d" --json "$d/run.json"
+	expect_rc 0
+	expect_in "$OUT" "gate: PASSED"
+	expect_not_in "$OUT" "likely culprit"
+	# the binary row names what it set aside, with its counts (the ranks of the judged table
+	# and the reason are in --json)
+	expect_in "$d/run.json" "less the literals of loaded modules +3.1 MB (of 4"
+	expect_in "$d/run.json" "modules of this suite and"
+	python3 - "$d/run.json" <<'PY' || fail "modules_new's literal bytes: $(cat "$d/py.err" 2>/dev/null)"
+import json, sys
+m = json.load(open(sys.argv[1]))["after"]["what_grew"]["modules_new"]
+assert m["test"]["count"] >= 41, m
+assert m["test"]["literal_bytes"] > 3_000_000, m
+assert m["literals_unread"] == 0, m
+PY
+	no_leftovers "$d"
+}
+
+# The same suite with a cache process that keeps 4 MB of binaries its test gave it: one
+# failing finding, the process named, its test module the culprit; the literals are set aside
+# in that finding's figures and the module that defined the schemas is not named.
+case_modules_literals_beside_a_leak() {
+	local d; d=$(fixture literals)
+	LITERALS_LEAK=1 run_gate run -C "$d"
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (1 memory rule)"
+	expect_in "$OUT" "process literals_page_cache"
+	expect_in "$OUT" "1. Literals.HolderTest"
+	expect_not_in "$OUT" "likely culprit: Literals.SchemaTest"
+	expect_not_in "$OUT" "1. Literals.SchemaTest"
+	junit_check "$d/_build/gate/junit.xml" --failures 1
+	no_leftovers "$d"
+}
