@@ -209,10 +209,12 @@ static int64_t binary_literals(struct judged *j, const struct snapshot *a)
 	}
 	if (made > 0) {
 		model_count_format(nc, sizeof(nc), a->code_created.count);
-		snprintf(why, sizeof(why), "of %s module%s created during the run: the modules "
-		         "rule judges them", nc, a->code_created.count == 1 ? "" : "s");
-		add_part(j->explained, sizeof(j->explained), "the literals of created modules", made,
-		         why);
+		snprintf(why, sizeof(why),
+		         "of %s module%s created during the run: the modules "
+		         "rule judges them",
+		         nc, a->code_created.count == 1 ? "" : "s");
+		add_part(j->explained, sizeof(j->explained), "the literals of created modules",
+		         made, why);
 	}
 	j->delta -= own + made;
 	j->lits = own + made;
@@ -231,9 +233,10 @@ static void binary_unheld_say(struct judged *j, const struct snapshot *a, const 
 	model_bytes_format(us, sizeof(us), unheld);
 	if (a->have_code_lits && a->code_lits_unread > 0) {
 		model_count_format(nr, sizeof(nr), a->code_lits_unread);
-		snprintf(more, sizeof(more), ", or the literals of %s module%s loaded during the run "
-		         "whose object code gate could not read", nr,
-		         a->code_lits_unread == 1 ? "" : "s");
+		snprintf(more, sizeof(more),
+		         ", or the literals of %s module%s loaded during the run "
+		         "whose object code gate could not read",
+		         nr, a->code_lits_unread == 1 ? "" : "s");
 	}
 	size_t o = strlen(j->msg);
 	snprintf(j->msg + o, sizeof(j->msg) - o,
@@ -369,9 +372,9 @@ static void judge_leaf(struct judged *j, int c, const struct snapshot *b, const 
 			snprintf(j->by, sizeof(j->by), "%s (+%s)", sp->what[c], ss);
 		}
 		snprintf(j->msg, sizeof(j->msg),
-		         "%s grew %s -> %s (%s%s); less %s: judged %s%s (%+.1f %%), %s%s%s", name, bs,
-		         as, j->raw >= 0 ? "+" : "", rs, j->explained, j->delta >= 0 ? "+" : "", ds,
-		         pct, lt, *j->by ? "; context: explained by " : "", j->by);
+		         "%s grew %s -> %s (%s%s); less %s: judged %s%s (%+.1f %%), %s%s%s", name,
+		         bs, as, j->raw >= 0 ? "+" : "", rs, j->explained, j->delta >= 0 ? "+" : "",
+		         ds, pct, lt, *j->by ? "; context: explained by " : "", j->by);
 	} else if (spec > 0) {
 		char ss[32];
 		model_bytes_format(ss, sizeof(ss), spec);

@@ -85,8 +85,9 @@ static void test_big_suite_passes(void **state)
 	assert_int_equal(judge_rules(&f, &b, &a, NULL, &c), 0);
 	assert_int_equal(findings_failed(&f), 0);
 	const struct finding *code = expect(&f, "growth", "code", VERDICT_PASS);
-	has(code, "the suite's own modules +19.7 MB (1 510 modules compiled from this suite's files, "
-	          "48 modules loaded from disk)");
+	has(code,
+	    "the suite's own modules +19.7 MB (1 510 modules compiled from this suite's files, "
+	    "48 modules loaded from disk)");
 	has(code, "judged +0 B");
 	expect(&f, "modules", "created", VERDICT_PASS);
 	findings_clear(&f);
@@ -181,9 +182,10 @@ static void test_literals_set_aside(void **state)
 	assert_int_equal(judge_rules(&f, &b, &a, NULL, &c), 0);
 	bin = expect(&f, "growth", "binary", VERDICT_FAIL);
 	has(bin, "judged +2.1 MB");
-	has(bin, "+2.1 MB of the judged growth is held by no process, table or term gate sees (a "
-	         "port's or a NIF's buffers, or the literals of 5 modules loaded during the run whose "
-	         "object code gate could not read)");
+	has(bin,
+	    "+2.1 MB of the judged growth is held by no process, table or term gate sees (a "
+	    "port's or a NIF's buffers, or the literals of 5 modules loaded during the run whose "
+	    "object code gate could not read)");
 	findings_clear(&f);
 
 	/* literals beyond the row's growth are set aside up to it, never below zero */

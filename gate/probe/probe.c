@@ -639,11 +639,12 @@ static int decode_code_new(const struct term *t, struct snapshot *out, char *err
 		    req_int(term_tuple_at(c, 0), &cls[i]->count) ||
 		    req_int(term_tuple_at(c, 1), &cls[i]->bytes) ||
 		    (n == 3 && req_int(term_tuple_at(c, 2), &cls[i]->lit_bytes))) {
-			errtext_set(err, errlen, NULL,
-			            "snapshot: code_new's %s is not {Count, Bytes} or {Count, Bytes, "
-			            "LiteralBytes} from 0 to %lld (with literals_unread when it has "
-			            "literals)",
-			            keys[i], (long long)MODEL_FIGURE_MAX);
+			errtext_set(
+			        err, errlen, NULL,
+			        "snapshot: code_new's %s is not {Count, Bytes} or {Count, Bytes, "
+			        "LiteralBytes} from 0 to %lld (with literals_unread when it has "
+			        "literals)",
+			        keys[i], (long long)MODEL_FIGURE_MAX);
 			return -1;
 		}
 	}
