@@ -149,6 +149,7 @@ static void test_eic_pipe__call_sent_late_reply_dropped(void **state)
 	        eic_rpc(&r.c, "erlang", "system_info", &args, 2000, &root, &rep, err, sizeof(err)),
 	        EIC_OK);
 	assert_true(term_is_atom(rep, "fresh"));
+	assert_int_equal(r.c.late, 1); /* the stale one, counted */
 	term_free(root);
 	/* what the node got: {call, 1, erlang, system_info, [memory]} */
 	struct term *call = next_call(&r);
@@ -198,8 +199,13 @@ static void test_eic_pipe__send_then_wait_and_an_unwaited_call(void **state)
 	        eic_rpc(&r.c, "gate_probe", "cleanup", &args, 2000, &root, &rep, err, sizeof(err)),
 	        EIC_OK);
 	assert_true(term_is_atom(rep, "cleaned"));
+	assert_int_equal(r.c.late, 1);
 	term_free(root);
 	assert_int_equal(next_call_id(&r), 3);
+	/* a late reply read while idle is counted too */
+	reply(&r, 2, "later", false);
+	assert_int_equal(eic_idle(&r.c, 100, err, sizeof(err)), EIC_OK);
+	assert_int_equal(r.c.late, 2);
 	/* a wait with no call pending times out as eic_rpc does, and says so */
 	assert_int_equal(
 	        eic_call_wait(&r.c, "gate_probe", "snapshot", 50, &root, &rep, err, sizeof(err)),
@@ -324,6 +330,72 @@ static void test_eic_pipe__take_cut_anywhere_lying_length_empty_frame(void **sta
 	}
 }
 
+/* A reply larger than the read buffer's usual size (64 kB) grows it while it is read; once
+ * taken, the buffer is back to the usual size, and the next frame reads as before. */
+static void test_eic_pipe__buffer_shrinks_after_a_large_reply(void **state)
+{
+	(void)state;
+	ei_x_buff x;
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 3);
+	ei_x_encode_atom(&x, "gate_reply");
+	ei_x_encode_long(&x, 1);
+	size_t big = 300000;
+	char *blob = malloc(big);
+	assert_non_null(blob);
+	memset(blob, 'x', big);
+	ei_x_encode_binary(&x, blob, (long)big);
+	free(blob);
+	size_t n = 4 + (size_t)x.index;
+	unsigned char *s = malloc(n + 64);
+	assert_non_null(s);
+	s[0] = (unsigned char)(x.index >> 24);
+	s[1] = (unsigned char)(x.index >> 16);
+	s[2] = (unsigned char)(x.index >> 8);
+	s[3] = (unsigned char)x.index;
+	memcpy(s + 4, x.buff, (size_t)x.index);
+	ei_x_free(&x);
+	/* then a small frame, {gate_ready} */
+	ei_x_new_with_version(&x);
+	ei_x_encode_tuple_header(&x, 1);
+	ei_x_encode_atom(&x, "gate_ready");
+	s[n] = s[n + 1] = s[n + 2] = 0;
+	s[n + 3] = (unsigned char)x.index;
+	memcpy(s + n + 4, x.buff, (size_t)x.index);
+	size_t total = n + 4 + (size_t)x.index;
+	ei_x_free(&x);
+
+	struct eic c;
+	eic_init(&c);
+	c.transport = EIC_PIPE;
+	char err[256];
+	struct term *t;
+	size_t fed = 0, most = 0;
+	int got = 0;
+	while (got < 2) {
+		int rc = eic_pipe_take(&c, "gate_probe:snapshot", &t, err, sizeof(err));
+		most = c.rcap > most ? c.rcap : most;
+		if (rc == EIC_PIPE_MORE) {
+			assert_true(fed < total);
+			fed += feed(&c, s + fed, total - fed);
+			continue;
+		}
+		assert_int_equal(rc, EIC_OK);
+		if (got++ == 0) {
+			assert_int_equal(term_tuple_at(t, 2)->u.bin.len, big);
+			assert_true(most >= big);        /* it grew to hold the reply */
+			assert_int_equal(c.rcap, 65536); /* and is back once it is taken */
+		} else {
+			assert_true(term_is_atom(term_tuple_at(t, 0), "gate_ready"));
+		}
+		term_free(t);
+	}
+	assert_int_equal(c.rlen, 0);
+	assert_int_equal(c.rcap, 65536);
+	free(s);
+	eic_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +404,7 @@ int main(void)
 	        cmocka_unit_test(test_eic_pipe__send_then_wait_and_an_unwaited_call),
 	        cmocka_unit_test(test_eic_pipe__badrpc_timeout_cap_and_eof),
 	        cmocka_unit_test(test_eic_pipe__take_cut_anywhere_lying_length_empty_frame),
+	        cmocka_unit_test(test_eic_pipe__buffer_shrinks_after_a_large_reply),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,9 @@
  * drill-down (the deep snapshot without GC: the top processes and ETS tables) on stderr and
  * in the JSON line. The probe is loaded with its watchdog, as for `gate run --attach`: it is
  * removed at the end, on SIGINT/SIGTERM, and by the watchdog when gate is killed. A sample
- * that times out is reported and skipped; a broken connection ends the watch (exit 2), or with
+ * that times out is reported and skipped, and its reply, should it come later, is dropped
+ * (every reply carries its call's reference) and counted in each line's "late", never read as
+ * another sample's; a broken connection ends the watch (exit 2), or with
  * --reconnect is a line too, and gate connects again (the probe loaded afresh) at each next
  * sample until the node answers: every sample number has its line either way.
  * Exit: 0 no alert, 1 alerts (or at the first with --exit-on-alert), 2 could not run,
@@ -64,7 +66,8 @@ static const char help[] =
         "                          (default 1000000)\n"
         "      --exit-on-alert     stop at the first alert (exit 1)\n"
         "      --top N             processes and tables in a drill-down (default 5)\n"
-        "      --timeout DUR       one sample's limit (default 10s); a late sample is skipped\n"
+        "      --timeout DUR       one sample's limit (default 10s); a late sample is skipped,\n"
+        "                          its reply dropped when it comes and counted (\"late\")\n"
         "      --reconnect         a broken connection (the node restarted or dropped gate)\n"
         "                          does not end the watch: each sample until the node is back\n"
         "                          is a line with \"error\" and \"connected\": false, and gate\n"
@@ -401,7 +404,8 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 	static struct watch_window win; /* ~90 kB at the largest window: not on the stack */
 	long since_drill = o->window;   /* samples since the last drill-down */
 	long reconnects = 0;
-	bool down = false; /* --reconnect: the connection broke, gate connects again */
+	unsigned long late = 0; /* replies that came after their sample's timeout, dropped */
+	bool down = false;      /* --reconnect: the connection broke, gate connects again */
 	long long start = clock_ms();
 	watch_window_init(&win, (size_t)o->window);
 	for (long i = 0; !o->count || i < o->count; i++) {
@@ -420,6 +424,10 @@ static int watch_loop(const struct watch_opts *o, struct session *ses, FILE *out
 		}
 		json_object_set_new(line, "node", json_string(ses->name));
 		json_object_set_new(line, "sample", json_integer(i + 1));
+		/* read off the channel before a reconnect can start a new one */
+		late += ses->conn.late;
+		ses->conn.late = 0;
+		json_object_set_new(line, "late", json_integer((json_int_t)late));
 		if (rc == EIC_TIMEOUT || rc == EIC_BADRPC) {
 			/* keeps going: a busy node answers the next one */
 			fprintf(stderr, "gate watch: sample %ld of %s skipped: %s\n", i + 1,

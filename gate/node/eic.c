@@ -55,24 +55,6 @@ int eic_reply_take(struct eic *c, const char *mod, const char *fun, struct term 
 	return EIC_OK;
 }
 
-/* The reply to a call sent and not waited for, dropped. The pipe drops it itself (a reply
- * carries its call's id); over distribution a reply is only the next {rex, _}, so it is read
- * (within EIC_DRAIN_MS) before the next call is sent. */
-#define EIC_DRAIN_MS 10000
-static void drain(struct eic *c)
-{
-	char mod[64], fun[64], ignored[256];
-	snprintf(mod, sizeof(mod), "%s", c->pending_mod);
-	snprintf(fun, sizeof(fun), "%s", c->pending_fun);
-	c->pending_mod[0] = c->pending_fun[0] = '\0';
-	if (c->transport == EIC_PIPE)
-		return;
-	struct term *root = NULL;
-	const struct term *reply = NULL;
-	eic_dist_wait(c, mod, fun, EIC_DRAIN_MS, &root, &reply, ignored, sizeof(ignored));
-	term_free(root);
-}
-
 int eic_call_send(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args, char *err,
                   size_t errlen)
 {
@@ -80,15 +62,8 @@ int eic_call_send(struct eic *c, const char *mod, const char *fun, const ei_x_bu
 		errtext_set(err, errlen, NULL, "%s:%s: not connected to the node", mod, fun);
 		return EIC_ERROR;
 	}
-	if (c->pending_mod[0])
-		drain(c);
-	int rc = c->transport == EIC_PIPE ? eic_pipe_send(c, mod, fun, args, err, errlen)
-	                                  : eic_dist_send(c, mod, fun, args, err, errlen);
-	if (rc == EIC_OK) {
-		snprintf(c->pending_mod, sizeof(c->pending_mod), "%s", mod);
-		snprintf(c->pending_fun, sizeof(c->pending_fun), "%s", fun);
-	}
-	return rc;
+	return c->transport == EIC_PIPE ? eic_pipe_send(c, mod, fun, args, err, errlen)
+	                                : eic_dist_send(c, mod, fun, args, err, errlen);
 }
 
 int eic_call_wait(struct eic *c, const char *mod, const char *fun, int timeout_ms,
@@ -96,7 +71,6 @@ int eic_call_wait(struct eic *c, const char *mod, const char *fun, int timeout_m
 {
 	*out_root = NULL;
 	*out_reply = NULL;
-	c->pending_mod[0] = c->pending_fun[0] = '\0';
 	if (c->fd < 0) {
 		errtext_set(err, errlen, NULL, "%s:%s: not connected to the node", mod, fun);
 		return EIC_ERROR;
@@ -128,7 +102,6 @@ int eic_idle(struct eic *c, int timeout_ms, char *err, size_t errlen)
 
 void eic_close(struct eic *c)
 {
-	c->pending_mod[0] = c->pending_fun[0] = '\0';
 	if (c->transport == EIC_PIPE)
 		eic_pipe_close(c);
 	else

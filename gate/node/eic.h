@@ -5,7 +5,8 @@
  * Two transports:
  * - distribution (eic_dist.c): gate is a hidden C node connected to a running node (attach
  *   and cluster mode). Ticks from the node are answered inside ei_rpc_from, so long calls (a
- *   whole test suite) keep the connection alive.
+ *   whole test suite) keep the connection alive. A call is a gen_server call to the node's
+ *   rex server with a reference of its own, and its reply carries that reference.
  * - a pipe pair (eic_pipe.c): the node gate starts for a project. Requests and replies are
  *   Erlang external terms, each framed by a 4-byte big-endian length (the node's side is
  *   `open_port({fd, 3, 4}, [{packet, 4}, binary])`, served by the bootstrap of
@@ -14,6 +15,10 @@
  *
  * Waits are cut into slices of at most 200 ms; between slices the poll callback runs, so a
  * signal or a dead node process ends a wait at once.
+ *
+ * Over both transports a reply is matched to its call (the pipe: an id; distribution: a
+ * reference): a reply that comes after its call's wait ended (a timeout, an error in between)
+ * is dropped when it arrives and counted in c->late, never taken for another call's.
  */
 #ifndef GATE_EIC_H
 #define GATE_EIC_H
@@ -49,6 +54,8 @@ struct eic {
 	int wfd;             /* pipe: the write end (requests; the node's lifeline) */
 	unsigned long seq;   /* pipe: the id of the last call; a late reply to an abandoned call
 	                        carries an older one and is dropped */
+	erlang_ref call_ref; /* distribution: the reference of the last call, in its reply */
+	unsigned long late;  /* replies dropped because their call's wait had ended */
 	bool ready;          /* pipe: the node's bootstrap said it booted ({gate_ready}) */
 	unsigned char *rbuf; /* pipe: bytes read but not yet a whole frame */
 	size_t rlen, rcap;
@@ -60,8 +67,6 @@ struct eic {
 	void *poll_arg;
 	bool fetch_stdout; /* RPCs run with the caller's output sent back ({rex_stdout, Bin})
 	                      and written to gate's stdout: for a node gate did not start */
-	/* a call sent by eic_call_send whose reply nobody waited for yet; "" when none */
-	char pending_mod[64], pending_fun[64];
 };
 
 void eic_init(struct eic *c);
@@ -103,15 +108,15 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive, co
                      const char *cookie_from, int timeout_ms, char *err, size_t errlen);
 
 /* Calls mod:fun(args...) where args is an encoded list (version byte optional). On EIC_OK,
- * *out_root owns the decoded {rex, Reply} and *out_reply points at Reply inside it (borrowed).
+ * *out_root owns the decoded reply message and *out_reply points at Reply inside it (borrowed).
  * On EIC_BADRPC *out_root is the reply too, *out_reply the reason; err holds it as text. */
 int eic_rpc(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args, int timeout_ms,
             struct term **out_root, const struct term **out_reply, char *err, size_t errlen);
 
 /* eic_rpc in two halves, for work gate does while the node answers: eic_call_send sends the
  * call, eic_call_wait waits for its reply (the same statuses and ownership as eic_rpc). One
- * call at a time: a call sent and not waited for (an error in between) has its reply waited
- * for and dropped when the next is sent, so that it is never taken for the next one's. */
+ * call at a time: a call sent and not waited for (an error in between) has its reply dropped
+ * and counted in c->late when it arrives, never taken for the next one's. */
 int eic_call_send(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args, char *err,
                   size_t errlen);
 int eic_call_wait(struct eic *c, const char *mod, const char *fun, int timeout_ms,

@@ -93,28 +93,81 @@ int eic_connect_node(struct eic *c, const char *node, const char *this_alive, co
 	return EIC_OK;
 }
 
-/* Sends the call; ei_rpc_to wants the argument list without the version byte. */
+/* Sends the call as a gen_server call to the node's rex server, with a reference of its own:
+ * {'$gen_call', {Self, Ref}, {call, Mod, Fun, Args, GroupLeader}}. rex runs it as it runs
+ * rpc:call's (a process of its own, a crash as {badrpc, {'EXIT', Reason}}) and answers
+ * {Ref, Reply}; ei_rpc_to's plain form is answered {rex, Reply}, which no call can be matched
+ * by. The group leader is the node's user, or with fetch_stdout rex's forwarder to this C
+ * node ({rex_stdout, Bin}, the reply sent after the output). rex serves both forms from OTP
+ * 25 to 27. */
 static int rpc_send(struct eic *c, const char *mod, const char *fun, const ei_x_buff *args,
                     char *err, size_t errlen)
 {
 	const char *abuf;
 	int alen;
 	eic_args_bare(args, &abuf, &alen);
-	if (ei_xrpc_to(&c->ec, c->fd, (char *)mod, (char *)fun, abuf, alen,
-	               c->fetch_stdout ? EI_RPC_FETCH_STDOUT : 0) < 0) {
-		errtext_set(err, errlen, NULL, "sending the call %s:%s to node %s failed: %s", mod,
-		            fun, c->node, strerror(erl_errno ? erl_errno : EIO));
+	erlang_pid *self = ei_self(&c->ec);
+	erlang_ref ref;
+	ei_x_buff x;
+	if (ei_make_ref(&c->ec, &ref) < 0 || ei_x_new_with_version(&x) < 0) {
+		errtext_set(err, errlen, NULL, "out of memory building the call %s:%s", mod, fun);
 		return EIC_ERROR;
 	}
-	return EIC_OK;
+	int rc = EIC_ERROR;
+	if (ei_x_encode_tuple_header(&x, 3) < 0 || ei_x_encode_atom(&x, "$gen_call") < 0 ||
+	    ei_x_encode_tuple_header(&x, 2) < 0 || ei_x_encode_pid(&x, self) < 0 ||
+	    ei_x_encode_ref(&x, &ref) < 0 || ei_x_encode_tuple_header(&x, 5) < 0 ||
+	    ei_x_encode_atom(&x, "call") < 0 || ei_x_encode_atom(&x, mod) < 0 ||
+	    ei_x_encode_atom(&x, fun) < 0 || ei_x_append_buf(&x, abuf, alen) < 0 ||
+	    (c->fetch_stdout ? ei_x_encode_tuple_header(&x, 2) < 0 ||
+	                               ei_x_encode_atom(&x, "send_stdout_to_caller") < 0 ||
+	                               ei_x_encode_pid(&x, self) < 0
+	                     : ei_x_encode_atom(&x, "user") < 0)) {
+		errtext_set(err, errlen, NULL, "out of memory building the call %s:%s", mod, fun);
+		goto out;
+	}
+	if (ei_reg_send(&c->ec, c->fd, "rex", x.buff, x.index) < 0) {
+		errtext_set(err, errlen, NULL, "sending the call %s:%s to node %s failed: %s", mod,
+		            fun, c->node, strerror(erl_errno ? erl_errno : EIO));
+		goto out;
+	}
+	c->call_ref = ref;
+	rc = EIC_OK;
+out:
+	ei_x_free(&x);
+	return rc;
 }
 
 /* Not the answer yet: keep waiting (rpc_take's return besides an enum eic_status). */
 #define RPC_AGAIN 1
 
-/* One message that came in while waiting: what the call wrote (rex_stdout: to stdout), a
- * stray message, or the answer {rex, Reply}, decoded into *out_root. */
-static int rpc_take(struct eic *c, const char *mod, const char *fun, const ei_x_buff *x,
+static bool ref_same(const erlang_ref *a, const erlang_ref *b)
+{
+	return a->len == b->len && a->len > 0 && a->len <= 5 && a->creation == b->creation &&
+	       strcmp(a->node, b->node) == 0 &&
+	       memcmp(a->n, b->n, (size_t)a->len * sizeof(a->n[0])) == 0;
+}
+
+/* A reply to one of gate's calls: {Ref, Reply}, root the message decoded (so the bytes are
+ * known to be a whole term, which ei's decoders below do not check). Its reference in *ref. */
+static bool is_call_reply(const ei_x_buff *x, const struct term *root, erlang_ref *ref)
+{
+	if (root->type != TERM_TUPLE || root->u.seq.n != 2 ||
+	    term_tuple_at(root, 0)->type != TERM_OPAQUE)
+		return false;
+	int idx = 0, ver, arity, type, size;
+	if (ei_decode_version(x->buff, &idx, &ver) < 0)
+		idx = 0;
+	return ei_decode_tuple_header(x->buff, &idx, &arity) == 0 &&
+	       ei_get_type(x->buff, &idx, &type, &size) == 0 &&
+	       (type == ERL_NEW_REFERENCE_EXT || type == ERL_NEWER_REFERENCE_EXT) &&
+	       ei_decode_ref(x->buff, &idx, ref) == 0;
+}
+
+/* One message that came in: what a call wrote (rex_stdout: to stdout), a stray message, a
+ * late reply to an earlier call (dropped and counted), or with want (waiting for a call) its
+ * answer {Ref, Reply}, decoded into *out_root. */
+static int rpc_take(struct eic *c, bool want, const char *mod, const char *fun, const ei_x_buff *x,
                     struct term **out_root, const struct term **out_reply, char *err, size_t errlen)
 {
 	if ((size_t)x->index > c->max_reply) {
@@ -140,8 +193,14 @@ static int rpc_take(struct eic *c, const char *mod, const char *fun, const ei_x_
 		term_free(root);
 		return RPC_AGAIN;
 	}
-	if (!term_is_atom(tag, "rex") || !reply || root->u.seq.n != 2) {
+	erlang_ref ref;
+	if (!is_call_reply(x, root, &ref)) {
 		term_free(root); /* not the answer to a call: a stray message */
+		return RPC_AGAIN;
+	}
+	if (!want || !ref_same(&ref, &c->call_ref)) {
+		c->late++; /* an earlier call's, whose wait ended: never this one's */
+		term_free(root);
 		return RPC_AGAIN;
 	}
 	return eic_reply_take(c, mod, fun, root, reply, out_root, out_reply, err, errlen);
@@ -177,9 +236,9 @@ int eic_dist_wait(struct eic *c, const char *mod, const char *fun, int timeout_m
 		}
 		erlang_msg msg;
 		x.index = 0;
-		int rc = ei_rpc_from(&c->ec, c->fd,
-		                     (int)(left < EIC_SLICE_MS ? left : EIC_SLICE_MS), &msg, &x);
-		if (rc == ERL_TICK)
+		int rc = ei_xreceive_msg_tmo(c->fd, &msg, &x,
+		                             (unsigned)(left < EIC_SLICE_MS ? left : EIC_SLICE_MS));
+		if (rc == ERL_TICK || rc == ERL_TIMEOUT)
 			continue;
 		if (rc == ERL_ERROR) {
 			/* EINTR: a signal arrived while waiting (SIGINT/SIGTERM set their flag and
@@ -198,7 +257,7 @@ int eic_dist_wait(struct eic *c, const char *mod, const char *fun, int timeout_m
 		if (x.index == 0)
 			continue; /* a receive cut short by a signal (seen under ASan): the poll
 			             callback above decides */
-		status = rpc_take(c, mod, fun, &x, out_root, out_reply, err, errlen);
+		status = rpc_take(c, true, mod, fun, &x, out_root, out_reply, err, errlen);
 	}
 	ei_x_free(&x);
 	return status;
@@ -233,7 +292,16 @@ int eic_dist_idle(struct eic *c, int timeout_ms, char *err, size_t errlen)
 			status = EIC_ERROR;
 			break;
 		}
-		/* ticks are answered inside ei; anything else is not for us */
+		/* ticks are answered inside ei; a late reply is counted, anything else is not
+		 * for us */
+		if (rc == ERL_MSG && (msg.msgtype == ERL_SEND || msg.msgtype == ERL_REG_SEND) &&
+		    x.index > 0) {
+			struct term *none = NULL;
+			const struct term *nreply = NULL;
+			char ignored[256];
+			rpc_take(c, false, "an idle wait", "", &x, &none, &nreply, ignored,
+			         sizeof(ignored));
+		}
 	}
 	ei_x_free(&x);
 	return status;

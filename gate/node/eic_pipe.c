@@ -40,19 +40,36 @@ static uint32_t frame_len(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* The read buffer's usual size: a reply larger than it (a deep snapshot) grows the buffer
+ * for as long as it takes to read, and the buffer shrinks back once it is taken, so that a
+ * day-long watch holds what one sample needs, not its largest reply. */
+#define PIPE_BUF_USUAL 65536
+
+/* Back to the usual size when what is left fits in it; a failed shrink keeps the buffer. */
+static void pipe_buf_shrink(struct eic *c)
+{
+	if (c->rcap <= PIPE_BUF_USUAL || c->rlen > PIPE_BUF_USUAL)
+		return;
+	unsigned char *nb = realloc(c->rbuf, PIPE_BUF_USUAL);
+	if (nb) {
+		c->rbuf = nb;
+		c->rcap = PIPE_BUF_USUAL;
+	}
+}
+
 int eic_pipe_take(struct eic *c, const char *what, struct term **out, char *err, size_t errlen)
 {
 	*out = NULL;
 	if (c->rlen < 4) {
-		if (c->rcap >= 65536)
+		if (c->rcap >= PIPE_BUF_USUAL)
 			return EIC_PIPE_MORE;
-		unsigned char *nb = realloc(c->rbuf, 65536);
+		unsigned char *nb = realloc(c->rbuf, PIPE_BUF_USUAL);
 		if (!nb) {
 			errtext_set(err, errlen, NULL, "out of memory");
 			return EIC_ERROR;
 		}
 		c->rbuf = nb;
-		c->rcap = 65536;
+		c->rcap = PIPE_BUF_USUAL;
 		return EIC_PIPE_MORE;
 	}
 	uint32_t n = frame_len(c->rbuf);
@@ -69,6 +86,7 @@ int eic_pipe_take(struct eic *c, const char *what, struct term **out, char *err,
 		int rc = term_decode(out, c->rbuf + 4, n, &idx, c->limits, derr, sizeof(derr));
 		memmove(c->rbuf, c->rbuf + need, c->rlen - need);
 		c->rlen -= need;
+		pipe_buf_shrink(c);
 		if (rc < 0) {
 			errtext_set(err, errlen, NULL,
 			            "node %s sent an undecodable reply to %s: %s", c->node, what,
@@ -158,7 +176,12 @@ static int pipe_wait(struct eic *c, long long deadline, const char *what,
 			*out = t;
 			return EIC_OK;
 		}
-		term_free(t); /* not for this wait: a late reply to an abandoned call */
+		/* not for this wait: a late reply to an abandoned call (counted), or a frame no
+		 * call asked for */
+		if (t->type == TERM_TUPLE && t->u.seq.n == 3 &&
+		    term_is_atom(term_tuple_at(t, 0), "gate_reply"))
+			c->late++;
+		term_free(t);
 	}
 }
 

@@ -69,3 +69,44 @@ case_make_clean_all() {
 	[ ! -e "$t/build" ] || fail "make clean leaves build/: $(ls "$t/build")"
 	rm -rf "$t"
 }
+
+# gate watch over distribution, the node stalled (SIGSTOP) past two samples' timeouts and
+# then answering both: each late reply is dropped and counted ("late"), and no sample carries
+# another's figures: an answered sample is taken after gate asked for it, so two answered
+# samples are at least about the interval less the timeout apart on the node's clock (a late
+# reply taken for the next sample would put two of them within milliseconds).
+case_watch_late_replies_dropped() {
+	cl_start 1
+	local a=${CL_NODES[0]} i
+	ERL_EPMD_PORT=$CL_PORT gate_bg '"sample":1,' watch --attach "$a" \
+		--cookie-file "$CL_HOME/.erlang.cookie" --interval 1500ms --timeout 400ms --count 7
+	kill -STOP "${CL_PIDS[0]}"
+	for i in $(seq 1 200); do
+		[ "$(grep -c '"error":' "$OUT")" -ge 2 ] && break
+		sleep 0.1
+	done
+	kill -CONT "${CL_PIDS[0]}"
+	for i in $(seq 1 300); do kill -0 "$BG_PID" 2>/dev/null || break; sleep 0.1; done
+	wait "$BG_PID"
+	RC=$?
+	expect_rc 0
+	expect_in "$ERR" "skipped: node $a did not answer"
+	node -e 'const ls = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
+		if (ls.length !== 7) throw new Error(ls.length + " lines");
+		const ds = ls.map(JSON.parse);
+		let errors = 0, prev = null;
+		ds.forEach((d, i) => {
+			if (d.sample !== i + 1 || typeof d.late !== "number") throw new Error("line " + (i + 1) + ": " + ls[i]);
+			if (d.error) { errors++; return; }
+			if (prev && d.t - prev.t < (1500 - 400) / 2)
+				throw new Error("samples " + prev.sample + " and " + d.sample + " taken " +
+					(d.t - prev.t) + " ms apart: one carries another sample\x27s reply");
+			prev = d;
+		});
+		const late = ds[6].late;
+		if (errors < 2 || late < 2 || late > errors) throw new Error(errors + " skipped, late " + late);
+		if (ds[6].error) throw new Error("the last sample after the stall has no figures");' \
+		"$OUT" >"$WORK/js.out" 2>&1 || fail "bad JSON lines: $(tail -n 3 "$WORK/js.out") $(cat "$OUT")"
+	cl_no_probe "$a"
+	cl_stop
+}
