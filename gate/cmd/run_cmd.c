@@ -41,13 +41,16 @@ static const char run_help[] =
         "                          the probe pushed through it, rules and a JUnit suite per node\n"
         "\n"
         "options:\n"
-        "  -C, --project DIR       the Mix project (default: the current directory)\n"
+        "  -C, --project DIR       the Mix or rebar3 project (default: the current directory)\n"
         "  -c, --config FILE       configuration (default: DIR/gate.toml when it exists)\n"
         "      --junit FILE        JUnit report (default: DIR/_build/gate/junit.xml)\n"
         "      --boot-timeout DUR  node boot limit, overrides node.boot_timeout (120s, 2min;\n"
         "                          a bare number is seconds, as in gate.toml)\n"
         "      --test-timeout DUR  whole-suite limit, overrides node.test_timeout (30min)\n"
         "      --elixir PATH       the elixir executable (default: elixir from PATH)\n"
+        "      --runner R          which tests run ([run] runner): auto (mix test; in a rebar3\n"
+        "                          project EUnit, then Common Test when it has suites), mix,\n"
+        "                          eunit, ct or eunit,ct\n"
         "  -q, --quiet             no progress lines\n"
         "      --per-test          the growth of each test: light readings (no GC) at its\n"
         "                          edges, within a twentieth of the run's time ([attribution]\n"
@@ -91,7 +94,8 @@ static const char run_help[] =
         "      --allow-outside     write outputs even where a symlink inside the project\n"
         "                          leads out of it (refused by default)\n"
         "\n"
-        "Arguments after -- go to mix test, e.g. gate run -- --exclude slow\n"
+        "Arguments after -- go to mix test, e.g. gate run -- --exclude slow; in a rebar3\n"
+        "project --module M, --suite S, --group G and --case C, as rebar3 spells them\n"
         "exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
 
 /* --OPTION VALUE as a duration in units.h's grammar (gate.toml's), with its message; noun
@@ -207,6 +211,7 @@ int run_cmd_main(int argc, char **argv)
 	        {"comment-flag", required_argument, NULL, 'K'},
 	        {"distributed", required_argument, NULL, 'D'}, /* a node distributed as NAME */
 	        {"instrument", no_argument, NULL, 'I'},        /* +Muatags true from the boot */
+	        {"runner", required_argument, NULL, 'u'},
 	        {NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
@@ -242,6 +247,7 @@ int run_cmd_main(int argc, char **argv)
 		case 'K': o.comment_flag = optarg; break;
 		case 'D': o.distributed = optarg; break;
 		case 'I': o.instrument = true; break;
+		case 'u': o.runner = optarg; break;
 		case 'b':
 		case 't':
 			if (parse_duration(c == 'b' ? "--boot-timeout" : "--test-timeout", optarg,

@@ -38,8 +38,9 @@ int config_default(struct config *cfg)
 	cfg->mix_env = strdup("test");
 	cfg->erl_flags = strdup("");
 	cfg->junit = strdup("_build/gate/junit.xml");
+	cfg->runner = strdup("auto");
 	cfg->source = strdup("defaults");
-	if (!cfg->mix_env || !cfg->erl_flags || !cfg->junit || !cfg->source) {
+	if (!cfg->mix_env || !cfg->erl_flags || !cfg->junit || !cfg->runner || !cfg->source) {
 		config_clear(cfg);
 		return -1;
 	}
@@ -53,6 +54,7 @@ void config_clear(struct config *cfg)
 	free(cfg->mix_env);
 	free(cfg->erl_flags);
 	free(cfg->junit);
+	free(cfg->runner);
 	free(cfg->source);
 	rules_config_clear(&cfg->rules);
 	memset(cfg, 0, sizeof(*cfg));

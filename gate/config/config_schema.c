@@ -247,6 +247,10 @@ static const struct key_spec run_keys[] = {
         {"repeat", KEY_INT, IN_CONFIG(repeat), 1, REPEAT_MAX, "3", NULL,
          "Runs of the suite in the same node: run 1 is the warm-up, and the rules judge the "
          "smallest growth of runs 2..N, counted N-1 times; gate run --repeat overrides it."},
+        {"runner", KEY_STRING, IN_CONFIG(runner), 0, 0, "\"eunit\"", NULL,
+         "Which tests run: \"auto\" (a Mix project: mix test; a rebar3 project: EUnit, then "
+         "Common Test when it has suites, as rebar3 do eunit, ct), \"mix\", \"eunit\", "
+         "\"ct\" or \"eunit,ct\"; gate run --runner overrides it."},
         END,
 };
 

@@ -31,17 +31,33 @@ int discover_project(const char *dir, enum discover_need need, const char *alt, 
 		            d, sep, alt ? alt : "");
 		return -1;
 	}
-	if (need == DISCOVER_DIR)
+	if (need == DISCOVER_DIR || (need == DISCOVER_TESTS && discover_is_rebar3(out)))
 		return 0;
 	snprintf(mixexs, sizeof(mixexs), "%s/mix.exs", out);
 	if (access(mixexs, R_OK) < 0) {
-		errtext_set(err, errlen, NULL,
-		            "%s has no readable mix.exs: gate runs in a Mix project; pass its "
-		            "directory with -C DIR%s%s",
-		            out, sep, alt ? alt : "");
+		if (need == DISCOVER_TESTS)
+			errtext_set(err, errlen, NULL,
+			            "%s has no readable mix.exs or rebar.config: gate runs the tests "
+			            "of a Mix or rebar3 project; pass its directory with -C DIR%s%s",
+			            out, sep, alt ? alt : "");
+		else
+			errtext_set(err, errlen, NULL,
+			            "%s has no readable mix.exs: gate runs in a Mix project; pass its "
+			            "directory with -C DIR%s%s",
+			            out, sep, alt ? alt : "");
 		return -1;
 	}
 	return 0;
+}
+
+bool discover_is_rebar3(const char *project)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/mix.exs", project);
+	if (access(path, F_OK) == 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/rebar.config", project);
+	return access(path, R_OK) == 0;
 }
 
 int discover_config_path(const char *project, const char *explicit_path, char *out, size_t outlen,

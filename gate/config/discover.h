@@ -13,7 +13,14 @@
 enum discover_need {
 	DISCOVER_DIR, /* a directory: gate.toml and the reports (attach mode, baseline) */
 	DISCOVER_MIX, /* a Mix project: a readable mix.exs */
+	/* a project whose tests gate runs: a Mix project, or a rebar3 project (a readable
+	 * rebar.config, no mix.exs) */
+	DISCOVER_TESTS,
 };
+
+/* Whether the project (a directory discover_project resolved) is a rebar3 project: a
+ * rebar.config and no mix.exs (a Mix project that also has a rebar.config is a Mix project). */
+bool discover_is_rebar3(const char *project);
 
 /* Resolves dir (NULL: the current directory) to an absolute path in out. On failure returns -1
  * and writes a message naming the directory and the fix (-C DIR, then `alt` when not NULL,

@@ -18,6 +18,7 @@
 
 #include "base/errtext.h"
 #include "gate/node/clock.h"
+#include "gate/node/node_erl.h"
 #include "gate/node/reaper.h"
 #include "gate/node/signals.h"
 
@@ -209,7 +210,12 @@ __attribute__((noreturn)) static void node_child(const struct node_opts *opts, i
 static void node_exec_error(const struct node_opts *opts, const char *elixir, int child_errno,
                             char *err, size_t errlen)
 {
-	if (child_errno == ENOENT && strchr(elixir, '/') == NULL)
+	if (child_errno == ENOENT && strchr(elixir, '/') == NULL && opts->code_paths)
+		errtext_set(err, errlen, NULL,
+		            "cannot run %s: not found on PATH; install Erlang/OTP (GitHub: "
+		            "erlef/setup-beam; Debian: apt-get install erlang-base) or fix PATH",
+		            elixir);
+	else if (child_errno == ENOENT && strchr(elixir, '/') == NULL)
 		errtext_set(err, errlen, NULL,
 		            "cannot run %s: not found on PATH; install Elixir "
 		            "(GitHub: erlef/setup-beam; GitLab: an elixir image; Debian: "
@@ -293,8 +299,16 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		return -1;
 
 	const char *elixir = opts->elixir ? opts->elixir : "elixir";
-	char *argv[14];
+	char *argv_mix[14], **argv = argv_mix, **argv_erl = NULL;
 	int k = 0;
+	if (opts->code_paths) { /* an Erlang project: erl, its code paths, gate_erl's bootstrap */
+		elixir = opts->erl ? opts->erl : "erl";
+		if (!(argv = argv_erl = node_erl_argv(opts, erl))) {
+			errtext_set(err, errlen, NULL, "out of memory building the node's command");
+			return -1;
+		}
+		goto spawn;
+	}
 	argv[k++] = (char *)elixir;
 	if (erl[0]) {
 		argv[k++] = "--erl";
@@ -311,7 +325,7 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	if (opts->no_start)
 		argv[k++] = "--no-start";
 	argv[k] = NULL;
-
+spawn:
 	if (pipe2(req, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) {
 		errtext_set(err, errlen, NULL, "pipe: %s", strerror(errno));
 		goto fail;
@@ -327,6 +341,8 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 		close(rep[0]);
 		node_child(opts, req[0], rep[1], ready[1], elixir, argv); /* never returns */
 	}
+	free(argv_erl);
+	argv_erl = NULL;
 	setpgid(pid, pid); /* also from here, so the group exists before we may signal it */
 	close(req[0]);
 	close(rep[1]);
@@ -350,6 +366,7 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	const char *env = opts->mix_env ? opts->mix_env : "test";
 	return node_handoff(n, opts, !getenv("MIX_ENV") && strcmp(env, "test") == 0, err, errlen);
 fail:
+	free(argv_erl);
 	for (int i = 0; i < 2; i++) {
 		if (req[i] >= 0)
 			close(req[i]);

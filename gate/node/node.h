@@ -37,6 +37,12 @@ struct node_opts {
 	 * name its code path lacks is skipped. NULL: none */
 	const char *const *preload;
 	size_t npreload, preload_batch;
+	/* an Erlang project (rebar3): the node is `erl` with these code paths (-pa) and the
+	 * bootstrap in Erlang (gate/node/node_erl.c), not `elixir -S mix run`; NULL: a Mix
+	 * project. The project is compiled already (rebar3 as test compile) */
+	const char *const *code_paths;
+	size_t ncode_paths;
+	const char *erl; /* the erl executable; NULL for "erl" from PATH */
 };
 
 struct node {

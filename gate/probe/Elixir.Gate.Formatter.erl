@@ -545,6 +545,7 @@ reason_of({failed, [{Kind, Reason, Stack} | _]}) ->
            end,
     truncate(unicode:characters_to_binary(Text));
 reason_of({failed, _}) -> <<"test failed">>;
+reason_of({gate_erl, failed, _, Reason}) -> truncate(Reason);
 reason_of(_) -> <<>>.
 
 %% {Module, Name, File, Line, TimeUs, State, Message}, all binaries but Line, TimeUs, State;
@@ -561,9 +562,15 @@ record(#{module := Mod, name := Name, state := State, time := Time} = Test) ->
                _ -> 0
            end,
     {St, Msg} = state(State, Test),
-    {atom_to_binary(Mod), atom_to_binary(Name), File, Line, Time, St, Msg}.
+    {atom_to_binary(Mod), name_text(Name), File, Line, Time, St, Msg}.
+
+%% ExUnit names a test by an atom; an Erlang runner's record (gate_probe_erl) by its text
+name_text(N) when is_binary(N) -> N;
+name_text(N) -> atom_to_binary(N).
 
 state(nil, _) -> {passed, <<>>};
+%% an Erlang runner's result (gate_probe_eunit, gate_probe_ct), its message made already
+state({gate_erl, St, Msg, _Reason}, _) -> {St, truncate(Msg)};
 state({failed, Failures}, Test) ->
     Msg = try iolist_to_binary('Elixir.ExUnit.Formatter':format_test_failure(
                                  Test, Failures, 1, 100, fun plain/2))

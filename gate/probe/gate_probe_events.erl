@@ -9,6 +9,8 @@
 -gate_load(tests).
 
 -export([hook_install/0, hook_remove/0, ex_unit_event/1]).
+%% the module edges of the Erlang runners (gate_probe_eunit, gate_probe_ct)
+-export([edge_structs/0]).
 
 -import(gate_probe_snapshot, [gc_all/0, name_text/1, mfa_text/1]).
 

@@ -135,6 +135,8 @@ static int boot(struct session *s, char *err, size_t errlen)
 	        .preload = s->o.mix_test ? probe_boot_modules : NULL,
 	        .npreload = s->o.mix_test ? probe_boot_nmodules : 0,
 	        .preload_batch = PROBE_BOOT_BATCH,
+	        .code_paths = s->o.code_paths,
+	        .ncode_paths = s->o.ncode_paths,
 	};
 	s->phase = "booting the node";
 	int rc = node_start(&s->node, &no, err, errlen);
@@ -144,8 +146,12 @@ static int boot(struct session *s, char *err, size_t errlen)
 	if (s->o.started)
 		s->o.started(s->o.started_arg);
 	snprintf(s->name, sizeof(s->name), "%s", s->node.name);
-	session_progress(s, "booting node %s in %s (MIX_ENV=%s, compiling if needed)", s->name,
-	                 s->o.project_dir, s->o.mix_env ? s->o.mix_env : "test");
+	if (s->o.code_paths)
+		session_progress(s, "booting node %s in %s (erl, the project's code paths)",
+		                 s->name, s->o.project_dir);
+	else
+		session_progress(s, "booting node %s in %s (MIX_ENV=%s, compiling if needed)",
+		                 s->name, s->o.project_dir, s->o.mix_env ? s->o.mix_env : "test");
 
 	/* the channel is the node's pipe pair (gate/node/eic.h), served from before Mix starts:
 	 * session_open loads the probe while the project compiles and starts, then waits for
@@ -236,7 +242,7 @@ int session_open(struct session *s, char *err, size_t errlen)
 	char otp[16];
 	if (otp_node_check(&s->conn, s->o.rpc_timeout_ms, otp, sizeof(otp), err, errlen) != EIC_OK)
 		return -1;
-	if (probe_load(&s->conn, s->o.need_mix, s->o.fresh_names, !s->o.attach, s->o.rpc_timeout_ms,
+	if (probe_load(&s->conn, s->o.need_mix || s->o.code_paths, s->o.fresh_names, !s->o.attach, s->o.rpc_timeout_ms,
 	               err, errlen) != EIC_OK) {
 		otp_explain_probe_load(s->name, otp, err, errlen);
 		return -1;
@@ -344,7 +350,7 @@ void session_release(struct session *s)
 			s->before_unload(s->before_unload_arg);
 		/* a node gate started is halted next: its code goes with it; an attached node
 		 * keeps running: the final purge is left to the node (see probe.h) */
-		probe_unload(&s->conn, s->o.need_mix,
+		probe_unload(&s->conn, s->o.need_mix || s->o.code_paths,
 		             s->node.pid > 0 ? PROBE_UNLOAD_HALTING : PROBE_UNLOAD_HANDOFF, 2000);
 	}
 	s->before_unload = NULL;

@@ -33,6 +33,11 @@ struct session_opts {
 	const char *distributed; /* start mode, --distributed NAME: the node also
 	                            starts distribution as NAME@127.0.0.1; NULL: not
 	                            distributed, as under bare mix test */
+	/* start mode, an Erlang (rebar3) project: the node is erl with these code paths (see
+	 * gate/node/node.h), and the probe's test modules are loaded (the Erlang runners,
+	 * gate/probe/gate_probe_erl.erl) without a Mix project; NULL: a Mix project */
+	const char *const *code_paths;
+	size_t ncode_paths;
 	/* load the probe under a free slot's names (probe_load's fresh): set by
 	 * commands whose calls into the probe all go through probe_entry() */
 	bool fresh_names;

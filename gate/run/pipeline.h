@@ -3,7 +3,8 @@
  *   - a scope says where the figures come from: the one node gate started or attached to
  *     (single_mode.c), or the attached node and every node of its cluster (cluster_mode.c);
  *   - a workload says what runs between the two snapshots: mix test inside the node
- *     (suite_mode.c), or an outside command (exec_mode.c, --exec).
+ *     (suite_mode.c), a rebar3 project's EUnit and Common Test inside the node
+ *     (rebar_mode.c), or an outside command (exec_mode.c, --exec).
  * Attach mode is the session's (gate/probe/session.h): the same steps, a node gate did not
  * start. --repeat wraps the workload: its `again` hook runs it 2..N times (gate/run/repeat_step.h).
  */
@@ -24,8 +25,10 @@
 #include "gate/run/baseline_step.h"
 #include "gate/run/cluster.h"
 #include "gate/run/exec.h"
+#include "gate/run/rebar_build.h"
 #include "gate/run/repeat_step.h"
 #include "gate/run/run_opts.h"
+#include "gate/run/runner.h"
 #include "model/verdict.h"
 
 struct run;
@@ -61,7 +64,7 @@ struct run_workload {
 };
 
 extern const struct run_scope single_scope, cluster_scope;
-extern const struct run_workload suite_mode_workload, exec_mode_workload;
+extern const struct run_workload suite_mode_workload, exec_mode_workload, rebar_mode_workload;
 
 struct run {
 	const struct run_opts *opts;
@@ -88,6 +91,8 @@ struct run {
 	/* what `gate merge` checks the partitions' results against each other with */
 	char config_digest[17];    /* run_json_digest of the effective gate.toml */
 	int partition, partitions; /* k of N of a `--partitions N` run; 0: not partitioned */
+	struct runner_choice runner;  /* which tests run: mix test, or a rebar3 project's */
+	struct rebar_paths erl_paths; /* a rebar3 project: the node's code paths */
 };
 
 #define run_progress(r, ...) session_progress(&(r)->ses, __VA_ARGS__)

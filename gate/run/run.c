@@ -132,13 +132,21 @@ static int configure(struct run *r)
 {
 	const struct run_opts *o = r->opts;
 	/* attached, the directory only holds gate.toml and the reports */
-	if (discover_project(o->project_dir, o->attach ? DISCOVER_DIR : DISCOVER_MIX, NULL,
+	if (discover_project(o->project_dir,
+	                     o->attach ? DISCOVER_DIR : o->exec ? DISCOVER_MIX : DISCOVER_TESTS, NULL,
 	                     r->project, r->err, sizeof(r->err)) < 0 ||
 	    load_config(r, r->err, sizeof(r->err)) < 0 ||
 	    check_outputs(r, r->err, sizeof(r->err)) < 0)
 		return -1;
+	/* a rebar3 project runs EUnit and Common Test in a node gate starts (not attached) */
+	bool rebar3 = !o->attach && !o->exec && discover_is_rebar3(r->project);
+	if (!o->exec && runner_pick(o->runner, r->cfg.runner, rebar3, &r->runner, r->err,
+	                            sizeof(r->err)) < 0)
+		return -1;
 	r->scope = o->cluster ? &cluster_scope : &single_scope;
-	r->work = o->exec ? &exec_mode_workload : &suite_mode_workload;
+	r->work = o->exec     ? &exec_mode_workload
+	          : rebar3    ? &rebar_mode_workload
+	                      : &suite_mode_workload;
 	return 0;
 }
 
@@ -174,16 +182,26 @@ static void node_started(void *arg)
 static int open_node(struct run *r)
 {
 	const struct run_opts *o = r->opts;
+	bool rebar3 = r->runner.rebar3;
+	/* a rebar3 project is compiled by rebar3 itself before its node starts */
+	if (rebar3) {
+		r->ses.phase = "compiling the project (rebar3 as test compile)";
+		run_progress(r, "compiling %s with rebar3 as test compile", r->project);
+		if (rebar_build(r->project, o->quiet, &r->erl_paths, r->err, sizeof(r->err)) < 0)
+			return -1;
+	}
 	struct session_opts so = {
 	        .quiet = o->quiet,
-	        .need_mix = !o->exec,
+	        .need_mix = !o->exec && !rebar3,
+	        .code_paths = rebar3 ? (const char *const *)r->erl_paths.paths : NULL,
+	        .ncode_paths = rebar3 ? r->erl_paths.n : 0,
 	        .project_dir = o->attach ? NULL : r->project,
 	        .attach = o->attach,
 	        .cookie_file = o->cookie_file,
 	        .mix_env = r->cfg.mix_env,
 	        .erl_flags = r->cfg.erl_flags,
 	        .elixir = o->elixir,
-	        .mix_test = !o->exec && !o->attach,
+	        .mix_test = !o->exec && !o->attach && !rebar3,
 	        .distributed = o->distributed,
 	        .boot_timeout_ms = r->cfg.boot_timeout_ms,
 	        .rpc_timeout_ms = r->cfg.rpc_timeout_ms,
@@ -579,6 +597,7 @@ static void run_clear(struct run *r)
 	exec_env_clear(&r->env);
 	repeat_step_clear(&r->rep);
 	sample_series_clear(&r->samples);
+	rebar_paths_clear(&r->erl_paths);
 	free(r->suite_error);
 	config_clear(&r->cfg);
 }

@@ -17,6 +17,7 @@ struct run_opts {
 	int boot_timeout_ms; /* > 0 overrides node.boot_timeout */
 	int test_timeout_ms; /* > 0 overrides node.test_timeout */
 	const char *elixir;  /* elixir executable; NULL: from PATH */
+	const char *runner;  /* --runner: which tests run (gate/run/runner.h); NULL: [run] runner */
 	bool quiet;          /* no progress lines */
 	/* baselines */
 	const char *baseline_ref; /* --baseline-ref; NULL: [baseline] ref, falling back to HEAD;
