@@ -88,6 +88,9 @@ else
 	# private PostgreSQL (tests/realworld/lib.sh), and a Phoenix app's mailer (swoosh) starts
 	# xmerl; python3 for the bench scripts' JSON
 	PKGS="$PKGS postgresql python3 erlang-xmerl"
+	# gate run in a rebar3 project: rebar3 compiles it, EUnit and Common Test run its tests
+	# (the e2e cases of tests/e2e/cases/erlang.sh)
+	PKGS="$PKGS rebar3 erlang-eunit erlang-common-test"
 fi
 missing=""
 for p in $PKGS; do

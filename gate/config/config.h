@@ -26,7 +26,7 @@ struct config {
 	struct rules_config rules;
 	int annotations; /* [attention] annotations: GitHub annotations at most; 8 */
 	/* [run] */
-	int repeat; /* runs of the suite in one node (gate run --repeat); default 1 */
+	int repeat;   /* runs of the suite in one node (gate run --repeat); default 1 */
 	char *runner; /* which tests run (gate/run/runner.h); default "auto" */
 	/* where the values came from, for messages; "defaults" when no file was read */
 	char *source;

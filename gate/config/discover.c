@@ -36,15 +36,17 @@ int discover_project(const char *dir, enum discover_need need, const char *alt, 
 	snprintf(mixexs, sizeof(mixexs), "%s/mix.exs", out);
 	if (access(mixexs, R_OK) < 0) {
 		if (need == DISCOVER_TESTS)
-			errtext_set(err, errlen, NULL,
-			            "%s has no readable mix.exs or rebar.config: gate runs the tests "
-			            "of a Mix or rebar3 project; pass its directory with -C DIR%s%s",
-			            out, sep, alt ? alt : "");
+			errtext_set(
+			        err, errlen, NULL,
+			        "%s has no readable mix.exs or rebar.config: gate runs the tests "
+			        "of a Mix or rebar3 project; pass its directory with -C DIR%s%s",
+			        out, sep, alt ? alt : "");
 		else
-			errtext_set(err, errlen, NULL,
-			            "%s has no readable mix.exs: gate runs in a Mix project; pass its "
-			            "directory with -C DIR%s%s",
-			            out, sep, alt ? alt : "");
+			errtext_set(
+			        err, errlen, NULL,
+			        "%s has no readable mix.exs: gate runs in a Mix project; pass its "
+			        "directory with -C DIR%s%s",
+			        out, sep, alt ? alt : "");
 		return -1;
 	}
 	return 0;

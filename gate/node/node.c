@@ -303,7 +303,8 @@ int node_start(struct node *n, const struct node_opts *opts, char *err, size_t e
 	int k = 0;
 	if (opts->code_paths) { /* an Erlang project: erl, its code paths, gate_erl's bootstrap */
 		elixir = opts->erl ? opts->erl : "erl";
-		if (!(argv = argv_erl = node_erl_argv(opts, erl))) {
+		if (!(argv = argv_erl =
+		              node_erl_argv(opts->erl, opts->code_paths, opts->ncode_paths, erl))) {
 			errtext_set(err, errlen, NULL, "out of memory building the node's command");
 			return -1;
 		}

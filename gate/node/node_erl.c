@@ -33,7 +33,8 @@ static const char boot_erl[] =
         "_ -> W() end end, "
         "W() end), P ! gate_booted.";
 
-char **node_erl_argv(const struct node_opts *opts, char *erl_flags)
+char **node_erl_argv(const char *erl, const char *const *code_paths, size_t ncode_paths,
+                     char *erl_flags)
 {
 	size_t nflags = 0;
 	for (char *p = erl_flags; p && *p;) {
@@ -43,12 +44,12 @@ char **node_erl_argv(const struct node_opts *opts, char *erl_flags)
 		nflags++;
 		p += strcspn(p, " \t\n");
 	}
-	size_t n = 4 + nflags + 1 + opts->ncode_paths + 2 + 1;
+	size_t n = 4 + nflags + 1 + ncode_paths + 2 + 1;
 	char **argv = calloc(n, sizeof(*argv));
 	if (!argv)
 		return NULL;
 	size_t k = 0;
-	argv[k++] = (char *)(opts->erl ? opts->erl : "erl");
+	argv[k++] = (char *)(erl ? erl : "erl");
 	argv[k++] = "-noshell";
 	argv[k++] = "-noinput";
 	for (char *p = erl_flags; p && *p;) {
@@ -60,10 +61,10 @@ char **node_erl_argv(const struct node_opts *opts, char *erl_flags)
 		if (*p)
 			*p++ = '\0';
 	}
-	if (opts->ncode_paths) {
+	if (ncode_paths) {
 		argv[k++] = "-pa";
-		for (size_t i = 0; i < opts->ncode_paths; i++)
-			argv[k++] = (char *)opts->code_paths[i];
+		for (size_t i = 0; i < ncode_paths; i++)
+			argv[k++] = (char *)code_paths[i];
 	}
 	argv[k++] = "-eval";
 	argv[k++] = (char *)boot_erl;

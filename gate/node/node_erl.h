@@ -7,11 +7,10 @@
 
 #include <stddef.h>
 
-#include "gate/node/node.h"
-
-/* The argv of the node (NULL-terminated, malloc'd; the strings are borrowed from opts and
- * erl_flags, split on blanks in place: erl_flags is the caller's copy to cut). Returns NULL when
- * out of memory. */
-char **node_erl_argv(const struct node_opts *opts, char *erl_flags);
+/* The argv of the node: erl (NULL: "erl" from PATH), erl_flags split on blanks in place (the
+ * caller's copy to cut), -pa and the code paths, the bootstrap. NULL-terminated and malloc'd;
+ * the strings are borrowed. Returns NULL when out of memory. */
+char **node_erl_argv(const char *erl, const char *const *code_paths, size_t ncode_paths,
+                     char *erl_flags);
 
 #endif

@@ -123,11 +123,13 @@ config_or_case(Suite, What, How, Reason, #{pending := P} = St) ->
     Name = case_name(What, St),
     case P of
         #{suite := Suite, name := Name} ->
-            St#{pending := P#{state := state(How, Reason)}};
+            St#{pending := P#{state := state(How, Reason), line => stack_line(Suite, Reason)}};
         _ ->
             St1 = flush(St),
             St2 = case {How, is_config(Fun)} of
-                      {failed, _} -> emit(Suite, Name, 0, state(failed, Reason), none, St1);
+                      {failed, _} ->
+                          emit(Suite, Name, stack_line(Suite, Reason), 0,
+                               state(failed, Reason), none, St1);
                       {_, true} -> St1;
                       {_, false} -> emit(Suite, Name, 0, state(How, Reason), none, St1)
                   end,
@@ -150,10 +152,27 @@ reason({Why, [{_, _, _, _} | _]}) -> text(io_lib:format("~0tP", [Why, 16]));
 reason(R) -> text(io_lib:format("~0tP", [R, 16])).
 
 flush(#{pending := none} = St) -> St;
-flush(#{pending := #{suite := S, name := N, time := T, state := State, delta := D}} = St) ->
-    emit(S, N, T, State, D, St#{pending := none}).
+flush(#{pending := #{suite := S, name := N, time := T, state := State, delta := D} = P} = St) ->
+    emit(S, N, maps:get(line, P, 0), T, State, D, St#{pending := none}).
 
-emit(Suite, Name, Time, State, Delta, St) ->
+%% The line in the suite where a failure happened (the first frame of the suite in its
+%% stacktrace), else 0: the case's own line is taken then.
+stack_line(Suite, Reason) ->
+    Frames = stack_frames(Reason, 4),
+    case [L || {M, _, _, Info} <- Frames, M =:= Suite, {line, L} <- Info] of
+        [L | _] when is_integer(L) -> L;
+        _ -> 0
+    end.
+
+stack_frames(_, 0) -> [];
+stack_frames([{_, _, _, I} | _] = S, _) when is_list(I) -> S;
+stack_frames(T, N) when is_tuple(T) ->
+    lists:append([stack_frames(E, N - 1) || E <- tuple_to_list(T)]);
+stack_frames(_, _) -> [].
+
+emit(Suite, Name, Time, State, Delta, St) -> emit(Suite, Name, 0, Time, State, Delta, St).
+
+emit(Suite, Name, Line0, Time, State, Delta, St) ->
     case Delta of
         {S0, S1} -> gen_server:cast(?F, {gate_test, Suite, Name, S0, S1});
         none -> ok
@@ -161,7 +180,10 @@ emit(Suite, Name, Time, State, Delta, St) ->
     gen_server:cast(?F, {test_finished, #{module => Suite, name => Name, state => State,
                                           time => Time,
                                           tags => #{file => source_file(Suite, St),
-                                                    line => case_line(Suite, Name)}}}),
+                                                    line => case Line0 of
+                                                                0 -> case_line(Suite, Name);
+                                                                _ -> Line0
+                                                            end}}}),
     St.
 
 close_suite(#{suite := none} = St) -> St;

@@ -111,10 +111,10 @@ runners(Asked, Filter) ->
 run_one(eunit, Filter, Apps, Dirs, _Root, ROpts0) ->
     ROpts = ROpts0#{runner => self()},
     Mods = case maps:find(module, Filter) of
-               {ok, Ms} -> Ms;
+               {ok, Ms} -> [{M, M} || M <- Ms];
                error -> gate_probe_eunit:test_modules(Apps, Dirs)
            end,
-    Missing = [M || M <- Mods, code:ensure_loaded(M) =/= {module, M}],
+    Missing = [M || {M, _} <- Mods, code:ensure_loaded(M) =/= {module, M}],
     case Missing of
         [] -> {gate_probe_eunit:run(Mods, ROpts), []};
         _ -> {1, [io_lib:format("--module: no module ~ts in the project",

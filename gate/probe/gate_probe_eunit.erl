@@ -18,18 +18,28 @@
 
 -define(F, 'Elixir.Gate.Formatter').
 
-%% The modules EUnit tests, in order: Apps' modules that have tests (their own or their
-%% M_tests module's), then the test directories' modules that are not an app module's
-%% M_tests and have tests.
+%% What EUnit tests, in order, as [{TestModule, Spec}]: each app module's own tests (Spec: the
+%% module, or its test functions [{M, F}] when it has an M_tests module too, which runs next
+%% on its own: `eunit:test(M)` would run both in one call, and the test module is what
+%% attribution names), then the test directories' other modules that have tests.
 test_modules(Apps, TestDirs) ->
     AppMods = lists:append([app_modules(A) || A <- Apps]),
-    Own = [M || M <- AppMods, has_tests(M) orelse has_tests(tests_of(M))],
+    Own = lists:append([[{M, own_spec(M)} || has_tests(M)] ++
+                            [{tests_of(M), tests_of(M)} || has_tests(tests_of(M))]
+                        || M <- AppMods]),
     Covered = [tests_of(M) || M <- AppMods],
-    Extra = [M || D <- TestDirs, F <- lists:sort(filelib:wildcard(filename:join(D, "*.beam"))),
-                  M <- [list_to_atom(filename:basename(F, ".beam"))],
-                  not lists:suffix("_SUITE", atom_to_list(M)),
-                  not lists:member(M, Covered), not lists:member(M, AppMods), has_tests(M)],
+    Extra = [{M, M} || D <- TestDirs,
+                       F <- lists:sort(filelib:wildcard(filename:join(D, "*.beam"))),
+                       M <- [list_to_atom(filename:basename(F, ".beam"))],
+                       not lists:suffix("_SUITE", atom_to_list(M)),
+                       not lists:member(M, Covered), not lists:member(M, AppMods), has_tests(M)],
     Own ++ Extra.
+
+own_spec(M) ->
+    case code:ensure_loaded(tests_of(M)) of
+        {module, _} -> [{M, F} || {F, 0} <- M:module_info(exports), test_fun(F)];
+        _ -> M
+    end.
 
 app_modules(App) ->
     _ = application:load(App),
@@ -43,26 +53,28 @@ tests_of(M) -> list_to_atom(atom_to_list(M) ++ "_tests").
 %% A test function as EUnit finds one: test/0, NAME_test/0 or NAME_test_/0.
 has_tests(M) ->
     case code:ensure_loaded(M) of
-        {module, M} ->
-            lists:any(fun({test, 0}) -> true;
-                         ({F, 0}) -> S = atom_to_list(F),
-                                     lists:suffix("_test", S) orelse lists:suffix("_test_", S);
-                         (_) -> false
-                      end, M:module_info(exports));
+        {module, M} -> lists:any(fun({F, 0}) -> test_fun(F);
+                                    (_) -> false
+                                 end, M:module_info(exports));
         _ -> false
     end.
 
-%% Runs EUnit on Mods (the formatter started, see gate_probe_erl). Returns how many of them
-%% eunit:test/2 said failed.
+test_fun(test) -> true;
+test_fun(F) ->
+    S = atom_to_list(F),
+    lists:suffix("_test", S) orelse lists:suffix("_test_", S).
+
+%% Runs EUnit on Mods ([{TestModule, Spec}], see test_modules/2; the formatter started, see
+%% gate_probe_erl). Returns how many of them eunit:test/2 said failed.
 run(Mods, Opts) ->
     Mode = maps:get(attribution, Opts, module),
-    lists:foldl(fun(M, Failed) -> Failed + run_module(M, Mode, Opts) end, 0, Mods).
+    lists:foldl(fun({M, Spec}, Failed) -> Failed + run_module(M, Spec, Mode, Opts) end, 0, Mods).
 
-run_module(M, Mode, Opts) ->
+run_module(M, Spec, Mode, Opts) ->
     edge(start, M, Mode),
     Listener = {?MODULE, #{module => M, mode => Mode, root => maps:get(root, Opts, <<>>),
                            runner => self()}},
-    R = try eunit:test(M, [{report, Listener}])
+    R = try eunit:test(Spec, [{report, Listener}])
         catch C:E:S -> {crashed, {C, E, S}}
         end,
     edge(finish, M, Mode),
@@ -192,11 +204,22 @@ test_name(Data, Default) ->
                L when is_integer(L) -> L;
                _ -> 0
            end,
+    Source = proplists:get_value(source, Data),
     Desc = case proplists:get_value(desc, Data) of
-               D when is_list(D), D =/= ""; is_binary(D), D =/= <<>> -> [": ", D];
+               D when is_list(D), D =/= ""; is_binary(D), D =/= <<>> ->
+                   %% a module's only test carries the module's group's description
+                   case Source of
+                       {M0, _, _} when is_atom(M0) ->
+                           case unicode:characters_to_list(D) =:=
+                                    lists:flatten(io_lib:format("module '~ts'", [M0])) of
+                               true -> "";
+                               false -> [": ", D]
+                           end;
+                       _ -> [": ", D]
+                   end;
                _ -> ""
            end,
-    case proplists:get_value(source, Data) of
+    case Source of
         {M, F, A} ->
             S = atom_to_list(F),
             case re:run(S, "^-(.+)/([0-9]+)-fun-([0-9]+)-$", [{capture, all_but_first, list}]) of

@@ -49,8 +49,8 @@ int probe_erl_prepare(struct eic *c, const char *root, int timeout_ms, struct pr
 
 int probe_erl_run(struct eic *c, const char *root, bool eunit, bool ct, char *const *args,
                   size_t nargs, enum attribution_mode mode, int timeout_ms,
-                  void (*replied)(void *arg), void *arg, struct test_run *out,
-                  char **suite_error, char *err, size_t errlen)
+                  void (*replied)(void *arg), void *arg, struct test_run *out, char **suite_error,
+                  char *err, size_t errlen)
 {
 	static const char *const modes[] = {"off", "module", "test"};
 	char mod[64];

@@ -26,7 +26,7 @@ int probe_erl_prepare(struct eic *c, const char *root, int timeout_ms, struct pr
  * --group, --case) and decodes the suite into out, as probe_run_tests does for mix test. */
 int probe_erl_run(struct eic *c, const char *root, bool eunit, bool ct, char *const *args,
                   size_t nargs, enum attribution_mode mode, int timeout_ms,
-                  void (*replied)(void *arg), void *arg, struct test_run *out,
-                  char **suite_error, char *err, size_t errlen);
+                  void (*replied)(void *arg), void *arg, struct test_run *out, char **suite_error,
+                  char *err, size_t errlen);
 
 #endif

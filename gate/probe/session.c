@@ -242,8 +242,8 @@ int session_open(struct session *s, char *err, size_t errlen)
 	char otp[16];
 	if (otp_node_check(&s->conn, s->o.rpc_timeout_ms, otp, sizeof(otp), err, errlen) != EIC_OK)
 		return -1;
-	if (probe_load(&s->conn, s->o.need_mix || s->o.code_paths, s->o.fresh_names, !s->o.attach, s->o.rpc_timeout_ms,
-	               err, errlen) != EIC_OK) {
+	if (probe_load(&s->conn, s->o.need_mix || s->o.code_paths, s->o.fresh_names, !s->o.attach,
+	               s->o.rpc_timeout_ms, err, errlen) != EIC_OK) {
 		otp_explain_probe_load(s->name, otp, err, errlen);
 		return -1;
 	}

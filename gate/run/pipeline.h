@@ -89,8 +89,8 @@ struct run {
 	struct sample_series samples; /* --sample: light snapshots during the run */
 	char err[4096];
 	/* what `gate merge` checks the partitions' results against each other with */
-	char config_digest[17];    /* run_json_digest of the effective gate.toml */
-	int partition, partitions; /* k of N of a `--partitions N` run; 0: not partitioned */
+	char config_digest[17];       /* run_json_digest of the effective gate.toml */
+	int partition, partitions;    /* k of N of a `--partitions N` run; 0: not partitioned */
 	struct runner_choice runner;  /* which tests run: mix test, or a rebar3 project's */
 	struct rebar_paths erl_paths; /* a rebar3 project: the node's code paths */
 };

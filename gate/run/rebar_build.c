@@ -76,9 +76,8 @@ static void failure_text(char *out, const char *project, int status, char *err, 
 	}
 	const char *said = b.s && b.len ? b.s : "it printed nothing";
 	size_t slen = strlen(said);
-	errtext_set(err, errlen, NULL,
-	            "rebar3 as test compile failed in %s (exit status %d): %s%s", project, status,
-	            slen > 3000 ? said + slen - 3000 : said,
+	errtext_set(err, errlen, NULL, "rebar3 as test compile failed in %s (exit status %d): %s%s",
+	            project, status, slen > 3000 ? said + slen - 3000 : said,
 	            strstr(said, "rebar3") ? "" : "; fix the project so that rebar3 compiles it");
 	textbuf_free(&b);
 }
@@ -108,8 +107,7 @@ static int split_paths(char *line, struct rebar_paths *out)
 	return 0;
 }
 
-int rebar_build(const char *project, bool quiet, struct rebar_paths *out, char *err,
-                size_t errlen)
+int rebar_build(const char *project, bool quiet, struct rebar_paths *out, char *err, size_t errlen)
 {
 	const char *rebar3 = getenv("GATE_REBAR3");
 	if (!rebar3 || !*rebar3)
@@ -143,8 +141,8 @@ int rebar_build(const char *project, bool quiet, struct rebar_paths *out, char *
 	close(pfd[1]);
 	close(ready[1]);
 	int child_errno = 0;
-	bool exec_failed = read(ready[0], &child_errno, sizeof(child_errno)) ==
-	                   (ssize_t)sizeof(child_errno);
+	bool exec_failed =
+	        read(ready[0], &child_errno, sizeof(child_errno)) == (ssize_t)sizeof(child_errno);
 	close(ready[0]);
 	struct textbuf b = {.limit = REBAR_OUT_MAX};
 	char chunk[8192];
@@ -180,7 +178,9 @@ int rebar_build(const char *project, bool quiet, struct rebar_paths *out, char *
 		goto out;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		failure_text(b.s, project, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), err, errlen);
+		failure_text(b.s, project,
+		             WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), err,
+		             errlen);
 		goto out;
 	}
 	/* the last line is rebar3 path's; the lines before it are the compile's */

@@ -15,8 +15,7 @@ struct rebar_paths {
 /* Runs `rebar3 as test do compile, path` in project (rebar3 from PATH, or $GATE_REBAR3). Its
  * lines go to stderr unless quiet. Returns 0 with out filled, or -1 with err: rebar3 not found,
  * or the project did not compile (rebar3's own words: the compiler's message). */
-int rebar_build(const char *project, bool quiet, struct rebar_paths *out, char *err,
-                size_t errlen);
+int rebar_build(const char *project, bool quiet, struct rebar_paths *out, char *err, size_t errlen);
 
 void rebar_paths_clear(struct rebar_paths *p);
 

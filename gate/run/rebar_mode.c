@@ -20,8 +20,8 @@ static int rebar_prepare(struct run *r, char *err, size_t errlen)
 	if (probe_erl_prepare(&r->ses.conn, r->project, r->cfg.rpc_timeout_ms, &found, err,
 	                      errlen) != EIC_OK)
 		return -1;
-	run_progress(r, "%lld modules with EUnit tests, %lld Common Test suites", (long long)found.eunit_modules,
-	             (long long)found.suites);
+	run_progress(r, "%lld modules with EUnit tests, %lld Common Test suites",
+	             (long long)found.eunit_modules, (long long)found.suites);
 	return 0;
 }
 
@@ -36,9 +36,10 @@ static int rebar_run(struct run *r, char *err, size_t errlen)
 	                             : r->opts->per_test || r->cfg.rules.attribution.per_test
 	                                     ? ATTRIBUTION_TEST
 	                                     : ATTRIBUTION_MODULE;
-	int rc = probe_erl_run(&r->ses.conn, r->project, r->runner.eunit, r->runner.ct,
-	                       r->opts->test_args, r->opts->ntest_args, mode, r->cfg.test_timeout_ms,
-	                       run_after_early, r, &r->tests, &r->suite_error, err, errlen);
+	int rc =
+	        probe_erl_run(&r->ses.conn, r->project, r->runner.eunit, r->runner.ct,
+	                      r->opts->test_args, r->opts->ntest_args, mode, r->cfg.test_timeout_ms,
+	                      run_after_early, r, &r->tests, &r->suite_error, err, errlen);
 	fflush(stdout);
 	if (rc == EIC_TIMEOUT) {
 		char why[1024];
@@ -52,11 +53,12 @@ static int rebar_run(struct run *r, char *err, size_t errlen)
 	if (rc != EIC_OK)
 		return -1;
 	if (r->tests.tests_dropped > 0) {
-		errtext_set(err, errlen, NULL,
-		            "the tests were more than gate records (%lld were not recorded), so "
-		            "gate cannot give a verdict on them: run them in parts with --module or "
-		            "--suite, one gate run each",
-		            (long long)r->tests.tests_dropped);
+		errtext_set(
+		        err, errlen, NULL,
+		        "the tests were more than gate records (%lld were not recorded), so "
+		        "gate cannot give a verdict on them: run them in parts with --module or "
+		        "--suite, one gate run each",
+		        (long long)r->tests.tests_dropped);
 		return -1;
 	}
 	run_progress(r, "%s finished in %.1f s: %zu tests recorded, %s", runner_name(&r->runner),

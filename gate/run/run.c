@@ -133,20 +133,22 @@ static int configure(struct run *r)
 	const struct run_opts *o = r->opts;
 	/* attached, the directory only holds gate.toml and the reports */
 	if (discover_project(o->project_dir,
-	                     o->attach ? DISCOVER_DIR : o->exec ? DISCOVER_MIX : DISCOVER_TESTS, NULL,
-	                     r->project, r->err, sizeof(r->err)) < 0 ||
+	                     o->attach ? DISCOVER_DIR
+	                     : o->exec ? DISCOVER_MIX
+	                               : DISCOVER_TESTS,
+	                     NULL, r->project, r->err, sizeof(r->err)) < 0 ||
 	    load_config(r, r->err, sizeof(r->err)) < 0 ||
 	    check_outputs(r, r->err, sizeof(r->err)) < 0)
 		return -1;
 	/* a rebar3 project runs EUnit and Common Test in a node gate starts (not attached) */
 	bool rebar3 = !o->attach && !o->exec && discover_is_rebar3(r->project);
-	if (!o->exec && runner_pick(o->runner, r->cfg.runner, rebar3, &r->runner, r->err,
-	                            sizeof(r->err)) < 0)
+	if (!o->exec &&
+	    runner_pick(o->runner, r->cfg.runner, rebar3, &r->runner, r->err, sizeof(r->err)) < 0)
 		return -1;
 	r->scope = o->cluster ? &cluster_scope : &single_scope;
-	r->work = o->exec     ? &exec_mode_workload
-	          : rebar3    ? &rebar_mode_workload
-	                      : &suite_mode_workload;
+	r->work = o->exec  ? &exec_mode_workload
+	          : rebar3 ? &rebar_mode_workload
+	                   : &suite_mode_workload;
 	return 0;
 }
 

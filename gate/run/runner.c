@@ -5,8 +5,8 @@
 
 #include "base/errtext.h"
 
-int runner_pick(const char *cli, const char *cfg, bool rebar3, struct runner_choice *out,
-                char *err, size_t errlen)
+int runner_pick(const char *cli, const char *cfg, bool rebar3, struct runner_choice *out, char *err,
+                size_t errlen)
 {
 	const char *v = cli ? cli : cfg ? cfg : "auto";
 	const char *where = cli ? "--runner" : "gate.toml's [run] runner";

@@ -16,8 +16,8 @@ struct runner_choice {
  * (cli, NULL when not given) over gate.toml's [run] runner (cfg): "auto" (mix test, or EUnit
  * then Common Test), "mix", "eunit", "ct", "eunit,ct". Returns 0, or -1 with err naming the
  * value, where it was given and what fits the project. */
-int runner_pick(const char *cli, const char *cfg, bool rebar3, struct runner_choice *out,
-                char *err, size_t errlen);
+int runner_pick(const char *cli, const char *cfg, bool rebar3, struct runner_choice *out, char *err,
+                size_t errlen);
 
 /* "mix test", "EUnit", "Common Test", "EUnit and Common Test": for messages. */
 const char *runner_name(const struct runner_choice *c);

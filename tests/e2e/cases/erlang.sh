@@ -1,0 +1,139 @@
+# tests/e2e/cases/erlang.sh, sourced by tests/e2e/run.sh: gate run in a rebar3 project
+# (tests/fixtures/erl_app: an app with EUnit tests in src/ and test/, and a Common Test suite
+# with a group). rebar3 compiles it, its EUnit tests then its suite run in the node, and each
+# planted problem (ERL_APP_PLANT, read by the fixture's tests) fails as one finding naming the
+# structure and the EUnit module or suite that grew it, or as the failing test.
+
+# erl_run PLANT ARGS...: gate run on a fresh copy of the fixture with ERL_APP_PLANT=PLANT
+# ("" for none); the copy's path in $D
+erl_run() {
+	local plant=$1
+	shift
+	D=$(fixture erl_app)
+	ERL_APP_PLANT=$plant run_gate run -C "$D" "$@"
+}
+
+# erl_one_failure FILE TEXT: exactly one failing testcase in the JUnit file, naming TEXT
+erl_one_failure() {
+	local n
+	n=$(grep -c '<failure ' "$1")
+	[ "$n" = 1 ] || fail "$n failing testcases, want 1: $(grep -o '<failure message="[^"]*"' "$1" | cut -c1-200)"
+	grep -o '<failure message="[^"]*"' "$1" | grep -qF -- "$2" || fail "the failure does not name \"$2\": $(grep -o '<failure message="[^"]*"' "$1" | cut -c1-200)"
+}
+
+case_erlang_clean_passes() {
+	erl_run ""
+	expect_rc 0
+	expect_in "$OUT" "gate: PASSED"
+	expect_in "$OUT" "8 tests: 8 passed, 0 failed"
+	expect_in "$ERR" "compiling $D with rebar3 as test compile"
+	expect_in "$ERR" "2 modules with EUnit tests, 1 Common Test suites"
+	expect_in "$OUT" "All 4 tests passed." # EUnit's own output streams through
+	expect_in "$OUT" "TEST COMPLETE, 3 ok, 0 failed of 3 test cases" # and Common Test's
+	local j="$D/_build/gate/junit.xml"
+	junit_valid "$j"
+	junit_check "$j" --failures 0 --errors 0 \
+		--testcase "erl_app_store_tests=answer_test/0" \
+		--testcase "erl_app_store_tests=sessions/0: sessions open and close" \
+		--testcase "erl_app_worker=work_doubles_test/0" \
+		--testcase "erl_app_SUITE=worker_roundtrip" \
+		--testcase "erl_app_SUITE=pool.doubling"
+	no_leftovers "$D"
+}
+
+case_erlang_leak_ets_fails() {
+	erl_run ets
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (1 memory rule)"
+	expect_in "$OUT" "ETS table erl_app_sessions (owner erl_app_store)"
+	local j="$D/_build/gate/junit.xml"
+	junit_valid "$j"
+	erl_one_failure "$j" "ETS table erl_app_sessions (owner erl_app_store)"
+	erl_one_failure "$j" "likely culprit: erl_app_store_tests"
+	no_leftovers "$D"
+}
+
+case_erlang_leak_state_fails() {
+	erl_run state
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (1 memory rule)"
+	expect_in "$OUT" "process erl_app_store ("
+	local j="$D/_build/gate/junit.xml"
+	erl_one_failure "$j" "process erl_app_store"
+	erl_one_failure "$j" "its state (a list) grew 0 -&gt; 3 000 elements"
+	erl_one_failure "$j" "likely culprit: erl_app_store_tests"
+	no_leftovers "$D"
+}
+
+case_erlang_leak_procs_fails() {
+	erl_run procs
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (1 memory rule)"
+	local j="$D/_build/gate/junit.xml"
+	erl_one_failure "$j" "spawned fun in erl_app_worker:loop/0 x 2 000"
+	erl_one_failure "$j" "likely culprit: erl_app_SUITE"
+	no_leftovers "$D"
+}
+
+case_erlang_eunit_failure_fails() {
+	erl_run eunit_fail
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (1 test)"
+	local j="$D/_build/gate/junit.xml"
+	junit_valid "$j"
+	junit_check "$j" --failures 1 --errors 0 \
+		--failure-contains "answer_test/0=assertEqual failed: expected 41, value 42"
+	expect_in "$j" 'file="test/erl_app_store_tests.erl" line="'
+	no_leftovers "$D"
+}
+
+case_erlang_ct_failure_fails() {
+	erl_run ct_fail
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (1 test)"
+	local j="$D/_build/gate/junit.xml"
+	junit_valid "$j"
+	junit_check "$j" --failures 1 --errors 0 --failure-contains "pool.doubling=badmatch"
+	no_leftovers "$D"
+}
+
+# init_per_suite crashing is a failure (the suite's cases are skipped), never a pass
+case_erlang_init_per_suite_fails() {
+	erl_run init_fail
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (1 test)"
+	local j="$D/_build/gate/junit.xml"
+	junit_check "$j" --failures 1 --skipped 3 --errors 0 \
+		--failure-contains "init_per_suite=no_pool_configured"
+	no_leftovers "$D"
+}
+
+case_erlang_no_compile_is_error() {
+	D=$(fixture erl_app)
+	printf -- '-module(erl_app_broken).\n-export([f/0]).\nf() -> undefined_call(.\n' >"$D/src/erl_app_broken.erl"
+	run_gate run -C "$D"
+	expect_rc 2
+	expect_in "$ERR" "gate: error: rebar3 as test compile failed in $D (exit status 1)"
+	expect_in "$ERR" "src/erl_app_broken.erl:3:"
+	junit_valid "$D/_build/gate/junit.xml"
+	junit_check "$D/_build/gate/junit.xml" --errors 1
+	no_leftovers "$D"
+}
+
+# --runner and rebar3's arguments after -- pick what runs; a wrong one is exit 2
+case_erlang_runner_picks() {
+	erl_run "" --runner eunit
+	expect_rc 0
+	expect_in "$OUT" "5 tests: 5 passed"
+	expect_not_in "$OUT" "TEST COMPLETE"
+	erl_run procs -- --suite erl_app_SUITE --case worker_roundtrip
+	expect_rc 0 # the leaking case does not run
+	expect_in "$OUT" "1 test: 1 passed"
+	erl_run "" --runner mix
+	expect_rc 2
+	expect_in "$ERR" "--runner \"mix\" does not fit this project, a rebar3 project"
+	erl_run "" -- --only slow
+	expect_rc 2
+	expect_in "$ERR" "the test argument --only is not one gate passes to a rebar3 project's runners"
+	no_leftovers "$D"
+}
