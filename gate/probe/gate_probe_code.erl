@@ -20,8 +20,8 @@
 -module(gate_probe_code).
 -gate_load(always).
 
--export([watch_start/0, watch_stop/0, watcher/0, literals/1, origin/2, suite_dirs/0,
-         literal_bytes/1, loaded_literals/0]).
+-export([watch_start/0, watch_stop/0, watcher/0, loads/0, literals/2, origin/3,
+         suite_dirs/0, literal_bytes/1, loaded_literals/0]).
 
 %% Terms visited per literal at most (a huge literal term is cut there: its binaries beyond
 %% are not counted).
@@ -78,22 +78,41 @@ loaded_literals() ->
         undefined -> 0
     end.
 
-%% Loads: #{Module => LiteralBytes} of the last binary loaded under each name; Counter: the
-%% sum of every load's. Meta trace messages carry a timestamp.
+%% Loads: #{Module => {LiteralBytes, CompilingFile}} of the last binary loaded under each
+%% name; Counter: the sum of every load's literal bytes. Meta trace messages carry a
+%% timestamp.
 loads(Loads, Counter) ->
     receive
-        {trace_ts, _, call, {code, load_binary, [M, _, Bin]}, _} when is_atom(M),
-                                                                      is_binary(Bin) ->
+        {trace_ts, Caller, call, {code, load_binary, [M, _, Bin]}, _} when is_atom(M),
+                                                                           is_binary(Bin) ->
+            File = compiling_file(Caller),
             L = literal_bytes(Bin),
             counters:add(Counter, 1, L),
             %% the message held the object code: not kept past its measure
             erlang:garbage_collect(),
-            loads(Loads#{M => L}, Counter);
+            loads(Loads#{M => {L, File}}, Counter);
         {get, From, Ref} ->
             From ! {Ref, Loads, traced()},
             loads(Loads, Counter);
         stop -> ok;
         _ -> loads(Loads, Counter)
+    end.
+
+%% The file that the process which loaded a module was compiling: Elixir's parallel compiler
+%% (mix test requires the suite's files with it) keeps it in each worker's dictionary. A
+%% module a library generates while a test file compiles (a schema's compiled form, made by
+%% an @after_compile callback with Module.create, its source the library's) is that file's.
+%% Read just after the load, while the worker is still on that file; none when the loader is
+%% not a compiler worker (a test running, the application's own code) or has moved on.
+compiling_file(Pid) ->
+    case erlang:process_info(Pid, dictionary) of
+        {dictionary, D} ->
+            case lists:keyfind(elixir_compiler_file, 1, D) of
+                {_, F} when is_binary(F) -> unicode:characters_to_list(F);
+                {_, F} when is_list(F) -> F;
+                _ -> none
+            end;
+        _ -> none
     end.
 
 %% Whether the meta trace is still this process's (a suite may have cleared it).
@@ -115,14 +134,19 @@ loads_get() ->
 
 %% ---- The literals of the modules loaded during the run ----
 
-%% Mods: modules loaded during the run. {#{Module => LiteralBytes}, NotRead}: the refc bytes
-%% of each one's literals whose object code was read, and how many could not be (compiled in
-%% memory while nothing watched, an object file gone or unreadable, beyond the bound).
-literals(Mods) ->
+%% What the loads process saw: #{Module => {LiteralBytes, CompilingFile}} (loads/2).
+loads() ->
     {Loads, _} = loads_get(),
+    Loads.
+
+%% Mods: modules loaded during the run; Loads: loads(). {#{Module => LiteralBytes}, NotRead}:
+%% the refc bytes of each one's literals whose object code was read, and how many could not be
+%% (compiled in memory while nothing watched, an object file gone or unreadable, beyond the
+%% bound).
+literals(Mods, Loads) ->
     lists:foldl(fun(M, {Acc, NotRead}) ->
                         case maps:find(M, Loads) of
-                            {ok, L} -> {Acc#{M => L}, NotRead};
+                            {ok, {L, _}} -> {Acc#{M => L}, NotRead};
                             error ->
                                 case file_literals(M, map_size(Acc)) of
                                     L when is_integer(L) -> {Acc#{M => L}, NotRead};
@@ -194,30 +218,35 @@ refc_list(_, Acc) -> Acc.
 %% support files required by it, and modules defined inside test bodies, whose source is
 %% their test file); created: every other module compiled in memory (the application's
 %% Module.create or code:load_binary of generated code, a source outside the test paths, or
-%% none). Dirs: suite_dirs().
-origin(M, Dirs) ->
+%% none). A module loaded while a suite's file compiled (compiling_file/1) is the suite's too,
+%% whatever its source. Dirs: suite_dirs(); Loads: loads().
+origin(M, Dirs, Loads) ->
     case code:which(M) of
         F when is_list(F) ->
             case filename:extension(F) of
                 ".beam" -> disk;
-                _ -> memory_origin(M, Dirs)
+                _ -> memory_origin(M, Dirs, Loads)
             end;
         cover_compiled -> disk;
         preloaded -> disk;
-        _ -> memory_origin(M, Dirs)
+        _ -> memory_origin(M, Dirs, Loads)
     end.
 
-memory_origin(M, Dirs) ->
+memory_origin(M, Dirs, Loads) ->
     Src = try proplists:get_value(source, erlang:get_module_info(M, compile))
           catch _:_ -> undefined end,
-    case is_list(Src) of
-        true ->
-            case filename:extension(Src) =:= ".exs" orelse under_any(Src, Dirs) of
-                true -> suite;
-                false -> created
-            end;
+    Compiling = case maps:find(M, Loads) of
+                    {ok, {_, F}} when is_list(F) -> F;
+                    _ -> none
+                end,
+    case suite_file(Src, Dirs) orelse suite_file(Compiling, Dirs) of
+        true -> suite;
         false -> created
     end.
+
+suite_file(F, Dirs) when is_list(F) ->
+    filename:extension(F) =:= ".exs" orelse under_any(F, Dirs);
+suite_file(_, _) -> false.
 
 under_any(Src, Dirs) ->
     S = filename:split(Src),

@@ -416,14 +416,15 @@ atoms_fold(I, To, Step, G) ->
     atoms_fold(I + Step, To, Step, group_add(digits_out(name_text(A)), Step, 0, A, G)).
 
 %% Modules loaded during the run and still loaded, by where they came from
-%% (gate_probe_code:origin/2): disk (an object file), test (compiled from the suite's own
-%% files: a script, or a source under the test paths) and created (every other module
+%% (gate_probe_code:origin/3): disk (an object file), test (compiled from the suite's own
+%% files: a script, or a source under the test paths, or loaded while one of them compiled)
+%% and created (every other module
 %% compiled in memory: Module.create, Code.compile_string, code:load_binary of generated
 %% code).
 %% #{disk => {N, Bytes, Lits}, test => {N, Bytes, Lits}, created => {N, Bytes, Lits},
 %% literals_unread => N, groups => [{Shape, N, Bytes, Example}]}: Bytes their code
 %% (erlang:system_info(loaded)), Lits the refc binaries their literals hold
-%% (gate_probe_code:literals/1; unread: modules whose object code could not be read), the
+%% (gate_probe_code:literals/2; unread: modules whose object code could not be read), the
 %% created ones grouped by shape (CodeLeak.Tpl.T1 .. T1500 are CodeLeak.Tpl.*), most first;
 %% none without the before set. A module with no current code (deleted, its old code not yet
 %% purged) is not counted.
@@ -433,9 +434,10 @@ code_new(Before) ->
             New = [M || M <- erlang:loaded(), not maps:is_key(M, Mods)],
             Sizes = code_sizes(New),
             Dirs = gate_probe_code:suite_dirs(),
-            Loaded = [{M, B, gate_probe_code:origin(M, Dirs)}
+            Loads = gate_probe_code:loads(),
+            Loaded = [{M, B, gate_probe_code:origin(M, Dirs, Loads)}
                       || M <- New, B <- [maps:get(loaded_name(M), Sizes, 0)], B > 0],
-            {Lits, Unread} = gate_probe_code:literals([M || {M, _, _} <- Loaded]),
+            {Lits, Unread} = gate_probe_code:literals([M || {M, _, _} <- Loaded], Loads),
             Empty = {0, 0, 0},
             {D, T, C, G} = lists:foldl(
                              fun({M, B, O}, {D0, T0, C0, G0}) ->
