@@ -25,7 +25,7 @@
 
 %% Terms visited per literal at most (a huge literal term is cut there: its binaries beyond
 %% are not counted).
--define(TERM_BUDGET, 100000).
+-define(TERM_BUDGET, 5000000).
 %% Object files read per after-snapshot at most (the modules loaded from disk during the
 %% run); beyond, their literals are not read (said as modules not read).
 -define(MAX_FILES, 5000).
@@ -78,19 +78,19 @@ loaded_literals() ->
         undefined -> 0
     end.
 
-%% Loads: #{Module => {LiteralBytes, CompilingFile}} of the last binary loaded under each
-%% name; Counter: the sum of every load's literal bytes. Meta trace messages carry a
+%% Loads: #{Module => {LiteralBytes, CompilingFile, Loader}} of the last binary loaded under
+%% each name; Counter: the sum of every load's literal bytes. Meta trace messages carry a
 %% timestamp.
 loads(Loads, Counter) ->
     receive
         {trace_ts, Caller, call, {code, load_binary, [M, _, Bin]}, _} when is_atom(M),
                                                                            is_binary(Bin) ->
             File = compiling_file(Caller),
-            L = literal_bytes(Bin),
+            L = allocated(literal_bytes(Bin)),
             counters:add(Counter, 1, L),
             %% the message held the object code: not kept past its measure
             erlang:garbage_collect(),
-            loads(Loads#{M => {L, File}}, Counter);
+            loads(Loads#{M => {L, File, Caller}}, Counter);
         {get, From, Ref} ->
             From ! {Ref, Loads, traced()},
             loads(Loads, Counter);
@@ -134,7 +134,7 @@ loads_get() ->
 
 %% ---- The literals of the modules loaded during the run ----
 
-%% What the loads process saw: #{Module => {LiteralBytes, CompilingFile}} (loads/2).
+%% What the loads process saw: #{Module => {LiteralBytes, CompilingFile, Loader}} (loads/2).
 loads() ->
     {Loads, _} = loads_get(),
     Loads.
@@ -146,10 +146,10 @@ loads() ->
 literals(Mods, Loads) ->
     lists:foldl(fun(M, {Acc, NotRead}) ->
                         case maps:find(M, Loads) of
-                            {ok, {L, _}} -> {Acc#{M => L}, NotRead};
+                            {ok, {L, _, _}} -> {Acc#{M => L}, NotRead};
                             error ->
                                 case file_literals(M, map_size(Acc)) of
-                                    L when is_integer(L) -> {Acc#{M => L}, NotRead};
+                                    {_, _} = L -> {Acc#{M => allocated(L)}, NotRead};
                                     none -> {Acc, NotRead + 1}
                                 end
                         end
@@ -166,18 +166,24 @@ file_literals(M, _) ->
         _ -> none
     end.
 
-%% The refc binary bytes (binaries longer than 64 bytes) of a module's literals, from its
+%% {Bytes, Count}: the refc binaries (longer than 64 bytes) of a module's literals, from its
 %% object code: the literal chunk (LitT, zlib-compressed behind its size, or stored when that
-%% size is 0; LitU, stored) holds each literal in the external term format.
+%% size is 0; LitU, stored) holds each literal in the external term format. Bytes are each
+%% binary's size rounded up to a word, as the allocator keeps them.
 literal_bytes(<<"FOR1", _:32, "BEAM", Chunks/binary>>) ->
-    try chunks(Chunks) catch _:_ -> 0 end;
-literal_bytes(_) -> 0.
+    try chunks(Chunks) catch _:_ -> {0, 0} end;
+literal_bytes(_) -> {0, 0}.
 
+%% What erlang:memory(binary) counts for them: each binary's bytes and its header in the
+%% binary allocator, measured on this node (gate_probe_grew:bin_per/0: schema libraries'
+%% literals are thousands of binaries of 65 to 200 bytes, whose headers are a third of it).
+allocated({Bytes, 0}) -> Bytes;
+allocated({Bytes, Count}) -> Bytes + Count * gate_probe_grew:bin_per().
 chunks(<<"LitT", Sz:32, Data:Sz/binary, _/binary>>) ->
     case Data of
         <<0:32, Body/binary>> -> terms(Body);
         %% a table of fewer than 65 bytes holds no refc binary
-        <<U:32, _/binary>> when U < 65 -> 0;
+        <<U:32, _/binary>> when U < 65 -> {0, 0};
         <<_:32, Z/binary>> -> terms(zlib:uncompress(Z))
     end;
 chunks(<<"LitU", Sz:32, Data:Sz/binary, _/binary>>) -> terms(Data);
@@ -185,27 +191,28 @@ chunks(<<_:4/binary, Sz:32, Rest/binary>>) ->
     Pad = (4 - Sz rem 4) rem 4,
     case Rest of
         <<_:Sz/binary, _:Pad/binary, More/binary>> -> chunks(More);
-        _ -> 0
+        _ -> {0, 0}
     end;
-chunks(_) -> 0.
+chunks(_) -> {0, 0}.
 
-terms(<<N:32, Rest/binary>>) -> terms(N, Rest, 0);
-terms(_) -> 0.
+terms(<<N:32, Rest/binary>>) -> terms(N, Rest, {0, 0});
+terms(_) -> {0, 0}.
 
 terms(0, _, Acc) -> Acc;
 %% an encoded term of 66 bytes or fewer cannot hold a binary of 65
 terms(N, <<Sz:32, _:Sz/binary, Rest/binary>>, Acc) when Sz < 67 -> terms(N - 1, Rest, Acc);
-terms(N, <<Sz:32, Ext:Sz/binary, Rest/binary>>, Acc) ->
-    {B, _} = refc(binary_to_term(Ext), {0, ?TERM_BUDGET}),
-    terms(N - 1, Rest, Acc + B);
+terms(N, <<Sz:32, Ext:Sz/binary, Rest/binary>>, {B0, C0}) ->
+    {B, C, _} = refc(binary_to_term(Ext), {0, 0, ?TERM_BUDGET}),
+    terms(N - 1, Rest, {B0 + B, C0 + C});
 terms(_, _, Acc) -> Acc.
 
-refc(_, {_, 0} = Acc) -> Acc;
-refc(B, {S, K}) when is_binary(B), byte_size(B) > 64 -> {S + byte_size(B), K - 1};
-refc(T, {S, K}) when is_tuple(T) -> refc_list(tuple_to_list(T), {S, K - 1});
-refc(L, {S, K}) when is_list(L) -> refc_list(L, {S, K - 1});
-refc(M, {S, K}) when is_map(M) -> refc_list(maps:values(M), {S, K - 1});
-refc(_, {S, K}) -> {S, K - 1}.
+refc(_, {_, _, 0} = Acc) -> Acc;
+refc(B, {S, C, K}) when is_binary(B), byte_size(B) > 64 ->
+    {S + (byte_size(B) + 7) band -8, C + 1, K - 1};
+refc(T, {S, C, K}) when is_tuple(T) -> refc_list(tuple_to_list(T), {S, C, K - 1});
+refc(L, {S, C, K}) when is_list(L) -> refc_list(L, {S, C, K - 1});
+refc(M, {S, C, K}) when is_map(M) -> refc_list(maps:values(M), {S, C, K - 1});
+refc(_, {S, C, K}) -> {S, C, K - 1}.
 
 refc_list([H | T], Acc) -> refc_list(T, refc(H, Acc));
 refc_list(_, Acc) -> Acc.
@@ -219,7 +226,10 @@ refc_list(_, Acc) -> Acc.
 %% their test file); created: every other module compiled in memory (the application's
 %% Module.create or code:load_binary of generated code, a source outside the test paths, or
 %% none). A module loaded while a suite's file compiled (compiling_file/1) is the suite's too,
-%% whatever its source. Dirs: suite_dirs(); Loads: loads().
+%% whatever its source, and so is a module a library made for one of the suite's modules as
+%% that module compiled: named under it (Schema.Compiled for Schema) and loaded by the same
+%% process right after it (an @after_compile callback's Module.create, with the library's
+%% source, for a schema a test defines in its body). Dirs: suite_dirs(); Loads: loads().
 origin(M, Dirs, Loads) ->
     case code:which(M) of
         F when is_list(F) ->
@@ -233,15 +243,39 @@ origin(M, Dirs, Loads) ->
     end.
 
 memory_origin(M, Dirs, Loads) ->
-    Src = try proplists:get_value(source, erlang:get_module_info(M, compile))
-          catch _:_ -> undefined end,
-    Compiling = case maps:find(M, Loads) of
-                    {ok, {_, F}} when is_list(F) -> F;
-                    _ -> none
-                end,
-    case suite_file(Src, Dirs) orelse suite_file(Compiling, Dirs) of
+    case suite_made(M, Dirs, Loads, 8) of
         true -> suite;
         false -> created
+    end.
+
+suite_made(_, _, _, 0) -> false;
+suite_made(M, Dirs, Loads, Depth) ->
+    Src = try proplists:get_value(source, erlang:get_module_info(M, compile))
+          catch _:_ -> undefined end,
+    {Compiling, Loader} = case maps:find(M, Loads) of
+                              {ok, {_, F, By}} -> {F, By};
+                              error -> {none, none}
+                          end,
+    suite_file(Src, Dirs) orelse suite_file(Compiling, Dirs) orelse
+        case parent(M) of
+            {ok, Up} when is_pid(Loader) ->
+                case maps:find(Up, Loads) of
+                    {ok, {_, _, Loader}} -> suite_made(Up, Dirs, Loads, Depth - 1);
+                    _ -> false
+                end;
+            _ -> false
+        end.
+
+%% The module a name is nested under ('Elixir.A.B' for 'Elixir.A.B.Compiled'), when it exists.
+parent(M) ->
+    Name = atom_to_binary(M),
+    case binary:matches(Name, <<".">>) of
+        [_, _ | _] = Dots ->
+            {Last, _} = lists:last(Dots),
+            try {ok, binary_to_existing_atom(binary:part(Name, 0, Last))}
+            catch _:_ -> none
+            end;
+        _ -> none
     end.
 
 suite_file(F, Dirs) when is_list(F) ->

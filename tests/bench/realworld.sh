@@ -27,6 +27,14 @@
 # times, each copy's modules renamed (tests/realworld/lib.sh: rw_copies), as an application's
 # suite of thousands of tests.
 #
+# Planted leaks at size: in each library suite of REALWORLD_PLANT_MIN_TESTS tests or more
+# (1 000 by default), one more `gate run` per kind in REALWORLD_PLANT ("ets state procs" by
+# default; "" for none), each with one test file of tests/realworld/plant/planted_KIND_test.exs
+# dropped into the suite's test folder: a session table left alive and filled, a cache
+# server's state, 3 000 workers never stopped. Each must fail (exit 1) as exactly one memory
+# finding, the first failing one, naming what was planted and its test module; a line per
+# run says so, with the finding's first words.
+#
 # usage: tests/bench/realworld.sh [ROUNDS] [PROJECT...]    (default 5 rounds, every project
 #        of both folders; ROUNDS also from $REALWORLD_ROUNDS)
 set -u
@@ -189,6 +197,60 @@ project_rounds() {
 	fi
 }
 
+# planted P D N: the planted runs of library suite P (copied in D, N tests under gate)
+planted() {
+	p=$1
+	d=$2
+	n=$3
+	case "$n" in '' | *[!0-9]*) return 0 ;; esac
+	[ "$n" -ge "${REALWORLD_PLANT_MIN_TESTS:-1000}" ] || return 0
+	for kind in ${REALWORLD_PLANT-ets state procs}; do
+		f="$root/tests/realworld/plant/planted_${kind}_test.exs"
+		if [ ! -f "$f" ]; then
+			echo "realworld: error: REALWORLD_PLANT names $kind, which has no $f" >&2
+			status=1
+			continue
+		fi
+		case "$kind" in
+		ets) name="ETS table gate_planted_sessions" ;;
+		state) name="process gate_planted_cache" ;;
+		procs) name="processes born during the run" ;;
+		*) name="" ;;
+		esac
+		cp "$f" "$d/test/"
+		$in timeout "$limit" "$gate" run -q -C "$d" --json "$work/planted.json" >"$work/gate.out" 2>&1
+		grc=$?
+		rm -f "$d/test/planted_${kind}_test.exs"
+		verdict=$(python3 - "$work/planted.json" "$name" "$kind" 2>&1 <<'PY'
+import json, sys
+path, name, kind = sys.argv[1:4]
+d = json.load(open(path))
+failed = [f for f in d["findings"] if f.get("verdict") == "FAIL"]
+if len(failed) != 1:
+    print("%d failing findings, expected 1: %s" % (len(failed), " | ".join(f["message"][:90] for f in failed)))
+    sys.exit(1)
+m = failed[0]["message"]
+want = "GatePlanted.%sTest" % kind.capitalize()
+if name and name not in m:
+    print("the finding does not name %s: %s" % (name, m[:160]))
+    sys.exit(1)
+if want not in m:
+    print("the finding does not name %s: %s" % (want, m[:160]))
+    sys.exit(1)
+print(m[:110].replace("\n", " "))
+PY
+)
+		vrc=$?
+		if [ "$grc" -eq 1 ] && [ "$vrc" -eq 0 ]; then
+			echo "realworld: planted $kind in $p: caught, 1 finding: $verdict"
+		else
+			echo "realworld: planted $kind in $p: NOT caught as one finding (gate exit $grc): $verdict"
+			grep -E 'FAIL|error' "$work/gate.out" | head -n 8 | sed 's/^/    /'
+			status=1
+		fi
+	done
+}
+
 status=0
 table="$work/table"
 printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' project tests "gate exits" "false" "tests" errors "bare ms" "gate ms" ratio >"$table"
@@ -208,6 +270,7 @@ for p in $projects; do
 		exit 2
 	fi
 	project_rounds "$p" "$d"
+	planted "$p" "$d" "$tests"
 done
 # Applications: copied with what their folder holds (dependencies, and a _build compiled
 # before, which saves minutes), compiled, the same rounds, then one `gate run --repeat 3`.
