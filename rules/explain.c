@@ -95,11 +95,14 @@ static const struct rule_explain entries[] = {
          "- register processes through Registry with string or tuple keys, not new atoms",
          "[atom] max_growth, per_test, max_usage"},
         {"modules", "modules created during the run were never purged",
-         "Code loaded from .beam files (the project, its dependencies, the suite's test "
-         "modules) is what a suite does, and is said as context. Modules created during the "
-         "run from no object file (Module.create/3, Code.compile_string/2, :code.load_binary/3 "
-         "of generated code) are counted by shape (Tpl.* x 1 500) with their code and "
-         "literals, and fail above [modules] max_created and the floor.",
+         "Code loaded from .beam files (the project, its dependencies) and the suite's own "
+         "modules (compiled from its files: test modules, modules defined inside test bodies, "
+         "sources under test_paths, and what libraries generate for them as they compile) "
+         "are what a suite does, and are said as context, with the refc binaries their "
+         "literals hold. Modules created during the run by the application's code from no "
+         "object file (Module.create/3, Code.compile_string/2, :code.load_binary/3 of "
+         "generated code) are counted by shape (Tpl.* x 1 500) with their code and literals, "
+         "and fail above [modules] max_created and the floor.",
          "- a library that compiles a module per template, query or schema at run time and "
          "keeps it\n"
          "- tests that define modules dynamically in a loop",

@@ -19,6 +19,12 @@
 #   errors        gate exited 2 (or anything but 0/1), or its report could not be read; bare
 #                 runs that did not finish. Any error fails.
 #   median wall   bare vs gate (ms) and their ratio (this machine is shared: informative).
+#   code judged   the code row's judged growth (code and literals less the suite's own
+#                 modules), the largest of the rounds: the row fails above its 16 MB floor
+#   binary set aside  the refc binaries the literals of the modules loaded during the run
+#                 hold (gate_probe_code.erl), set aside by the binary row, the largest
+# A culprit named by a finding that did not fail is an error: a test module is named only
+# for a real finding.
 # An application also runs one `gate run --repeat 3`, which must pass; one that depends on
 # postgrex gets a private PostgreSQL for its rounds, on localhost:5432 in a network namespace
 # of its own (tests/realworld/lib.sh: pg_start).
@@ -118,7 +124,7 @@ project_rounds() {
 	d=$2
 	: >"$work/$p.bare"
 	: >"$work/$p.gate"
-	exits="" tests="?" alarms=0 tfail=0 errors=0 gate_pass_failed=0
+	exits="" tests="?" alarms=0 tfail=0 errors=0 gate_pass_failed=0 codemax=0 binmax=0
 	i=1
 	while [ "$i" -le "$rounds" ]; do
 		t=$(now_ms)
@@ -139,6 +145,25 @@ project_rounds() {
 		# shown with its round: the wait is part of gate's wall time
 		w=$(grep -o '"waited_us": *[1-9][0-9]*' "$work/run.json" 2>/dev/null | tr -d ' ' | tr '\n' ' ')
 		if [ -n "$w" ]; then echo "realworld: $p round $i: a snapshot waited (us): $w"; fi
+		# the code row's judged growth, the binary the literals of loaded modules account
+		# for (set aside), and a culprit named by a finding that did not fail (never right)
+		fig=$(python3 - "$work/run.json" 2>/dev/null <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+code = [f for f in d["findings"] if f["rule"] == "growth" and f["subject"] == "code"]
+m = d.get("after", {}).get("what_grew", {}).get("modules_new", {})
+lits = sum(m.get(k, {}).get("literal_bytes", 0) for k in ("disk", "test", "created"))
+stray = [f["rule"] + "/" + f["subject"] for f in d["findings"]
+         if f.get("culprit") and f.get("verdict") != "FAIL"]
+print(code[0]["delta"] if code else 0, lits, ",".join(stray) or "-")
+PY
+)
+		set -- $fig
+		codej=${1:-0} binaside=${2:-0}
+		[ "${3:--}" = - ] || echo "realworld: $p round $i: a culprit named by a finding that passed: $3"
+		[ "$codej" -le "$codemax" ] 2>/dev/null || codemax=$codej
+		[ "$binaside" -le "$binmax" ] 2>/dev/null || binmax=$binaside
+		if [ "${3:--}" != - ]; then errors=$((errors + 1)); fi
 		# gate's summary: "212 tests: 212 passed, 0 failed, 0 skipped"
 		gline=$(grep -E '^[0-9]+ tests?: [0-9]+ passed, [0-9]+ failed' "$work/gate.out" | tail -n 1)
 		gtests=$(printf '%s\n' "$gline" | sed -n 's/^\([0-9][0-9]*\) test.*/\1/p')
@@ -183,7 +208,7 @@ project_rounds() {
 	bm=$(median <"$work/$p.bare")
 	gm=$(median <"$work/$p.gate")
 	ratio=$(awk -v b="$bm" -v g="$gm" 'BEGIN { if (b > 0) printf "%.2f", g / b; else print "-" }')
-	printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' "$p" "$tests" "$exits" "$alarms" "$tfail" "$errors" "$bm" "$gm" "${ratio}x" >>"$table"
+	printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s %9s %9s\n' "$p" "$tests" "$exits" "$alarms" "$tfail" "$errors" "$bm" "$gm" "${ratio}x" "$(kb "$codemax")" "$(kb "$binmax")" >>"$table"
 	[ "$alarms" -eq 0 ] || status=1
 	[ "$errors" -eq 0 ] || status=1
 	if [ "$gate_pass_failed" -gt 0 ]; then
@@ -251,10 +276,13 @@ PY
 	done
 }
 
+# kb BYTES: kilobytes, for the table (the largest of the rounds)
+kb() { awk -v b="${1:-0}" 'BEGIN { printf "%.0f kB", b / 1000 }'; }
+
 status=0
 table="$work/table"
-printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' project tests "gate exits" "false" "tests" errors "bare ms" "gate ms" ratio >"$table"
-printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' "" "" "" alarms failed "" median median "" >>"$table"
+printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s %9s %9s\n' project tests "gate exits" "false" "tests" errors "bare ms" "gate ms" ratio "code" "binary" >"$table"
+printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s %9s %9s\n' "" "" "" alarms failed "" median median "" "judged" "set aside" >>"$table"
 for p in $projects; do
 	if [ ! -f "$src/$p/mix.exs" ]; then
 		echo "realworld: error: $src/$p is no Mix project (no mix.exs)" >&2
