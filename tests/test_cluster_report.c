@@ -47,9 +47,10 @@ static void test_cluster_report__junit(void **state)
 	two_findings(&fa, false);
 	two_findings(&fb, true);
 	struct report_node nodes[] = {
-	        {"a@127.0.0.1", &fa, NULL, 0, 0},
-	        {"b@127.0.0.1", &fb, NULL, 0, 0},
-	        {"c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)", 0, 0},
+	        {"a@127.0.0.1", &fa, NULL, 0, 0, NULL, NULL},
+	        {"b@127.0.0.1", &fb, NULL, 0, 0, NULL, NULL},
+	        {"c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)", 0, 0,
+	         NULL, NULL},
 	};
 	struct report_data meta = {.project = "p", .nodes = nodes, .nnodes = 3};
 	char path[128], err[512] = "";
@@ -100,9 +101,10 @@ static void test_cluster_report__summary(void **state)
 	two_findings(&fa, false);
 	two_findings(&fb, true);
 	struct report_node nodes[] = {
-	        {"a@127.0.0.1", &fa, NULL, 0, 0},
-	        {"b@127.0.0.1", &fb, NULL, 0, 0},
-	        {"c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)", 0, 0},
+	        {"a@127.0.0.1", &fa, NULL, 0, 0, NULL, NULL},
+	        {"b@127.0.0.1", &fb, NULL, 0, 0, NULL, NULL},
+	        {"c@127.0.0.1", NULL, "lost the connection to c@127.0.0.1 (noconnection)", 0, 0,
+	         NULL, NULL},
 	};
 	char *text = NULL;
 	size_t len = 0;
@@ -151,8 +153,8 @@ static void test_cluster_report__warnings_and_merge(void **state)
 	w->line = 7;
 	w->unit = UNIT_COUNT;
 	w->show = SHOW_FIGURES;
-	struct report_node nodes[] = {{"a@127.0.0.1", &fa, NULL, 0, 0},
-	                              {"b@127.0.0.1", &fb, NULL, 0, 0}};
+	struct report_node nodes[] = {{"a@127.0.0.1", &fa, NULL, 0, 0, NULL, NULL},
+	                              {"b@127.0.0.1", &fb, NULL, 0, 0, NULL, NULL}};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);

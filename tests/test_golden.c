@@ -127,8 +127,14 @@ static void junit_golden(const char *path, bool cluster, int partition, const ch
 	struct report_node nodes[3];
 	struct report_data d = view_of(&x, &other, &rep, cluster, nodes);
 	if (partition) { /* a merged run: two partitions, each with its seed */
-		nodes[0] = (struct report_node){"partition 1/2", &x.findings, NULL, partition, 11};
-		nodes[1] = (struct report_node){"partition 2/2", &other, NULL, partition + 1, 22};
+		nodes[0] = (struct report_node){.name = "partition 1/2",
+		                                .findings = &x.findings,
+		                                .partition = partition,
+		                                .seed = 11};
+		nodes[1] = (struct report_node){.name = "partition 2/2",
+		                                .findings = &other,
+		                                .partition = partition + 1,
+		                                .seed = 22};
 		d.nnodes = 2;
 		d.node = "2 of 2 partitions, merged";
 	} else if (cluster) {

@@ -116,6 +116,12 @@ static void test_cases_are_what_jansson_dumps(void **state)
 	/* text shaped like the placeholder the cases take the place of is only text */
 	add(&run, "\x01gate-cases-0123456789abcdef\x01", "\x01gate-cases-0123456789abcdef\x01",
 	    NULL, NULL, NULL, NULL, TEST_PASSED);
+	/* --per-test: a measured test's own growth */
+	run.tests[1].measured = true;
+	run.tests[1].async = true;
+	run.tests[1].delta.mem[MEM_ETS] = 4096;
+	run.tests[1].delta.mem[MEM_TOTAL] = -8;
+	run.tests[1].delta.ets_tables = 2;
 	char *text = written(&run, "three.json");
 	assert_as_jansson_dumps(text);
 	json_t *root;
@@ -136,6 +142,15 @@ static void test_cases_are_what_jansson_dumps(void **state)
 	json_t *b = json_array_get(c, 1);
 	assert_string_equal(json_string_value(json_object_get(b, "name")),
 	                    "test ünïcødé ✓ and 🦀");
+	assert_true(json_is_true(json_object_get(b, "measured")));
+	assert_true(json_is_true(json_object_get(b, "async")));
+	json_t *bd = json_object_get(b, "delta");
+	assert_int_equal(json_integer_value(json_object_get(bd, "ets")), 4096);
+	assert_int_equal(json_integer_value(json_object_get(bd, "total")), -8);
+	assert_int_equal(json_integer_value(json_object_get(bd, "ets_tables")), 2);
+	assert_int_equal(json_integer_value(json_object_get(bd, "process_count")), 0);
+	assert_true(json_is_null(json_object_get(a, "delta")));
+	assert_true(json_is_false(json_object_get(a, "measured")));
 	/* an empty app is no app, a NULL file or message null */
 	assert_true(json_is_null(json_object_get(b, "app")));
 	assert_true(json_is_null(json_object_get(b, "file")));
@@ -198,6 +213,10 @@ static void test_cases_read_back(void **state)
 		snprintf(name, sizeof(name), "test n%d \"q\"", i);
 		add(&run, "Elixir.M.Test", name, "/r/test/m_test.exs", i % 7 ? "" : "boom\nhere",
 		    i % 7 ? NULL : "boom", "m", i % 7 ? TEST_PASSED : TEST_FAILED);
+		struct test_result *t = &run.tests[run.count - 1];
+		t->measured = i % 3 == 0;
+		t->delta.mem[MEM_BINARY] = i * 1000;
+		t->delta.processes = i;
 	}
 	char *text = written(&run, "fifty.json");
 	free(text);
@@ -211,6 +230,11 @@ static void test_cases_read_back(void **state)
 		assert_string_equal(r.tests.tests[i].name, run.tests[i].name);
 		assert_int_equal(r.tests.tests[i].state, run.tests[i].state);
 		assert_int_equal(r.tests.tests[i].time_us, run.tests[i].time_us);
+		/* a measured test's own growth, which the merged summary ranks */
+		assert_int_equal(r.tests.tests[i].measured, i % 3 == 0);
+		assert_int_equal(r.tests.tests[i].delta.mem[MEM_BINARY],
+		                 i % 3 ? 0 : (int64_t)i * 1000);
+		assert_int_equal(r.tests.tests[i].delta.processes, i % 3 ? 0 : (int64_t)i);
 	}
 	run_result_clear(&r);
 	test_run_clear(&run);

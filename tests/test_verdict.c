@@ -212,8 +212,8 @@ static void test_verdict__cluster(void **state)
 	struct built ok, bad;
 	build(&ok, 0);
 	build(&bad, 1u << IN_RULE_FAIL);
-	struct report_node nodes[2] = {{"a@h", &ok.findings, NULL, 0, 0},
-	                               {"b@h", &ok.findings, NULL, 0, 0}};
+	struct report_node nodes[2] = {{"a@h", &ok.findings, NULL, 0, 0, NULL, NULL},
+	                               {"b@h", &ok.findings, NULL, 0, 0, NULL, NULL}};
 	char *text = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&text, &n);
@@ -244,7 +244,7 @@ static void test_verdict__cluster(void **state)
 	built_clear(&ok);
 	build(&ok, 0);
 
-	nodes[1] = (struct report_node){"b@h", &bad.findings, NULL, 0, 0};
+	nodes[1] = (struct report_node){.name = "b@h", .findings = &bad.findings};
 	f = open_memstream(&text, &n);
 	summary_print(f, &(struct report_data){.tests = &ok.run, .nodes = nodes, .nnodes = 2},
 	              false);

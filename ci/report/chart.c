@@ -13,10 +13,26 @@ static void bytes(FILE *out, int64_t n)
 	fputs(b, out);
 }
 
-static void runs_section(FILE *out, const struct repeat_data *d)
+/* A section's id and the words of its title: the run's own (of NULL), or one merged
+ * partition's (index i, of its label, which gate made: "partition 1/2"). */
+static void section_open(FILE *out, const char *id, const char *title, const char *of, size_t i)
 {
+	if (of)
+		fprintf(out, "<section id=\"%s-%zu\">\n<h2>%s of ", id, i + 1, title);
+	else
+		fprintf(out, "<section id=\"%s\">\n<h2>%s", id, title);
+	for (; of && *of; of++) /* escaped as text, whatever it holds */
+		if (*of == '<' || *of == '>' || *of == '&' || *of == '"')
+			fprintf(out, "&#%d;", *of);
+		else
+			fputc(*of, out);
+}
+
+static void runs_section(FILE *out, const struct repeat_data *d, const char *of, size_t i)
+{
+	section_open(out, "runs", "Runs", of, i);
 	fprintf(out,
-	        "<section id=\"runs\">\n<h2>Runs (--repeat %zu)</h2>\n<p class=\"meta\">The "
+	        " (--repeat %zu)</h2>\n<p class=\"meta\">The "
 	        "figures after each run (GC'd) and their growth over the run before. Run 1 is "
 	        "the warm-up; the rules judge the smallest growth of runs 2..%zu, %zu times."
 	        "</p>\n<table>\n<thead><tr><th>run</th><th class=\"n\">tests</th>"
@@ -99,10 +115,11 @@ static void series_svg(FILE *out, const struct sample_series *s, enum mem_cat c)
 	fputs("\"/>\n</svg></figure>\n", out);
 }
 
-static void samples_section(FILE *out, const struct sample_series *s)
+static void samples_section(FILE *out, const struct sample_series *s, const char *of, size_t i)
 {
+	section_open(out, "samples", "During the run", of, i);
 	fprintf(out,
-	        "<section id=\"samples\">\n<h2>During the run (--sample)</h2>\n<p "
+	        " (--sample)</h2>\n<p "
 	        "class=\"meta\">%zu light snapshots (erlang:memory, no GC), one every %lld ms",
 	        s->n, (long long)s->interval_ms);
 	if (s->n)
@@ -118,7 +135,14 @@ static void samples_section(FILE *out, const struct sample_series *s)
 void chart_html_write(FILE *out, const struct report_data *d)
 {
 	if (d->repeat && d->repeat->n)
-		runs_section(out, d->repeat);
+		runs_section(out, d->repeat, NULL, 0);
 	if (d->samples)
-		samples_section(out, d->samples);
+		samples_section(out, d->samples, NULL, 0);
+	/* a merged run: each partition's, in its own node */
+	for (size_t i = 0; i < d->nnodes; i++) {
+		if (d->nodes[i].repeat && d->nodes[i].repeat->n)
+			runs_section(out, d->nodes[i].repeat, d->nodes[i].name, i);
+		if (d->nodes[i].samples)
+			samples_section(out, d->nodes[i].samples, d->nodes[i].name, i);
+	}
 }

@@ -13,13 +13,13 @@ static const enum mem_cat shown[] = {MEM_TOTAL, MEM_PROCESSES_USED, MEM_BINARY, 
                                      MEM_CODE,  MEM_SYSTEM,         MEM_ATOM_USED};
 #define NSHOWN (sizeof(shown) / sizeof(shown[0]))
 
-void iterations_print(FILE *out, const struct repeat_data *d, bool color)
+void iterations_print(FILE *out, const struct repeat_data *d, const char *of, bool color)
 {
 	char b[32], g[32], cell[48];
 	fprintf(out,
-	        "\n%sRuns (--repeat %zu)%s: the figures after each run (GC'd) and their "
+	        "\n%sRuns%s%s (--repeat %zu)%s: the figures after each run (GC'd) and their "
 	        "growth over the run before; run 1 is the warm-up\n",
-	        color ? C_BOLD : "", d->n, color ? C_RESET : "");
+	        color ? C_BOLD : "", of ? " of " : "", of ? of : "", d->n, color ? C_RESET : "");
 	fprintf(out, "  %-8s %7s", "run", "tests");
 	for (size_t i = 0; i < NSHOWN; i++)
 		fprintf(out, " %22s", mem_cat_name(shown[i]));

@@ -12,8 +12,9 @@
 #include "rules/trend_samples.h"
 
 /* The runs: one row per run with its tests and each judged category's figure and growth
- * over the run before, then how the continuing growth was judged. */
-void iterations_print(FILE *out, const struct repeat_data *d, bool color);
+ * over the run before, then how the continuing growth was judged. of names whose runs they
+ * are ("partition 1/2" of a merged run); NULL: the run's own. */
+void iterations_print(FILE *out, const struct repeat_data *d, const char *of, bool color);
 
 /* [{run, warmup, tests, failed, wall_ms, memory: {CAT: bytes}, delta: {CAT: bytes},
  *   process_count, ets_count, atom_count}], run 0 being the before-snapshot; a new

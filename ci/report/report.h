@@ -34,6 +34,9 @@ struct report_node {
 	const char *error;               /* non-NULL when the node failed or left the run */
 	int partition; /* gate merge: the partition k whose results these are; 0: a cluster node */
 	int64_t seed;  /* and that partition's ExUnit seed (the run's is not used then) */
+	/* gate merge: that partition's --repeat runs and --sample series; NULL: none */
+	const struct repeat_data *repeat;
+	const struct sample_series *samples;
 };
 
 /* A run as the writers see it. A run gate could not finish (error) carries no findings or

@@ -752,6 +752,19 @@ static void print_one_node(FILE *out, const struct findings *findings, const str
 	print_tail(out, &t, run, opts);
 }
 
+/* One line for a partition's --sample series: how many, and what total did over it. */
+static void print_samples_line(FILE *out, const struct sample_series *s, const char *of)
+{
+	const struct sample *a = &s->items[0], *z = &s->items[s->n - 1];
+	char from[32], to[32], name[128];
+	model_bytes_format(from, sizeof(from), a->mem[MEM_TOTAL]);
+	model_bytes_format(to, sizeof(to), z->mem[MEM_TOTAL]);
+	term_safe(name, sizeof(name), of, 60);
+	fprintf(out, "  Samples of %s (--sample): %zu, every %lld ms over %.1f s; total %s -> %s\n",
+	        name, s->n, (long long)s->interval_ms, (double)(z->t_ms - a->t_ms) / 1000.0, from,
+	        to);
+}
+
 static void print_nodes(FILE *out, const struct report_node *nodes, size_t n,
                         const struct test_run *run, const struct summary_opts *opts)
 {
@@ -771,6 +784,11 @@ static void print_nodes(FILE *out, const struct report_node *nodes, size_t n,
 			print_memory(out, nodes[i].findings, &o);
 			print_warnings(out, nodes[i].findings, o.color);
 			rules_failed += nodes[i].findings ? findings_failed(nodes[i].findings) : 0;
+			/* a merged partition's --repeat runs and --sample series */
+			if (nodes[i].repeat && nodes[i].repeat->n)
+				iterations_print(out, nodes[i].repeat, nodes[i].name, o.color);
+			if (nodes[i].samples && nodes[i].samples->n)
+				print_samples_line(out, nodes[i].samples, nodes[i].name);
 		}
 		fputc('\n', out);
 	}
@@ -791,7 +809,7 @@ void summary_print(FILE *out, const struct report_data *d, bool color)
 {
 	struct summary_opts o = {.color = color, .junit_path = d->junit_path, .node = d->node};
 	if (d->repeat)
-		iterations_print(out, d->repeat, color);
+		iterations_print(out, d->repeat, NULL, color);
 	if (d->nnodes) {
 		print_nodes(out, d->nodes, d->nnodes, d->tests, &o);
 		return;

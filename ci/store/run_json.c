@@ -110,6 +110,39 @@ static void case_string(struct textbuf *b, size_t col, const char *key, const ch
 	textbuf_add(b, ",\n", 2);
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* a measured test's own growth (--per-test), "delta": {...} in sorted keys, or null */
+static void case_delta(struct textbuf *b, size_t col, const struct test_result *t)
+{
+	text_indent(b, col);
+	if (!t->measured) {
+		textbuf_add(b, "\"delta\": null,\n", 15);
+		return;
+	}
+	const char *keys[MEM_CAT_COUNT + 2];
+	size_t n = 0;
+	for (int c = 0; c < MEM_CAT_COUNT; c++)
+		keys[n++] = mem_cat_name((enum mem_cat)c);
+	keys[n++] = "ets_tables";
+	keys[n++] = "process_count";
+	qsort(keys, n, sizeof(keys[0]), key_cmp);
+	textbuf_add(b, "\"delta\": {\n", 11);
+	for (size_t i = 0; i < n; i++) {
+		int cat = mem_cat_from_name(keys[i]);
+		int64_t v = cat >= 0                             ? t->delta.mem[cat]
+		            : strcmp(keys[i], "ets_tables") == 0 ? t->delta.ets_tables
+		                                                 : t->delta.processes;
+		text_indent(b, col + 2);
+		textbuf_printf(b, "\"%s\": %lld%s\n", keys[i], (long long)v, i + 1 < n ? "," : "");
+	}
+	text_indent(b, col);
+	textbuf_add(b, "},\n", 3);
+}
+
 static void cases_text(struct textbuf *b, const struct test_run *run, size_t col)
 {
 	if (!run || run->count == 0) {
@@ -123,9 +156,14 @@ static void cases_text(struct textbuf *b, const struct test_run *run, size_t col
 		textbuf_add(b, "{\n", 2);
 		/* the keys in jansson's sorted order */
 		case_string(b, col + 4, "app", t->app && *t->app ? t->app : NULL);
+		text_indent(b, col + 4);
+		textbuf_printf(b, "\"async\": %s,\n", t->async ? "true" : "false");
+		case_delta(b, col + 4, t);
 		case_string(b, col + 4, "file", t->file);
 		text_indent(b, col + 4);
 		textbuf_printf(b, "\"line\": %d,\n", t->line);
+		text_indent(b, col + 4);
+		textbuf_printf(b, "\"measured\": %s,\n", t->measured ? "true" : "false");
 		case_string(b, col + 4, "message", t->message);
 		case_string(b, col + 4, "module", t->module);
 		case_string(b, col + 4, "name", t->name);
@@ -186,8 +224,9 @@ static json_t *delta_json(const struct mem_delta *d)
 			json_decref(o);
 			return NULL;
 		}
+	/* the count of processes under a key of its own: "processes" is erlang:memory's */
 	if (o &&
-	    (json_object_set_new(o, "processes", json_integer((json_int_t)d->processes)) < 0 ||
+	    (json_object_set_new(o, "process_count", json_integer((json_int_t)d->processes)) < 0 ||
 	     json_object_set_new(o, "ets_tables", json_integer((json_int_t)d->ets_tables)) < 0)) {
 		json_decref(o);
 		return NULL;
@@ -297,6 +336,45 @@ static json_t *findings_json(const struct findings *fs)
 	return a;
 }
 
+/* a merged run's partitions: each one's --repeat runs and --sample series */
+static json_t *parts_json(const struct run_json_part *p, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
+		json_t *o = json_pack(
+		        "{s:i, s:o, s:o}", "k", p[i].k, "iterations",
+		        p[i].iterations ? iterations_json(p[i].iterations) : json_null(), "samples",
+		        p[i].samples ? samples_json(p[i].samples) : json_null());
+		if (!o || json_array_append_new(a, o) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* a cluster's nodes: each one's verdict, findings and snapshots */
+static json_t *nodes_json(const struct run_json_node *nd, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
+		bool passed = !nd[i].error && (!nd[i].findings || !findings_failed(nd[i].findings));
+		static const struct findings none = {0};
+		json_t *o =
+		        json_pack("{s:s, s:o, s:s, s:o, s:o, s:o}", "node", nd[i].name, "error",
+		                  nd[i].error ? json_string(nd[i].error) : json_null(), "verdict",
+		                  passed ? "passed" : "failed", "findings",
+		                  findings_json(nd[i].findings ? nd[i].findings : &none), "before",
+		                  nd[i].before ? snapshot_json(nd[i].before) : json_null(), "after",
+		                  nd[i].after ? snapshot_json(nd[i].after) : json_null());
+		if (!o || json_array_append_new(a, o) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 void run_json_digest(char out[17], const char *text, size_t len)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -329,8 +407,9 @@ static json_t *run_json_build(const struct run_json *d, const struct cases_place
 	bad |= json_object_set_new(root, "started", json_integer((json_int_t)d->started));
 	bad |= json_object_set_new(root, "tests", tests_json(d->tests, ph));
 	bad |= json_object_set_new(root, "findings", findings_json(d->findings));
-	bad |= json_object_set_new(root, "before", snapshot_json(d->before));
-	bad |= json_object_set_new(root, "after", snapshot_json(d->after));
+	bad |= json_object_set_new(root, "before",
+	                           d->before ? snapshot_json(d->before) : json_null());
+	bad |= json_object_set_new(root, "after", d->after ? snapshot_json(d->after) : json_null());
 	/* the run's peak and RSS against the allocators */
 	bad |= json_object_set_new(root, "peak", d->after ? fine_json_peak(d->after) : json_null());
 	bad |= json_object_set_new(root, "rss", fine_json_rss(d->before, d->after));
@@ -352,6 +431,10 @@ static json_t *run_json_build(const struct run_json *d, const struct cases_place
 			}
 		bad |= json_object_set_new(root, "merged", m);
 	}
+	if (d->parts)
+		bad |= json_object_set_new(root, "partitions", parts_json(d->parts, d->nparts));
+	if (d->nodes)
+		bad |= json_object_set_new(root, "nodes", nodes_json(d->nodes, d->nnodes));
 	if (d->iterations)
 		bad |= json_object_set_new(root, "iterations", iterations_json(d->iterations));
 	if (d->samples)

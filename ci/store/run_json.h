@@ -11,7 +11,14 @@
  * with processes and ets_tables), "attribution" (off, module, test) and "attribution_sync"; each
  * finding grew "detail", "explained", "warned", "culprit", "culprit_test", "file", "line", "unit"
  * and "show"; "repo_root" (test files are under it); a merged result (`gate merge --json`) has
- * "merged": [k, ...], "partition": null and "baseline": null. */
+ * "merged": [k, ...], "partition": null and "baseline": null, and "partitions": [{"k",
+ * "iterations", "samples"}] (each partition's --repeat runs and --sample series, null when it
+ * had none); each test case grew "measured", "async" and "delta" (--per-test: its own growth
+ * by category with "process_count" and "ets_tables"; null when not measured), and a module's
+ * "delta" names its count of processes "process_count" ("processes" is erlang:memory's); a
+ * cluster run (`gate run --cluster --json`) has "nodes": [{"node", "error", "verdict",
+ * "findings", "before", "after"}], every node of the cluster, the attached one first, with
+ * "findings" every node's (subjects "NODE: ..."), "before", "after" and "baseline" null. */
 #ifndef GATE_CI_STORE_RUN_JSON_H
 #define GATE_CI_STORE_RUN_JSON_H
 
@@ -24,6 +31,21 @@
 #include "model/tests.h"
 #include "rules/repeat.h"
 #include "rules/trend_samples.h"
+
+/* gate merge --json: one partition's --repeat runs and --sample series (NULL: none). */
+struct run_json_part {
+	int k;
+	const struct repeat_data *iterations;
+	const struct sample_series *samples;
+};
+
+/* gate run --cluster --json: one node, its findings and snapshots (NULL: it has none). */
+struct run_json_node {
+	const char *name;
+	const char *error; /* the node failed or left the run; NULL when it did not */
+	const struct findings *findings;
+	const struct snapshot *before, *after;
+};
 
 /* Everything is borrowed; NULL leaves the key out (commit: null). */
 struct run_json {
@@ -46,6 +68,10 @@ struct run_json {
 	const int *merged;         /* `gate merge --json`: the partitions it joined (baseline is
 	                              then NULL: each partition's is its own) */
 	size_t nmerged;
+	const struct run_json_part *parts; /* and each one's runs and samples; NULL: none */
+	size_t nparts;
+	const struct run_json_node *nodes; /* a cluster's nodes; NULL: one node */
+	size_t nnodes;
 };
 
 /* The format run_json_write writes, and the newest one `gate merge` reads. */

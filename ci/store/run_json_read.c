@@ -125,6 +125,21 @@ static void read_case(struct rd *rd, struct test_run *run, const json_t *c)
 	t->message = str_dup(rd, c, "message");
 	t->reason = str_dup(rd, c, "reason");
 	t->app = str_dup(rd, c, "app");
+	/* --per-test: the test's own growth, as the partition's summary ranked it */
+	t->async = bool_get(rd, c, "async");
+	t->measured = bool_get(rd, c, "measured");
+	const json_t *d = json_object_get(c, "delta");
+	if (t->measured && !json_is_object(d))
+		bad(rd, "delta", "is missing for a measured test");
+	if (t->measured && json_is_object(d)) {
+		for (int k = 0; k < MEM_CAT_COUNT; k++)
+			t->delta.mem[k] = int_get(rd, d, mem_cat_name((enum mem_cat)k), 0,
+			                          -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
+		t->delta.processes =
+		        int_get(rd, d, "process_count", 0, -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
+		t->delta.ets_tables =
+		        int_get(rd, d, "ets_tables", 0, -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
+	}
 	int st = state_from_name(json_string_value(json_object_get(c, "state")));
 	if (st < 0)
 		bad(rd, "state", "is not passed, failed, skipped, excluded or invalid");
@@ -160,7 +175,8 @@ static void read_module(struct rd *rd, struct test_run *run, const json_t *o)
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
 		g->delta.mem[c] = int_get(rd, d, mem_cat_name((enum mem_cat)c), 0,
 		                          -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
-	g->delta.processes = int_get(rd, d, "processes", 0, -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
+	g->delta.processes =
+	        int_get(rd, d, "process_count", 0, -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
 	g->delta.ets_tables = int_get(rd, d, "ets_tables", 0, -MODEL_FIGURE_MAX, MODEL_FIGURE_MAX);
 }
 
@@ -308,6 +324,114 @@ static void read_baseline(struct rd *rd, struct run_result *r, const json_t *b)
 	free(text);
 }
 
+/* The "memory" object of an iterations or samples entry into mem (and have, when given). */
+static void read_mem_map(struct rd *rd, const json_t *o, int64_t *mem, bool *have)
+{
+	const json_t *m = json_object_get(o, "memory");
+	if (!json_is_object(m)) {
+		bad(rd, "memory", "is missing");
+		return;
+	}
+	for (int c = 0; c < MEM_CAT_COUNT; c++) {
+		const json_t *v = json_object_get(m, mem_cat_name((enum mem_cat)c));
+		if (!v)
+			continue;
+		mem[c] = int_get(rd, m, mem_cat_name((enum mem_cat)c), 0, 0, MODEL_FIGURE_MAX);
+		if (have)
+			have[c] = true;
+	}
+}
+
+/* --repeat's runs: [{run, memory, process_count, ets_count, atom_count, tests, failed,
+ * wall_ms}], run 0 the before-snapshot (ci/report/iterations.h). */
+static void read_iterations(struct rd *rd, struct run_result *r, const json_t *a)
+{
+	if (!a || json_is_null(a))
+		return;
+	if (!json_is_array(a) || json_array_size(a) < 2) {
+		bad(rd, "iterations", "is not a list of runs (the before-snapshot and run 1..N)");
+		return;
+	}
+	struct repeat_data *d = &r->iterations;
+	size_t n = json_array_size(a) - 1;
+	d->runs = calloc(n, sizeof(*d->runs));
+	if (!d->runs) {
+		bad(rd, "iterations", "could not be read: out of memory");
+		return;
+	}
+	d->cap = n;
+	size_t k;
+	const json_t *o;
+	json_array_foreach(a, k, o)
+	{
+		at(rd, "iterations", (long)k);
+		if (!json_is_object(o) || int_get(rd, o, "run", -1, 0, INT32_MAX) != (int64_t)k) {
+			bad(rd, "run", "is not the entry's place in the list");
+			return;
+		}
+		struct repeat_point *p = k ? &d->runs[k - 1].after : &d->start;
+		read_mem_map(rd, o, p->mem, p->have);
+		p->process_count = int_get(rd, o, "process_count", 0, 0, MODEL_FIGURE_MAX);
+		p->ets_count = int_get(rd, o, "ets_count", 0, 0, MODEL_FIGURE_MAX);
+		p->atom_count = int_get(rd, o, "atom_count", 0, 0, MODEL_FIGURE_MAX);
+		if (k) {
+			struct repeat_run *run = &d->runs[k - 1];
+			run->tests = (size_t)int_get(rd, o, "tests", 0, 0, MODEL_FIGURE_MAX);
+			run->failed = (size_t)int_get(rd, o, "failed", 0, 0, MODEL_FIGURE_MAX);
+			run->wall_us =
+			        int_get(rd, o, "wall_ms", 0, 0, MODEL_FIGURE_MAX / 1000) * 1000;
+			d->n = k;
+		}
+		if (rd->failed)
+			return;
+	}
+	rd->where[0] = '\0';
+	r->have_iterations = true;
+}
+
+/* --sample's series: {interval_ms, count, samples: [{t_ms, memory, process_count, ets_count,
+ * atom_count, port_count}]} (ci/report/iterations.h). */
+static void read_samples(struct rd *rd, struct run_result *r, const json_t *o)
+{
+	if (!o || json_is_null(o))
+		return;
+	const json_t *a = json_object_get(o, "samples");
+	if (!json_is_object(o) || !json_is_array(a)) {
+		bad(rd, "samples", "is not an object with a list \"samples\"");
+		return;
+	}
+	struct sample_series *s = &r->samples;
+	at(rd, "samples", -1);
+	s->interval_ms = int_get(rd, o, "interval_ms", 0, 1, MODEL_FIGURE_MAX);
+	s->items = calloc(json_array_size(a) ? json_array_size(a) : 1, sizeof(*s->items));
+	if (!s->items) {
+		bad(rd, "samples", "could not be read: out of memory");
+		return;
+	}
+	size_t i;
+	const json_t *x;
+	json_array_foreach(a, i, x)
+	{
+		at(rd, "samples.samples", (long)i);
+		if (!json_is_object(x)) {
+			bad(rd, "", "is not a sample (an object)");
+			return;
+		}
+		struct sample *it = &s->items[i];
+		it->t_ms = int_get(rd, x, "t_ms", 0, 0, MODEL_FIGURE_MAX);
+		read_mem_map(rd, x, it->mem, NULL);
+		it->process_count = int_get(rd, x, "process_count", 0, 0, MODEL_FIGURE_MAX);
+		it->ets_count = int_get(rd, x, "ets_count", 0, 0, MODEL_FIGURE_MAX);
+		it->atom_count = int_get(rd, x, "atom_count", 0, 0, MODEL_FIGURE_MAX);
+		it->port_count = int_get(rd, x, "port_count", 0, 0, MODEL_FIGURE_MAX);
+		if (rd->failed)
+			return;
+		s->n = i + 1;
+	}
+	rd->where[0] = '\0';
+	r->have_samples = true;
+}
+
 /* "format": "gate.run/N" with N this gate reads (2); 0 or -1 with the refusal said. */
 static int read_format(struct rd *rd, struct run_result *r, const json_t *root)
 {
@@ -427,6 +551,8 @@ int run_result_parse(struct run_result *out, const char *text, size_t len, const
 	read_memory(&rd, &out->before, json_object_get(root, "before"), "before");
 	read_memory(&rd, &out->after, json_object_get(root, "after"), "after");
 	read_baseline(&rd, out, json_object_get(root, "baseline"));
+	read_iterations(&rd, out, json_object_get(root, "iterations"));
+	read_samples(&rd, out, json_object_get(root, "samples"));
 	json_decref(root);
 	if (rd.failed) {
 		run_result_clear(out);
@@ -475,5 +601,7 @@ void run_result_clear(struct run_result *r)
 	snapshot_clear(&r->before);
 	snapshot_clear(&r->after);
 	baseline_clear(&r->baseline);
+	repeat_data_clear(&r->iterations);
+	sample_series_clear(&r->samples);
 	memset(r, 0, sizeof(*r));
 }

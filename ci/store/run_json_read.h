@@ -18,6 +18,8 @@
 #include "model/finding.h"
 #include "model/tests.h"
 #include "rules/baseline.h"
+#include "rules/repeat.h"
+#include "rules/trend_samples.h"
 
 /* A run result holds snapshots too: a wider cap than a baseline (as `baseline update --from`). */
 #define RUN_RESULT_MAX (64 * 1024 * 1024)
@@ -40,6 +42,12 @@ struct run_result {
 	struct baseline baseline;      /* the run's figures as a baseline (when have_baseline) */
 	bool have_baseline;
 	bool merged_output; /* written by gate merge --json ("merged": [...]): no partition's */
+	/* --repeat's runs ("iterations", run 0 the before-snapshot) and --sample's series
+	 * ("samples"), when the run had them */
+	struct repeat_data iterations;
+	bool have_iterations;
+	struct sample_series samples;
+	bool have_samples;
 };
 
 /* Parses text (len bytes) read from name. Returns 0, or -1 with err "NAME: what is wrong;

@@ -309,10 +309,14 @@ static void merge_view(struct merge *g, struct report_data *d, struct report_nod
 {
 	snprintf(node, nodelen, "%zu of %d partitions, merged", g->n, g->m.partitions);
 	for (size_t i = 0; i < g->n; i++) {
-		nodes[i] = (struct report_node){.name = g->m.labels[i],
-		                                .findings = &g->m.per[i],
-		                                .partition = g->m.present[i],
-		                                .seed = g->r[i].tests.seed};
+		nodes[i] = (struct report_node){
+		        .name = g->m.labels[i],
+		        .findings = &g->m.per[i],
+		        .partition = g->m.present[i],
+		        .seed = g->r[i].tests.seed,
+		        .repeat = g->r[i].have_iterations ? &g->r[i].iterations : NULL,
+		        .samples = g->r[i].have_samples ? &g->r[i].samples : NULL,
+		};
 		parts[i] = (struct report_part){g->m.labels[i], &g->r[i].before, &g->r[i].after};
 	}
 	*d = (struct report_data){
@@ -361,6 +365,18 @@ static int write_ci_outputs(struct merge *g, struct baseline_repo *repo, struct 
 
 static int write_json(struct merge *g, bool passed)
 {
+	/* each partition's --repeat runs and --sample series, as its own run wrote them */
+	struct run_json_part *parts = calloc(g->n ? g->n : 1, sizeof(*parts));
+	if (!parts) {
+		errtext_set(g->err, sizeof(g->err), "--json", "%s: out of memory", g->o->json);
+		return -1;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		parts[i] = (struct run_json_part){
+		        .k = g->r[i].partition,
+		        .iterations = g->r[i].have_iterations ? &g->r[i].iterations : NULL,
+		        .samples = g->r[i].have_samples ? &g->r[i].samples : NULL,
+		};
 	struct run_json j = {
 	        .gate_version = GATE_VERSION,
 	        .project = g->r[0].project,
@@ -372,10 +388,14 @@ static int write_json(struct merge *g, bool passed)
 	        .config_digest = g->r[0].config_digest,
 	        .merged = g->m.present,
 	        .nmerged = g->n,
+	        .parts = parts,
+	        .nparts = g->n,
 	};
 	struct snapshot none = {0};
 	j.before = j.after = &none;
-	return run_json_write(g->o->json, &j, g->err, sizeof(g->err));
+	int rc = run_json_write(g->o->json, &j, g->err, sizeof(g->err));
+	free(parts);
+	return rc;
 }
 
 /* ---- 4. the baselines: every partition's file, in one commit ---- */

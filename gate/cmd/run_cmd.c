@@ -151,13 +151,11 @@ static int run_opts_check(const struct run_opts *o, int argc, char **argv)
 		                        "%s goes with --attach NODE: gate reaches the cluster "
 		                        "through a running node",
 		                        "--cluster");
-	if (o->cluster &&
-	    (o->update_baseline || o->json_path || o->require_baseline || o->baseline_ref))
+	if (o->cluster && (o->update_baseline || o->require_baseline || o->baseline_ref))
 		return gate_usage_error("run ",
 		                        "%s: a baseline is one node's; --cluster runs compare "
 		                        "no baseline",
 		                        o->update_baseline    ? "--update-baseline"
-		                        : o->json_path        ? "--json"
 		                        : o->require_baseline ? "--require-baseline"
 		                                              : "--baseline-ref");
 	if (o->exec && optind < argc)

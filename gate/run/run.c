@@ -385,8 +385,10 @@ static int run_view(struct run *r, const char *error, struct report_data *d, str
 		}
 		for (size_t i = 0; i < r->cl.n; i++) {
 			const struct cluster_node *nd = &r->cl.nodes[i];
-			st->nodes[i] = (struct report_node){nd->name, &nd->findings,
-			                                    nd->error[0] ? nd->error : NULL, 0, 0};
+			st->nodes[i] =
+			        (struct report_node){.name = nd->name,
+			                             .findings = &nd->findings,
+			                             .error = nd->error[0] ? nd->error : NULL};
 		}
 	}
 	*d = (struct report_data){
@@ -473,6 +475,52 @@ static void say_mix_result(struct run *r)
 	}
 }
 
+/* --cluster --json: one result with every node (its verdict, findings and snapshots) and
+ * every node's findings in one list, labelled; no baseline (a baseline is one node's).
+ * Returns 0, or -1 with r->err. */
+static int json_cluster_output(struct run *r, int code)
+{
+	struct findings merged = {0};
+	struct run_json_node *nodes = calloc(r->cl.n ? r->cl.n : 1, sizeof(*nodes));
+	if (!nodes || cluster_findings_merge(&r->cl, &merged) < 0) {
+		free(nodes);
+		findings_clear(&merged);
+		errtext_set(r->err, sizeof(r->err), NULL, "out of memory writing --json");
+		return -1;
+	}
+	for (size_t i = 0; i < r->cl.n; i++) {
+		const struct cluster_node *nd = &r->cl.nodes[i];
+		nodes[i] = (struct run_json_node){
+		        .name = nd->name,
+		        .error = nd->error[0] ? nd->error : NULL,
+		        .findings = &nd->findings,
+		        .before = nd->have_before ? &nd->before : NULL,
+		        .after = nd->have_after ? &nd->after : NULL,
+		};
+	}
+	char repo_root[PATH_MAX] = "";
+	if (faithful_repo_root(r->project, repo_root, sizeof(repo_root)) < 0)
+		repo_root[0] = '\0';
+	struct run_json j = {
+	        .gate_version = GATE_VERSION,
+	        .project = r->project,
+	        .commit = r->bl.head[0] ? r->bl.head : NULL,
+	        .passed = code == GATE_EXIT_PASS,
+	        .started = (int64_t)r->started,
+	        .tests = &r->tests,
+	        .findings = &merged,
+	        .samples = r->opts->sample_ms ? &r->samples : NULL,
+	        .config_digest = r->config_digest,
+	        .repo_root = repo_root[0] ? repo_root : NULL,
+	        .nodes = nodes,
+	        .nnodes = r->cl.n,
+	};
+	int rc = run_json_write(r->opts->json_path, &j, r->err, sizeof(r->err));
+	free(nodes);
+	findings_clear(&merged);
+	return rc;
+}
+
 /* --json (with the baseline this run would commit in it), written while the node halts.
  * Returns 0, or -1 with r->err. */
 static int json_output(struct run *r, int code)
@@ -480,6 +528,8 @@ static int json_output(struct run *r, int code)
 	const struct run_opts *o = r->opts;
 	if (!o->json_path && !o->update_baseline)
 		return 0;
+	if (o->cluster)
+		return r->judged ? json_cluster_output(r, code) : 0;
 	char repo_root[PATH_MAX] = "";
 	if (faithful_repo_root(r->project, repo_root, sizeof(repo_root)) < 0)
 		repo_root[0] = '\0';

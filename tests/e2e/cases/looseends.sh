@@ -110,3 +110,75 @@ case_watch_late_replies_dropped() {
 	cl_no_probe "$a"
 	cl_stop
 }
+
+# gate run --cluster --json: one result with every node (the attached one first), each with
+# its verdict, findings and snapshots, and every node's findings in one list; a leak on one
+# node fails that node only.
+case_cluster_json_every_node() {
+	cl_start 2
+	local a=${CL_NODES[0]} b=${CL_NODES[1]} d
+	d=$(mktemp -d "$WORK/reports.XXXXXX")
+	HOME="$CL_HOME" run_attached -C "$d" --attach "$a" --cluster --json "$d/run.json" \
+		--exec "$FIX/workload/leak_ets.sh $b"
+	expect_rc 1
+	[ -f "$d/run.json" ] || { fail "no --json file: $(tail -n 3 "$ERR")"; cl_stop; return; }
+	python3 - "$d/run.json" "$a" "$b" >"$WORK/cj.out" 2>&1 <<'PY' || fail "cluster JSON: $(cat "$WORK/cj.out")"
+import json, sys
+d = json.load(open(sys.argv[1])); a, b = sys.argv[2], sys.argv[3]
+assert d["format"] == "gate.run/2" and d["verdict"] == "failed", (d["format"], d["verdict"])
+assert d["baseline"] is None
+ns = d["nodes"]
+assert [n["node"] for n in ns] == [a, b], [n["node"] for n in ns]
+bad = [n for n in ns if n["verdict"] == "failed"]
+assert [n["node"] for n in bad] == [b], [(n["node"], n["verdict"]) for n in ns]
+for n in ns:
+    assert n["error"] is None and n["before"]["node"] == n["node"] and n["after"]["node"] == n["node"], (n["error"], n["before"]["node"], n["after"]["node"])
+    assert n["after"]["memory"]["total"] > 0
+assert any(f["verdict"] == "FAIL" and f["rule"] == "ets" and f["subject"] == "left_alive workload_leak" for f in ns[1]["findings"]), ns[1]["findings"]
+assert not any(f["verdict"] == "FAIL" for f in ns[0]["findings"])
+assert any(f["verdict"] == "FAIL" and f["subject"].startswith(b + ": ") for f in d["findings"]), d["findings"]
+PY
+	cl_no_probe "$a" "$b"
+	cl_stop
+}
+
+# gate merge carries what each partition measured beyond its verdict: every test's own
+# growth (--per-test) into the merged JSON's cases and the summary's ranking, and each
+# partition's --repeat runs and --sample series into the merged JSON, the HTML report and the
+# console summary, each labelled with its partition.
+case_merge_carries_runs_samples_per_test() {
+	local d; d=$(git_fixture partitioned)
+	merge_partitions "$d" 2 --per-test --repeat 2 --sample 100ms
+	[ "$MERGE_RCS" = "0 0" ] || fail "the partitions' runs exited $MERGE_RCS, expected 0 0: $(tail -n 5 "$ERR")"
+	run_gate merge -C "$d" "$d/_build/r1.json" "$d/_build/r2.json" --junit "$d/_build/m.xml" \
+		--json "$d/_build/m.json" --html "$d/_build/m.html"
+	expect_rc 0
+	expect_in "$OUT" "Runs of partition 1/2 (--repeat 2)"
+	expect_in "$OUT" "Runs of partition 2/2 (--repeat 2)"
+	expect_in "$OUT" "Samples of partition 1/2 (--sample)"
+	expect_in "$d/_build/m.html" '<section id="runs-1">'
+	expect_in "$d/_build/m.html" '<section id="runs-2">'
+	expect_in "$d/_build/m.html" '<h2>Runs of partition 2/2 (--repeat 2)</h2>'
+	expect_in "$d/_build/m.html" '<section id="samples-1">'
+	expect_not_in "$d/_build/m.html" "<script"
+	python3 - "$d/_build/r1.json" "$d/_build/r2.json" "$d/_build/m.json" >"$WORK/mj.out" 2>&1 <<'PY' || fail "merged JSON: $(cat "$WORK/mj.out")"
+import json, sys
+r = [json.load(open(p)) for p in sys.argv[1:3]]; m = json.load(open(sys.argv[3]))
+parts = m["partitions"]
+assert [p["k"] for p in parts] == [1, 2], parts
+for p, ri in zip(parts, r):
+    assert p["iterations"] == ri["iterations"] and len(p["iterations"]) == 3, (p["iterations"], ri.get("iterations"))
+    assert p["samples"]["count"] == ri["samples"]["count"] and p["samples"]["count"] >= 1
+    assert p["samples"]["samples"] == ri["samples"]["samples"]
+# every test's own growth, as its partition measured it
+cases = {(c["module"], c["name"]): c for ri in r for c in ri["tests"]["cases"]}
+measured = [c for c in cases.values() if c["measured"]]
+assert measured, "no partition measured a test"
+mc = {(c["module"], c["name"]): c for c in m["tests"]["cases"]}
+assert len(mc) == len(cases)
+for k, c in cases.items():
+    assert mc[k]["measured"] == c["measured"] and mc[k]["delta"] == c["delta"], (k, mc[k], c)
+assert m["tests"]["attribution"] == "test"
+PY
+	no_leftovers "$d"
+}
