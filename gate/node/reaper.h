@@ -10,7 +10,12 @@
  * children, again and again as orphans come back to it, until it has none; then it exits
  * with the child's status (or signal), so gate sees what the child did. gate itself is a
  * subreaper too and sweeps its own children at exit, for a reaper that was killed with its
- * process group. No timing: the sweep ends when /proc shows no child left. */
+ * process group. No timing: the sweep ends when /proc shows no child left.
+ *
+ * One kind is spared: an epmd the suite started (its first node booted with -name starts
+ * `epmd -daemon` when none runs). Under bare `mix test` that daemon outlives the VM, and the
+ * suite's next run, a test of another project or the developer's shell may use it; so it
+ * outlives gate's node too (re-parented to init once gate exits). */
 #ifndef GATE_REAPER_H
 #define GATE_REAPER_H
 
@@ -26,7 +31,7 @@ void reaper_gate_init(void);
 void reaper_become(const char *remove_file);
 
 /* Kills every child of the calling process with SIGKILL and reaps it, until none is left
- * (orphans re-parented to a subreaper are its children too). */
+ * but epmd daemons (orphans re-parented to a subreaper are its children too). */
 void reaper_kill_all(void);
 
 #endif

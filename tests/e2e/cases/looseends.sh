@@ -182,3 +182,51 @@ assert m["tests"]["attribution"] == "test"
 PY
 	no_leftovers "$d"
 }
+
+# epmd_on PORT: an epmd answers on PORT
+epmd_on() {
+	ERL_EPMD_PORT=$1 epmd -port "$1" -names >/dev/null 2>&1
+}
+
+# An epmd the suite starts (a node it boots with -name starts `epmd -daemon` when none runs)
+# outlives gate's node as it outlives bare `mix test`'s; the case ends it itself. And the
+# node's :init.get_plain_arguments() is what docs/how-it-works.md says it is, beside bare
+# mix test's.
+case_suite_epmd_outlives_node() {
+	local d home port plain
+	d=$(fixture clean)
+	home=$(mktemp -d "$WORK/epmdhome.XXXXXX")
+	cat >"$d/test/epmd_test.exs" <<'EXS'
+defmodule EpmdTest do
+  use ExUnit.Case
+
+  test "a node booted with -name starts epmd" do
+    name = "loose_#{System.unique_integer([:positive])}@127.0.0.1"
+    assert {_, 0} = System.cmd("erl", ["-name", name, "-noshell", "-eval", "halt()."])
+    File.write!(System.fetch_env!("LOOSE_PLAIN"), inspect(:init.get_plain_arguments()))
+  end
+end
+EXS
+	port=$(free_port)
+	epmd_on "$port" && { fail "an epmd runs on the free port $port"; return; }
+	(cd "$d" && HOME="$home" ERL_EPMD_PORT=$port LOOSE_PLAIN="$d/bare.txt" MIX_ENV=test \
+		mix test test/epmd_test.exs) >"$WORK/bare.out" 2>&1 || fail "bare mix test: $(tail -n 5 "$WORK/bare.out")"
+	epmd_on "$port" || fail "bare mix test left no epmd: the case does not start one"
+	ERL_EPMD_PORT=$port epmd -port "$port" -kill >/dev/null 2>&1
+	HOME="$home" ERL_EPMD_PORT=$port LOOSE_PLAIN="$d/gate.txt" run_gate run -C "$d" -- test/epmd_test.exs
+	expect_rc 0
+	local i
+	for i in 1 2 3 4 5; do epmd_on "$port" && break; sleep 0.2; done
+	epmd_on "$port" || fail "the epmd the suite started ended with gate's node"
+	ERL_EPMD_PORT=$port epmd -port "$port" -kill >/dev/null 2>&1
+	# the plain arguments: bare mix test's are mix's own command line; gate's node says
+	# what docs/how-it-works.md lists
+	grep -q "'test', 'test/epmd_test.exs'\]" "$d/bare.txt" || fail "bare plain arguments: $(cat "$d/bare.txt")"
+	plain=$(cat "$d/gate.txt")
+	case "$plain" in "['-e', "*"'-S', 'mix', 'run', '--no-halt', '-e', "*) ;;
+	*) fail "gate's node's plain arguments are not the documented ones: ${plain:0:200}" ;; esac
+	grep -q 'get_plain_arguments()` shows the node.s `mix run --no-halt -e ...` command line' \
+		"$ROOT/docs/how-it-works.md" || fail "docs/how-it-works.md does not list the plain arguments"
+	no_leftovers "$d"
+	no_leftovers "$home"
+}

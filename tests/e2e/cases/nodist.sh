@@ -159,7 +159,8 @@ case_nodist_argv_and_private_table() {
 # another of the host's addresses (127.0.0.2 here, a container's eth0 address in CI) reach
 # each other (gate's node once had ERL_EPMD_ADDRESS=127.0.0.1 in its environment, which its
 # peers' epmd inherited); the suite's environment has no variable of gate's and no MIX_ENV
-# when gate was given none; and the epmd the suite started does not outlive the run.
+# when gate was given none; and the epmd the suite started outlives the run, as it outlives
+# bare `mix test` (the case ends it).
 case_nodist_suite_epmd_everywhere() {
 	local d home port
 	d=$(fixture nodist_host_address)
@@ -179,6 +180,9 @@ case_nodist_suite_epmd_everywhere() {
 	junit_check "$d/_build/gate/junit.xml" --failures 0 --errors 0 \
 		--testcase "HostAddressTest=test nodes on one of the host's own addresses reach each other" \
 		--testcase "HostAddressTest=test the OS environment is the one mix test was given"
+	ERL_EPMD_PORT=$port epmd -port "$port" -names >/dev/null 2>&1 ||
+		fail "the epmd the suite started ended with the run"
+	ERL_EPMD_PORT=$port epmd -port "$port" -kill >/dev/null 2>&1
 	no_leftovers "$d"
 	no_leftovers "$home"
 }
