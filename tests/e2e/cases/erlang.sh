@@ -137,3 +137,15 @@ case_erlang_runner_picks() {
 	expect_in "$ERR" "the test argument --only is not one gate passes to a rebar3 project's runners"
 	no_leftovers "$D"
 }
+
+# --repeat runs EUnit and Common Test again in the same node: a clean project passes; with
+# --per-test a leak's culprit is the EUnit test itself
+case_erlang_repeat_and_per_test() {
+	erl_run "" --repeat 3
+	expect_rc 0
+	expect_in "$OUT" "gate: PASSED"
+	erl_run ets --per-test
+	expect_rc 1
+	erl_one_failure "$D/_build/gate/junit.xml" 'likely culprit: erl_app_store_tests &quot;sessions/0: sessions open and close&quot;'
+	no_leftovers "$D"
+}
