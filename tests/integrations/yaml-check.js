@@ -175,6 +175,19 @@ function shellOk (file, where, script, shell = 'bash') {
   if (g.variables?.GATE_MR_NOTE === undefined) fail(fg, 'GATE_MR_NOTE is not a documented variable')
 }
 
+// a rebar3 project: setup-beam with rebar3, rebar3 gate, the JUnit report uploaded always
+{
+  const f = 'integrations/github/example-workflow-rebar3.yml'
+  const steps = load(f).jobs?.memory?.steps ?? []
+  const beam = steps.find((s) => /^erlef\/setup-beam@/.test(s.uses ?? ''))
+  if (!beam?.with?.['rebar3-version']) fail(f, 'setup-beam must set up rebar3 (rebar3-version)')
+  const run = steps.findIndex((s) => /^rebar3 gate\b/.test(s.run ?? ''))
+  if (run < 0) fail(f, 'no step runs rebar3 gate')
+  for (const s of steps) if (s.run) shellOk(f, s.run, s.run)
+  const up = steps.findIndex((s) => /^actions\/upload-artifact@/.test(s.uses ?? ''))
+  if (up < run || !/always\(\)/.test(steps[up]?.if ?? '') || steps[up]?.with?.path !== '_build/gate/junit.xml') fail(f, 'the JUnit report must be uploaded after rebar3 gate, always')
+}
+
 // partitioned suites: the GitHub matrix with a merge job, GitLab's parallel: N
 {
   const f = 'integrations/github/example-workflow-partitioned.yml'
@@ -273,5 +286,5 @@ function shellOk (file, where, script, shell = 'bash') {
 }
 
 for (const p of problems) console.error(`yaml-check.js: FAIL: ${p}`)
-if (!problems.length) console.log('yaml-check.js: OK: action.yml, example-workflow.yml, example-workflow-partitioned.yml, gate.gitlab-ci.yml, .pre-commit-hooks.yaml')
+if (!problems.length) console.log('yaml-check.js: OK: action.yml, example-workflow.yml, example-workflow-partitioned.yml, example-workflow-rebar3.yml, gate.gitlab-ci.yml, .pre-commit-hooks.yaml')
 process.exit(problems.length ? 1 : 0)

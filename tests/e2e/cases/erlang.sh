@@ -149,3 +149,50 @@ case_erlang_repeat_and_per_test() {
 	erl_one_failure "$D/_build/gate/junit.xml" 'likely culprit: erl_app_store_tests &quot;sessions/0: sessions open and close&quot;'
 	no_leftovers "$D"
 }
+
+# rebar3 gate (integrations/rebar3): the plugin as a project_plugins git_subdir dependency of the
+# fixture (a git repository of this checkout's integrations/, cloned by rebar3 over file://),
+# the release binary and its .sha256 served on a random loopback port (release.sh's helpers):
+# installed and verified, run with gate's exit code kept (0 clean, 1 a leak), an install whose
+# checksum does not match refused with nothing installed
+case_erlang_rebar3_gate_plugin() {
+	release_built || return
+	local srv repo d
+	srv=$(mktemp -d "$WORK/srv.XXXXXX")
+	mkdir -p "$srv/v$GATE_VERSION_H"
+	cp "$RELEASE_BIN" "$RELEASE_BIN.sha256" "$srv/v$GATE_VERSION_H/"
+	serve "$srv"
+	repo=$(mktemp -d "$WORK/plugin.XXXXXX")
+	mkdir -p "$repo/integrations/mix"
+	cp -r "$ROOT/integrations/rebar3" "$repo/integrations/"
+	cp "$ROOT/integrations/mix/VERSION" "$repo/integrations/mix/"
+	(cd "$repo" && git init -q -b main . && git add -A &&
+		git -c user.email=e2e@gate -c user.name=e2e commit -q -m plugin) || fail "cannot make the plugin's repository"
+	D=$(fixture erl_app)
+	d=$D
+	printf '{project_plugins, [{rebar3_gate, {git_subdir, "file://%s", {branch, "main"}, "integrations/rebar3/rebar3_gate"}}]}.\n{gate, [{base_url, "%s/v$version"}]}.\n' \
+		"$repo" "$SERVE_URL" >>"$d/rebar.config"
+	OUT="$WORK/out.$RANDOM" ERR="$WORK/err.$RANDOM"
+	(cd "$d" && timeout -k 5 300 rebar3 gate -- -q) >"$OUT" 2>"$ERR"
+	RC=$?
+	expect_rc 0
+	expect_in "$OUT" "gate: installed gate $GATE_VERSION_H (sha256 verified): $d/_build/gate-$GATE_VERSION_H/gate"
+	expect_in "$OUT" "gate: PASSED"
+	cmp -s "$RELEASE_BIN" "$d/_build/gate-$GATE_VERSION_H/gate" || fail "the installed binary is not the release"
+	(cd "$d" && ERL_APP_PLANT=ets timeout -k 5 300 rebar3 gate -- -q) >"$OUT" 2>"$ERR"
+	RC=$?
+	expect_rc 1
+	expect_in "$OUT" "gate: FAILED (1 memory rule)"
+	# a download whose .sha256 does not match: refused, nothing installed
+	rm -rf "$d/_build/gate-$GATE_VERSION_H"
+	printf '%064d  %s\n' 0 "$RELEASE_NAME" >"$srv/v$GATE_VERSION_H/$RELEASE_NAME.sha256"
+	(cd "$d" && timeout -k 5 300 rebar3 gate install) >"$OUT" 2>"$ERR"
+	RC=$?
+	expect_rc 2
+	expect_in "$ERR" "gate: error: checksum mismatch for $SERVE_URL/v$GATE_VERSION_H/$RELEASE_NAME"
+	expect_in "$ERR" "nothing installed"
+	[ ! -e "$d/_build/gate-$GATE_VERSION_H" ] || fail "_build/gate-$GATE_VERSION_H was installed"
+	[ "$(ls -A "$d/_build" | grep -c '^\.gate-')" = 0 ] || fail "a temporary install dir was left: $(ls -A "$d/_build")"
+	serve_stop
+	gone "$d"
+}
