@@ -97,6 +97,12 @@ cl_no_probe() {
 		[ "$out" = "undefined" ] || fail "gate_probe_keeper still alive on $n: $out"
 		out=$(cl_call "$n" application get_all_env "[gate_probe]")
 		[ "$out" = "[]" ] || fail "gate's settings left on $n: $out"
+		# the meta trace that measures the literals of modules compiled in memory, and its
+		# process, are gone
+		out=$(cl_call "$n" erlang trace_info "[{code,load_binary,3},meta]")
+		case "$out" in "{meta,false}" | "{meta, false}") ;; *) fail "a meta trace left on code:load_binary/3 on $n: $out" ;; esac
+		out=$(cl_call "$n" erlang whereis "[gate_probe_loads]")
+		[ "$out" = "undefined" ] || fail "gate_probe_loads still alive on $n: $out"
 		# the attribution hook in ExUnit.EventManager is undone: the loaded module is the
 		# file's
 		out=$(echo "case code:is_loaded('Elixir.ExUnit.EventManager') of false -> original;
