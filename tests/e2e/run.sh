@@ -3,21 +3,85 @@
 # projects (tests/fixtures). Each case copies its fixture into a fresh temp dir, runs the
 # real build/gate, checks the exit code, the messages, the JUnit file (xmllint against the
 # xsd and junit2json, a real consumer from npm) and that no process it started is left.
-# usage: tests/e2e/run.sh [CASE...]      ends with "e2e: N passed, M failed"
-# Cases live here and in tests/e2e/cases/*.sh (sourced below, sharing these helpers).
+#
+# usage: tests/e2e/run.sh [-j N] [--long | --all] [CASE...]
+#   no CASE: the everyday tier (every case not marked long; make test); --long: the long
+#   cases alone (make test-long); --all: both. Named cases run whatever their tier.
+#   -j N: N cases at a time (default: GATE_E2E_JOBS, else the CPU count plus one); cases
+#   marked serial run afterwards, alone.
+# It ends with each case's wall time, slowest first, the summed and the wall time, then
+# "e2e: N passed, M failed". The whole table goes to $GATE_BUILD/e2e-times.txt, and the next
+# run starts the cases slowest first from it.
+#
+# Cases live here and in tests/e2e/cases/*.sh (sourced below, sharing these helpers): a case
+# is a function case_NAME. Each runs in a subshell of its own with its own $WORK (its temp
+# files, fixture copies, private HOMEs) and its own GATE_E2E_RUN mark, so cases run side by
+# side. A case file may add declarative lines, one or more case names each:
+#   e2e_serial NAME...  runs alone, after the others (it depends on the machine being quiet,
+#                       or on state shared beyond its $WORK)
+#   e2e_long NAME...    the long tier: not in make test, run by make test-long in CI
+#   e2e_fresh NAME...   its fixtures are copied as in the repository, not compiled: the case
+#                       looks at the compilation (its output, the time it takes)
+# Fixtures are compiled once per run (MIX_ENV=test mix compile, in $RUN/fixtures) and each
+# case gets a copy with its _build (cp -a: the timestamps Mix compares are kept), unless its
+# case is marked fresh, or GATE_E2E_ELIXIR names another Elixir (make compat), or
+# GATE_E2E_FRESH=1.
 set -u
 export LC_ALL=C
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-GATE="$ROOT/${GATE_BUILD:-build}/gate"
+BUILD_DIR="$ROOT/${GATE_BUILD:-build}"
+GATE="$BUILD_DIR/gate"
 FIX="$ROOT/tests/fixtures"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/gate-e2e.XXXXXX")
-# marks every process this suite starts, so that leftovers are told from other users' (epmd)
+
+JOBS=${GATE_E2E_JOBS:-}
+TIER=quick
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-j) JOBS=${2:-}; shift 2 || shift ;;
+	-j*) JOBS=${1#-j}; shift ;;
+	--long) TIER=long; shift ;;
+	--all) TIER=all; shift ;;
+	--) shift; break ;;
+	-*) echo "e2e: error: unknown option $1 (usage: tests/e2e/run.sh [-j N] [--long | --all] [CASE...])"; echo "e2e: 0 passed, 1 failed"; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ -n "$JOBS" ] || JOBS=$(($(nproc 2>/dev/null || echo 1) + 1))
+case "$JOBS" in '' | *[!0-9]* | 0) echo "e2e: error: -j $JOBS: not a number of cases at a time (1 or more)"; echo "e2e: 0 passed, 1 failed"; exit 2 ;; esac
+
+# the run's directory: a directory per case ($WORK), the compiled fixtures, the cases' logs
+RUN=$(mktemp -d "${TMPDIR:-/tmp}/gate-e2e.XXXXXX")
+WORK="$RUN/main"
+E2E_CASE=main # the case running (run_case sets it)
+mkdir -p "$WORK" "$RUN/fixtures" "$RUN/logs"
+# marks every process this suite starts, so that leftovers are told from other users' (epmd);
+# each case has its own ($WORK), set where it starts
 export GATE_E2E_RUN="$WORK"
-# on any exit, also an aborted one, no epmd of ours stays behind (a case's private epmd)
-trap 'for p in $(our_epmds); do kill "$p" 2>/dev/null; done; rm -rf "$WORK"' EXIT
-PASS=0
-FAIL=0
-FAILED_CASES=()
+# on any exit, also an aborted one, no epmd of ours stays behind (a case's private epmd), and
+# no case still runs
+on_exit() {
+	local p
+	for p in "${!PID_CASE[@]}"; do kill_tree "$p"; done
+	for p in $(run_epmds); do kill "$p" 2>/dev/null; done
+	rm -rf "$RUN"
+}
+# kill_tree PID: PID and every process below it (a case still running when the run is
+# stopped: its gate, which stops its node, and its helpers)
+kill_tree() {
+	local below
+	below=$(tree_below "$1")
+	kill "$1" 2>/dev/null
+	# shellcheck disable=SC2086
+	[ -z "$below" ] || kill $below 2>/dev/null
+}
+tree_below() { # PID: the pids below PID
+	local c
+	for c in $(pgrep -P "$1"); do printf '%s ' "$c"; tree_below "$c"; done
+}
+declare -A PID_CASE=()
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 CASE_OK=1
 
 [ -x "$GATE" ] || { echo "e2e: $GATE is not built (run make)"; echo "e2e: 0 passed, 1 failed"; exit 1; }
@@ -25,18 +89,55 @@ if [ ! -d "$ROOT/tests/junit/node_modules/junit2json" ]; then
 	(cd "$ROOT/tests/junit" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1) ||
 		echo "e2e: warning: npm ci in tests/junit failed; JUnit consumer checks will fail"
 fi
+# the integration checks' packages, here once rather than by cases side by side
+if [ ! -d "$ROOT/tests/integrations/node_modules/playwright-core" ]; then
+	(cd "$ROOT/tests/integrations" && npm ci --silent --no-audit --no-fund >/dev/null 2>&1) ||
+		echo "e2e: warning: npm ci in tests/integrations failed; the integration checks will fail"
+fi
+
+# the cases' annotations (see the header): e2e_serial, e2e_long, e2e_fresh NAME...
+declare -A SERIAL=() LONG=() FRESH=()
+e2e_serial() { local c; for c in "$@"; do SERIAL[$c]=1; done; }
+e2e_long() { local c; for c in "$@"; do LONG[$c]=1; done; }
+e2e_fresh() { local c; for c in "$@"; do FRESH[$c]=1; done; }
 
 fail() {
 	echo "    FAIL: $*"
 	CASE_OK=0
 }
 
-# fixture NAME: a private copy of tests/fixtures/NAME; prints its path
+# fixture NAME: a private copy of tests/fixtures/NAME, compiled (fixture_built); prints its
+# path
 fixture() {
-	local dir
+	local dir src
 	dir=$(mktemp -d "$WORK/$1.XXXXXX")
-	cp -r "$FIX/$1/." "$dir/"
+	src=$(fixture_built "$1")
+	cp -a "$src/." "$dir/"
 	echo "$dir"
+}
+
+# fixture_built NAME: the directory to copy fixture NAME from: tests/fixtures/NAME compiled
+# once per run (MIX_ENV=test mix compile, under a lock: cases run side by side), or as it is
+# when the case is marked fresh, under another Elixir, or when it does not compile (the
+# cases of a project that does not compile see that compilation themselves)
+fixture_built() {
+	local name=$1 c="$RUN/fixtures/$1"
+	if [ -n "${GATE_E2E_ELIXIR:-}" ] || [ "${GATE_E2E_FRESH:-0}" = 1 ] ||
+		[ -n "${FRESH[${E2E_CASE:-}]:-}" ] || [ ! -f "$FIX/$name/mix.exs" ]; then
+		echo "$FIX/$name"
+		return
+	fi
+	(
+		flock 9
+		[ -e "$c.done" ] && exit 0
+		rm -rf "$c"
+		cp -r "$FIX/$name" "$c"
+		if ! (cd "$c" && MIX_ENV=test timeout -k 5 300 mix compile </dev/null >"$c.log" 2>&1); then
+			rm -rf "$c/_build" "$c/deps" # as in the repository, compiled by each case
+		fi
+		: >"$c.done"
+	) 9>"$c.lock"
+	if [ -e "$c.done" ]; then echo "$c"; else echo "$FIX/$name"; fi
 }
 
 # run_gate ARGS...: runs gate, output in $OUT/$ERR, exit code in $RC
@@ -71,27 +172,56 @@ expect_not_in() { # FILE TEXT
 }
 
 # no_leftovers DIR: no process whose working directory is inside DIR (the node, its
-# erl_child_setup, OS processes of the suite), and no epmd of ours left running
+# erl_child_setup, OS processes of the suite), and no epmd of ours left running. A process on
+# its way out gets up to 1 s to be gone.
 no_leftovers() {
-	local dir=$1 left="" p cwd
-	sleep 0.2
-	for p in /proc/[0-9]*; do
-		cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
-		# make compat: a node in the chroot has its cwd under the chroot's bind of /tmp
-		case "$cwd" in "$dir"|"$dir"/*|"${GATE_COMPAT_ROOT:-/nonexistent}$dir"|"${GATE_COMPAT_ROOT:-/nonexistent}$dir"/*) left="$left ${p#/proc/}($(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-60))" ;; esac
+	local dir=$1 left="" p i
+	for i in $(seq 1 50); do
+		left=$(procs_in "$dir")
+		[ -z "$left" ] && break
+		sleep 0.02
 	done
-	[ -z "$left" ] || fail "processes left behind:$left"
+	if [ -n "$left" ]; then
+		local list=""
+		for p in $left; do list="$list $p($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-60))"; done
+		fail "processes left behind:$list"
+	fi
 	local ours
 	ours=$(our_epmds)
 	[ -z "$ours" ] || fail "epmd started by this suite left running: $ours"
 }
 
-# our_epmds: the epmd processes started from this suite (they inherit GATE_E2E_RUN from
+# procs_in DIR: the pids of the processes whose working directory is DIR or inside it (make
+# compat: a node in the chroot has its cwd under the chroot's bind of /tmp)
+procs_in() {
+	local dir=$1 r=${GATE_COMPAT_ROOT:-/nonexistent}
+	find /proc -mindepth 2 -maxdepth 2 -name cwd \( -lname "$dir" -o -lname "$dir/*" \
+		-o -lname "$r$dir" -o -lname "$r$dir/*" \) 2>/dev/null | cut -d/ -f3 | tr '\n' ' '
+}
+
+# our_epmds: the epmd processes started from this case (they inherit GATE_E2E_RUN from
 # whatever started them: a node of ours, or a case itself); other users' epmds on the same
-# machine are not ours and never fail a case.
+# machine, and other cases', are not ours and never fail a case.
 our_epmds() {
 	local p
 	for p in $(pgrep -x epmd); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "GATE_E2E_RUN=$WORK" && printf '%s ' "$p"
+	done
+}
+
+# run_epmds: the epmds of every case of this run
+run_epmds() {
+	local p
+	for p in $(pgrep -x epmd); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q "^GATE_E2E_RUN=$RUN/" && printf '%s ' "$p"
+	done
+}
+
+# ours_matching PATTERN: the pids of this case's processes (GATE_E2E_RUN) whose command line
+# matches PATTERN (pgrep -f)
+ours_matching() {
+	local p
+	for p in $(pgrep -f -- "$1"); do
 		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "GATE_E2E_RUN=$WORK" && printf '%s ' "$p"
 	done
 }
@@ -252,7 +382,10 @@ case_snapshot_attach_leaves_nothing() {
 	chmod 400 "$home/.erlang.cookie"
 	(export ERL_EPMD_PORT=$port; exec epmd -port "$port" -address 127.0.0.1) >/dev/null 2>&1 &
 	epid=$!
-	sleep 0.3
+	for i in $(seq 1 100); do # up to 5 s for it to listen
+		ERL_EPMD_PORT=$port epmd -port "$port" -names >/dev/null 2>&1 && break
+		sleep 0.05
+	done
 	(cd "$home" && export HOME="$home" ERL_EPMD_PORT=$port && exec erl -noshell -name "$name" \
 		-start_epmd false -kernel inet_dist_use_interface '{127,0,0,1}' \
 		-eval 'spawn(fun() -> timer:sleep(120000), halt() end).') >/dev/null 2>&1 &
@@ -378,7 +511,9 @@ case_sigkill_of_gate_leaves_no_node() {
 	grep -qF "gate-fixture: blocking now" "$OUT" || fail "the suite never started"
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null
-	sleep 2 # the node halts when it reads end-of-file on its lifeline pipe
+	# the node halts when it reads end-of-file on its lifeline pipe: up to 2 s for that
+	local t
+	for t in $(seq 1 100); do [ -z "$(procs_in "$d")" ] && break; sleep 0.02; done
 	no_leftovers "$d"
 }
 
@@ -517,8 +652,10 @@ case_cookie_not_on_command_line() {
 git_fixture() {
 	local dir
 	dir=$(fixture "$1")
+	# the fixture's compiled _build (fixture) is not part of the project's history
 	(cd "$dir" && git init -q -b main && git config user.name "Gate E2E" &&
 		git config user.email e2e@gate.invalid && git add -A &&
+		git rm -r -q --cached --ignore-unmatch _build &&
 		git commit -q -m "the project") >/dev/null 2>&1 || fail "cannot make a repository in $dir"
 	echo "$dir"
 }
@@ -725,22 +862,119 @@ for f in "$ROOT"/tests/e2e/cases/*.sh; do
 	. "$f"
 done
 
-ALL_CASES=$(declare -F | awk '{print $3}' | grep '^case_' | sed 's/^case_//')
-CASES=${*:-$ALL_CASES}
-for c in $CASES; do
+# the cases whose fixtures are copied as in the repository (see the header)
+e2e_fresh sigterm_while_booting sigint_while_booting json_stdout_run json_stdout_snapshot
+
+# run_case NAME: case NAME in a subshell of its own, with its own $WORK and GATE_E2E_RUN
+# mark; its epmds are stopped when it ends, its $WORK removed when it passed. Writes its wall
+# time (s) to $RUN/logs/NAME.time; exits 0 when it passed.
+run_case() (
+	E2E_CASE=$1
+	WORK="$RUN/$1"
+	mkdir -p "$WORK"
+	export GATE_E2E_RUN="$WORK"
+	trap 'for p in $(our_epmds); do kill "$p" 2>/dev/null; done' EXIT
 	CASE_OK=1
-	EPMD_BEFORE=$(pgrep -x epmd | sort | tr '\n' ' ')
-	start=$(date +%s)
-	echo "e2e: $c"
-	if declare -F "case_$c" >/dev/null; then "case_$c"; else fail "no such case: $c"; fi
+	local t0=$EPOCHREALTIME
+	if declare -F "case_$1" >/dev/null; then "case_$1"; else fail "no such case: $1"; fi
+	local t1=$EPOCHREALTIME
+	LC_ALL=C awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' >"$RUN/logs/$1.time"
 	if [ "$CASE_OK" = 1 ]; then
+		rm -rf "$WORK"
+		exit 0
+	fi
+	exit 1
+)
+
+# launch NAME: run_case in the background, its output in $RUN/logs/NAME.log
+launch() {
+	run_case "$1" >"$RUN/logs/$1.log" 2>&1 </dev/null &
+	PID_CASE[$!]=$1
+}
+
+# reap: waits for the next case to end and reports it (its output, then ok or failed)
+reap() {
+	local pid rc c t
+	wait -n -p pid
+	rc=$?
+	c=${PID_CASE[$pid]}
+	unset "PID_CASE[$pid]"
+	t=$(cat "$RUN/logs/$c.time" 2>/dev/null || echo "?")
+	echo "e2e: $c"
+	cat "$RUN/logs/$c.log"
+	if [ "$rc" = 0 ]; then
 		PASS=$((PASS + 1))
-		echo "    ok ($(($(date +%s) - start)) s)"
+		echo "    ok ($t s)"
 	else
 		FAIL=$((FAIL + 1))
 		FAILED_CASES+=("$c")
+		echo "    failed ($t s)"
 	fi
+	[ "$t" = "?" ] || TIMES+=("$t $c")
+}
+
+ALL_CASES=$(declare -F | awk '{print $3}' | grep '^case_' | sed 's/^case_//')
+if [ $# -gt 0 ]; then
+	CASES="$*"
+else
+	CASES=""
+	for c in $ALL_CASES; do
+		case "$TIER" in
+		quick) [ -n "${LONG[$c]:-}" ] || CASES="$CASES $c" ;;
+		long) [ -z "${LONG[$c]:-}" ] || CASES="$CASES $c" ;;
+		*) CASES="$CASES $c" ;;
+		esac
+	done
+fi
+# slowest first, as the last run timed them (a case it did not time counts as slow): the
+# long ones do not start last and leave the others' slots idle
+TIMES_FILE="$BUILD_DIR/e2e-times.txt"
+declare -A LAST=()
+if [ -r "$TIMES_FILE" ]; then
+	while read -r t c; do
+		case "$t" in *[!0-9.]* | '') continue ;; esac
+		LAST[$c]=$t
+	done <"$TIMES_FILE"
+fi
+ORDERED=$(for c in $CASES; do printf '%s %s\n' "${LAST[$c]:-999}" "$c"; done | sort -s -k1,1gr | awk '{print $2}')
+PARALLEL=() SERIAL_CASES=()
+for c in $ORDERED; do
+	if [ -n "${SERIAL[$c]:-}" ]; then SERIAL_CASES+=("$c"); else PARALLEL+=("$c"); fi
 done
+PASS=0
+FAIL=0
+FAILED_CASES=()
+TIMES=()
+RUN_T0=$EPOCHREALTIME
+echo "e2e: $((${#PARALLEL[@]} + ${#SERIAL_CASES[@]})) cases, $JOBS at a time (${#SERIAL_CASES[@]} alone, after the others)"
+for c in "${PARALLEL[@]}"; do
+	while [ "${#PID_CASE[@]}" -ge "$JOBS" ]; do reap; done
+	launch "$c"
+done
+while [ "${#PID_CASE[@]}" -gt 0 ]; do reap; done
+for c in "${SERIAL_CASES[@]}"; do
+	launch "$c"
+	reap
+done
+RUN_T1=$EPOCHREALTIME
+
+# the times: every case's, slowest first, in $TIMES_FILE (a run of every case of a tier or
+# more only, so that a run of a few cases does not forget the others' times); the slowest
+# here, with the sum and the wall time
+if [ "${#TIMES[@]}" -gt 0 ]; then
+	printf '%s\n' "${TIMES[@]}" | sort -k1,1gr >"$RUN/times"
+	if [ $# -eq 0 ]; then
+		{
+			[ -r "$TIMES_FILE" ] && awk 'NR == FNR { seen[$2] = 1; next } !($2 in seen)' "$RUN/times" "$TIMES_FILE"
+			cat "$RUN/times"
+		} | sort -k1,1gr >"$RUN/times.all" 2>/dev/null && mkdir -p "$BUILD_DIR" &&
+			cp "$RUN/times.all" "$TIMES_FILE" 2>/dev/null
+	fi
+	echo "e2e: the slowest cases (wall s; every case's in $TIMES_FILE after a full run):"
+	head -n 20 "$RUN/times" | awk '{ printf "    %7.1f  %s\n", $1, $2 }'
+	awk -v w0="$RUN_T0" -v w1="$RUN_T1" -v j="$JOBS" '{ s += $1 } END {
+		printf "e2e: %d cases, %.0f s summed, %.0f s wall, %d at a time\n", NR, s, w1 - w0, j }' "$RUN/times"
+fi
 [ "$FAIL" -eq 0 ] || echo "e2e: failed cases: ${FAILED_CASES[*]}"
 echo "e2e: $PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -138,7 +138,7 @@ case_ci_reports_of_a_failing_run() {
 	[ "$(head -c 8 "$WORK/report/gate.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
 		fail "no PNG screenshot"
 	[ -z "$(ls -A "$WORK/report" | grep -v '^gate\.\(html\|png\)$')" ] || fail "left in the report dir: $(ls -A "$WORK/report")"
-	if pgrep -f 'gate-chromium-' >/dev/null; then fail "chromium left running"; fi
+	[ -z "$(ours_matching 'gate-chromium-')" ] || fail "chromium left running"
 	fsck_clean "$d"
 	no_leftovers "$d"
 }

@@ -12,9 +12,11 @@ GATE_VERSION_H=$(cat "$ROOT/VERSION") # gate's version, written once (VERSION)
 RELEASE_NAME="gate-$GATE_VERSION_H-linux-$(uname -m)"
 RELEASE_BIN="$ROOT/build/release/$RELEASE_NAME"
 
-# release_built: make release (incremental: quick when it is built); fails the case otherwise
+# release_built: make release (incremental: quick when it is built; one case at a time, as
+# cases run side by side); fails the case otherwise
 release_built() {
-	make -s -C "$ROOT" release >"$WORK/make-release.out" 2>&1 ||
+	mkdir -p "$ROOT/build"
+	flock "$ROOT/build/.release.lock" make -s -C "$ROOT" release >"$WORK/make-release.out" 2>&1 ||
 		{ fail "make release failed: $(tail -n 5 "$WORK/make-release.out")"; return 1; }
 	[ -x "$RELEASE_BIN" ] && [ -f "$RELEASE_BIN.sha256" ] ||
 		{ fail "make release made no $RELEASE_BIN and .sha256"; return 1; }
