@@ -632,8 +632,13 @@ case_ci_push_rights_checked_before_the_suite() {
 		git daemon --reuseaddr --listen=127.0.0.1 --port="$port" --base-path="$t/srv" --export-all \
 			"$t/srv" >/dev/null 2>&1 &
 		dpid=$!
-		sleep 0.5
-		git ls-remote "git://127.0.0.1:$port/repo.git" >/dev/null 2>&1 && break
+		local up=0 k
+		for k in $(seq 1 50); do # up to 5 s for it to answer
+			git ls-remote "git://127.0.0.1:$port/repo.git" >/dev/null 2>&1 && { up=1; break; }
+			kill -0 "$dpid" 2>/dev/null || break
+			sleep 0.1
+		done
+		[ "$up" = 1 ] && break
 		kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null; dpid=""
 	done
 	[ -n "$dpid" ] || { fail "no git daemon would start"; return; }

@@ -194,7 +194,8 @@ case_watch_keeps_going_after_timeouts() {
 	ERL_EPMD_PORT=$CL_PORT gate_bg '"sample":2' watch --attach "$a" \
 		--cookie-file "$CL_HOME/.erlang.cookie" --interval 200ms --timeout 300ms --count 20
 	kill -STOP "${CL_PIDS[0]}"
-	sleep 2
+	# stopped until a sample has timed out and been skipped (said on stderr)
+	for i in $(seq 1 500); do grep -qF "skipped: node $a did not answer" "$ERR" && break; sleep 0.02; done
 	kill -CONT "${CL_PIDS[0]}"
 	for i in $(seq 1 300); do kill -0 "$BG_PID" 2>/dev/null || break; sleep 0.1; done
 	wait "$BG_PID"
@@ -218,7 +219,8 @@ case_watch_reconnect_after_restart() {
 		--cookie-file "$CL_HOME/.erlang.cookie" --interval 200ms --timeout 500ms --count 40 --reconnect
 	kill -KILL "${CL_PIDS[0]}"
 	wait "${CL_PIDS[0]}" 2>/dev/null
-	sleep 1
+	# away until a sample has found it gone
+	for i in $(seq 1 500); do grep -qE '"connected": ?false' "$OUT" && break; sleep 0.02; done
 	cl_node "$a" ""
 	CL_PIDS[0]=$CL_LAST_PID
 	cl_wait_registered "$a"
