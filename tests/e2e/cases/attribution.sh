@@ -110,3 +110,7 @@ case_attribution_per_test_budget() {
 		fail "$measured testcases carry figures: expected some of the 4 002, not all"
 	no_leftovers "$d"
 }
+
+# the readings keep to a budget of the run's time, which other cases' nodes beside it eat:
+# alone, after the others
+e2e_serial attribution_per_test_budget

@@ -73,3 +73,7 @@ case_modules_literals_beside_a_leak() {
 	junit_check "$d/_build/gate/junit.xml" --failures 1
 	no_leftovers "$d"
 }
+
+# its counts are those of a suite compiled in its node (the library module compiled, not
+# loaded from disk): the fixture as in the repository
+e2e_fresh modules_literals_set_aside
