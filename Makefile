@@ -15,7 +15,8 @@
 #                      (BENCH_SCALE_SIZES, BENCH_SCALE_ROUNDS, BENCH_SCALE_SMALL_ROUNDS;
 #                      tests/bench/scale.sh)
 #   make realworld     gate on real open-source suites on this machine ($GATE_REALWORLD,
-#                      $GATE_REALWORLD_APPS; skipped, saying so, without them), no leak planted:
+#                      $GATE_REALWORLD_APPS, $GATE_REALWORLD_ERL: rebar3 projects; skipped, saying
+#                      so, without them), no leak planted:
 #                      0 false alarms in REALWORLD_ROUNDS rounds (default 5); REALWORLD_COPIES=N
 #                      runs each library suite N times its size (its test modules copied)
 #   make deps          install the Debian 12 packages gate needs (idempotent)
@@ -242,6 +243,7 @@ bench-scale: $(BUILD)/gate
 REALWORLD_COPIES ?= 1
 realworld: $(BUILD)/gate
 	REALWORLD_COPIES=$(REALWORLD_COPIES) GATE_BUILD=$(BUILD) sh tests/bench/realworld.sh $(REALWORLD_ROUNDS)
+	GATE_BUILD=$(BUILD) sh tests/bench/realworld_erl.sh $(REALWORLD_ROUNDS)
 
 deps:
 	sh integrations/deps.sh

@@ -52,14 +52,22 @@ int discover_project(const char *dir, enum discover_need need, const char *alt, 
 	return 0;
 }
 
-bool discover_is_rebar3(const char *project)
+bool discover_has_rebar3(const char *project)
 {
 	char path[PATH_MAX + 16];
-	snprintf(path, sizeof(path), "%s/mix.exs", project);
-	if (access(path, F_OK) == 0)
-		return false;
 	snprintf(path, sizeof(path), "%s/rebar.config", project);
 	return access(path, R_OK) == 0;
+}
+
+bool discover_is_rebar3(const char *project)
+{
+	char mixexs[PATH_MAX + 16], helper[PATH_MAX + 32];
+	snprintf(mixexs, sizeof(mixexs), "%s/mix.exs", project);
+	snprintf(helper, sizeof(helper), "%s/test/test_helper.exs", project);
+	/* a library that ships a mix.exs for Elixir users, its tests EUnit and Common Test */
+	if (access(mixexs, F_OK) == 0 && access(helper, F_OK) == 0)
+		return false;
+	return discover_has_rebar3(project);
 }
 
 int discover_config_path(const char *project, const char *explicit_path, char *out, size_t outlen,

@@ -18,8 +18,12 @@ enum discover_need {
 	DISCOVER_TESTS,
 };
 
-/* Whether the project (a directory discover_project resolved) is a rebar3 project: a
- * rebar.config and no mix.exs (a Mix project that also has a rebar.config is a Mix project). */
+/* Whether the project (a directory discover_project resolved) has a readable rebar.config. */
+bool discover_has_rebar3(const char *project);
+
+/* Whether the project's tests are a rebar3 project's: a rebar.config, and no Mix suite (a
+ * mix.exs with test/test_helper.exs is a Mix project, whatever else it has; a library that
+ * ships a mix.exs for Elixir users but tests with EUnit and Common Test is a rebar3 one). */
 bool discover_is_rebar3(const char *project);
 
 /* Resolves dir (NULL: the current directory) to an absolute path in out. On failure returns -1

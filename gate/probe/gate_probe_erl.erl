@@ -24,6 +24,7 @@ prepare(#{root := Root0}) ->
     Dirs = test_dirs(Root, Apps),
     ok = code:add_paths(Dirs),
     _ = code:ensure_modules_loaded(runner_modules()),
+    _ = rebar3_cthr(),
     _ = eunit:start(),
     _ = gate_probe_snapshot:instrument_ready(),
     {ok, #{apps => [atom_to_binary(A) || A <- Apps],
@@ -43,6 +44,27 @@ test_dirs(Root, Apps) ->
     AppDirs = [filename:join(D, "test") || A <- Apps, D <- [code:lib_dir(A)], is_list(D)],
     Extras = [filename:join([Root, "_build", "test", "extras", "test"])],
     [D || D <- AppDirs ++ Extras, filelib:is_dir(D)].
+
+%% `rebar3 ct` compiles suites with cth_readable's parse transform, which turns ct:pal/2 into
+%% cthr:pal/2, and runs them with cth_readable on the code path (it comes inside the rebar3
+%% escript). A suite compiled by an earlier `rebar3 ct` calls cthr, which a node without rebar3
+%% lacks (recon's recon_lib_SUITE: undef): cthr and its helpers are loaded from the rebar3
+%% that compiled the project (GATE_REBAR3, else rebar3 on PATH) when no cthr is there.
+rebar3_cthr() ->
+    Rebar3 = case os:getenv("GATE_REBAR3") of
+                 R when is_list(R), R =/= "" -> R;
+                 _ -> os:find_executable("rebar3")
+             end,
+    try
+        non_existing = code:which(cthr),
+        {ok, Sections} = escript:extract(Rebar3, []),
+        {archive, Zip} = lists:keyfind(archive, 1, Sections),
+        Want = ["cth_readable/ebin/cthr.beam", "cth_readable/ebin/cth_readable_helpers.beam"],
+        {ok, Files} = zip:unzip(Zip, [memory, {file_filter, fun(F) -> lists:member(element(2, F), Want) end}]),
+        [{module, _} = code:load_binary(list_to_atom(filename:basename(N, ".beam")), N, B)
+         || {N, B} <- Files]
+    catch _:_ -> none
+    end.
 
 runner_modules() ->
     [eunit, eunit_server, eunit_proc, eunit_serial, eunit_tty, eunit_listener, eunit_data,

@@ -141,7 +141,11 @@ static int configure(struct run *r)
 	    check_outputs(r, r->err, sizeof(r->err)) < 0)
 		return -1;
 	/* a rebar3 project runs EUnit and Common Test in a node gate starts (not attached) */
-	bool rebar3 = !o->attach && !o->exec && discover_is_rebar3(r->project);
+	const char *asked = o->runner ? o->runner : r->cfg.runner;
+	bool rebar3 = !o->attach && !o->exec &&
+	              (discover_is_rebar3(r->project) ||
+	               (strcmp(asked, "auto") != 0 && strcmp(asked, "mix") != 0 &&
+	                discover_has_rebar3(r->project)));
 	if (!o->exec &&
 	    runner_pick(o->runner, r->cfg.runner, rebar3, &r->runner, r->err, sizeof(r->err)) < 0)
 		return -1;
@@ -214,7 +218,10 @@ static int open_node(struct run *r)
 	        .started = node_started,
 	        .started_arg = r,
 	};
+	long long t0 = r->ses.t0_ms;
 	session_init(&r->ses, &so);
+	if (rebar3) /* the progress lines' clock counts rebar3's compile too */
+		r->ses.t0_ms = t0;
 	if (session_open(&r->ses, r->err, sizeof(r->err)) < 0 ||
 	    (r->scope->open && r->scope->open(r, r->err, sizeof(r->err)) < 0) ||
 	    (r->work->prepare && r->work->prepare(r, r->err, sizeof(r->err)) < 0))

@@ -136,6 +136,14 @@ case_erlang_runner_picks() {
 	expect_rc 2
 	expect_in "$ERR" "the test argument --only is not one gate passes to a rebar3 project's runners"
 	no_leftovers "$D"
+	# a library that ships a mix.exs for Elixir users but has no ExUnit suite (no
+	# test/test_helper.exs) is tested as a rebar3 project
+	D=$(fixture erl_app)
+	printf 'defmodule ErlApp.MixProject do\n  use Mix.Project\n  def project, do: [app: :erl_app, version: "0.1.0"]\nend\n' >"$D/mix.exs"
+	run_gate run -C "$D"
+	expect_rc 0
+	expect_in "$OUT" "8 tests: 8 passed"
+	no_leftovers "$D"
 }
 
 # --repeat runs EUnit and Common Test again in the same node: a clean project passes; with
