@@ -692,6 +692,31 @@ static const char *structure_module(const struct snapshot *after, const struct f
 	return NULL;
 }
 
+/* The test module that started f's structure (its process, its table's owner), by spawn
+ * ancestry; NULL when unknown. Borrowed. */
+static const char *structure_starter(const struct snapshot *after, const struct finding *f)
+{
+	const char *key = f->structure_key;
+	if (!key || !after)
+		return NULL;
+	if (strncmp(key, "proc:", 5) == 0) {
+		for (size_t i = 0; i < after->ngrew_procs; i++)
+			if (after->grew_procs[i].pid && after->grew_procs[i].module &&
+			    strcmp(after->grew_procs[i].pid, key + 5) == 0)
+				return after->grew_procs[i].module;
+		for (size_t i = 0; i < after->ninside; i++)
+			if (after->inside[i].pid && strcmp(after->inside[i].pid, key + 5) == 0 &&
+			    after->inside[i].started.module && *after->inside[i].started.module)
+				return after->inside[i].started.module;
+	}
+	if (strncmp(key, "ets:", 4) == 0)
+		for (size_t i = 0; i < after->ngrew_ets; i++)
+			if (after->grew_ets[i].name &&
+			    strcmp(after->grew_ets[i].name, key + 4) == 0)
+				return after->grew_ets[i].module;
+	return NULL;
+}
+
 /* The culprit of a finding: the module whose processes left it behind (spawn ancestry) when
  * one did; else, when its structure was read at the modules' edges (blame.h), the
  * structure's own growth decides, and the category's culprit keeps its words only when it
@@ -711,12 +736,21 @@ static int first_culprit(char *buf, size_t len, const struct test_run *run,
 	 * growth: no evidence against it) */
 	const char *own = structure_module(after, f);
 	bool contested = b->kind == BLAME_CULPRIT || (b->kind == BLAME_SPREAD && !b->side_by_side);
-	if (b->kind == BLAME_NO_EVIDENCE ||
-	    (exact && *cmod && ((own && strcmp(own, *cmod) == 0) || !contested)))
+	/* who started it is not who grew it: a structure whose own growth is one other
+	 * module's (a server started in one module's setup_all, fed by another's tests) is that
+	 * module's, and its starter stays as context */
+	const char *starter = structure_starter(after, f);
+	bool grown_elsewhere =
+	        b->kind == BLAME_CULPRIT && starter && strcmp(starter, b->module) != 0;
+	if (b->kind == BLAME_NO_EVIDENCE || (exact && *cmod && !grown_elsewhere &&
+	                                     ((own && strcmp(own, *cmod) == 0) || !contested)))
 		return rc;
 	if (b->kind == BLAME_CULPRIT && *cmod && strcmp(*cmod, b->module) == 0)
 		return rc;
-	blame_format(buf, len, b, f);
+	struct blame told = *b;
+	if (grown_elsewhere && !tags_module_exempt(run, starter))
+		told.started_by = starter;
+	blame_format(buf, len, &told, f);
 	*cmod = b->kind == BLAME_CULPRIT ? b->module : NULL;
 	*ctest = NULL;
 	return 1;

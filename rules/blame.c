@@ -152,8 +152,13 @@ void blame_format(char *buf, size_t len, const struct blame *b, const struct fin
 	share_text(s, sizeof(s), b, f);
 	switch (b->kind) {
 	case BLAME_CULPRIT:
-		snprintf(buf, len, "; likely culprit: %s (%s, between its edges)",
-		         rules_display(b->module), s);
+		if (b->started_by)
+			snprintf(buf, len,
+			         "; likely culprit: %s (%s, between its edges; started by %s)",
+			         rules_display(b->module), s, rules_display(b->started_by));
+		else
+			snprintf(buf, len, "; likely culprit: %s (%s, between its edges)",
+			         rules_display(b->module), s);
 		break;
 	case BLAME_SPREAD:
 		if (b->side_by_side)

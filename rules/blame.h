@@ -36,6 +36,9 @@ struct blame {
 	bool side_by_side;  /* spread: fewer than two of them ran in a window of their own */
 	bool count;         /* value and judged count atoms or ports; else bytes */
 	bool per_run;       /* judged is a run's share of what --repeat judged over its runs */
+	/* a culprit that did not start the structure's process: the module that did (spawn
+	 * ancestry), said as context; NULL when none or the same (borrowed) */
+	const char *started_by;
 };
 
 /* One structure's share must be above this fraction of its growth (1/BLAME_VISIBLE) and this
@@ -59,7 +62,8 @@ void blame_structure(struct blame *out, const struct test_run *run, const struct
 /* What m's window grew key by (0 when it did not show). */
 int64_t blame_share(const struct module_structs *m, const char *key);
 
-/* The text a finding's message gets for b: "; likely culprit: M (...)", "; spread over N
+/* The text a finding's message gets for b: "; likely culprit: M (...)" (with "started by S"
+ * inside the parentheses when b->started_by is set), "; spread over N
  * test modules, no single one (...)" or "; no test stands out (...)"; "" for
  * BLAME_NO_EVIDENCE. */
 void blame_format(char *buf, size_t len, const struct blame *b, const struct finding *f);

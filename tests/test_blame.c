@@ -321,8 +321,9 @@ static void test_repeat_judges_a_run(void **state)
 	test_run_clear(&run);
 }
 
-/* The module whose processes left the structure behind (spawn ancestry) stays its culprit;
- * a module that left other processes behind holding bytes of the same category does not. */
+/* The module whose processes left the structure behind (spawn ancestry) is said as its
+ * starter when another module grew it; a module that left other processes behind holding
+ * bytes of the same category is no evidence for it. */
 static void test_ancestry_only_of_the_structure(void **state)
 {
 	(void)state;
@@ -344,7 +345,10 @@ static void test_ancestry_only_of_the_structure(void **state)
 	add_module(&run, "Elixir.A.FillTest", "proc:<0.5.0>", (int64_t)1800000, NULL);
 	structure_finding(&f, "binary", "holder", "proc:<0.5.0>", "process <0.5.0>", 2400000);
 	assert_int_equal(attribution_annotate(&f, NULL, &a, &run), 0);
-	has(&f.items[0], "likely culprit: A.LeftTest (its processes hold 2.4 MB of refc binaries)");
+	/* LeftTest started the process, FillTest grew it: the growth names FillTest, and who
+	 * started it is said */
+	has(&f.items[0], "likely culprit: A.FillTest (process <0.5.0> +1.8 MB of +2.4 MB, between "
+	                 "its edges; started by A.LeftTest)");
 	/* the structure is not LeftTest's: its processes' binaries are no evidence for it */
 	free(a.grew_procs[0].module);
 	a.grew_procs[0].module = NULL;
@@ -440,6 +444,45 @@ static void test_side_by_side_leaves_ancestry_standing(void **state)
 	snapshot_clear(&a);
 }
 
+/* A server one module started (its setup_all) and another fed: the feeder is the culprit and
+ * the starter stays as context; a server its starter grew itself keeps the starter's words. */
+static void test_feeder_blamed_starter_said(void **state)
+{
+	(void)state;
+	struct snapshot a;
+	snap(&a);
+	a.owners = calloc(1, sizeof(*a.owners));
+	a.inside = calloc(1, sizeof(*a.inside));
+	assert_true(a.owners && a.inside);
+	a.nowners = a.ninside = 1;
+	a.owners[0] = (struct module_owner){
+	        .module = strdup("Elixir.A.StarterTest"), .processes = 1, .memory = 2500000};
+	a.inside[0].pid = strdup("<0.407.0>");
+	a.inside[0].started.module = strdup("Elixir.A.StarterTest");
+	for (int fed = 0; fed < 2; fed++) {
+		struct test_run run = {0};
+		struct findings f = {0};
+		const char *grower = fed ? "Elixir.A.FeederTest" : "Elixir.A.StarterTest";
+		add_module(&run, "Elixir.A.StarterTest", NULL);
+		add_module(&run, grower, "proc:<0.407.0>", (int64_t)2500000, NULL);
+		structure_finding(&f, "growth", "processes_used", "proc:<0.407.0>",
+		                  "process A.Store", 2500000);
+		assert_int_equal(attribution_annotate(&f, NULL, &a, &run), 0);
+		if (fed) {
+			has(&f.items[0], "likely culprit: A.FeederTest (process A.Store +2.5 MB of "
+			                 "+2.5 MB, between its edges; started by A.StarterTest)");
+			assert_string_equal(f.items[0].culprit, "Elixir.A.FeederTest");
+		} else {
+			has(&f.items[0],
+			    "likely culprit: A.StarterTest (left 1 process alive, 2.5 MB)");
+			assert_string_equal(f.items[0].culprit, "Elixir.A.StarterTest");
+		}
+		findings_clear(&f);
+		test_run_clear(&run);
+	}
+	snapshot_clear(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +500,7 @@ int main(void)
 	        cmocka_unit_test(test_heap_steps_are_no_culprit),
 	        cmocka_unit_test(test_exempt_module_never_named),
 	        cmocka_unit_test(test_side_by_side_leaves_ancestry_standing),
+	        cmocka_unit_test(test_feeder_blamed_starter_said),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
