@@ -333,9 +333,13 @@ static size_t list_born(struct drill_item *out, size_t n, size_t max, const stru
 	int o = snprintf(out[k].text, sizeof(out[k].text),
 	                 "%s process%s born during the run still alive (%s): ", c,
 	                 a->born_count == 1 ? "" : "es", b);
+	/* a key naming the code that spawned them says where they wait itself */
+	bool spawner = g->key && strncmp(g->key, "spawned by ", 11) == 0;
 	snprintf(out[k].text + o, sizeof(out[k].text) - (size_t)o, "%s%s%s x %s (e.g. %s)", started,
-	         *started ? ", waiting in " : "", g->key ? rules_display(g->key) : "?", gc,
-	         g->example_pid ? g->example_pid : "?");
+	         !*started ? ""
+	         : spawner ? ", "
+	                   : ", waiting in ",
+	         g->key ? rules_display(g->key) : "?", gc, g->example_pid ? g->example_pid : "?");
 	/* the starter up to its code ("with ..."), which the process's own text leaves out */
 	const char *with = strstr(started, ", with ");
 	size_t sl = with ? (size_t)(with - started) : strlen(started);

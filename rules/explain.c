@@ -66,7 +66,9 @@ static const struct rule_explain entries[] = {
          "[binary] max_refs_per_process, max_bytes_per_process"},
         {"process", "processes were left alive, a mailbox grew, or a process grew too large",
          "Processes born during the suite and still alive at its end are counted and grouped "
-         "by what started them (initial call, supervisor, the test that spawned them); the "
+         "by what started them (initial call, supervisor, the test that spawned them; a spawned "
+         "fun by the function that defines it, with its file and line, when the process still "
+         "shows the fun's frame); the "
          "rule fails above [process] max_born. It also fails on a process whose message "
          "queue is longer than max_mailbox, or whose memory is above max_memory.",
          "- processes spawned by tests (spawn, Task.start, Agent.start, GenServer.start) with "
