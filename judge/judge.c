@@ -19,6 +19,7 @@
 #include "rules/peak.h"
 #include "rules/ports.h"
 #include "rules/process.h"
+#include "rules/reproduce.h"
 #include "rules/pterm.h"
 #include "rules/rss.h"
 #include "rules/structure.h"
@@ -189,6 +190,12 @@ static int step_locate(struct judging *j)
 	return j->in->tests ? tags_locate(j->out, j->in->tests) : 0;
 }
 
+/* each failing finding with a culprit ends with the command that reproduces it */
+static int step_reproduce(struct judging *j)
+{
+	return j->in->reproduce ? reproduce_annotate(j->out, j->in->reproduce) : 0;
+}
+
 static const char RULES_OOM[] = "applying the rules";
 static const char TAGS_OOM[] = "applying the tests' gate tags";
 
@@ -219,6 +226,7 @@ static const struct judge_step steps[] = {
         {"consolidate again", step_consolidate, NEED_SNAPSHOTS, TAGS_OOM},
         {"severity", step_severity, NEED_SNAPSHOTS | MERGED_TOO, TAGS_OOM},
         {"file and line", step_locate, NEED_SNAPSHOTS, TAGS_OOM},
+        {"reproduce", step_reproduce, NEED_SNAPSHOTS | NEED_SUITE, TAGS_OOM},
 };
 #define NSTEPS (sizeof(steps) / sizeof(steps[0]))
 

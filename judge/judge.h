@@ -19,6 +19,7 @@
 #include "model/tests.h"
 #include "rules/baseline.h"
 #include "rules/repeat.h"
+#include "rules/reproduce.h"
 #include "rules/rules.h"
 #include "rules/trend_samples.h"
 
@@ -52,6 +53,8 @@ struct judge_input {
 	const struct judge_baseline *baseline; /* NULL: no comparison (outside git, a cluster) */
 	bool warn_only;                        /* every memory finding a warning */
 	bool merged; /* the findings were made by each partition's run: only severity applies */
+	/* the command that reproduces a finding, at its end (rules/reproduce.h); NULL: none */
+	const struct reproduce_cmd *reproduce;
 	/* stop after the step of this name ("what grew": the rules, consolidated and named);
 	 * NULL runs every step */
 	const char *last_step;

@@ -199,13 +199,15 @@ static char *finding_sentence(const char *what, const struct finding_part *parts
 			textbuf_puts(&b, parts[i].text);
 	if (what)
 		textbuf_puts(&b, what);
-	for (size_t i = 0; i < n; i++) {
-		if (parts[i].before)
-			continue;
-		if (b.len && parts[i].sep)
-			textbuf_puts(&b, parts[i].sep);
-		textbuf_puts(&b, parts[i].text);
-	}
+	/* the command that reproduces it ends the sentence */
+	for (int last = 0; last < 2; last++)
+		for (size_t i = 0; i < n; i++) {
+			if (parts[i].before || (parts[i].kind == PART_REPRODUCE) != last)
+				continue;
+			if (b.len && parts[i].sep)
+				textbuf_puts(&b, parts[i].sep);
+			textbuf_puts(&b, parts[i].text);
+		}
 	return textbuf_take(&b);
 }
 
@@ -268,4 +270,30 @@ bool finding_has_part(const struct finding *f, enum finding_part_kind kind, cons
 		if (f->parts[i].kind == kind && (!text || strcmp(f->parts[i].text, text) == 0))
 			return true;
 	return false;
+}
+
+size_t finding_acting_split(const struct finding *f, const struct finding_part *out[2])
+{
+	out[0] = out[1] = NULL;
+	if (!f->message)
+		return 0;
+	size_t end = strlen(f->message);
+	/* from the end: the parts that end the sentence, each moved once */
+	for (bool moved = true; moved;) {
+		moved = false;
+		for (size_t k = 0; k < f->nparts; k++) {
+			const struct finding_part *p = &f->parts[k];
+			int slot = p->kind == PART_CONFIRM ? 0 : p->kind == PART_REPRODUCE ? 1 : -1;
+			if (slot < 0 || out[slot] || p->before || !p->text)
+				continue;
+			size_t t = strlen(p->text), sep = p->sep ? strlen(p->sep) : 0;
+			if (end < t + sep || strncmp(f->message + end - t, p->text, t) != 0 ||
+			    (sep && strncmp(f->message + end - t - sep, p->sep, sep) != 0))
+				continue;
+			end -= t + sep;
+			out[slot] = p;
+			moved = true;
+		}
+	}
+	return end;
 }

@@ -62,6 +62,10 @@ enum finding_part_kind {
 	PART_RUNS,    /* after: --repeat's growth run after run */
 	PART_CULPRIT, /* after: the likely culprit (the tests' readings, the RSS edges) */
 	PART_CONTEXT, /* after: what explains it, now that it passes as context */
+	PART_CONFIRM, /* after: the culprit's test file run alone (gate run --confirm) */
+	/* last, whatever was added after it: the command that reproduces it
+	 * (rules/reproduce.h) */
+	PART_REPRODUCE,
 };
 
 struct finding_part {
@@ -165,6 +169,11 @@ int finding_part_add(struct finding *f, enum finding_part_kind kind, bool before
 int finding_what_set(struct finding *f, const char *what);
 /* Whether f has a part of kind (with that text, when text is not NULL). */
 bool finding_has_part(const struct finding *f, enum finding_part_kind kind, const char *text);
+
+/* What acts on a failing finding, for a writer that shows it apart from the sentence (which
+ * it may cut): out[0] its PART_CONFIRM, out[1] its PART_REPRODUCE, each NULL unless it ends
+ * the message; returns the length of the message before them. */
+size_t finding_acting_split(const struct finding *f, const struct finding_part *out[2]);
 size_t findings_failed(const struct findings *list);
 
 #endif

@@ -198,14 +198,26 @@ static void md_culprits(struct textbuf *b, const struct findings *fs)
 		textbuf_add(b, " ", 1);
 		md_text(b, f->subject, 80);
 		textbuf_add(b, "**: ", 4);
-		if (f->message)
-			md_text(b, f->message, 600);
-		else
+		const struct finding_part *acting[2];
+		size_t head = finding_acting_split(f, acting);
+		if (f->message) {
+			char *m = strndup(f->message, head);
+			md_text(b, m ? m : f->message, 600);
+			free(m);
+		} else {
 			textbuf_printf(b, "failed");
+		}
 		const struct rule_explain *e = rule_explain_for(f->rule, f->subject);
 		if (e) /* the command that explains the rule: its usual causes and fixes */
 			textbuf_printf(b, " (`%s%s`)", EXPLAIN_HINT, e->rule);
 		textbuf_add(b, "\n", 1);
+		/* what acts on it, never cut with the sentence */
+		for (int k = 0; k < 2; k++)
+			if (acting[k]) {
+				textbuf_add(b, "  - ", 4);
+				md_text(b, acting[k]->text, 1000);
+				textbuf_add(b, "\n", 1);
+			}
 		size_t lines = 0;
 		for (const char *p = f->detail; p && *p && lines < MARKDOWN_DETAIL_MAX;) {
 			const char *nl = strchr(p, '\n');

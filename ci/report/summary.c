@@ -344,6 +344,26 @@ static void print_table(FILE *out, const struct findings *findings, bool color)
 	free(rows);
 }
 
+/* A failing finding's sentence, cut at 500 columns, but what acts on it (the culprit's file
+ * run alone, the command that reproduces it) on lines of their own, never cut away. */
+static void print_failing(FILE *out, const struct finding *f, const char *raw)
+{
+	char head[4096], msg[2048];
+	const struct finding_part *own[2];
+	size_t n = finding_acting_split(f, own);
+	if (f->message)
+		snprintf(head, sizeof(head), "%.*s", (int)n, f->message);
+	else
+		snprintf(head, sizeof(head), "%s", raw);
+	term_safe(msg, sizeof(msg), head, 500);
+	print_wrapped(out, "  ", msg, 4);
+	for (int slot = 0; slot < 2; slot++)
+		if (own[slot]) {
+			term_safe(msg, sizeof(msg), own[slot]->text, 1000);
+			print_wrapped(out, "    ", msg, 6);
+		}
+}
+
 /* Prints text word-wrapped to WIDTH: the first line after lead, the others indented by
  * indent columns. A word longer than a line gets a line of its own. */
 static void print_wrapped(FILE *out, const char *lead, const char *text, size_t indent)
@@ -486,15 +506,13 @@ static void print_memory(FILE *out, const struct findings *findings,
 	size_t nshown = 0;
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
-		char msg[2048];
 		if (f->verdict != VERDICT_FAIL)
 			continue;
 		char raw[1024];
 		if (!f->message) /* the subject may be a table's name, from the node */
 			snprintf(raw, sizeof(raw), "%s %s failed", f->rule ? f->rule : "rule",
 			         f->subject ? f->subject : "");
-		term_safe(msg, sizeof(msg), f->message ? f->message : raw, 500);
-		print_wrapped(out, "  ", msg, 4);
+		print_failing(out, f, raw);
 		if (f->detail) {
 			/* the culprit lists, line by line, indented under the rule */
 			const char *p = f->detail;

@@ -64,6 +64,7 @@ static void cli_exit_with_parent(void)
 	const char *v = getenv("GATE_EXIT_WITH_PARENT");
 	if (!v || strcmp(v, "1") != 0)
 		return;
+	run_cmd_via_mix = true;
 	unsetenv("GATE_EXIT_WITH_PARENT");
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() == 1)
 		raise(SIGTERM); /* the parent was gone before the request took effect */

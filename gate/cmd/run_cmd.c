@@ -61,6 +61,10 @@ static const char run_help[] =
         "                          a GC'd snapshot after each; run 1 is the warm-up and the\n"
         "                          rules judge the smallest growth of runs 2..N, N-1 times\n"
         "                          ([run] repeat), e.g. gate run --repeat 3\n"
+        "      --confirm           after a failing memory verdict with one culprit test\n"
+        "                          module: its test file alone in a fresh node, --repeat 3,\n"
+        "                          and the finding says whether it grows the same alone\n"
+        "                          ([run] confirm; the verdict stays this run's)\n"
         "      --sample INTERVAL   light snapshots (no GC) every INTERVAL during the suite or\n"
         "                          --exec workload, e.g. --sample 250ms: in --json \"samples\",\n"
         "                          charts in --html; a steady rise over >= 1 min fails (soak)\n"
@@ -176,6 +180,8 @@ static int run_opts_check(const struct run_opts *o, int argc, char **argv)
 	return 0;
 }
 
+bool run_cmd_via_mix;
+
 int run_cmd_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -210,6 +216,7 @@ int run_cmd_main(int argc, char **argv)
 	        {"distributed", required_argument, NULL, 'D'}, /* a node distributed as NAME */
 	        {"instrument", no_argument, NULL, 'I'},        /* +Muatags true from the boot */
 	        {"runner", required_argument, NULL, 'u'},
+	        {"confirm", no_argument, NULL, 'Y'},
 	        {NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
@@ -246,6 +253,7 @@ int run_cmd_main(int argc, char **argv)
 		case 'D': o.distributed = optarg; break;
 		case 'I': o.instrument = true; break;
 		case 'u': o.runner = optarg; break;
+		case 'Y': o.confirm = true; break;
 		case 'b':
 		case 't':
 			if (parse_duration(c == 'b' ? "--boot-timeout" : "--test-timeout", optarg,
@@ -280,6 +288,7 @@ int run_cmd_main(int argc, char **argv)
 	int rc = run_opts_check(&o, argc, argv);
 	if (rc != 0)
 		return rc;
+	o.via_mix = run_cmd_via_mix;
 	o.test_args = argv + optind;
 	o.ntest_args = (size_t)(argc - optind);
 	return run_main(&o);

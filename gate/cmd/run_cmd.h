@@ -2,6 +2,13 @@
 #ifndef GATE_RUN_CMD_H
 #define GATE_RUN_CMD_H
 
+#include <stdbool.h>
+
+/* gate was started by `mix gate` or `rebar3 gate` (GATE_EXIT_WITH_PARENT=1, which
+ * gate/cmd/cli.c reads and unsets first): the reproduce line of a mix test suite's finding
+ * then says `mix gate`. */
+extern bool run_cmd_via_mix;
+
 /* Parses the subcommand's argv (argv[0] is "run") and returns the exit code. */
 int run_cmd_main(int argc, char **argv);
 

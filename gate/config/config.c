@@ -35,6 +35,7 @@ int config_default(struct config *cfg)
 	rules_config_default(&cfg->rules);
 	cfg->annotations = 8; /* well under GitHub's 10 per step */
 	cfg->repeat = 1;      /* [run] repeat: the suite once */
+	cfg->confirm_timeout_ms = 10 * 60 * 1000;
 	cfg->mix_env = strdup("test");
 	cfg->erl_flags = strdup("");
 	cfg->junit = strdup("_build/gate/junit.xml");

@@ -28,6 +28,8 @@ struct config {
 	/* [run] */
 	int repeat;   /* runs of the suite in one node (gate run --repeat); default 1 */
 	char *runner; /* which tests run (gate/run/runner.h); default "auto" */
+	bool confirm; /* after a failing memory verdict, the culprit's file alone (--confirm) */
+	int confirm_timeout_ms; /* that run's own limit; default 10 min */
 	/* where the values came from, for messages; "defaults" when no file was read */
 	char *source;
 };

@@ -29,6 +29,7 @@
 #include "gate/node/signals.h"
 #include "gate/probe/faithful.h"
 #include "gate/run/pipeline.h"
+#include "gate/run/confirm_step.h"
 #include "gate/run/report_out.h"
 #include "gate/version.h"
 #include "model/verdict.h"
@@ -675,7 +676,7 @@ int run_main(const struct run_opts *opts)
 
 	if (configure(&r) < 0) /* nothing to report on yet: no JUnit file */
 		code = gate_error("%s", r.err);
-	else if (observe(&r) < 0 || judge(&r) < 0)
+	else if (observe(&r) < 0 || judge(&r) < 0 || confirm_step(&r) < 0)
 		code = could_not_run(&r);
 	else
 		code = conclude(&r);

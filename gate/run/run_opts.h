@@ -19,6 +19,7 @@ struct run_opts {
 	const char *elixir;  /* elixir executable; NULL: from PATH */
 	const char *runner;  /* --runner: which tests run (gate/run/runner.h); NULL: [run] runner */
 	bool quiet;          /* no progress lines */
+	bool via_mix;        /* started by `mix gate`: a finding's reproduce line says so */
 	/* baselines */
 	const char *baseline_ref; /* --baseline-ref; NULL: [baseline] ref, falling back to HEAD;
 	                             "worktree": the working-tree file */
@@ -50,6 +51,7 @@ struct run_opts {
 	                             of the project (base/outpath.h) */
 	/* warm-up or leak */
 	int repeat;        /* --repeat N: the suite N times in one node; 0: [run] repeat */
+	bool confirm;      /* --confirm: a failing culprit's test file run alone ([run] confirm) */
 	int64_t sample_ms; /* --sample INTERVAL: light snapshots during the run; 0: none */
 	/* distribution for a workload */
 	const char *distributed; /* --distributed NAME: start mode, the node distributed as

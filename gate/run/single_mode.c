@@ -75,6 +75,24 @@ static int single_snapshot(struct run *r, const struct probe_snapshot_opts *so, 
 	return 0;
 }
 
+/* What reproduces a finding of this run: its own command with the options that change what
+ * is measured (not where reports go), for mix test's suite only. */
+static void reproduce_prefix(char *buf, size_t len, const struct run *r)
+{
+	const struct run_opts *o = r->opts;
+	size_t n = (size_t)snprintf(buf, len, "%s", o->via_mix ? "mix gate" : "gate run");
+	if (o->project_dir && !o->via_mix && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " -C %s", o->project_dir);
+	if (o->config_path && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " -c %s", o->config_path);
+	if (o->per_test && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " --per-test");
+	if (o->instrument && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " --instrument");
+	if (o->repeat && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " --repeat %d", o->repeat);
+}
+
 /* The judge (judge/judge.h) on one node: under --repeat the growth that continued after the
  * warm-up, with the structures that grew in every run; --sample's trend; the baseline. */
 static int single_judge(struct run *r)
@@ -94,6 +112,12 @@ static int single_judge(struct run *r)
 	        .baseline = baseline_step_judged(&r->bl, &r->cfg.rules.baseline, &bl),
 	        .warn_only = r->opts->warn_only,
 	};
+	char prefix[1024];
+	struct reproduce_cmd rc = {prefix, r->project, r->opts->test_args, r->opts->ntest_args};
+	if (r->work == &suite_mode_workload) {
+		reproduce_prefix(prefix, sizeof(prefix), r);
+		in.reproduce = &rc;
+	}
 	if (r->rep.judged) {
 		in.runs = runs;
 		in.nruns = repeat_step_runs(&r->rep, &r->before, &r->after, runs);

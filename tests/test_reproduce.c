@@ -1,0 +1,73 @@
+/* tests/test_reproduce.c: the command that reproduces a failing finding (rules/reproduce.c):
+ * the run's command on the culprit's test file, the run's other mix test arguments kept,
+ * quoted where a shell would split them, at the end of the finding's sentence. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model/finding.h"
+#include "rules/reproduce.h"
+
+static void test_line_keeps_arguments_drops_paths(void **state)
+{
+	(void)state;
+	char *args[] = {"test/a_test.exs:3", "--only",    "feed",     "--seed", "0",
+	                "test/unit",         "--exclude", "it's slow"};
+	struct reproduce_cmd cmd = {"mix gate --per-test", "/p/app", args, 8};
+	char buf[512];
+	reproduce_line(buf, sizeof(buf), &cmd, "/p/app/test/feeder_test.exs", 0);
+	assert_string_equal(buf, "mix gate --per-test -- test/feeder_test.exs --only feed --seed 0 "
+	                         "--exclude 'it'\\''s slow'");
+	reproduce_line(buf, sizeof(buf), &cmd, "test/x_test.exs", 12);
+	assert_string_equal(buf, "mix gate --per-test -- test/x_test.exs:12 --only feed --seed 0 "
+	                         "--exclude 'it'\\''s slow'");
+	/* truncated, never overrun */
+	char small[16];
+	reproduce_line(small, sizeof(small), &cmd, "test/x_test.exs", 12);
+	assert_true(strlen(small) < sizeof(small));
+}
+
+static void test_annotate_ends_failing_findings(void **state)
+{
+	(void)state;
+	struct findings f = {0};
+	struct reproduce_cmd cmd = {"gate run", NULL, NULL, 0};
+	assert_int_equal(findings_add(&f, "growth", "ets", VERDICT_FAIL, 0, 1, 0, -1, "grew"), 0);
+	assert_int_equal(findings_add(&f, "growth", "binary", VERDICT_PASS, 0, 1, 0, -1, "ok"), 0);
+	assert_int_equal(findings_add(&f, "growth", "atom", VERDICT_FAIL, 0, 1, 0, -1, "erl"), 0);
+	f.items[0].culprit = strdup("Elixir.A.FeederTest");
+	f.items[0].culprit_test = strdup("test feeds");
+	f.items[0].file = strdup("test/feeder_test.exs");
+	f.items[0].line = 7;
+	f.items[1].culprit = strdup("Elixir.A.OkTest");
+	f.items[1].file = strdup("test/ok_test.exs");
+	f.items[2].culprit = strdup("a_tests"); /* an EUnit module: no mix test file */
+	f.items[2].file = strdup("test/a_tests.erl");
+	assert_int_equal(finding_part_add(&f.items[0], PART_CULPRIT, false, "; ", "likely A"), 0);
+	assert_int_equal(reproduce_annotate(&f, &cmd), 0);
+	/* a part added later still comes before it */
+	assert_int_equal(finding_part_add(&f.items[0], PART_CONFIRM, false, "; ", "confirmed"), 0);
+	assert_string_equal(f.items[0].message, "grew; likely A; confirmed; reproduce: gate run -- "
+	                                        "test/feeder_test.exs:7");
+	assert_string_equal(f.items[1].message, "ok");
+	assert_string_equal(f.items[2].message, "erl");
+	/* once */
+	assert_int_equal(reproduce_annotate(&f, &cmd), 0);
+	assert_int_equal(strstr(strstr(f.items[0].message, "reproduce") + 1, "reproduce") == NULL,
+	                 1);
+	findings_clear(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(test_line_keeps_arguments_drops_paths),
+	        cmocka_unit_test(test_annotate_ends_failing_findings),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
