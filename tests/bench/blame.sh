@@ -24,7 +24,7 @@ one_app() { # DIR
 	local name i rc j nf na nfile blame flags wrap=""
 	name=$(basename "$1")
 	rm -rf "$top/app" "$top/plant"
-	cp -a "$1" "$top/app"
+	rw_copy_app "$1" "$top/app" || { echo "blame: cannot copy $1" >&2; return 1; }
 	rm -rf "$top/app/.gate" "$top/app/_build/gate"
 	mkdir "$top/plant"
 	flags=$(plant_flags "$ROOT" "$top/plant") || { echo "blame: gate_plant.erl does not compile"; return 1; }

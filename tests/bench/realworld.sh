@@ -304,7 +304,7 @@ done
 # before, which saves minutes), compiled, the same rounds, then one `gate run --repeat 3`.
 for p in $apps_run; do
 	d="$work/$p"
-	cp -a "$apps/$p" "$d"
+	rw_copy_app "$apps/$p" "$d" || { echo "realworld: error: cannot copy $apps/$p" >&2; exit 2; }
 	rm -rf "$d/.gate" "$d/_build/gate"
 	if rw_needs_postgres "$d"; then
 		pgenv="$work/$p.pg"

@@ -305,7 +305,7 @@ phoenix_workflow_steps_run() {
 	t=$(mktemp -d "$WORK/phx.XXXXXX")
 	WF_WRAP="" WF_EXTRA_ENV=()
 	if [ -n "$app" ]; then
-		cp -a "$app" "$t/app"
+		rw_copy_app "$app" "$t/app" || { fail "cannot copy $app"; return; }
 		# a team's repository of its own: the folder may be a checkout of its upstream (its
 		# history and its origin remote are not the team's, and its origin would take the
 		# pushes)

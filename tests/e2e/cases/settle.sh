@@ -161,7 +161,7 @@ case_app_planted_leaks() {
 app_planted_leaks_in() {
 	local top flags
 	top=$(mktemp -d "$WORK/app.XXXXXX")
-	cp -a "$1" "$top/app"
+	rw_copy_app "$1" "$top/app" || { fail "cannot copy $1"; return; }
 	rm -rf "$top/app/.gate" "$top/app/_build/gate"
 	mkdir "$top/plant"
 	flags=$(plant_flags "$ROOT" "$top/plant") || { fail "gate_plant.erl does not compile"; return; }
