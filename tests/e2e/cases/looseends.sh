@@ -75,6 +75,7 @@ case_make_clean_all() {
 # another's figures: an answered sample is taken after gate asked for it, so two answered
 # samples are at least about the interval less the timeout apart on the node's clock (a late
 # reply taken for the next sample would put two of them within milliseconds).
+e2e_serial watch_late_replies_dropped # its samples' timings are a few hundred ms
 case_watch_late_replies_dropped() {
 	cl_start 1
 	local a=${CL_NODES[0]} i
