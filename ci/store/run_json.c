@@ -309,6 +309,15 @@ static int finding_more_json(json_t *o, const struct finding *f)
 	}
 	if (f->explained_by)
 		bad |= json_object_set_new(o, "explained_by", json_string(f->explained_by));
+	/* what acts on it, also apart from the message: the culprit's file run alone
+	 * (--confirm), the command that reproduces it */
+	for (size_t k = 0; k < f->nparts; k++) {
+		const struct finding_part *p = &f->parts[k];
+		if ((p->kind == PART_CONFIRM || p->kind == PART_REPRODUCE) && p->text)
+			bad |= json_object_set_new(
+			        o, p->kind == PART_CONFIRM ? "confirm" : "reproduce",
+			        json_string(p->text));
+	}
 	return bad ? -1 : 0;
 }
 

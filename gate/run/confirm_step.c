@@ -219,7 +219,8 @@ static int confirm_run(struct run *r, const char *culprit, const char *file)
 	snprintf(junit, sizeof(junit), "%s/junit.xml", dir);
 	snprintf(log, sizeof(log), "%s/gate.log", dir);
 	(void)unlink(json);
-	snprintf(timeout, sizeof(timeout), "%d", r->cfg.confirm_timeout_ms / 1000);
+	snprintf(timeout, sizeof(timeout), "%d",
+	         r->cfg.confirm_timeout_ms < 1000 ? 1 : r->cfg.confirm_timeout_ms / 1000);
 	const char *rel = relative(r, file);
 	const char *fixed[] = {"gate", "run",    "-C", r->project, "-q",  "--repeat",
 	                       "3",    "--json", json, "--junit",  junit, "--test-timeout",

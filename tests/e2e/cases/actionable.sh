@@ -88,7 +88,8 @@ case_actionable_confirm_alone() {
 	*"likely culprit: FeedBlame.CacheTest"*"; confirmed alone: test/cache_test.exs grows ETS table feed_blame_cache by +"*" in each run; reproduce: gate run -C $d -- test/cache_test.exs --only cache\""*) ;;
 	*) fail "not confirmed alone: $msg" ;;
 	esac
-	grep -q 'confirmed alone: test/cache_test.exs grows ETS table feed_blame_cache' "$d/run.json" || fail "--json lacks the confirmation"
+	grep -q '"confirm": *"confirmed alone: test/cache_test.exs grows ETS table feed_blame_cache' "$d/run.json" || fail "--json lacks the confirmation"
+	grep -q '"reproduce": *"reproduce: gate run -C ' "$d/run.json" || fail "--json lacks the reproduce line"
 	grep -q '^  - confirmed alone' "$d/summary.md" || fail "the step summary lacks the confirmation: $(grep -A3 Culprits "$d/summary.md")"
 	grep -q '^  - reproduce' "$d/summary.md" || fail "the step summary lacks the reproduce line"
 	expect_in "$OUT" "confirmed alone: test/cache_test.exs grows ETS table"
@@ -109,5 +110,24 @@ case_actionable_confirm_pass_and_skip() {
 	expect_rc 1
 	expect_in "$OUT" "confirm: skipped, the findings name more than one culprit test module"
 	expect_not_in "$ERR" "confirming: test/"
+	no_leftovers "$d"
+}
+
+# The confirming run is bounded by [run] confirm_timeout: one that never ends in time is
+# stopped with its node, and the finding says so; the verdict stays the first run's.
+case_actionable_confirm_timeout() {
+	local d j msg
+	d=$(fixture feedblame)
+	printf '[run]\nconfirm_timeout = "4 s"\n' >"$d/gate.toml"
+	FEEDBLAME_CONFIRM_SLOW=1 run_gate run --confirm -C "$d" -- --only cache
+	expect_rc 1
+	j="$d/_build/gate/junit.xml"
+	junit_valid "$j"
+	msg=$(grep -o '<failure message="[^"]*"' "$j" | head -n 1)
+	case "$msg" in
+	*"; not confirmed alone: it ran past [run] confirm_timeout; reproduce: "*) ;;
+	*) fail "the timeout is not said: $msg" ;;
+	esac
+	expect_in "$OUT" "gate: FAILED (1 memory rule)"
 	no_leftovers "$d"
 }
