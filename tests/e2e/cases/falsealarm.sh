@@ -139,8 +139,32 @@ case_realworld_script_classifies() {
 	rm -rf "$rw/src/leaky"
 	cp -r "$FIX/failing" "$rw/src/failing"
 	GATE_REALWORLD="$rw/src" sh "$ROOT/tests/bench/realworld.sh" 1 >"$out" 2>&1
+	rc=$?
 	grep -q 'a test failed' "$out" || fail "a failing test is not reported as one: $(cat "$out")"
 	expect_not_in "$out" "FALSE ALARM"
+	# it fails in both runs of the round: a broken suite
+	[ "$rc" -eq 1 ] || fail "realworld.sh on a suite whose test fails in every run exited $rc"
+	expect_in "$out" "realworld: failing: tests failed in 2 of 2 runs (bare and gate)"
+	rm -rf "$rw/src/failing"
+	# a test that fails in its first run only (the bare one): a flaky test, reported, not a
+	# broken suite
+	cp -r "$FIX/clean" "$rw/src/flaky"
+	cat >"$rw/src/flaky/test/flaky_once_test.exs" <<'EXS'
+defmodule FlakyOnceTest do
+  use ExUnit.Case
+
+  test "fails the first time it runs in this folder" do
+    ran = Path.join(File.cwd!(), "ran_once")
+    first? = not File.exists?(ran)
+    File.write!(ran, "")
+    refute first?
+  end
+end
+EXS
+	GATE_REALWORLD="$rw/src" sh "$ROOT/tests/bench/realworld.sh" 1 >"$out" 2>&1
+	expect_in "$out" "realworld: flaky round 1: bare exit 2, gate exit 0: a test failed (bare: 1, under gate: 0)"
+	expect_not_in "$out" "the suite is broken here"
+	expect_not_in "$out" "gate passed"
 	GATE_REALWORLD="$rw/src" sh "$ROOT/tests/bench/realworld.sh" x >"$out" 2>&1
 	[ $? -eq 2 ] || fail "realworld.sh with a bad round count did not exit 2"
 	# a machine without real projects: one line per folder looked at, and the check passes
