@@ -51,6 +51,8 @@ static const char run_help[] =
         "      --runner R          which tests run ([run] runner): auto (mix test; in a rebar3\n"
         "                          project EUnit, then Common Test when it has suites), mix,\n"
         "                          eunit, ct or eunit,ct\n"
+        "      --erl PATH          a rebar3 project's node: the erl executable (default: erl\n"
+        "                          from PATH; rebar3 from PATH, or $GATE_REBAR3)\n"
         "  -q, --quiet             no progress lines\n"
         "      --per-test          the growth of each test: light readings (no GC) at its\n"
         "                          edges, within a twentieth of the run's time ([attribution]\n"
@@ -217,6 +219,7 @@ int run_cmd_main(int argc, char **argv)
 	        {"instrument", no_argument, NULL, 'I'},        /* +Muatags true from the boot */
 	        {"runner", required_argument, NULL, 'u'},
 	        {"confirm", no_argument, NULL, 'Y'},
+	        {"erl", required_argument, NULL, 'E'},
 	        {NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
@@ -254,6 +257,7 @@ int run_cmd_main(int argc, char **argv)
 		case 'I': o.instrument = true; break;
 		case 'u': o.runner = optarg; break;
 		case 'Y': o.confirm = true; break;
+		case 'E': o.erl = optarg; break;
 		case 'b':
 		case 't':
 			if (parse_duration(c == 'b' ? "--boot-timeout" : "--test-timeout", optarg,

@@ -137,6 +137,7 @@ static int boot(struct session *s, char *err, size_t errlen)
 	        .preload_batch = PROBE_BOOT_BATCH,
 	        .code_paths = s->o.code_paths,
 	        .ncode_paths = s->o.ncode_paths,
+	        .erl = s->o.erl,
 	};
 	s->phase = "booting the node";
 	int rc = node_start(&s->node, &no, err, errlen);

@@ -38,6 +38,7 @@ struct session_opts {
 	 * gate/probe/gate_probe_erl.erl) without a Mix project; NULL: a Mix project */
 	const char *const *code_paths;
 	size_t ncode_paths;
+	const char *erl; /* ... and its erl executable; NULL: erl from PATH */
 	/* load the probe under a free slot's names (probe_load's fresh): set by
 	 * commands whose calls into the probe all go through probe_entry() */
 	bool fresh_names;

@@ -150,6 +150,8 @@ static int configure(struct run *r)
 	if (!o->exec &&
 	    runner_pick(o->runner, r->cfg.runner, rebar3, &r->runner, r->err, sizeof(r->err)) < 0)
 		return -1;
+	if (rebar3 && runner_check_args(o->test_args, o->ntest_args, r->err, sizeof(r->err)) < 0)
+		return -1;
 	r->scope = o->cluster ? &cluster_scope : &single_scope;
 	r->work = o->exec  ? &exec_mode_workload
 	          : rebar3 ? &rebar_mode_workload
@@ -202,6 +204,7 @@ static int open_node(struct run *r)
 	        .need_mix = !o->exec && !rebar3,
 	        .code_paths = rebar3 ? (const char *const *)r->erl_paths.paths : NULL,
 	        .ncode_paths = rebar3 ? r->erl_paths.n : 0,
+	        .erl = o->erl,
 	        .project_dir = o->attach ? NULL : r->project,
 	        .attach = o->attach,
 	        .cookie_file = o->cookie_file,

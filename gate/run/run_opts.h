@@ -18,6 +18,7 @@ struct run_opts {
 	int test_timeout_ms; /* > 0 overrides node.test_timeout */
 	const char *elixir;  /* elixir executable; NULL: from PATH */
 	const char *runner;  /* --runner: which tests run (gate/run/runner.h); NULL: [run] runner */
+	const char *erl;     /* --erl: a rebar3 project's node's erl executable; NULL: from PATH */
 	bool quiet;          /* no progress lines */
 	bool via_mix;        /* started by `mix gate`: a finding's reproduce line says so */
 	/* baselines */

@@ -40,6 +40,31 @@ int runner_pick(const char *cli, const char *cfg, bool rebar3, struct runner_cho
 	return -1;
 }
 
+int runner_check_args(char *const *args, size_t nargs, char *err, size_t errlen)
+{
+	static const char *const flags[] = {"--module", "--suite", "--group", "--case"};
+	for (size_t i = 0; i < nargs; i++) {
+		const char *a = args[i];
+		bool known = false;
+		for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+			size_t n = strlen(flags[f]);
+			if (strncmp(a, flags[f], n) == 0 &&
+			    (a[n] == '\0' || (a[n] == '=' && a[n + 1])))
+				known = a[n] == '=' || (i + 1 < nargs && args[++i][0]);
+		}
+		if (!known) {
+			errtext_set(
+			        err, errlen, NULL,
+			        "the test argument %s is not one gate passes to a rebar3 project's "
+			        "runners: after -- give --module M[,M] (EUnit), --suite S[,S], "
+			        "--group G[,G] or --case C[,C] (Common Test), each with its value",
+			        a);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 const char *runner_name(const struct runner_choice *c)
 {
 	if (!c->rebar3)

@@ -19,6 +19,11 @@ struct runner_choice {
 int runner_pick(const char *cli, const char *cfg, bool rebar3, struct runner_choice *out, char *err,
                 size_t errlen);
 
+/* A rebar3 project's test arguments (after --): --module M[,M], --suite S[,S], --group G[,G]
+ * and --case C[,C], each with its value (or --name=value). Returns 0, or -1 with err naming
+ * the argument, before anything starts (gate_probe_erl checks them again in the node). */
+int runner_check_args(char *const *args, size_t nargs, char *err, size_t errlen);
+
 /* "mix test", "EUnit", "Common Test", "EUnit and Common Test": for messages. */
 const char *runner_name(const struct runner_choice *c);
 

@@ -15,7 +15,7 @@ set -eu
 root=${GATE_COMPAT_ROOT:-/var/cache/gate-compat/trixie}
 mirror=${GATE_COMPAT_MIRROR:-http://deb.debian.org/debian}
 suite=trixie
-pkgs=erlang-base,erlang-dev,erlang-tools,erlang-runtime-tools,erlang-crypto,erlang-syntax-tools,erlang-parsetools,elixir,ca-certificates
+pkgs=erlang-base,erlang-dev,erlang-tools,erlang-runtime-tools,erlang-crypto,erlang-syntax-tools,erlang-parsetools,elixir,ca-certificates,rebar3,erlang-eunit,erlang-common-test
 stamp="$root/.gate-compat"
 
 die() {
@@ -24,6 +24,18 @@ die() {
 }
 
 case "$root" in /?*/?*) ;; *) die "GATE_COMPAT_ROOT=$root: give a directory of its own, e.g. /var/cache/gate-compat/trixie" ;; esac
+# a root made before rebar3 was among its packages: rebar3 (and EUnit, Common Test) added
+if [ -f "$stamp" ] && [ -x "$root/usr/bin/erl" ] && [ ! -x "$root/usr/bin/rebar3" ]; then
+	[ "$(id -u)" -eq 0 ] || die "adding rebar3 to the chroot in $root needs root"
+	echo "compat: adding rebar3 to the chroot in $root" >&2
+	DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -q --no-install-recommends \
+		rebar3 erlang-eunit erlang-common-test >"$root.rebar3.log" 2>&1 ||
+		{ DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get update -q >>"$root.rebar3.log" 2>&1 &&
+			DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -q --no-install-recommends \
+				rebar3 erlang-eunit erlang-common-test >>"$root.rebar3.log" 2>&1; } ||
+		{ tail -n 20 "$root.rebar3.log" >&2; die "cannot install rebar3 into $root (log: $root.rebar3.log)"; }
+	rm -f "$root.rebar3.log"
+fi
 if [ -f "$stamp" ] && [ -x "$root/usr/bin/elixir" ] && [ -x "$root/usr/bin/erl" ]; then
 	echo "compat: using the chroot in $root ($(cat "$stamp"))" >&2
 	echo "$root"

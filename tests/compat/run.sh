@@ -13,7 +13,8 @@
 # validity (every case validates its JUnit), the toolchain cases that need OTP 27's erlc, and
 # what depends on the OTP or Elixir release: the node without distribution, one leak one
 # voice, instrument's origins and the settling (Mix prunes the code path from Elixir 1.15),
-# the peak, and the look inside processes (which loops answer system messages).
+# the peak, and the look inside processes (which loops answer system messages); and a rebar3
+# project (the chroot's rebar3 compiles it, its erl runs EUnit and Common Test).
 #
 #   bash tests/compat/run.sh [CASE...]     ends with "compat: N passed, M failed (...)"
 #                                          (exit 1 when any failed, 2 when it could not run)
@@ -77,7 +78,7 @@ mount --bind /dev "$R/dev" && MOUNTED+=("$R/dev") || { echo "compat: error: cann
 mount --bind /tmp "$R/tmp" && MOUNTED+=("$R/tmp") || { echo "compat: error: cannot bind /tmp into $R/tmp"; exit 2; }
 
 # in-chroot commands for a directory under /tmp
-for tool in elixir erlc erl; do
+for tool in elixir erlc erl rebar3; do
 	cat >"$STATE/$tool" <<WRAP
 #!/bin/sh
 # $tool of $R, run in the same directory inside it
@@ -125,6 +126,8 @@ export GATE_COMPAT_OTP=$otp
 export GATE_COMPAT_PROBE_GATE="$STATE/gate-otp$otp-compat/gate"
 export GATE_COMPAT_RAW_PROBE_GATE="$STATE/gate-otp$otp-raw/gate"
 export GATE_E2E_ELIXIR="$STATE/elixir"
+# a rebar3 project's node and compile (tests/e2e/cases/erlang.sh): the chroot's erl and rebar3
+export GATE_E2E_ERL="$STATE/erl" GATE_E2E_REBAR3="$STATE/rebar3"
 
 CASES=("$@")
 if [ ${#CASES[@]} -eq 0 ]; then
@@ -137,7 +140,9 @@ if [ ${#CASES[@]} -eq 0 ]; then
 		nodist_plain_node onevoice_ets_table fine_enif_names_the_nif fine_peak_names_the_test
 		settle_sets_aside_port_buffers settle_new_socket_buffer_is_growth
 		inside_map inside_queue inside_record inside_pdict inside_handlers inside_heap
-		inside_silent inside_spawn)
+		inside_silent inside_spawn
+		erlang_clean_passes erlang_leak_ets_fails erlang_leak_state_fails erlang_leak_procs_fails
+		erlang_eunit_failure_fails erlang_init_per_suite_fails erlang_no_compile_is_error)
 fi
 bash tests/e2e/run.sh "${CASES[@]}"
 rc=$?
