@@ -35,7 +35,8 @@
 #
 # Planted leaks at size: in each library suite of REALWORLD_PLANT_MIN_TESTS tests or more
 # (1 000 by default), one more `gate run` per kind in REALWORLD_PLANT ("ets state procs" by
-# default; "" for none), each with one test file of tests/realworld/plant/planted_KIND_test.exs
+# default; "" for none; "rotate": one kind per suite, the next for the next suite, as CI
+# runs it), each with one test file of tests/realworld/plant/planted_KIND_test.exs
 # dropped into the suite's test folder: a session table left alive and filled, a cache
 # server's state, 3 000 workers never stopped. Each must fail (exit 1) as exactly one memory
 # finding, the first failing one, naming what was planted and its test module; a line per
@@ -233,7 +234,14 @@ planted() {
 	n=$3
 	case "$n" in '' | *[!0-9]*) return 0 ;; esac
 	[ "$n" -ge "${REALWORLD_PLANT_MIN_TESTS:-1000}" ] || return 0
-	for kind in ${REALWORLD_PLANT-ets state procs}; do
+	kinds=${REALWORLD_PLANT-ets state procs}
+	if [ "$kinds" = rotate ]; then
+		set -- ets state procs
+		shift $((plant_turn % 3))
+		kinds=$1
+		plant_turn=$((plant_turn + 1))
+	fi
+	for kind in $kinds; do
 		f="$root/tests/realworld/plant/planted_${kind}_test.exs"
 		if [ ! -f "$f" ]; then
 			echo "realworld: error: REALWORLD_PLANT names $kind, which has no $f" >&2
@@ -280,6 +288,7 @@ PY
 	done
 }
 
+plant_turn=0 # REALWORLD_PLANT=rotate: the kind the next large suite gets
 # kb BYTES: kilobytes, for the table (the largest of the rounds)
 kb() { awk -v b="${1:-0}" 'BEGIN { printf "%.0f kB", b / 1000 }'; }
 
