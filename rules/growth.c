@@ -95,9 +95,9 @@ struct judged {
 	bool fail;
 	char explained[512]; /* "" when nothing was subtracted */
 	char msg[1024];
-	char by[512];         /* passing as context: what explains it (finding.explained_by); "" */
-	bool atoms_context;   /* an atom row the atom rule's pass explains */
-	bool literals;        /* the code row, judged with the literal area (SHOW_WITH_LITERALS) */
+	char by[512];       /* passing as context: what explains it (finding.explained_by); "" */
+	bool atoms_context; /* an atom row the atom rule's pass explains */
+	bool literals;      /* the code row, judged with the literal area (SHOW_WITH_LITERALS) */
 	int64_t lits; /* set aside as code: binary, the loaded modules' literals; ets, the code
 	               * server's table of loaded modules */
 	int64_t atom_entries; /* system: the new atoms' table entries, subtracted as explained */
