@@ -146,7 +146,8 @@ static int peak_run(struct findings *out, const struct fine_level *f, const stru
 		return -1;
 	struct finding *fd = &out->items[out->count - 1];
 	char mod[256], test[512];
-	if (f->hwm_reset && f->nwindows > 0) {
+	/* a culprit only for a failing peak: a passing one says where it fell, as context */
+	if (fail && f->hwm_reset && f->nwindows > 0) {
 		const struct peak_window *w = &f->windows[0];
 		peak_first_test(w->tests, mod, sizeof(mod), test, sizeof(test));
 		if (lines(w->tests) == 1 && culprit_set(fd, mod, test) < 0)
