@@ -197,6 +197,13 @@ PY
 			if [ "$grc" -eq 1 ] && [ "$brc" -eq 0 ] && [ "$failed" -eq 0 ]; then
 				alarms=$((alarms + 1))
 				what="FALSE ALARM"
+				# each failing finding whole, from the run's JSON: what to look at
+				python3 - "$work/run.json" <<'PY' 2>/dev/null | sed 's/^/    finding: /'
+import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    if f.get("verdict") == "FAIL":
+        print(f["rule"] + "/" + f["subject"] + ": " + f["message"])
+PY
 			fi
 		fi
 		if [ -n "$what" ]; then
