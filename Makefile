@@ -1,7 +1,9 @@
 # Makefile: builds build/gate, its unit tests and the end-to-end suite.
 #
 #   make               build/gate
-#   make test          every test: cmocka units, then end-to-end runs on real BEAM nodes
+#   make test          the everyday tests: cmocka units, then every end-to-end case but the
+#                      long ones on real BEAM nodes, E2E_JOBS at a time (default: CPUs + 1)
+#   make test-long     the long end-to-end cases (tests/e2e/run.sh --long; CI runs both)
 #   make demo          gate on the bundled example project (examples/demo)
 #   make asan [test]   the same with AddressSanitizer + UBSan, in build/asan
 #   make fuzz          every libFuzzer target (tests/fuzz) for FUZZ_TIME s each (default 60),
@@ -198,16 +200,28 @@ unit: $(TEST_BIN)
 	GATE_BUILD=$(BUILD) sh tests/run.sh unit
 
 e2e: $(BUILD)/gate $(BUILD)/tests/ei_ping
-	GATE_BUILD=$(BUILD) sh tests/run.sh e2e
+	GATE_BUILD=$(BUILD) GATE_E2E_JOBS=$(E2E_JOBS) sh tests/run.sh e2e
 
 # test and demo first install what is missing (integrations/deps.sh is idempotent and quick when
 # everything is there), so that both work on a fresh Debian 12 machine.
+# The test programs build on every CPU unless make was given -j itself (its jobserver then).
+# E2E_JOBS: end-to-end cases at a time (tests/e2e/run.sh -j).
+E2E_JOBS ?=
+TEST_MAKE = $(MAKE) $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
 test:
 	sh integrations/deps.sh
 	test -d tests/junit/node_modules/junit2json || (cd tests/junit && npm ci --no-audit --no-fund)
 	test -d tests/integrations/node_modules/playwright-core || (cd tests/integrations && npm ci --no-audit --no-fund)
-	$(MAKE) $(if $(SAN),asan,$(BUILD)/gate $(TEST_BIN))
-	GATE_BUILD=$(BUILD) sh tests/run.sh all
+	$(TEST_MAKE) $(if $(SAN),asan,$(BUILD)/gate $(TEST_BIN))
+	GATE_BUILD=$(BUILD) GATE_E2E_JOBS=$(E2E_JOBS) sh tests/run.sh all
+
+.PHONY: test-long
+test-long:
+	sh integrations/deps.sh
+	test -d tests/junit/node_modules/junit2json || (cd tests/junit && npm ci --no-audit --no-fund)
+	test -d tests/integrations/node_modules/playwright-core || (cd tests/integrations && npm ci --no-audit --no-fund)
+	$(TEST_MAKE) $(BUILD)/gate $(BUILD)/tests/ei_ping
+	GATE_BUILD=$(BUILD) GATE_E2E_JOBS=$(E2E_JOBS) sh tests/run.sh long
 
 demo:
 	sh integrations/deps.sh

@@ -1,7 +1,9 @@
 #!/bin/sh
-# tests/run.sh: runs the cmocka unit tests, the end-to-end suite, or both, and ends with one
-# closing line "tests: N passed, M failed" (exit 1 when anything failed).
-# usage: tests/run.sh unit|e2e|all      (GATE_BUILD: the build dir, default build)
+# tests/run.sh: runs the cmocka unit tests, the end-to-end suite's everyday tier, or both
+# (make test), or its long tier (make test-long), and ends with one closing line
+# "tests: N passed, M failed" (exit 1 when anything failed).
+# usage: tests/run.sh unit|e2e|all|long      (GATE_BUILD: the build dir, default build;
+#        GATE_E2E_JOBS: end-to-end cases at a time, tests/e2e/run.sh)
 set -u
 mode=${1:-all}
 build=${GATE_BUILD:-build}
@@ -9,7 +11,10 @@ export LC_ALL=C
 passed=0
 failed=0
 
+case "$mode" in unit | e2e | all | long) ;; *) echo "tests/run.sh: unknown mode $mode (unit, e2e, all or long)"; exit 2 ;; esac
+
 if [ "$mode" = unit ] || [ "$mode" = all ]; then
+	t0=$(date +%s)
 	for t in "$build"/tests/test_*; do
 		[ -x "$t" ] || continue
 		out=$(mktemp)
@@ -26,11 +31,14 @@ if [ "$mode" = unit ] || [ "$mode" = all ]; then
 		fi
 		rm -f "$out"
 	done
+	echo "unit: $passed passed, $failed failed, $(($(date +%s) - t0)) s wall"
 fi
 
-if [ "$mode" = e2e ] || [ "$mode" = all ]; then
+if [ "$mode" = e2e ] || [ "$mode" = all ] || [ "$mode" = long ]; then
 	out=$(mktemp)
-	bash tests/e2e/run.sh 2>&1 | tee "$out"
+	tier=""
+	[ "$mode" = long ] && tier=--long
+	bash tests/e2e/run.sh $tier 2>&1 | tee "$out"
 	p=$(sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' "$out" | tail -n 1)
 	f=$(sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' "$out" | tail -n 1)
 	if [ -z "$p" ]; then

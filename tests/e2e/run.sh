@@ -4,11 +4,11 @@
 # real build/gate, checks the exit code, the messages, the JUnit file (xmllint against the
 # xsd and junit2json, a real consumer from npm) and that no process it started is left.
 #
-# usage: tests/e2e/run.sh [-j N] [--long | --all] [CASE...]
+# usage: tests/e2e/run.sh [-j N] [--long | --all] [--list] [CASE...]
 #   no CASE: the everyday tier (every case not marked long; make test); --long: the long
 #   cases alone (make test-long); --all: both. Named cases run whatever their tier.
 #   -j N: N cases at a time (default: GATE_E2E_JOBS, else the CPU count plus one); cases
-#   marked serial run afterwards, alone.
+#   marked serial run afterwards, alone. --list: the cases it would run, and how, one a line.
 # It ends with each case's wall time, slowest first, the summed and the wall time, then
 # "e2e: N passed, M failed". The whole table goes to $GATE_BUILD/e2e-times.txt, and the next
 # run starts the cases slowest first from it.
@@ -35,14 +35,16 @@ FIX="$ROOT/tests/fixtures"
 
 JOBS=${GATE_E2E_JOBS:-}
 TIER=quick
+LIST=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-j) JOBS=${2:-}; shift 2 || shift ;;
 	-j*) JOBS=${1#-j}; shift ;;
 	--long) TIER=long; shift ;;
 	--all) TIER=all; shift ;;
+	--list) LIST=1; shift ;;
 	--) shift; break ;;
-	-*) echo "e2e: error: unknown option $1 (usage: tests/e2e/run.sh [-j N] [--long | --all] [CASE...])"; echo "e2e: 0 passed, 1 failed"; exit 2 ;;
+	-*) echo "e2e: error: unknown option $1 (usage: tests/e2e/run.sh [-j N] [--long | --all] [--list] [CASE...])"; echo "e2e: 0 passed, 1 failed"; exit 2 ;;
 	*) break ;;
 	esac
 done
@@ -941,6 +943,12 @@ PARALLEL=() SERIAL_CASES=()
 for c in $ORDERED; do
 	if [ -n "${SERIAL[$c]:-}" ]; then SERIAL_CASES+=("$c"); else PARALLEL+=("$c"); fi
 done
+if [ "$LIST" = 1 ]; then
+	for c in $CASES; do
+		printf '%s%s%s%s\n' "$c" "${LONG[$c]:+ long}" "${SERIAL[$c]:+ serial}" "${FRESH[$c]:+ fresh}"
+	done
+	exit 0
+fi
 PASS=0
 FAIL=0
 FAILED_CASES=()

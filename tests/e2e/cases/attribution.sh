@@ -111,6 +111,8 @@ case_attribution_per_test_budget() {
 	no_leftovers "$d"
 }
 
-# the readings keep to a budget of the run's time, which other cases' nodes beside it eat:
-# alone, after the others
-e2e_serial attribution_per_test_budget
+# --per-test's readings keep to a budget of the run's time so far, compiling included, and
+# other cases' nodes beside them eat into it: these run alone, after the others, on the
+# fixture as in the repository (compiled in the run), as they were written for
+e2e_serial attribution_per_test attribution_per_test_clean_passes attribution_per_test_budget
+e2e_fresh attribution_per_test attribution_per_test_clean_passes attribution_per_test_budget

@@ -172,3 +172,7 @@ case_docs_commands() {
 	[ -n "$tpl" ] && no_leftovers "$tpl"
 	echo "    $checked commands checked, $ran of them run against the demo"
 }
+
+# every command of the docs run against the demo, a minute or more: the long tier (make
+# test-long)
+e2e_long docs_commands

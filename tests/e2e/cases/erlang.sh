@@ -212,3 +212,7 @@ case_erlang_rebar3_gate_plugin() {
 	serve_stop
 	gone "$d"
 }
+
+# it builds the release binary (make release, a minute of static linking the first time): the
+# long tier (make test-long)
+e2e_long erlang_rebar3_gate_plugin

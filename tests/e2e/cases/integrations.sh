@@ -688,3 +688,7 @@ case_ci_reports_name_the_culprit() {
 	expect_in "$WORK/leak.html" '<tr class="growing"><td class="n">1</td><td>LeakEts.CorpusTest</td>'
 	no_leftovers "$d"
 }
+
+# the Phoenix workflow's jobs on a real application when this machine has one: the long tier
+# (make test-long)
+e2e_long ci_template_steps_run

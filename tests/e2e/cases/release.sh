@@ -446,3 +446,8 @@ case_exit_with_parent_stops_gate() {
 	expect_in "$ERR" "gate: error: interrupted by Terminated while running the tests"
 	expect_in "$ERR" "stopping node"
 }
+
+# the cases that build the release binary (make release, a minute of static linking the first
+# time): the long tier (make test-long)
+e2e_long release_binary_static mix_gate_install_served mix_gate_install_refusals \
+	ci_release_install_steps

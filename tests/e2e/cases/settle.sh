@@ -210,3 +210,6 @@ app_planted_leaks_in() {
 	pg_stop "$top/pg.env"
 	unset PGHOST PGPORT
 }
+
+# real applications ($GATE_REALWORLD_APPS): the long tier (make test-long)
+e2e_long app_planted_leaks

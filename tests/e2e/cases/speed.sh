@@ -116,3 +116,7 @@ case_snapshot_attach_sigkill_ends_clean() {
 	[ "$(cl_call "$SP_NODE" erlang node "[]")" = "'$SP_NODE'" ] || fail "the node did not survive"
 	cl_stop
 }
+
+# snapshots and purges on a node of 200 000 processes, a minute or more: the long tier (make
+# test-long)
+e2e_long snapshot_attach_ends_clean
