@@ -6,12 +6,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/errtext.h"
 #include "base/grow.h"
+#include "gate/node/signals.h"
 
 /* rebar3's output is kept up to this (a project's compile warnings); past it, the start */
 #define REBAR_OUT_MAX (4u << 20)
@@ -149,9 +151,12 @@ int rebar_build(const char *project, bool quiet, struct rebar_paths *out, char *
 	ssize_t got;
 	while ((got = read(pfd[0], chunk, sizeof(chunk))) != 0) {
 		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
+			if (errno != EINTR)
+				break;
+			/* gate was told to stop: so is rebar3, whose output still drains */
+			if (signals_caught)
+				kill(pid, SIGTERM);
+			continue;
 		}
 		textbuf_add(&b, chunk, (size_t)got);
 	}
@@ -160,6 +165,11 @@ int rebar_build(const char *project, bool quiet, struct rebar_paths *out, char *
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	int rc = -1;
+	if (signals_caught) {
+		errtext_set(err, errlen, NULL, "interrupted by %s while compiling %s with rebar3",
+		            strsignal(signals_caught), project);
+		goto out;
+	}
 	if (exec_failed) {
 		if (child_errno == ENOENT && !strchr(rebar3, '/'))
 			errtext_set(err, errlen, NULL,
