@@ -247,3 +247,23 @@ case_erlang_interrupted() {
 		no_leftovers "$D"
 	done
 }
+
+# an umbrella (apps/*, rebar3's project_app_dirs): every app's EUnit tests and suites run
+case_erlang_umbrella_apps() {
+	local a
+	D=$(mktemp -d "$WORK/erl_umbrella.XXXXXX")
+	printf '{erl_opts, [debug_info]}.\n{deps, []}.\n' >"$D/rebar.config"
+	for a in alpha beta; do
+		mkdir -p "$D/apps/$a/src" "$D/apps/$a/test"
+		printf '{application, %s, [{vsn, "1"}, {applications, [kernel, stdlib]}, {modules, []}]}.\n' "$a" >"$D/apps/$a/src/$a.app.src"
+		printf -- '-module(%s).\n-export([f/0]).\nf() -> 1.\n' "$a" >"$D/apps/$a/src/$a.erl"
+		printf -- '-module(%s_tests).\n-include_lib("eunit/include/eunit.hrl").\nf_test() -> ?assertEqual(1, %s:f()).\n' "$a" "$a" >"$D/apps/$a/test/${a}_tests.erl"
+	done
+	printf -- '-module(beta_SUITE).\n-export([all/0, one/1]).\nall() -> [one].\none(_) -> 1 = beta:f().\n' >"$D/apps/beta/test/beta_SUITE.erl"
+	erl_gate -C "$D"
+	expect_rc 0
+	expect_in "$ERR" "2 modules with EUnit tests, 1 Common Test suites"
+	junit_check "$D/_build/gate/junit.xml" --failures 0 --errors 0 \
+		--testcase "alpha_tests=f_test/0" --testcase "beta_tests=f_test/0" --testcase "beta_SUITE=one"
+	no_leftovers "$D"
+}
