@@ -9,8 +9,6 @@
 -export([what_grew/5, owners/2]).
 %% for gate_probe_state: who started a process
 -export([owner_of/3]).
-%% for gate_probe_code: what a refc binary's header costs in the binary allocator
--export([bin_per/0]).
 
 %% New persistent_term entries and new atoms looked at at most (beyond, a sample), groups
 %% shipped per kind.
