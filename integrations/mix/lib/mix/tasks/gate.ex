@@ -41,6 +41,9 @@ defmodule Mix.Tasks.Gate do
     * `--per-test` - the growth of every test, not only of every test module
     * `--repeat N` - leak or warm-up? the suite N times in one node; what grows in every
       run after the first fails
+    * `--confirm` - after a failing verdict with one culprit test module, its test file runs
+      alone in a fresh node and the finding says whether it leaks alone (every failing
+      finding ends with the `mix gate` line that reproduces it)
     * `--warn-only` - memory findings are reported as warnings and never fail (failing tests
       still do)
     * `--baseline-ref REF` - the baseline to compare with (default: `origin/main`)
