@@ -107,6 +107,15 @@ static void needs_text(char *buf, size_t len, const struct run *r, const char *c
 /* Runs the confirming gate; its exit status, or -1 with why (a timeout, it could not start). */
 static int run_child(struct run *r, char *const *argv, const char *log, char *why, size_t len)
 {
+	/* this very gate: its path read before the fork (a tool that runs gate, valgrind,
+	 * answers it with gate's own path, where exec of /proc/self/exe would be the tool) */
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		snprintf(why, len, "it could not start (its path: %s)", strerror(errno));
+		return -1;
+	}
+	exe[n] = '\0';
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(why, len, "it could not start (%s)", strerror(errno));
@@ -123,7 +132,7 @@ static int run_child(struct run *r, char *const *argv, const char *log, char *wh
 		unsetenv("GITHUB_STEP_SUMMARY");
 		unsetenv("GITHUB_OUTPUT");
 		unsetenv("GITHUB_ACTIONS");
-		execv("/proc/self/exe", argv);
+		execv(exe, argv);
 		_exit(127);
 	}
 	long long deadline = clock_ms() + r->cfg.confirm_timeout_ms;
