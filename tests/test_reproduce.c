@@ -56,6 +56,17 @@ static void test_annotate_ends_failing_findings(void **state)
 	                                        "test/feeder_test.exs:7");
 	assert_string_equal(f.items[1].message, "ok");
 	assert_string_equal(f.items[2].message, "erl");
+	/* the writers that cut a long sentence show these two apart */
+	const struct finding_part *acting[2];
+	size_t head = finding_acting_split(&f.items[0], acting);
+	assert_int_equal(head, strlen("grew; likely A"));
+	assert_non_null(acting[0]);
+	assert_non_null(acting[1]);
+	assert_string_equal(acting[0]->text, "confirmed");
+	assert_string_equal(acting[1]->text, "reproduce: gate run -- test/feeder_test.exs:7");
+	assert_int_equal(finding_acting_split(&f.items[1], acting), strlen("ok"));
+	assert_null(acting[0]);
+	assert_null(acting[1]);
 	/* once */
 	assert_int_equal(reproduce_annotate(&f, &cmd), 0);
 	assert_int_equal(strstr(strstr(f.items[0].message, "reproduce") + 1, "reproduce") == NULL,
