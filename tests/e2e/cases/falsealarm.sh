@@ -111,7 +111,7 @@ case_clean_table_adds_up() {
 	run_gate run -q -C "$d" --json "$d/run.json"
 	expect_rc 0
 	grep -q '"persistent_term_memory":' "$d/run.json" || fail "no persistent_term_memory in --json"
-	grep -q 'test modules of this suite, [0-9]* modules\{0,1\} loaded from disk' "$d/run.json" ||
+	grep -q 'modules\{0,1\} compiled from this suite.s files, [0-9]* modules\{0,1\} loaded from disk' "$d/run.json" ||
 		fail "the code row does not count the suite's own modules in --json"
 	no_leftovers "$d"
 }
