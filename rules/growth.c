@@ -184,6 +184,10 @@ static int64_t code_suite(struct judged *j, const struct snapshot *b, const stru
 	return cs.suite;
 }
 
+/* Code set aside from the binary and ets rows only from this many bytes: less moves no verdict
+ * (the floors are a megabyte) and is not worth a reader's words in a failing finding. */
+#define GROWTH_ASIDE_MIN 65536
+
 /* The binary row: the refc binaries that the literals of the modules loaded during the run
  * hold (read from their object code: gate_probe_code.erl) are code, not growth: no process,
  * table or term holds them, and they stay as long as the modules. Those of the suite's own
@@ -199,6 +203,8 @@ static int64_t binary_literals(struct judged *j, const struct snapshot *a)
 	int64_t made = a->code_created.lit_bytes;
 	own = own < room ? own : room;
 	made = made < room - own ? made : room - own;
+	if (own + made < GROWTH_ASIDE_MIN)
+		return 0;
 	char why[200], nt[32], nd[32], nc[32];
 	if (own > 0) {
 		model_count_format(nt, sizeof(nt), a->code_test.count);
@@ -235,7 +241,7 @@ static int64_t ets_code_table(struct judged *j, const struct snapshot *a)
 			continue;
 		int64_t d = pos(e->bytes - e->bytes_before);
 		d = d < pos(j->raw) ? d : pos(j->raw);
-		if (d <= 0)
+		if (d < GROWTH_ASIDE_MIN)
 			return 0;
 		char why[96], n[32];
 		model_count_format(n, sizeof(n), e->rows - e->rows_before);
