@@ -69,7 +69,9 @@ case_modules_literals_beside_a_leak() {
 	expect_in "$OUT" "process literals_page_cache"
 	expect_in "$OUT" "1. Literals.HolderTest"
 	expect_not_in "$OUT" "likely culprit: Literals.SchemaTest"
-	expect_not_in "$OUT" "1. Literals.SchemaTest"
+	# the lists that name what grew the process: its own test module, never the schemas'
+	sed -n '/^Failed memory rule/,/^Top growing/p' "$OUT" >"$OUT.failed"
+	expect_not_in "$OUT.failed" "Literals.SchemaTest"
 	junit_check "$d/_build/gate/junit.xml" --failures 1
 	no_leftovers "$d"
 }
