@@ -185,7 +185,7 @@ no_leftovers() {
 	done
 	if [ -n "$left" ]; then
 		local list=""
-		for p in $left; do list="$list $p($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-60))"; done
+		for p in $left; do list="$list $p($(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | cut -c1-60))"; done
 		fail "processes left behind:$list"
 	fi
 	local ours
@@ -207,7 +207,7 @@ procs_in() {
 our_epmds() {
 	local p
 	for p in $(pgrep -x epmd); do
-		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "GATE_E2E_RUN=$WORK" && printf '%s ' "$p"
+		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qxF "GATE_E2E_RUN=$WORK" && printf '%s ' "$p"
 	done
 }
 
@@ -215,7 +215,7 @@ our_epmds() {
 run_epmds() {
 	local p
 	for p in $(pgrep -x epmd); do
-		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -q "^GATE_E2E_RUN=$RUN/" && printf '%s ' "$p"
+		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -q "^GATE_E2E_RUN=$RUN/" && printf '%s ' "$p"
 	done
 }
 
@@ -224,7 +224,7 @@ run_epmds() {
 ours_matching() {
 	local p
 	for p in $(pgrep -f -- "$1"); do
-		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "GATE_E2E_RUN=$WORK" && printf '%s ' "$p"
+		tr '\0' '\n' 2>/dev/null <"/proc/$p/environ" | grep -qxF "GATE_E2E_RUN=$WORK" && printf '%s ' "$p"
 	done
 }
 
