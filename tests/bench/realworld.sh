@@ -93,9 +93,10 @@ projects="$libs"
 work=$(mktemp -d "${TMPDIR:-/tmp}/gate-realworld.XXXXXX")
 # A suite may start distribution itself (phoenix_pubsub's starts peers), which needs an epmd,
 # as its own CI starts with `epmd -daemon`; gate's node is not distributed and starts none.
-# One is started here when none answers, and only that one is stopped at the end.
-# The epmd started here carries a mark in its environment (epmd -daemon forks: its pid is
-# not $!), so that exactly that one is stopped, never another user's.
+# One is started here when none answers, before each run: another user's epmd that answered
+# may be stopped by its owner meanwhile (phoenix_pubsub's bare run then failed: "register/listen
+# error: econnrefused"). Only those started here are stopped at the end: they carry a mark in
+# their environment (epmd -daemon forks: its pid is not $!), never another user's.
 epmd_mark="REALWORLD_EPMD=$work"
 our_epmds() {
 	for e in $(pgrep -x epmd); do
@@ -108,11 +109,14 @@ pg_down() { [ -z "$pgenv" ] || pg_stop "$pgenv"; pgenv=""; }
 trap 'pg_down; stop_our_epmd; rm -rf "$work"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-if ! epmd -names >/dev/null 2>&1; then
+# epmd_up: an epmd answers, started here if none does
+epmd_up() {
+	epmd -names >/dev/null 2>&1 && return 0
 	env "$epmd_mark" epmd -daemon || { echo "realworld: error: epmd -daemon failed (a suite that starts distribution needs one)" >&2; exit 2; }
-	for i in $(seq 1 50); do epmd -names >/dev/null 2>&1 && break; sleep 0.1; done
+	for _e in $(seq 1 50); do epmd -names >/dev/null 2>&1 && break; sleep 0.1; done
 	echo "realworld: started epmd -daemon (pid $(echo $(our_epmds))) for suites that start distribution; stopped at the end"
-fi
+}
+epmd_up
 export MIX_ENV=test LC_ALL=C
 in="" # the prefix that runs a command where an application's database is (pg_wrap)
 limit=${REALWORLD_TIMEOUT:-900} # seconds per run: a hung suite is an error, not a hang of CI
@@ -128,6 +132,7 @@ project_rounds() {
 	exits="" tests="?" alarms=0 tfail=0 frun=0 errors=0 gate_pass_failed=0 codemax=0 binmax=0
 	i=1
 	while [ "$i" -le "$rounds" ]; do
+		epmd_up
 		t=$(now_ms)
 		# shellcheck disable=SC2086 # $in: a command prefix (the database's network namespace)
 		(cd "$d" && $in timeout "$limit" mix test >"$work/bare.out" 2>&1)
@@ -136,6 +141,7 @@ project_rounds() {
 		# ExUnit's closing line: "212 tests, 0 failures" (", 3 excluded", "1 test, 1 failure")
 		bline=$(grep -E '^[0-9]+ (tests?|doctests?|propert)[^,]*(, [0-9]+ [a-z]+)*, [0-9]+ failures?' "$work/bare.out" | tail -n 1)
 		bfail=$(printf '%s\n' "$bline" | sed -n 's/.* \([0-9][0-9]*\) failures\{0,1\}.*/\1/p')
+		epmd_up
 		t=$(now_ms)
 		# shellcheck disable=SC2086
 		$in timeout "$limit" "$gate" run -q -C "$d" --json "$work/run.json" >"$work/gate.out" 2>&1
