@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/release/compat.sh: the release binary where nothing of gate's build is: inside the
 # Debian 13 chroot of `make compat` (tests/compat/root.sh: Erlang/OTP 27 and Elixir 1.18 from
-# Debian, no libgit2, libxml2 or jansson), gate runs on a copy of the demo (examples/demo):
+# Debian; libgit2, libxml2 and jansson hidden if other packages brought them), gate runs on a copy of the demo (examples/demo):
 # exit 0 as it is, exit 1 with `-- --include leak`, and again through `mix gate` (the Mix
 # package as a path dependency, config :gate, path: the binary), whose own ExUnit tests run
 # there too (Elixir 1.18). Needs root (chroot, mounts), like
@@ -56,9 +56,19 @@ inside() { # CMD...: run in the chroot, in the demo's copy, with a home of its o
 	chroot "$R" /usr/bin/env -i PATH=/usr/bin:/bin HOME="$W/home" LANG=C.UTF-8 \
 		GATE_COMPAT_RUN="$GATE_COMPAT_RUN" /bin/sh -c 'cd "$0" && exec "$@"' "$W/demo" "$@"
 }
+# The chroot may carry these libraries as other packages' dependencies (Common Test, which
+# the Erlang cases of make compat need, pulls in wx and its GTK stack, which needs libxml2).
+# In this run's own mount namespace each of their files is covered by an empty one, so the
+# binary finds none of them, as on a machine without them; a file still readable fails.
+hidden=""
 for lib in libgit2 libxml2 libjansson; do
-	[ -z "$(find "$R/usr/lib" -name "$lib.so*" 2>/dev/null | head -n 1)" ] ||
-		bad "the chroot has $lib: it proves nothing about static linking"
+	for f in $(find "$R/usr/lib" "$R/lib" -name "$lib.so*" -type f 2>/dev/null); do
+		if mount --bind /dev/null "$f"; then
+			MOUNTED+=("$f")
+			hidden="$hidden $(basename "$f")"
+		fi
+		[ ! -s "$f" ] || bad "$f is in the chroot and could not be hidden: it would prove nothing about static linking"
+	done
 done
 inside ldd "$W/gate" >"$W/ldd.out" 2>&1 || bad "ldd in the chroot: $(cat "$W/ldd.out")"
 ! grep -q "not found" "$W/ldd.out" || bad "libraries not found in the chroot: $(grep 'not found' "$W/ldd.out")"
@@ -95,4 +105,4 @@ rc=$?
 left=$(ours)
 [ -z "$left" ] || bad "processes left in the chroot: $left"
 [ "$fail" = 0 ] || exit 1
-echo "release compat: ok ($(basename "$BIN") on Erlang/OTP $otp / Elixir $ex in $R, no libgit2/libxml2/jansson there: demo clean 0, -- --include leak 1, the same through mix gate, the Mix package's tests pass; $(sed -n 2p "$W/version.out" | cut -c1-60)...)"
+echo "release compat: ok ($(basename "$BIN") on Erlang/OTP $otp / Elixir $ex in $R, no libgit2/libxml2/jansson there${hidden:+ (hidden for the run:$hidden)}: demo clean 0, -- --include leak 1, the same through mix gate, the Mix package's tests pass; $(sed -n 2p "$W/version.out" | cut -c1-60)...)"
