@@ -193,7 +193,7 @@ emit(Suite, Name, Line0, Time, State, Delta, St0) ->
     end,
     gen_server:cast(?F, {test_finished, #{module => Suite, name => Name, state => State,
                                           time => Time,
-                                          tags => #{file => source_file(Suite, St),
+                                          tags => #{file => gate_probe_erl:source_file(Suite, maps:get(root, St, <<>>)),
                                                     line => case Line0 of
                                                                 0 -> case_line(Suite, Name);
                                                                 _ -> Line0
@@ -238,23 +238,6 @@ case_line(Suite, Name) ->
         F = binary_to_existing_atom(Fun),
         hd([L || {function, Anno, N, 1, _} <- Forms, N =:= F, L <- [erl_anno:line(Anno)]])
     catch _:_ -> 0
-    end.
-
-source_file(M, St) ->
-    Root = maps:get(root, St, <<>>),
-    case catch M:module_info(compile) of
-        L when is_list(L) ->
-            case lists:keyfind(source, 1, L) of
-                {source, S} ->
-                    B = unicode:characters_to_binary(S),
-                    N = byte_size(Root),
-                    case B of
-                        <<Root:N/binary, "/", Rel/binary>> when N > 0 -> Rel;
-                        _ -> B
-                    end;
-                false -> <<>>
-            end;
-        _ -> <<>>
     end.
 
 now_us() -> erlang:monotonic_time(microsecond).

@@ -13,6 +13,8 @@
 -gate_load(tests).
 
 -export([prepare/1, run_tests/2]).
+%% for gate_probe_eunit and gate_probe_ct: a test module's file as JUnit names it
+-export([source_file/2]).
 
 -define(F, 'Elixir.Gate.Formatter').
 
@@ -183,3 +185,21 @@ bad_arg(Arg) ->
                             "project's runners: after -- give --module M[,M] (EUnit), "
                             "--suite S[,S], --group G[,G] or --case C[,C] (Common Test)",
                             [Arg]))}.
+
+%% Module's source file (its compile info), relative to the project's root Root when under it;
+%% <<>> when the module does not say.
+source_file(M, Root) ->
+    case catch M:module_info(compile) of
+        L when is_list(L) ->
+            case lists:keyfind(source, 1, L) of
+                {source, S} ->
+                    B = unicode:characters_to_binary(S),
+                    N = byte_size(Root),
+                    case B of
+                        <<Root:N/binary, "/", Rel/binary>> when N > 0 -> Rel;
+                        _ -> B
+                    end;
+                false -> <<>>
+            end;
+        _ -> <<>>
+    end.

@@ -194,7 +194,7 @@ emit(M, Name, Line, Time, Status, Msg, Reason, Delta, St) ->
             end,
     gen_server:cast(?F, {test_finished, #{module => M, name => Name, state => State,
                                           time => Time,
-                                          tags => #{file => source_file(M, St), line => Line}}}).
+                                          tags => #{file => gate_probe_erl:source_file(M, maps:get(root, St, <<>>)), line => Line}}}).
 
 %% {Module, Name, Line}: "fun_test/0" (its line from the module's debug info), a generated
 %% test "fun_test_/0 #3 line 12" (the fun's number tells apart the tests of one line), and the
@@ -271,23 +271,6 @@ reason({error, {Assert, Info}, _}) when is_atom(Assert), is_list(Info) ->
     text([atom_to_list(Assert), " failed", [[": ", lists:join(", ", Parts)] || Parts =/= []]]);
 reason({Class, Term, _}) -> text(io_lib:format("~w: ~0tP", [Class, Term, 20]));
 reason(Other) -> text(io_lib:format("~0tP", [Other, 20])).
-
-source_file(M, St) ->
-    Root = maps:get(root, St, <<>>),
-    case catch M:module_info(compile) of
-        L when is_list(L) ->
-            case lists:keyfind(source, 1, L) of
-                {source, S} ->
-                    B = unicode:characters_to_binary(S),
-                    N = byte_size(Root),
-                    case B of
-                        <<Root:N/binary, "/", Rel/binary>> when N > 0 -> Rel;
-                        _ -> B
-                    end;
-                false -> <<>>
-            end;
-        _ -> <<>>
-    end.
 
 text(IoData) ->
     case unicode:characters_to_binary(IoData) of
