@@ -561,3 +561,11 @@ int drilldown_annotate(struct findings *findings, const struct snapshot *before,
 	free(items);
 	return 0;
 }
+
+int64_t drilldown_held(const struct drill_item *items, size_t n, enum mem_cat c)
+{
+	int64_t held = 0;
+	for (size_t i = 0; i < n; i++)
+		held += items[i].by_cat[c] > 0 ? items[i].by_cat[c] : 0;
+	return held;
+}

@@ -59,6 +59,10 @@ int64_t drilldown_ets_bin(const struct ets_growth *e);
 size_t drilldown_list(struct drill_item *out, size_t max, const struct snapshot *before,
                       const struct snapshot *after);
 
+/* What the n structures of items grew in category c, their growth only (a structure that
+ * shrank counts 0): the bytes of c that a structure gate names holds. */
+int64_t drilldown_held(const struct drill_item *items, size_t n, enum mem_cat c);
+
 /* Rewrites the message of every failing finding that judges a category or a count without
  * naming what grew, to lead with the structures that grew most in it: any rule whose subject
  * is an erlang:memory category (growth, baseline, trend; the structures whose bytes count in it and

@@ -780,8 +780,7 @@ int growth_consolidate(struct findings *out, size_t start, const struct snapshot
 		}
 	}
 	n = drilldown_list(items, DRILL_MAX, before, after);
-	for (size_t i = 0; i < n; i++)
-		sp->held_bin += pos(items[i].by_cat[MEM_BINARY]);
+	sp->held_bin = drilldown_held(items, n, MEM_BINARY);
 	for (int c = 0; c < MEM_CAT_COUNT; c++)
 		adopted[c] = -1;
 	/* each adoption may explain another leaf: judge again until none is adopted */

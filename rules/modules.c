@@ -48,9 +48,7 @@ static int binary_unheld(const struct snapshot *b, const struct snapshot *a, int
 	if (!items)
 		return -1;
 	int64_t grew = a->mem[MEM_BINARY] - b->mem[MEM_BINARY];
-	size_t n = drilldown_list(items, DRILL_MAX, b, a);
-	for (size_t i = 0; i < n; i++)
-		grew -= items[i].by_cat[MEM_BINARY] > 0 ? items[i].by_cat[MEM_BINARY] : 0;
+	grew -= drilldown_held(items, drilldown_list(items, DRILL_MAX, b, a), MEM_BINARY);
 	free(items);
 	*out = grew > 0 ? grew : 0;
 	return 0;
