@@ -74,33 +74,8 @@ watcher() -> whereis(gate_probe_loads).
 %% watches).
 loaded_literals() ->
     case application:get_env(gate_probe, loaded_literals) of
-        {ok, Counter} ->
-            loads_drained(),
-            counters:get(Counter, 1);
+        {ok, Counter} -> counters:get(Counter, 1);
         undefined -> 0
-    end.
-
-%% Waits (at most a second) until the loads process has measured the modules loaded so far,
-%% when it has some left: a module defined in a test is measured just after its load, and a
-%% reading at the test module's edge must count it (on a busy machine the loads process was
-%% a module or two behind, and the edge charged their literals to the module that defined
-%% them).
-loads_drained() ->
-    case whereis(gate_probe_loads) of
-        Pid when is_pid(Pid) ->
-            case erlang:process_info(Pid, message_queue_len) of
-                {message_queue_len, 0} -> ok;
-                {message_queue_len, _} ->
-                    Ref = monitor(process, Pid),
-                    Pid ! {drained, self(), Ref},
-                    receive
-                        {Ref, drained} -> demonitor(Ref, [flush]), ok;
-                        {'DOWN', Ref, _, _, _} -> ok
-                    after 1000 -> demonitor(Ref, [flush]), ok
-                    end;
-                undefined -> ok
-            end;
-        undefined -> ok
     end.
 
 %% Loads: #{Module => {LiteralBytes, CompilingFile, Loader}} of the last binary loaded under
@@ -118,9 +93,6 @@ loads(Loads, Counter) ->
             %% would pay a full one per module over the whole map)
             erlang:garbage_collect(self(), [{type, minor}]),
             loads(Loads#{M => {L, File, Caller}}, Counter);
-        {drained, From, Ref} ->
-            From ! {Ref, drained},
-            loads(Loads, Counter);
         {get, From, Ref} ->
             erlang:garbage_collect(),
             From ! {Ref, Loads, traced()},
