@@ -95,7 +95,7 @@ cleanup() ->
     sample_stop(),
     if_loaded(gate_probe_events, hook_remove),
     %% an attached node keeps running: none of gate's settings may stay in it
-    [application:unset_env(gate_probe, K) || K <- [spawn_owners, spawn_tests, attribution, attribution_sync,
+    [application:unset_env(gate_probe, K) || K <- [spawn_owners, spawn_tests, attribution, attribution_sync, root,
                                                    repeat_required]],
     if_loaded(gate_probe_snapshot, keeper_stop),
     if_loaded(gate_probe_alloc, cleanup), %% the peak tracker, its system monitor

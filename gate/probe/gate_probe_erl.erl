@@ -91,6 +91,9 @@ run(Filter, Opts) ->
     Mode = maps:get(attribution, Opts, module),
     application:set_env(gate_probe, attribution, Mode),
     application:set_env(gate_probe, attribution_sync, Mode =/= off),
+    %% the project's root, for the findings' file names (Common Test moves the working
+    %% directory into its logs)
+    application:set_env(gate_probe, root, Root),
     catch unregister(gate_probe_collector),
     true = register(gate_probe_collector, self()),
     gate_probe:gl_adopt(),

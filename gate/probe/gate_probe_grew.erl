@@ -118,9 +118,22 @@ module_text(_, _) -> <<>>.
 grew_row(Pid, {M0, Q0, B0, M, Q, B, Born}, Owners) ->
     case erlang:process_info(Pid, [registered_name, current_function]) of
         [{registered_name, Name}, {current_function, Cur}] ->
-            {pid_text(Pid), name_text(Name), mfa_text(initial_call(Pid)), mfa_text(Cur),
+            {pid_text(Pid), name_text(Name), call_text(Pid), mfa_text(Cur),
              ancestor_text(Pid), module_text(Pid, Owners), M0, M, Q0, Q, B0, B, Born};
         _ -> skip
+    end.
+
+%% The initial call; for a spawned fun (erlang:apply/2 says nothing) the code that spawned
+%% it when known ("spawned by ..., waiting in ..."; gate_probe_spawns:fun_label/1), else
+%% erlang:apply/2 (the rules then say where it is now).
+call_text(P) ->
+    case initial_call(P) of
+        {erlang, apply, 2} = MFA ->
+            case gate_probe_spawns:fun_label(P) of
+                <<"spawned by ", _/binary>> = Label -> Label;
+                _ -> mfa_text(MFA)
+            end;
+        MFA -> mfa_text(MFA)
     end.
 
 %% The nearest named ancestor: proc_lib's '$ancestors' (registered names, or pids that may
@@ -279,18 +292,14 @@ refc_bytes(M, {Sum, N, Budget}) when is_map(M) ->
 refc_bytes(_, {Sum, N, Budget}) -> {Sum, N, Budget - 1}.
 
 %% {RegisteredName, Call}: the call is the initial call, or for a spawned fun (which starts
-%% in erlang:apply/2 and says nothing) where it is now.
+%% in erlang:apply/2 and says nothing) the code that spawned it and where it is now.
 proc_label(P) ->
     Name = case erlang:process_info(P, registered_name) of
                {registered_name, N} when is_atom(N), N =/= [] -> name_text(N);
                _ -> <<>>
            end,
     Call = case initial_call(P) of
-               {erlang, apply, 2} ->
-                   case erlang:process_info(P, current_function) of
-                       {current_function, Cur} -> <<"spawned fun in ", (mfa_text(Cur))/binary>>;
-                       _ -> mfa_text({erlang, apply, 2})
-                   end;
+               {erlang, apply, 2} -> gate_probe_spawns:fun_label(P);
                MFA -> mfa_text(MFA)
            end,
     {Name, Call}.

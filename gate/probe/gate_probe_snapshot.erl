@@ -105,7 +105,8 @@ snapshot1(Opts, Settled, Eligible) ->
     Keeper = whereis(gate_probe_keeper),
     %% skip: gate's own helpers on this node (cluster mode), not to be measured
     Skip = lists:usort([P || P <- [self(), Keeper, whereis(gate_probe_watchdog),
-                                   gate_probe_code:watcher() | maps:get(skip, Opts, [])],
+                                   gate_probe_code:watcher(), gate_probe_spawns:watcher()
+                                   | maps:get(skip, Opts, [])],
                              is_pid(P),
                              node(P) =:= node()]),
     %% a deep before-snapshot's servers' states are summarised while the rest is taken (the
@@ -436,7 +437,8 @@ persistent_term_memory() ->
 %% does not measure itself.
 memory_less_keeper(Keeper) ->
     M = maps:from_list(erlang:memory()),
-    K = lists:sum([B || P <- [Keeper, gate_probe_code:watcher()], is_pid(P),
+    K = lists:sum([B || P <- [Keeper, gate_probe_code:watcher(), gate_probe_spawns:watcher()],
+                        is_pid(P),
                         {memory, B} <- [erlang:process_info(P, memory)]]),
     Less = fun(Key, Map) -> maps:update_with(Key, fun(V) -> max(0, V - K) end, Map) end,
     {lists:foldl(Less, M, [total, processes, processes_used]), K}.
@@ -476,8 +478,9 @@ keeper_start(Figs, SetAside, States) ->
             atoms => erlang:system_info(atom_count)},
     Pid = spawn(fun() -> keeper(Set) end),
     register(gate_probe_keeper, Pid),
-    %% the literals of the modules compiled in memory from now on
-    gate_probe_code:watch_start().
+    %% the literals of the modules compiled in memory from now on, and the funs spawned
+    gate_probe_code:watch_start(),
+    gate_probe_spawns:watch_start().
 
 %% gate_probe_state:before(Skip) (gate's processes not asked) in a process of its own; its
 %% time is bounded there.
@@ -512,6 +515,7 @@ keeper_get() ->
 
 keeper_stop() ->
     gate_probe_code:watch_stop(),
+    gate_probe_spawns:watch_stop(),
     case whereis(gate_probe_keeper) of
         undefined -> ok;
         Pid ->
@@ -694,82 +698,19 @@ born_groups(Born) ->
                 true -> gate_probe_state:tests_map();
                 false -> #{}
             end,
-    Groups = lists:foldl(
-               fun({P, M, _}, G) ->
-                       Key = {gate_probe_state:test_of(P, Tests), born_key(P)},
-                       maps:update_with(Key, fun({C, Mem, Ex}) -> {C + 1, Mem + M, Ex} end,
-                                        {1, M, P}, G)
-               end, #{}, Born),
+    Funs = gate_probe_spawns:funs(),
+    {Groups, _} = lists:foldl(
+                    fun({P, M, _}, {G, Where}) ->
+                            {Name, Where1} = gate_probe_spawns:born_key(P, Funs, Where),
+                            Key = {gate_probe_state:test_of(P, Tests), Name},
+                            {maps:update_with(Key, fun({C, Mem, Ex}) -> {C + 1, Mem + M, Ex} end,
+                                              {1, M, P}, G), Where1}
+                    end, {#{}, #{}}, Born),
     Sorted = lists:reverse(lists:keysort(3, [{K, C, Mem, Ex} || {{_, K}, {C, Mem, Ex}} <-
                                                                   maps:to_list(Groups)])),
     Owners = gate_probe_state:owners_map(),
     [{K, C, Mem, pid_text(Ex), gate_probe_state:started(Ex, Owners, Tests)}
      || {K, C, Mem, Ex} <- lists:sublist(Sorted, 50)].
-
-%% A spawned fun starts in erlang:apply/2, which says nothing: the code that spawned it (the
-%% function defining the fun, from the fun's frame in its stack or a proc_lib initial call
-%% naming the fun), then where it waits; without either, where it is now.
-born_key(P) ->
-    case erlang:process_info(P, [registered_name, current_function]) of
-        [{registered_name, Name}, _] when Name =/= [] -> name_text(Name);
-        [_, {current_function, Cur}] ->
-            case initial_call(P) of
-                {erlang, apply, 2} ->
-                    case spawner(P, none) of
-                        none -> <<"spawned fun in ", (mfa_text(Cur))/binary>>;
-                        Fun -> spawner_text(Fun, Cur)
-                    end;
-                {M, F, A} = MFA when is_atom(M), is_atom(F), is_integer(A) ->
-                    case fun_parent(F) of
-                        none -> mfa_text(MFA);
-                        _ -> spawner_text(spawner(P, {M, F, A, []}), Cur)
-                    end;
-                MFA -> mfa_text(MFA)
-            end;
-        _ -> <<"exited">>
-    end.
-
-%% The fun a process runs, {M, F, A, Location}: the outermost fun frame of its stack (where
-%% the process is in it: its file and line), else Default.
-spawner(P, Default) ->
-    case erlang:process_info(P, current_stacktrace) of
-        {current_stacktrace, Stack} ->
-            case lists:reverse([X || {_, F, _, _} = X <- Stack, fun_parent(F) =/= none]) of
-                [{M, F, A, Loc} | _] -> {M, F, A, Loc};
-                [] -> Default
-            end;
-        _ -> Default
-    end.
-
-%% The function that defines a fun: '-start_workers/1-fun-0-' -> {start_workers, 1}; none
-%% for a name that is no fun's.
-fun_parent(F) when is_atom(F) ->
-    case re:run(atom_to_list(F), "^-(.+)/([0-9]+)-(?:inlined-)?fun-[0-9]+-$",
-                [{capture, all_but_first, list}, unicode]) of
-        {match, [Name, Arity]} -> {Name, list_to_integer(Arity)};
-        nomatch -> none
-    end;
-fun_parent(_) -> none.
-
-%% "spawned by Pool.start_workers/1 (lib/pool.ex:12), waiting in Process:sleep/1"; "waiting
-%% in that fun" when it waits in the fun itself.
-spawner_text({M, F, _A, Loc}, Cur) ->
-    {Name, Arity} = fun_parent(F),
-    Def = case atom_to_binary(M) of
-              <<"Elixir.", Rest/binary>> -> [Rest, $., Name];
-              Erl -> [Erl, $:, Name]
-          end,
-    Where = case {proplists:get_value(file, Loc), proplists:get_value(line, Loc)} of
-                {File, Line} when is_list(File), is_integer(Line) ->
-                    [" (", File, ":", integer_to_list(Line), ")"];
-                _ -> []
-            end,
-    Waits = case Cur of
-                {M, F, _} -> <<"that fun">>;
-                _ -> mfa_text(Cur)
-            end,
-    unicode:characters_to_binary(["spawned by ", Def, $/, integer_to_list(Arity), Where,
-                                  ", waiting in ", Waits]).
 
 %% proc_lib's translated initial call ('$initial_call' in the dictionary: the gen_server
 %% callback module's init/1 rather than proc_lib:init_p/5), else the raw one.

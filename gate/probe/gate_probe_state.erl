@@ -621,10 +621,15 @@ ancestor_value(_P, Map) when map_size(Map) =:= 0 -> none;
 ancestor_value(P, Map) -> gate_probe_grew:owner_of(P, Map, 32).
 
 %% The code it was started with: proc_lib's initial call, else the fun it was spawned with
-%% when its stack still shows it (the nearest fun frame, with its file and line), else <<>>.
+%% when its stack still shows it (the nearest fun frame, with its file and line) or it was
+%% seen spawned with it, else <<>>.
 code_of(P) ->
     case initial_call(P) of
-        {erlang, apply, 2} -> fun_frame(P);
+        {erlang, apply, 2} ->
+            case fun_frame(P) of
+                <<>> -> seen_fun(P);
+                Frame -> Frame
+            end;
         {_, _, _} = MFA -> mfa_text(MFA);
         _ -> <<>>
     end.
@@ -645,6 +650,20 @@ fun_frame(P) ->
                 [] -> <<>>
             end;
         _ -> <<>>
+    end.
+
+%% The fun it was seen spawned with (gate_probe_spawns), where its object file says it is
+%% written; <<>> when not seen.
+seen_fun(P) ->
+    case gate_probe_spawns:fun_of(P, undefined) of
+        {M, F, A} ->
+            Where = case gate_probe_spawns:fun_location(M, F) of
+                        [{file, File}, {line, Line}] -> [" (", File, ":", integer_to_list(Line), ")"];
+                        [{file, File}] -> [" (", File, ")"];
+                        [] -> []
+                    end,
+            unicode:characters_to_binary([mfa_text({M, F, A}), Where]);
+        none -> <<>>
     end.
 
 arity(A) when is_integer(A) -> A;

@@ -49,6 +49,29 @@ case_actionable_spawner_named() {
 	no_leftovers "$d"
 }
 
+# The issue's own shape: a library function spawning 3 000 processes with
+# `fn -> Process.sleep(:infinity) end`. Such a process keeps nothing of its fun (initial call
+# erlang:apply/2, its stack Process.sleep/1 alone): the spawn seen as it happened names the
+# function and the line of the fun, then where the processes wait.
+case_actionable_spawner_named_sleeping() {
+	local d j msg line
+	d=$(fixture feedblame)
+	line=$(grep -n 'spawn(fn -> Process.sleep(:infinity) end)' "$d/lib/feed_blame.ex" | cut -d: -f1)
+	run_gate run -C "$d" -- --only sleep
+	expect_rc 1
+	j="$d/_build/gate/junit.xml"
+	junit_valid "$j"
+	[ "$(grep -c '<failure ' "$j")" = 1 ] || fail "want one failing testcase: $(grep -o '<failure message="[^"]*"' "$j" | cut -c1-300)"
+	msg=$(grep -o '<failure message="[^"]*"' "$j" | head -n 1)
+	case "$msg" in
+	*"spawned by FeedBlame.Sleepers.start/1 (lib/feed_blame.ex:$line), waiting in Process:sleep/1 x 3 000"*) ;;
+	*) fail "the spawning function and its line are not named: $msg" ;;
+	esac
+	case "$msg" in *"spawned fun in"*) fail "a group is still named by where it waits alone: $msg" ;; esac
+	case "$msg" in *"likely culprit: FeedBlame.SleepersTest"*) ;; *) fail "the test module is not named: $msg" ;; esac
+	no_leftovers "$d"
+}
+
 # --confirm on the two-module case: the feeder alone grows nothing (the server is not
 # running), said in the finding with the module it needs; the verdict stays the first run's,
 # and the confirming run leaves nothing behind.

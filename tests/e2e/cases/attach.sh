@@ -103,6 +103,13 @@ cl_no_probe() {
 		case "$out" in "{meta,false}" | "{meta, false}") ;; *) fail "a meta trace left on code:load_binary/3 on $n: $out" ;; esac
 		out=$(cl_call "$n" erlang whereis "[gate_probe_loads]")
 		[ "$out" = "undefined" ] || fail "gate_probe_loads still alive on $n: $out"
+		# the meta traces that see the spawns with a fun, and their process, are gone
+		for mfa in "{erlang,spawn,3}" "{erlang,spawn_link,3}" "{erlang,spawn_opt,4}"; do
+			out=$(cl_call "$n" erlang trace_info "[$mfa,meta]")
+			case "$out" in "{meta,false}" | "{meta, false}") ;; *) fail "a meta trace left on $mfa on $n: $out" ;; esac
+		done
+		out=$(cl_call "$n" erlang whereis "[gate_probe_spawns]")
+		[ "$out" = "undefined" ] || fail "gate_probe_spawns still alive on $n: $out"
 		# the attribution hook in ExUnit.EventManager is undone: the loaded module is the
 		# file's
 		out=$(echo "case code:is_loaded('Elixir.ExUnit.EventManager') of false -> original;

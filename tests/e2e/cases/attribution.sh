@@ -11,7 +11,7 @@ attribution_checks() { # DIR MODULE HOLDER
 	expect_in "$OUT" "ETS tables created during the run and left alive:"
 	expect_in "$OUT" "test modules that left it behind"
 	expect_in "$OUT" "attrib_cache, 20 000 rows"
-	expect_in "$OUT" "spawned fun in Process:sleep/1 x 200"
+	expect_in "$OUT" "spawned by Attrib.Holder.plant/1 (lib/attrib.ex:22), waiting in Process:sleep/1 x 200"
 	expect_in "$OUT" "processes holding the most refc binary bytes after GC:"
 	junit_valid "$d/_build/gate/junit.xml"
 	junit_check "$d/_build/gate/junit.xml" \

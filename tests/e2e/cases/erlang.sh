@@ -76,7 +76,7 @@ case_erlang_leak_procs_fails() {
 	expect_rc 1
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
 	local j="$D/_build/gate/junit.xml"
-	erl_one_failure "$j" "spawned fun in erl_app_worker:loop/0 x 2 000"
+	erl_one_failure "$j" "spawned with erl_app_worker:loop/0 (src/erl_app_worker.erl:17), waiting in that function x 2 000"
 	erl_one_failure "$j" "likely culprit: erl_app_SUITE"
 	no_leftovers "$D"
 }

@@ -66,12 +66,12 @@ case_inside_mailbox() {
 		"mailbox 0 -> 30 000 messages: 30 000 {:DOWN, ...}"
 }
 
-# 8 000 spawned funs: their group named with the test that spawned them, once (the process
+# 8 000 spawned funs: their group named by the test function that spawned them, once (the process
 # rule's own words; the drill-down does not say the group again ahead of them)
 case_inside_spawn() {
 	inside_form spawn \
 		'8 000 processes born during the run are still alive, using ' \
-		'largest groups: spawned fun in Process:sleep/1 x 8 000 (' \
+		'largest groups: spawned by Inside.SpawnTest.test spawns sleepers in a loop/1 (test/inside_test.exs), waiting in Process:sleep/1 x 8 000 (' \
 		'; started by "test spawns sleepers in a loop" (test/inside_test.exs:60, in Inside.SpawnTest))'
 	grep -qF 'processes born during the run still alive' "$OUT" &&
 		fail "the born group is said twice: $(grep -F 'still alive' "$OUT" | head -n 2)"
