@@ -23,14 +23,16 @@ struct rule_explain {
  * rule's text and atop docs/findings.md. */
 #define EXPLAIN_ACTING                                                                             \
 	"A failing finding that names a test module ends with the command that reproduces it: "    \
-	"\"reproduce: gate run -- test/x_test.exs --only feed\" (mix gate when gate was run by "   \
-	"it), the run's own options that change what is measured (-c, --per-test, --instrument, "  \
-	"--repeat), the culprit's test file (:LINE when one test is named) and the run's other "   \
-	"mix test arguments. gate run --confirm ([run] confirm) runs that file alone, --repeat "   \
-	"3, "                                                                                      \
-	"in a fresh node after a failing verdict with one culprit module, and adds \"confirmed "   \
-	"alone: FILE grows STRUCTURE by +N in each run\" or \"not reproduced alone: it needs "     \
-	"what ran before it (MODULE)\"; the verdict stays the first run's."
+	"\"reproduce: gate run -- test/x_test.exs --only feed\" (mix gate or rebar3 gate when "    \
+	"gate was run by it), the run's own options that change what is measured (-c, "            \
+	"--per-test, --instrument, --repeat), the culprit alone (mix test: its test file, :LINE "  \
+	"when one test is named; a rebar3 project: --suite S for a Common Test suite, --module M " \
+	"for an EUnit module) and the run's other test arguments. gate run --confirm ([run] "      \
+	"confirm) runs the culprit alone, --repeat 3, in a fresh node after a failing verdict "    \
+	"with one culprit module, and adds \"confirmed alone: FILE grows STRUCTURE by +N in each " \
+	"run\", \"confirmed alone, once: ... in its first run only\" (a growth that stops) or "    \
+	"\"not reproduced alone: it needs what ran before it (MODULE)\"; the verdict stays the "   \
+	"first run's."
 
 /* The entry of rule, or NULL when gate has no such rule. */
 const struct rule_explain *rule_explain_find(const char *rule);

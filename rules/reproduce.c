@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A test file or directory the run named: the reproduction names the culprit's instead. */
+/* A test file or directory a mix test run named: the reproduction names the culprit's instead. */
 static bool test_path(const char *a)
 {
 	if (strcmp(a, "test") == 0 || strncmp(a, "test/", 5) == 0)
@@ -41,26 +41,75 @@ static size_t put_arg(char *buf, size_t len, size_t o, const char *a)
 	return o;
 }
 
-void reproduce_line(char *buf, size_t len, const struct reproduce_cmd *cmd, const char *file,
-                    int line)
+size_t reproduce_select(enum reproduce_runner runner, const char *project, const char *culprit,
+                        const char *file, int line, char *buf, size_t len, const char *sel[2])
 {
-	char where[1100];
 	if (!len)
-		return;
-	size_t pl = cmd->project ? strlen(cmd->project) : 0;
-	while (pl > 1 && cmd->project[pl - 1] == '/')
+		return 0;
+	if (runner == REPRODUCE_REBAR) {
+		if (!culprit || !*culprit)
+			return 0;
+		size_t n = strlen(culprit);
+		sel[0] = n > 6 && strcmp(culprit + n - 6, "_SUITE") == 0 ? "--suite" : "--module";
+		snprintf(buf, len, "%s", culprit);
+		sel[1] = buf;
+		return 2;
+	}
+	if (!file)
+		return 0;
+	size_t pl = project ? strlen(project) : 0;
+	while (pl > 1 && project[pl - 1] == '/')
 		pl--;
-	if (file && pl && strncmp(file, cmd->project, pl) == 0 && file[pl] == '/')
+	if (pl && strncmp(file, project, pl) == 0 && file[pl] == '/')
 		file += pl + 1;
 	if (line > 0)
-		snprintf(where, sizeof(where), "%s:%d", file ? file : "?", line);
+		snprintf(buf, len, "%s:%d", file, line);
 	else
-		snprintf(where, sizeof(where), "%s", file ? file : "?");
+		snprintf(buf, len, "%s", file);
+	sel[0] = buf;
+	return 1;
+}
+
+size_t reproduce_selecting(enum reproduce_runner runner, char *const *args, size_t n, size_t i)
+{
+	if (i >= n)
+		return 0;
+	const char *a = args[i];
+	if (runner == REPRODUCE_MIX)
+		return test_path(a) ? 1 : 0;
+	static const char *const flags[] = {"--module", "--suite", "--group", "--case"};
+	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
+		size_t fl = strlen(flags[k]);
+		if (strncmp(a, flags[k], fl) != 0)
+			continue;
+		if (a[fl] == '=')
+			return 1;
+		if (a[fl] == '\0')
+			return i + 1 < n ? 2 : 1;
+	}
+	return 0;
+}
+
+void reproduce_line(char *buf, size_t len, const struct reproduce_cmd *cmd, const char *culprit,
+                    const char *file, int line)
+{
+	char where[1100];
+	const char *sel[2];
+	if (!len)
+		return;
+	size_t ns = reproduce_select(cmd->runner, cmd->project, culprit, file, line, where,
+	                             sizeof(where), sel);
 	size_t o = (size_t)snprintf(buf, len, "%s --", cmd->prefix ? cmd->prefix : "gate run");
-	o = put_arg(buf, len, o < len ? o : len, where);
-	for (size_t i = 0; i < cmd->ntest_args && o < len; i++)
-		if (!test_path(cmd->test_args[i]))
-			o = put_arg(buf, len, o, cmd->test_args[i]);
+	for (size_t i = 0; i < ns && o < len; i++)
+		o = put_arg(buf, len, o, sel[i]);
+	for (size_t i = 0; i < cmd->ntest_args && o < len;) {
+		size_t skip = reproduce_selecting(cmd->runner, cmd->test_args, cmd->ntest_args, i);
+		if (skip) {
+			i += skip;
+			continue;
+		}
+		o = put_arg(buf, len, o, cmd->test_args[i++]);
+	}
 }
 
 static bool ends_with(const char *s, const char *tail)
@@ -75,11 +124,12 @@ int reproduce_annotate(struct findings *out, const struct reproduce_cmd *cmd)
 	for (size_t i = 0; i < out->count; i++) {
 		struct finding *f = &out->items[i];
 		if (f->verdict != VERDICT_FAIL || (f->show & SHOW_MORE) || !f->culprit ||
-		    !f->file || !ends_with(f->file, ".exs") ||
 		    finding_has_part(f, PART_REPRODUCE, NULL))
 			continue;
+		if (cmd->runner == REPRODUCE_MIX && (!f->file || !ends_with(f->file, ".exs")))
+			continue;
 		int n = snprintf(text, sizeof(text), "reproduce: ");
-		reproduce_line(text + n, sizeof(text) - (size_t)n, cmd, f->file,
+		reproduce_line(text + n, sizeof(text) - (size_t)n, cmd, f->culprit, f->file,
 		               f->culprit_test ? f->line : 0);
 		if (finding_part_add(f, PART_REPRODUCE, false, "; ", text) < 0)
 			return -1;

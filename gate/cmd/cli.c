@@ -53,8 +53,8 @@ static const char main_help[] =
         "\n"
         "exit codes: 0 passed, 1 a memory rule or a test failed, 2 gate could not run\n";
 
-/* GATE_EXIT_WITH_PARENT=1 (set by `mix gate`, integrations/mix): SIGTERM when the process
- * that started gate dies. An Erlang VM starts its port programs from erl_child_setup, in a
+/* GATE_EXIT_WITH_PARENT=1 (set by `mix gate` and `rebar3 gate`, integrations/): SIGTERM when the
+ * process that started gate dies. An Erlang VM starts its port programs from erl_child_setup, in a
  * process group of their own that a terminal's Ctrl-C does not reach, and a VM halted by
  * Ctrl-C (or killed) runs no code of its own: its erl_child_setup exits with it, and gate
  * then stops its node and exits as on any SIGTERM. Unset so that nothing gate starts
@@ -64,7 +64,7 @@ static void cli_exit_with_parent(void)
 	const char *v = getenv("GATE_EXIT_WITH_PARENT");
 	if (!v || strcmp(v, "1") != 0)
 		return;
-	run_cmd_via_mix = true;
+	run_cmd_via_plugin = true;
 	unsetenv("GATE_EXIT_WITH_PARENT");
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() == 1)
 		raise(SIGTERM); /* the parent was gone before the request took effect */

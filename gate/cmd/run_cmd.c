@@ -64,8 +64,9 @@ static const char run_help[] =
         "                          rules judge the smallest growth of runs 2..N, N-1 times\n"
         "                          ([run] repeat), e.g. gate run --repeat 3\n"
         "      --confirm           after a failing memory verdict with one culprit test\n"
-        "                          module: its test file alone in a fresh node, --repeat 3,\n"
-        "                          and the finding says whether it grows the same alone\n"
+        "                          module: it alone (its test file, suite or EUnit module) in\n"
+        "                          a fresh node, --repeat 3, and the finding says whether it\n"
+        "                          grows the same alone\n"
         "                          ([run] confirm; the verdict stays this run's)\n"
         "      --sample INTERVAL   light snapshots (no GC) every INTERVAL during the suite or\n"
         "                          --exec workload, e.g. --sample 250ms: in --json \"samples\",\n"
@@ -182,7 +183,7 @@ static int run_opts_check(const struct run_opts *o, int argc, char **argv)
 	return 0;
 }
 
-bool run_cmd_via_mix;
+bool run_cmd_via_plugin;
 
 int run_cmd_main(int argc, char **argv)
 {
@@ -292,7 +293,7 @@ int run_cmd_main(int argc, char **argv)
 	int rc = run_opts_check(&o, argc, argv);
 	if (rc != 0)
 		return rc;
-	o.via_mix = run_cmd_via_mix;
+	o.via_plugin = run_cmd_via_plugin;
 	o.test_args = argv + optind;
 	o.ntest_args = (size_t)(argc - optind);
 	return run_main(&o);

@@ -253,9 +253,9 @@ static const struct key_spec run_keys[] = {
          "\"ct\" or \"eunit,ct\"; gate run --runner overrides it."},
         {"confirm", KEY_BOOL, IN_CONFIG(confirm), 0, 0, "true", NULL,
          "After a failing memory verdict whose findings name one culprit test module, run "
-         "that module's test file alone in a fresh node, --repeat 3, and say in the finding "
-         "whether it grows the same structure alone; gate run --confirm sets it. The verdict "
-         "stays the first run's."},
+         "it alone (its test file; in a rebar3 project its suite or EUnit module) in a fresh "
+         "node, --repeat 3, and say in the finding whether it grows the same structure alone; "
+         "gate run --confirm sets it. The verdict stays the first run's."},
         {"confirm_timeout", KEY_DURATION, IN_CONFIG(confirm_timeout_ms), 0, 0, "\"10 min\"", NULL,
          "The limit of that confirming run, its node's boot included; past it, it is "
          "stopped and the finding says so."},

@@ -19,6 +19,7 @@
 #include "gate/run/pipeline.h"
 #include "model/figures.h"
 #include "model/verdict.h"
+#include "rules/reproduce.h"
 
 /* The confirming run's own runs: run 1 warms up, runs 2 and 3 are judged. */
 #define CONFIRM_RUNS 3
@@ -56,8 +57,10 @@ static const char *why_not(const struct run *r, const char **culprit, const char
 		return "--attach (a node gate did not start)";
 	if (r->partitions > 0)
 		return "a partition of a --partitions run (merge them, then run the culprit alone)";
-	if (r->work != &suite_mode_workload)
-		return "not a mix test suite";
+	bool rebar = r->work == &rebar_mode_workload;
+	if (r->work != &suite_mode_workload && !rebar)
+		return "not a suite's tests (mix test, or a rebar3 project's EUnit and Common "
+		       "Test)";
 	for (size_t i = 0; i < r->findings.count; i++) {
 		const struct finding *f = &r->findings.items[i];
 		if (!is_failing(f))
@@ -72,7 +75,9 @@ static const char *why_not(const struct run *r, const char **culprit, const char
 	}
 	if (!*culprit)
 		return "no culprit test module is named";
-	if (!*file || strlen(*file) < 5 || strcmp(*file + strlen(*file) - 4, ".exs") != 0)
+	/* a rebar3 project's culprit is selected by its name (--module, --suite) */
+	if (!rebar &&
+	    (!*file || strlen(*file) < 5 || strcmp(*file + strlen(*file) - 4, ".exs") != 0))
 		return "the culprit's test file is not known";
 	return NULL;
 }
@@ -166,9 +171,38 @@ static int run_child(struct run *r, char *const *argv, const char *log, char *wh
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
-/* What the confirming run said of f's structure: 1 it grew (*per_run its growth in each
- * judged run), 0 it did not, -1 its result could not be read. */
-static int child_verdict(const char *json, const struct finding *f, int64_t *per_run)
+/* The category f's structure is said in: the first it explains bytes in of ets, processes,
+ * atoms, code, then binary (a table's rows or a process's heap hold binaries too, but the
+ * structure is the table or the process); MEM_CAT_COUNT when it explains none. */
+static enum mem_cat narrowest(const struct finding *f)
+{
+	static const enum mem_cat order[] = {MEM_ETS, MEM_PROCESSES_USED, MEM_ATOM_USED, MEM_CODE,
+	                                     MEM_BINARY};
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (f->explains[order[i]] > 0)
+			return order[i];
+	return MEM_CAT_COUNT;
+}
+
+/* How category cat grew in the confirming run's first (warm-up) run: its iterations' run 1
+ * less their before; -1 when they do not say. */
+static int64_t warm_growth(json_t *root, enum mem_cat cat)
+{
+	json_t *it = json_object_get(root, "iterations");
+	json_t *m0 = json_object_get(json_array_get(it, 0), "memory");
+	json_t *m1 = json_object_get(json_array_get(it, 1), "memory");
+	json_t *a = json_object_get(m0, mem_cat_name(cat)),
+	       *b = json_object_get(m1, mem_cat_name(cat));
+	if (!json_is_integer(a) || !json_is_integer(b))
+		return -1;
+	return (int64_t)(json_integer_value(b) - json_integer_value(a));
+}
+
+/* What the confirming run said of f's structure: 1 it grew in each judged run (*grew: by how
+ * much in each), 2 it grew in the warm-up run only (*grew: by how much, its narrowest
+ * category's growth: at least half of what it grew in the first run), 0 it did not grow,
+ * -1 its result could not be read. */
+static int child_verdict(const char *json, const struct finding *f, int64_t *grew)
 {
 	json_error_t e;
 	json_t *root = json_load_file(json, 0, &e);
@@ -189,29 +223,21 @@ static int child_verdict(const char *json, const struct finding *f, int64_t *per
 		                                       strcmp(rule, f->rule) == 0 &&
 		                                       strcmp(subject, f->subject) == 0;
 		if (same) {
-			*per_run = json_integer_value(json_object_get(o, "delta")) /
-			           (CONFIRM_RUNS - 1);
+			*grew = json_integer_value(json_object_get(o, "delta")) /
+			        (CONFIRM_RUNS - 1);
 			rc = 1;
+		}
+	}
+	enum mem_cat cat = narrowest(f);
+	if (rc == 0 && cat != MEM_CAT_COUNT) {
+		int64_t w = warm_growth(root, cat);
+		if (w > 0 && w >= f->explains[cat] / 2) {
+			*grew = w;
+			rc = 2;
 		}
 	}
 	json_decref(root);
 	return rc;
-}
-
-/* The test file, relative to the project when under it. */
-static const char *relative(const struct run *r, const char *file)
-{
-	size_t n = strlen(r->project);
-	if (strncmp(file, r->project, n) == 0 && file[n] == '/')
-		return file + n + 1;
-	return file;
-}
-
-static bool test_path(const char *a)
-{
-	size_t n = strlen(a);
-	return strcmp(a, "test") == 0 || strncmp(a, "test/", 5) == 0 ||
-	       (n > 4 && strcmp(a + n - 4, ".exs") == 0) || (strstr(a, ".exs:") && a[0] != '-');
 }
 
 /* Runs it and says what it found, in every failing finding of the culprit. */
@@ -230,12 +256,19 @@ static int confirm_run(struct run *r, const char *culprit, const char *file)
 	(void)unlink(json);
 	snprintf(timeout, sizeof(timeout), "%d",
 	         r->cfg.confirm_timeout_ms < 1000 ? 1 : r->cfg.confirm_timeout_ms / 1000);
-	const char *rel = relative(r, file);
+	/* the culprit alone, as the reproduce line selects it (rules/reproduce.h) */
+	enum reproduce_runner runner =
+	        r->work == &rebar_mode_workload ? REPRODUCE_REBAR : REPRODUCE_MIX;
+	char selbuf[PATH_MAX + 64];
+	const char *sel[2];
+	size_t nsel =
+	        reproduce_select(runner, r->project, culprit, file, 0, selbuf, sizeof(selbuf), sel);
+	const char *rel = selbuf; /* what the texts name: the test file, or the module */
 	const char *fixed[] = {"gate", "run",    "-C", r->project, "-q",  "--repeat",
 	                       "3",    "--json", json, "--junit",  junit, "--test-timeout",
 	                       timeout};
 	size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
-	char **argv = calloc(nfixed + r->opts->ntest_args + 8, sizeof(*argv));
+	char **argv = calloc(nfixed + r->opts->ntest_args + 12, sizeof(*argv));
 	if (!argv) {
 		snprintf(r->err, sizeof(r->err), "out of memory confirming the culprit");
 		return -1;
@@ -243,19 +276,26 @@ static int confirm_run(struct run *r, const char *culprit, const char *file)
 	size_t n = 0;
 	for (size_t i = 0; i < nfixed; i++)
 		argv[n++] = (char *)fixed[i];
-	if (r->opts->config_path) {
-		argv[n++] = "-c";
-		argv[n++] = (char *)r->opts->config_path;
-	}
-	if (r->opts->elixir) {
-		argv[n++] = "--elixir";
-		argv[n++] = (char *)r->opts->elixir;
-	}
+	const char *opt[][2] = {{"-c", r->opts->config_path},
+	                        {"--runner", r->opts->runner},
+	                        {"--elixir", r->opts->elixir},
+	                        {"--erl", r->opts->erl}};
+	for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++)
+		if (opt[i][1]) {
+			argv[n++] = (char *)opt[i][0];
+			argv[n++] = (char *)opt[i][1];
+		}
 	argv[n++] = "--";
-	argv[n++] = (char *)rel;
-	for (size_t i = 0; i < r->opts->ntest_args; i++)
-		if (!test_path(r->opts->test_args[i]))
-			argv[n++] = r->opts->test_args[i];
+	for (size_t i = 0; i < nsel; i++)
+		argv[n++] = (char *)sel[i];
+	for (size_t i = 0; i < r->opts->ntest_args;) {
+		size_t skip =
+		        reproduce_selecting(runner, r->opts->test_args, r->opts->ntest_args, i);
+		if (skip)
+			i += skip;
+		else
+			argv[n++] = r->opts->test_args[i++];
+	}
 	argv[n] = NULL;
 	run_progress(r, "confirming: %s alone in a fresh node, --repeat %d", rel, CONFIRM_RUNS);
 	long long t0 = clock_ms();
@@ -275,10 +315,10 @@ static int confirm_run(struct run *r, const char *culprit, const char *file)
 		struct finding *f = &r->findings.items[i];
 		if (!is_failing(f) || !f->culprit || strcmp(f->culprit, culprit) != 0)
 			continue;
-		int64_t per_run = 0;
-		int v = child_verdict(json, f, &per_run);
+		int64_t growth = 0;
+		int v = child_verdict(json, f, &growth);
 		char grew[32];
-		model_bytes_format(grew, sizeof(grew), per_run);
+		model_bytes_format(grew, sizeof(grew), growth);
 		if (v == 1)
 			snprintf(text, sizeof(text),
 			         "confirmed alone: %s grows %s by +%s in each run", rel,
@@ -286,6 +326,18 @@ static int confirm_run(struct run *r, const char *culprit, const char *file)
 			         : f->subject ? f->subject
 			                      : "it",
 			         grew);
+		else if (v == 2)
+			snprintf(text, sizeof(text),
+			         "confirmed alone, once: %s grows %s in its first run only (%s "
+			         "+%s), "
+			         "not in the %d runs after it: a growth that stops (a table or a "
+			         "state "
+			         "filled once per key), not one with every run",
+			         rel,
+			         f->structure ? f->structure
+			         : f->subject ? f->subject
+			                      : "it",
+			         mem_cat_name(narrowest(f)), grew, CONFIRM_RUNS - 1);
 		else if (v == 0)
 			snprintf(text, sizeof(text),
 			         "not reproduced alone: it needs what ran before it (%s)", needs);

@@ -20,7 +20,7 @@ struct run_opts {
 	const char *runner;  /* --runner: which tests run (gate/run/runner.h); NULL: [run] runner */
 	const char *erl;     /* --erl: a rebar3 project's node's erl executable; NULL: from PATH */
 	bool quiet;          /* no progress lines */
-	bool via_mix;        /* started by `mix gate`: a finding's reproduce line says so */
+	bool via_plugin;     /* started by `mix gate` or `rebar3 gate`: a reproduce line says so */
 	/* baselines */
 	const char *baseline_ref; /* --baseline-ref; NULL: [baseline] ref, falling back to HEAD;
 	                             "worktree": the working-tree file */

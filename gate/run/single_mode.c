@@ -76,12 +76,17 @@ static int single_snapshot(struct run *r, const struct probe_snapshot_opts *so, 
 }
 
 /* What reproduces a finding of this run: its own command with the options that change what
- * is measured (not where reports go), for mix test's suite only. */
+ * is measured (not where reports go), for a suite's tests only (mix test, a rebar3
+ * project's); `rebar3 gate` takes gate's options after its own --. */
 static void reproduce_prefix(char *buf, size_t len, const struct run *r)
 {
 	const struct run_opts *o = r->opts;
-	size_t n = (size_t)snprintf(buf, len, "%s", o->via_mix ? "mix gate" : "gate run");
-	if (o->project_dir && !o->via_mix && n < len)
+	bool rebar = r->work == &rebar_mode_workload;
+	size_t n = (size_t)snprintf(buf, len, "%s",
+	                            !o->via_plugin ? "gate run"
+	                            : rebar        ? "rebar3 gate --"
+	                                           : "mix gate");
+	if (o->project_dir && !o->via_plugin && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " -C %s", o->project_dir);
 	if (o->config_path && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " -c %s", o->config_path);
@@ -113,8 +118,10 @@ static int single_judge(struct run *r)
 	        .warn_only = r->opts->warn_only,
 	};
 	char prefix[1024];
-	struct reproduce_cmd rc = {prefix, r->project, r->opts->test_args, r->opts->ntest_args};
-	if (r->work == &suite_mode_workload) {
+	struct reproduce_cmd rc = {prefix, r->project, r->opts->test_args, r->opts->ntest_args,
+	                           r->work == &rebar_mode_workload ? REPRODUCE_REBAR
+	                                                           : REPRODUCE_MIX};
+	if (r->work == &suite_mode_workload || r->work == &rebar_mode_workload) {
 		reproduce_prefix(prefix, sizeof(prefix), r);
 		in.reproduce = &rc;
 	}

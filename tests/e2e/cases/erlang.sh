@@ -81,6 +81,31 @@ case_erlang_leak_procs_fails() {
 	no_leftovers "$D"
 }
 
+# Each failing finding ends with the command that reproduces it, its EUnit module or Common
+# Test suite selected as rebar3 does (--module, --suite); --confirm runs that selection alone
+# in a fresh node, --repeat 3. A table that its tests fill with the same keys in every run
+# grows once: said as such, not as a growth that needs what ran before. Processes left by
+# each run of a suite grow in each: confirmed.
+case_erlang_reproduce_and_confirm() {
+	local j
+	erl_run ets --confirm
+	expect_rc 1
+	j="$D/_build/gate/junit.xml"
+	junit_valid "$j"
+	erl_one_failure "$j" "confirmed alone, once: erl_app_store_tests grows ETS table erl_app_sessions in its first run only (ets +"
+	erl_one_failure "$j" "reproduce: gate run -C $D -- --module erl_app_store_tests"
+	expect_in "$ERR" "confirming: erl_app_store_tests alone in a fresh node, --repeat 3"
+	expect_not_in "$OUT" "not reproduced alone"
+	no_leftovers "$D"
+	erl_run procs --confirm -- --suite erl_app_SUITE --group pool
+	expect_rc 1
+	j="$D/_build/gate/junit.xml"
+	erl_one_failure "$j" "confirmed alone: erl_app_SUITE grows 2 000 processes left alive"
+	# the run's own selection gives way to the culprit's
+	erl_one_failure "$j" "reproduce: gate run -C $D -- --suite erl_app_SUITE\""
+	no_leftovers "$D"
+}
+
 case_erlang_eunit_failure_fails() {
 	erl_run eunit_fail
 	expect_rc 1
@@ -199,6 +224,9 @@ case_erlang_rebar3_gate_plugin() {
 	RC=$?
 	expect_rc 1
 	expect_in "$OUT" "gate: FAILED (1 memory rule)"
+	# the finding says the command that reproduces it through the plugin, gate's options
+	# after rebar3's --, the module selected after gate's own
+	expect_in "$OUT" "reproduce: rebar3 gate -- -- --module erl_app_store_tests"
 	# a download whose .sha256 does not match: refused, nothing installed
 	rm -rf "$d/_build/gate-$GATE_VERSION_H"
 	printf '%064d  %s\n' 0 "$RELEASE_NAME" >"$srv/v$GATE_VERSION_H/$RELEASE_NAME.sha256"
