@@ -20,7 +20,7 @@
 -module(gate_probe_code).
 -gate_load(always).
 
--export([watch_start/0, watch_stop/0, watcher/0, loads/0, literals/2, origin/3,
+-export([watch_start/0, watch_stop/0, tracer_stop/2, watcher/0, loads/0, literals/2, origin/3,
          suite_dirs/0, literal_bytes/1, loaded_literals/0]).
 
 %% Terms visited per literal at most (a huge literal term is cut there: its binaries beyond
@@ -52,13 +52,17 @@ watch_start() ->
 
 watch_stop() ->
     application:unset_env(gate_probe, loaded_literals),
-    case whereis(gate_probe_loads) of
+    tracer_stop(gate_probe_loads, [{code, load_binary, 3}]).
+
+%% Stops the registered tracer process Name (the loads process, gate_probe_spawns's): first
+%% the meta traces of MFAs that are still its (a suite may have set its own since), then the
+%% process, killed if it has not stopped within 5 s.
+tracer_stop(Name, MFAs) ->
+    case whereis(Name) of
         undefined -> ok;
         Pid ->
-            case erlang:trace_info({code, load_binary, 3}, meta) of
-                {meta, Pid} -> erlang:trace_pattern({code, load_binary, 3}, false, [meta]);
-                _ -> ok
-            end,
+            [erlang:trace_pattern(MFA, false, [meta])
+             || MFA <- MFAs, erlang:trace_info(MFA, meta) =:= {meta, Pid}],
             Ref = monitor(process, Pid),
             Pid ! stop,
             receive {'DOWN', Ref, _, _, _} -> ok after 5000 -> exit(Pid, kill) end

@@ -51,15 +51,7 @@ watch_start() ->
     ok.
 
 watch_stop() ->
-    case whereis(gate_probe_spawns) of
-        undefined -> ok;
-        Pid ->
-            [erlang:trace_pattern(MFA, false, [meta])
-             || {MFA, _} <- traced(), erlang:trace_info(MFA, meta) =:= {meta, Pid}],
-            Ref = monitor(process, Pid),
-            Pid ! stop,
-            receive {'DOWN', Ref, _, _, _} -> ok after 5000 -> exit(Pid, kill) end
-    end.
+    gate_probe_code:tracer_stop(gate_probe_spawns, [MFA || {MFA, _} <- traced()]).
 
 %% The spawns process, for the snapshot to leave out of its figures (gate's own); undefined.
 watcher() -> whereis(gate_probe_spawns).

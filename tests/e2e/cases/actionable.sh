@@ -4,6 +4,14 @@
 # is named; `--confirm` runs the culprit's file alone; every finding naming a test module ends
 # with the command that reproduces it.
 
+# one_failure JUNIT: the JUnit file is valid and has exactly one failing testcase, whose
+# message is then in $MSG (the first one's, to show what failed otherwise)
+one_failure() {
+	junit_valid "$1"
+	[ "$(grep -c '<failure ' "$1")" = 1 ] || fail "want one failing testcase: $(grep -o '<failure message="[^"]*"' "$1" | cut -c1-300)"
+	MSG=$(grep -o '<failure message="[^"]*"' "$1" | head -n 1)
+}
+
 # A server started (unlinked) in one module's setup_all, fed 20 000 entries by another's
 # tests: the feeder is the culprit, the starter is said as context.
 case_actionable_feeder_blamed() {
@@ -12,9 +20,8 @@ case_actionable_feeder_blamed() {
 	run_gate run -C "$d" -- --only feed --seed 0
 	expect_rc 1
 	j="$d/_build/gate/junit.xml"
-	junit_valid "$j"
-	[ "$(grep -c '<failure ' "$j")" = 1 ] || fail "want one failing testcase: $(grep -o '<failure message="[^"]*"' "$j" | cut -c1-300)"
-	msg=$(grep -o '<failure message="[^"]*"' "$j" | head -n 1)
+	one_failure "$j"
+	msg=$MSG
 	case "$msg" in
 	*"likely culprit: FeedBlame.FeederTest ("*"started by FeedBlame.StarterTest)"*) ;;
 	*) fail "the feeder is not the culprit with its starter as context: $msg" ;;
@@ -29,24 +36,29 @@ case_actionable_feeder_blamed() {
 	no_leftovers "$d"
 }
 
+# spawned_group SHAPE NAMED MODULE FILE: gate run --only SHAPE on the fixture fails as one
+# finding that names the group NAMED (its spawner, then where it waits), never by where it
+# waits alone, with MODULE as culprit and FILE in its reproduce line.
+spawned_group() {
+	local d
+	d=$(fixture feedblame)
+	run_gate run -C "$d" -- --only "$1"
+	expect_rc 1
+	one_failure "$d/_build/gate/junit.xml"
+	case "$MSG" in *"$2"*) ;; *) fail "the spawning code is not named as \"$2\": $MSG" ;; esac
+	case "$MSG" in *"spawned fun in"*) fail "a group is still named by where it waits alone: $MSG" ;; esac
+	case "$MSG" in *"likely culprit: $3"*) ;; *) fail "the test module is not named: $MSG" ;; esac
+	case "$MSG" in *"reproduce: gate run -C $d -- $4 --only $1"*) ;; *) fail "no reproduce line naming the test: $MSG" ;; esac
+	no_leftovers "$d"
+}
+
 # A library function spawning 3 000 workers that wait for a job: the group is named by the
 # function that spawned them, with the file and line of the fun, before where they wait.
 case_actionable_spawner_named() {
-	local d j msg
-	d=$(fixture feedblame)
-	run_gate run -C "$d" -- --only spawn
-	expect_rc 1
-	j="$d/_build/gate/junit.xml"
-	junit_valid "$j"
-	[ "$(grep -c '<failure ' "$j")" = 1 ] || fail "want one failing testcase: $(grep -o '<failure message="[^"]*"' "$j" | cut -c1-300)"
-	msg=$(grep -o '<failure message="[^"]*"' "$j" | head -n 1)
-	case "$msg" in
-	*"spawned by FeedBlame.Pool.start_workers/1 (lib/feed_blame.ex:"[0-9]*"), waiting in that fun x 3 000"*) ;;
-	*) fail "the spawning function is not named: $msg" ;;
-	esac
-	case "$msg" in *"likely culprit: FeedBlame.PoolTest"*) ;; *) fail "the test module is not named: $msg" ;; esac
-	case "$msg" in *"reproduce: gate run -C $d -- test/pool_test.exs --only spawn"*) ;; *) fail "no reproduce line naming the test: $msg" ;; esac
-	no_leftovers "$d"
+	local line
+	line=$(grep -n '      spawn(fn ->' "$FIX/feedblame/lib/feed_blame.ex" | cut -d: -f1)
+	spawned_group spawn "spawned by FeedBlame.Pool.start_workers/1 (lib/feed_blame.ex:$line), waiting in that fun x 3 000" \
+		FeedBlame.PoolTest test/pool_test.exs
 }
 
 # The issue's own shape: a library function spawning 3 000 processes with
@@ -54,22 +66,10 @@ case_actionable_spawner_named() {
 # erlang:apply/2, its stack Process.sleep/1 alone): the spawn seen as it happened names the
 # function and the line of the fun, then where the processes wait.
 case_actionable_spawner_named_sleeping() {
-	local d j msg line
-	d=$(fixture feedblame)
-	line=$(grep -n 'spawn(fn -> Process.sleep(:infinity) end)' "$d/lib/feed_blame.ex" | cut -d: -f1)
-	run_gate run -C "$d" -- --only sleep
-	expect_rc 1
-	j="$d/_build/gate/junit.xml"
-	junit_valid "$j"
-	[ "$(grep -c '<failure ' "$j")" = 1 ] || fail "want one failing testcase: $(grep -o '<failure message="[^"]*"' "$j" | cut -c1-300)"
-	msg=$(grep -o '<failure message="[^"]*"' "$j" | head -n 1)
-	case "$msg" in
-	*"spawned by FeedBlame.Sleepers.start/1 (lib/feed_blame.ex:$line), waiting in Process:sleep/1 x 3 000"*) ;;
-	*) fail "the spawning function and its line are not named: $msg" ;;
-	esac
-	case "$msg" in *"spawned fun in"*) fail "a group is still named by where it waits alone: $msg" ;; esac
-	case "$msg" in *"likely culprit: FeedBlame.SleepersTest"*) ;; *) fail "the test module is not named: $msg" ;; esac
-	no_leftovers "$d"
+	local line
+	line=$(grep -n 'spawn(fn -> Process.sleep(:infinity) end)' "$FIX/feedblame/lib/feed_blame.ex" | cut -d: -f1)
+	spawned_group sleep "spawned by FeedBlame.Sleepers.start/1 (lib/feed_blame.ex:$line), waiting in Process:sleep/1 x 3 000" \
+		FeedBlame.SleepersTest test/sleepers_test.exs
 }
 
 # --confirm on the two-module case: the feeder alone grows nothing (the server is not
@@ -81,9 +81,8 @@ case_actionable_confirm_not_alone() {
 	run_gate run --confirm -C "$d" -- --only feed --seed 0
 	expect_rc 1
 	j="$d/_build/gate/junit.xml"
-	junit_valid "$j"
-	[ "$(grep -c '<failure ' "$j")" = 1 ] || fail "want one failing testcase"
-	msg=$(grep -o '<failure message="[^"]*"' "$j" | head -n 1)
+	one_failure "$j"
+	msg=$MSG
 	case "$msg" in
 	*"; not reproduced alone: it needs what ran before it (FeedBlame.StarterTest); reproduce: gate run -C $d -- test/feeder_test.exs"*) ;;
 	*) fail "no \"not reproduced alone\" naming the starter: $msg" ;;
@@ -104,9 +103,8 @@ case_actionable_confirm_alone() {
 	run_gate run -C "$d" --json "$d/run.json" --summary "$d/summary.md" -- --only cache
 	expect_rc 1
 	j="$d/_build/gate/junit.xml"
-	junit_valid "$j"
-	[ "$(grep -c '<failure ' "$j")" = 1 ] || fail "want one failing testcase"
-	msg=$(grep -o '<failure message="[^"]*"' "$j" | head -n 1)
+	one_failure "$j"
+	msg=$MSG
 	case "$msg" in
 	*"likely culprit: FeedBlame.CacheTest"*"; confirmed alone: test/cache_test.exs grows ETS table feed_blame_cache by +"*" in each run; reproduce: gate run -C $d -- test/cache_test.exs --only cache\""*) ;;
 	*) fail "not confirmed alone: $msg" ;;
