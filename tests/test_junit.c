@@ -486,6 +486,14 @@ static void test_junit__grouping_interleaved(void **state)
 	/* a failure without a message still says something */
 	assert_string_equal(xp(d, "string(//testcase[@name='test n0']/failure/@message)"),
 	                    "test failed");
+	/* each failure says the framework that ran it: ExUnit, EUnit (b_tests), Common Test */
+	assert_string_equal(xp(d, "string(//testcase[@name='test n0']/failure/@type)"), "ExUnit");
+	assert_string_equal(xp(d, "string(//testcase[@name='test n14']/failure/@type)"), "EUnit");
+	add_test(&fx->run, "b_SUITE", "pool.doubling", NULL, 0, 1, TEST_FAILED, "badmatch");
+	write_ok(fx, &fx->meta);
+	d = fx->doc;
+	assert_string_equal(xp(d, "string(//testcase[@name='pool.doubling']/failure/@type)"),
+	                    "CommonTest");
 	assert_schema_valid(d);
 }
 

@@ -612,6 +612,18 @@ static void write_test_figures(struct jw *j, const struct test_result *t)
 	textbuf_free(&b);
 }
 
+/* The framework that ran a test, for a failure's type: ExUnit for an Elixir module, else a
+ * rebar3 project's Common Test (a suite's name ends in _SUITE, as Common Test requires) or
+ * EUnit. */
+static const char *framework(const struct test_result *t)
+{
+	const char *m = t->module ? t->module : "";
+	size_t n = strlen(m);
+	if (strncmp(m, "Elixir.", 7) == 0 || !*m)
+		return "ExUnit";
+	return n > 6 && strcmp(m + n - 6, "_SUITE") == 0 ? "CommonTest" : "EUnit";
+}
+
 static void write_testcase(struct jw *j, const char *module, const struct test_result *t,
                            const char *root)
 {
@@ -640,7 +652,7 @@ static void write_testcase(struct jw *j, const char *module, const struct test_r
 		             : t->message            ? t->message
 		                                     : "test failed",
 		             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
-		jw_attr(j, "type", "ExUnit");
+		jw_attr(j, "type", framework(t));
 		if (t->message)
 			jw_text_safe(j, t->message);
 		jw_end(j);
@@ -656,7 +668,7 @@ static void write_testcase(struct jw *j, const char *module, const struct test_r
 		jw_start(j, "error");
 		jw_attr_safe(j, "message", t->reason && *t->reason ? t->reason : "setup_all failed",
 		             JUNIT_ATTR_MAX, SAFE_FIRST_LINE);
-		jw_attr(j, "type", "ExUnit");
+		jw_attr(j, "type", framework(t));
 		if (t->message)
 			jw_text_safe(j, t->message);
 		jw_end(j);

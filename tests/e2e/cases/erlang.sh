@@ -115,6 +115,7 @@ case_erlang_eunit_failure_fails() {
 	junit_check "$j" --failures 1 --errors 0 \
 		--failure-contains "answer_test/0=assertEqual failed: expected 41, value 42"
 	expect_in "$j" 'file="test/erl_app_store_tests.erl" line="'
+	expect_in "$j" 'type="EUnit"'
 	no_leftovers "$D"
 }
 
@@ -125,6 +126,7 @@ case_erlang_ct_failure_fails() {
 	local j="$D/_build/gate/junit.xml"
 	junit_valid "$j"
 	junit_check "$j" --failures 1 --errors 0 --failure-contains "pool.doubling=badmatch"
+	expect_in "$j" 'type="CommonTest"'
 	no_leftovers "$D"
 }
 
