@@ -127,13 +127,10 @@ grew_row(Pid, {M0, Q0, B0, M, Q, B, Born}, Owners) ->
 %% it when known ("spawned by ..., waiting in ..."; gate_probe_spawns:fun_label/1), else
 %% erlang:apply/2 (the rules then say where it is now).
 call_text(P) ->
-    case initial_call(P) of
-        {erlang, apply, 2} = MFA ->
-            case gate_probe_spawns:fun_label(P) of
-                <<"spawned by ", _/binary>> = Label -> Label;
-                _ -> mfa_text(MFA)
-            end;
-        MFA -> mfa_text(MFA)
+    MFA = initial_call(P),
+    case gate_probe_spawns:code_label(P, MFA) of
+        none -> mfa_text(MFA);
+        Label -> Label
     end.
 
 %% The nearest named ancestor: proc_lib's '$ancestors' (registered names, or pids that may

@@ -24,7 +24,7 @@
 -gate_load(always).
 
 -export([watch_start/0, watch_stop/0, watcher/0, funs/0, fun_of/2, fun_location/2,
-         line_table/1, born_key/3, fun_label/1]).
+         line_table/1, born_key/3, fun_label/1, code_label/2]).
 
 %% The spawns process drops the entries of ended processes when it holds this many, and
 %% then at twice what is left (at least this many).
@@ -173,6 +173,24 @@ fun_label(P) ->
             end;
         _ -> gate_probe_snapshot:mfa_text({erlang, apply, 2})
     end.
+
+%% What a process's code is called where one process is named, when it runs a fun: its
+%% initial call MFA erlang:apply/2 (fun_label/1), or a fun that proc_lib names (Agent,
+%% Task: '-start/1-fun-0-'): "spawned by ..., waiting in ..."; none when neither says more
+%% than MFA does.
+code_label(P, {erlang, apply, 2}) ->
+    case fun_label(P) of
+        <<"spawned by ", _/binary>> = L -> L;
+        <<"spawned with ", _/binary>> = L -> L;
+        _ -> none
+    end;
+code_label(P, {M, F, A}) when is_atom(M), is_atom(F), is_integer(A) ->
+    case {fun_parent(F), erlang:process_info(P, current_function)} of
+        {{_, _}, {current_function, Cur}} ->
+            element(1, spawner_text(spawner(P, {M, F, A, []}), Cur, #{}));
+        _ -> none
+    end;
+code_label(_, _) -> none.
 
 %% The fun a process runs, {M, F, A, Location}: the outermost fun frame of its stack (where
 %% the process is in it: its file and line), else Default.
