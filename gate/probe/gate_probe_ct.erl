@@ -29,16 +29,21 @@ suites(Dirs) ->
                S =/= []].
 
 %% Runs the suites (Opts: suites [{Dir, [Suite]}], cases, groups, logdir, attribution,
-%% root). Returns {ok, Failed} or {error, Text}.
+%% root, ct_opts). Returns {ok, Failed} or {error, Text}.
 run(Opts, Filter) ->
     Mode = maps:get(attribution, Opts, module),
     Log = maps:get(logdir, Opts),
     ok = filelib:ensure_dir(filename:join(Log, "x")),
     Hook = {?MODULE, #{mode => Mode, root => maps:get(root, Opts, <<>>)}},
+    %% rebar.config's ct_opts that Common Test takes (gate_probe_erl:ct_passed/2), the
+    %% project's own hooks after gate's
+    CtOpts = maps:get(ct_opts, Opts, []),
+    Hooks = [Hook | lists:append([H || {ct_hooks, H} <- CtOpts])],
+    Own = [O || {K, _} = O <- CtOpts, K =/= ct_hooks],
     Failed = lists:foldl(
                fun({Dir, Suites}, Acc) ->
                        Spec = [{dir, Dir}, {suite, Suites}, {logdir, Log},
-                               {auto_compile, false}, {ct_hooks, [Hook]}] ++ Filter,
+                               {auto_compile, false}, {ct_hooks, Hooks}] ++ Own ++ Filter,
                        R = ct:run_test(Spec),
                        Recorded = receive {gate_ct_failed, N} -> N after 0 -> 0 end,
                        case R of

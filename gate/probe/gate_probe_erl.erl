@@ -135,7 +135,18 @@ runners(Asked, Filter) ->
                           (R =:= ct andalso (C orelse not E))].
 
 %% {FailedCount, [ErrorText]}
-run_one(eunit, Filter, Apps, Dirs, _Root, ROpts0) ->
+run_one(Runner, Filter, Apps, Dirs, Root, ROpts) ->
+    Key = case Runner of eunit -> eunit_opts; ct -> ct_opts end,
+    case rebar_opts(Root, Key) of
+        {error, Why} -> {1, [Why]};
+        {ok, Opts} ->
+            case sys_config(Root, Key, proplists:get_value(sys_config, Opts, [])) of
+                ok -> run_one(Runner, Filter, Apps, Dirs, Root, ROpts, Opts);
+                {error, Why} -> {1, [Why]}
+            end
+    end.
+
+run_one(eunit, Filter, Apps, Dirs, _Root, ROpts0, _EunitOpts) ->
     ROpts = ROpts0#{runner => self()},
     Mods = case maps:find(module, Filter) of
                {ok, Ms} -> [{M, M} || M <- Ms];
@@ -147,7 +158,7 @@ run_one(eunit, Filter, Apps, Dirs, _Root, ROpts0) ->
         _ -> {1, [io_lib:format("--module: no module ~ts in the project",
                                 [lists:join(", ", [atom_to_list(M) || M <- Missing])])]}
     end;
-run_one(ct, Filter, _Apps, Dirs, Root, ROpts) ->
+run_one(ct, Filter, _Apps, Dirs, Root, ROpts, CtOpts) ->
     All = gate_probe_ct:suites(Dirs),
     Suites = case maps:find(suite, Filter) of
                  {ok, Want} -> [{D, [S || S <- Ss, lists:member(S, Want)]} || {D, Ss} <- All];
@@ -165,9 +176,88 @@ run_one(ct, Filter, _Apps, Dirs, Root, ROpts) ->
         {[], []} -> {0, []};
         {[], _} ->
             Log = filename:join([Root, "_build", "test", "logs"]),
-            {ok, N} = gate_probe_ct:run(ROpts#{suites => Picked, logdir => Log}, Extra),
+            {ok, N} = gate_probe_ct:run(ROpts#{suites => Picked, logdir => Log,
+                                               ct_opts => ct_passed(Root, CtOpts)}, Extra),
             {N, []}
     end.
+
+%% ---- rebar.config's eunit_opts and ct_opts ----
+
+%% Key's options in the project's rebar.config as rebar3 reads them for its test profile: the
+%% top level's, each replaced by the test profile's of the same name. {ok, []} without a
+%% rebar.config; {error, Text} for one that does not parse.
+rebar_opts(Root, Key) ->
+    File = filename:join(Root, "rebar.config"),
+    case file:consult(File) of
+        {ok, Terms} ->
+            Top = proplists:get_value(Key, Terms, []),
+            Profiles = proplists:get_value(profiles, Terms, []),
+            Test = proplists:get_value(Key, proplists:get_value(test, Profiles, []), []),
+            Names = [K || O <- Test, K <- [opt_name(O)]],
+            {ok, [O || O <- Top, not lists:member(opt_name(O), Names)] ++ Test};
+        {error, enoent} -> {ok, []};
+        {error, Why} ->
+            {error, io_lib:format("~ts does not parse (~ts): fix it as rebar3 would need",
+                                  [File, file:format_error(Why)])}
+    end.
+
+opt_name({K, _}) -> K;
+opt_name(K) -> K.
+
+%% Loads the application environment of Key's sys_config files (relative to the project), as
+%% rebar3 eunit and rebar3 ct do before the tests: [{App, [{Par, Val}]}] each, a string in
+%% the list naming another file to load. {error, Text} names the file that is missing or does
+%% not parse.
+sys_config(_Root, _Key, []) -> ok;
+sys_config(Root, Key, [F | Rest]) when is_list(F), F =/= [], is_integer(hd(F)) ->
+    Path = filename:absname(F, Root),
+    case file:consult(Path) of
+        {ok, [Conf]} when is_list(Conf) ->
+            case load_config(Root, Key, Conf) of
+                ok -> sys_config(Root, Key, Rest);
+                E -> E
+            end;
+        {ok, _} ->
+            {error, io_lib:format("rebar.config's ~ts sys_config ~ts: not one list of "
+                                  "{App, [{Par, Val}]}: fix the file", [Key, F])};
+        {error, Why} ->
+            {error, io_lib:format("rebar.config's ~ts sys_config ~ts: ~ts: fix the file or "
+                                  "the path (relative to the project)",
+                                  [Key, F, file:format_error(Why)])}
+    end;
+sys_config(Root, Key, [_ | Rest]) -> sys_config(Root, Key, Rest);
+sys_config(Root, Key, F) when is_list(F) -> sys_config(Root, Key, [F]).
+
+load_config(_Root, _Key, []) -> ok;
+load_config(Root, Key, [{App, Pars} | Rest]) when is_atom(App), is_list(Pars) ->
+    [application:set_env(App, Par, Val, [{persistent, true}]) || {Par, Val} <- Pars],
+    load_config(Root, Key, Rest);
+load_config(Root, Key, [F | Rest]) when is_list(F) ->
+    File = case filename:extension(F) of ".config" -> F; _ -> F ++ ".config" end,
+    case sys_config(Root, Key, [File]) of
+        ok -> load_config(Root, Key, Rest);
+        E -> E
+    end;
+load_config(Root, Key, [_ | Rest]) -> load_config(Root, Key, Rest).
+
+%% The ct_opts that Common Test takes as rebar3 ct gives them: config files, hooks, labels,
+%% timetraps and the like, paths made absolute (Common Test runs in its logs directory).
+%% What gate decides itself is left out: which suites, groups and cases run, the logs' place,
+%% compiling, cover; rebar3's own keys (sys_config: loaded above; readable, verbose...) too.
+ct_passed(Root, Opts) ->
+    Paths = [config, userconfig, include, stylesheet, decrypt],
+    Kept = [config, userconfig, include, stylesheet, decrypt, ct_hooks, ct_hooks_order,
+            enable_builtin_hooks, label, multiply_timetraps, scale_timetraps,
+            create_priv_dir, logopts, verbosity, basic_html, silent_connections,
+            event_handler, noinput, force_stop, abort_if_missing_suites],
+    [case lists:member(K, Paths) of
+         true -> {K, abs_paths(Root, V)};
+         false -> {K, V}
+     end || {K, V} <- Opts, lists:member(K, Kept)].
+
+abs_paths(Root, [C | _] = F) when is_integer(C) -> filename:absname(F, Root);
+abs_paths(Root, L) when is_list(L) -> [abs_paths(Root, F) || F <- L];
+abs_paths(_Root, V) -> V.
 
 parse_args([], Acc) -> {ok, Acc};
 parse_args([Flag, V | Rest], Acc) when Flag =:= "--module"; Flag =:= "--suite";

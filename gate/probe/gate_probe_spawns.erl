@@ -85,10 +85,13 @@ spawns(Pending, Funs, Prune) ->
 
 added(Pending, Funs, Prune) when map_size(Funs) < Prune -> spawns(Pending, Funs, Prune);
 added(Pending, Funs, _) ->
-    Live = maps:filter(fun(P, _) -> erlang:is_process_alive(P) end, Funs),
+    Alive = fun(P, _) -> erlang:is_process_alive(P) end,
+    Live = maps:filter(Alive, Funs),
+    %% a caller whose spawn raised (no return came) and that ended since
+    Pending1 = maps:filter(Alive, Pending),
     %% the dropped entries' garbage is not kept until the next collection
     erlang:garbage_collect(),
-    spawns(Pending, Live, max(?PRUNE_AT, 2 * map_size(Live))).
+    spawns(Pending1, Live, max(?PRUNE_AT, 2 * map_size(Live))).
 
 %% #{Pid => {Module, FunName, Arity}} of the processes spawned with a fun since the watch started
 %% (a process that ended may still be there); #{} when nothing watches.

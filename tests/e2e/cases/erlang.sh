@@ -106,6 +106,32 @@ case_erlang_reproduce_and_confirm() {
 	no_leftovers "$D"
 }
 
+# rebar.config's eunit_opts and ct_opts as rebar3 applies them: the fixture's sys_config
+# (every case: its tests check the environment it sets), a Common Test hook of the project's
+# own beside gate's; a sys_config file that is missing is an error naming it, exit 2.
+case_erlang_rebar_config_opts() {
+	D=$(fixture erl_app)
+	cat >"$D/test/erl_app_cth.erl" <<-'EOF'
+	-module(erl_app_cth).
+	-export([init/2]).
+	init(_Id, Opts) ->
+	    ok = file:write_file(filename:join(os:getenv("ERL_APP_MARK"), "hooked"), <<"yes">>),
+	    {ok, Opts}.
+	EOF
+	sed -i 's/{ct_opts, \[/{ct_opts, [{ct_hooks, [erl_app_cth]}, /' "$D/rebar.config"
+	grep -q 'ct_hooks, \[erl_app_cth\]' "$D/rebar.config" || fail "the hook was not added: $(cat "$D/rebar.config")"
+	ERL_APP_MARK=$D erl_gate -C "$D"
+	expect_rc 0
+	expect_in "$OUT" "8 tests: 8 passed, 0 failed"
+	[ -f "$D/hooked" ] || fail "the project's own Common Test hook did not run"
+	no_leftovers "$D"
+	sed -i 's|config/test.config|config/nothere.config|' "$D/rebar.config"
+	erl_gate -C "$D"
+	expect_rc 2
+	expect_in "$ERR" "rebar.config's eunit_opts sys_config config/nothere.config: no such file or directory"
+	no_leftovers "$D"
+}
+
 case_erlang_eunit_failure_fails() {
 	erl_run eunit_fail
 	expect_rc 1
