@@ -19,6 +19,11 @@ IS_ROOT=0
 hard_gate_bg() {
 	OUT="$WORK/out.$RANDOM"
 	ERR="$WORK/err.$RANDOM"
+	# made before gate starts: the background job opens them when it gets to it, and a
+	# `tail -f` (wait_text_now) that starts first would give up on a file not there yet
+	# (sigint_while_collecting_garbage never saw its line, 1 run in CI under load)
+	: >"$OUT"
+	: >"$ERR"
 	${GATE_WRAP:-} "$GATE" "$@" >"$OUT" 2>"$ERR" &
 	GPID=$!
 }
