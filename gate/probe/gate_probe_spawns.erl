@@ -26,6 +26,8 @@
 -export([watch_start/0, watch_stop/0, watcher/0, funs/0, fun_of/2, fun_location/2,
          line_table/1, born_key/3, fun_label/1, code_label/2]).
 
+-import(gate_probe_snapshot, [name_text/1, mfa_text/1, initial_call/1]).
+
 %% The spawns process drops the entries of ended processes when it holds this many, and
 %% then at twice what is left (at least this many).
 -define(PRUNE_AT, 4096).
@@ -61,15 +63,19 @@ watcher() -> whereis(gate_probe_spawns).
 %% Meta trace messages carry a timestamp.
 spawns(Pending, Funs, Prune) ->
     receive
-        {trace_ts, Caller, call, {erlang, _, [erlang, apply, [F, []] | _]}, _} when is_function(F) ->
+        {trace_ts, Caller, call, {erlang, _, [erlang, apply, [F, []] | _]}, _}
+          when is_function(F) ->
             {module, M} = erlang:fun_info(F, module),
             {name, N} = erlang:fun_info(F, name),
             {arity, A} = erlang:fun_info(F, arity),
             spawns(Pending#{Caller => {M, N, A}}, Funs, Prune);
         {trace_ts, Caller, return_from, _, Ret, _} ->
+            %% spawn_opt with monitor returns {Pid, Ref}
             case {maps:take(Caller, Pending), Ret} of
-                {{Fun, Pending1}, Pid} when is_pid(Pid) -> added(Pending1, Funs#{Pid => Fun}, Prune);
-                {{Fun, Pending1}, {Pid, _}} when is_pid(Pid) -> added(Pending1, Funs#{Pid => Fun}, Prune);
+                {{Fun, Pending1}, {Pid, _}} when is_pid(Pid) ->
+                    added(Pending1, Funs#{Pid => Fun}, Prune);
+                {{Fun, Pending1}, Pid} when is_pid(Pid) ->
+                    added(Pending1, Funs#{Pid => Fun}, Prune);
                 {{_, Pending1}, _} -> spawns(Pending1, Funs, Prune);
                 {error, _} -> spawns(Pending, Funs, Prune)
             end;
@@ -138,24 +144,24 @@ ask(Msg) ->
 %% funs whose location was read from their object files, {Name, Where1}.
 born_key(P, Funs, Where) ->
     case erlang:process_info(P, [registered_name, current_function]) of
-        [{registered_name, Name}, _] when Name =/= [] -> {gate_probe_snapshot:name_text(Name), Where};
+        [{registered_name, Name}, _] when Name =/= [] -> {name_text(Name), Where};
         [_, {current_function, Cur}] ->
-            case gate_probe_snapshot:initial_call(P) of
+            case initial_call(P) of
                 {erlang, apply, 2} ->
-                    Seen = case gate_probe_spawns:fun_of(P, Funs) of
+                    Seen = case fun_of(P, Funs) of
                                {M, F, A} -> {M, F, A, []};
                                none -> none
                            end,
                     case spawner(P, Seen) of
-                        none -> {<<"spawned fun in ", (gate_probe_snapshot:mfa_text(Cur))/binary>>, Where};
+                        none -> {<<"spawned fun in ", (mfa_text(Cur))/binary>>, Where};
                         Fun -> spawner_text(Fun, Cur, Where)
                     end;
                 {M, F, A} = MFA when is_atom(M), is_atom(F), is_integer(A) ->
                     case fun_parent(F) of
-                        none -> {gate_probe_snapshot:mfa_text(MFA), Where};
+                        none -> {mfa_text(MFA), Where};
                         _ -> spawner_text(spawner(P, {M, F, A, []}), Cur, Where)
                     end;
-                MFA -> {gate_probe_snapshot:mfa_text(MFA), Where}
+                MFA -> {mfa_text(MFA), Where}
             end;
         _ -> {<<"exited">>, Where}
     end.
@@ -166,15 +172,15 @@ born_key(P, Funs, Where) ->
 fun_label(P) ->
     case erlang:process_info(P, current_function) of
         {current_function, Cur} ->
-            Seen = case gate_probe_spawns:fun_of(P, undefined) of
+            Seen = case fun_of(P, undefined) of
                        {M, F, A} -> {M, F, A, []};
                        none -> none
                    end,
             case spawner(P, Seen) of
-                none -> <<"spawned fun in ", (gate_probe_snapshot:mfa_text(Cur))/binary>>;
+                none -> <<"spawned fun in ", (mfa_text(Cur))/binary>>;
                 Fun -> element(1, spawner_text(Fun, Cur, #{}))
             end;
-        _ -> gate_probe_snapshot:mfa_text({erlang, apply, 2})
+        _ -> mfa_text({erlang, apply, 2})
     end.
 
 %% What a process's code is called where one process is named, when it runs a fun: its
@@ -219,13 +225,14 @@ fun_parent(_) -> none.
 
 %% {"spawned by Pool.start_workers/1 (lib/pool.ex:12), waiting in Process:sleep/1", Where1};
 %% "waiting in that fun" when it waits in the fun itself; a fun that names a function
-%% (Erlang's fun loop/0) is that function: "spawned with worker:loop/0 (src/worker.erl:9)". A fun known without a location (no
-%% frame of it in the stack) is located from its module's object file, once per fun.
+%% (Erlang's fun loop/0) is that function: "spawned with worker:loop/0 (src/worker.erl:9)".
+%% A fun known without a location (no frame of it in the stack) is located from its
+%% module's object file, once per fun.
 spawner_text({M, F, A, []}, Cur, Where) ->
     case Where of
         #{{M, F} := Loc} -> spawner_text({M, F, A, Loc}, Cur, Where);
         _ ->
-            Loc = gate_probe_spawns:fun_location(M, F),
+            Loc = fun_location(M, F),
             spawner_text({M, F, A, Loc}, Cur, Where#{{M, F} => Loc})
     end;
 spawner_text({M, F, A, Loc}, Cur, Where) ->
@@ -245,13 +252,13 @@ spawner_text({M, F, A, Loc}, Cur, Where) ->
                     waits(Cur, {M, F}, <<"that fun">>)];
                %% a fun naming a function (fun loop/0): the process runs that function
                none ->
-                   ["spawned with ", gate_probe_snapshot:mfa_text({M, F, A}), Site, ", waiting in ",
+                   ["spawned with ", mfa_text({M, F, A}), Site, ", waiting in ",
                     waits(Cur, {M, F}, <<"that function">>)]
            end,
     {unicode:characters_to_binary(Text), Where}.
 
 waits({M, F, _}, {M, F}, Same) -> Same;
-waits(Cur, _, _) -> gate_probe_snapshot:mfa_text(Cur).
+waits(Cur, _, _) -> mfa_text(Cur).
 
 %% ---- Where a fun is written ----
 
