@@ -140,7 +140,7 @@ run_one(Runner, Filter, Apps, Dirs, Root, ROpts) ->
     case rebar_opts(Root, Key) of
         {error, Why} -> {1, [Why]};
         {ok, Opts} ->
-            case sys_config(Root, Key, proplists:get_value(sys_config, Opts, [])) of
+            case sys_config(Root, Key, files(proplists:get_value(sys_config, Opts, []))) of
                 ok -> run_one(Runner, Filter, Apps, Dirs, Root, ROpts, Opts);
                 {error, Why} -> {1, [Why]}
             end
@@ -209,7 +209,7 @@ opt_name(K) -> K.
 %% the list naming another file to load. {error, Text} names the file that is missing or does
 %% not parse.
 sys_config(_Root, _Key, []) -> ok;
-sys_config(Root, Key, [F | Rest]) when is_list(F), F =/= [], is_integer(hd(F)) ->
+sys_config(Root, Key, [F | Rest]) ->
     Path = filename:absname(F, Root),
     case file:consult(Path) of
         {ok, [Conf]} when is_list(Conf) ->
@@ -224,9 +224,14 @@ sys_config(Root, Key, [F | Rest]) when is_list(F), F =/= [], is_integer(hd(F)) -
             {error, io_lib:format("rebar.config's ~ts sys_config ~ts: ~ts: fix the file or "
                                   "the path (relative to the project)",
                                   [Key, F, file:format_error(Why)])}
-    end;
-sys_config(Root, Key, [_ | Rest]) -> sys_config(Root, Key, Rest);
-sys_config(Root, Key, F) when is_list(F) -> sys_config(Root, Key, [F]).
+    end.
+
+%% sys_config's value: one file name or a list of them, as rebar3 takes either.
+files(V) when is_binary(V) -> [unicode:characters_to_list(V)];
+files([C | _] = V) when is_integer(C) -> [V];
+files(V) when is_list(V) ->
+    [unicode:characters_to_list(F) || F <- V, is_list(F) orelse is_binary(F)];
+files(_) -> [].
 
 load_config(_Root, _Key, []) -> ok;
 load_config(Root, Key, [{App, Pars} | Rest]) when is_atom(App), is_list(Pars) ->
