@@ -24,7 +24,7 @@
 -gate_load(always).
 
 -export([watch_start/0, watch_stop/0, watcher/0, funs/0, fun_of/2, fun_location/2,
-         line_table/1, born_key/3, fun_label/1, code_label/2]).
+         line_table/1, born_key/3, fun_label/1, code_label/2, relative/1]).
 
 -import(gate_probe_snapshot, [name_text/1, mfa_text/1, initial_call/1]).
 
@@ -236,10 +236,11 @@ spawner_text({M, F, A, []}, Cur, Where) ->
             spawner_text({M, F, A, Loc}, Cur, Where#{{M, F} => Loc})
     end;
 spawner_text({M, F, A, Loc}, Cur, Where) ->
+    %% a stack frame's file is as the compiler was given it: absolute under rebar3
     Site = case {proplists:get_value(file, Loc), proplists:get_value(line, Loc)} of
                {File, Line} when is_list(File), is_integer(Line) ->
-                   [" (", File, ":", integer_to_list(Line), ")"];
-               {File, _} when is_list(File) -> [" (", File, ")"];
+                   [" (", relative(File), ":", integer_to_list(Line), ")"];
+               {File, _} when is_list(File) -> [" (", relative(File), ")"];
                _ -> []
            end,
     Text = case fun_parent(F) of

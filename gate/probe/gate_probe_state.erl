@@ -643,7 +643,8 @@ fun_frame(P) ->
                 [{M, F, A, Loc} | _] ->
                     Where = case {proplists:get_value(file, Loc), proplists:get_value(line, Loc)} of
                                 {File, Line} when is_list(File), is_integer(Line) ->
-                                    [" (", File, ":", integer_to_list(Line), ")"];
+                                    [" (", gate_probe_spawns:relative(File), ":",
+                                     integer_to_list(Line), ")"];
                                 _ -> []
                             end,
                     iolist_to_binary([mfa_text({M, F, arity(A)}), Where]);

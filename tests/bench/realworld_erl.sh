@@ -14,6 +14,14 @@
 #                 a run gate passed with a failed test fails the check.
 #   errors        gate exited 2 (or anything but 0/1). Any error fails the check.
 #   median wall   bare vs gate (ms) and their ratio (this machine is shared: informative).
+#
+# Planted leaks at size, as tests/bench/realworld.sh plants them in Mix suites: in each project
+# of REALWORLD_PLANT_MIN_TESTS tests or more (1 000 by default), one more `gate run` per kind
+# in REALWORLD_PLANT ("ets state procs" by default; "rotate": one kind per large project, in
+# turn; "" none) on a copy with tests/realworld/plant/erl/gate_planted_KIND*.erl in its test
+# folder: a table an EUnit module fills, a server an EUnit module feeds, processes a Common
+# Test suite leaves. Each must fail as exactly one finding that names the structure and the
+# module or suite as its culprit, and end with the reproduce line that selects it.
 # usage: tests/bench/realworld_erl.sh [ROUNDS]   (default 3; also $REALWORLD_ROUNDS)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,6 +52,72 @@ table="$work/table"
 printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' project tests "gate exits" false tests errors "bare ms" "gate ms" ratio >"$table"
 printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' "" "" "" alarms failed "" median median "" >>"$table"
 bad=0
+plant_turn=0 # REALWORLD_PLANT=rotate: the kind the next large project gets
+
+# planted P D N: the planted runs of project P (copied in D, N tests under gate)
+planted() {
+	p=$1
+	d=$2
+	n=$3
+	case "$n" in '' | *[!0-9]*) return 0 ;; esac
+	[ "$n" -ge "${REALWORLD_PLANT_MIN_TESTS:-1000}" ] || return 0
+	kinds=${REALWORLD_PLANT-ets state procs}
+	if [ "$kinds" = rotate ]; then
+		set -- ets state procs
+		shift $((plant_turn % 3))
+		kinds=$1
+		plant_turn=$((plant_turn + 1))
+	fi
+	for kind in $kinds; do
+		case "$kind" in
+		ets) name="ETS table gate_planted_sessions" culprit=gate_planted_ets_tests sel="--module" ;;
+		state) name="process gate_planted_cache" culprit=gate_planted_state_tests sel="--module" ;;
+		procs) name="processes born during the run" culprit=gate_planted_procs_SUITE sel="--suite" ;;
+		*)
+			echo "realworld-erl: error: REALWORLD_PLANT names $kind, which is none of ets, state, procs" >&2
+			bad=1
+			continue
+			;;
+		esac
+		# a copy of its own: rebar3 keeps the object files of test modules it no longer sees
+		pd="$work/$p.planted"
+		rm -rf "$pd"
+		cp -r "$d" "$pd"
+		mkdir -p "$pd/test"
+		cp "$root/tests/realworld/plant/erl/$culprit.erl" "$pd/test/"
+		timeout "$limit" "$gate" run -q -C "$pd" --json "$work/planted.json" >"$work/gate.out" 2>&1
+		grc=$?
+		verdict=$(python3 - "$work/planted.json" "$name" "$culprit" "$sel" 2>&1 <<'PY'
+import json, sys
+path, name, culprit, sel = sys.argv[1:5]
+d = json.load(open(path))
+failed = [f for f in d["findings"] if f.get("verdict") == "FAIL"]
+if len(failed) != 1:
+    print("%d failing findings, expected 1: %s" % (len(failed), " | ".join(f["message"][:90] for f in failed)))
+    sys.exit(1)
+m = failed[0]["message"]
+for want in (name, "likely culprit: " + culprit, "reproduce: gate run -C "):
+    if want not in m:
+        print("the finding does not say %s: %s" % (want, m[:200]))
+        sys.exit(1)
+if not m.endswith("-- %s %s" % (sel, culprit)):
+    print("the reproduce line does not select %s %s: %s" % (sel, culprit, m[-120:]))
+    sys.exit(1)
+print(m[:110].replace("\n", " "))
+PY
+)
+		vrc=$?
+		rm -rf "$pd"
+		if [ "$grc" -eq 1 ] && [ "$vrc" -eq 0 ]; then
+			echo "realworld-erl: planted $kind in $p: caught, 1 finding: $verdict"
+		else
+			echo "realworld-erl: planted $kind in $p: NOT caught as one finding (gate exit $grc): $verdict"
+			grep -E 'FAIL|error' "$work/gate.out" | head -n 8 | sed 's/^/    /'
+			bad=1
+		fi
+	done
+}
+
 for p in $projects; do
 	d="$work/$p"
 	cp -r "$src/$p" "$d"
@@ -89,6 +163,7 @@ for p in $projects; do
 	ratio=$(awk -v b="$bm" -v g="$gm" 'BEGIN { if (b > 0) printf "%.2f", g / b; else print "-" }')
 	printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' "$p" "$tests" "$exits" "$alarms" "$tfail" "$errors" "$bm" "$gm" "${ratio}x" >>"$table"
 	[ "$alarms" -eq 0 ] && [ "$errors" -eq 0 ] && [ $((tfail * 2)) -le "$rounds" ] || bad=1
+	planted "$p" "$d" "$tests"
 done
 cat "$table"
 if [ "$bad" -ne 0 ]; then
