@@ -245,16 +245,8 @@ planted() {
 	p=$1
 	d=$2
 	n=$3
-	case "$n" in '' | *[!0-9]*) return 0 ;; esac
-	[ "$n" -ge "${REALWORLD_PLANT_MIN_TESTS:-1000}" ] || return 0
-	kinds=${REALWORLD_PLANT-ets state procs}
-	if [ "$kinds" = rotate ]; then
-		set -- ets state procs
-		shift $((plant_turn % 3))
-		kinds=$1
-		plant_turn=$((plant_turn + 1))
-	fi
-	for kind in $kinds; do
+	rw_plant_kinds "$n"
+	for kind in $rw_kinds; do
 		f="$root/tests/realworld/plant/planted_${kind}_test.exs"
 		if [ ! -f "$f" ]; then
 			echo "realworld: error: REALWORLD_PLANT names $kind, which has no $f" >&2
@@ -301,7 +293,6 @@ PY
 	done
 }
 
-plant_turn=0 # REALWORLD_PLANT=rotate: the kind the next large suite gets
 # kb BYTES: kilobytes, for the table (the largest of the rounds)
 kb() { awk -v b="${1:-0}" 'BEGIN { printf "%.0f kB", b / 1000 }'; }
 

@@ -48,27 +48,19 @@ trap 'exit 143' TERM
 export LC_ALL=C
 limit=${REALWORLD_TIMEOUT:-900}
 . "$root/tests/bench/stats.sh"
+. "$root/tests/realworld/lib.sh"
 table="$work/table"
 printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' project tests "gate exits" false tests errors "bare ms" "gate ms" ratio >"$table"
 printf '%-14s %6s %-12s %6s %6s %6s %9s %9s %6s\n' "" "" "" alarms failed "" median median "" >>"$table"
 bad=0
-plant_turn=0 # REALWORLD_PLANT=rotate: the kind the next large project gets
 
 # planted P D N: the planted runs of project P (copied in D, N tests under gate)
 planted() {
 	p=$1
 	d=$2
 	n=$3
-	case "$n" in '' | *[!0-9]*) return 0 ;; esac
-	[ "$n" -ge "${REALWORLD_PLANT_MIN_TESTS:-1000}" ] || return 0
-	kinds=${REALWORLD_PLANT-ets state procs}
-	if [ "$kinds" = rotate ]; then
-		set -- ets state procs
-		shift $((plant_turn % 3))
-		kinds=$1
-		plant_turn=$((plant_turn + 1))
-	fi
-	for kind in $kinds; do
+	rw_plant_kinds "$n"
+	for kind in $rw_kinds; do
 		case "$kind" in
 		ets) name="ETS table gate_planted_sessions" culprit=gate_planted_ets_tests sel="--module" ;;
 		state) name="process gate_planted_cache" culprit=gate_planted_state_tests sel="--module" ;;

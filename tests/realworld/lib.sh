@@ -1,7 +1,7 @@
 # tests/realworld/lib.sh: where real projects live on this machine, and what the harness gives
 # any of them to run: a private PostgreSQL, and leak shapes planted without changing a line of
 # the project. Sourced (POSIX sh) by tests/bench/realworld.sh, tests/bench/fine.sh and the e2e
-# cases that use real projects; it defines functions and two variables, and runs nothing.
+# cases that use real projects; it defines functions and three variables, and runs nothing.
 #
 # Real projects are never part of the repository. They are brought onto the machine by the
 # contributor (CONTRIBUTING.md, "Real projects") and found here:
@@ -11,6 +11,21 @@
 
 rw_libs=${GATE_REALWORLD:-${HOME:-/root}/.cache/gate/realworld}
 rw_apps=${GATE_REALWORLD_APPS:-${HOME:-/root}/.cache/gate/apps}
+
+# rw_plant_kinds N: sets rw_kinds to the leak kinds to plant in a project of N tests:
+# REALWORLD_PLANT ("ets state procs" by default; "" none; "rotate": one kind per project, in
+# turn, rw_plant_turn counting) when N is REALWORLD_PLANT_MIN_TESTS (1 000) or more, else none.
+rw_plant_turn=0
+rw_plant_kinds() {
+	rw_kinds=""
+	case "$1" in '' | *[!0-9]*) return 0 ;; esac
+	[ "$1" -ge "${REALWORLD_PLANT_MIN_TESTS:-1000}" ] || return 0
+	rw_kinds=${REALWORLD_PLANT-ets state procs}
+	if [ "$rw_kinds" = rotate ]; then
+		case $((rw_plant_turn % 3)) in 0) rw_kinds=ets ;; 1) rw_kinds=state ;; *) rw_kinds=procs ;; esac
+		rw_plant_turn=$((rw_plant_turn + 1))
+	fi
+}
 
 # rw_projects DIR: the names of the Mix projects in DIR (folders with a mix.exs), one line each
 rw_projects() {
