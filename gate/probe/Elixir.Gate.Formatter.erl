@@ -435,26 +435,8 @@ async(_) -> false.
 %% A light snapshot; with GC, a sweep of every process first (no settling pause: per test).
 light(GC) ->
     GC andalso gate_probe_snapshot:gc_light(),
-    {erlang:monotonic_time(microsecond),
-     less_watcher(less_literals(maps:from_list(erlang:memory()))),
+    {erlang:monotonic_time(microsecond), less_literals(maps:from_list(erlang:memory())),
      erlang:system_info(process_count), erlang:system_info(ets_count)}.
-
-%% erlang:memory() less the spawns process's own memory (gate_probe_spawns: a map of the
-%% processes spawned with a fun, which rises and falls with what the suite spawns), in
-%% processes and the rows around it: gate does not measure itself.
-less_watcher(M) ->
-    case gate_probe_spawns:watcher() of
-        P when is_pid(P) ->
-            case erlang:process_info(P, memory) of
-                {memory, B} ->
-                    maps:map(fun(K, V) when K =:= processes; K =:= processes_used;
-                                            K =:= total -> V - B;
-                                (_, V) -> V
-                             end, M);
-                _ -> M
-            end;
-        _ -> M
-    end.
 
 %% erlang:memory() less the refc bytes of the literals of the modules compiled in memory since
 %% the before-snapshot (gate_probe_code:loaded_literals/0), in binary and the rows around it:
