@@ -319,12 +319,10 @@ static int confirm_run(struct run *r, const char *culprit, const char *file)
 		int v = child_verdict(json, f, &growth);
 		char grew[32];
 		model_bytes_format(grew, sizeof(grew), growth);
+		const char *what = f->structure ? f->structure : f->subject ? f->subject : "it";
 		if (v == 1)
 			snprintf(text, sizeof(text),
-			         "confirmed alone: %s grows %s by +%s in each run", rel,
-			         f->structure ? f->structure
-			         : f->subject ? f->subject
-			                      : "it",
+			         "confirmed alone: %s grows %s by +%s in each run", rel, what,
 			         grew);
 		else if (v == 2)
 			snprintf(text, sizeof(text),
@@ -333,11 +331,7 @@ static int confirm_run(struct run *r, const char *culprit, const char *file)
 			         "not in the %d runs after it: a growth that stops (a table or a "
 			         "state "
 			         "filled once per key), not one with every run",
-			         rel,
-			         f->structure ? f->structure
-			         : f->subject ? f->subject
-			                      : "it",
-			         mem_cat_name(narrowest(f)), grew, CONFIRM_RUNS - 1);
+			         rel, what, mem_cat_name(narrowest(f)), grew, CONFIRM_RUNS - 1);
 		else if (v == 0)
 			snprintf(text, sizeof(text),
 			         "not reproduced alone: it needs what ran before it (%s)", needs);
