@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/errtext.h"
+#include "rules/reproduce.h"
 
 int runner_pick(const char *cli, const char *cfg, bool rebar3, struct runner_choice *out, char *err,
                 size_t errlen)
@@ -42,25 +43,21 @@ int runner_pick(const char *cli, const char *cfg, bool rebar3, struct runner_cho
 
 int runner_check_args(char *const *args, size_t nargs, char *err, size_t errlen)
 {
-	static const char *const flags[] = {"--module", "--suite", "--group", "--case"};
-	for (size_t i = 0; i < nargs; i++) {
-		const char *a = args[i];
-		bool known = false;
-		for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
-			size_t n = strlen(flags[f]);
-			if (strncmp(a, flags[f], n) == 0 &&
-			    (a[n] == '\0' || (a[n] == '=' && a[n + 1])))
-				known = a[n] == '=' || (i + 1 < nargs && args[++i][0]);
-		}
-		if (!known) {
+	for (size_t i = 0; i < nargs;) {
+		/* the flags rebar3's selection takes (rules/reproduce.h), each with a value */
+		size_t k = reproduce_selecting(REPRODUCE_REBAR, args, nargs, i);
+		const char *eq = strchr(args[i], '=');
+		bool valued = k == 2 ? args[i + 1][0] != '\0' : k == 1 && eq && eq[1];
+		if (!valued) {
 			errtext_set(
 			        err, errlen, NULL,
 			        "the test argument %s is not one gate passes to a rebar3 project's "
 			        "runners: after -- give --module M[,M] (EUnit), --suite S[,S], "
 			        "--group G[,G] or --case C[,C] (Common Test), each with its value",
-			        a);
+			        args[i]);
 			return -1;
 		}
+		i += k;
 	}
 	return 0;
 }
