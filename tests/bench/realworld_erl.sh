@@ -79,34 +79,9 @@ planted() {
 		cp "$root/tests/realworld/plant/erl/$culprit.erl" "$pd/test/"
 		timeout "$limit" "$gate" run -q -C "$pd" --json "$work/planted.json" >"$work/gate.out" 2>&1
 		grc=$?
-		verdict=$(python3 - "$work/planted.json" "$name" "$culprit" "$sel" 2>&1 <<'PY'
-import json, sys
-path, name, culprit, sel = sys.argv[1:5]
-d = json.load(open(path))
-failed = [f for f in d["findings"] if f.get("verdict") == "FAIL"]
-if len(failed) != 1:
-    print("%d failing findings, expected 1: %s" % (len(failed), " | ".join(f["message"][:90] for f in failed)))
-    sys.exit(1)
-m = failed[0]["message"]
-for want in (name, "likely culprit: " + culprit, "reproduce: gate run -C "):
-    if want not in m:
-        print("the finding does not say %s: %s" % (want, m[:200]))
-        sys.exit(1)
-if not m.endswith("-- %s %s" % (sel, culprit)):
-    print("the reproduce line does not select %s %s: %s" % (sel, culprit, m[-120:]))
-    sys.exit(1)
-print(m[:110].replace("\n", " "))
-PY
-)
-		vrc=$?
 		rm -rf "$pd"
-		if [ "$grc" -eq 1 ] && [ "$vrc" -eq 0 ]; then
-			echo "realworld-erl: planted $kind in $p: caught, 1 finding: $verdict"
-		else
-			echo "realworld-erl: planted $kind in $p: NOT caught as one finding (gate exit $grc): $verdict"
-			grep -E 'FAIL|error' "$work/gate.out" | head -n 8 | sed 's/^/    /'
-			bad=1
-		fi
+		rw_plant_check realworld-erl "$kind" "$p" "$grc" "$work/planted.json" "$work/gate.out" \
+			"-- $sel $culprit" "$name" "likely culprit: $culprit" "reproduce: gate run -C " || bad=1
 	done
 }
 

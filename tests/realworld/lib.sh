@@ -27,6 +27,43 @@ rw_plant_kinds() {
 	fi
 }
 
+# rw_plant_check TAG KIND P GRC JSON OUT ENDS WANT...: whether gate's run on project P with
+# the leak KIND planted (its exit GRC, its --json in JSON, its output in OUT) failed as
+# exactly one finding that says every WANT (an empty one is skipped) and, when ENDS is not
+# empty, ends with ENDS. Prints "TAG: planted KIND in P: caught, 1 finding: ..." or
+# "... NOT caught as one finding ..." with what it saw; returns 0, or 1 when not caught.
+rw_plant_check() {
+	_rw_tag=$1 _rw_kind=$2 _rw_p=$3 _rw_grc=$4 _rw_json=$5 _rw_out=$6 _rw_ends=$7
+	shift 7
+	_rw_said=$(python3 - "$_rw_json" "$_rw_ends" "$@" 2>&1 <<'PY'
+import json, sys
+path, ends = sys.argv[1:3]
+d = json.load(open(path))
+failed = [f for f in d["findings"] if f.get("verdict") == "FAIL"]
+if len(failed) != 1:
+    print("%d failing findings, expected 1: %s" % (len(failed), " | ".join(f["message"][:90] for f in failed)))
+    sys.exit(1)
+m = failed[0]["message"]
+for want in sys.argv[3:]:
+    if want and want not in m:
+        print("the finding does not say %s: %s" % (want, m[:200]))
+        sys.exit(1)
+if ends and not m.endswith(ends):
+    print("the finding does not end with %s: %s" % (ends, m[-120:]))
+    sys.exit(1)
+print(m[:110].replace("\n", " "))
+PY
+)
+	_rw_vrc=$?
+	if [ "$_rw_grc" -eq 1 ] && [ "$_rw_vrc" -eq 0 ]; then
+		echo "$_rw_tag: planted $_rw_kind in $_rw_p: caught, 1 finding: $_rw_said"
+		return 0
+	fi
+	echo "$_rw_tag: planted $_rw_kind in $_rw_p: NOT caught as one finding (gate exit $_rw_grc): $_rw_said"
+	grep -E 'FAIL|error' "$_rw_out" | head -n 8 | sed 's/^/    /'
+	return 1
+}
+
 # rw_projects DIR: the names of the Mix projects in DIR (folders with a mix.exs), one line each
 rw_projects() {
 	[ -d "$1" ] || return 0
