@@ -279,23 +279,17 @@ case_erlang_interrupted() {
 	local sig rc text phase
 	for sig in TERM INT; do
 		D=$(fixture erl_app)
-		OUT="$WORK/out.$RANDOM" ERR="$WORK/err.$RANDOM"
 		if [ "$sig" = TERM ]; then
 			rc=143 text="erl_app: waiting now" phase="while running the tests"
 		else
 			rc=130 text="compiling $D with rebar3" phase="while compiling $D with rebar3"
 		fi
+		# hard_gate_bg and wait_text: tests/e2e/cases/hardening.sh
 		ERL_APP_PLANT=slow GATE_REBAR3=${GATE_E2E_REBAR3:-${GATE_REBAR3:-}} \
-			"$GATE" run -C "$D" ${GATE_E2E_ERL:+--erl "$GATE_E2E_ERL"} >"$OUT" 2>"$ERR" &
-		local pid=$! i
-		for i in $(seq 1 3000); do
-			grep -qF -- "$text" "$OUT" "$ERR" 2>/dev/null && break
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.02
-		done
-		grep -qF -- "$text" "$OUT" "$ERR" || fail "never saw: $text"
-		kill -s "$sig" "$pid"
-		wait "$pid"
+			hard_gate_bg run -C "$D" ${GATE_E2E_ERL:+--erl "$GATE_E2E_ERL"}
+		wait_text "$text" "$OUT" "$ERR"
+		kill -s "$sig" "$GPID"
+		wait "$GPID"
 		RC=$?
 		expect_rc "$rc"
 		expect_in "$ERR" "gate: error: interrupted by"
