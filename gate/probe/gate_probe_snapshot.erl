@@ -699,13 +699,13 @@ born_groups(Born) ->
                 false -> #{}
             end,
     Funs = gate_probe_spawns:funs(),
-    Groups = lists:foldl(
-               fun({P, M, _}, G) ->
-                       Key = {gate_probe_state:test_of(P, Tests),
-                              gate_probe_spawns:born_key(P, Funs)},
-                       maps:update_with(Key, fun({C, Mem, Ex}) -> {C + 1, Mem + M, Ex} end,
-                                        {1, M, P}, G)
-               end, #{}, Born),
+    {Groups, _} = lists:foldl(
+                    fun({P, M, _}, {G, Where}) ->
+                            {Name, Where1} = gate_probe_spawns:born_key(P, Funs, Where),
+                            Key = {gate_probe_state:test_of(P, Tests), Name},
+                            {maps:update_with(Key, fun({C, Mem, Ex}) -> {C + 1, Mem + M, Ex} end,
+                                              {1, M, P}, G), Where1}
+                    end, {#{}, #{}}, Born),
     Sorted = lists:reverse(lists:keysort(3, [{K, C, Mem, Ex} || {{_, K}, {C, Mem, Ex}} <-
                                                                   maps:to_list(Groups)])),
     Owners = gate_probe_state:owners_map(),

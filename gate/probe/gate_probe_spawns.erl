@@ -24,7 +24,7 @@
 -gate_load(always).
 
 -export([watch_start/0, watch_stop/0, watcher/0, funs/0, fun_of/2, fun_location/2,
-         line_table/1, born_key/2, fun_label/1, code_label/2, relative/1]).
+         line_table/1, born_key/3, fun_label/1, code_label/2, relative/1]).
 
 -import(gate_probe_snapshot, [name_text/1, mfa_text/1, initial_call/1]).
 
@@ -142,66 +142,69 @@ ask(Msg) ->
 
 %% ---- Naming a process by the code that spawned it ----
 
-%% A group of processes born during the run, by its example P: its registered name, else the
-%% code that spawned it (fun_text/4; Funs: funs/0's map), else its initial call; a spawned fun
-%% without either is named by where it is now.
-born_key(P, Funs) ->
+%% A spawned fun starts in erlang:apply/2, which says nothing: the code that spawned it (the
+%% function defining the fun: from the fun's frame in its stack, the fun it was seen spawned
+%% with (gate_probe_spawns; Funs: its map), or a proc_lib initial call naming the fun), then
+%% where it waits; without any, where it is now. Where: #{{Module, Fun} => Location} of the
+%% funs whose location was read from their object files, {Name, Where1}.
+born_key(P, Funs, Where) ->
     case erlang:process_info(P, [registered_name, current_function]) of
-        [{registered_name, Name}, _] when Name =/= [] -> name_text(Name);
+        [{registered_name, Name}, _] when Name =/= [] -> {name_text(Name), Where};
         [_, {current_function, Cur}] ->
-            MFA = initial_call(P),
-            case fun_text(P, Cur, MFA, Funs) of
-                none when MFA =:= {erlang, apply, 2} ->
-                    <<"spawned fun in ", (mfa_text(Cur))/binary>>;
-                none -> mfa_text(MFA);
-                Text -> Text
+            case initial_call(P) of
+                {erlang, apply, 2} ->
+                    Seen = case fun_of(P, Funs) of
+                               {M, F, A} -> {M, F, A, []};
+                               none -> none
+                           end,
+                    case spawner(P, Seen) of
+                        none -> {<<"spawned fun in ", (mfa_text(Cur))/binary>>, Where};
+                        Fun -> spawner_text(Fun, Cur, Where)
+                    end;
+                {M, F, A} = MFA when is_atom(M), is_atom(F), is_integer(A) ->
+                    case fun_parent(F) of
+                        none -> {mfa_text(MFA), Where};
+                        _ -> spawner_text(spawner(P, {M, F, A, []}), Cur, Where)
+                    end;
+                MFA -> {mfa_text(MFA), Where}
             end;
-        _ -> <<"exited">>
+        _ -> {<<"exited">>, Where}
     end.
 
-%% A process spawned with a fun (initial call erlang:apply/2), named where one process is (a
-%% table's owner, a process that grew): "spawned by ..., waiting in ..." as its group would
-%% be named, else "spawned fun in" where it is now.
+%% A process spawned with a fun, named where one process is (a table's owner, a process
+%% that grew): "spawned by ..., waiting in ..." as its group would be named, else "spawned
+%% fun in" where it is now.
 fun_label(P) ->
     case erlang:process_info(P, current_function) of
         {current_function, Cur} ->
-            case fun_text(P, Cur, {erlang, apply, 2}, undefined) of
+            Seen = case fun_of(P, undefined) of
+                       {M, F, A} -> {M, F, A, []};
+                       none -> none
+                   end,
+            case spawner(P, Seen) of
                 none -> <<"spawned fun in ", (mfa_text(Cur))/binary>>;
-                Text -> Text
+                Fun -> element(1, spawner_text(Fun, Cur, #{}))
             end;
         _ -> mfa_text({erlang, apply, 2})
     end.
 
 %% What a process's code is called where one process is named, when it runs a fun: its
-%% initial call MFA erlang:apply/2, or a fun that proc_lib names (Agent, Task:
-%% '-start/1-fun-0-'): "spawned by ..., waiting in ..."; none when neither says more than MFA
-%% does.
-code_label(P, MFA) ->
-    case erlang:process_info(P, current_function) of
-        {current_function, Cur} -> fun_text(P, Cur, MFA, undefined);
+%% initial call MFA erlang:apply/2 (fun_label/1), or a fun that proc_lib names (Agent,
+%% Task: '-start/1-fun-0-'): "spawned by ..., waiting in ..."; none when neither says more
+%% than MFA does.
+code_label(P, {erlang, apply, 2}) ->
+    case fun_label(P) of
+        <<"spawned by ", _/binary>> = L -> L;
+        <<"spawned with ", _/binary>> = L -> L;
         _ -> none
-    end.
-
-%% The code that spawned P, which is now in Cur, given its initial call: a spawned fun
-%% (erlang:apply/2 says nothing) by the function defining the fun, from the fun's frame in
-%% its stack or the fun it was seen spawned with (Funs: funs/0's map, undefined to ask); a
-%% fun that proc_lib names as the initial call by that fun; then where it waits. none when
-%% neither is known, or the initial call is no fun.
-fun_text(P, Cur, {erlang, apply, 2}, Funs) ->
-    Seen = case fun_of(P, Funs) of
-               {M, F, A} -> {M, F, A, []};
-               none -> none
-           end,
-    case spawner(P, Seen) of
-        none -> none;
-        Fun -> spawner_text(Fun, Cur)
     end;
-fun_text(P, Cur, {M, F, A}, _Funs) when is_atom(M), is_atom(F), is_integer(A) ->
-    case fun_parent(F) of
-        none -> none;
-        _ -> spawner_text(spawner(P, {M, F, A, []}), Cur)
+code_label(P, {M, F, A}) when is_atom(M), is_atom(F), is_integer(A) ->
+    case {fun_parent(F), erlang:process_info(P, current_function)} of
+        {{_, _}, {current_function, Cur}} ->
+            element(1, spawner_text(spawner(P, {M, F, A, []}), Cur, #{}));
+        _ -> none
     end;
-fun_text(_, _, _, _) -> none.
+code_label(_, _) -> none.
 
 %% The fun a process runs, {M, F, A, Location}: the outermost fun frame of its stack (where
 %% the process is in it: its file and line), else Default.
@@ -225,13 +228,19 @@ fun_parent(F) when is_atom(F) ->
     end;
 fun_parent(_) -> none.
 
-%% "spawned by Pool.start_workers/1 (lib/pool.ex:12), waiting in Process:sleep/1"; "waiting
-%% in that fun" when it waits in the fun itself; a fun that names a function (Erlang's fun
-%% loop/0) is that function: "spawned with worker:loop/0 (src/worker.erl:9)". A fun known
-%% without a location (no frame of it in the stack) is located from its module's object file.
-spawner_text({M, F, A, []}, Cur) ->
-    spawner_text({M, F, A, fun_location(M, F)}, Cur);
-spawner_text({M, F, A, Loc}, Cur) ->
+%% {"spawned by Pool.start_workers/1 (lib/pool.ex:12), waiting in Process:sleep/1", Where1};
+%% "waiting in that fun" when it waits in the fun itself; a fun that names a function
+%% (Erlang's fun loop/0) is that function: "spawned with worker:loop/0 (src/worker.erl:9)".
+%% A fun known without a location (no frame of it in the stack) is located from its
+%% module's object file, once per fun.
+spawner_text({M, F, A, []}, Cur, Where) ->
+    case Where of
+        #{{M, F} := Loc} -> spawner_text({M, F, A, Loc}, Cur, Where);
+        _ ->
+            Loc = fun_location(M, F),
+            spawner_text({M, F, A, Loc}, Cur, Where#{{M, F} => Loc})
+    end;
+spawner_text({M, F, A, Loc}, Cur, Where) ->
     %% a stack frame's file is as the compiler was given it: absolute under rebar3
     Site = case {proplists:get_value(file, Loc), proplists:get_value(line, Loc)} of
                {File, Line} when is_list(File), is_integer(Line) ->
@@ -252,7 +261,7 @@ spawner_text({M, F, A, Loc}, Cur) ->
                    ["spawned with ", mfa_text({M, F, A}), Site, ", waiting in ",
                     waits(Cur, {M, F}, <<"that function">>)]
            end,
-    unicode:characters_to_binary(Text).
+    {unicode:characters_to_binary(Text), Where}.
 
 waits({M, F, _}, {M, F}, Same) -> Same;
 waits(Cur, _, _) -> mfa_text(Cur).
@@ -262,50 +271,31 @@ waits(Cur, _, _) -> mfa_text(Cur).
 %% [{file, File}, {line, Line}] of the function F of module M (a fun's own function: its
 %% arity is the fun's plus what it closes over), as a stack frame says it, from M's object
 %% file; [{file, Source}] when M has no object file or no line for it (a module compiled in
-%% memory), [] when M does not say its source either. A module's object file is read once
-%% per calling process and version of the module (the many processes a finding names,
-%% spawned with the same fun, ask the same).
+%% memory), [] when M does not say its source either.
 fun_location(M, F) ->
-    case erlang:module_loaded(M) of
+    case erlang:module_loaded(M) andalso object_location(M, F) of
         false -> [];
-        true ->
-            Key = {?MODULE, lines, M, M:module_info(md5)},
-            Locs = case get(Key) of
-                       undefined ->
-                           L = object_locations(M),
-                           put(Key, L),
-                           L;
-                       L -> L
-                   end,
-            case Locs of
-                #{F := Loc} -> Loc;
-                _ -> source_location(M)
-            end
+        [] -> source_location(M);
+        Loc -> Loc
     end.
 
-%% #{Function => [{file, File}, {line, Line}]} of every function of M with a line, from the
-%% line instruction before its entry; #{} when M has no object file.
-object_locations(M) ->
+object_location(M, F) ->
     try
         File = code:which(M),
         true = is_list(File) andalso filename:extension(File) =:= ".beam",
         {ok, Bin} = file:read_file(File),
         {ok, {_, [{"Line", Chunk}]}} = beam_lib:chunks(Bin, ["Line"]),
         {beam_file, _, _, _, _, Code} = beam_disasm:file(Bin),
+        [Is | _] = [Is || {function, N, _, _, Is} <- Code, N =:= F],
+        [I | _] = [I || {line, I} <- Is, is_integer(I), I > 0],
         {Lines, Names} = line_table(Chunk),
-        Source = fun(0) -> source_of(M);
-                    (Fi) -> relative(unicode:characters_to_list(lists:nth(Fi, Names)))
+        {Fi, Line} = lists:nth(I, Lines),
+        Source = case Fi of
+                     0 -> source_of(M);
+                     _ -> relative(unicode:characters_to_list(lists:nth(Fi, Names)))
                  end,
-        lists:foldl(fun({function, N, _, _, Is}, Acc) when not is_map_key(N, Acc) ->
-                            case [I || {line, I} <- Is, is_integer(I), I > 0] of
-                                [I | _] ->
-                                    {Fi, Line} = lists:nth(I, Lines),
-                                    Acc#{N => [{file, Source(Fi)}, {line, Line}]};
-                                [] -> Acc
-                            end;
-                       (_, Acc) -> Acc
-                    end, #{}, Code)
-    catch _:_ -> #{}
+        [{file, Source}, {line, Line}]
+    catch _:_ -> []
     end.
 
 %% A module compiled in memory (a test file's) has no object file: its source file alone.
